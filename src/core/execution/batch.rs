@@ -1,0 +1,234 @@
+//! Tool batch execution (reference §3.5): parallel with bounded concurrency or sequential,
+//! results in call order, unknown tools never executed, queued tools skipped after abort.
+
+use std::sync::Arc;
+
+use futures_util::stream::{self, StreamExt};
+use serde_json::{json, Map, Value};
+use tokio_util::sync::CancellationToken;
+
+use super::RunCtx;
+use crate::core::events::{names, OwnerPathSegment};
+use crate::core::message::ToolCall;
+use crate::core::tool::{Tool, ToolContext, ToolDispatcher};
+
+/// Error text of a tool skipped because the run was aborted.
+pub const INTERRUPTED_TOOL_ERROR: &str = "Execution interrupted by user";
+
+/// Parallel or one at a time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BatchMode {
+    /// Up to `max_concurrency` at once.
+    #[default]
+    Parallel,
+    /// One after another.
+    Sequential,
+}
+
+impl BatchMode {
+    fn as_str(self) -> &'static str {
+        match self {
+            BatchMode::Parallel => "parallel",
+            BatchMode::Sequential => "sequential",
+        }
+    }
+}
+
+/// One parsed tool call.
+#[derive(Debug, Clone)]
+pub struct ToolRequest {
+    /// Provider call id.
+    pub call_id: String,
+    /// Requested tool name.
+    pub tool_name: String,
+    /// Parsed arguments (`Err` = unparsable JSON, reported as a failed result).
+    pub arguments: Result<Value, String>,
+}
+
+/// Terminal result of one tool call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolRunResult {
+    /// Whether the tool succeeded.
+    pub success: bool,
+    /// Tool output on success.
+    pub result: Option<Value>,
+    /// Error message on failure.
+    pub error: Option<String>,
+    /// Extra metadata (`errorCode:"unknown_tool"`, …).
+    pub metadata: Map<String, Value>,
+}
+
+impl ToolRunResult {
+    fn failure(error: impl Into<String>) -> Self {
+        ToolRunResult {
+            success: false,
+            result: None,
+            error: Some(error.into()),
+            metadata: Map::new(),
+        }
+    }
+
+    /// True for an unknown-tool skip.
+    pub fn is_unknown_tool(&self) -> bool {
+        self.metadata.get("errorCode").and_then(Value::as_str) == Some("unknown_tool")
+    }
+}
+
+fn parse_arguments(call: &ToolCall) -> ToolRequest {
+    let raw = call.function.arguments.trim();
+    let arguments = if raw.is_empty() {
+        Ok(Value::Object(Map::new()))
+    } else {
+        serde_json::from_str::<Value>(raw).map_err(|_| {
+            format!(
+                "Validation Error: Failed to parse arguments for tool \"{}\" (call {}): invalid JSON",
+                call.function.name, call.id
+            )
+        })
+    };
+    ToolRequest {
+        call_id: call.id.clone(),
+        tool_name: call.function.name.clone(),
+        arguments,
+    }
+}
+
+fn unknown_tool_result(name: &str, available: &[String]) -> ToolRunResult {
+    let list = if available.is_empty() {
+        "no registered tools are available".to_string()
+    } else {
+        available.join(", ")
+    };
+    let mut r = ToolRunResult::failure(format!(
+        "Tool \"{name}\" is not registered, so the tool call was not executed. Available tools: {list}."
+    ));
+    r.metadata.insert("errorCode".into(), json!("unknown_tool"));
+    r.metadata.insert("requestedTool".into(), json!(name));
+    r.metadata.insert("availableTools".into(), json!(available));
+    r
+}
+
+/// Executes `requests` against `tools` through `dispatcher`; results are in request order.
+pub async fn execute_batch(
+    requests: &[ToolRequest],
+    tools: &[Arc<dyn Tool>],
+    dispatcher: &Arc<dyn ToolDispatcher>,
+    mode: BatchMode,
+    max_concurrency: usize,
+    cancel: &CancellationToken,
+    execution_id: &str,
+    round: u32,
+) -> Vec<ToolRunResult> {
+    let mut available: Vec<String> = tools.iter().map(|t| t.name().to_string()).collect();
+    available.sort();
+    let width = match mode {
+        BatchMode::Sequential => 1,
+        BatchMode::Parallel => max_concurrency.max(1),
+    };
+    let available = &available;
+    stream::iter(requests.iter())
+        .map(|req| async move {
+            if cancel.is_cancelled() {
+                return ToolRunResult::failure(INTERRUPTED_TOOL_ERROR);
+            }
+            let Some(tool) = tools.iter().find(|t| t.name() == req.tool_name) else {
+                return unknown_tool_result(&req.tool_name, available);
+            };
+            let args = match &req.arguments {
+                Ok(a) => a.clone(),
+                Err(e) => return ToolRunResult::failure(e.clone()),
+            };
+            let ctx = ToolContext {
+                cancel: cancel.child_token(),
+                call_id: req.call_id.clone(),
+                execution_id: execution_id.to_string(),
+                round,
+            };
+            match dispatcher.dispatch(tool, args, &ctx).await {
+                Ok(v) => ToolRunResult {
+                    success: true,
+                    result: Some(v),
+                    error: None,
+                    metadata: Map::new(),
+                },
+                Err(e) => ToolRunResult::failure(e),
+            }
+        })
+        .buffered(width)
+        .collect()
+        .await
+}
+
+/// Runs the tool calls of one round with events.
+pub(crate) async fn run_tool_calls(
+    ctx: &mut RunCtx<'_>,
+    round: u32,
+    calls: &[ToolCall],
+) -> Vec<ToolRunResult> {
+    let requests: Vec<ToolRequest> = calls.iter().map(parse_arguments).collect();
+    let batch_id = format!("thinking_{}_round{}", ctx.config.conversation_id, round);
+    let mode = ctx.config.batch_mode;
+    let width = ctx.config.max_concurrency.max(1);
+    if ctx.emitter.enabled() {
+        ctx.emitter
+            .emit(names::TOOL_BATCH_STARTED, Some(round), |d| {
+                d.insert("batchId".into(), json!(batch_id));
+                d.insert("mode".into(), json!(mode.as_str()));
+                d.insert("maxConcurrency".into(), json!(width));
+                d.insert("requestCount".into(), json!(requests.len()));
+                d.insert(
+                    "tools".into(),
+                    json!(requests
+                        .iter()
+                        .map(|r| r.tool_name.as_str())
+                        .collect::<Vec<_>>()),
+                );
+            });
+        for (index, req) in requests.iter().enumerate() {
+            let mut owner_path = ctx.options.owner_path.clone();
+            owner_path.push(OwnerPathSegment::new("tool", req.call_id.clone()));
+            ctx.emitter
+                .emit(names::TOOL_EXECUTION_REQUEST, Some(round), |d| {
+                    d.insert("batchId".into(), json!(batch_id));
+                    d.insert("index".into(), json!(index));
+                    d.insert("toolName".into(), json!(req.tool_name));
+                    d.insert("toolCallId".into(), json!(req.call_id));
+                    d.insert(
+                        "parameters".into(),
+                        req.arguments.clone().unwrap_or(Value::Null),
+                    );
+                    d.insert("ownerPath".into(), json!(owner_path));
+                });
+        }
+    }
+    let results = execute_batch(
+        &requests,
+        &ctx.config.tools,
+        &ctx.config.dispatcher,
+        mode,
+        width,
+        &ctx.cancel,
+        ctx.emitter.execution_id(),
+        round,
+    )
+    .await;
+    for (index, (req, res)) in requests.iter().zip(&results).enumerate() {
+        if !res.is_unknown_tool() {
+            ctx.tools_executed.push(req.tool_name.clone());
+        }
+        if ctx.emitter.enabled() {
+            ctx.emitter
+                .emit(names::TOOL_EXECUTION_RESULT, Some(round), |d| {
+                    d.insert("batchId".into(), json!(batch_id));
+                    d.insert("index".into(), json!(index));
+                    d.insert("toolName".into(), json!(req.tool_name));
+                    d.insert("toolCallId".into(), json!(req.call_id));
+                    d.insert("success".into(), json!(res.success));
+                    d.insert("result".into(), res.result.clone().unwrap_or(Value::Null));
+                    d.insert("error".into(), json!(res.error));
+                    d.insert("metadata".into(), Value::Object(res.metadata.clone()));
+                });
+        }
+    }
+    results
+}

@@ -1,0 +1,260 @@
+//! The execution loop (reference §3): rounds of provider call → tool batch → results, then the
+//! forced final summary when the loop ended without a final answer.
+
+mod batch;
+mod emitter;
+mod guard;
+mod provider_call;
+mod record;
+mod round;
+mod summary;
+
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+pub use batch::{execute_batch, BatchMode, ToolRequest, ToolRunResult, INTERRUPTED_TOOL_ERROR};
+pub use emitter::Emitter;
+pub use guard::HARD_BLOCK_PERCENT;
+pub use record::{ToolResultsOutcome, CONTEXT_SKIP_MESSAGE, TOOL_BUDGET_RATIO};
+pub use summary::{FORCED_SUMMARY_FALLBACK, FORCED_SUMMARY_INSTRUCTION};
+
+use super::agent::{lock, AgentConfig, RunOptions, DEFAULT_MAX_EXECUTION_ROUNDS};
+use super::errors::RobotaError;
+use super::events::names;
+use super::message::{Message, Role};
+use super::store::ConversationStore;
+use super::tokens::TokenUsage;
+use super::util::new_uuid;
+
+/// Text returned when a run produced no assistant text at all.
+pub const NO_RESPONSE_TEXT: &str = "No response received. The context window may be full.";
+
+/// Why a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunStop {
+    /// A final answer.
+    Complete,
+    /// The round cap forced the final summary.
+    MaxRounds,
+    /// The pre-send guard blocked the call.
+    ContextLimit,
+    /// The provider failed (`Request failed: …`).
+    Error,
+    /// Aborted by the caller.
+    Aborted,
+}
+
+/// Result of one run (`IExecutionResult`).
+#[derive(Debug, Clone)]
+pub struct ExecutionResult {
+    /// The answer: last non-empty assistant text of this run, else [`NO_RESPONSE_TEXT`].
+    pub response: String,
+    /// Execution id.
+    pub execution_id: String,
+    /// Wall time.
+    pub duration_ms: u64,
+    /// Usage of the last provider call that reported it.
+    pub usage: Option<TokenUsage>,
+    /// Executed tool names (unknown tools excluded), in call order.
+    pub tools_executed: Vec<String>,
+    /// Always true: failures become assistant text.
+    pub success: bool,
+    /// True when aborted.
+    pub interrupted: bool,
+    /// Why the run ended.
+    pub stop: RunStop,
+    /// Provider error text when `stop == Error`.
+    pub error: Option<String>,
+    /// Number of provider rounds performed (forced summary excluded).
+    pub rounds: u32,
+    /// Budget outcome of each tool round, in order.
+    pub tool_outcomes: Vec<ToolResultsOutcome>,
+}
+
+/// State shared by the rounds of one run.
+pub(crate) struct RunCtx<'a> {
+    pub config: &'a AgentConfig,
+    pub store: &'a Mutex<ConversationStore>,
+    pub options: &'a RunOptions,
+    pub cancel: CancellationToken,
+    pub emitter: Emitter,
+    pub context_window: u64,
+    pub cumulative_input_tokens: u64,
+    pub tools_executed: Vec<String>,
+    pub last_usage: Option<TokenUsage>,
+    pub streamed_any: bool,
+    pub provider_error: Option<String>,
+    pub tool_outcomes: Vec<ToolResultsOutcome>,
+}
+
+/// What a round decided.
+pub(crate) enum RoundOutcome {
+    /// Run another round.
+    Continue { unknown_tools: Vec<String> },
+    /// A final answer was committed.
+    Done,
+    /// Empty response: fall through to the forced summary.
+    Empty,
+    /// The pre-send guard blocked.
+    ContextBlocked,
+    /// Provider error recorded as `Request failed: …`.
+    ProviderFailed,
+    /// Aborted.
+    Aborted,
+}
+
+fn resolve_max_rounds(config: &AgentConfig, options: &RunOptions) -> Result<u64, RobotaError> {
+    let n = options
+        .max_execution_rounds
+        .or(config.max_execution_rounds)
+        .unwrap_or(DEFAULT_MAX_EXECUTION_ROUNDS);
+    u64::try_from(n).map_err(|_| {
+        RobotaError::Validation(
+            "[EXECUTION] maxExecutionRounds must be a non-negative integer".into(),
+        )
+    })
+}
+
+/// Runs one user turn against `store` (see [`crate::core::agent::Agent::run`]).
+pub async fn execute(
+    config: &AgentConfig,
+    store: &Arc<Mutex<ConversationStore>>,
+    user: Message,
+    options: RunOptions,
+) -> Result<ExecutionResult, RobotaError> {
+    let max_rounds = resolve_max_rounds(config, &options)?;
+    let started = Instant::now();
+    let execution_id = new_uuid();
+    let emitter = Emitter::new(
+        options.on_event.clone(),
+        execution_id.clone(),
+        config.conversation_id.clone(),
+    );
+    let mut user = user;
+    let mut meta = user.metadata.take().unwrap_or_default();
+    meta.insert("executionId".into(), json!(execution_id));
+    user.metadata = Some(meta);
+    let turn_start = {
+        let mut s = lock(store);
+        if let Some(sys) = &config.system_message {
+            s.set_system(sys);
+        }
+        let idx = s.append(user);
+        if emitter.enabled() {
+            let msg = s.messages()[idx].clone();
+            emitter.emit(names::HISTORY_MUTATION, None, |d| {
+                d.insert("mutation".into(), json!("append_message"));
+                d.insert("index".into(), json!(idx));
+                d.insert("message".into(), json!(msg.as_ref()));
+            });
+        }
+        idx
+    };
+    let mut ctx = RunCtx {
+        config,
+        store,
+        cancel: options.cancel.clone().unwrap_or_default(),
+        options: &options,
+        emitter,
+        context_window: config
+            .context_window
+            .unwrap_or_else(|| super::models::model_context_window(&config.model)),
+        cumulative_input_tokens: 0,
+        tools_executed: Vec::new(),
+        last_usage: None,
+        streamed_any: false,
+        provider_error: None,
+        tool_outcomes: Vec::new(),
+    };
+
+    let mut round: u32 = 0;
+    let mut unknown_streak = 0u32;
+    let mut unknown_names: Vec<String> = Vec::new();
+    let mut stop = RunStop::Complete;
+    let mut forced_by_unknown = false;
+    loop {
+        if max_rounds != 0 && u64::from(round) >= max_rounds {
+            stop = RunStop::MaxRounds;
+            break;
+        }
+        if ctx.cancel.is_cancelled() {
+            stop = RunStop::Aborted;
+            break;
+        }
+        round += 1;
+        match round::run_round(&mut ctx, round).await {
+            RoundOutcome::Continue { unknown_tools } => {
+                if unknown_tools.is_empty() {
+                    unknown_streak = 0;
+                } else {
+                    unknown_streak += 1;
+                    unknown_names.extend(unknown_tools);
+                    if unknown_streak >= 2 {
+                        forced_by_unknown = true;
+                        break;
+                    }
+                }
+                if ctx.cancel.is_cancelled() {
+                    stop = RunStop::Aborted;
+                    break;
+                }
+            }
+            RoundOutcome::Done => break,
+            RoundOutcome::Empty => break,
+            RoundOutcome::ContextBlocked => {
+                stop = RunStop::ContextLimit;
+                break;
+            }
+            RoundOutcome::ProviderFailed => {
+                stop = RunStop::Error;
+                break;
+            }
+            RoundOutcome::Aborted => {
+                stop = RunStop::Aborted;
+                break;
+            }
+        }
+    }
+
+    let needs_summary = {
+        let s = lock(store);
+        !s.messages().last().is_some_and(|m| m.is_final_answer())
+    };
+    if needs_summary && !ctx.cancel.is_cancelled() && stop != RunStop::Error {
+        let instruction = if forced_by_unknown {
+            summary::unknown_tools_instruction(&unknown_names)
+        } else {
+            FORCED_SUMMARY_INSTRUCTION.to_string()
+        };
+        summary::forced_summary(&mut ctx, round, &instruction).await;
+    }
+    if ctx.cancel.is_cancelled() {
+        stop = RunStop::Aborted;
+    }
+
+    let response = {
+        let s = lock(store);
+        s.messages()[turn_start..]
+            .iter()
+            .rev()
+            .find(|m| m.role == Role::Assistant && !m.content.is_empty())
+            .map_or_else(|| NO_RESPONSE_TEXT.to_string(), |m| m.content.clone())
+    };
+    Ok(ExecutionResult {
+        response,
+        execution_id,
+        duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+        usage: ctx.last_usage,
+        tools_executed: ctx.tools_executed,
+        success: true,
+        interrupted: stop == RunStop::Aborted,
+        stop,
+        error: ctx.provider_error,
+        rounds: round,
+        tool_outcomes: ctx.tool_outcomes,
+    })
+}

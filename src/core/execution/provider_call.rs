@@ -1,0 +1,164 @@
+//! One provider call: the wrapped stream sink (pending buffer, replay deltas, run callbacks)
+//! and the idle timeout that resets on every delta.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use super::{Emitter, RunCtx};
+use crate::core::agent::lock;
+use crate::core::errors::RobotaError;
+use crate::core::events::{names, TextDeltaFn};
+use crate::core::provider::{ChatRequest, ChatResponse, RawPayloadEvent, StreamSink};
+use crate::core::store::ConversationStore;
+use serde_json::{json, Value};
+
+/// Why a provider call failed.
+pub(crate) enum CallError {
+    /// The run was aborted before the provider returned anything usable.
+    Aborted,
+    /// Any other failure (message shown as `Request failed: <message>`).
+    Failed(String),
+}
+
+struct RoundSink<'a> {
+    store: Option<&'a Mutex<ConversationStore>>,
+    on_text: Option<&'a TextDeltaFn>,
+    on_thinking: Option<&'a TextDeltaFn>,
+    emitter: &'a Emitter,
+    round: u32,
+    seq: u64,
+    raw_seq: u64,
+    started: Instant,
+    last_activity: &'a AtomicU64,
+    streamed: bool,
+}
+
+impl RoundSink<'_> {
+    fn touch(&self) {
+        let ns = u64::try_from(self.started.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        self.last_activity.store(ns, Ordering::Relaxed);
+    }
+}
+
+impl StreamSink for RoundSink<'_> {
+    fn on_text(&mut self, delta: &str) {
+        self.touch();
+        if delta.is_empty() {
+            return;
+        }
+        self.streamed = true;
+        if self.emitter.enabled() {
+            let seq = self.seq;
+            self.emitter
+                .emit(names::PROVIDER_STREAM_RAW_DELTA, Some(self.round), |d| {
+                    d.insert("sequence".into(), json!(seq));
+                    d.insert("delta".into(), json!(delta));
+                });
+        }
+        self.seq += 1;
+        if let Some(store) = self.store {
+            lock(store).append_streaming(delta);
+        }
+        if let Some(cb) = self.on_text {
+            cb(delta);
+        }
+    }
+
+    fn on_thinking(&mut self, delta: &str) {
+        self.touch();
+        if let Some(cb) = self.on_thinking {
+            cb(delta);
+        }
+    }
+
+    fn wants_raw_payloads(&self) -> bool {
+        self.emitter.enabled()
+    }
+
+    fn on_raw_payload(&mut self, event: RawPayloadEvent) {
+        self.touch();
+        let seq = event.sequence.unwrap_or(self.raw_seq);
+        self.raw_seq += 1;
+        self.emitter
+            .emit(names::PROVIDER_NATIVE_RAW_PAYLOAD, Some(self.round), |d| {
+                if let Ok(Value::Object(m)) = serde_json::to_value(&event) {
+                    d.extend(m);
+                }
+                d.insert("sequence".into(), json!(seq));
+            });
+    }
+
+    fn on_activity(&mut self) {
+        self.touch();
+    }
+}
+
+/// Calls the provider for `request`, streaming into the pending buffer when `record` is set.
+/// Returns the response and whether any text was streamed.
+pub(crate) async fn call_provider(
+    ctx: &RunCtx<'_>,
+    request: ChatRequest<'_>,
+    round: u32,
+    record: bool,
+) -> Result<(ChatResponse, bool), CallError> {
+    let last_activity = AtomicU64::new(0);
+    let mut sink = RoundSink {
+        store: if record { Some(ctx.store) } else { None },
+        on_text: ctx.options.on_text_delta.as_ref(),
+        on_thinking: ctx.options.on_thinking_delta.as_ref(),
+        emitter: &ctx.emitter,
+        round,
+        seq: 0,
+        raw_seq: 0,
+        started: Instant::now(),
+        last_activity: &last_activity,
+        streamed: false,
+    };
+    let started = sink.started;
+    let provider_cancel = ctx.cancel.child_token();
+    let timeout = ctx
+        .config
+        .timeout_ms
+        .filter(|t| *t > 0)
+        .map(Duration::from_millis);
+    let result = {
+        let fut = ctx
+            .config
+            .provider
+            .chat(request, &mut sink, provider_cancel.clone());
+        tokio::pin!(fut);
+        match timeout {
+            None => fut.await,
+            Some(limit) => loop {
+                let idle_since = Duration::from_nanos(last_activity.load(Ordering::Relaxed));
+                let deadline = started + idle_since + limit;
+                tokio::select! {
+                    r = &mut fut => break r,
+                    _ = tokio::time::sleep_until(deadline.into()) => {
+                        let now_idle = Duration::from_nanos(last_activity.load(Ordering::Relaxed));
+                        if now_idle == idle_since {
+                            provider_cancel.cancel();
+                            break Err(RobotaError::provider(
+                                ctx.config.provider.name(),
+                                format!("Provider call idle timeout after {}ms", limit.as_millis()),
+                            ));
+                        }
+                    }
+                }
+            },
+        }
+    };
+    let streamed = sink.streamed;
+    drop(sink);
+    match result {
+        Ok(resp) => Ok((resp, streamed)),
+        Err(_) if ctx.cancel.is_cancelled() => Err(CallError::Aborted),
+        Err(RobotaError::Provider { message, .. })
+            if message.starts_with("Provider call idle timeout") =>
+        {
+            Err(CallError::Failed(message))
+        }
+        Err(e) => Err(CallError::Failed(e.to_string())),
+    }
+}

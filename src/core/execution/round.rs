@@ -1,0 +1,180 @@
+//! One round (reference §3.2): guard → separator → provider call → commit → tools → results.
+
+use std::sync::Arc;
+
+use serde_json::{json, Map};
+
+use super::provider_call::{call_provider, CallError};
+use super::{batch, guard, record, RoundOutcome, RunCtx};
+use crate::core::agent::lock;
+use crate::core::events::names;
+use crate::core::message::{Message, MessageState};
+use crate::core::provider::{ChatRequest, StopReason, ToolSchema};
+
+/// Appends an assistant message outside the streaming buffer and emits its events.
+pub(crate) fn append_assistant(ctx: &RunCtx<'_>, round: u32, message: Message) {
+    let (msg, idx) = {
+        let mut s = lock(ctx.store);
+        let idx = s.append(message);
+        (s.messages()[idx].clone(), idx)
+    };
+    emit_committed(ctx, round, &msg, idx);
+}
+
+pub(crate) fn emit_committed(ctx: &RunCtx<'_>, round: u32, msg: &Arc<Message>, idx: usize) {
+    if !ctx.emitter.enabled() {
+        return;
+    }
+    ctx.emitter
+        .emit(names::ASSISTANT_MESSAGE_COMMITTED, Some(round), |d| {
+            d.insert("message".into(), json!(msg.as_ref()));
+        });
+    ctx.emitter.emit(names::HISTORY_MUTATION, Some(round), |d| {
+        d.insert("mutation".into(), json!("append_message"));
+        d.insert("index".into(), json!(idx));
+        d.insert("message".into(), json!(msg.as_ref()));
+    });
+}
+
+pub(crate) fn tool_schemas(ctx: &RunCtx<'_>) -> Vec<ToolSchema> {
+    ctx.config.tools.iter().map(|t| t.schema()).collect()
+}
+
+/// Runs round `round` (1-based).
+pub(crate) async fn run_round(ctx: &mut RunCtx<'_>, round: u32) -> RoundOutcome {
+    if let Some(diagnostic) = guard::check(ctx, round) {
+        append_assistant(ctx, round, diagnostic);
+        return RoundOutcome::ContextBlocked;
+    }
+    if round >= 2 {
+        if let Some(cb) = &ctx.options.on_text_delta {
+            cb("\n\n");
+        }
+    }
+    let messages = {
+        let mut s = lock(ctx.store);
+        s.begin_assistant();
+        s.messages().to_vec()
+    };
+    let tools = tool_schemas(ctx);
+    let model = ctx.config.model.as_str();
+    if ctx.emitter.enabled() {
+        ctx.emitter.emit(names::PROVIDER_REQUEST, Some(round), |d| {
+            d.insert("provider".into(), json!(ctx.config.provider.name()));
+            d.insert("model".into(), json!(model));
+            d.insert(
+                "messages".into(),
+                json!(messages.iter().map(|m| m.as_ref()).collect::<Vec<_>>()),
+            );
+            d.insert("tools".into(), json!(tools));
+        });
+    }
+    let request = ChatRequest {
+        messages: &messages,
+        tools: &tools,
+        model,
+        max_tokens: ctx.config.max_tokens,
+        temperature: ctx.config.temperature,
+        native_web_tools: ctx.config.native_web_tools,
+    };
+    let (response, streamed) = match call_provider(ctx, request, round, true).await {
+        Ok(r) => r,
+        Err(CallError::Aborted) => {
+            let committed = lock(ctx.store)
+                .commit_assistant(MessageState::Interrupted, Some(round_meta(round)));
+            if let Some((msg, idx)) = committed {
+                emit_committed(ctx, round, &msg, idx);
+            }
+            return RoundOutcome::Aborted;
+        }
+        Err(CallError::Failed(message)) => {
+            lock(ctx.store).discard_pending();
+            let mut meta = round_meta(round);
+            meta.insert("providerError".into(), json!(true));
+            append_assistant(
+                ctx,
+                round,
+                Message::assistant(format!("Request failed: {message}")).with_metadata(meta),
+            );
+            ctx.provider_error = Some(message);
+            return RoundOutcome::ProviderFailed;
+        }
+    };
+    ctx.streamed_any |= streamed;
+    let aborted = ctx.cancel.is_cancelled() || response.stop_reason == StopReason::Aborted;
+    if ctx.emitter.enabled() {
+        let snapshot = json!({
+            "role": "assistant",
+            "content": response.content,
+            "toolCalls": response.tool_calls,
+            "stopReason": response.stop_reason,
+        });
+        ctx.emitter
+            .emit(names::PROVIDER_RESPONSE_RAW, Some(round), |d| {
+                d.insert("response".into(), snapshot.clone());
+                d.insert("responseKind".into(), json!("provider-normalized-message"));
+            });
+        ctx.emitter
+            .emit(names::PROVIDER_RESPONSE_NORMALIZED, Some(round), |d| {
+                d.insert("response".into(), snapshot);
+                d.insert("toolCallsCount".into(), json!(response.tool_calls.len()));
+            });
+    }
+    if !aborted && response.tool_calls.is_empty() && response.content.trim().is_empty() {
+        lock(ctx.store).discard_pending();
+        return RoundOutcome::Empty;
+    }
+    let mut meta = round_meta(round);
+    if let Some(u) = response.usage {
+        if u.input_tokens > 0 {
+            ctx.cumulative_input_tokens = u.input_tokens;
+        }
+        meta.insert("inputTokens".into(), json!(u.input_tokens));
+        meta.insert("outputTokens".into(), json!(u.output_tokens));
+        meta.insert(
+            "usage".into(),
+            json!({"totalTokens": u.total(), "inputTokens": u.input_tokens, "outputTokens": u.output_tokens}),
+        );
+        ctx.last_usage = Some(u);
+    }
+    let (msg, idx) = {
+        let mut s = lock(ctx.store);
+        if !streamed {
+            s.append_streaming(&response.content);
+        }
+        for call in &response.tool_calls {
+            s.append_tool_call(call.clone());
+        }
+        let state = if aborted {
+            MessageState::Interrupted
+        } else {
+            MessageState::Complete
+        };
+        match s.commit_assistant(state, Some(meta)) {
+            Some(c) => c,
+            None => return RoundOutcome::Done,
+        }
+    };
+    emit_committed(ctx, round, &msg, idx);
+    if msg.tool_calls.is_empty() {
+        return if aborted {
+            RoundOutcome::Aborted
+        } else {
+            RoundOutcome::Done
+        };
+    }
+    let results = batch::run_tool_calls(ctx, round, &msg.tool_calls).await;
+    let unknown = record::record_results(ctx, round, &msg.tool_calls, &results);
+    if aborted {
+        return RoundOutcome::Aborted;
+    }
+    RoundOutcome::Continue {
+        unknown_tools: unknown,
+    }
+}
+
+pub(crate) fn round_meta(round: u32) -> Map<String, serde_json::Value> {
+    let mut m = Map::new();
+    m.insert("round".into(), json!(round));
+    m
+}

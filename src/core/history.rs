@@ -1,0 +1,131 @@
+//! History entries (`IHistoryEntry`): chat messages and event entries (`tool-summary`, …) on one timeline.
+
+use std::sync::Arc;
+
+use serde::ser::SerializeStruct;
+use serde::{Deserialize, Serialize, Serializer};
+use serde_json::Value;
+
+use super::message::Message;
+use super::util::{new_uuid, now_iso};
+
+/// A non-chat entry on the history timeline.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EventEntry {
+    /// Entry id.
+    pub id: String,
+    /// ISO-8601 time.
+    pub timestamp: String,
+    /// Entry type, e.g. `tool-summary`, `tool-start`, `tool-end`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Payload.
+    #[serde(default)]
+    pub data: Value,
+}
+
+impl EventEntry {
+    /// A new event entry stamped now.
+    pub fn new(kind: impl Into<String>, data: Value) -> Self {
+        EventEntry {
+            id: new_uuid(),
+            timestamp: now_iso(),
+            kind: kind.into(),
+            data,
+        }
+    }
+}
+
+/// One history entry: `category:"chat"` wraps a message, `category:"event"` carries data.
+#[derive(Debug, Clone, PartialEq)]
+pub enum HistoryEntry {
+    /// A chat message (`type` = its role).
+    Chat(Arc<Message>),
+    /// An event entry.
+    Event(EventEntry),
+}
+
+impl HistoryEntry {
+    /// `"chat"` or `"event"`.
+    pub fn category(&self) -> &'static str {
+        match self {
+            HistoryEntry::Chat(_) => "chat",
+            HistoryEntry::Event(_) => "event",
+        }
+    }
+
+    /// The chat message, if this is one (`isChatEntry` + `chatEntryToMessage`).
+    pub fn as_message(&self) -> Option<&Arc<Message>> {
+        match self {
+            HistoryEntry::Chat(m) => Some(m),
+            HistoryEntry::Event(_) => None,
+        }
+    }
+}
+
+impl Serialize for HistoryEntry {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut st = s.serialize_struct("HistoryEntry", 5)?;
+        match self {
+            HistoryEntry::Chat(m) => {
+                st.serialize_field("id", &m.id)?;
+                st.serialize_field("timestamp", &m.timestamp)?;
+                st.serialize_field("category", "chat")?;
+                st.serialize_field("type", m.role.as_str())?;
+                st.serialize_field("data", m.as_ref())?;
+            }
+            HistoryEntry::Event(e) => {
+                st.serialize_field("id", &e.id)?;
+                st.serialize_field("timestamp", &e.timestamp)?;
+                st.serialize_field("category", "event")?;
+                st.serialize_field("type", &e.kind)?;
+                st.serialize_field("data", &e.data)?;
+            }
+        }
+        st.end()
+    }
+}
+
+#[derive(Deserialize)]
+struct RawEntry {
+    id: String,
+    timestamp: String,
+    category: String,
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(default)]
+    data: Value,
+}
+
+impl<'de> Deserialize<'de> for HistoryEntry {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let raw = RawEntry::deserialize(d)?;
+        match raw.category.as_str() {
+            "chat" => {
+                let mut msg: Message =
+                    serde_json::from_value(raw.data).map_err(serde::de::Error::custom)?;
+                msg.id = raw.id;
+                msg.timestamp = raw.timestamp;
+                Ok(HistoryEntry::Chat(Arc::new(msg)))
+            }
+            "event" => Ok(HistoryEntry::Event(EventEntry {
+                id: raw.id,
+                timestamp: raw.timestamp,
+                kind: raw.kind,
+                data: raw.data,
+            })),
+            other => Err(serde::de::Error::custom(format!(
+                "history entry category must be \"chat\" or \"event\", got \"{other}\""
+            ))),
+        }
+    }
+}
+
+/// Extracts the chat messages of a timeline (`getMessagesForAPI` without the suffix, which
+/// providers apply through [`Message::content_for_api`]).
+pub fn messages_of(entries: &[HistoryEntry]) -> Vec<Arc<Message>> {
+    entries
+        .iter()
+        .filter_map(|e| e.as_message().cloned())
+        .collect()
+}

@@ -1,0 +1,17 @@
+//! The engine (seed: agent-core): messages, history, the execution loop, tool batches,
+//! replay events, permissions, errors, models and token estimation.
+
+pub mod agent;
+pub mod env_ref;
+pub mod errors;
+pub mod events;
+pub mod execution;
+pub mod history;
+pub mod message;
+pub mod models;
+pub mod permissions;
+pub mod provider;
+pub mod store;
+pub mod tokens;
+pub mod tool;
+pub mod util;

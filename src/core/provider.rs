@@ -1,0 +1,203 @@
+//! The `Provider` seam: stream one chat turn. Concrete providers live in `crate::providers`.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use super::errors::RobotaError;
+use super::message::{Message, ToolCall};
+use super::tokens::TokenUsage;
+
+/// A tool schema as sent to providers: `{name, description, parameters}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolSchema {
+    /// Tool name.
+    pub name: String,
+    /// What the tool does.
+    pub description: String,
+    /// JSON Schema of the arguments object.
+    pub parameters: Value,
+}
+
+/// Requested provider-native (server-side) web tools for one call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct NativeWebToolRequest {
+    /// Hosted web search.
+    #[serde(default)]
+    pub web_search: bool,
+    /// Hosted web fetch.
+    #[serde(default)]
+    pub web_fetch: bool,
+}
+
+/// Support and enablement of one native web tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct NativeToolSupport {
+    /// The provider has a documented hosted path.
+    pub supported: bool,
+    /// The hosted path is active for this provider instance.
+    pub enabled: bool,
+}
+
+/// Provider-neutral capability report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct ProviderCapabilities {
+    /// Function calling.
+    pub tools: bool,
+    /// Hosted web search.
+    pub web_search: NativeToolSupport,
+    /// Hosted web fetch.
+    pub web_fetch: NativeToolSupport,
+}
+
+impl Default for ProviderCapabilities {
+    fn default() -> Self {
+        ProviderCapabilities {
+            tools: true,
+            web_search: NativeToolSupport::default(),
+            web_fetch: NativeToolSupport::default(),
+        }
+    }
+}
+
+/// Why the model stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    /// Natural end.
+    #[default]
+    EndTurn,
+    /// Wants tools.
+    ToolUse,
+    /// Hit max tokens.
+    MaxTokens,
+    /// Cancelled by the caller: the content is partial.
+    Aborted,
+    /// Anything else the vendor said.
+    Other,
+}
+
+/// Phase of a provider-native payload.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RawPayloadKind {
+    /// The request body.
+    Request,
+    /// A non-streamed response.
+    Response,
+    /// One stream event.
+    StreamEvent,
+}
+
+/// A provider-native payload reported for replay-grade logs.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RawPayloadEvent {
+    /// Provider identifier.
+    pub provider: String,
+    /// API surface, e.g. `anthropic-messages`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub api_surface: Option<String>,
+    /// Phase.
+    pub payload_kind: RawPayloadKind,
+    /// Provider's own sequence, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sequence: Option<u64>,
+    /// The payload.
+    pub payload: Value,
+}
+
+/// One chat turn to stream.
+#[derive(Clone, Copy)]
+pub struct ChatRequest<'a> {
+    /// Full history (system message first, if any). Providers apply
+    /// [`Message::content_for_api`] when converting.
+    pub messages: &'a [Arc<Message>],
+    /// Tools the model may call (empty = none).
+    pub tools: &'a [ToolSchema],
+    /// Model id.
+    pub model: &'a str,
+    /// Max output tokens.
+    pub max_tokens: Option<u32>,
+    /// Sampling temperature.
+    pub temperature: Option<f32>,
+    /// Native web tools requested for this call.
+    pub native_web_tools: NativeWebToolRequest,
+}
+
+/// Receives what a provider streams. Called on the provider's task, in order.
+pub trait StreamSink: Send {
+    /// A text delta (ends on a code-point boundary).
+    fn on_text(&mut self, delta: &str);
+    /// A thinking delta.
+    fn on_thinking(&mut self, _delta: &str) {}
+    /// A provider-native payload (only when [`StreamSink::wants_raw_payloads`]).
+    fn on_raw_payload(&mut self, _event: RawPayloadEvent) {}
+    /// Whether raw payloads should be built at all (they cost allocations).
+    fn wants_raw_payloads(&self) -> bool {
+        false
+    }
+    /// A server-side tool use (e.g. native web search) with its input.
+    fn on_server_tool(&mut self, _name: &str, _input: &Value) {}
+    /// Any byte of activity (used for idle timeouts); text deltas count automatically.
+    fn on_activity(&mut self) {}
+}
+
+/// The provider's answer for one turn.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ChatResponse {
+    /// Full text (also streamed through the sink).
+    pub content: String,
+    /// Tool calls, ids as the provider gave them.
+    pub tool_calls: Vec<ToolCall>,
+    /// Usage, when reported.
+    pub usage: Option<TokenUsage>,
+    /// Why it stopped; `Aborted` when cancelled (content is then partial).
+    pub stop_reason: StopReason,
+}
+
+/// A model provider: streams one chat turn.
+#[async_trait]
+pub trait Provider: Send + Sync {
+    /// Provider name (e.g. `anthropic`, `scripted`).
+    fn name(&self) -> &str;
+
+    /// What the provider can do.
+    fn capabilities(&self) -> ProviderCapabilities {
+        ProviderCapabilities::default()
+    }
+
+    /// Streams one turn. On cancellation, returns the partial content with
+    /// [`StopReason::Aborted`] instead of an error.
+    async fn chat(
+        &self,
+        request: ChatRequest<'_>,
+        sink: &mut dyn StreamSink,
+        cancel: CancellationToken,
+    ) -> Result<ChatResponse, RobotaError>;
+}
+
+/// `assertProviderNativeWebToolsAvailable`: fails before transport when a requested native
+/// web tool is unsupported or disabled.
+pub fn assert_native_web_tools_available(
+    provider: &dyn Provider,
+    request: NativeWebToolRequest,
+) -> Result<(), RobotaError> {
+    let caps = provider.capabilities();
+    let check = |wanted: bool, s: NativeToolSupport, what: &str| {
+        if wanted && !(s.supported && s.enabled) {
+            Err(RobotaError::Configuration(format!(
+                "Provider \"{}\" does not support native {what}{}",
+                provider.name(),
+                if s.supported { " (disabled)" } else { "" }
+            )))
+        } else {
+            Ok(())
+        }
+    };
+    check(request.web_search, caps.web_search, "web search")?;
+    check(request.web_fetch, caps.web_fetch, "web fetch")
+}

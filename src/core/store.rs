@@ -1,0 +1,244 @@
+//! ConversationStore: append-only history with a pending (streaming) assistant buffer.
+//!
+//! Exactly one system message lives at index 0 and is updated in place; nothing is ever trimmed.
+//! The serialized size of every message is cached at append time so context estimation over
+//! the whole history is O(1) per call instead of re-serializing (no O(n²) history work).
+
+use std::sync::Arc;
+
+use super::history::{EventEntry, HistoryEntry};
+use super::message::{Message, MessageState, Metadata, Role, ToolCall};
+use super::util::new_uuid;
+
+/// The assistant message being streamed.
+#[derive(Debug, Clone, Default)]
+pub struct PendingAssistant {
+    /// Id the committed message will get.
+    pub id: String,
+    /// Text streamed so far.
+    pub text: String,
+    /// Tool calls collected so far (deduplicated by id).
+    pub tool_calls: Vec<ToolCall>,
+}
+
+/// Append-only conversation history.
+#[derive(Debug, Default, Clone)]
+pub struct ConversationStore {
+    entries: Vec<HistoryEntry>,
+    messages: Vec<Arc<Message>>,
+    /// Cached `serde_json::to_string(msg).len()` per message.
+    json_lens: Vec<usize>,
+    json_total: usize,
+    pending: Option<PendingAssistant>,
+}
+
+impl ConversationStore {
+    /// An empty store.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Rebuilds a store from saved entries.
+    pub fn from_entries(entries: Vec<HistoryEntry>) -> Self {
+        let mut s = Self::new();
+        for e in entries {
+            match e {
+                HistoryEntry::Chat(m) => {
+                    s.push_message(m);
+                }
+                HistoryEntry::Event(ev) => s.entries.push(HistoryEntry::Event(ev)),
+            }
+        }
+        s
+    }
+
+    fn push_message(&mut self, m: Arc<Message>) -> usize {
+        let len = json_len(&m);
+        self.json_total += len;
+        self.json_lens.push(len);
+        self.messages.push(m.clone());
+        self.entries.push(HistoryEntry::Chat(m));
+        self.messages.len() - 1
+    }
+
+    /// Appends a message; returns its index among chat messages.
+    pub fn append(&mut self, message: Message) -> usize {
+        self.push_message(Arc::new(message))
+    }
+
+    /// Appends an event entry (`addEntry`).
+    pub fn add_event(&mut self, entry: EventEntry) {
+        self.entries.push(HistoryEntry::Event(entry));
+    }
+
+    /// Sets the single system message at index 0: replaced in place if present, else inserted.
+    pub fn set_system(&mut self, content: &str) {
+        if let Some(first) = self.messages.first() {
+            if first.role == Role::System {
+                if first.content == content {
+                    return;
+                }
+                let mut m = (**first).clone();
+                m.content = content.to_string();
+                let m = Arc::new(m);
+                let len = json_len(&m);
+                self.json_total = self.json_total - self.json_lens[0] + len;
+                self.json_lens[0] = len;
+                let old_id = first.id.clone();
+                self.messages[0] = m.clone();
+                if let Some(e) = self
+                    .entries
+                    .iter_mut()
+                    .find(|e| e.as_message().is_some_and(|x| x.id == old_id))
+                {
+                    *e = HistoryEntry::Chat(m);
+                }
+                return;
+            }
+        }
+        let m = Arc::new(Message::system(content));
+        let len = json_len(&m);
+        self.json_total += len;
+        self.json_lens.insert(0, len);
+        self.messages.insert(0, m.clone());
+        self.entries.insert(0, HistoryEntry::Chat(m));
+    }
+
+    /// Chat messages (`getMessagesForAPI` source), cheap to clone.
+    pub fn messages(&self) -> &[Arc<Message>] {
+        &self.messages
+    }
+
+    /// The full timeline (`getHistory`).
+    pub fn entries(&self) -> &[HistoryEntry] {
+        &self.entries
+    }
+
+    /// Number of chat messages.
+    pub fn len(&self) -> usize {
+        self.messages.len()
+    }
+
+    /// True when there are no chat messages.
+    pub fn is_empty(&self) -> bool {
+        self.messages.is_empty()
+    }
+
+    /// Length of `JSON.stringify(messages)` computed from the per-message cache.
+    pub fn serialized_len(&self) -> usize {
+        let n = self.messages.len();
+        if n == 0 {
+            2
+        } else {
+            2 + self.json_total + (n - 1)
+        }
+    }
+
+    /// Removes everything (the `clear` command); keeps the system message when `keep_system`.
+    pub fn clear(&mut self, keep_system: bool) {
+        let system = if keep_system {
+            self.messages
+                .first()
+                .filter(|m| m.role == Role::System)
+                .cloned()
+        } else {
+            None
+        };
+        *self = Self::new();
+        if let Some(s) = system {
+            self.push_message(s);
+        }
+    }
+
+    /// `beginAssistant()`: creates the pending buffer if absent.
+    pub fn begin_assistant(&mut self) {
+        if self.pending.is_none() {
+            self.pending = Some(PendingAssistant {
+                id: new_uuid(),
+                ..Default::default()
+            });
+        }
+    }
+
+    /// `appendStreaming(delta)`.
+    pub fn append_streaming(&mut self, delta: &str) {
+        if let Some(p) = self.pending.as_mut() {
+            p.text.push_str(delta);
+        }
+    }
+
+    /// `appendToolCall(tc)`: ignored when a pending call already has that id.
+    pub fn append_tool_call(&mut self, call: ToolCall) {
+        if let Some(p) = self.pending.as_mut() {
+            if !p.tool_calls.iter().any(|c| c.id == call.id) {
+                p.tool_calls.push(call);
+            }
+        }
+    }
+
+    /// `hasPendingAssistant()`.
+    pub fn has_pending(&self) -> bool {
+        self.pending.is_some()
+    }
+
+    /// `getPendingContent()`.
+    pub fn pending_content(&self) -> &str {
+        self.pending.as_ref().map_or("", |p| p.text.as_str())
+    }
+
+    /// `commitAssistant(state, metadata?)`: appends the pending message (text always kept) and
+    /// clears the buffer. Returns the committed message and its index; `None` when nothing was pending.
+    pub fn commit_assistant(
+        &mut self,
+        state: MessageState,
+        metadata: Option<Metadata>,
+    ) -> Option<(Arc<Message>, usize)> {
+        let p = self.pending.take()?;
+        let mut m = Message::assistant(p.text);
+        m.id = p.id;
+        m.state = state;
+        m.tool_calls = p.tool_calls;
+        m.metadata = metadata;
+        let m = Arc::new(m);
+        let idx = self.push_message(m.clone());
+        Some((m, idx))
+    }
+
+    /// `discardPending()`.
+    pub fn discard_pending(&mut self) {
+        self.pending = None;
+    }
+}
+
+fn json_len(m: &Message) -> usize {
+    serde_json::to_string(m).map_or(0, |s| s.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn serialized_len_matches_real_json() {
+        let mut s = ConversationStore::new();
+        s.set_system("sys");
+        s.append(Message::user("hello"));
+        s.append(Message::assistant("world ✓"));
+        let real =
+            serde_json::to_string(&s.messages().iter().map(|m| m.as_ref()).collect::<Vec<_>>())
+                .map_or(0, |x| x.len());
+        assert_eq!(s.serialized_len(), real);
+        s.set_system("a much longer system prompt");
+        let real =
+            serde_json::to_string(&s.messages().iter().map(|m| m.as_ref()).collect::<Vec<_>>())
+                .map_or(0, |x| x.len());
+        assert_eq!(s.serialized_len(), real);
+        assert_eq!(
+            s.messages()
+                .iter()
+                .filter(|m| m.role == Role::System)
+                .count(),
+            1
+        );
+    }
+}

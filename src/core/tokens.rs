@@ -1,0 +1,133 @@
+//! Context estimation and usage normalization (reference §6.2–6.3).
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::message::Message;
+
+/// Characters per token used by the serialized estimate.
+pub const CONTEXT_ESTIMATE_CHARS_PER_TOKEN: usize = 4;
+
+/// Normalized token usage of one provider call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TokenUsage {
+    /// Prompt tokens.
+    pub input_tokens: u64,
+    /// Completion tokens.
+    pub output_tokens: u64,
+    /// Total, when the provider reported one.
+    pub total_tokens: Option<u64>,
+    /// Anthropic cache-read tokens.
+    pub cache_read_tokens: u64,
+    /// Anthropic cache-creation tokens.
+    pub cache_creation_tokens: u64,
+}
+
+impl TokenUsage {
+    /// `totalTokens` if present, else input + output.
+    pub fn total(&self) -> u64 {
+        self.total_tokens
+            .unwrap_or(self.input_tokens + self.output_tokens)
+    }
+}
+
+/// The effective context estimate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ContextEstimate {
+    /// The value to use.
+    pub used_tokens: u64,
+    /// `ceil(len(JSON(msgs)) / 4)`.
+    pub serialized_tokens: u64,
+    /// Latest provider usage, if any.
+    pub provider_tokens: Option<u64>,
+    /// Caller floor, if given and > 0.
+    pub usage_floor_tokens: Option<u64>,
+}
+
+fn num(v: Option<&Value>) -> Option<u64> {
+    let v = v?;
+    if let Some(u) = v.as_u64() {
+        return Some(u);
+    }
+    v.as_f64()
+        .filter(|f| f.is_finite() && *f >= 0.0)
+        .map(|f| f as u64)
+}
+
+fn usage_from_map(m: &serde_json::Map<String, Value>) -> Option<TokenUsage> {
+    let input = num(m.get("inputTokens")).or_else(|| num(m.get("promptTokens")))?;
+    let output = num(m.get("outputTokens")).or_else(|| num(m.get("completionTokens")))?;
+    Some(TokenUsage {
+        input_tokens: input,
+        output_tokens: output,
+        total_tokens: num(m.get("totalTokens")),
+        ..Default::default()
+    })
+}
+
+/// `readTokenUsageFromMessage`: metadata keys, else metadata `usage` (object or JSON string).
+pub fn read_token_usage(message: &Message) -> Option<TokenUsage> {
+    let meta = message.metadata.as_ref()?;
+    if let Some(u) = usage_from_map(meta) {
+        return Some(u);
+    }
+    match meta.get("usage")? {
+        Value::Object(o) => usage_from_map(o),
+        Value::String(s) => match serde_json::from_str::<Value>(s).ok()? {
+            Value::Object(o) => usage_from_map(&o),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// `estimateSerializedContextTokens` from a known JSON length.
+pub fn serialized_tokens_from_len(json_len: usize) -> u64 {
+    json_len.div_ceil(CONTEXT_ESTIMATE_CHARS_PER_TOKEN) as u64
+}
+
+/// `estimateSerializedContextTokens(msgs)`.
+pub fn estimate_serialized_tokens(messages: &[Arc<Message>]) -> u64 {
+    let refs: Vec<&Message> = messages.iter().map(|m| m.as_ref()).collect();
+    serialized_tokens_from_len(serde_json::to_string(&refs).map_or(0, |s| s.len()))
+}
+
+/// `estimateContextTokensFromMessages` with a precomputed serialized length (see
+/// [`crate::core::store::ConversationStore::serialized_len`]).
+pub fn estimate_context_with_len(
+    messages: &[Arc<Message>],
+    json_len: usize,
+    usage_floor: Option<f64>,
+) -> ContextEstimate {
+    let serialized = serialized_tokens_from_len(json_len);
+    let floor = usage_floor
+        .filter(|f| f.is_finite() && *f > 0.0)
+        .map(|f| f.ceil() as u64);
+    let latest = messages
+        .iter()
+        .enumerate()
+        .rev()
+        .find_map(|(i, m)| read_token_usage(m).map(|u| (i, u.total())));
+    let used = match latest {
+        Some((i, p)) if i + 1 == messages.len() => p.max(floor.unwrap_or(0)),
+        Some((_, p)) => serialized.max(p).max(floor.unwrap_or(0)),
+        None => serialized.max(floor.unwrap_or(0)),
+    };
+    ContextEstimate {
+        used_tokens: used,
+        serialized_tokens: serialized,
+        provider_tokens: latest.map(|(_, p)| p),
+        usage_floor_tokens: floor,
+    }
+}
+
+/// `estimateContextTokensFromMessages(msgs, {usageFloorTokens})`.
+pub fn estimate_context_tokens(
+    messages: &[Arc<Message>],
+    usage_floor: Option<f64>,
+) -> ContextEstimate {
+    let refs: Vec<&Message> = messages.iter().map(|m| m.as_ref()).collect();
+    let len = serde_json::to_string(&refs).map_or(0, |s| s.len());
+    estimate_context_with_len(messages, len, usage_floor)
+}

@@ -1,0 +1,131 @@
+//! The `Tool` seam and the single dispatch point every tool call goes through.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use super::provider::ToolSchema;
+
+/// Context of one tool call.
+#[derive(Debug, Clone)]
+pub struct ToolContext {
+    /// Fires when the turn is aborted.
+    pub cancel: CancellationToken,
+    /// Provider-supplied tool call id.
+    pub call_id: String,
+    /// Id of the running execution.
+    pub execution_id: String,
+    /// 1-based round.
+    pub round: u32,
+}
+
+impl ToolContext {
+    /// A context for calling a tool outside the loop (tests, hosts).
+    pub fn detached(call_id: impl Into<String>) -> Self {
+        ToolContext {
+            cancel: CancellationToken::new(),
+            call_id: call_id.into(),
+            execution_id: String::new(),
+            round: 0,
+        }
+    }
+}
+
+/// Outcome of a tool: `Ok(data)` (a string is used as-is, anything else is JSON-encoded for
+/// the tool message) or `Err(message)` (recorded as `Error: <message>`).
+pub type ToolResult = Result<Value, String>;
+
+/// A tool the model can call.
+#[async_trait]
+pub trait Tool: Send + Sync {
+    /// Unique name.
+    fn name(&self) -> &str;
+    /// Description shown to the model.
+    fn description(&self) -> &str;
+    /// JSON Schema of the arguments object.
+    fn parameters(&self) -> &Value;
+    /// Whether the tool never changes anything.
+    fn read_only(&self) -> bool {
+        false
+    }
+    /// Runs the tool. Must honour `ctx.cancel` for long work.
+    async fn execute(&self, args: Value, ctx: &ToolContext) -> ToolResult;
+
+    /// The schema sent to providers.
+    fn schema(&self) -> ToolSchema {
+        ToolSchema {
+            name: self.name().to_string(),
+            description: self.description().to_string(),
+            parameters: self.parameters().clone(),
+        }
+    }
+}
+
+/// The one place tool calls pass through (permissions, hooks, timeouts, truncation live in
+/// implementations above core). The default runs the tool directly.
+#[async_trait]
+pub trait ToolDispatcher: Send + Sync {
+    /// Runs `tool` with `args`.
+    async fn dispatch(&self, tool: &Arc<dyn Tool>, args: Value, ctx: &ToolContext) -> ToolResult;
+}
+
+/// Runs tools with no gate.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct DirectDispatcher;
+
+#[async_trait]
+impl ToolDispatcher for DirectDispatcher {
+    async fn dispatch(&self, tool: &Arc<dyn Tool>, args: Value, ctx: &ToolContext) -> ToolResult {
+        tool.execute(args, ctx).await
+    }
+}
+
+/// A tool made from a closure (tests, benches, simple hosts). No schema validation here:
+/// validated function tools live in `crate::tools`.
+pub struct ClosureTool<F> {
+    name: String,
+    description: String,
+    parameters: Value,
+    f: F,
+}
+
+impl<F> ClosureTool<F>
+where
+    F: Fn(Value) -> ToolResult + Send + Sync,
+{
+    /// Builds a closure tool.
+    pub fn new(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        parameters: Value,
+        f: F,
+    ) -> Self {
+        ClosureTool {
+            name: name.into(),
+            description: description.into(),
+            parameters,
+            f,
+        }
+    }
+}
+
+#[async_trait]
+impl<F> Tool for ClosureTool<F>
+where
+    F: Fn(Value) -> ToolResult + Send + Sync,
+{
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn description(&self) -> &str {
+        &self.description
+    }
+    fn parameters(&self) -> &Value {
+        &self.parameters
+    }
+    async fn execute(&self, args: Value, _ctx: &ToolContext) -> ToolResult {
+        (self.f)(args)
+    }
+}
