@@ -6,7 +6,12 @@
 #![deny(unsafe_code)]
 
 pub mod core;
+#[allow(unsafe_code)]
+pub mod ffi;
 pub mod providers;
+pub mod sdk;
+pub mod session;
+pub mod tools;
 
 /// The crate version as a static string.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -7,6 +7,7 @@ pub mod errors;
 pub mod events;
 pub mod execution;
 pub mod history;
+pub mod hooks;
 pub mod message;
 pub mod models;
 pub mod permissions;

@@ -1,0 +1,1 @@
+//! Lifecycle hooks: config, runner, command and http executors (issue 4).

@@ -1,0 +1,1 @@
+//! Assembly: InteractiveSession, runtime config, commands (issue 5).

@@ -1,0 +1,1 @@
+//! The generic Session: permission enforcer, hooks lifecycle, context tracking (issue 4).

@@ -1,0 +1,1 @@
+//! Built-in tools and function tools (issue 4).
