@@ -1,1 +1,17 @@
-//! Assembly: InteractiveSession, runtime config, commands (issue 5).
+//! Assembly for hosts (seed: agent-sdk): the runtime (providers, shared tokio runtime and HTTP
+//! pool, host tools, answerable ids), the event-driven [`interactive::InteractiveSession`],
+//! system commands and session snapshots. Everything here is safe Rust; `crate::ffi` is a thin
+//! C veneer over it.
+
+pub mod commands;
+pub mod config;
+pub mod enforcer;
+pub mod error;
+pub mod events;
+pub mod host_tool;
+pub mod interactive;
+pub mod log;
+pub mod pending;
+pub mod runtime;
+pub mod snapshot;
+pub mod tool_state;

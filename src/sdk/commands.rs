@@ -1,0 +1,231 @@
+//! Built-in system commands (reference §12.10) run with `robota_session_command`:
+//! `{"name":"…","args":"…"}` → `{"v":1,"message","success","data"?}`.
+
+use serde_json::{json, Value};
+
+use super::error::{ErrorCode, SdkError, SdkResult};
+use super::interactive::InteractiveSession;
+use crate::core::permissions::PermissionMode;
+use crate::core::util::format_thousands;
+
+/// Commands and their one-line descriptions, in `help` order.
+pub const COMMANDS: [(&str, &str); 13] = [
+    ("help", "Show available commands"),
+    ("clear", "Clear conversation history"),
+    (
+        "compact [instr]",
+        "Compress context window (optional focus instructions)",
+    ),
+    ("mode [m]", "Show or change permission mode"),
+    ("model <id>", "Change AI model"),
+    ("language <code>", "Set response language"),
+    ("cost", "Session ID and message count"),
+    ("context", "Token usage: used / max / percentage"),
+    ("permissions", "Current mode and session-approved tools"),
+    ("resume", "Open the session picker"),
+    ("rename <name>", "Rename the session"),
+    ("reset", "Delete settings and exit"),
+    (
+        "cancel_queue",
+        "Drop the queued prompt without aborting the running one",
+    ),
+];
+
+fn result(message: impl Into<String>, success: bool, data: Option<Value>) -> Value {
+    let mut v = json!({"v": 1, "message": message.into(), "success": success});
+    if let (Some(d), Value::Object(m)) = (data, &mut v) {
+        m.insert("data".into(), d);
+    }
+    v
+}
+
+/// The `help` text.
+pub fn help_text() -> String {
+    let mut out = String::from("Available commands:");
+    for (name, desc) in COMMANDS {
+        out.push_str(&format!("\n  {name} — {desc}"));
+    }
+    out
+}
+
+/// Formats a percentage the way the reference prints numbers (no trailing `.0`).
+fn pct(p: f64) -> String {
+    if p.fract() == 0.0 {
+        format!("{}", p as i64)
+    } else {
+        format!("{p}")
+    }
+}
+
+/// Parses `{"name","args"?}` and runs it.
+pub fn execute_json(s: &InteractiveSession, command_json: &str) -> SdkResult<Value> {
+    let map = super::config::parse_object("command_json", command_json)?;
+    let name = match map.get("name") {
+        Some(Value::String(n)) => n.clone(),
+        Some(_) => {
+            return Err(SdkError::config(
+                "command_json: field \"name\" must be a string",
+            ))
+        }
+        None => {
+            return Err(SdkError::config(
+                "command_json: missing required field \"name\"",
+            ))
+        }
+    };
+    let args = match map.get("args") {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(a)) => a.clone(),
+        Some(_) => {
+            return Err(SdkError::config(
+                "command_json: field \"args\" must be a string",
+            ))
+        }
+    };
+    execute(s, &name, &args)
+}
+
+/// Runs command `name` with `args`. Unknown names are [`ErrorCode::NotFound`].
+pub fn execute(s: &InteractiveSession, name: &str, args: &str) -> SdkResult<Value> {
+    let trimmed = args.trim();
+    let first = trimmed.split_whitespace().next().unwrap_or("");
+    Ok(match name {
+        "help" => result(help_text(), true, None),
+        "clear" => {
+            s.clear()?;
+            result("Conversation cleared.", true, None)
+        }
+        "compact" => {
+            return Err(SdkError::new(
+                ErrorCode::Unsupported,
+                "the compact command is not available in this build yet",
+            ))
+        }
+        "mode" => {
+            if first.is_empty() {
+                let m = s.permission_state().mode.as_str();
+                result(format!("Current mode: {m}"), true, Some(json!({"mode": m})))
+            } else {
+                match first.parse::<PermissionMode>() {
+                    Ok(m) => {
+                        s.set_permission_mode(m);
+                        result(
+                            format!("Permission mode set to: {}", m.as_str()),
+                            true,
+                            Some(json!({"mode": m.as_str()})),
+                        )
+                    }
+                    Err(_) => result(
+                        "Invalid mode. Valid: plan | default | acceptEdits | bypassPermissions",
+                        false,
+                        None,
+                    ),
+                }
+            }
+        }
+        "model" => {
+            if first.is_empty() {
+                result("Usage: model <model-id>", false, None)
+            } else {
+                s.set_model(first)?;
+                result(
+                    format!("Model change requested: {first}"),
+                    true,
+                    Some(json!({"modelId": first})),
+                )
+            }
+        }
+        "language" => {
+            if first.is_empty() {
+                result("Usage: language <code> (e.g., ko, en, ja, zh)", false, None)
+            } else {
+                result(
+                    format!("Language set to \"{first}\"."),
+                    true,
+                    Some(json!({"language": first})),
+                )
+            }
+        }
+        "cost" => {
+            let n = s.message_count();
+            result(
+                format!("Session: {}\nMessages: {n}", s.session_id()),
+                true,
+                Some(json!({"sessionId": s.session_id(), "messageCount": n})),
+            )
+        }
+        "context" => {
+            let ctx = s.context_state();
+            let used = ctx["used_tokens"].as_u64().unwrap_or(0);
+            let max = ctx["max_tokens"].as_u64().unwrap_or(0);
+            let p = ctx["used_percentage"].as_f64().unwrap_or(0.0);
+            result(
+                format!(
+                    "Context: {} / {} tokens ({}%)",
+                    format_thousands(used),
+                    format_thousands(max),
+                    pct(p)
+                ),
+                true,
+                Some(json!({"usedTokens": used, "maxTokens": max, "percentage": p})),
+            )
+        }
+        "permissions" => {
+            let p = s.permission_state();
+            let tools: Vec<String> = p.session_allowed.iter().cloned().collect();
+            let second = if tools.is_empty() {
+                "No session-approved tools.".to_string()
+            } else {
+                format!("Session-approved tools: {}", tools.join(", "))
+            };
+            result(
+                format!("Permission mode: {}\n{second}", p.mode.as_str()),
+                true,
+                Some(json!({"mode": p.mode.as_str(), "sessionApprovedTools": tools})),
+            )
+        }
+        "resume" => result(
+            "Opening session picker...",
+            true,
+            Some(json!({"triggerResumePicker": true})),
+        ),
+        "rename" => {
+            if trimmed.is_empty() {
+                result("Usage: rename <name>", false, None)
+            } else {
+                s.set_name(trimmed);
+                result(
+                    format!("Session renamed to \"{trimmed}\"."),
+                    true,
+                    Some(json!({"name": trimmed})),
+                )
+            }
+        }
+        "reset" => result(
+            "Reset requested.",
+            true,
+            Some(json!({"resetRequested": true})),
+        ),
+        "cancel_queue" => match s.cancel_queue() {
+            Some(id) => result(
+                format!("Queued prompt cancelled (turn {id})."),
+                true,
+                Some(json!({"turn_id": id})),
+            ),
+            None => result("No queued prompt.", true, None),
+        },
+        other => {
+            let names: Vec<&str> = COMMANDS
+                .iter()
+                .map(|(n, _)| n.split(' ').next().unwrap_or(n))
+                .collect();
+            return Err(SdkError::new(
+                ErrorCode::NotFound,
+                format!(
+                    "unknown command \"{other}\" (available: {})",
+                    names.join(", ")
+                ),
+            ));
+        }
+    })
+}

@@ -1,0 +1,434 @@
+//! The runtime config and session JSON documents (ABI.md "JSON documents"), validated with
+//! messages that name the offending field.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value};
+
+use super::error::{ErrorCode, SdkError, SdkResult};
+use crate::core::permissions::{PermissionLists, PermissionMode};
+
+/// Provider kinds a runtime config may name.
+pub const PROVIDER_KINDS: [&str; 5] = [
+    "anthropic",
+    "openai",
+    "openai-compatible",
+    "gemini",
+    "scripted",
+];
+
+/// Default tokio worker threads per runtime.
+pub const DEFAULT_WORKER_THREADS: usize = 2;
+/// Default wait for a permission/hook answer (5 minutes).
+pub const DEFAULT_REQUEST_TIMEOUT_MS: u64 = 300_000;
+
+/// What an unanswered permission request resolves to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimeoutDecision {
+    /// Refuse (default).
+    Deny,
+    /// Allow.
+    Allow,
+}
+
+/// Parsed runtime config.
+#[derive(Debug, Clone)]
+pub struct RuntimeConfig {
+    /// Provider profiles by name: `(kind, the whole profile object)`.
+    pub providers: BTreeMap<String, (String, Value)>,
+    /// Tokio worker threads.
+    pub worker_threads: usize,
+    /// Where `persist: true` sessions are written.
+    pub session_dir: Option<String>,
+    /// Default wait for permission/hook answers (`0` = forever).
+    pub request_timeout_ms: u64,
+    /// What an unanswered permission request becomes.
+    pub request_timeout_decision: TimeoutDecision,
+}
+
+/// How a session delivers events.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Delivery {
+    /// A library-owned dispatcher thread.
+    Thread,
+    /// `robota_session_dispatch` on the host's thread.
+    Pump,
+    /// `robota_session_next_event` JSON.
+    Pull,
+}
+
+impl Delivery {
+    /// Wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Delivery::Thread => "thread",
+            Delivery::Pump => "pump",
+            Delivery::Pull => "pull",
+        }
+    }
+}
+
+/// Parsed session document.
+#[derive(Debug, Clone)]
+pub struct SessionConfig {
+    /// Provider profile name.
+    pub provider: String,
+    /// Model id.
+    pub model: String,
+    /// System prompt.
+    pub system_prompt: Option<String>,
+    /// Working directory for built-in tools.
+    pub cwd: String,
+    /// Tool names (`None` = every built-in and every host tool).
+    pub tools: Option<Vec<String>>,
+    /// Permission mode.
+    pub permission_mode: PermissionMode,
+    /// Allow/deny patterns.
+    pub permissions: PermissionLists,
+    /// Hooks config (`THooksConfig`).
+    pub hooks: Option<Value>,
+    /// Round cap (`0` = unlimited).
+    pub max_rounds: Option<i64>,
+    /// Event delivery.
+    pub delivery: Delivery,
+    /// `none` or `project`.
+    pub settings: String,
+    /// Session id (generated when absent).
+    pub session_id: Option<String>,
+    /// Save the snapshot to `session_dir` after each turn.
+    pub persist: bool,
+    /// Forward replay events as `ROBOTA_EVENT_EXECUTION`.
+    pub replay_events: bool,
+    /// Per-session override of the request timeout.
+    pub request_timeout_ms: Option<u64>,
+    /// User-facing name.
+    pub name: Option<String>,
+}
+
+/// Parses a document that must be a JSON object with `"v":1` (absent `v` means 1).
+pub fn parse_object(what: &str, text: &str) -> SdkResult<Map<String, Value>> {
+    let value = super::error::parse_json(what, text)?;
+    let Value::Object(map) = value else {
+        return Err(SdkError::config(format!("{what} must be a JSON object")));
+    };
+    match map.get("v") {
+        None => {}
+        Some(v) if v.as_u64() == Some(1) => {}
+        Some(v) => return Err(SdkError::new(
+            ErrorCode::VersionMismatch,
+            format!(
+                "{what}: unsupported document version \"v\": {v} (this library reads version 1)"
+            ),
+        )),
+    }
+    Ok(map)
+}
+
+/// Fails with the unknown keys when the document says `"strict": true`.
+pub fn check_strict(what: &str, map: &Map<String, Value>, known: &[&str]) -> SdkResult<()> {
+    if map.get("strict").and_then(Value::as_bool) != Some(true) {
+        return Ok(());
+    }
+    let unknown: Vec<&str> = map
+        .keys()
+        .map(String::as_str)
+        .filter(|k| !known.contains(k) && *k != "v" && *k != "strict")
+        .collect();
+    if unknown.is_empty() {
+        Ok(())
+    } else {
+        Err(SdkError::config(format!(
+            "{what}: unknown keys (strict mode): {}",
+            unknown.join(", ")
+        )))
+    }
+}
+
+fn opt_str(what: &str, map: &Map<String, Value>, key: &str) -> SdkResult<Option<String>> {
+    match map.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(_) => Err(SdkError::config(format!(
+            "{what}: field \"{key}\" must be a string"
+        ))),
+    }
+}
+
+fn req_str(what: &str, map: &Map<String, Value>, key: &str) -> SdkResult<String> {
+    opt_str(what, map, key)?
+        .ok_or_else(|| SdkError::config(format!("{what}: missing required field \"{key}\"")))
+}
+
+fn opt_u64(what: &str, map: &Map<String, Value>, key: &str) -> SdkResult<Option<u64>> {
+    match map.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => v.as_u64().map(Some).ok_or_else(|| {
+            SdkError::config(format!(
+                "{what}: field \"{key}\" must be a non-negative integer"
+            ))
+        }),
+    }
+}
+
+fn opt_bool(what: &str, map: &Map<String, Value>, key: &str) -> SdkResult<bool> {
+    match map.get(key) {
+        None | Some(Value::Null) => Ok(false),
+        Some(Value::Bool(b)) => Ok(*b),
+        Some(_) => Err(SdkError::config(format!(
+            "{what}: field \"{key}\" must be true or false"
+        ))),
+    }
+}
+
+const RUNTIME_KEYS: [&str; 5] = [
+    "providers",
+    "worker_threads",
+    "session_dir",
+    "request_timeout_ms",
+    "request_timeout_decision",
+];
+
+/// Parses the runtime config JSON.
+pub fn parse_runtime_config(text: &str) -> SdkResult<RuntimeConfig> {
+    const W: &str = "runtime config";
+    let map = parse_object("config_json", text)?;
+    check_strict(W, &map, &RUNTIME_KEYS)?;
+    let providers_v = map
+        .get("providers")
+        .ok_or_else(|| SdkError::config(format!("{W}: missing required field \"providers\"")))?;
+    let Value::Object(pmap) = providers_v else {
+        return Err(SdkError::config(format!(
+            "{W}: field \"providers\" must be an object of named provider profiles"
+        )));
+    };
+    let mut providers = BTreeMap::new();
+    for (name, profile) in pmap {
+        let Value::Object(p) = profile else {
+            return Err(SdkError::config(format!(
+                "{W}: provider \"{name}\" must be an object"
+            )));
+        };
+        let what = format!("{W}: provider \"{name}\"");
+        let kind = req_str(&what, p, "kind")?;
+        if !PROVIDER_KINDS.contains(&kind.as_str()) {
+            return Err(SdkError::config(format!(
+                "{what}: unknown kind \"{kind}\" (expected one of: {})",
+                PROVIDER_KINDS.join(", ")
+            )));
+        }
+        opt_str(&what, p, "base_url")?;
+        opt_str(&what, p, "api_key")?;
+        opt_u64(&what, p, "timeout_ms")?;
+        opt_u64(&what, p, "max_retries")?;
+        providers.insert(name.clone(), (kind, profile.clone()));
+    }
+    let worker_threads = match opt_u64(W, &map, "worker_threads")? {
+        None => DEFAULT_WORKER_THREADS,
+        Some(0) => {
+            return Err(SdkError::config(format!(
+                "{W}: field \"worker_threads\" must be at least 1"
+            )))
+        }
+        Some(n) => usize::try_from(n.min(64)).unwrap_or(DEFAULT_WORKER_THREADS),
+    };
+    let request_timeout_decision = match opt_str(W, &map, "request_timeout_decision")?.as_deref() {
+        None | Some("deny") => TimeoutDecision::Deny,
+        Some("allow") => TimeoutDecision::Allow,
+        Some(other) => {
+            return Err(SdkError::config(format!(
+                "{W}: field \"request_timeout_decision\" must be \"deny\" or \"allow\", got \"{other}\""
+            )))
+        }
+    };
+    Ok(RuntimeConfig {
+        providers,
+        worker_threads,
+        session_dir: opt_str(W, &map, "session_dir")?,
+        request_timeout_ms: opt_u64(W, &map, "request_timeout_ms")?
+            .unwrap_or(DEFAULT_REQUEST_TIMEOUT_MS),
+        request_timeout_decision,
+    })
+}
+
+/// Keys of the session document.
+pub const SESSION_KEYS: [&str; 18] = [
+    "provider",
+    "model",
+    "system_prompt",
+    "cwd",
+    "tools",
+    "permission_mode",
+    "permissions",
+    "hooks",
+    "max_rounds",
+    "delivery",
+    "settings",
+    "session_id",
+    "persist",
+    "replay_events",
+    "request_timeout_ms",
+    "name",
+    "snapshot",
+    "strict",
+];
+
+/// Parses a delivery name.
+pub fn parse_delivery(what: &str, map: &Map<String, Value>) -> SdkResult<Option<Delivery>> {
+    Ok(match opt_str(what, map, "delivery")?.as_deref() {
+        None => None,
+        Some("thread") => Some(Delivery::Thread),
+        Some("pump") => Some(Delivery::Pump),
+        Some("pull") => Some(Delivery::Pull),
+        Some(other) => return Err(SdkError::config(format!(
+            "{what}: field \"delivery\" must be \"thread\", \"pump\" or \"pull\", got \"{other}\""
+        ))),
+    })
+}
+
+/// Parses a permission mode field.
+pub fn parse_mode(what: &str, map: &Map<String, Value>) -> SdkResult<Option<PermissionMode>> {
+    match opt_str(what, map, "permission_mode")? {
+        None => Ok(None),
+        Some(s) => s.parse::<PermissionMode>().map(Some).map_err(|_| {
+            SdkError::config(format!(
+                "{what}: field \"permission_mode\" must be one of plan, default, acceptEdits, bypassPermissions; got \"{s}\""
+            ))
+        }),
+    }
+}
+
+/// Parses a session document already decoded to an object.
+pub fn parse_session_map(map: &Map<String, Value>) -> SdkResult<SessionConfig> {
+    const W: &str = "session config";
+    check_strict(W, map, &SESSION_KEYS)?;
+    let provider = req_str(W, map, "provider")?;
+    let model = req_str(W, map, "model")?;
+    let cwd = match opt_str(W, map, "cwd")? {
+        Some(c) => c,
+        None => std::env::current_dir()
+            .map(|p| p.to_string_lossy().into_owned())
+            .unwrap_or_else(|_| ".".into()),
+    };
+    let tools = match map.get("tools") {
+        None | Some(Value::Null) => None,
+        Some(Value::Array(a)) => Some(
+            a.iter()
+                .map(|v| {
+                    v.as_str().map(str::to_string).ok_or_else(|| {
+                        SdkError::config(format!(
+                            "{W}: field \"tools\" must be an array of tool names"
+                        ))
+                    })
+                })
+                .collect::<SdkResult<Vec<_>>>()?,
+        ),
+        Some(_) => {
+            return Err(SdkError::config(format!(
+                "{W}: field \"tools\" must be an array of tool names"
+            )))
+        }
+    };
+    let permissions = match map.get("permissions") {
+        None | Some(Value::Null) => PermissionLists::default(),
+        Some(v) => serde_json::from_value(v.clone()).map_err(|e| {
+            SdkError::config(format!(
+                "{W}: field \"permissions\" must be {{\"allow\":[…],\"deny\":[…]}}: {e}"
+            ))
+        })?,
+    };
+    let hooks = match map.get("hooks") {
+        None | Some(Value::Null) => None,
+        Some(v @ Value::Object(_)) => Some(v.clone()),
+        Some(_) => {
+            return Err(SdkError::config(format!(
+                "{W}: field \"hooks\" must be an object keyed by hook event"
+            )))
+        }
+    };
+    let max_rounds = match map.get("max_rounds") {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(v.as_i64().filter(|n| *n >= 0).ok_or_else(|| {
+            SdkError::config(format!(
+                "{W}: field \"max_rounds\" must be a non-negative integer (0 = unlimited)"
+            ))
+        })?),
+    };
+    let settings = opt_str(W, map, "settings")?.unwrap_or_else(|| "none".into());
+    if settings != "none" && settings != "project" {
+        return Err(SdkError::config(format!(
+            "{W}: field \"settings\" must be \"none\" or \"project\", got \"{settings}\""
+        )));
+    }
+    Ok(SessionConfig {
+        provider,
+        model,
+        system_prompt: opt_str(W, map, "system_prompt")?,
+        cwd,
+        tools,
+        permission_mode: parse_mode(W, map)?.unwrap_or_default(),
+        permissions,
+        hooks,
+        max_rounds,
+        delivery: parse_delivery(W, map)?.unwrap_or(Delivery::Thread),
+        settings,
+        session_id: opt_str(W, map, "session_id")?,
+        persist: opt_bool(W, map, "persist")?,
+        replay_events: opt_bool(W, map, "replay_events")?,
+        request_timeout_ms: opt_u64(W, map, "request_timeout_ms")?,
+        name: opt_str(W, map, "name")?,
+    })
+}
+
+/// Parses the session JSON text.
+pub fn parse_session_config(text: &str) -> SdkResult<SessionConfig> {
+    parse_session_map(&parse_object("session_json", text)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runtime_config_errors_name_the_problem() {
+        let e = parse_runtime_config("{nope").unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidJson);
+        assert!(e.message.starts_with("config_json is not valid JSON"));
+        let e = parse_runtime_config(r#"{"v":1}"#).unwrap_err();
+        assert_eq!(
+            e.message,
+            "runtime config: missing required field \"providers\""
+        );
+        let e = parse_runtime_config(r#"{"v":1,"providers":{"x":{"kind":"nope"}}}"#).unwrap_err();
+        assert_eq!(e.message, "runtime config: provider \"x\": unknown kind \"nope\" (expected one of: anthropic, openai, openai-compatible, gemini, scripted)");
+        let e = parse_runtime_config(r#"{"v":2,"providers":{}}"#).unwrap_err();
+        assert_eq!(e.code, ErrorCode::VersionMismatch);
+        let e = parse_runtime_config(r#"{"v":1,"strict":true,"providers":{},"zz":1,"aa":2}"#)
+            .unwrap_err();
+        assert_eq!(
+            e.message,
+            "runtime config: unknown keys (strict mode): aa, zz"
+        );
+        let ok = parse_runtime_config(r#"{"v":1,"providers":{"s":{"kind":"scripted"}},"extra":1}"#)
+            .unwrap();
+        assert_eq!(ok.worker_threads, 2);
+        assert_eq!(ok.providers["s"].0, "scripted");
+    }
+
+    #[test]
+    fn session_config_requires_provider_and_model() {
+        let e = parse_session_config(r#"{"v":1,"model":"m"}"#).unwrap_err();
+        assert_eq!(
+            e.message,
+            "session config: missing required field \"provider\""
+        );
+        let e = parse_session_config(r#"{"v":1,"provider":"p"}"#).unwrap_err();
+        assert_eq!(
+            e.message,
+            "session config: missing required field \"model\""
+        );
+        let s = parse_session_config(r#"{"v":1,"provider":"p","model":"m","delivery":"pull"}"#)
+            .unwrap();
+        assert_eq!(s.delivery, Delivery::Pull);
+        assert_eq!(s.permission_mode, PermissionMode::Default);
+    }
+}

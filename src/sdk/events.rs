@@ -1,0 +1,176 @@
+//! Session events as the C ABI numbers them (`ROBOTA_EVENT_*`, append-only).
+
+use std::any::Any;
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+/// `ROBOTA_EVENT_TURN_STARTED`.
+pub const TURN_STARTED: u32 = 1;
+/// `ROBOTA_EVENT_TEXT_DELTA` (raw UTF-8 payload).
+pub const TEXT_DELTA: u32 = 2;
+/// `ROBOTA_EVENT_THINKING_DELTA` (raw UTF-8 payload).
+pub const THINKING_DELTA: u32 = 3;
+/// `ROBOTA_EVENT_MESSAGE`: a message committed to the conversation.
+pub const MESSAGE: u32 = 4;
+/// `ROBOTA_EVENT_TOOL_START`.
+pub const TOOL_START: u32 = 5;
+/// `ROBOTA_EVENT_TOOL_END`.
+pub const TOOL_END: u32 = 6;
+/// `ROBOTA_EVENT_TOOL_CALL`: a host tool call to answer.
+pub const TOOL_CALL: u32 = 7;
+/// `ROBOTA_EVENT_TOOL_CALL_CANCELLED`.
+pub const TOOL_CALL_CANCELLED: u32 = 8;
+/// `ROBOTA_EVENT_PERMISSION_REQUEST`.
+pub const PERMISSION_REQUEST: u32 = 9;
+/// `ROBOTA_EVENT_HOOK_REQUEST`.
+pub const HOOK_REQUEST: u32 = 10;
+/// `ROBOTA_EVENT_CONTEXT_UPDATE`.
+pub const CONTEXT_UPDATE: u32 = 11;
+/// `ROBOTA_EVENT_COMPACTED`.
+pub const COMPACTED: u32 = 12;
+/// `ROBOTA_EVENT_EXECUTION` (replay events, only with `replay_events`).
+pub const EXECUTION: u32 = 13;
+/// `ROBOTA_EVENT_WARNING`.
+pub const WARNING: u32 = 14;
+/// `ROBOTA_EVENT_ERROR`.
+pub const ERROR: u32 = 15;
+/// `ROBOTA_EVENT_TURN_COMPLETED`.
+pub const TURN_COMPLETED: u32 = 16;
+/// `ROBOTA_EVENT_SESSION_CLOSED`: the last event of a session.
+pub const SESSION_CLOSED: u32 = 17;
+
+/// The `type` string of an event kind.
+pub fn kind_name(kind: u32) -> &'static str {
+    match kind {
+        TURN_STARTED => "turn_started",
+        TEXT_DELTA => "text_delta",
+        THINKING_DELTA => "thinking_delta",
+        MESSAGE => "message",
+        TOOL_START => "tool_start",
+        TOOL_END => "tool_end",
+        TOOL_CALL => "tool_call",
+        TOOL_CALL_CANCELLED => "tool_call_cancelled",
+        PERMISSION_REQUEST => "permission_request",
+        HOOK_REQUEST => "hook_request",
+        CONTEXT_UPDATE => "context_update",
+        COMPACTED => "compacted",
+        EXECUTION => "execution",
+        WARNING => "warning",
+        ERROR => "error",
+        TURN_COMPLETED => "turn_completed",
+        SESSION_CLOSED => "session_closed",
+        _ => "unknown",
+    }
+}
+
+/// A host tool call travelling to the host.
+#[derive(Clone)]
+pub struct ToolCallPayload {
+    /// Runtime-unique id to answer with.
+    pub call_id: u64,
+    /// Tool name.
+    pub tool_name: String,
+    /// Arguments as JSON text.
+    pub input_json: String,
+    /// The host's callback registration for this tool, if any (opaque to this layer).
+    pub handler: Option<Arc<dyn Any + Send + Sync>>,
+}
+
+/// What an event carries.
+#[derive(Clone)]
+pub enum Payload {
+    /// Raw text (text and thinking deltas).
+    Text(String),
+    /// A JSON document (carries `"v":1` and `"type"`).
+    Json(Value),
+    /// A host tool call (JSON form: `{"v":1,"type":"tool_call","call_id","tool_name","arguments"}`).
+    ToolCall(ToolCallPayload),
+}
+
+/// One session event.
+#[derive(Clone)]
+pub struct Event {
+    /// `ROBOTA_EVENT_*` value.
+    pub kind: u32,
+    /// Turn the event belongs to (0 = none).
+    pub turn_id: u64,
+    /// Payload.
+    pub payload: Payload,
+}
+
+impl Event {
+    /// A JSON event; `fields` are added after `"v":1` and `"type"`.
+    pub fn json(kind: u32, turn_id: u64, fields: Value) -> Self {
+        let mut map = Map::new();
+        map.insert("v".into(), Value::from(1));
+        map.insert("type".into(), Value::from(kind_name(kind)));
+        if let Value::Object(f) = fields {
+            map.extend(f);
+        }
+        Event {
+            kind,
+            turn_id,
+            payload: Payload::Json(Value::Object(map)),
+        }
+    }
+
+    /// The payload as the callback receives it (JSON text, or the raw text of deltas).
+    pub fn payload_text(&self) -> String {
+        match &self.payload {
+            Payload::Text(t) => t.clone(),
+            Payload::Json(v) => v.to_string(),
+            Payload::ToolCall(c) => self::tool_call_json(c).to_string(),
+        }
+    }
+
+    /// The pull-mode document: `{"v":1,"kind":N,"type":"…","turn_id":N,…payload}`.
+    pub fn to_pull_json(&self) -> Value {
+        let mut map = Map::new();
+        map.insert("v".into(), Value::from(1));
+        map.insert("kind".into(), Value::from(self.kind));
+        map.insert("type".into(), Value::from(kind_name(self.kind)));
+        map.insert("turn_id".into(), Value::from(self.turn_id));
+        match &self.payload {
+            Payload::Text(t) => {
+                map.insert("text".into(), Value::from(t.as_str()));
+            }
+            Payload::Json(Value::Object(o)) => {
+                for (k, v) in o {
+                    if k != "v" && k != "type" {
+                        map.insert(k.clone(), v.clone());
+                    }
+                }
+            }
+            Payload::Json(other) => {
+                map.insert("data".into(), other.clone());
+            }
+            Payload::ToolCall(c) => {
+                if let Value::Object(o) = tool_call_json(c) {
+                    for (k, v) in o {
+                        if k != "v" && k != "type" {
+                            map.insert(k, v);
+                        }
+                    }
+                }
+            }
+        }
+        Value::Object(map)
+    }
+}
+
+/// JSON form of a tool call (`arguments` parsed when it is valid JSON).
+pub fn tool_call_json(c: &ToolCallPayload) -> Value {
+    let args = serde_json::from_str::<Value>(&c.input_json)
+        .unwrap_or_else(|_| Value::String(c.input_json.clone()));
+    serde_json::json!({
+        "v": 1,
+        "type": "tool_call",
+        "call_id": c.call_id,
+        "tool_name": c.tool_name,
+        "arguments": args,
+    })
+}
+
+/// Where a session's events go (the C layer queues them for its delivery mode).
+pub type EventSink = Arc<dyn Fn(Event) + Send + Sync>;

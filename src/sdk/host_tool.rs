@@ -1,0 +1,262 @@
+//! Host tools: registered on a runtime with a JSON Schema, executed by the host through
+//! `robota_tool_call_complete` (inside the callback or later, from any thread).
+
+use std::any::Any;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use serde_json::{json, Value};
+
+use super::error::{SdkError, SdkResult};
+use super::events::{self, Event, EventSink, Payload, ToolCallPayload};
+use super::pending::{Answer, PendingKind};
+use super::runtime::RuntimeShared;
+use crate::core::execution::INTERRUPTED_TOOL_ERROR;
+use crate::core::tool::{Tool, ToolContext, ToolResult};
+
+/// A registered host tool.
+pub struct HostToolDef {
+    /// Unique name.
+    pub name: String,
+    /// Description for the model.
+    pub description: String,
+    /// JSON Schema of the arguments.
+    pub input_schema: Value,
+    /// Never changes anything (runs without a permission prompt).
+    pub read_only: bool,
+    /// Answer deadline in ms (0 = none).
+    pub timeout_ms: u64,
+    /// The host's callback registration (opaque here).
+    pub handler: Option<Arc<dyn Any + Send + Sync>>,
+    validator: jsonschema::Validator,
+}
+
+fn valid_name(n: &str) -> bool {
+    !n.is_empty()
+        && n.len() <= 64
+        && n.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+impl HostToolDef {
+    /// Parses `{name, description, input_schema, read_only?, timeout_ms?}`.
+    pub fn from_json(text: &str, handler: Option<Arc<dyn Any + Send + Sync>>) -> SdkResult<Self> {
+        const W: &str = "tool_json";
+        let map = super::config::parse_object(W, text)?;
+        super::config::check_strict(
+            W,
+            &map,
+            &[
+                "name",
+                "description",
+                "input_schema",
+                "read_only",
+                "timeout_ms",
+            ],
+        )?;
+        let name = match map.get("name") {
+            Some(Value::String(s)) => s.clone(),
+            Some(_) => {
+                return Err(SdkError::config(format!(
+                    "{W}: field \"name\" must be a string"
+                )))
+            }
+            None => {
+                return Err(SdkError::config(format!(
+                    "{W}: missing required field \"name\""
+                )))
+            }
+        };
+        if !valid_name(&name) {
+            return Err(SdkError::config(format!(
+                "{W}: tool name \"{name}\" must be 1-64 characters of letters, digits, '_' or '-'"
+            )));
+        }
+        let description = match map.get("description") {
+            None | Some(Value::Null) => String::new(),
+            Some(Value::String(s)) => s.clone(),
+            Some(_) => {
+                return Err(SdkError::config(format!(
+                    "{W}: field \"description\" must be a string"
+                )))
+            }
+        };
+        let input_schema = match map.get("input_schema") {
+            Some(v @ Value::Object(_)) => v.clone(),
+            Some(_) => {
+                return Err(SdkError::config(format!(
+                    "{W}: field \"input_schema\" must be a JSON Schema object"
+                )))
+            }
+            None => {
+                return Err(SdkError::config(format!(
+                    "{W}: missing required field \"input_schema\""
+                )))
+            }
+        };
+        let validator = jsonschema::validator_for(&input_schema).map_err(|e| {
+            SdkError::config(format!(
+                "{W}: \"input_schema\" of tool \"{name}\" is not a valid JSON Schema: {e}"
+            ))
+        })?;
+        let read_only = map
+            .get("read_only")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        let timeout_ms = match map.get("timeout_ms") {
+            None | Some(Value::Null) => 0,
+            Some(v) => v.as_u64().ok_or_else(|| {
+                SdkError::config(format!(
+                    "{W}: field \"timeout_ms\" must be a non-negative integer"
+                ))
+            })?,
+        };
+        Ok(HostToolDef {
+            name,
+            description,
+            input_schema,
+            read_only,
+            timeout_ms,
+            handler,
+            validator,
+        })
+    }
+
+    /// Checks arguments against the schema; the message lists what is wrong.
+    pub fn check_args(&self, args: &Value) -> Result<(), String> {
+        let errors: Vec<String> = self
+            .validator
+            .iter_errors(args)
+            .map(|e| e.to_string())
+            .collect();
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(format!(
+                "Invalid arguments for tool \"{}\": {}",
+                self.name,
+                errors.join("; ")
+            ))
+        }
+    }
+}
+
+/// What a session shares with its tools and gate: where events go and whose ids these are.
+pub struct SessionLink {
+    /// Session number (owner of pending ids).
+    pub owner: u64,
+    /// The runtime.
+    pub shared: Arc<RuntimeShared>,
+    /// Event sink.
+    pub sink: EventSink,
+    /// Turn now running (0 = none).
+    pub turn: AtomicU64,
+    /// Wait for permission/hook answers (0 = forever).
+    pub request_timeout_ms: u64,
+    /// Whether anybody can answer requests (false: thread/pump session without callback).
+    pub can_answer: bool,
+}
+
+impl SessionLink {
+    /// Emits an event for the running turn.
+    pub fn emit(&self, kind: u32, fields: Value) {
+        (self.sink)(Event::json(kind, self.turn.load(Ordering::Relaxed), fields));
+    }
+
+    /// Emits a raw event.
+    pub fn emit_event(&self, event: Event) {
+        (self.sink)(event);
+    }
+}
+
+/// A host tool bound to one session.
+pub struct SessionHostTool {
+    /// Definition.
+    pub def: Arc<HostToolDef>,
+    /// Session link.
+    pub link: Arc<SessionLink>,
+}
+
+/// Waits for `rx` unless cancelled or timed out. `None` = cancelled, `Some(Err(()))` = timed out.
+pub async fn await_answer(
+    rx: tokio::sync::oneshot::Receiver<Answer>,
+    cancel: &tokio_util::sync::CancellationToken,
+    timeout_ms: u64,
+) -> Option<Result<Answer, ()>> {
+    let timeout = async {
+        if timeout_ms == 0 {
+            std::future::pending::<()>().await
+        } else {
+            tokio::time::sleep(Duration::from_millis(timeout_ms)).await
+        }
+    };
+    tokio::select! {
+        r = rx => r.ok().map(Ok),
+        _ = cancel.cancelled() => None,
+        _ = timeout => Some(Err(())),
+    }
+}
+
+#[async_trait]
+impl Tool for SessionHostTool {
+    fn name(&self) -> &str {
+        &self.def.name
+    }
+    fn description(&self) -> &str {
+        &self.def.description
+    }
+    fn parameters(&self) -> &Value {
+        &self.def.input_schema
+    }
+    fn read_only(&self) -> bool {
+        self.def.read_only
+    }
+
+    async fn execute(&self, args: Value, ctx: &ToolContext) -> ToolResult {
+        self.def.check_args(&args)?;
+        let pending = &self.link.shared.pending;
+        let (call_id, rx) = pending.issue(PendingKind::ToolCall, self.link.owner);
+        self.link.emit_event(Event {
+            kind: events::TOOL_CALL,
+            turn_id: self.link.turn.load(Ordering::Relaxed),
+            payload: Payload::ToolCall(ToolCallPayload {
+                call_id,
+                tool_name: self.def.name.clone(),
+                input_json: args.to_string(),
+                handler: self.def.handler.clone(),
+            }),
+        });
+        match await_answer(rx, &ctx.cancel, self.def.timeout_ms).await {
+            Some(Ok(Answer::Tool { value, is_error })) => {
+                if is_error {
+                    Err(match value {
+                        Value::String(s) => s,
+                        other => other.to_string(),
+                    })
+                } else {
+                    Ok(value)
+                }
+            }
+            Some(Ok(Answer::Response(v))) => Ok(v),
+            Some(Err(())) => {
+                if pending.cancel(call_id) {
+                    self.link
+                        .emit(events::TOOL_CALL_CANCELLED, json!({"call_id": call_id}));
+                }
+                Err(format!(
+                    "Host tool \"{}\" did not answer within {} ms",
+                    self.def.name, self.def.timeout_ms
+                ))
+            }
+            None => {
+                if pending.cancel(call_id) {
+                    self.link
+                        .emit(events::TOOL_CALL_CANCELLED, json!({"call_id": call_id}));
+                }
+                Err(INTERRUPTED_TOOL_ERROR.to_string())
+            }
+        }
+    }
+}

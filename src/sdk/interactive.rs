@@ -1,0 +1,1120 @@
+//! InteractiveSession (agent-sdk): the event-driven wrapper the C ABI's `robota_session` is.
+//!
+//! * Events go to an [`EventSink`] as `ROBOTA_EVENT_*` kinds: `turn_started` (the reference's
+//!   `thinking(true)`), text/thinking deltas, committed messages, `tool_start`/`tool_end`, host
+//!   tool calls, permission and hook requests, `context_update`, `error`, and `turn_completed`
+//!   (the reference's `complete`/`interrupted`, told apart by `stop_reason`).
+//! * Prompt queue of one: a submit while a turn runs is queued and runs next; a further submit
+//!   while one is already queued is refused with [`ErrorCode::Busy`] (it does **not** replace the
+//!   queued prompt, so a host never loses a prompt silently). `cancel_queue` drops the queued one.
+//! * `abort` clears the queue and stops the running turn: `turn_completed` with
+//!   `stop_reason:"aborted"`, the partial text kept in history.
+//! * A UI timeline (`getFullHistory`) with the user's display input, `tool-start`/`tool-end`
+//!   event entries, the `tool-summary` entry, the assistant reply and system notices.
+
+use std::collections::VecDeque;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Map, Value};
+use tokio_util::sync::CancellationToken;
+
+use super::config::SessionConfig;
+use super::enforcer::{Enforcer, PermissionState, ToolObserver};
+use super::error::{ErrorCode, SdkError, SdkResult};
+use super::events::{self, Event, EventSink, Payload};
+use super::host_tool::{SessionHostTool, SessionLink};
+use super::runtime::RuntimeShared;
+use super::tool_state::{ToolOutcome, ToolState, ToolStates};
+use crate::core::agent::{Agent, AgentConfig, RunOptions};
+use crate::core::execution::RunStop;
+use crate::core::history::{EventEntry, HistoryEntry};
+use crate::core::message::{Message, Role};
+use crate::core::models::model_context_window;
+use crate::core::store::ConversationStore;
+use crate::core::tokens::{estimate_context_with_len, TokenUsage};
+use crate::core::tool::Tool;
+use crate::core::util::{new_uuid, now_iso, prefixed_id, round2};
+
+/// Outcomes remembered for `wait` on finished turns.
+const OUTCOMES_KEPT: usize = 1024;
+
+/// One prompt.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TurnInput {
+    /// What the model gets.
+    pub text: String,
+    /// What the UI shows (default: `text`).
+    pub display_input: Option<String>,
+    /// What hooks match on (default: `text`).
+    pub raw_input: Option<String>,
+}
+
+impl TurnInput {
+    /// Parses `{"text":"…","display_input"?,"raw_input"?}`.
+    pub fn from_json(text: &str) -> SdkResult<Self> {
+        let map = super::config::parse_object("input_json", text)?;
+        let field = |k: &str| -> SdkResult<Option<String>> {
+            match map.get(k) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::String(s)) => Ok(Some(s.clone())),
+                Some(_) => Err(SdkError::config(format!(
+                    "input_json: field \"{k}\" must be a string"
+                ))),
+            }
+        };
+        let text = field("text")?
+            .ok_or_else(|| SdkError::config("input_json: missing required field \"text\""))?;
+        Ok(TurnInput {
+            text,
+            display_input: field("display_input")?,
+            raw_input: field("raw_input")?,
+        })
+    }
+
+    fn to_json(&self) -> Value {
+        let mut m = Map::new();
+        m.insert("text".into(), json!(self.text));
+        if let Some(d) = &self.display_input {
+            m.insert("display_input".into(), json!(d));
+        }
+        Value::Object(m)
+    }
+}
+
+/// How a finished turn ended (for `wait`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum TurnOutcome {
+    /// Complete, max_rounds or context_limit.
+    Done,
+    /// Aborted (also a queued prompt dropped by abort/cancel_queue/close).
+    Aborted,
+    /// Failed with this message.
+    Failed(String),
+}
+
+/// Everything restored by resume/fork.
+#[derive(Debug, Clone, Default)]
+pub struct Restore {
+    /// Conversation timeline (what the model sees).
+    pub conversation: Vec<HistoryEntry>,
+    /// UI timeline.
+    pub ui_history: Vec<HistoryEntry>,
+    /// Successful turns so far.
+    pub message_count: u64,
+    /// Creation time.
+    pub created_at: Option<String>,
+    /// Session-approved tools.
+    pub session_allowed: Vec<String>,
+}
+
+#[derive(Default)]
+struct State {
+    executing: bool,
+    current: Option<(u64, CancellationToken)>,
+    queued: Option<(u64, TurnInput)>,
+    next_turn: u64,
+    outcomes: VecDeque<(u64, TurnOutcome)>,
+    streaming_text: String,
+    tools: ToolStates,
+    history: Vec<HistoryEntry>,
+    message_count: u64,
+    closed: bool,
+    closed_emitted: bool,
+    msg_flushed: usize,
+    dirty: bool,
+    last_usage: Option<TokenUsage>,
+    name: Option<String>,
+    updated_at: String,
+}
+
+/// State shared with the tool observer.
+struct Core {
+    link: Arc<SessionLink>,
+    state: Mutex<State>,
+    cond: Condvar,
+}
+
+impl Core {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+impl ToolObserver for Core {
+    fn tool_start(&self, call_id: &str, name: &str, args: &Value) {
+        let st = {
+            let mut s = self.lock();
+            let st = s.tools.start(name, args);
+            s.history.push(HistoryEntry::Event(EventEntry::new(
+                "tool-start",
+                json!(st),
+            )));
+            st
+        };
+        self.link.emit(
+            events::TOOL_START,
+            json!({
+                "tool_call_id": call_id,
+                "tool_name": name,
+                "first_arg": st.first_arg,
+                "arguments": args,
+            }),
+        );
+    }
+
+    fn tool_end(
+        &self,
+        call_id: &str,
+        name: &str,
+        args: &Value,
+        outcome: ToolOutcome,
+        output: &str,
+    ) {
+        {
+            let mut s = self.lock();
+            let st = s.tools.end(name, args, outcome);
+            s.history
+                .push(HistoryEntry::Event(EventEntry::new("tool-end", json!(st))));
+            s.dirty = true;
+        }
+        self.link.emit(
+            events::TOOL_END,
+            json!({
+                "tool_call_id": call_id,
+                "tool_name": name,
+                "result": outcome.as_str(),
+                "output": output,
+            }),
+        );
+    }
+}
+
+struct Inner {
+    core: Arc<Core>,
+    agent: Agent,
+    enforcer: Arc<Enforcer>,
+    perms: Arc<Mutex<PermissionState>>,
+    cfg: Mutex<SessionConfig>,
+    session_id: String,
+    created_at: String,
+}
+
+/// The event-driven session.
+#[derive(Clone)]
+pub struct InteractiveSession {
+    inner: Arc<Inner>,
+}
+
+/// Resolves a built-in tool by name (the tools module's registry).
+fn builtin_tool(_name: &str, _cwd: &str) -> Option<Arc<dyn Tool>> {
+    None
+}
+
+/// Names of the built-in tools.
+fn builtin_names() -> Vec<&'static str> {
+    Vec::new()
+}
+
+impl InteractiveSession {
+    /// Builds a session. `can_answer` says whether the host can answer requests at all.
+    pub fn new(
+        shared: Arc<RuntimeShared>,
+        cfg: SessionConfig,
+        sink: EventSink,
+        can_answer: bool,
+        restore: Option<Restore>,
+    ) -> SdkResult<Self> {
+        if cfg.settings == "project" {
+            return Err(SdkError::new(
+                ErrorCode::Unsupported,
+                "session config: \"settings\": \"project\" is not supported by this build yet",
+            ));
+        }
+        if cfg.persist && shared.config.session_dir.is_none() {
+            return Err(SdkError::config(
+                "session config: \"persist\": true needs \"session_dir\" in the runtime config",
+            ));
+        }
+        let provider = shared.make_provider(&cfg.provider)?;
+        let restore = restore.unwrap_or_default();
+        let session_id = cfg
+            .session_id
+            .clone()
+            .unwrap_or_else(|| prefixed_id("session"));
+        let link = Arc::new(SessionLink {
+            owner: shared.next_session_uid(),
+            shared: shared.clone(),
+            sink,
+            turn: Default::default(),
+            request_timeout_ms: cfg
+                .request_timeout_ms
+                .unwrap_or(shared.config.request_timeout_ms),
+            can_answer,
+        });
+        let host_defs = shared.host_tools();
+        let mut tools: Vec<Arc<dyn Tool>> = Vec::new();
+        match &cfg.tools {
+            None => {
+                for n in builtin_names() {
+                    if let Some(t) = builtin_tool(n, &cfg.cwd) {
+                        tools.push(t);
+                    }
+                }
+                for d in &host_defs {
+                    tools.push(Arc::new(SessionHostTool {
+                        def: d.clone(),
+                        link: link.clone(),
+                    }));
+                }
+            }
+            Some(names) => {
+                for n in names {
+                    if let Some(d) = host_defs.iter().find(|d| &d.name == n) {
+                        tools.push(Arc::new(SessionHostTool {
+                            def: d.clone(),
+                            link: link.clone(),
+                        }));
+                    } else if let Some(t) = builtin_tool(n, &cfg.cwd) {
+                        tools.push(t);
+                    } else {
+                        let mut known: Vec<String> =
+                            builtin_names().iter().map(|s| s.to_string()).collect();
+                        known.extend(host_defs.iter().map(|d| d.name.clone()));
+                        return Err(SdkError::new(
+                            ErrorCode::NotFound,
+                            format!(
+                                "session config: unknown tool \"{n}\" (available: {})",
+                                if known.is_empty() {
+                                    "none".into()
+                                } else {
+                                    known.join(", ")
+                                }
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+        let core = Arc::new(Core {
+            link: link.clone(),
+            state: Mutex::new(State {
+                history: restore.ui_history,
+                message_count: restore.message_count,
+                name: cfg.name.clone(),
+                updated_at: now_iso(),
+                ..Default::default()
+            }),
+            cond: Condvar::new(),
+        });
+        let perms = Arc::new(Mutex::new(PermissionState {
+            mode: cfg.permission_mode,
+            lists: cfg.permissions.clone(),
+            session_allowed: restore.session_allowed.into_iter().collect(),
+        }));
+        let enforcer = Arc::new(Enforcer {
+            link: link.clone(),
+            perms: perms.clone(),
+            hooks: cfg.hooks.clone(),
+            session_id: session_id.clone(),
+            cwd: cfg.cwd.clone(),
+            observer: core.clone(),
+        });
+        let mut ac = AgentConfig::new(provider, cfg.model.clone());
+        ac.system_message = cfg.system_prompt.clone();
+        ac.tools = tools;
+        ac.dispatcher = enforcer.clone();
+        ac.max_execution_rounds = Some(cfg.max_rounds.unwrap_or(0));
+        ac.conversation_id = session_id.clone();
+        let store = ConversationStore::from_entries(restore.conversation);
+        let agent = Agent::with_history(ac, store)
+            .map_err(|e| SdkError::robota(ErrorCode::InvalidConfig, &e))?;
+        {
+            let mut st = core.lock();
+            st.msg_flushed = agent.messages().len();
+        }
+        super::log::log(
+            super::log::DEBUG,
+            "robota::session",
+            format!("session {session_id} created ({})", cfg.delivery.as_str()),
+        );
+        Ok(InteractiveSession {
+            inner: Arc::new(Inner {
+                core,
+                agent,
+                enforcer,
+                perms,
+                cfg: Mutex::new(cfg),
+                session_id,
+                created_at: restore.created_at.unwrap_or_else(now_iso),
+            }),
+        })
+    }
+
+    /// The runtime this session runs on.
+    pub fn shared(&self) -> &Arc<RuntimeShared> {
+        &self.inner.core.link.shared
+    }
+
+    /// Session id.
+    pub fn session_id(&self) -> &str {
+        &self.inner.session_id
+    }
+
+    /// Creation time.
+    pub fn created_at(&self) -> &str {
+        &self.inner.created_at
+    }
+
+    /// The config now in force (model and mode changes applied).
+    pub fn config(&self) -> SessionConfig {
+        let mut c = self
+            .inner
+            .cfg
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        c.model = self.inner.agent.config().model;
+        let p = self.permission_state();
+        c.permission_mode = p.mode;
+        c.permissions = p.lists;
+        c.name = self.name();
+        c
+    }
+
+    /// Permission state snapshot.
+    pub fn permission_state(&self) -> PermissionState {
+        self.inner
+            .perms
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// Sets the permission mode.
+    pub fn set_permission_mode(&self, mode: crate::core::permissions::PermissionMode) {
+        self.inner
+            .perms
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .mode = mode;
+    }
+
+    /// Changes the model for the next turn.
+    pub fn set_model(&self, model: &str) -> SdkResult<()> {
+        let m = model.to_string();
+        self.inner
+            .agent
+            .update_config(|c| c.model = m)
+            .map_err(|e| SdkError::robota(ErrorCode::InvalidConfig, &e))
+    }
+
+    /// User-facing name.
+    pub fn name(&self) -> Option<String> {
+        self.inner.core.lock().name.clone()
+    }
+
+    /// Renames the session.
+    pub fn set_name(&self, name: &str) {
+        self.inner.core.lock().name = Some(name.to_string());
+    }
+
+    /// Submits a prompt; returns its turn id. Queues when a turn runs; [`ErrorCode::Busy`] when
+    /// a prompt is already queued; [`ErrorCode::Closed`] after close.
+    pub fn submit(&self, input: TurnInput) -> SdkResult<u64> {
+        let core = &self.inner.core;
+        let (id, cancel) = {
+            let mut st = core.lock();
+            if st.closed {
+                return Err(SdkError::new(ErrorCode::Closed, "the session is closed"));
+            }
+            if let Some((q, _)) = &st.queued {
+                return Err(SdkError::new(
+                    ErrorCode::Busy,
+                    format!("a prompt is already queued (turn {q}); wait for it or drop it with the cancel_queue command"),
+                ));
+            }
+            st.next_turn += 1;
+            let id = st.next_turn;
+            if st.executing {
+                st.queued = Some((id, input));
+                return Ok(id);
+            }
+            let cancel = CancellationToken::new();
+            st.executing = true;
+            st.current = Some((id, cancel.clone()));
+            (id, cancel)
+        };
+        self.spawn_turn(id, input, cancel);
+        Ok(id)
+    }
+
+    fn spawn_turn(&self, id: u64, input: TurnInput, cancel: CancellationToken) {
+        // The engine's turn future is driven by `block_on` on a short-lived turn thread: it
+        // does not have to be `Send`, and the workers stay free for I/O.
+        let me = self.clone();
+        let shared = self.inner.core.link.shared.clone();
+        let handle = shared.handle.clone();
+        let spawned = std::thread::Builder::new()
+            .name("robota-turn".into())
+            .spawn(move || handle.block_on(me.run_turn(id, input, cancel)));
+        match spawned {
+            Ok(j) => shared.track_thread(j),
+            Err(e) => {
+                let outcome = self.finish_error(
+                    id,
+                    "INTERNAL",
+                    &format!("cannot start the turn thread: {e}"),
+                );
+                self.finish(id, outcome);
+            }
+        }
+    }
+
+    /// Aborts turn `turn_id` (0 = the running one) and clears the queue. Idempotent; aborting a
+    /// finished turn does nothing. [`ErrorCode::NotFound`] for an id never issued.
+    pub fn abort(&self, turn_id: u64) -> SdkResult<()> {
+        let dropped = {
+            let mut st = self.inner.core.lock();
+            if turn_id > st.next_turn {
+                return Err(SdkError::new(
+                    ErrorCode::NotFound,
+                    format!("turn {turn_id} was never submitted on this session"),
+                ));
+            }
+            let running = st.current.as_ref().map(|c| c.0);
+            let queued = st.queued.as_ref().map(|q| q.0);
+            if turn_id == 0 || Some(turn_id) == running {
+                if let Some((_, c)) = &st.current {
+                    c.cancel();
+                }
+                st.queued.take()
+            } else if Some(turn_id) == queued {
+                st.queued.take()
+            } else {
+                None
+            }
+        };
+        if let Some((q, _)) = dropped {
+            self.drop_queued(q);
+        }
+        Ok(())
+    }
+
+    /// `cancelQueue`: drops the queued prompt; returns its turn id.
+    pub fn cancel_queue(&self) -> Option<u64> {
+        let q = self.inner.core.lock().queued.take();
+        q.map(|(id, _)| {
+            self.drop_queued(id);
+            id
+        })
+    }
+
+    fn drop_queued(&self, id: u64) {
+        let core = &self.inner.core;
+        {
+            let mut st = core.lock();
+            push_outcome(&mut st, id, TurnOutcome::Aborted);
+        }
+        core.cond.notify_all();
+        core.link.emit_event(Event::json(
+            events::TURN_COMPLETED,
+            id,
+            json!({"turn_id": id, "stop_reason": "aborted", "started": false, "response": "",
+                   "tool_summaries": [], "context_state": self.context_state(), "usage": null}),
+        ));
+    }
+
+    /// Closes the session: aborts, drops the queue, withdraws pending ids. `session_closed` is
+    /// emitted once the running turn (if any) has reported.
+    pub fn close(&self) {
+        let core = &self.inner.core;
+        let (dropped, emit_now) = {
+            let mut st = core.lock();
+            if st.closed {
+                return;
+            }
+            st.closed = true;
+            if let Some((_, c)) = &st.current {
+                c.cancel();
+            }
+            let emit_now = !st.executing;
+            if emit_now {
+                st.closed_emitted = true;
+            }
+            (st.queued.take(), emit_now)
+        };
+        if let Some((q, _)) = dropped {
+            self.drop_queued(q);
+        }
+        core.link.shared.pending.cancel_owner(core.link.owner);
+        core.cond.notify_all();
+        if emit_now {
+            core.link
+                .emit_event(Event::json(events::SESSION_CLOSED, 0, json!({})));
+        }
+    }
+
+    /// True once closed.
+    pub fn is_closed(&self) -> bool {
+        self.inner.core.lock().closed
+    }
+
+    /// Waits for turn `turn_id` (0 = until idle). `None` timeout = forever.
+    pub fn wait(&self, turn_id: u64, timeout: Option<Duration>) -> SdkResult<()> {
+        let core = &self.inner.core;
+        let deadline = timeout.map(|t| Instant::now() + t);
+        let mut st = core.lock();
+        loop {
+            if turn_id > st.next_turn {
+                return Err(SdkError::new(
+                    ErrorCode::NotFound,
+                    format!("turn {turn_id} was never submitted on this session"),
+                ));
+            }
+            let pending = if turn_id == 0 {
+                st.executing || st.queued.is_some()
+            } else {
+                st.current.as_ref().is_some_and(|c| c.0 == turn_id)
+                    || st.queued.as_ref().is_some_and(|q| q.0 == turn_id)
+            };
+            if !pending {
+                if turn_id == 0 {
+                    return Ok(());
+                }
+                return match st.outcomes.iter().find(|(id, _)| *id == turn_id) {
+                    Some((_, TurnOutcome::Aborted)) => Err(SdkError::new(
+                        ErrorCode::Aborted,
+                        format!("turn {turn_id} was aborted"),
+                    )),
+                    Some((_, TurnOutcome::Failed(m))) => Err(SdkError::new(
+                        ErrorCode::Provider,
+                        format!("turn {turn_id} failed: {m}"),
+                    )),
+                    _ => Ok(()),
+                };
+            }
+            match deadline {
+                None => st = core.cond.wait(st).unwrap_or_else(|p| p.into_inner()),
+                Some(d) => {
+                    let now = Instant::now();
+                    if now >= d {
+                        return Err(SdkError::new(
+                            ErrorCode::Timeout,
+                            format!("turn {turn_id} did not finish within the timeout"),
+                        ));
+                    }
+                    st = core
+                        .cond
+                        .wait_timeout(st, d - now)
+                        .unwrap_or_else(|p| p.into_inner())
+                        .0;
+                }
+            }
+        }
+    }
+
+    /// `isExecuting`.
+    pub fn is_executing(&self) -> bool {
+        self.inner.core.lock().executing
+    }
+
+    /// `getPendingPrompt`.
+    pub fn pending_prompt(&self) -> Option<String> {
+        self.inner
+            .core
+            .lock()
+            .queued
+            .as_ref()
+            .map(|(_, i)| i.text.clone())
+    }
+
+    /// `getStreamingText`.
+    pub fn streaming_text(&self) -> String {
+        self.inner.core.lock().streaming_text.clone()
+    }
+
+    /// `getActiveTools`.
+    pub fn active_tools(&self) -> Vec<ToolState> {
+        self.inner.core.lock().tools.items().to_vec()
+    }
+
+    /// `getFullHistory`: the UI timeline.
+    pub fn full_history(&self) -> Vec<HistoryEntry> {
+        self.inner.core.lock().history.clone()
+    }
+
+    /// `getMessages`: chat entries of the UI timeline.
+    pub fn ui_messages(&self) -> Vec<Arc<Message>> {
+        crate::core::history::messages_of(&self.inner.core.lock().history)
+    }
+
+    /// The conversation the model sees (consistent snapshot, safe during a turn).
+    pub fn conversation(&self) -> Vec<Arc<Message>> {
+        self.inner.agent.messages()
+    }
+
+    /// The conversation timeline (chat + engine event entries).
+    pub fn conversation_entries(&self) -> Vec<HistoryEntry> {
+        self.inner.agent.history()
+    }
+
+    /// Successful turns.
+    pub fn message_count(&self) -> u64 {
+        self.inner.core.lock().message_count
+    }
+
+    /// Last save/turn time.
+    pub fn updated_at(&self) -> String {
+        self.inner.core.lock().updated_at.clone()
+    }
+
+    /// `getContextState`: `{used_tokens, max_tokens, used_percentage, remaining_percentage}`.
+    pub fn context_state(&self) -> Value {
+        let (used, max) = self.context_numbers();
+        let pct = if max == 0 {
+            0.0
+        } else {
+            round2((used as f64 / max as f64 * 100.0).min(100.0))
+        };
+        json!({"used_tokens": used, "max_tokens": max, "used_percentage": pct,
+               "remaining_percentage": round2(100.0 - pct)})
+    }
+
+    /// `(used, max)` tokens.
+    pub fn context_numbers(&self) -> (u64, u64) {
+        let (msgs, len) = {
+            let store = self.inner.agent.store();
+            let s = store.lock().unwrap_or_else(|p| p.into_inner());
+            (s.messages().to_vec(), s.serialized_len())
+        };
+        let cfg = self.inner.agent.config();
+        let max = cfg
+            .context_window
+            .unwrap_or_else(|| model_context_window(&cfg.model));
+        (estimate_context_with_len(&msgs, len, None).used_tokens, max)
+    }
+
+    /// `clearHistory` (refused while a turn runs).
+    pub fn clear(&self) -> SdkResult<()> {
+        let mut st = self.inner.core.lock();
+        if st.executing {
+            return Err(SdkError::new(
+                ErrorCode::Busy,
+                "Another prompt or command is already running. Wait for it to finish.",
+            ));
+        }
+        self.inner.agent.clear_history();
+        st.history.clear();
+        st.tools.clear();
+        st.streaming_text.clear();
+        st.msg_flushed = self.inner.agent.messages().len();
+        Ok(())
+    }
+
+    /// State document (`robota_session_state`).
+    pub fn state_json(&self) -> Value {
+        let ctx = self.context_state();
+        let perms = self.permission_state();
+        let model = self.inner.agent.config().model;
+        let cfg = self.config();
+        let st = self.inner.core.lock();
+        json!({
+            "v": 1,
+            "session_id": self.inner.session_id,
+            "name": st.name,
+            "executing": st.executing,
+            "closed": st.closed,
+            "current_turn": st.current.as_ref().map(|c| c.0),
+            "queued_turn": st.queued.as_ref().map(|q| q.0),
+            "pending_prompt": st.queued.as_ref().map(|q| q.1.text.clone()),
+            "streaming_text": st.streaming_text,
+            "active_tools": st.tools.items(),
+            "context_state": ctx,
+            "message_count": st.message_count,
+            "model": model,
+            "provider": cfg.provider,
+            "delivery": cfg.delivery.as_str(),
+            "permission_mode": perms.mode.as_str(),
+            "session_allowed_tools": perms.session_allowed,
+        })
+    }
+
+    fn flush_messages(&self) {
+        let msgs = self.inner.agent.messages();
+        let (from, turn) = {
+            let mut st = self.inner.core.lock();
+            let from = st.msg_flushed.min(msgs.len());
+            st.msg_flushed = msgs.len();
+            (from, self.inner.core.link.turn.load(Ordering::Relaxed))
+        };
+        for m in &msgs[from..] {
+            self.inner.core.link.emit_event(Event::json(
+                events::MESSAGE,
+                turn,
+                serde_json::to_value(m.as_ref()).unwrap_or(Value::Null),
+            ));
+        }
+    }
+
+    async fn run_turn(self, turn_id: u64, input: TurnInput, cancel: CancellationToken) {
+        let inner = &self.inner;
+        let core = &inner.core;
+        let link = &core.link;
+        link.turn.store(turn_id, Ordering::Relaxed);
+        {
+            let mut st = core.lock();
+            st.streaming_text.clear();
+            st.tools.clear();
+            st.dirty = true;
+            let shown = input
+                .display_input
+                .clone()
+                .unwrap_or_else(|| input.text.clone());
+            st.history
+                .push(HistoryEntry::Chat(Arc::new(Message::user(shown))));
+        }
+        link.emit(
+            events::TURN_STARTED,
+            json!({"turn_id": turn_id, "input": input.to_json()}),
+        );
+        let start_idx = inner.agent.messages().len();
+        let mut hook_input = Map::new();
+        let raw = input
+            .raw_input
+            .clone()
+            .unwrap_or_else(|| input.text.clone());
+        hook_input.insert("user_message".into(), json!(raw));
+        hook_input.insert("prompt".into(), json!(raw));
+        let hook = inner
+            .enforcer
+            .run_hooks("UserPromptSubmit", None, hook_input, &cancel)
+            .await;
+        let outcome = if hook.blocked {
+            let reason = hook.reason.unwrap_or_else(|| "Blocked by hook".into());
+            self.finish_error(
+                turn_id,
+                "HOOK_BLOCKED",
+                &format!("Prompt blocked by hook: {reason}"),
+            )
+        } else if cancel.is_cancelled() {
+            self.finish_aborted(turn_id, start_idx, None)
+        } else {
+            let text = if hook.stdout.is_empty() {
+                input.text.clone()
+            } else {
+                format!(
+                    "<system-reminder>\n{}\n</system-reminder>\n{}",
+                    hook.stdout, input.text
+                )
+            };
+            let opts = self.run_options(turn_id, &cancel);
+            match inner.agent.run(Message::user(text), opts).await {
+                Err(e) => self.finish_error(turn_id, e.code(), &e.to_string()),
+                Ok(r) => {
+                    self.flush_messages();
+                    {
+                        let mut st = core.lock();
+                        if r.usage.is_some() {
+                            st.last_usage = r.usage;
+                        }
+                    }
+                    match r.stop {
+                        RunStop::Aborted => self.finish_aborted(turn_id, start_idx, r.usage),
+                        RunStop::Error => {
+                            let msg = r.error.clone().unwrap_or_else(|| r.response.clone());
+                            self.finish_error(turn_id, "PROVIDER_ERROR", &msg)
+                        }
+                        stop => self.finish_ok(turn_id, start_idx, &r.response, stop, r.usage),
+                    }
+                }
+            }
+        };
+        self.finish(turn_id, outcome);
+    }
+
+    fn run_options(&self, turn_id: u64, cancel: &CancellationToken) -> RunOptions {
+        let me = self.clone();
+        let on_text: crate::core::events::TextDeltaFn = Arc::new(move |d: &str| {
+            let core = &me.inner.core;
+            let dirty = {
+                let mut st = core.lock();
+                st.streaming_text.push_str(d);
+                std::mem::take(&mut st.dirty)
+            };
+            if dirty {
+                me.flush_messages();
+            }
+            (core.link.sink)(Event {
+                kind: events::TEXT_DELTA,
+                turn_id,
+                payload: Payload::Text(d.to_string()),
+            });
+        });
+        let link = self.inner.core.link.clone();
+        let on_thinking: crate::core::events::TextDeltaFn = Arc::new(move |d: &str| {
+            (link.sink)(Event {
+                kind: events::THINKING_DELTA,
+                turn_id,
+                payload: Payload::Text(d.to_string()),
+            });
+        });
+        let replay = self
+            .inner
+            .cfg
+            .lock()
+            .map(|c| c.replay_events)
+            .unwrap_or(false);
+        let on_event: Option<crate::core::events::ExecutionEventFn> = if replay {
+            let link = self.inner.core.link.clone();
+            Some(Arc::new(move |name: &str, data: &Value| {
+                link.emit_event(Event::json(
+                    events::EXECUTION,
+                    turn_id,
+                    json!({"name": name, "data": data}),
+                ));
+            }))
+        } else {
+            None
+        };
+        RunOptions {
+            cancel: Some(cancel.clone()),
+            on_text_delta: Some(on_text),
+            on_thinking_delta: Some(on_thinking),
+            on_event,
+            ..Default::default()
+        }
+    }
+
+    fn tool_summaries(&self, start_idx: usize) -> Value {
+        let msgs = self.inner.agent.messages();
+        let list: Vec<Value> = msgs
+            .iter()
+            .skip(start_idx)
+            .filter(|m| m.role == Role::Assistant)
+            .flat_map(|m| m.tool_calls.iter())
+            .map(|c| {
+                let args = serde_json::from_str::<Value>(&c.function.arguments)
+                    .unwrap_or_else(|_| json!(c.function.arguments));
+                json!({"name": c.function.name, "args": args})
+            })
+            .collect();
+        Value::Array(list)
+    }
+
+    fn push_tool_summary(&self) {
+        let mut st = self.inner.core.lock();
+        if !st.tools.items().is_empty() {
+            let data = st.tools.summary_data();
+            st.history
+                .push(HistoryEntry::Event(EventEntry::new("tool-summary", data)));
+        }
+    }
+
+    fn finish_ok(
+        &self,
+        turn_id: u64,
+        start_idx: usize,
+        response: &str,
+        stop: RunStop,
+        usage: Option<TokenUsage>,
+    ) -> TurnOutcome {
+        self.push_tool_summary();
+        let response = if response.is_empty() {
+            "(empty response)"
+        } else {
+            response
+        };
+        {
+            let mut st = self.inner.core.lock();
+            st.history
+                .push(HistoryEntry::Chat(Arc::new(Message::assistant(response))));
+            st.message_count += 1;
+        }
+        let stop_reason = match stop {
+            RunStop::MaxRounds => "max_rounds",
+            RunStop::ContextLimit => "context_limit",
+            _ => "complete",
+        };
+        self.emit_completed(turn_id, stop_reason, response, start_idx, usage, None);
+        let ctx = self.context_state();
+        self.inner
+            .core
+            .link
+            .emit_event(Event::json(events::CONTEXT_UPDATE, turn_id, ctx));
+        TurnOutcome::Done
+    }
+
+    fn finish_aborted(
+        &self,
+        turn_id: u64,
+        start_idx: usize,
+        usage: Option<TokenUsage>,
+    ) -> TurnOutcome {
+        self.flush_messages();
+        let texts: Vec<String> = self
+            .inner
+            .agent
+            .messages()
+            .iter()
+            .skip(start_idx)
+            .filter(|m| m.role == Role::Assistant && !m.content.is_empty())
+            .map(|m| m.content.clone())
+            .collect();
+        let response = texts.join("\n\n");
+        self.push_tool_summary();
+        {
+            let mut st = self.inner.core.lock();
+            if !response.is_empty() {
+                st.history
+                    .push(HistoryEntry::Chat(Arc::new(Message::assistant(
+                        response.clone(),
+                    ))));
+            }
+            st.history.push(HistoryEntry::Chat(Arc::new(Message::system(
+                "Interrupted by user.",
+            ))));
+        }
+        self.emit_completed(turn_id, "aborted", &response, start_idx, usage, None);
+        TurnOutcome::Aborted
+    }
+
+    fn finish_error(&self, turn_id: u64, code: &str, message: &str) -> TurnOutcome {
+        self.flush_messages();
+        {
+            let mut st = self.inner.core.lock();
+            st.history
+                .push(HistoryEntry::Chat(Arc::new(Message::system(format!(
+                    "Error: {message}"
+                )))));
+        }
+        let category = if code == "PROVIDER_ERROR" {
+            "provider"
+        } else {
+            "user"
+        };
+        self.inner.core.link.emit_event(Event::json(
+            events::ERROR,
+            turn_id,
+            json!({"code": code, "category": category, "recoverable": code == "PROVIDER_ERROR", "message": message}),
+        ));
+        self.emit_completed(turn_id, "error", "", usize::MAX, None, Some(message));
+        TurnOutcome::Failed(message.to_string())
+    }
+
+    fn emit_completed(
+        &self,
+        turn_id: u64,
+        stop_reason: &str,
+        response: &str,
+        start_idx: usize,
+        usage: Option<TokenUsage>,
+        error: Option<&str>,
+    ) {
+        let usage = usage.map(|u| {
+            json!({"input_tokens": u.input_tokens, "output_tokens": u.output_tokens,
+                   "total_tokens": u.total()})
+        });
+        let mut doc = json!({
+            "turn_id": turn_id,
+            "stop_reason": stop_reason,
+            "response": response,
+            "tool_summaries": if start_idx == usize::MAX { json!([]) } else { self.tool_summaries(start_idx) },
+            "context_state": self.context_state(),
+            "usage": usage,
+        });
+        if let (Some(e), Value::Object(m)) = (error, &mut doc) {
+            m.insert("error".into(), json!(e));
+        }
+        self.inner
+            .core
+            .link
+            .emit_event(Event::json(events::TURN_COMPLETED, turn_id, doc));
+    }
+
+    fn finish(&self, turn_id: u64, outcome: TurnOutcome) {
+        let core = &self.inner.core;
+        let next = {
+            let mut st = core.lock();
+            st.executing = false;
+            st.current = None;
+            st.updated_at = now_iso();
+            push_outcome(&mut st, turn_id, outcome);
+            if st.closed {
+                None
+            } else if let Some((id, input)) = st.queued.take() {
+                let cancel = CancellationToken::new();
+                st.executing = true;
+                st.current = Some((id, cancel.clone()));
+                Some((id, input, cancel))
+            } else {
+                None
+            }
+        };
+        core.link.turn.store(0, Ordering::Relaxed);
+        let emit_closed = {
+            let mut st = core.lock();
+            if st.closed && !st.closed_emitted && !st.executing {
+                st.closed_emitted = true;
+                true
+            } else {
+                false
+            }
+        };
+        let persist = self.inner.cfg.lock().map(|c| c.persist).unwrap_or(false);
+        if persist {
+            if let Err(e) = super::snapshot::persist(self) {
+                core.link.emit_event(Event::json(
+                    events::WARNING,
+                    turn_id,
+                    json!({"message": format!("could not persist the session: {e}")}),
+                ));
+            }
+        }
+        core.cond.notify_all();
+        if emit_closed {
+            core.link
+                .emit_event(Event::json(events::SESSION_CLOSED, 0, json!({})));
+        }
+        if let Some((id, input, cancel)) = next {
+            self.spawn_turn(id, input, cancel);
+        }
+    }
+
+    /// Session-approved tools.
+    pub fn session_allowed(&self) -> Vec<String> {
+        self.permission_state()
+            .session_allowed
+            .into_iter()
+            .collect()
+    }
+
+    /// Restore data for a fork (consistent copy, safe during a turn).
+    pub fn fork_restore(&self) -> Restore {
+        Restore {
+            conversation: self.inner.agent.history(),
+            ui_history: self.full_history(),
+            message_count: self.message_count(),
+            created_at: None,
+            session_allowed: self.session_allowed(),
+        }
+    }
+
+    /// A new unique id (helper for forks).
+    pub fn new_session_id() -> String {
+        prefixed_id("session")
+    }
+
+    /// Entry id helper (kept for hosts adding entries).
+    pub fn new_entry_id() -> String {
+        new_uuid()
+    }
+}
+
+fn push_outcome(st: &mut State, id: u64, o: TurnOutcome) {
+    if st.outcomes.len() >= OUTCOMES_KEPT {
+        st.outcomes.pop_front();
+    }
+    st.outcomes.push_back((id, o));
+}

@@ -1,0 +1,211 @@
+//! The runtime: one tokio runtime and one HTTP pool shared by all its sessions, the provider
+//! profiles of the config, host tools and the answerable-id registry.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::config::{parse_runtime_config, RuntimeConfig};
+use super::error::{ErrorCode, SdkError, SdkResult};
+use super::host_tool::HostToolDef;
+use super::pending::PendingRegistry;
+use crate::core::provider::Provider;
+use crate::providers::ScriptedProvider;
+
+/// What sessions and their tasks share (never owns the tokio runtime itself, so the last
+/// reference can be dropped anywhere, including on a worker thread).
+pub struct RuntimeShared {
+    /// Spawns onto the runtime's workers.
+    pub handle: tokio::runtime::Handle,
+    /// The shared HTTP connection pool.
+    pub http: reqwest::Client,
+    /// The parsed config.
+    pub config: RuntimeConfig,
+    /// Host tools by registration order.
+    pub tools: RwLock<Vec<Arc<HostToolDef>>>,
+    /// Ids waiting for host answers.
+    pub pending: PendingRegistry,
+    next_session: AtomicU64,
+    threads: Mutex<Vec<std::thread::JoinHandle<()>>>,
+}
+
+impl RuntimeShared {
+    /// A new session number (owner of pending ids).
+    pub fn next_session_uid(&self) -> u64 {
+        self.next_session.fetch_add(1, Ordering::Relaxed) + 1
+    }
+
+    /// Builds a fresh provider instance for profile `name`.
+    pub fn make_provider(&self, name: &str) -> SdkResult<Arc<dyn Provider>> {
+        let Some((kind, profile)) = self.config.providers.get(name) else {
+            let known: Vec<&str> = self.config.providers.keys().map(String::as_str).collect();
+            return Err(SdkError::new(
+                ErrorCode::NotFound,
+                format!(
+                    "unknown provider \"{name}\" (configured: {})",
+                    if known.is_empty() {
+                        "none".to_string()
+                    } else {
+                        known.join(", ")
+                    }
+                ),
+            ));
+        };
+        build_provider(name, kind, profile, &self.http)
+    }
+
+    /// Keeps a library thread to join when the runtime goes away.
+    pub fn track_thread(&self, j: std::thread::JoinHandle<()>) {
+        let mut t = self.threads.lock().unwrap_or_else(|p| p.into_inner());
+        t.retain(|h| !h.is_finished());
+        t.push(j);
+    }
+
+    /// Joins every tracked thread except the calling one.
+    pub fn join_threads(&self) {
+        let me = std::thread::current().id();
+        let all: Vec<_> =
+            std::mem::take(&mut *self.threads.lock().unwrap_or_else(|p| p.into_inner()));
+        for j in all {
+            if j.thread().id() != me {
+                let _ = j.join();
+            }
+        }
+    }
+
+    /// Host tool definitions (snapshot).
+    pub fn host_tools(&self) -> Vec<Arc<HostToolDef>> {
+        self.tools.read().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+}
+
+/// Creates a provider from its profile.
+pub fn build_provider(
+    name: &str,
+    kind: &str,
+    profile: &Value,
+    _http: &reqwest::Client,
+) -> SdkResult<Arc<dyn Provider>> {
+    match kind {
+        "scripted" => {
+            let mut p = profile.clone();
+            if let Value::Object(m) = &mut p {
+                m.retain(|k, _| matches!(k.as_str(), "kind" | "turns" | "fallback" | "name"));
+            }
+            ScriptedProvider::from_json(&p)
+                .map(|p| Arc::new(p) as Arc<dyn Provider>)
+                .map_err(|e| {
+                    SdkError::config(format!("runtime config: provider \"{name}\": {e}"))
+                })
+        }
+        other => Err(SdkError::new(
+            ErrorCode::Unsupported,
+            format!("runtime config: provider \"{name}\": kind \"{other}\" is not available in this build"),
+        )),
+    }
+}
+
+/// A runtime (owns the tokio runtime; drop it from any thread).
+pub struct Runtime {
+    shared: Arc<RuntimeShared>,
+    tokio: Mutex<Option<tokio::runtime::Runtime>>,
+}
+
+impl Runtime {
+    /// Parses the config JSON and starts the runtime.
+    pub fn from_json(config_json: &str) -> SdkResult<Runtime> {
+        let config = parse_runtime_config(config_json)?;
+        let tokio = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(config.worker_threads)
+            .thread_name("robota-worker")
+            .enable_all()
+            .build()
+            .map_err(|e| SdkError::new(ErrorCode::Io, format!("cannot start the runtime: {e}")))?;
+        let http = reqwest::Client::builder().build().map_err(|e| {
+            SdkError::new(
+                ErrorCode::Internal,
+                format!("cannot build the HTTP client: {e}"),
+            )
+        })?;
+        let shared = Arc::new(RuntimeShared {
+            handle: tokio.handle().clone(),
+            http,
+            config,
+            tools: RwLock::new(Vec::new()),
+            pending: PendingRegistry::new(),
+            next_session: AtomicU64::new(0),
+            threads: Mutex::new(Vec::new()),
+        });
+        // Surface broken profiles now rather than at the first session.
+        let names: Vec<String> = shared.config.providers.keys().cloned().collect();
+        for n in names {
+            shared.make_provider(&n)?;
+        }
+        super::log::log(
+            super::log::INFO,
+            "robota::runtime",
+            format!(
+                "runtime started: {} provider(s), {} worker thread(s)",
+                shared.config.providers.len(),
+                shared.config.worker_threads
+            ),
+        );
+        Ok(Runtime {
+            shared,
+            tokio: Mutex::new(Some(tokio)),
+        })
+    }
+
+    /// The shared part.
+    pub fn shared(&self) -> &Arc<RuntimeShared> {
+        &self.shared
+    }
+
+    /// Registers a host tool from its JSON (`{name, description, input_schema, read_only?, timeout_ms?}`).
+    pub fn register_tool(
+        &self,
+        tool_json: &str,
+        handler: Option<Arc<dyn std::any::Any + Send + Sync>>,
+    ) -> SdkResult<()> {
+        let def = HostToolDef::from_json(tool_json, handler)?;
+        let mut tools = self.shared.tools.write().unwrap_or_else(|p| p.into_inner());
+        if tools.iter().any(|t| t.name == def.name) {
+            return Err(SdkError::config(format!(
+                "tool \"{}\" is already registered on this runtime",
+                def.name
+            )));
+        }
+        tools.push(Arc::new(def));
+        Ok(())
+    }
+
+    /// Names of the registered host tools.
+    pub fn tool_names(&self) -> BTreeMap<String, bool> {
+        self.shared
+            .host_tools()
+            .iter()
+            .map(|t| (t.name.clone(), t.read_only))
+            .collect()
+    }
+}
+
+impl Drop for Runtime {
+    fn drop(&mut self) {
+        self.shared.join_threads();
+        let rt = self
+            .tokio
+            .get_mut()
+            .unwrap_or_else(|p| p.into_inner())
+            .take();
+        if let Some(rt) = rt {
+            if tokio::runtime::Handle::try_current().is_ok() {
+                rt.shutdown_background();
+            } else {
+                rt.shutdown_timeout(Duration::from_secs(5));
+            }
+        }
+    }
+}

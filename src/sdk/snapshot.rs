@@ -1,0 +1,248 @@
+//! Session snapshots: `robota_session_save` writes a versioned JSON document (no secrets: the
+//! provider is named by its profile, never by its key; hooks are not stored), and resume/fork
+//! rebuild a session from it.
+
+use std::sync::Arc;
+
+use serde_json::{json, Map, Value};
+
+use super::config::{parse_object, parse_session_map, SessionConfig};
+use super::error::{ErrorCode, SdkError, SdkResult};
+use super::events::EventSink;
+use super::interactive::{InteractiveSession, Restore};
+use super::runtime::RuntimeShared;
+use crate::core::history::HistoryEntry;
+use crate::core::message::Message;
+
+/// `kind` of a snapshot document.
+pub const SNAPSHOT_KIND: &str = "robota.session";
+
+/// Session fields of a config that a snapshot keeps.
+fn config_fields(c: &SessionConfig) -> Map<String, Value> {
+    let mut m = Map::new();
+    m.insert("provider".into(), json!(c.provider));
+    m.insert("model".into(), json!(c.model));
+    if let Some(s) = &c.system_prompt {
+        m.insert("system_prompt".into(), json!(s));
+    }
+    m.insert("cwd".into(), json!(c.cwd));
+    if let Some(t) = &c.tools {
+        m.insert("tools".into(), json!(t));
+    }
+    m.insert("permission_mode".into(), json!(c.permission_mode.as_str()));
+    m.insert("permissions".into(), json!(c.permissions));
+    if let Some(r) = c.max_rounds {
+        m.insert("max_rounds".into(), json!(r));
+    }
+    m.insert("delivery".into(), json!(c.delivery.as_str()));
+    if let Some(n) = &c.name {
+        m.insert("name".into(), json!(n));
+    }
+    m
+}
+
+/// The snapshot document of a session.
+pub fn snapshot(s: &InteractiveSession) -> Value {
+    let cfg = s.config();
+    let mut doc = Map::new();
+    doc.insert("v".into(), json!(1));
+    doc.insert("kind".into(), json!(SNAPSHOT_KIND));
+    doc.insert("session_id".into(), json!(s.session_id()));
+    doc.insert("created_at".into(), json!(s.created_at()));
+    doc.insert("updated_at".into(), json!(s.updated_at()));
+    doc.insert("config".into(), Value::Object(config_fields(&cfg)));
+    doc.insert("message_count".into(), json!(s.message_count()));
+    doc.insert("session_allowed_tools".into(), json!(s.session_allowed()));
+    let conv = s.conversation();
+    let msgs: Vec<&Message> = conv.iter().map(|m| m.as_ref()).collect();
+    doc.insert("messages".into(), json!(msgs));
+    doc.insert("history".into(), json!(s.full_history()));
+    Value::Object(doc)
+}
+
+/// Writes the snapshot to `<session_dir>/<id>.json`.
+pub fn persist(s: &InteractiveSession) -> SdkResult<()> {
+    let Some(dir) = s.shared().config.session_dir.clone() else {
+        return Err(SdkError::config(
+            "persist needs \"session_dir\" in the runtime config",
+        ));
+    };
+    write_snapshot(&dir, s.session_id(), &snapshot(s))
+}
+
+/// Writes `doc` under `dir`.
+pub fn write_snapshot(dir: &str, id: &str, doc: &Value) -> SdkResult<()> {
+    std::fs::create_dir_all(dir)
+        .map_err(|e| SdkError::new(ErrorCode::Io, format!("cannot create \"{dir}\": {e}")))?;
+    let path = std::path::Path::new(dir).join(format!("{id}.json"));
+    let text = serde_json::to_string_pretty(doc)
+        .map_err(|e| SdkError::new(ErrorCode::Internal, e.to_string()))?;
+    std::fs::write(&path, text).map_err(|e| {
+        SdkError::new(
+            ErrorCode::Io,
+            format!("cannot write \"{}\": {e}", path.display()),
+        )
+    })
+}
+
+fn restore_from(doc: &Map<String, Value>) -> SdkResult<Restore> {
+    let messages: Vec<Message> = match doc.get("messages") {
+        Some(v) => serde_json::from_value(v.clone()).map_err(|e| {
+            SdkError::config(format!(
+                "snapshot: field \"messages\" is not a message list: {e}"
+            ))
+        })?,
+        None => {
+            return Err(SdkError::config(
+                "snapshot: missing required field \"messages\"",
+            ))
+        }
+    };
+    let history: Vec<HistoryEntry> = match doc.get("history") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(v) => serde_json::from_value(v.clone()).map_err(|e| {
+            SdkError::config(format!(
+                "snapshot: field \"history\" is not a history entry list: {e}"
+            ))
+        })?,
+    };
+    Ok(Restore {
+        conversation: messages
+            .into_iter()
+            .map(|m| HistoryEntry::Chat(Arc::new(m)))
+            .collect(),
+        ui_history: history,
+        message_count: doc
+            .get("message_count")
+            .and_then(Value::as_u64)
+            .unwrap_or(0),
+        created_at: doc
+            .get("created_at")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        session_allowed: doc
+            .get("session_allowed_tools")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default(),
+    })
+}
+
+/// Parses the resume document: `{"v":1,"snapshot":{…}}` or `{"v":1,"session_id":"…"}` (read from
+/// the runtime's `session_dir`), plus optional session-config overrides (`delivery`, `model`,
+/// `hooks`, …). Returns the session config and what to restore.
+pub fn parse_resume(
+    shared: &RuntimeShared,
+    resume_json: &str,
+) -> SdkResult<(SessionConfig, Restore)> {
+    let map = parse_object("resume_json", resume_json)?;
+    let snap: Map<String, Value> = match map.get("snapshot") {
+        Some(Value::Object(s)) => s.clone(),
+        Some(Value::String(text)) => parse_object("snapshot", text)?,
+        Some(_) => {
+            return Err(SdkError::config(
+                "resume_json: field \"snapshot\" must be a snapshot object",
+            ))
+        }
+        None => {
+            if map.get("kind").and_then(Value::as_str) == Some(SNAPSHOT_KIND) {
+                map.clone()
+            } else {
+                let Some(id) = map.get("session_id").and_then(Value::as_str) else {
+                    return Err(SdkError::config(
+                        "resume_json: missing required field \"snapshot\" (or \"session_id\" with a runtime \"session_dir\")",
+                    ));
+                };
+                let Some(dir) = &shared.config.session_dir else {
+                    return Err(SdkError::config(
+                        "resume_json: resuming by \"session_id\" needs \"session_dir\" in the runtime config",
+                    ));
+                };
+                let path = std::path::Path::new(dir).join(format!("{id}.json"));
+                let text = std::fs::read_to_string(&path).map_err(|e| {
+                    SdkError::new(
+                        ErrorCode::NotFound,
+                        format!("no saved session \"{id}\" ({}: {e})", path.display()),
+                    )
+                })?;
+                parse_object("saved session", &text)?
+            }
+        }
+    };
+    if snap.get("kind").and_then(Value::as_str) != Some(SNAPSHOT_KIND) {
+        return Err(SdkError::config(format!(
+            "snapshot: field \"kind\" must be \"{SNAPSHOT_KIND}\""
+        )));
+    }
+    let mut cfg_map = match snap.get("config") {
+        Some(Value::Object(c)) => c.clone(),
+        _ => {
+            return Err(SdkError::config(
+                "snapshot: missing required field \"config\"",
+            ))
+        }
+    };
+    if let Some(id) = snap.get("session_id") {
+        cfg_map.insert("session_id".into(), id.clone());
+    }
+    for (k, v) in &map {
+        if !matches!(
+            k.as_str(),
+            "v" | "snapshot"
+                | "kind"
+                | "config"
+                | "messages"
+                | "history"
+                | "created_at"
+                | "updated_at"
+                | "message_count"
+                | "session_allowed_tools"
+        ) {
+            cfg_map.insert(k.clone(), v.clone());
+        }
+    }
+    let cfg = parse_session_map(&cfg_map)?;
+    Ok((cfg, restore_from(&snap)?))
+}
+
+/// Builds the config and restore data of a fork of `src` (`fork_json` overrides; a new id
+/// unless it names one).
+pub fn parse_fork(
+    src: &InteractiveSession,
+    fork_json: Option<&str>,
+) -> SdkResult<(SessionConfig, Restore)> {
+    let mut cfg_map = config_fields(&src.config());
+    if let Some(h) = src.config().hooks {
+        cfg_map.insert("hooks".into(), h);
+    }
+    cfg_map.insert(
+        "session_id".into(),
+        json!(InteractiveSession::new_session_id()),
+    );
+    if let Some(text) = fork_json {
+        let map = parse_object("fork_json", text)?;
+        for (k, v) in map {
+            if k != "v" {
+                cfg_map.insert(k, v);
+            }
+        }
+    }
+    let cfg = parse_session_map(&cfg_map)?;
+    Ok((cfg, src.fork_restore()))
+}
+
+/// Opens a session from a resume document.
+pub fn resume(
+    shared: Arc<RuntimeShared>,
+    resume_json: &str,
+    sink: EventSink,
+    can_answer: impl FnOnce(&SessionConfig) -> bool,
+) -> SdkResult<InteractiveSession> {
+    let (cfg, restore) = parse_resume(&shared, resume_json)?;
+    let ca = can_answer(&cfg);
+    InteractiveSession::new(shared, cfg, sink, ca, Some(restore))
+}

@@ -1,0 +1,185 @@
+//! Tool execution state shown to hosts (`IToolState`), the `firstArg` shortening and the
+//! `tool-summary` history entry.
+
+use serde::Serialize;
+use serde_json::{json, Value};
+
+/// Completed entries kept in the active-tools list.
+pub const MAX_COMPLETED_TOOLS: usize = 50;
+
+/// How a tool call ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ToolOutcome {
+    /// Ran and succeeded.
+    Success,
+    /// Ran and failed.
+    Error,
+    /// Refused by permissions.
+    Denied,
+}
+
+impl ToolOutcome {
+    /// Wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ToolOutcome::Success => "success",
+            ToolOutcome::Error => "error",
+            ToolOutcome::Denied => "denied",
+        }
+    }
+
+    fn mark(self) -> &'static str {
+        match self {
+            ToolOutcome::Success => "✓",
+            ToolOutcome::Error => "✗",
+            ToolOutcome::Denied => "⊘",
+        }
+    }
+}
+
+/// `IToolState`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolState {
+    /// Tool name.
+    pub tool_name: String,
+    /// First argument, shortened.
+    pub first_arg: String,
+    /// Still running.
+    pub is_running: bool,
+    /// Outcome once finished.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result: Option<ToolOutcome>,
+}
+
+/// First argument value: strings raw, others JSON; longer than 80 chars → first 47 + `...` + last 30.
+pub fn first_arg(args: &Value) -> String {
+    let raw = match args {
+        Value::Object(m) => match m.values().next() {
+            None => String::new(),
+            Some(Value::String(s)) => s.clone(),
+            Some(v) => v.to_string(),
+        },
+        _ => String::new(),
+    };
+    let n = raw.chars().count();
+    if n <= 80 {
+        return raw;
+    }
+    let head: String = raw.chars().take(47).collect();
+    let tail: String = raw.chars().skip(n - 30).collect();
+    format!("{head}...{tail}")
+}
+
+/// The list of running and recently completed tools.
+#[derive(Debug, Clone, Default)]
+pub struct ToolStates {
+    items: Vec<ToolState>,
+}
+
+impl ToolStates {
+    /// Empties the list (start of a turn).
+    pub fn clear(&mut self) {
+        self.items.clear();
+    }
+
+    /// A tool started; returns its state.
+    pub fn start(&mut self, name: &str, args: &Value) -> ToolState {
+        let st = ToolState {
+            tool_name: name.to_string(),
+            first_arg: first_arg(args),
+            is_running: true,
+            result: None,
+        };
+        self.items.push(st.clone());
+        st
+    }
+
+    /// A tool ended: the first running entry with that name gets the outcome; a denied tool
+    /// that never started is added as finished. Returns its state.
+    pub fn end(&mut self, name: &str, args: &Value, outcome: ToolOutcome) -> ToolState {
+        let st = if let Some(t) = self
+            .items
+            .iter_mut()
+            .find(|t| t.is_running && t.tool_name == name)
+        {
+            t.is_running = false;
+            t.result = Some(outcome);
+            t.clone()
+        } else {
+            let t = ToolState {
+                tool_name: name.to_string(),
+                first_arg: first_arg(args),
+                is_running: false,
+                result: Some(outcome),
+            };
+            self.items.push(t.clone());
+            t
+        };
+        let completed = self.items.iter().filter(|t| !t.is_running).count();
+        if completed > MAX_COMPLETED_TOOLS {
+            let mut drop_n = completed - MAX_COMPLETED_TOOLS;
+            self.items.retain(|t| {
+                if drop_n > 0 && !t.is_running {
+                    drop_n -= 1;
+                    false
+                } else {
+                    true
+                }
+            });
+        }
+        st
+    }
+
+    /// Current list.
+    pub fn items(&self) -> &[ToolState] {
+        &self.items
+    }
+
+    /// One summary line per tool: `⟳`/`✓`/`✗`/`⊘` then `Name(firstArg)`.
+    pub fn summary(&self) -> String {
+        self.items
+            .iter()
+            .map(|t| {
+                let mark = if t.is_running {
+                    "⟳"
+                } else {
+                    t.result.map_or("✓", ToolOutcome::mark)
+                };
+                format!("{mark} {}({})", t.tool_name, t.first_arg)
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// Data of the `tool-summary` entry.
+    pub fn summary_data(&self) -> Value {
+        json!({"tools": self.items, "summary": self.summary()})
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_arg_shortens_long_values() {
+        assert_eq!(first_arg(&json!({"filePath": "/a/b"})), "/a/b");
+        assert_eq!(first_arg(&json!({"n": 5, "x": "y"})), "5");
+        assert_eq!(first_arg(&json!({})), "");
+        let long: String = "a".repeat(50) + &"b".repeat(50);
+        let s = first_arg(&json!({ "p": long }));
+        assert_eq!(s, "a".repeat(47) + "..." + &"b".repeat(30));
+    }
+
+    #[test]
+    fn end_marks_first_running_entry_and_summarizes() {
+        let mut t = ToolStates::default();
+        t.start("Read", &json!({"filePath": "/x"}));
+        t.start("Read", &json!({"filePath": "/y"}));
+        t.end("Read", &json!({"filePath": "/x"}), ToolOutcome::Success);
+        t.end("Write", &json!({"filePath": "/z"}), ToolOutcome::Denied);
+        assert_eq!(t.summary(), "✓ Read(/x)\n⟳ Read(/y)\n⊘ Write(/z)");
+    }
+}
