@@ -114,12 +114,14 @@ pub fn parse_object(what: &str, text: &str) -> SdkResult<Map<String, Value>> {
     match map.get("v") {
         None => {}
         Some(v) if v.as_u64() == Some(1) => {}
-        Some(v) => return Err(SdkError::new(
-            ErrorCode::VersionMismatch,
-            format!(
+        Some(v) => {
+            return Err(SdkError::new(
+                ErrorCode::VersionMismatch,
+                format!(
                 "{what}: unsupported document version \"v\": {v} (this library reads version 1)"
             ),
-        )),
+            ))
+        }
     }
     Ok(map)
 }
@@ -279,9 +281,11 @@ pub fn parse_delivery(what: &str, map: &Map<String, Value>) -> SdkResult<Option<
         Some("thread") => Some(Delivery::Thread),
         Some("pump") => Some(Delivery::Pump),
         Some("pull") => Some(Delivery::Pull),
-        Some(other) => return Err(SdkError::config(format!(
+        Some(other) => {
+            return Err(SdkError::config(format!(
             "{what}: field \"delivery\" must be \"thread\", \"pump\" or \"pull\", got \"{other}\""
-        ))),
+        )))
+        }
     })
 }
 

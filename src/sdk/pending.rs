@@ -131,6 +131,11 @@ impl PendingRegistry {
         }
     }
 
+    /// Kind of a pending id (`None` when it is not waiting).
+    pub fn kind_of(&self, id: u64) -> Option<PendingKind> {
+        self.lock().get(&id).map(|e| e.kind)
+    }
+
     /// Withdraws an id (timeout, abort); returns whether it was still pending.
     pub fn cancel(&self, id: u64) -> bool {
         self.lock().remove(&id).is_some()

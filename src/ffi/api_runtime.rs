@@ -1,0 +1,162 @@
+//! Runtime exports: creation from config JSON, host tools, answering ids.
+
+use std::ffi::{c_char, c_void};
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::callbacks::{robota_free_fn, robota_tool_fn, Owned, ToolReg};
+use super::handles::{self, robota_runtime};
+use super::status::{err, robota_error, robota_status};
+use super::strings::{boundary, need_out, str_arg, write_out};
+use crate::sdk::enforcer::validate_response;
+use crate::sdk::error::{parse_json, ErrorCode, SdkError};
+use crate::sdk::pending::{Answer, AnswerError, PendingKind};
+use crate::sdk::runtime::Runtime;
+
+fn answer_error(e: AnswerError) -> SdkError {
+    match e {
+        AnswerError::NotFound(m) => err(ErrorCode::NotFound, m),
+        AnswerError::Stale(m) => err(ErrorCode::Stale, m),
+    }
+}
+
+/// Creates a runtime from its config JSON
+/// (`{"v":1,"providers":{"NAME":{"kind":…,"base_url"?,"api_key"?,…}},"worker_threads"?,
+/// "session_dir"?,"request_timeout_ms"?,"request_timeout_decision"?}`): one tokio runtime
+/// (`worker_threads`, default 2) and one HTTP pool shared by all its sessions.
+/// Errors: `ROBOTA_E_INVALID_JSON`, `ROBOTA_E_INVALID_CONFIG` (missing/wrong field, unknown
+/// provider kind), `ROBOTA_E_INVALID_UTF8`, `ROBOTA_E_VERSION_MISMATCH`.
+#[no_mangle]
+pub extern "C" fn robota_runtime_new(
+    config_json: *const c_char,
+    out: *mut *mut robota_runtime,
+    out_error: *mut *mut robota_error,
+) -> robota_status {
+    boundary(out_error, || {
+        need_out(out, "out")?;
+        // SAFETY: the caller passes NULL or a NUL-terminated string valid for the call.
+        let text = unsafe { str_arg(config_json, "config_json") }?;
+        let rt = Runtime::from_json(text)?;
+        let h = handles::new_runtime(Arc::new(rt));
+        // SAFETY: `out` was checked non-NULL.
+        unsafe { write_out(out, h) };
+        Ok(())
+    })
+}
+
+/// Releases the caller's reference to a runtime. Sessions keep their runtime alive, so free
+/// order does not matter. NULL and already-freed handles are ignored.
+#[no_mangle]
+pub extern "C" fn robota_runtime_free(rt: *mut robota_runtime) {
+    super::strings::guard((), || {
+        drop(handles::free_runtime(rt));
+    });
+}
+
+/// Registers a host tool (`{"name","description","input_schema":{JSON Schema},"read_only"?,
+/// "timeout_ms"?}`) for sessions created afterwards. `fn_` may be NULL: calls then arrive as
+/// `ROBOTA_EVENT_TOOL_CALL` events. Answer every call with `robota_tool_call_complete`, inside
+/// the callback or later from any thread. `free_fn(user_data)` runs once when the runtime is
+/// gone; on failure it is not called.
+#[no_mangle]
+pub extern "C" fn robota_runtime_register_tool(
+    rt: *mut robota_runtime,
+    tool_json: *const c_char,
+    fn_: robota_tool_fn,
+    user_data: *mut c_void,
+    free_fn: robota_free_fn,
+    out_error: *mut *mut robota_error,
+) -> robota_status {
+    let mut reg = Some(ToolReg {
+        f: fn_,
+        owned: Owned::new(user_data, free_fn),
+    });
+    let status = boundary(out_error, || {
+        let runtime = handles::runtime(rt)?;
+        // SAFETY: NULL or a NUL-terminated string valid for the call.
+        let text = unsafe { str_arg(tool_json, "tool_json") }?;
+        let handler: Arc<dyn std::any::Any + Send + Sync> = match reg.take() {
+            Some(r) => Arc::new(r),
+            None => return Err(err(ErrorCode::Internal, "registration consumed twice")),
+        };
+        match runtime.register_tool(text, Some(handler.clone())) {
+            Ok(()) => Ok(()),
+            Err(e) => {
+                if let Ok(r) = handler.downcast::<ToolReg>() {
+                    if let Ok(mut r) = Arc::try_unwrap(r) {
+                        r.owned.disarm();
+                    }
+                }
+                Err(e)
+            }
+        }
+    });
+    if let Some(mut r) = reg {
+        r.owned.disarm();
+    }
+    status
+}
+
+/// Answers host tool call `call_id` with `result_json` (any JSON value; text that is not JSON
+/// is taken as a plain string). `is_error` = 1 marks a failure the model should see. Callable
+/// from any thread, also inside the tool callback. Errors: `ROBOTA_E_STALE` (already answered,
+/// timed out, aborted), `ROBOTA_E_NOT_FOUND` (never issued, or not a tool call).
+#[no_mangle]
+pub extern "C" fn robota_tool_call_complete(
+    rt: *mut robota_runtime,
+    call_id: u64,
+    result_json: *const c_char,
+    is_error: i32,
+    out_error: *mut *mut robota_error,
+) -> robota_status {
+    boundary(out_error, || {
+        let runtime = handles::runtime(rt)?;
+        // SAFETY: NULL or a NUL-terminated string valid for the call.
+        let text = unsafe { str_arg(result_json, "result_json") }?;
+        let value =
+            serde_json::from_str::<Value>(text).unwrap_or_else(|_| Value::String(text.to_string()));
+        runtime
+            .shared()
+            .pending
+            .answer(
+                call_id,
+                &[PendingKind::ToolCall],
+                Answer::Tool {
+                    value,
+                    is_error: is_error != 0,
+                },
+            )
+            .map_err(answer_error)
+    })
+}
+
+/// Answers a permission request (`{"decision":"allow"|"deny","remember":false}`) or a host
+/// hook request (`{"exit_code":0|2|N,"stdout":"…","stderr":"…"}`; 2 blocks). Errors:
+/// `ROBOTA_E_STALE`, `ROBOTA_E_NOT_FOUND`, `ROBOTA_E_INVALID_JSON`, `ROBOTA_E_INVALID_CONFIG`
+/// (wrong shape; the request keeps waiting).
+#[no_mangle]
+pub extern "C" fn robota_request_respond(
+    rt: *mut robota_runtime,
+    request_id: u64,
+    response_json: *const c_char,
+    out_error: *mut *mut robota_error,
+) -> robota_status {
+    boundary(out_error, || {
+        let runtime = handles::runtime(rt)?;
+        // SAFETY: NULL or a NUL-terminated string valid for the call.
+        let text = unsafe { str_arg(response_json, "response_json") }?;
+        let value = parse_json("response_json", text)?;
+        let pending = &runtime.shared().pending;
+        if let Some(kind) = pending.kind_of(request_id) {
+            validate_response(kind, &value).map_err(|m| err(ErrorCode::InvalidConfig, m))?;
+        }
+        pending
+            .answer(
+                request_id,
+                &[PendingKind::Permission, PendingKind::Hook],
+                Answer::Response(value),
+            )
+            .map_err(answer_error)
+    })
+}

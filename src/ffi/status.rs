@@ -1,0 +1,175 @@
+//! Status codes, event kinds, log levels and the error object.
+
+use std::ffi::CString;
+
+use crate::sdk::error::{ErrorCode, SdkError};
+
+/// Status of a call: `ROBOTA_OK` or a negative `ROBOTA_E_*`.
+#[allow(non_camel_case_types)]
+pub type robota_status = i32;
+
+/// ABI version, `(major << 16) | minor`.
+pub const ROBOTA_ABI_VERSION: u32 = 0x0001_0000;
+
+/// Success.
+pub const ROBOTA_OK: robota_status = 0;
+/// A required pointer argument was NULL.
+pub const ROBOTA_E_NULL_ARG: robota_status = -1;
+/// A freed, foreign or wrong-type handle.
+pub const ROBOTA_E_INVALID_HANDLE: robota_status = -2;
+/// A JSON argument is not valid JSON.
+pub const ROBOTA_E_INVALID_JSON: robota_status = -3;
+/// A JSON document has missing or wrong fields.
+pub const ROBOTA_E_INVALID_CONFIG: robota_status = -4;
+/// The session is busy (a prompt is already queued, a command needs an idle session).
+pub const ROBOTA_E_BUSY: robota_status = -5;
+/// A name or id that does not exist (provider, tool, command, turn, never-issued id).
+pub const ROBOTA_E_NOT_FOUND: robota_status = -6;
+/// An id that was already answered, timed out or cancelled.
+pub const ROBOTA_E_STALE: robota_status = -7;
+/// A wait ran out.
+pub const ROBOTA_E_TIMEOUT: robota_status = -8;
+/// The session is closed.
+pub const ROBOTA_E_CLOSED: robota_status = -9;
+/// The awaited turn was aborted.
+pub const ROBOTA_E_ABORTED: robota_status = -10;
+/// A blocking call was made from inside a callback.
+pub const ROBOTA_E_REENTRANT: robota_status = -11;
+/// Not supported (in this delivery mode or by this build).
+pub const ROBOTA_E_UNSUPPORTED: robota_status = -12;
+/// File or OS failure.
+pub const ROBOTA_E_IO: robota_status = -13;
+/// The model provider failed.
+pub const ROBOTA_E_PROVIDER: robota_status = -14;
+/// A panic was caught at the boundary.
+pub const ROBOTA_E_PANIC: robota_status = -15;
+/// An internal error.
+pub const ROBOTA_E_INTERNAL: robota_status = -16;
+/// A document or library of another major version.
+pub const ROBOTA_E_VERSION_MISMATCH: robota_status = -17;
+/// A string argument is not valid UTF-8.
+pub const ROBOTA_E_INVALID_UTF8: robota_status = -18;
+
+/// Turn started: `{"v":1,"type":"turn_started","turn_id","input"}`.
+pub const ROBOTA_EVENT_TURN_STARTED: u32 = 1;
+/// Text delta: raw UTF-8 (not JSON).
+pub const ROBOTA_EVENT_TEXT_DELTA: u32 = 2;
+/// Thinking delta: raw UTF-8.
+pub const ROBOTA_EVENT_THINKING_DELTA: u32 = 3;
+/// A message committed to the conversation (message JSON).
+pub const ROBOTA_EVENT_MESSAGE: u32 = 4;
+/// `{"tool_call_id","tool_name","first_arg","arguments"}`.
+pub const ROBOTA_EVENT_TOOL_START: u32 = 5;
+/// `{"tool_call_id","tool_name","result","output"}`.
+pub const ROBOTA_EVENT_TOOL_END: u32 = 6;
+/// A host tool call to answer: `{"call_id","tool_name","arguments"}`.
+pub const ROBOTA_EVENT_TOOL_CALL: u32 = 7;
+/// `{"call_id"}`: a pending host tool call was cancelled.
+pub const ROBOTA_EVENT_TOOL_CALL_CANCELLED: u32 = 8;
+/// `{"request_id","tool_name","arguments","reason"}`.
+pub const ROBOTA_EVENT_PERMISSION_REQUEST: u32 = 9;
+/// Host hook input + `request_id`.
+pub const ROBOTA_EVENT_HOOK_REQUEST: u32 = 10;
+/// `{"used_tokens","max_tokens","used_percentage"}`.
+pub const ROBOTA_EVENT_CONTEXT_UPDATE: u32 = 11;
+/// `{"trigger","summary",…}`.
+pub const ROBOTA_EVENT_COMPACTED: u32 = 12;
+/// A replay event `{"name","data"}` (only with `"replay_events": true`).
+pub const ROBOTA_EVENT_EXECUTION: u32 = 13;
+/// `{"message",…}`.
+pub const ROBOTA_EVENT_WARNING: u32 = 14;
+/// `{"code","category","recoverable","message"}`.
+pub const ROBOTA_EVENT_ERROR: u32 = 15;
+/// `{"turn_id","stop_reason","response","tool_summaries","context_state","usage"}`.
+pub const ROBOTA_EVENT_TURN_COMPLETED: u32 = 16;
+/// Last event of a session.
+pub const ROBOTA_EVENT_SESSION_CLOSED: u32 = 17;
+
+/// Log level: trace.
+pub const ROBOTA_LOG_TRACE: i32 = 0;
+/// Log level: debug.
+pub const ROBOTA_LOG_DEBUG: i32 = 1;
+/// Log level: info.
+pub const ROBOTA_LOG_INFO: i32 = 2;
+/// Log level: warning.
+pub const ROBOTA_LOG_WARN: i32 = 3;
+/// Log level: error.
+pub const ROBOTA_LOG_ERROR: i32 = 4;
+
+/// Status of an error class.
+pub fn status_of(code: ErrorCode) -> robota_status {
+    match code {
+        ErrorCode::NullArg => ROBOTA_E_NULL_ARG,
+        ErrorCode::InvalidHandle => ROBOTA_E_INVALID_HANDLE,
+        ErrorCode::InvalidJson => ROBOTA_E_INVALID_JSON,
+        ErrorCode::InvalidConfig => ROBOTA_E_INVALID_CONFIG,
+        ErrorCode::Busy => ROBOTA_E_BUSY,
+        ErrorCode::NotFound => ROBOTA_E_NOT_FOUND,
+        ErrorCode::Stale => ROBOTA_E_STALE,
+        ErrorCode::Timeout => ROBOTA_E_TIMEOUT,
+        ErrorCode::Closed => ROBOTA_E_CLOSED,
+        ErrorCode::Aborted => ROBOTA_E_ABORTED,
+        ErrorCode::Reentrant => ROBOTA_E_REENTRANT,
+        ErrorCode::Unsupported => ROBOTA_E_UNSUPPORTED,
+        ErrorCode::Io => ROBOTA_E_IO,
+        ErrorCode::Provider => ROBOTA_E_PROVIDER,
+        ErrorCode::Panic => ROBOTA_E_PANIC,
+        ErrorCode::Internal => ROBOTA_E_INTERNAL,
+        ErrorCode::VersionMismatch => ROBOTA_E_VERSION_MISMATCH,
+        ErrorCode::InvalidUtf8 => ROBOTA_E_INVALID_UTF8,
+    }
+}
+
+/// Static English text of a status.
+pub fn status_text(s: robota_status) -> &'static str {
+    match s {
+        ROBOTA_OK => "ok\0",
+        ROBOTA_E_NULL_ARG => "a required argument is NULL\0",
+        ROBOTA_E_INVALID_HANDLE => "invalid handle (freed, foreign or of another type)\0",
+        ROBOTA_E_INVALID_JSON => "invalid JSON\0",
+        ROBOTA_E_INVALID_CONFIG => "invalid document (missing or wrong fields)\0",
+        ROBOTA_E_BUSY => "busy\0",
+        ROBOTA_E_NOT_FOUND => "not found\0",
+        ROBOTA_E_STALE => "stale id (already answered, timed out or cancelled)\0",
+        ROBOTA_E_TIMEOUT => "timed out\0",
+        ROBOTA_E_CLOSED => "closed\0",
+        ROBOTA_E_ABORTED => "aborted\0",
+        ROBOTA_E_REENTRANT => "blocking call from inside a callback\0",
+        ROBOTA_E_UNSUPPORTED => "unsupported\0",
+        ROBOTA_E_IO => "I/O error\0",
+        ROBOTA_E_PROVIDER => "provider error\0",
+        ROBOTA_E_PANIC => "internal panic caught at the boundary\0",
+        ROBOTA_E_INTERNAL => "internal error\0",
+        ROBOTA_E_VERSION_MISMATCH => "version mismatch\0",
+        ROBOTA_E_INVALID_UTF8 => "invalid UTF-8\0",
+        _ => "unknown status\0",
+    }
+}
+
+/// An owned error object.
+#[allow(non_camel_case_types)]
+pub struct robota_error {
+    pub(crate) status: robota_status,
+    pub(crate) message: CString,
+    pub(crate) details: Option<CString>,
+}
+
+fn c_string(s: String) -> CString {
+    CString::new(s.replace('\0', "\\0")).unwrap_or_default()
+}
+
+impl robota_error {
+    /// From a library error.
+    pub fn from_sdk(e: &SdkError) -> Self {
+        robota_error {
+            status: status_of(e.code),
+            message: c_string(e.message.clone()),
+            details: e.details.as_ref().map(|d| c_string(d.to_string())),
+        }
+    }
+}
+
+/// Shorthand: a library error of class `code`.
+pub fn err(code: ErrorCode, message: impl Into<String>) -> SdkError {
+    SdkError::new(code, message)
+}
