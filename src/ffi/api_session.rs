@@ -4,7 +4,7 @@ use std::ffi::{c_char, c_void};
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::callbacks::{in_callback, robota_event_fn, robota_free_fn, EventReg, Owned};
 use super::delivery::{Queue, SessionObj};
@@ -318,18 +318,25 @@ pub extern "C" fn robota_session_messages(
                 }
             }
         };
+        // Serialized straight from the structs so message fields keep their documented order.
+        let list_json = |msgs: Vec<Arc<crate::core::message::Message>>| {
+            let list: Vec<&crate::core::message::Message> =
+                msgs.iter().map(|m| m.as_ref()).collect();
+            serde_json::to_string(&list).unwrap_or_else(|_| "[]".into())
+        };
         let doc = match view.as_str() {
-            "conversation" => {
-                let msgs = obj.session.conversation();
-                let list: Vec<&crate::core::message::Message> = msgs.iter().map(|m| m.as_ref()).collect();
-                json!({"v": 1, "view": view, "messages": list})
-            }
-            "messages" => {
-                let msgs = obj.session.ui_messages();
-                let list: Vec<&crate::core::message::Message> = msgs.iter().map(|m| m.as_ref()).collect();
-                json!({"v": 1, "view": view, "messages": list})
-            }
-            "history" => json!({"v": 1, "view": view, "entries": obj.session.full_history()}),
+            "conversation" => format!(
+                "{{\"v\":1,\"view\":\"conversation\",\"messages\":{}}}",
+                list_json(obj.session.conversation())
+            ),
+            "messages" => format!(
+                "{{\"v\":1,\"view\":\"messages\",\"messages\":{}}}",
+                list_json(obj.session.ui_messages())
+            ),
+            "history" => format!(
+                "{{\"v\":1,\"view\":\"history\",\"entries\":{}}}",
+                serde_json::to_string(&obj.session.full_history()).unwrap_or_else(|_| "[]".into())
+            ),
             other => {
                 return Err(err(
                     ErrorCode::InvalidConfig,
@@ -338,7 +345,7 @@ pub extern "C" fn robota_session_messages(
             }
         };
         // SAFETY: checked non-NULL.
-        unsafe { write_out(out_json, string_out(doc.to_string())) };
+        unsafe { write_out(out_json, string_out(doc)) };
         Ok(())
     })
 }

@@ -117,6 +117,10 @@ pub fn free_runtime(p: *mut robota_runtime) -> Option<Arc<Runtime>> {
             return None;
         }
         m.remove(&(p as usize));
+        if m.is_empty() {
+            // Nothing live: release the table itself (keeps leak checkers quiet at exit).
+            *guard = None;
+        }
     }
     // SAFETY: the pointer came from `Box::into_raw` in `new_runtime`, was live, and has just been
     // removed from the table, so no other call can reach it; it is freed exactly once.
@@ -136,6 +140,9 @@ pub fn free_session(p: *mut robota_session) -> Option<Arc<SessionObj>> {
             return None;
         }
         m.remove(&(p as usize));
+        if m.is_empty() {
+            *guard = None;
+        }
     }
     // SAFETY: as in `free_runtime`, for a session handle.
     let b = unsafe { Box::from_raw(p) };

@@ -1,0 +1,56 @@
+/* Runs every C ABI test (or the ones named on the command line). Exit 0 = all passed. */
+#include "harness.h"
+
+void test_version(void);
+void test_streaming_thread(void);
+void test_commands(void);
+void test_queue_and_abort_mid_stream(void);
+void test_free_inside_callback(void);
+void test_host_tool_sync(void);
+void test_host_tool_async(void);
+void test_tool_call_event_and_abort_mid_tool(void);
+void test_permissions_allow_deny(void);
+void test_hook_blocks(void);
+void test_pump_mode(void);
+void test_pull_mode(void);
+void test_save_resume_fork(void);
+void test_misuse(void);
+void test_log_callback(void);
+
+static const struct {
+    const char *name;
+    void (*fn)(void);
+} TESTS[] = {
+    {"version", test_version},
+    {"streaming_thread", test_streaming_thread},
+    {"commands", test_commands},
+    {"queue_and_abort_mid_stream", test_queue_and_abort_mid_stream},
+    {"free_inside_callback", test_free_inside_callback},
+    {"host_tool_sync", test_host_tool_sync},
+    {"host_tool_async", test_host_tool_async},
+    {"tool_call_event_and_abort_mid_tool", test_tool_call_event_and_abort_mid_tool},
+    {"permissions_allow_deny", test_permissions_allow_deny},
+    {"hook_blocks", test_hook_blocks},
+    {"pump_mode", test_pump_mode},
+    {"pull_mode", test_pull_mode},
+    {"save_resume_fork", test_save_resume_fork},
+    {"misuse", test_misuse},
+    {"log_callback", test_log_callback},
+};
+
+int main(int argc, char **argv) {
+    int ran = 0;
+    for (size_t i = 0; i < sizeof TESTS / sizeof TESTS[0]; i++) {
+        int selected = argc < 2;
+        for (int a = 1; a < argc; a++)
+            if (strcmp(argv[a], TESTS[i].name) == 0) selected = 1;
+        if (!selected) continue;
+        int before = g_failures;
+        TESTS[i].fn();
+        printf("%s %s\n", g_failures == before ? "ok  " : "FAIL", TESTS[i].name);
+        fflush(stdout);
+        ran++;
+    }
+    printf("%d test(s), %d failure(s)\n", ran, g_failures);
+    return g_failures == 0 && ran > 0 ? 0 : 1;
+}

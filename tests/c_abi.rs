@@ -1,0 +1,102 @@
+//! Builds the C tests in `tests/c/` against the cdylib with `gcc -std=c11 -Wall -Wextra
+//! -Werror` (the header is included from two translation units), runs them, and runs them
+//! again under valgrind when it is installed.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn target_dir() -> PathBuf {
+    if let Ok(d) = std::env::var("CARGO_TARGET_DIR") {
+        return PathBuf::from(d);
+    }
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("target")
+}
+
+/// Builds the cdylib (debug profile) and returns the directory holding it.
+fn build_cdylib() -> PathBuf {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let status = Command::new(cargo)
+        .args(["build", "--lib", "--quiet"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .status()
+        .expect("cargo build --lib runs");
+    assert!(status.success(), "building the cdylib failed");
+    target_dir().join("debug")
+}
+
+fn compile_c_tests(lib_dir: &Path) -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("robota_c_tests");
+    let mut cmd = Command::new("gcc");
+    cmd.args([
+        "-std=c11",
+        "-D_POSIX_C_SOURCE=200809L",
+        "-Wall",
+        "-Wextra",
+        "-Werror",
+        "-g",
+    ])
+    .arg(format!("-I{}", root.join("include").display()));
+    for f in [
+        "harness.c",
+        "tu2.c",
+        "test_basic.c",
+        "test_tools.c",
+        "main.c",
+    ] {
+        cmd.arg(root.join("tests/c").join(f));
+    }
+    cmd.arg(format!("-L{}", lib_dir.display()))
+        .arg("-lrobota")
+        .arg(format!("-Wl,-rpath,{}", lib_dir.display()))
+        .arg("-lpthread")
+        .arg("-o")
+        .arg(&out);
+    let o = cmd.output().expect("gcc runs");
+    assert!(
+        o.status.success(),
+        "gcc failed:\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    out
+}
+
+fn have(tool: &str) -> bool {
+    Command::new(tool)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+#[test]
+fn c_abi_tests_pass_natively_and_under_valgrind() {
+    let lib = build_cdylib();
+    let exe = compile_c_tests(&lib);
+    let o = Command::new(&exe).output().expect("C tests run");
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "C tests failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(stdout.contains("15 test(s), 0 failure(s)"), "{stdout}");
+    if have("valgrind") {
+        let o = Command::new("valgrind")
+            .args(["--error-exitcode=1", "--leak-check=full", "--quiet"])
+            .arg(format!(
+                "--suppressions={}/tests/c/valgrind.supp",
+                env!("CARGO_MANIFEST_DIR")
+            ))
+            .arg(&exe)
+            .output()
+            .expect("valgrind runs");
+        assert!(
+            o.status.success(),
+            "C tests under valgrind failed:\n{}\n{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+    } else {
+        eprintln!("valgrind not installed: skipped the valgrind run");
+    }
+}
