@@ -6,7 +6,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::*;
-use robota::core::execution::{execute_batch, BatchMode, ToolRequest, INTERRUPTED_TOOL_ERROR};
+use robota::core::execution::{
+    execute_batch, BatchContext, BatchMode, ToolRequest, INTERRUPTED_TOOL_ERROR,
+};
 use robota::core::tool::{DirectDispatcher, Tool, ToolDispatcher};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
@@ -32,7 +34,16 @@ async fn run(
 ) -> Vec<robota::core::execution::ToolRunResult> {
     let tools: Vec<Arc<dyn Tool>> = vec![tool.clone()];
     let dispatcher: Arc<dyn ToolDispatcher> = Arc::new(DirectDispatcher);
-    execute_batch(reqs, &tools, &dispatcher, mode, width, cancel, "exec", 1).await
+    let batch = BatchContext {
+        tools: &tools,
+        dispatcher: &dispatcher,
+        mode,
+        max_concurrency: width,
+        cancel,
+        execution_id: "exec",
+        round: 1,
+    };
+    execute_batch(reqs, &batch).await
 }
 
 #[tokio::test]
