@@ -131,3 +131,28 @@ fn factories_generate_fresh_ids_and_complete_state() {
     assert_eq!(a.state, MessageState::Complete);
     assert_eq!(Message::tool("r", "c", "T").state, MessageState::Complete);
 }
+
+#[test]
+fn cached_estimate_matches_the_full_estimator() {
+    use robota::core::message::Metadata;
+    use robota::core::tokens::estimate_context_tokens;
+    let mut s = ConversationStore::new();
+    let check = |s: &ConversationStore| {
+        for floor in [None, Some(5.0), Some(100_000.0)] {
+            assert_eq!(s.estimate(floor), estimate_context_tokens(s.messages(), floor));
+        }
+    };
+    s.append(Message::user("hello"));
+    check(&s);
+    let mut meta = Metadata::new();
+    meta.insert("inputTokens".into(), json!(1200));
+    meta.insert("outputTokens".into(), json!(30));
+    s.append(Message::assistant("answer").with_metadata(meta));
+    check(&s);
+    s.set_system("inserted later at index 0");
+    check(&s);
+    s.append(Message::tool("x".repeat(9000), "c", "T"));
+    check(&s);
+    s.clear(true);
+    check(&s);
+}
