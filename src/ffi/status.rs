@@ -173,3 +173,46 @@ impl robota_error {
 pub fn err(code: ErrorCode, message: impl Into<String>) -> SdkError {
     SdkError::new(code, message)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sdk::events;
+
+    #[test]
+    fn event_kinds_match_the_sdk() {
+        let pairs = [
+            (ROBOTA_EVENT_TURN_STARTED, events::TURN_STARTED),
+            (ROBOTA_EVENT_TEXT_DELTA, events::TEXT_DELTA),
+            (ROBOTA_EVENT_THINKING_DELTA, events::THINKING_DELTA),
+            (ROBOTA_EVENT_MESSAGE, events::MESSAGE),
+            (ROBOTA_EVENT_TOOL_START, events::TOOL_START),
+            (ROBOTA_EVENT_TOOL_END, events::TOOL_END),
+            (ROBOTA_EVENT_TOOL_CALL, events::TOOL_CALL),
+            (ROBOTA_EVENT_TOOL_CALL_CANCELLED, events::TOOL_CALL_CANCELLED),
+            (ROBOTA_EVENT_PERMISSION_REQUEST, events::PERMISSION_REQUEST),
+            (ROBOTA_EVENT_HOOK_REQUEST, events::HOOK_REQUEST),
+            (ROBOTA_EVENT_CONTEXT_UPDATE, events::CONTEXT_UPDATE),
+            (ROBOTA_EVENT_COMPACTED, events::COMPACTED),
+            (ROBOTA_EVENT_EXECUTION, events::EXECUTION),
+            (ROBOTA_EVENT_WARNING, events::WARNING),
+            (ROBOTA_EVENT_ERROR, events::ERROR),
+            (ROBOTA_EVENT_TURN_COMPLETED, events::TURN_COMPLETED),
+            (ROBOTA_EVENT_SESSION_CLOSED, events::SESSION_CLOSED),
+        ];
+        for (i, (a, b)) in pairs.iter().enumerate() {
+            assert_eq!(a, b);
+            assert_eq!(*a as usize, i + 1);
+        }
+        assert_eq!(ROBOTA_ABI_VERSION >> 16, 1);
+        assert_eq!(super::super::api_lib::robota_abi_version(), ROBOTA_ABI_VERSION);
+    }
+
+    #[test]
+    fn every_status_has_its_own_text() {
+        let texts: std::collections::BTreeSet<&str> =
+            (-18..=0).map(status_text).collect();
+        assert_eq!(texts.len(), 19);
+        assert_eq!(status_text(-99), "unknown status\0");
+    }
+}
