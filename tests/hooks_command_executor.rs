@@ -150,7 +150,7 @@ fn env_secrets_resolve_for_the_process_but_never_echo() {
     let stdin_file = dir.path().join("stdin.json");
     let r = run(
         &CommandExecutor::new(),
-        HookDefinition::command(&format!(
+        HookDefinition::command(format!(
             "cat > {}; test \"$TOKEN\" = s3cr3t-value-123 && echo \"token=$TOKEN\"; echo \"$TOKEN\" >&2",
             stdin_file.display()
         )),
@@ -168,7 +168,7 @@ fn env_secrets_resolve_for_the_process_but_never_echo() {
 fn per_hook_timeout_kills_the_whole_process_group() {
     let dir = tempfile::tempdir().unwrap();
     let pid_file = dir.path().join("child.pid");
-    let def = HookDefinition::command(&format!(
+    let def = HookDefinition::command(format!(
         "sleep 300 & echo $! > {}; wait",
         pid_file.display()
     ))
@@ -193,7 +193,7 @@ fn executor_default_timeout_is_configurable() {
 fn cancellation_kills_the_hook() {
     let dir = tempfile::tempdir().unwrap();
     let pid_file = dir.path().join("child.pid");
-    let def = HookDefinition::command(&format!(
+    let def = HookDefinition::command(format!(
         "sleep 300 & echo $! > {}; wait",
         pid_file.display()
     ));
