@@ -30,6 +30,8 @@
 //! assert_eq!(reqs[0].path, "/v1/messages");
 //! assert_eq!(reqs[0].header("x-api-key"), Some("..."));
 //! let n = server.disconnects();                     // connections the client dropped mid-reply
+//! server.wait_for_requests(2, timeout);             // blocking waits (plain #[test], other threads)
+//! server.disconnects_async(1, timeout).await;       // async waits: use these in #[tokio::test]
 //! ```
 //! `Turn` describes one model answer (text deltas, thinking deltas, tool calls, usage); the
 //! `Reply::anthropic/openai/gemini` builders render it byte-for-byte in the vendor's documented
@@ -176,7 +178,12 @@ impl Reply {
                 ("content-type".into(), "text/event-stream".into()),
                 ("cache-control".into(), "no-cache".into()),
             ],
-            body: Body::Stream(frames.into_iter().map(|f| Step::Bytes(f.into_bytes())).collect()),
+            body: Body::Stream(
+                frames
+                    .into_iter()
+                    .map(|f| Step::Bytes(f.into_bytes()))
+                    .collect(),
+            ),
             frames: n,
         }
     }
@@ -203,7 +210,8 @@ impl Reply {
 
     /// Adds a response header.
     pub fn header(mut self, name: &str, value: &str) -> Self {
-        self.headers.push((name.to_ascii_lowercase(), value.to_string()));
+        self.headers
+            .push((name.to_ascii_lowercase(), value.to_string()));
         self
     }
 
@@ -286,16 +294,25 @@ impl Reply {
                 f.push(sse_frame(Some("content_block_delta"), &json!({"type":"content_block_delta","index":index,"delta":{"type":"thinking_delta","thinking":t}})));
             }
             f.push(sse_frame(Some("content_block_delta"), &json!({"type":"content_block_delta","index":index,"delta":{"type":"signature_delta","signature":"c2ln"}})));
-            f.push(sse_frame(Some("content_block_stop"), &json!({"type":"content_block_stop","index":index})));
+            f.push(sse_frame(
+                Some("content_block_stop"),
+                &json!({"type":"content_block_stop","index":index}),
+            ));
             index += 1;
         }
         if let Some((id, name, input)) = &turn.server_tool {
             f.push(sse_frame(Some("content_block_start"), &json!({"type":"content_block_start","index":index,"content_block":{"type":"server_tool_use","id":id,"name":name,"input":{}}})));
             f.push(sse_frame(Some("content_block_delta"), &json!({"type":"content_block_delta","index":index,"delta":{"type":"input_json_delta","partial_json":input}})));
-            f.push(sse_frame(Some("content_block_stop"), &json!({"type":"content_block_stop","index":index})));
+            f.push(sse_frame(
+                Some("content_block_stop"),
+                &json!({"type":"content_block_stop","index":index}),
+            ));
             index += 1;
             f.push(sse_frame(Some("content_block_start"), &json!({"type":"content_block_start","index":index,"content_block":{"type":"web_search_tool_result","tool_use_id":id,"content":[{"type":"web_search_result","title":"T","url":"https://example.com","encrypted_content":"x","page_age":null}]}})));
-            f.push(sse_frame(Some("content_block_stop"), &json!({"type":"content_block_stop","index":index})));
+            f.push(sse_frame(
+                Some("content_block_stop"),
+                &json!({"type":"content_block_stop","index":index}),
+            ));
             index += 1;
         }
         if !turn.text.is_empty() {
@@ -304,7 +321,10 @@ impl Reply {
             for t in &turn.text {
                 f.push(sse_frame(Some("content_block_delta"), &json!({"type":"content_block_delta","index":index,"delta":{"type":"text_delta","text":t}})));
             }
-            f.push(sse_frame(Some("content_block_stop"), &json!({"type":"content_block_stop","index":index})));
+            f.push(sse_frame(
+                Some("content_block_stop"),
+                &json!({"type":"content_block_stop","index":index}),
+            ));
             index += 1;
         }
         for (id, name, args) in &turn.tools {
@@ -313,12 +333,22 @@ impl Reply {
             for frag in fragments(args) {
                 f.push(sse_frame(Some("content_block_delta"), &json!({"type":"content_block_delta","index":index,"delta":{"type":"input_json_delta","partial_json":frag}})));
             }
-            f.push(sse_frame(Some("content_block_stop"), &json!({"type":"content_block_stop","index":index})));
+            f.push(sse_frame(
+                Some("content_block_stop"),
+                &json!({"type":"content_block_stop","index":index}),
+            ));
             index += 1;
         }
-        let stop = if turn.tools.is_empty() { "end_turn" } else { "tool_use" };
+        let stop = if turn.tools.is_empty() {
+            "end_turn"
+        } else {
+            "tool_use"
+        };
         f.push(sse_frame(Some("message_delta"), &json!({"type":"message_delta","delta":{"stop_reason":stop,"stop_sequence":null},"usage":{"output_tokens":turn.usage.1}})));
-        f.push(sse_frame(Some("message_stop"), &json!({"type":"message_stop"})));
+        f.push(sse_frame(
+            Some("message_stop"),
+            &json!({"type":"message_stop"}),
+        ));
         Self::sse(f)
     }
 
@@ -335,7 +365,12 @@ impl Reply {
             f.push(sse_frame(None, &chunk(json!([{"index":0,"delta":{"reasoning_content":t},"logprobs":null,"finish_reason":null}]))));
         }
         for t in &turn.text {
-            f.push(sse_frame(None, &chunk(json!([{"index":0,"delta":{"content":t},"logprobs":null,"finish_reason":null}]))));
+            f.push(sse_frame(
+                None,
+                &chunk(
+                    json!([{"index":0,"delta":{"content":t},"logprobs":null,"finish_reason":null}]),
+                ),
+            ));
         }
         for (i, (id, name, args)) in turn.tools.iter().enumerate() {
             f.push(sse_frame(None, &chunk(json!([{"index":0,"delta":{"tool_calls":[{"index":i,"id":id,"type":"function","function":{"name":name,"arguments":""}}]},"logprobs":null,"finish_reason":null}]))));
@@ -343,8 +378,15 @@ impl Reply {
                 f.push(sse_frame(None, &chunk(json!([{"index":0,"delta":{"tool_calls":[{"index":i,"function":{"arguments":frag}}]},"logprobs":null,"finish_reason":null}]))));
             }
         }
-        let finish = if turn.tools.is_empty() { "stop" } else { "tool_calls" };
-        f.push(sse_frame(None, &chunk(json!([{"index":0,"delta":{},"logprobs":null,"finish_reason":finish}]))));
+        let finish = if turn.tools.is_empty() {
+            "stop"
+        } else {
+            "tool_calls"
+        };
+        f.push(sse_frame(
+            None,
+            &chunk(json!([{"index":0,"delta":{},"logprobs":null,"finish_reason":finish}])),
+        ));
         let mut usage = chunk(json!([]));
         usage["usage"] = json!({"prompt_tokens":turn.usage.0,"completion_tokens":turn.usage.1,"total_tokens":turn.usage.0 + turn.usage.1});
         f.push(sse_frame(None, &usage));
@@ -375,7 +417,11 @@ impl Reply {
                 json!({"functionCall": fc})
             })
             .collect();
-        let last_parts = if calls.is_empty() { json!([{"text": ""}]) } else { Value::Array(calls) };
+        let last_parts = if calls.is_empty() {
+            json!([{"text": ""}])
+        } else {
+            Value::Array(calls)
+        };
         f.push(frame(json!({"candidates":[{"content":{"parts":last_parts,"role":"model"},"finishReason":"STOP","index":0}],
             "usageMetadata":{"promptTokenCount":turn.usage.0,"candidatesTokenCount":turn.usage.1,"totalTokenCount":turn.usage.0 + turn.usage.1},
             "modelVersion":"gemini-fake"})));
@@ -428,7 +474,9 @@ impl FakeServer {
                     .expect("fake server runtime");
                 rt.block_on(async move {
                     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-                    addr_tx.send(listener.local_addr().expect("addr")).expect("send addr");
+                    addr_tx
+                        .send(listener.local_addr().expect("addr"))
+                        .expect("send addr");
                     let accept = async {
                         loop {
                             if let Ok((sock, _)) = listener.accept().await {
@@ -514,7 +562,33 @@ impl FakeServer {
         st.requests.clone()
     }
 
+    /// Async variant of [`Self::wait_for_requests`] for `#[tokio::test]`s: the blocking one
+    /// would stall a current-thread runtime (and with it the client's connection tasks).
+    pub async fn requests_async(&self, n: usize, timeout: Duration) -> Vec<RecordedRequest> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let reqs = self.requests();
+            if reqs.len() >= n || Instant::now() >= deadline {
+                return reqs;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    }
+
+    /// Async variant of [`Self::wait_for_disconnects`] for `#[tokio::test]`s.
+    pub async fn disconnects_async(&self, n: usize, timeout: Duration) -> usize {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let d = self.disconnects();
+            if d >= n || Instant::now() >= deadline {
+                return d;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    }
+
     /// Waits (up to `timeout`) until `n` client disconnects were seen; returns the count.
+    /// Blocking: from async tests use [`Self::disconnects_async`].
     pub fn wait_for_disconnects(&self, n: usize, timeout: Duration) -> usize {
         let deadline = Instant::now() + timeout;
         let mut st = self.shared.lock();
@@ -628,7 +702,10 @@ async fn serve_connection(mut sock: TcpStream, shared: Arc<Shared>) {
             st.requests.push(req);
             shared.changed.notify_all();
             st.replies.pop_front().unwrap_or_else(|| {
-                Reply::error(500, r#"{"error":{"message":"fake server: no reply queued"}}"#)
+                Reply::error(
+                    500,
+                    r#"{"error":{"message":"fake server: no reply queued"}}"#,
+                )
             })
         };
         let keep = match write_reply(&mut sock, reply).await {
