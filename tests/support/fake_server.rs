@@ -264,6 +264,28 @@ impl Reply {
         self
     }
 
+    /// All frames of a streamed reply written as one chunk (for benchmarks).
+    pub fn coalesced(mut self) -> Self {
+        let all = self.frames_bytes();
+        if let Body::Stream(steps) = &mut self.body {
+            *steps = vec![Step::Bytes(all)];
+        }
+        self
+    }
+
+    /// The concatenated frame bytes of a streamed reply (delays and cuts ignored).
+    pub fn frames_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        if let Body::Stream(steps) = &self.body {
+            for s in steps {
+                if let Step::Bytes(b) = s {
+                    out.extend_from_slice(b);
+                }
+            }
+        }
+        out
+    }
+
     /// Number of frames of a streamed reply.
     pub fn frame_count(&self) -> usize {
         self.frames
