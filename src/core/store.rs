@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use super::history::{EventEntry, HistoryEntry};
 use super::message::{Message, MessageState, Metadata, Role, ToolCall};
+use super::tokens::{estimate_from_parts, read_token_usage, ContextEstimate};
 use super::util::new_uuid;
 
 /// The assistant message being streamed.
@@ -29,6 +30,8 @@ pub struct ConversationStore {
     /// Cached `serde_json::to_string(msg).len()` per message.
     json_lens: Vec<usize>,
     json_total: usize,
+    /// Index and total of the latest message carrying provider usage.
+    latest_usage: Option<(usize, u64)>,
     pending: Option<PendingAssistant>,
 }
 
@@ -53,6 +56,9 @@ impl ConversationStore {
     }
 
     fn push_message(&mut self, m: Arc<Message>) -> usize {
+        if let Some(u) = read_token_usage(&m) {
+            self.latest_usage = Some((self.messages.len(), u.total()));
+        }
         let len = json_len(&m);
         self.json_total += len;
         self.json_lens.push(len);
@@ -98,6 +104,9 @@ impl ConversationStore {
         }
         let m = Arc::new(Message::system(content));
         let len = json_len(&m);
+        if let Some((i, _)) = self.latest_usage.as_mut() {
+            *i += 1;
+        }
         self.json_total += len;
         self.json_lens.insert(0, len);
         self.messages.insert(0, m.clone());
@@ -132,6 +141,17 @@ impl ConversationStore {
         } else {
             2 + self.json_total + (n - 1)
         }
+    }
+
+    /// `estimateContextTokensFromMessages` over the whole history in O(1): uses the cached
+    /// serialized length and the cached latest usage.
+    pub fn estimate(&self, usage_floor: Option<f64>) -> ContextEstimate {
+        estimate_from_parts(
+            self.serialized_len(),
+            self.latest_usage,
+            self.messages.len(),
+            usage_floor,
+        )
     }
 
     /// Removes everything (the `clear` command); keeps the system message when `keep_system`.

@@ -100,17 +100,29 @@ pub fn estimate_context_with_len(
     json_len: usize,
     usage_floor: Option<f64>,
 ) -> ContextEstimate {
-    let serialized = serialized_tokens_from_len(json_len);
-    let floor = usage_floor
-        .filter(|f| f.is_finite() && *f > 0.0)
-        .map(|f| f.ceil() as u64);
     let latest = messages
         .iter()
         .enumerate()
         .rev()
         .find_map(|(i, m)| read_token_usage(m).map(|u| (i, u.total())));
+    estimate_from_parts(json_len, latest, messages.len(), usage_floor)
+}
+
+/// The estimator's rule from its parts: serialized JSON length, the latest usage
+/// `(index, total)` and the number of messages. Post-response usage on the last message is
+/// exact; otherwise the max of serialized, latest usage and floor. Usages are never summed.
+pub fn estimate_from_parts(
+    json_len: usize,
+    latest: Option<(usize, u64)>,
+    count: usize,
+    usage_floor: Option<f64>,
+) -> ContextEstimate {
+    let serialized = serialized_tokens_from_len(json_len);
+    let floor = usage_floor
+        .filter(|f| f.is_finite() && *f > 0.0)
+        .map(|f| f.ceil() as u64);
     let used = match latest {
-        Some((i, p)) if i + 1 == messages.len() => p.max(floor.unwrap_or(0)),
+        Some((i, p)) if i + 1 == count => p.max(floor.unwrap_or(0)),
         Some((_, p)) => serialized.max(p).max(floor.unwrap_or(0)),
         None => serialized.max(floor.unwrap_or(0)),
     };

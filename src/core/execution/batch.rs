@@ -108,17 +108,39 @@ fn unknown_tool_result(name: &str, available: &[String]) -> ToolRunResult {
     r
 }
 
-/// Executes `requests` against `tools` through `dispatcher`; results are in request order.
+/// Everything a batch needs besides its requests (`IToolExecutionBatchContext`).
+#[derive(Clone, Copy)]
+pub struct BatchContext<'a> {
+    /// Registered tools.
+    pub tools: &'a [Arc<dyn Tool>],
+    /// Where calls go.
+    pub dispatcher: &'a Arc<dyn ToolDispatcher>,
+    /// Parallel or sequential.
+    pub mode: BatchMode,
+    /// Parallel width (values < 1 clamp to 1).
+    pub max_concurrency: usize,
+    /// Abort signal: requests not yet started are skipped once it fires.
+    pub cancel: &'a CancellationToken,
+    /// Execution id passed to tools.
+    pub execution_id: &'a str,
+    /// Round passed to tools.
+    pub round: u32,
+}
+
+/// Executes `requests`; results are in request order whatever finishes first.
 pub async fn execute_batch(
     requests: &[ToolRequest],
-    tools: &[Arc<dyn Tool>],
-    dispatcher: &Arc<dyn ToolDispatcher>,
-    mode: BatchMode,
-    max_concurrency: usize,
-    cancel: &CancellationToken,
-    execution_id: &str,
-    round: u32,
+    batch: &BatchContext<'_>,
 ) -> Vec<ToolRunResult> {
+    let BatchContext {
+        tools,
+        dispatcher,
+        mode,
+        max_concurrency,
+        cancel,
+        execution_id,
+        round,
+    } = *batch;
     let mut available: Vec<String> = tools.iter().map(|t| t.name().to_string()).collect();
     available.sort();
     let width = match mode {
@@ -201,17 +223,16 @@ pub(crate) async fn run_tool_calls(
                 });
         }
     }
-    let results = execute_batch(
-        &requests,
-        &ctx.config.tools,
-        &ctx.config.dispatcher,
+    let batch = BatchContext {
+        tools: &ctx.config.tools,
+        dispatcher: &ctx.config.dispatcher,
         mode,
-        width,
-        &ctx.cancel,
-        ctx.emitter.execution_id(),
+        max_concurrency: width,
+        cancel: &ctx.cancel,
+        execution_id: ctx.emitter.execution_id(),
         round,
-    )
-    .await;
+    };
+    let results = execute_batch(&requests, &batch).await;
     for (index, (req, res)) in requests.iter().zip(&results).enumerate() {
         if !res.is_unknown_tool() {
             ctx.tools_executed.push(req.tool_name.clone());

@@ -6,7 +6,7 @@ use super::round::round_meta;
 use super::RunCtx;
 use crate::core::agent::lock;
 use crate::core::message::Message;
-use crate::core::tokens::{estimate_context_with_len, ContextEstimate};
+use crate::core::tokens::ContextEstimate;
 use crate::core::util::{format_thousands, round2};
 
 /// Hard-block threshold in percent.
@@ -14,9 +14,8 @@ pub const HARD_BLOCK_PERCENT: u64 = 95;
 
 /// Current estimate of the whole history with the run's usage floor.
 pub(crate) fn estimate(ctx: &RunCtx<'_>) -> ContextEstimate {
-    let s = lock(ctx.store);
     let floor = (ctx.cumulative_input_tokens > 0).then_some(ctx.cumulative_input_tokens as f64);
-    estimate_context_with_len(s.messages(), s.serialized_len(), floor)
+    lock(ctx.store).estimate(floor)
 }
 
 /// Returns the diagnostic assistant message when the call must be blocked.

@@ -15,7 +15,9 @@ use std::time::Instant;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-pub use batch::{execute_batch, BatchMode, ToolRequest, ToolRunResult, INTERRUPTED_TOOL_ERROR};
+pub use batch::{
+    execute_batch, BatchContext, BatchMode, ToolRequest, ToolRunResult, INTERRUPTED_TOOL_ERROR,
+};
 pub use emitter::Emitter;
 pub use guard::HARD_BLOCK_PERCENT;
 pub use record::{ToolResultsOutcome, CONTEXT_SKIP_MESSAGE, TOOL_BUDGET_RATIO};

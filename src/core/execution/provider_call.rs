@@ -150,7 +150,6 @@ pub(crate) async fn call_provider(
         }
     };
     let streamed = sink.streamed;
-    drop(sink);
     match result {
         Ok(resp) => Ok((resp, streamed)),
         Err(_) if ctx.cancel.is_cancelled() => Err(CallError::Aborted),
