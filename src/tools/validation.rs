@@ -124,6 +124,16 @@ impl SchemaValidator {
             };
             problems.push(msg);
         }
+        // Reference order: missing keys, then unknown keys, then per-field problems.
+        problems.sort_by_key(|p| {
+            if p.starts_with("Missing required parameter") {
+                0
+            } else if p.starts_with("Unknown parameter") {
+                1
+            } else {
+                2
+            }
+        });
         if problems.is_empty() {
             Ok(())
         } else {
