@@ -46,3 +46,73 @@ fn given_session_id_is_kept_and_bad_options_are_rejected() {
     let err = Session::new(o).err().unwrap().to_string();
     assert!(err.contains("is not accessible"), "{err}");
 }
+
+fn assert_send_sync<T: Send + Sync>(_: &T) {}
+fn assert_send<T: Send>(_: &T) {}
+
+#[test]
+fn session_and_its_run_future_can_move_across_threads() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = std::sync::Arc::new(
+        Session::new(options(scripted(json!([])), dir.path(), vec![])).unwrap(),
+    );
+    assert_send_sync(&*session);
+    let fut = session.run(Message::user("x"), SessionRunOptions::default());
+    assert_send(&fut);
+    drop(fut);
+    // Spawned on a runtime from another thread.
+    let s2 = session.clone();
+    let r = rt()
+        .block_on(async move {
+            tokio::spawn(async move {
+                s2.run(Message::user("spawned"), SessionRunOptions::default())
+                    .await
+            })
+            .await
+            .unwrap()
+        })
+        .unwrap();
+    assert_eq!(r.response, "offline:spawned");
+}
+
+#[test]
+fn a_second_concurrent_run_is_rejected_clearly() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = std::sync::Arc::new(
+        Session::new(options(
+            scripted(json!([{"deltas":["slow"],"hang":true}])),
+            dir.path(),
+            vec![],
+        ))
+        .unwrap(),
+    );
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let rt = rt();
+    let s1 = session.clone();
+    let c1 = cancel.clone();
+    let first = rt.spawn(async move {
+        s1.run(
+            Message::user("one"),
+            SessionRunOptions {
+                cancel: Some(c1),
+                ..Default::default()
+            },
+        )
+        .await
+    });
+    rt.block_on(async {
+        while !session.is_running() {
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+    });
+    let err = rt
+        .block_on(session.run(Message::user("two"), SessionRunOptions::default()))
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "Validation Error: Another run is already in progress on this session"
+    );
+    cancel.cancel();
+    let r = rt.block_on(first).unwrap().unwrap();
+    assert!(r.interrupted);
+}
