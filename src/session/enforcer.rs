@@ -242,22 +242,24 @@ impl PermissionEnforcer {
                 ToolEndResult::Denied,
             );
         }
-        let input = Value::Object(self.tool_hook_input(HookEvent::PreToolUse, name, &args));
-        let pre = run_hooks_with_cancel(
-            &self.hooks,
-            HookEvent::PreToolUse,
-            &input,
-            &self.registry,
-            ctx.cancel.clone(),
-        )
-        .await;
-        for w in &pre.warnings {
-            self.warn(w);
-        }
-        if pre.blocked {
-            let reason = pre.reason.unwrap_or_default();
-            let text = failure_json(&format!("{BLOCKED_BY_HOOK_PREFIX}{reason}"));
-            return (Ok(Value::String(text)), ToolEndResult::Denied);
+        if !self.hooks.groups(HookEvent::PreToolUse).is_empty() {
+            let input = Value::Object(self.tool_hook_input(HookEvent::PreToolUse, name, &args));
+            let pre = run_hooks_with_cancel(
+                &self.hooks,
+                HookEvent::PreToolUse,
+                &input,
+                &self.registry,
+                ctx.cancel.clone(),
+            )
+            .await;
+            for w in &pre.warnings {
+                self.warn(w);
+            }
+            if pre.blocked {
+                let reason = pre.reason.unwrap_or_default();
+                let text = failure_json(&format!("{BLOCKED_BY_HOOK_PREFIX}{reason}"));
+                return (Ok(Value::String(text)), ToolEndResult::Denied);
+            }
         }
         let executed = AssertUnwindSafe(tool.execute(args.clone(), ctx))
             .catch_unwind()
