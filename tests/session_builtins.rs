@@ -208,9 +208,8 @@ fn cancelling_while_waiting_for_approval_refuses_the_call() {
     assert!(!root.join("should-not-exist").exists());
     let msgs = tool_messages(&s);
     assert_eq!(msgs.len(), 1);
-    assert!(
-        msgs[0].starts_with(r#"{"success":false,"output":"","error":"Permission denied."#),
-        "{}",
-        msgs[0]
+    assert_eq!(
+        msgs[0],
+        r#"{"success":false,"output":"","error":"Permission denied. The user did not approve this action. The turn was cancelled."}"#
     );
 }

@@ -195,11 +195,16 @@ impl PermissionEnforcer {
         let request =
             AssertUnwindSafe(handler.request(tool, args, ctx.cancel.clone())).catch_unwind();
         let decision = tokio::select! {
-            d = request => d.unwrap_or(ApprovalDecision::Deny),
+            biased;
             _ = ctx.cancel.cancelled() => {
                 return GateDecision::Deny(format!("{PERMISSION_DENIED} The turn was cancelled."))
             }
+            d = request => d.unwrap_or(ApprovalDecision::Deny),
         };
+        // An answer that arrives together with the cancellation does not run the tool.
+        if ctx.cancel.is_cancelled() {
+            return GateDecision::Deny(format!("{PERMISSION_DENIED} The turn was cancelled."));
+        }
         match decision {
             ApprovalDecision::Allow => GateDecision::Run,
             ApprovalDecision::AllowAlways => {
