@@ -172,7 +172,7 @@ fn per_hook_timeout_kills_the_whole_process_group() {
         "sleep 300 & echo $! > {}; wait",
         pid_file.display()
     ))
-    .with("timeout", json!(1));
+    .with("timeout", json!(2));
     let r = run(&CommandExecutor::new(), def, json!({}));
     assert_eq!(r, HookResult::new(1, "", "Hook timed out"));
     let child = read_pid(&pid_file);

@@ -286,7 +286,7 @@ fn a_hook_past_its_timeout_is_killed_and_the_turn_goes_on() {
         HookEvent::PreToolUse,
         HookGroup::new(
             "",
-            vec![HookDefinition::command(cmd.clone()).with("timeout", json!(1))],
+            vec![HookDefinition::command(cmd.clone()).with("timeout", json!(2))],
         ),
     );
     let s = Session::new(o).unwrap();
