@@ -439,3 +439,76 @@ fn config_errors_name_the_problem() {
         "hook \"timeout\" must be a positive number of seconds, got -1"
     );
 }
+
+fn run_json(event: HookEvent, stdout_json: &str) -> robota::core::hooks::HookRunOutcome {
+    let c = cfg(
+        event,
+        vec![HookGroup::new(
+            "",
+            vec![cmd(&format!("printf '%s' '{stdout_json}'"))],
+        )],
+    );
+    rt().block_on(run_hooks(
+        &c,
+        event,
+        &json!({"session_id":"s","tool_name":"Bash"}),
+        &HookExecutorRegistry::new(),
+    ))
+}
+
+#[test]
+fn json_stdout_protocol_blocks_and_adds_context() {
+    let r = run_json(
+        HookEvent::Stop,
+        r#"{"continue":false,"stopReason":"enough"}"#,
+    );
+    assert!(r.blocked);
+    assert_eq!(r.reason.as_deref(), Some("enough"));
+    let r = run_json(HookEvent::Stop, r#"{"continue":false}"#);
+    assert_eq!(
+        r.reason.as_deref(),
+        Some("Blocked by hook (continue: false)")
+    );
+
+    let r = run_json(HookEvent::UserPromptSubmit, r#"{"decision":"block"}"#);
+    assert_eq!(
+        r.reason.as_deref(),
+        Some("Blocked by hook (decision: block)")
+    );
+    let r = run_json(
+        HookEvent::UserPromptSubmit,
+        r#"{"decision":"block","reason":"no secrets"}"#,
+    );
+    assert_eq!(r.reason.as_deref(), Some("no secrets"));
+    // `decision` only blocks UserPromptSubmit.
+    assert!(!run_json(HookEvent::Stop, r#"{"decision":"block"}"#).blocked);
+
+    let r = run_json(
+        HookEvent::PreToolUse,
+        r#"{"hookSpecificOutput":{"permissionDecision":"deny"}}"#,
+    );
+    assert_eq!(
+        r.reason.as_deref(),
+        Some("Blocked by hook (permissionDecision: deny)")
+    );
+    let r = run_json(
+        HookEvent::PreToolUse,
+        r#"{"hookSpecificOutput":{"permissionDecision":"allow"}}"#,
+    );
+    assert!(!r.blocked);
+    assert_eq!(r.stdout, "");
+
+    let r = run_json(
+        HookEvent::UserPromptSubmit,
+        r#"{"hookSpecificOutput":{"additionalContext":"branch: main"},"systemMessage":"be brief"}"#,
+    );
+    assert!(!r.blocked);
+    assert_eq!(r.stdout, "branch: main\nbe brief");
+    // A JSON object without protocol keys contributes nothing; other text is raw.
+    assert_eq!(run_json(HookEvent::Stop, r#"{"ok":true}"#).stdout, "");
+    assert_eq!(run_json(HookEvent::Stop, r#"[1,2]"#).stdout, "[1,2]");
+    assert_eq!(
+        run_json(HookEvent::Stop, r#"{not json"#).stdout,
+        "{not json"
+    );
+}

@@ -9,6 +9,7 @@
 pub mod command;
 pub mod http;
 pub mod input;
+pub mod json_output;
 pub mod registry;
 pub mod runner;
 pub mod secrets;

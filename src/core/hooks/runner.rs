@@ -1,11 +1,13 @@
 //! `runHooks(config, event, input, executors)` (reference §8.2): select the event's groups by
 //! matcher, run their hooks in order, stop at the first block (exit 2), collect exit-0 stdout,
-//! and turn everything else into warnings.
+//! and turn everything else into warnings. Exit-0 stdout that is a JSON object follows the
+//! JSON protocol of [`super::json_output`].
 
 use regex::Regex;
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
+use super::json_output::parse_json_output;
 use super::registry::HookExecutorRegistry;
 use super::types::{
     HookEvent, HookGroup, HookRunOutcome, HooksConfig, DEFAULT_BLOCK_REASON, EXIT_BLOCK,
@@ -103,12 +105,23 @@ pub async fn run_hooks_with_cancel(
             };
             let r = executor.execute(def, &ginput, cancel.clone()).await;
             match r.exit_code {
-                0 => {
-                    let t = r.stdout.trim();
-                    if !t.is_empty() {
-                        parts.push(t.to_string());
+                0 => match parse_json_output(event, &r.stdout) {
+                    Some(json) => {
+                        parts.extend(json.context);
+                        if let Some(reason) = json.block {
+                            outcome.blocked = true;
+                            outcome.reason = Some(reason);
+                            outcome.stdout = parts.join("\n");
+                            return outcome;
+                        }
                     }
-                }
+                    None => {
+                        let t = r.stdout.trim();
+                        if !t.is_empty() {
+                            parts.push(t.to_string());
+                        }
+                    }
+                },
                 EXIT_BLOCK => {
                     let reason = r.stderr.trim();
                     outcome.blocked = true;
