@@ -183,6 +183,34 @@ async fn bash_cancellation_kills_the_process_group() {
 }
 
 #[tokio::test]
+async fn dropping_a_running_call_kills_the_process_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let pid_file = dir.path().join("child.pid");
+    let command = format!(
+        "sh -c 'echo $$ > {pid}; sleep 60' & sleep 60",
+        pid = pid_file.display()
+    );
+    let t = tool("Bash", dir.path());
+    let ctx = ToolContext::detached("d");
+    let pid_file2 = pid_file.clone();
+    let fut = t.execute(json!({"command": command}), &ctx);
+    // Drop the call as soon as the background child has started.
+    tokio::select! {
+        _ = fut => panic!("the command should still be running"),
+        _ = wait_for_file(&pid_file2) => {}
+    }
+    let pid: u32 = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(
+        wait_dead(pid).await,
+        "child {pid} survived the dropped call"
+    );
+}
+
+#[tokio::test]
 async fn bash_long_output_is_truncated_in_the_middle_as_valid_json() {
     let dir = tempfile::tempdir().unwrap();
     let t = tool("Bash", dir.path());

@@ -580,3 +580,24 @@ async fn disabled_process_port_refuses_bash() {
         json!({"success": false, "output": "", "error": "Running processes is disabled by the host"})
     );
 }
+
+#[test]
+fn canonical_path_resolves_dots_and_symlinks() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    std::fs::create_dir_all(root.join("real/src")).unwrap();
+    std::os::unix::fs::symlink(root.join("real"), root.join("link")).unwrap();
+    let env = ToolEnv::new(&root);
+    assert_eq!(
+        env.canonical_path("link/src/../src/a.rs"),
+        root.join("real/src/a.rs")
+    );
+    assert_eq!(
+        env.canonical_path("./link/new/dir/f.txt"),
+        root.join("real/new/dir/f.txt")
+    );
+    assert_eq!(
+        env.canonical_path("/src/../etc/passwd"),
+        PathBuf::from("/etc/passwd")
+    );
+}

@@ -296,3 +296,22 @@ async fn grep_and_glob_respect_gitignore_on_generated_tree() {
     let r = call(&tool("Glob", d), json!({"pattern": "*.log"})).await;
     assert_eq!(output(&r), "keep.log");
 }
+
+#[tokio::test]
+async fn cancelled_searches_say_so() {
+    let dir = tempfile::tempdir().unwrap();
+    put(dir.path(), "a.txt", "needle\n");
+    let ctx = robota::core::tool::ToolContext::detached("c");
+    ctx.cancel.cancel();
+    for (name, args) in [
+        ("Grep", json!({"pattern": "needle"})),
+        ("Glob", json!({"pattern": "*.txt"})),
+    ] {
+        let r = tools_common::call_ctx(&tool(name, dir.path()), args, &ctx).await;
+        assert_eq!(
+            r,
+            json!({"success": false, "output": "", "error": "Search was cancelled"}),
+            "{name}"
+        );
+    }
+}

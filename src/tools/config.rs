@@ -173,6 +173,35 @@ impl ToolEnv {
         normalize_lexical(&self.cwd.join(path))
     }
 
+    /// `path` as the file system will really reach it: resolved against the working
+    /// directory with `.`, `..` and symlinks resolved through the FS port. For a path that does
+    /// not exist yet (a new file), the longest existing ancestor is canonicalized and the rest
+    /// appended. Permission patterns such as `Read(/src/**)` should match against this.
+    pub fn canonical_path(&self, path: &str) -> PathBuf {
+        let lexical = self.resolve(path);
+        let mut existing = lexical.clone();
+        let mut rest: Vec<std::ffi::OsString> = Vec::new();
+        loop {
+            if let Ok(canon) = self.fs.canonicalize(&existing) {
+                let mut out = canon;
+                for part in rest.iter().rev() {
+                    out.push(part);
+                }
+                return normalize_lexical(&out);
+            }
+            match (
+                existing.file_name().map(|n| n.to_os_string()),
+                existing.parent(),
+            ) {
+                (Some(name), Some(parent)) => {
+                    rest.push(name);
+                    existing = parent.to_path_buf();
+                }
+                _ => return lexical,
+            }
+        }
+    }
+
     /// The limits.
     pub fn limits(&self) -> &ToolLimits {
         &self.config.limits

@@ -96,7 +96,7 @@ pub(crate) fn run_glob(
         root: walk_root.clone(),
         overrides: None,
         max_depth,
-        cancel,
+        cancel: cancel.clone(),
     };
     let found: Mutex<Vec<(SystemTime, PathBuf)>> = Mutex::new(Vec::new());
     walk_files(fs, &spec, || -> Visitor<'_> {
@@ -120,6 +120,9 @@ pub(crate) fn run_glob(
             true
         })
     });
+    if cancel.is_cancelled() {
+        return Err("Search was cancelled".to_string());
+    }
     let mut found = found.into_inner().unwrap_or_default();
     if found.is_empty() {
         return Ok("(no matches)".to_string());

@@ -104,7 +104,7 @@ pub fn run_grep(
                 root: query.root.clone(),
                 overrides,
                 max_depth: None,
-                cancel,
+                cancel: cancel.clone(),
             };
             walk_files(fs, &spec, || -> Visitor<'_> {
                 let mut searcher = build_searcher();
@@ -119,6 +119,9 @@ pub fn run_grep(
                 query.root.display()
             ))
         }
+    }
+    if cancel.is_cancelled() {
+        return Err("Search was cancelled".to_string());
     }
     let mut results = collector.results.into_inner().unwrap_or_default();
     if results.is_empty() {

@@ -106,6 +106,23 @@ fn kill_group(pid: Option<u32>) {
 #[cfg(not(unix))]
 fn kill_group(_pid: Option<u32>) {}
 
+/// Kills the process group if the run is abandoned (its future dropped) before it ended.
+struct GroupGuard(Option<u32>);
+
+impl GroupGuard {
+    fn disarm(&mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        if self.0.is_some() {
+            kill_group(self.0);
+        }
+    }
+}
+
 fn exit_code(status: std::process::ExitStatus) -> i32 {
     if let Some(code) = status.code() {
         return code;
@@ -165,6 +182,7 @@ impl ProcessPort for TokioProcess {
         cmd.process_group(0);
         let mut child = cmd.spawn()?;
         let pid = child.id();
+        let mut guard = GroupGuard(pid);
 
         if let (Some(mut stdin), Some(data)) = (child.stdin.take(), request.stdin.clone()) {
             tokio::spawn(async move {
@@ -204,6 +222,8 @@ impl ProcessPort for TokioProcess {
             _ = timeout => ShellEnd::TimedOut,
             _ = request.cancel.cancelled() => ShellEnd::Cancelled,
         };
+        // A command that exited on its own keeps any daemon it detached from its pipes.
+        guard.disarm();
         if !matches!(end, ShellEnd::Exited(_)) {
             kill_group(pid);
             let _ = tokio::time::timeout(Duration::from_secs(5), child.wait()).await;
