@@ -8,8 +8,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use robota::ffi::*;
 use robota::ffi::handles::{robota_runtime, robota_session};
+use robota::ffi::*;
 
 fn c(s: &str) -> CString {
     CString::new(s).unwrap()
@@ -18,7 +18,10 @@ fn c(s: &str) -> CString {
 fn runtime(config: &str) -> *mut robota_runtime {
     let mut rt = null_mut();
     let cfg = c(config);
-    assert_eq!(robota_runtime_new(cfg.as_ptr(), &mut rt, null_mut()), ROBOTA_OK);
+    assert_eq!(
+        robota_runtime_new(cfg.as_ptr(), &mut rt, null_mut()),
+        ROBOTA_OK
+    );
     rt
 }
 
@@ -77,7 +80,9 @@ const DELTAS: usize = 100_000;
 
 fn delta_config() -> String {
     let deltas = vec!["\"x\""; DELTAS].join(",");
-    format!(r#"{{"v":1,"providers":{{"s":{{"kind":"scripted","turns":[{{"deltas":[{deltas}]}}]}}}}}}"#)
+    format!(
+        r#"{{"v":1,"providers":{{"s":{{"kind":"scripted","turns":[{{"deltas":[{deltas}]}}]}}}}}}"#
+    )
 }
 
 fn rss_kb() -> u64 {
@@ -93,11 +98,23 @@ fn rss_kb() -> u64 {
 
 fn idle_sessions_rss() {
     let rt = runtime(r#"{"v":1,"providers":{"s":{"kind":"scripted"}}}"#);
-    let warm = session(rt, r#"{"v":1,"provider":"s","model":"m"}"#, None, null_mut());
+    let warm = session(
+        rt,
+        r#"{"v":1,"provider":"s","model":"m"}"#,
+        None,
+        null_mut(),
+    );
     robota_session_free(warm);
     let before = rss_kb();
     let sessions: Vec<_> = (0..1000)
-        .map(|_| session(rt, r#"{"v":1,"provider":"s","model":"m"}"#, Some(count_cb), null_mut()))
+        .map(|_| {
+            session(
+                rt,
+                r#"{"v":1,"provider":"s","model":"m"}"#,
+                Some(count_cb),
+                null_mut(),
+            )
+        })
         .collect();
     let after = rss_kb();
     println!(
@@ -119,7 +136,12 @@ fn bench(cr: &mut Criterion) {
     let rt = runtime(r#"{"v":1,"providers":{"s":{"kind":"scripted"}}}"#);
     g.bench_function("session_new+free", |b| {
         b.iter(|| {
-            let s = session(rt, r#"{"v":1,"provider":"s","model":"m"}"#, None, null_mut());
+            let s = session(
+                rt,
+                r#"{"v":1,"provider":"s","model":"m"}"#,
+                None,
+                null_mut(),
+            );
             robota_session_free(s);
         })
     });
@@ -128,7 +150,12 @@ fn bench(cr: &mut Criterion) {
     g.bench_function("runtime_new+session_new+free", |b| {
         b.iter(|| {
             let rt = runtime(r#"{"v":1,"providers":{"s":{"kind":"scripted"}}}"#);
-            let s = session(rt, r#"{"v":1,"provider":"s","model":"m"}"#, None, null_mut());
+            let s = session(
+                rt,
+                r#"{"v":1,"provider":"s","model":"m"}"#,
+                None,
+                null_mut(),
+            );
             robota_session_free(s);
             robota_runtime_free(rt);
         })
@@ -139,17 +166,34 @@ fn bench(cr: &mut Criterion) {
             {"text":"Checking.","tool_calls":[{"name":"clock","arguments":{}}]},{"text":"It is noon."}]}}}"#,
     );
     RT_FOR_TOOL.store(rt as u64, Ordering::Relaxed);
-    let tool = c(r#"{"name":"clock","description":"time","read_only":true,"input_schema":{"type":"object"}}"#);
+    let tool = c(
+        r#"{"name":"clock","description":"time","read_only":true,"input_schema":{"type":"object"}}"#,
+    );
     assert_eq!(
-        robota_runtime_register_tool(rt, tool.as_ptr(), Some(tool_cb), null_mut(), None, null_mut()),
+        robota_runtime_register_tool(
+            rt,
+            tool.as_ptr(),
+            Some(tool_cb),
+            null_mut(),
+            None,
+            null_mut()
+        ),
         ROBOTA_OK
     );
     let input = c(r#"{"text":"what time is it?"}"#);
     g.bench_function("scripted_turn_with_one_tool_call", |b| {
         b.iter(|| {
-            let s = session(rt, r#"{"v":1,"provider":"s","model":"m"}"#, None, null_mut());
+            let s = session(
+                rt,
+                r#"{"v":1,"provider":"s","model":"m"}"#,
+                None,
+                null_mut(),
+            );
             let mut turn = 0;
-            assert_eq!(robota_session_submit(s, input.as_ptr(), &mut turn, null_mut()), ROBOTA_OK);
+            assert_eq!(
+                robota_session_submit(s, input.as_ptr(), &mut turn, null_mut()),
+                ROBOTA_OK
+            );
             assert_eq!(robota_session_wait(s, turn, -1, null_mut()), ROBOTA_OK);
             robota_session_free(s);
         })
@@ -169,10 +213,14 @@ fn bench(cr: &mut Criterion) {
                         done: AtomicU64::new(0),
                     });
                     let ud = &*counter as *const Counter as *mut c_void;
-                    let json = format!(r#"{{"v":1,"provider":"s","model":"m","delivery":"{mode}"}}"#);
+                    let json =
+                        format!(r#"{{"v":1,"provider":"s","model":"m","delivery":"{mode}"}}"#);
                     let s = session(rt, &json, Some(count_cb), ud);
                     let start = Instant::now();
-                    assert_eq!(robota_session_submit(s, input.as_ptr(), null_mut(), null_mut()), ROBOTA_OK);
+                    assert_eq!(
+                        robota_session_submit(s, input.as_ptr(), null_mut(), null_mut()),
+                        ROBOTA_OK
+                    );
                     match mode {
                         "thread" => {
                             while counter.done.load(Ordering::Acquire) == 0 {
@@ -188,7 +236,9 @@ fn bench(cr: &mut Criterion) {
                             let mut n = 0;
                             loop {
                                 let mut ev: *mut c_char = null_mut();
-                                if robota_session_next_event(s, -1, &mut ev, null_mut()) != ROBOTA_OK {
+                                if robota_session_next_event(s, -1, &mut ev, null_mut())
+                                    != ROBOTA_OK
+                                {
                                     break;
                                 }
                                 // SAFETY: a NUL-terminated string the library just returned.

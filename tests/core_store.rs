@@ -139,7 +139,10 @@ fn cached_estimate_matches_the_full_estimator() {
     let mut s = ConversationStore::new();
     let check = |s: &ConversationStore| {
         for floor in [None, Some(5.0), Some(100_000.0)] {
-            assert_eq!(s.estimate(floor), estimate_context_tokens(s.messages(), floor));
+            assert_eq!(
+                s.estimate(floor),
+                estimate_context_tokens(s.messages(), floor)
+            );
         }
     };
     s.append(Message::user("hello"));

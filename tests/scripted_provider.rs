@@ -13,12 +13,22 @@ use serde_json::json;
 
 #[test]
 fn bad_scripts_get_clear_errors() {
-    let err = ScriptedProvider::from_json(&json!({"turns":[{"txt":"typo"}]})).err().unwrap();
+    let err = ScriptedProvider::from_json(&json!({"turns":[{"txt":"typo"}]}))
+        .err()
+        .unwrap();
     assert_eq!(err.code(), "CONFIGURATION_ERROR");
     assert!(err.to_string().contains("unknown field `txt`"), "{err}");
-    let err = ScriptedProvider::from_json(&json!({"turns":"nope"})).err().unwrap();
-    assert!(err.to_string().starts_with("Configuration Error: scripted provider: invalid script"), "{err}");
-    let err = ScriptedProvider::from_json(&json!({"fallback":"loop"})).err().unwrap();
+    let err = ScriptedProvider::from_json(&json!({"turns":"nope"}))
+        .err()
+        .unwrap();
+    assert!(
+        err.to_string()
+            .starts_with("Configuration Error: scripted provider: invalid script"),
+        "{err}"
+    );
+    let err = ScriptedProvider::from_json(&json!({"fallback":"loop"}))
+        .err()
+        .unwrap();
     assert!(err.to_string().contains("\"fallback\" must be"), "{err}");
 }
 
@@ -27,15 +37,33 @@ async fn verify_offline_scenario() {
     // agent-core verify-offline: echo of the last message.
     let p = scripted_with(json!([]), "echo");
     let a = agent(p, vec![], |_| {});
-    assert_eq!(a.run("verify-run", RunOptions::default()).await.unwrap().response, "offline:verify-run");
+    assert_eq!(
+        a.run("verify-run", RunOptions::default())
+            .await
+            .unwrap()
+            .response,
+        "offline:verify-run"
+    );
     // runStream: chunks concatenate to the answer.
     let p = scripted(json!([{"deltas":["stream:","verify-stream"]}]));
     let a = agent(p, vec![], |_| {});
     let chunks = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
     let c2 = chunks.clone();
     let on_text: TextDeltaFn = Arc::new(move |d: &str| c2.lock().unwrap().push(d.to_string()));
-    let r = a.run("verify-stream", RunOptions { on_text_delta: Some(on_text), ..Default::default() }).await.unwrap();
-    assert_eq!(chunks.lock().unwrap().clone(), vec!["stream:".to_string(), "verify-stream".to_string()]);
+    let r = a
+        .run(
+            "verify-stream",
+            RunOptions {
+                on_text_delta: Some(on_text),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        chunks.lock().unwrap().clone(),
+        vec!["stream:".to_string(), "verify-stream".to_string()]
+    );
     assert_eq!(r.response, "stream:verify-stream");
 }
 
@@ -46,24 +74,42 @@ async fn thinking_deltas_reach_the_thinking_callback_only() {
     let thinking = Arc::new(std::sync::Mutex::new(String::new()));
     let t2 = thinking.clone();
     let on_thinking: TextDeltaFn = Arc::new(move |d: &str| t2.lock().unwrap().push_str(d));
-    let r = a.run("x", RunOptions { on_thinking_delta: Some(on_thinking), ..Default::default() }).await.unwrap();
+    let r = a
+        .run(
+            "x",
+            RunOptions {
+                on_thinking_delta: Some(on_thinking),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
     assert_eq!(thinking.lock().unwrap().as_str(), "hmm ok");
     assert_eq!(r.response, "answer");
 }
 
 #[tokio::test]
 async fn error_kinds_map_to_the_taxonomy_and_fallbacks_work() {
-    let p = scripted_with(json!([{"error":{"kind":"auth","message":"bad key"}}]), "error");
+    let p = scripted_with(
+        json!([{"error":{"kind":"auth","message":"bad key"}}]),
+        "error",
+    );
     let a = agent(p, vec![], |_| {});
     let r = a.run("x", RunOptions::default()).await.unwrap();
     assert_eq!(r.stop, RunStop::Error);
     assert_eq!(r.response, "Request failed: Authentication Error: bad key");
     let r = a.run("y", RunOptions::default()).await.unwrap();
-    assert_eq!(r.response, "Request failed: Provider Error (scripted): scripted provider has no turn 2");
+    assert_eq!(
+        r.response,
+        "Request failed: Provider Error (scripted): scripted provider has no turn 2"
+    );
 
     let p = scripted_with(json!([{"text":"same"}]), "repeat_last");
     let a = agent(p.clone(), vec![], |_| {});
     a.run("1", RunOptions::default()).await.unwrap();
-    assert_eq!(a.run("2", RunOptions::default()).await.unwrap().response, "same");
+    assert_eq!(
+        a.run("2", RunOptions::default()).await.unwrap().response,
+        "same"
+    );
     assert_eq!(p.call_count(), 2);
 }

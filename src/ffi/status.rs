@@ -189,7 +189,10 @@ mod tests {
             (ROBOTA_EVENT_TOOL_START, events::TOOL_START),
             (ROBOTA_EVENT_TOOL_END, events::TOOL_END),
             (ROBOTA_EVENT_TOOL_CALL, events::TOOL_CALL),
-            (ROBOTA_EVENT_TOOL_CALL_CANCELLED, events::TOOL_CALL_CANCELLED),
+            (
+                ROBOTA_EVENT_TOOL_CALL_CANCELLED,
+                events::TOOL_CALL_CANCELLED,
+            ),
             (ROBOTA_EVENT_PERMISSION_REQUEST, events::PERMISSION_REQUEST),
             (ROBOTA_EVENT_HOOK_REQUEST, events::HOOK_REQUEST),
             (ROBOTA_EVENT_CONTEXT_UPDATE, events::CONTEXT_UPDATE),
@@ -205,13 +208,15 @@ mod tests {
             assert_eq!(*a as usize, i + 1);
         }
         assert_eq!(ROBOTA_ABI_VERSION >> 16, 1);
-        assert_eq!(super::super::api_lib::robota_abi_version(), ROBOTA_ABI_VERSION);
+        assert_eq!(
+            super::super::api_lib::robota_abi_version(),
+            ROBOTA_ABI_VERSION
+        );
     }
 
     #[test]
     fn every_status_has_its_own_text() {
-        let texts: std::collections::BTreeSet<&str> =
-            (-18..=0).map(status_text).collect();
+        let texts: std::collections::BTreeSet<&str> = (-18..=0).map(status_text).collect();
         assert_eq!(texts.len(), 19);
         assert_eq!(status_text(-99), "unknown status\0");
     }

@@ -1,5 +1,129 @@
-//! Concrete providers behind [`crate::core::provider::Provider`], one file each.
+//! Concrete providers behind [`crate::core::provider::Provider`], one file each, plus the shared
+//! HTTP layer ([`http`]), SSE parser ([`sse`]) and the factory used by the runtime.
+//!
+//! A runtime config's `providers` map holds one entry per provider:
+//! `{"kind":"anthropic"|"openai"|"openai-compatible"|"gemini"|"scripted","base_url"?,"api_key"?,
+//! "headers"?,"timeout_ms"?,"max_retries"?,...}` (see [`config::KNOWN_FIELDS`]); build each with
+//! [`create_provider`] over one [`new_http_client`] per runtime.
 
+pub mod anthropic;
+pub mod config;
+pub mod convert;
+pub mod errors;
+pub mod gemini;
+pub mod http;
+pub mod openai;
 pub mod scripted;
+pub mod sse;
 
+use std::sync::Arc;
+
+use serde_json::Value;
+
+pub use anthropic::AnthropicProvider;
+pub use config::{HttpProviderConfig, ProviderKind};
+pub use gemini::GeminiProvider;
+pub use http::new_http_client;
+pub use openai::OpenAiProvider;
 pub use scripted::ScriptedProvider;
+
+use crate::core::errors::RobotaError;
+use crate::core::provider::Provider;
+
+/// Builds the provider `name` from one entry of the runtime config's `providers` map.
+/// HTTP kinds share `client` (the runtime's pool); `scripted` takes the entry as its script.
+/// An unknown kind or a bad field is a [`RobotaError::Configuration`] naming provider and field.
+pub fn create_provider(
+    name: &str,
+    config: &Value,
+    client: &reqwest::Client,
+) -> Result<Arc<dyn Provider>, RobotaError> {
+    let obj = config.as_object().ok_or_else(|| {
+        RobotaError::Configuration(format!("provider \"{name}\": entry must be a JSON object"))
+    })?;
+    let kind = match obj.get("kind") {
+        Some(Value::String(k)) => k.as_str(),
+        Some(_) => {
+            return Err(RobotaError::Configuration(format!(
+                "provider \"{name}\": field \"kind\" must be a string"
+            )))
+        }
+        None => {
+            return Err(RobotaError::Configuration(format!(
+                "provider \"{name}\": field \"kind\" is required (anthropic, openai, openai-compatible, gemini or scripted)"
+            )))
+        }
+    };
+    if kind == "scripted" {
+        let mut script = config.clone();
+        if let Some(o) = script.as_object_mut() {
+            o.entry("name")
+                .or_insert_with(|| Value::String(name.to_string()));
+        }
+        return Ok(Arc::new(ScriptedProvider::from_json(&script).map_err(
+            |e| match e {
+                RobotaError::Configuration(m) => {
+                    RobotaError::Configuration(format!("provider \"{name}\": {m}"))
+                }
+                other => other,
+            },
+        )?));
+    }
+    let Some(kind) = ProviderKind::parse(kind) else {
+        return Err(RobotaError::Configuration(format!(
+            "provider \"{name}\": field \"kind\" has unknown value \"{kind}\" (expected anthropic, openai, openai-compatible, gemini or scripted)"
+        )));
+    };
+    let cfg = HttpProviderConfig::parse(name, kind, config)?;
+    let client = client.clone();
+    Ok(match kind {
+        ProviderKind::Anthropic => Arc::new(AnthropicProvider::new(cfg, client)),
+        ProviderKind::OpenAi | ProviderKind::OpenAiCompatible => {
+            Arc::new(OpenAiProvider::new(cfg, client))
+        }
+        ProviderKind::Gemini => Arc::new(GeminiProvider::new(cfg, client)),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn err(v: Value) -> String {
+        let client = new_http_client().unwrap();
+        match create_provider("p", &v, &client) {
+            Ok(_) => String::new(),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn kinds() {
+        let client = new_http_client().unwrap();
+        for (kind, name) in [
+            ("anthropic", "a"),
+            ("openai", "o"),
+            ("openai-compatible", "local"),
+            ("gemini", "g"),
+            ("scripted", "s"),
+        ] {
+            let p = create_provider(name, &json!({ "kind": kind }), &client).unwrap();
+            assert_eq!(p.name(), name);
+        }
+    }
+
+    #[test]
+    fn errors_name_provider_and_field() {
+        assert_eq!(
+            err(json!({"kind":"bogus"})),
+            "Configuration Error: provider \"p\": field \"kind\" has unknown value \"bogus\" (expected anthropic, openai, openai-compatible, gemini or scripted)"
+        );
+        assert!(err(json!({})).contains("provider \"p\": field \"kind\" is required"));
+        assert!(err(json!({"kind": 3})).contains("field \"kind\" must be a string"));
+        assert!(err(json!([1])).contains("entry must be a JSON object"));
+        assert!(err(json!({"kind":"gemini","max_retries":-1})).contains("field \"max_retries\""));
+        assert!(err(json!({"kind":"scripted","turns":5}))
+            .starts_with("Configuration Error: provider \"p\": scripted provider"));
+    }
+}

@@ -208,13 +208,13 @@ pub struct InteractiveSession {
 }
 
 /// Resolves a built-in tool by name (the tools module's registry).
-fn builtin_tool(_name: &str, _cwd: &str) -> Option<Arc<dyn Tool>> {
-    None
+fn builtin_tool(name: &str, cwd: &str) -> Option<Arc<dyn Tool>> {
+    crate::tools::builtin_tool(name, std::path::Path::new(cwd))
 }
 
 /// Names of the built-in tools.
 fn builtin_names() -> Vec<&'static str> {
-    Vec::new()
+    crate::tools::BUILTIN_TOOL_NAMES.to_vec()
 }
 
 impl InteractiveSession {

@@ -13,7 +13,7 @@ use super::error::{ErrorCode, SdkError, SdkResult};
 use super::host_tool::HostToolDef;
 use super::pending::PendingRegistry;
 use crate::core::provider::Provider;
-use crate::providers::ScriptedProvider;
+use crate::providers::{create_provider, new_http_client};
 
 /// What sessions and their tasks share (never owns the tokio runtime itself, so the last
 /// reference can be dropped anywhere, including on a worker thread).
@@ -82,30 +82,25 @@ impl RuntimeShared {
     }
 }
 
-/// Creates a provider from its profile.
+/// Creates a provider from its profile (`crate::providers::create_provider`). A `scripted`
+/// profile may carry the common HTTP keys (`api_key`, `base_url`, …); they are ignored.
 pub fn build_provider(
     name: &str,
     kind: &str,
     profile: &Value,
-    _http: &reqwest::Client,
+    http: &reqwest::Client,
 ) -> SdkResult<Arc<dyn Provider>> {
-    match kind {
-        "scripted" => {
-            let mut p = profile.clone();
-            if let Value::Object(m) = &mut p {
-                m.retain(|k, _| matches!(k.as_str(), "kind" | "turns" | "fallback" | "name"));
-            }
-            ScriptedProvider::from_json(&p)
-                .map(|p| Arc::new(p) as Arc<dyn Provider>)
-                .map_err(|e| {
-                    SdkError::config(format!("runtime config: provider \"{name}\": {e}"))
-                })
+    let mut p = profile.clone();
+    if kind == "scripted" {
+        if let Value::Object(m) = &mut p {
+            m.retain(|k, _| matches!(k.as_str(), "kind" | "turns" | "fallback" | "name"));
         }
-        other => Err(SdkError::new(
-            ErrorCode::Unsupported,
-            format!("runtime config: provider \"{name}\": kind \"{other}\" is not available in this build"),
-        )),
     }
+    create_provider(name, &p, http).map_err(|e| {
+        let mut err = SdkError::robota(ErrorCode::InvalidConfig, &e);
+        err.message = format!("runtime config: {}", err.message);
+        err
+    })
 }
 
 /// A runtime (owns the tokio runtime; drop it from any thread).
@@ -124,7 +119,7 @@ impl Runtime {
             .enable_all()
             .build()
             .map_err(|e| SdkError::new(ErrorCode::Io, format!("cannot start the runtime: {e}")))?;
-        let http = reqwest::Client::builder().build().map_err(|e| {
+        let http = new_http_client().map_err(|e| {
             SdkError::new(
                 ErrorCode::Internal,
                 format!("cannot build the HTTP client: {e}"),

@@ -1,0 +1,322 @@
+//! Parsing one entry of the runtime config's `providers` map for the HTTP provider kinds.
+//!
+//! ```json
+//! {"kind":"anthropic","base_url":"https://api.anthropic.com","api_key":"$ENV:ANTHROPIC_API_KEY",
+//!  "headers":{"x-proxy":"1"},"timeout_ms":120000,"max_retries":2,"retry_base_delay_ms":500,
+//!  "max_tokens":4096,"web_search":true}
+//! ```
+
+use std::time::Duration;
+
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use serde_json::{Map, Value};
+
+use crate::core::errors::RobotaError;
+
+/// Which wire format a provider speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProviderKind {
+    /// Anthropic Messages.
+    Anthropic,
+    /// OpenAI Chat Completions.
+    OpenAi,
+    /// Any OpenAI-compatible Chat Completions server (key optional).
+    OpenAiCompatible,
+    /// Google Gemini `streamGenerateContent`.
+    Gemini,
+}
+
+impl ProviderKind {
+    /// Parses a `kind` value (`None` for unknown kinds and `scripted`).
+    pub fn parse(kind: &str) -> Option<Self> {
+        match kind {
+            "anthropic" => Some(ProviderKind::Anthropic),
+            "openai" => Some(ProviderKind::OpenAi),
+            "openai-compatible" => Some(ProviderKind::OpenAiCompatible),
+            "gemini" => Some(ProviderKind::Gemini),
+            _ => None,
+        }
+    }
+
+    /// The `kind` string.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProviderKind::Anthropic => "anthropic",
+            ProviderKind::OpenAi => "openai",
+            ProviderKind::OpenAiCompatible => "openai-compatible",
+            ProviderKind::Gemini => "gemini",
+        }
+    }
+
+    /// The vendor's default base URL (each vendor SDK's convention).
+    pub fn default_base_url(self) -> &'static str {
+        match self {
+            ProviderKind::Anthropic => "https://api.anthropic.com",
+            ProviderKind::OpenAi | ProviderKind::OpenAiCompatible => "https://api.openai.com/v1",
+            ProviderKind::Gemini => "https://generativelanguage.googleapis.com/v1beta",
+        }
+    }
+}
+
+/// Default idle timeout (no byte for this long fails the attempt).
+pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(120);
+/// Default number of retries after the first attempt.
+pub const DEFAULT_MAX_RETRIES: u32 = 2;
+/// Default first backoff delay (doubled per retry, with jitter).
+pub const DEFAULT_RETRY_BASE_DELAY: Duration = Duration::from_millis(500);
+/// Longest backoff between attempts (also the cap on an honoured `Retry-After`).
+pub const MAX_RETRY_DELAY: Duration = Duration::from_secs(60);
+/// Default `max_tokens` sent to Anthropic (the field is mandatory there).
+pub const DEFAULT_ANTHROPIC_MAX_TOKENS: u32 = 4096;
+/// Default `anthropic-version` header.
+pub const DEFAULT_ANTHROPIC_VERSION: &str = "2023-06-01";
+
+/// Fields accepted in a provider entry (anything else is a configuration error).
+pub const KNOWN_FIELDS: &[&str] = &[
+    "kind",
+    "base_url",
+    "api_key",
+    "headers",
+    "timeout_ms",
+    "max_retries",
+    "retry_base_delay_ms",
+    "max_tokens",
+    "web_search",
+    "anthropic_version",
+    "name",
+];
+
+/// A validated HTTP provider entry. `api_key` is kept as written (`$ENV:NAME` is resolved
+/// at every use) and is deliberately absent from `Debug`.
+#[derive(Clone)]
+pub struct HttpProviderConfig {
+    /// Provider name (the key of the `providers` map).
+    pub name: String,
+    /// Wire format.
+    pub kind: ProviderKind,
+    /// Base URL without a trailing slash.
+    pub base_url: String,
+    /// API key or `$ENV:NAME`; `None`/empty means no key.
+    pub api_key: Option<String>,
+    /// Extra headers sent with every request.
+    pub headers: HeaderMap,
+    /// Idle timeout.
+    pub idle_timeout: Duration,
+    /// Retries after the first attempt.
+    pub max_retries: u32,
+    /// First backoff delay.
+    pub retry_base_delay: Duration,
+    /// Default max output tokens (used when the request has none).
+    pub max_tokens: Option<u32>,
+    /// Anthropic native web search enabled.
+    pub web_search: bool,
+    /// `anthropic-version` header value.
+    pub anthropic_version: String,
+}
+
+impl std::fmt::Debug for HttpProviderConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpProviderConfig")
+            .field("name", &self.name)
+            .field("kind", &self.kind)
+            .field("base_url", &self.base_url)
+            .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
+            .field("idle_timeout", &self.idle_timeout)
+            .field("max_retries", &self.max_retries)
+            .finish_non_exhaustive()
+    }
+}
+
+fn bad(name: &str, field: &str, what: &str) -> RobotaError {
+    RobotaError::Configuration(format!("provider \"{name}\": field \"{field}\" {what}"))
+}
+
+fn opt_u64(obj: &Map<String, Value>, name: &str, field: &str) -> Result<Option<u64>, RobotaError> {
+    match obj.get(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => v
+            .as_u64()
+            .map(Some)
+            .ok_or_else(|| bad(name, field, "must be a non-negative integer")),
+    }
+}
+
+fn opt_str<'a>(
+    obj: &'a Map<String, Value>,
+    name: &str,
+    field: &str,
+) -> Result<Option<&'a str>, RobotaError> {
+    match obj.get(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(_) => Err(bad(name, field, "must be a string")),
+    }
+}
+
+impl HttpProviderConfig {
+    /// Validates one provider entry of kind `kind`.
+    pub fn parse(name: &str, kind: ProviderKind, value: &Value) -> Result<Self, RobotaError> {
+        let obj = value.as_object().ok_or_else(|| {
+            RobotaError::Configuration(format!("provider \"{name}\": entry must be a JSON object"))
+        })?;
+        if let Some(unknown) = obj.keys().find(|k| !KNOWN_FIELDS.contains(&k.as_str())) {
+            return Err(bad(
+                name,
+                unknown,
+                &format!("is not a known field (known: {})", KNOWN_FIELDS.join(", ")),
+            ));
+        }
+        let base_url = match opt_str(obj, name, "base_url")? {
+            None => kind.default_base_url().to_string(),
+            Some(u) => {
+                let parsed = reqwest::Url::parse(u)
+                    .map_err(|e| bad(name, "base_url", &format!("is not a valid URL ({e})")))?;
+                if !matches!(parsed.scheme(), "http" | "https") {
+                    return Err(bad(name, "base_url", "must be an http:// or https:// URL"));
+                }
+                u.trim_end_matches('/').to_string()
+            }
+        };
+        let api_key = opt_str(obj, name, "api_key")?
+            .filter(|k| !k.is_empty())
+            .map(str::to_string);
+        let mut headers = HeaderMap::new();
+        match obj.get("headers") {
+            None | Some(Value::Null) => {}
+            Some(Value::Object(h)) => {
+                for (k, v) in h {
+                    let hn = HeaderName::from_bytes(k.as_bytes()).map_err(|_| {
+                        bad(
+                            name,
+                            "headers",
+                            &format!("has an invalid header name \"{k}\""),
+                        )
+                    })?;
+                    let vs = v.as_str().ok_or_else(|| {
+                        bad(
+                            name,
+                            "headers",
+                            &format!("value of \"{k}\" must be a string"),
+                        )
+                    })?;
+                    let hv = HeaderValue::from_str(vs).map_err(|_| {
+                        bad(
+                            name,
+                            "headers",
+                            &format!("value of \"{k}\" is not a valid header value"),
+                        )
+                    })?;
+                    headers.insert(hn, hv);
+                }
+            }
+            Some(_) => return Err(bad(name, "headers", "must be an object of strings")),
+        }
+        let idle_timeout = match opt_u64(obj, name, "timeout_ms")? {
+            None => DEFAULT_IDLE_TIMEOUT,
+            Some(0) => return Err(bad(name, "timeout_ms", "must be greater than 0")),
+            Some(ms) => Duration::from_millis(ms),
+        };
+        let max_retries = match opt_u64(obj, name, "max_retries")? {
+            None => DEFAULT_MAX_RETRIES,
+            Some(n) if n <= 10 => n as u32,
+            Some(_) => return Err(bad(name, "max_retries", "must be at most 10")),
+        };
+        let retry_base_delay = opt_u64(obj, name, "retry_base_delay_ms")?
+            .map_or(DEFAULT_RETRY_BASE_DELAY, Duration::from_millis);
+        let max_tokens = match opt_u64(obj, name, "max_tokens")? {
+            None => None,
+            Some(n) if n > 0 && n <= u64::from(u32::MAX) => Some(n as u32),
+            Some(_) => return Err(bad(name, "max_tokens", "must be between 1 and 4294967295")),
+        };
+        let web_search = match obj.get("web_search") {
+            None | Some(Value::Null) => false,
+            Some(Value::Bool(b)) => *b,
+            Some(_) => return Err(bad(name, "web_search", "must be a boolean")),
+        };
+        if web_search && kind != ProviderKind::Anthropic {
+            return Err(bad(
+                name,
+                "web_search",
+                "is only supported for kind \"anthropic\"",
+            ));
+        }
+        let anthropic_version = opt_str(obj, name, "anthropic_version")?
+            .unwrap_or(DEFAULT_ANTHROPIC_VERSION)
+            .to_string();
+        HeaderValue::from_str(&anthropic_version)
+            .map_err(|_| bad(name, "anthropic_version", "is not a valid header value"))?;
+        Ok(HttpProviderConfig {
+            name: name.to_string(),
+            kind,
+            base_url,
+            api_key,
+            headers,
+            idle_timeout,
+            max_retries,
+            retry_base_delay,
+            max_tokens,
+            web_search,
+            anthropic_version,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn err(v: Value) -> String {
+        HttpProviderConfig::parse("p", ProviderKind::OpenAi, &v)
+            .map(|_| ())
+            .unwrap_err()
+            .to_string()
+    }
+
+    #[test]
+    fn defaults_and_overrides() {
+        let c =
+            HttpProviderConfig::parse("a", ProviderKind::Anthropic, &json!({"kind":"anthropic"}))
+                .unwrap();
+        assert_eq!(c.base_url, "https://api.anthropic.com");
+        assert_eq!(c.max_retries, DEFAULT_MAX_RETRIES);
+        assert_eq!(c.idle_timeout, DEFAULT_IDLE_TIMEOUT);
+        let c = HttpProviderConfig::parse(
+            "o",
+            ProviderKind::OpenAiCompatible,
+            &json!({"kind":"openai-compatible","base_url":"http://localhost:11434/v1/","api_key":"",
+                    "headers":{"X-A":"b"},"timeout_ms":5,"max_retries":0}),
+        )
+        .unwrap();
+        assert_eq!(c.base_url, "http://localhost:11434/v1");
+        assert_eq!(c.api_key, None);
+        assert_eq!(c.headers.get("x-a").unwrap(), "b");
+        assert_eq!(c.idle_timeout, Duration::from_millis(5));
+        assert_eq!(c.max_retries, 0);
+    }
+
+    #[test]
+    fn bad_fields_name_provider_and_field() {
+        assert_eq!(
+            err(json!({"kind":"openai","timeout_ms":"x"})),
+            "Configuration Error: provider \"p\": field \"timeout_ms\" must be a non-negative integer"
+        );
+        assert!(err(json!({"kind":"openai","base_url":"ftp://x"})).contains("\"base_url\""));
+        assert!(err(json!({"kind":"openai","base_url":"not a url"})).contains("\"base_url\""));
+        assert!(err(json!({"kind":"openai","headers":{"a":1}})).contains("\"headers\""));
+        assert!(err(json!({"kind":"openai","bogus":1})).contains("field \"bogus\" is not a known"));
+        assert!(err(json!({"kind":"openai","web_search":true})).contains("\"web_search\""));
+        assert!(err(json!({"kind":"openai","api_key":5})).contains("\"api_key\" must be a string"));
+    }
+
+    #[test]
+    fn debug_redacts_key() {
+        let c = HttpProviderConfig::parse(
+            "o",
+            ProviderKind::OpenAi,
+            &json!({"kind":"openai","api_key":"sk-secret"}),
+        )
+        .unwrap();
+        assert!(!format!("{c:?}").contains("sk-secret"));
+    }
+}

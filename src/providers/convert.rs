@@ -1,0 +1,185 @@
+//! Conversion helpers shared by the wire formats: tool arguments, tool-call id bookkeeping,
+//! system prompt collection and the streamed-response accumulator.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+use crate::core::message::{Message, Role, ToolCall};
+use crate::core::provider::{ChatResponse, StopReason};
+use crate::core::tokens::TokenUsage;
+
+/// Parses tool-call arguments into a JSON object: invalid or non-object arguments become
+/// `{}` (vendors require an object; the tool already reported the bad arguments).
+pub fn args_object(arguments: &str) -> Value {
+    match serde_json::from_str::<Value>(arguments) {
+        Ok(Value::Object(m)) => Value::Object(m),
+        _ => Value::Object(Map::new()),
+    }
+}
+
+/// All system messages joined with a blank line (`None` when there are none).
+pub fn system_text(messages: &[Arc<Message>]) -> Option<String> {
+    let parts: Vec<&str> = messages
+        .iter()
+        .filter(|m| m.role == Role::System && !m.content.is_empty())
+        .map(|m| m.content.as_str())
+        .collect();
+    (!parts.is_empty()).then(|| parts.join("\n\n"))
+}
+
+/// Gives every tool call of a conversation a unique, vendor-valid id while keeping the link
+/// between a call and its result (providers such as some OpenAI-compatible servers reuse
+/// ids like `call_0` in every turn).
+#[derive(Default)]
+pub struct ToolIdMap {
+    current: HashMap<String, String>,
+    used: HashSet<String>,
+}
+
+impl ToolIdMap {
+    /// Registers the id of a call in an assistant turn; returns the id to send.
+    pub fn call(&mut self, id: &str) -> String {
+        let base: String = id
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        let base = if base.is_empty() {
+            "call".to_string()
+        } else {
+            base
+        };
+        let mut out = base.clone();
+        let mut n = 1;
+        while self.used.contains(&out) {
+            out = format!("{base}_{n}");
+            n += 1;
+        }
+        self.used.insert(out.clone());
+        self.current.insert(id.to_string(), out.clone());
+        out
+    }
+
+    /// The id to send for a tool result answering `id`.
+    pub fn result(&self, id: &str) -> String {
+        self.current
+            .get(id)
+            .cloned()
+            .unwrap_or_else(|| id.to_string())
+    }
+}
+
+/// A tool call being assembled from stream fragments.
+#[derive(Debug, Clone, Default)]
+pub struct PartialCall {
+    /// Vendor id.
+    pub id: String,
+    /// Tool name.
+    pub name: String,
+    /// Arguments JSON text so far.
+    pub arguments: String,
+}
+
+/// What a decoder accumulates over one streamed response.
+#[derive(Debug, Default)]
+pub struct Accumulated {
+    /// Streamed text.
+    pub content: String,
+    /// Tool calls in order.
+    pub calls: Vec<PartialCall>,
+    /// Usage, when reported.
+    pub usage: Option<TokenUsage>,
+    /// Stop reason, when reported.
+    pub stop: Option<StopReason>,
+    /// Something reached the caller.
+    pub delivered: bool,
+}
+
+impl Accumulated {
+    /// Clears everything.
+    pub fn reset(&mut self) {
+        *self = Accumulated::default();
+    }
+
+    /// Usage, created on first use.
+    pub fn usage_mut(&mut self) -> &mut TokenUsage {
+        self.usage.get_or_insert_with(TokenUsage::default)
+    }
+
+    /// Builds the response. Aborted responses keep the partial text and drop unfinished calls.
+    pub fn into_response(self, aborted: bool) -> ChatResponse {
+        if aborted {
+            return ChatResponse {
+                content: self.content,
+                tool_calls: Vec::new(),
+                usage: self.usage,
+                stop_reason: StopReason::Aborted,
+            };
+        }
+        let tool_calls: Vec<ToolCall> = self
+            .calls
+            .into_iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let id = if c.id.is_empty() {
+                    format!("call_{i}")
+                } else {
+                    c.id
+                };
+                let args = if c.arguments.trim().is_empty() {
+                    "{}".to_string()
+                } else {
+                    c.arguments
+                };
+                ToolCall::new(id, c.name, args)
+            })
+            .collect();
+        let stop_reason = match self.stop {
+            Some(s) => s,
+            None if !tool_calls.is_empty() => StopReason::ToolUse,
+            None => StopReason::EndTurn,
+        };
+        ChatResponse {
+            content: self.content,
+            tool_calls,
+            usage: self.usage,
+            stop_reason,
+        }
+    }
+}
+
+/// A `data:` URL for an inline image.
+pub fn data_url(mime_type: &str, data: &str) -> String {
+    format!("data:{mime_type};base64,{data}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reused_ids_become_unique_and_results_follow() {
+        let mut m = ToolIdMap::default();
+        assert_eq!(m.call("call_0"), "call_0");
+        assert_eq!(m.result("call_0"), "call_0");
+        assert_eq!(m.call("call_0"), "call_0_1");
+        assert_eq!(m.result("call_0"), "call_0_1");
+        assert_eq!(m.call("a:b"), "a_b");
+        assert_eq!(m.result("a:b"), "a_b");
+        assert_eq!(m.result("unknown"), "unknown");
+    }
+
+    #[test]
+    fn args() {
+        assert_eq!(args_object("{\"a\":1}"), serde_json::json!({"a":1}));
+        assert_eq!(args_object("[1]"), serde_json::json!({}));
+        assert_eq!(args_object("{bad"), serde_json::json!({}));
+    }
+}

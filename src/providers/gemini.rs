@@ -1,0 +1,428 @@
+//! Google Gemini (`POST {base_url}/models/{model}:streamGenerateContent?alt=sse`,
+//! `x-goog-api-key`).
+//!
+//! Every SSE `data:` is a `GenerateContentResponse` (`candidates[0].content.parts[]` with
+//! `text` / `functionCall`, `finishReason`, `usageMetadata`); there is no end sentinel, so a
+//! stream closing before any `finishReason` is reported as cut. Requests carry `contents`
+//! (roles `user` / `model`), `systemInstruction`, `tools[].functionDeclarations` and
+//! `generationConfig`; tool results go back as `functionResponse` parts.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use serde::Deserialize;
+use serde_json::{json, Value};
+use tokio_util::sync::CancellationToken;
+
+use super::config::HttpProviderConfig;
+use super::convert::{args_object, system_text, Accumulated, PartialCall};
+use super::errors::{malformed, vendor_message, who};
+use super::http::{AuthStyle, HttpTransport, StreamDecoder, StreamOutcome};
+use super::sse::SseEvent;
+use crate::core::errors::RobotaError;
+use crate::core::message::{Message, Part, Role};
+use crate::core::provider::{
+    assert_native_web_tools_available, ChatRequest, ChatResponse, Provider, ProviderCapabilities,
+    StopReason, StreamSink,
+};
+
+/// API surface label of raw payloads.
+pub const API_SURFACE: &str = "gemini-generate-content";
+/// Prefix of tool-call ids Robota generates (Gemini calls without their own `id`).
+pub const GENERATED_ID_PREFIX: &str = "gcall_";
+/// Bound of the thought-signature cache.
+const MAX_SIGNATURES: usize = 4096;
+
+/// The Gemini provider.
+pub struct GeminiProvider {
+    http: HttpTransport,
+    /// Tool-call id → `thoughtSignature`, sent back with the call in later requests.
+    signatures: Mutex<HashMap<String, String>>,
+}
+
+impl GeminiProvider {
+    /// A provider for this entry over the shared client.
+    pub fn new(cfg: HttpProviderConfig, client: reqwest::Client) -> Self {
+        GeminiProvider {
+            http: HttpTransport::new(cfg, client),
+            signatures: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn url(&self, model: &str) -> String {
+        let model = model.strip_prefix("models/").unwrap_or(model);
+        format!(
+            "{}/models/{model}:streamGenerateContent?alt=sse",
+            self.http.config().base_url
+        )
+    }
+}
+
+fn user_parts(m: &Message) -> Vec<Value> {
+    match &m.parts {
+        Some(parts) => parts
+            .iter()
+            .map(|p| match p {
+                Part::Text { text } => json!({"text": text}),
+                Part::ImageInline { mime_type, data } => {
+                    json!({"inlineData": {"mimeType": mime_type, "data": data}})
+                }
+                Part::ImageUri { uri, mime_type } => {
+                    let mut f = json!({"fileUri": uri});
+                    if let Some(mt) = mime_type {
+                        f["mimeType"] = json!(mt);
+                    }
+                    json!({ "fileData": f })
+                }
+            })
+            .collect(),
+        None if m.content.is_empty() => Vec::new(),
+        None => vec![json!({"text": m.content})],
+    }
+}
+
+/// Converts the universal history to Gemini `contents` (system messages are left out: they go
+/// to `systemInstruction`). `signature` looks up a saved `thoughtSignature` by call id.
+pub fn convert_messages(
+    messages: &[Arc<Message>],
+    signature: &dyn Fn(&str) -> Option<String>,
+) -> Vec<Value> {
+    let mut out: Vec<(&'static str, Vec<Value>)> = Vec::new();
+    // call id → tool name, for results whose message lacks a name.
+    let mut names: HashMap<&str, &str> = HashMap::new();
+    for m in messages {
+        let (role, parts) = match m.role {
+            Role::System => continue,
+            Role::User => ("user", user_parts(m)),
+            Role::Assistant => {
+                let mut parts = Vec::new();
+                let text = m.content_for_api();
+                if !text.is_empty() {
+                    parts.push(json!({"text": text}));
+                }
+                for c in &m.tool_calls {
+                    names.insert(c.id.as_str(), c.function.name.as_str());
+                    let mut call = json!({
+                        "name": c.function.name,
+                        "args": args_object(&c.function.arguments),
+                    });
+                    if !c.id.starts_with(GENERATED_ID_PREFIX) {
+                        call["id"] = json!(c.id);
+                    }
+                    let mut part = json!({ "functionCall": call });
+                    if let Some(sig) = signature(&c.id) {
+                        part["thoughtSignature"] = json!(sig);
+                    }
+                    parts.push(part);
+                }
+                ("model", parts)
+            }
+            Role::Tool => {
+                let id = m.tool_call_id.as_deref().unwrap_or_default();
+                let name = m
+                    .name
+                    .as_deref()
+                    .or_else(|| names.get(id).copied())
+                    .unwrap_or_default();
+                let mut resp = json!({
+                    "name": name,
+                    "response": {"content": m.content},
+                });
+                if !id.is_empty() && !id.starts_with(GENERATED_ID_PREFIX) {
+                    resp["id"] = json!(id);
+                }
+                ("user", vec![json!({ "functionResponse": resp })])
+            }
+        };
+        if parts.is_empty() {
+            continue;
+        }
+        match out.last_mut() {
+            Some((r, p)) if *r == role => p.extend(parts),
+            _ => out.push((role, parts)),
+        }
+    }
+    out.into_iter()
+        .map(|(role, parts)| json!({"role": role, "parts": parts}))
+        .collect()
+}
+
+/// Builds the request body.
+pub fn request_body(
+    cfg: &HttpProviderConfig,
+    request: &ChatRequest<'_>,
+    signature: &dyn Fn(&str) -> Option<String>,
+) -> Value {
+    let mut body = json!({ "contents": convert_messages(request.messages, signature) });
+    if let Some(s) = system_text(request.messages) {
+        body["systemInstruction"] = json!({"parts": [{"text": s}]});
+    }
+    if !request.tools.is_empty() {
+        let decls: Vec<Value> = request
+            .tools
+            .iter()
+            .map(|t| {
+                json!({"name": t.name, "description": t.description, "parametersJsonSchema": t.parameters})
+            })
+            .collect();
+        body["tools"] = json!([{ "functionDeclarations": decls }]);
+    }
+    let mut gen = serde_json::Map::new();
+    if let Some(n) = request.max_tokens.or(cfg.max_tokens) {
+        gen.insert("maxOutputTokens".into(), json!(n));
+    }
+    if let Some(t) = request.temperature {
+        gen.insert("temperature".into(), json!(t));
+    }
+    if !gen.is_empty() {
+        body["generationConfig"] = Value::Object(gen);
+    }
+    body
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Response<'a> {
+    #[serde(default, borrow)]
+    candidates: Option<Vec<Candidate<'a>>>,
+    #[serde(default)]
+    usage_metadata: Option<UsageMetadata>,
+    #[serde(default)]
+    prompt_feedback: Option<PromptFeedback>,
+    #[serde(default)]
+    error: Option<Value>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Candidate<'a> {
+    #[serde(default, borrow)]
+    content: Option<Content<'a>>,
+    #[serde(default)]
+    finish_reason: Option<String>,
+    #[serde(default)]
+    index: Option<u32>,
+}
+
+#[derive(Deserialize)]
+struct Content<'a> {
+    #[serde(default, borrow)]
+    parts: Option<Vec<WirePart<'a>>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct WirePart<'a> {
+    #[serde(default, borrow)]
+    text: Option<Cow<'a, str>>,
+    #[serde(default)]
+    thought: Option<bool>,
+    #[serde(default)]
+    function_call: Option<FunctionCall>,
+    #[serde(default)]
+    thought_signature: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct FunctionCall {
+    #[serde(default)]
+    id: Option<String>,
+    name: String,
+    #[serde(default)]
+    args: Option<Value>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct UsageMetadata {
+    #[serde(default)]
+    prompt_token_count: u64,
+    #[serde(default)]
+    candidates_token_count: u64,
+    #[serde(default)]
+    thoughts_token_count: u64,
+    #[serde(default)]
+    total_token_count: Option<u64>,
+    #[serde(default)]
+    cached_content_token_count: u64,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PromptFeedback {
+    #[serde(default)]
+    block_reason: Option<String>,
+}
+
+/// Decodes Gemini stream responses.
+pub struct GeminiDecoder {
+    cfg: HttpProviderConfig,
+    /// Accumulated response.
+    pub acc: Accumulated,
+    /// Thought signatures of the calls of this response (call id → signature).
+    pub signatures: Vec<(String, String)>,
+    finished: bool,
+}
+
+impl GeminiDecoder {
+    /// A decoder for one call.
+    pub fn new(cfg: HttpProviderConfig) -> Self {
+        GeminiDecoder {
+            cfg,
+            acc: Accumulated::default(),
+            signatures: Vec::new(),
+            finished: false,
+        }
+    }
+}
+
+impl StreamDecoder for GeminiDecoder {
+    fn event(&mut self, ev: SseEvent<'_>, sink: &mut dyn StreamSink) -> Result<(), RobotaError> {
+        if ev.data.trim().is_empty() {
+            return Ok(());
+        }
+        let r: Response<'_> = serde_json::from_str(ev.data)
+            .map_err(|e| malformed(&self.cfg, &format!("bad JSON in a response chunk: {e}")))?;
+        if let Some(err) = r.error {
+            let message = vendor_message(&json!({ "error": err }).to_string());
+            return Err(RobotaError::Provider {
+                provider: self.cfg.name.clone(),
+                message: format!("{} stream error: {message}", who(&self.cfg)),
+                status: None,
+                recoverable: true,
+            });
+        }
+        for cand in r.candidates.into_iter().flatten() {
+            if cand.index.unwrap_or(0) != 0 {
+                continue;
+            }
+            let parts = cand.content.and_then(|c| c.parts).unwrap_or_default();
+            for p in parts {
+                if let Some(fc) = p.function_call {
+                    let id = fc.id.filter(|s| !s.is_empty()).unwrap_or_else(|| {
+                        format!("{GENERATED_ID_PREFIX}{}", crate::core::util::new_uuid())
+                    });
+                    if let Some(sig) = p.thought_signature {
+                        self.signatures.push((id.clone(), sig));
+                    }
+                    let arguments = match fc.args {
+                        Some(v @ Value::Object(_)) => v.to_string(),
+                        _ => "{}".to_string(),
+                    };
+                    self.acc.calls.push(PartialCall {
+                        id,
+                        name: fc.name,
+                        arguments,
+                    });
+                } else if let Some(t) = p.text {
+                    if t.is_empty() {
+                        continue;
+                    }
+                    self.acc.delivered = true;
+                    if p.thought == Some(true) {
+                        sink.on_thinking(&t);
+                    } else {
+                        self.acc.content.push_str(&t);
+                        sink.on_text(&t);
+                    }
+                }
+            }
+            if let Some(fr) = cand.finish_reason {
+                self.finished = true;
+                self.acc.stop = Some(match fr.as_str() {
+                    "STOP" if !self.acc.calls.is_empty() => StopReason::ToolUse,
+                    "STOP" => StopReason::EndTurn,
+                    "MAX_TOKENS" => StopReason::MaxTokens,
+                    _ => StopReason::Other,
+                });
+            }
+        }
+        if let Some(reason) = r.prompt_feedback.and_then(|f| f.block_reason) {
+            return Err(RobotaError::Provider {
+                provider: self.cfg.name.clone(),
+                message: format!("{} blocked the prompt: {reason}", who(&self.cfg)),
+                status: None,
+                recoverable: false,
+            });
+        }
+        if let Some(u) = r.usage_metadata {
+            let usage = self.acc.usage_mut();
+            usage.input_tokens = u.prompt_token_count;
+            usage.output_tokens = u.candidates_token_count + u.thoughts_token_count;
+            usage.total_tokens = u.total_token_count;
+            usage.cache_read_tokens = u.cached_content_token_count;
+        }
+        Ok(())
+    }
+
+    fn delivered(&self) -> bool {
+        self.acc.delivered
+    }
+
+    fn complete(&self) -> bool {
+        self.finished
+    }
+
+    fn done(&self) -> bool {
+        false // no end sentinel: read until the server closes (usage may follow)
+    }
+
+    fn end_marker(&self) -> &'static str {
+        "finishReason"
+    }
+
+    fn reset(&mut self) {
+        self.acc.reset();
+        self.signatures.clear();
+        self.finished = false;
+    }
+}
+
+#[async_trait]
+impl Provider for GeminiProvider {
+    fn name(&self) -> &str {
+        &self.http.config().name
+    }
+
+    fn capabilities(&self) -> ProviderCapabilities {
+        ProviderCapabilities::default()
+    }
+
+    async fn chat(
+        &self,
+        request: ChatRequest<'_>,
+        sink: &mut dyn StreamSink,
+        cancel: CancellationToken,
+    ) -> Result<ChatResponse, RobotaError> {
+        assert_native_web_tools_available(self, request.native_web_tools)?;
+        let cfg = self.http.config();
+        let body = {
+            let sigs = self.signatures.lock().unwrap_or_else(|p| p.into_inner());
+            request_body(cfg, &request, &|id| sigs.get(id).cloned())
+        };
+        let mut decoder = GeminiDecoder::new(cfg.clone());
+        let outcome = self
+            .http
+            .stream(
+                &self.url(request.model),
+                AuthStyle::GoogApiKey,
+                &body,
+                request.model,
+                API_SURFACE,
+                &mut decoder,
+                sink,
+                &cancel,
+            )
+            .await?;
+        if !decoder.signatures.is_empty() {
+            let mut sigs = self.signatures.lock().unwrap_or_else(|p| p.into_inner());
+            if sigs.len() + decoder.signatures.len() > MAX_SIGNATURES {
+                sigs.clear();
+            }
+            sigs.extend(decoder.signatures.drain(..));
+        }
+        Ok(decoder.acc.into_response(outcome == StreamOutcome::Aborted))
+    }
+}

@@ -1,0 +1,400 @@
+//! The one retrying HTTP layer of every HTTP provider: shared connection pool, auth header from
+//! an inline key or `$ENV:NAME` (resolved at use, never logged or echoed), extra headers, idle
+//! timeout (no byte for N ms, reset on every chunk), retries with exponential backoff and
+//! jitter on 429/5xx/connection errors honouring `Retry-After` (never once streamed content
+//! reached the caller), and cancellation that drops the request at once.
+
+use std::time::Duration;
+
+use bytes::Bytes;
+use reqwest::header::{HeaderValue, ACCEPT, CONTENT_TYPE};
+use serde_json::Value;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use super::config::{HttpProviderConfig, MAX_RETRY_DELAY};
+use super::errors::{parse_retry_after, redact, status_error, vendor_message, who};
+use super::sse::{SseEvent, SseParser};
+use crate::core::env_ref::{is_env_reference, resolve_env_reference, ENV_REFERENCE_PREFIX};
+use crate::core::errors::RobotaError;
+use crate::core::provider::{RawPayloadEvent, RawPayloadKind, StreamSink};
+
+/// Connect timeout of the shared client.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// Largest error body read (the rest is ignored).
+const MAX_ERROR_BODY: usize = 64 * 1024;
+
+/// Builds the per-runtime client: one connection pool shared by all its sessions.
+pub fn new_http_client() -> Result<reqwest::Client, RobotaError> {
+    reqwest::Client::builder()
+        .connect_timeout(CONNECT_TIMEOUT)
+        .pool_idle_timeout(Duration::from_secs(90))
+        .tcp_nodelay(true)
+        .user_agent(concat!("robota-native/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .map_err(|e| RobotaError::Configuration(format!("cannot create the HTTP client: {e}")))
+}
+
+/// How the API key is sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AuthStyle {
+    /// `x-api-key: KEY` (Anthropic).
+    XApiKey,
+    /// `Authorization: Bearer KEY` (OpenAI and compatible).
+    Bearer,
+    /// `x-goog-api-key: KEY` (Gemini).
+    GoogApiKey,
+}
+
+/// Turns one wire format's SSE events into sink calls and an accumulated response.
+pub trait StreamDecoder: Send {
+    /// Handles one event.
+    fn event(&mut self, event: SseEvent<'_>, sink: &mut dyn StreamSink) -> Result<(), RobotaError>;
+    /// True once any content reached the caller (the call is then never retried).
+    fn delivered(&self) -> bool;
+    /// True once the stream's end marker was seen.
+    fn complete(&self) -> bool;
+    /// True when reading can stop now (the end marker was seen and nothing may follow).
+    fn done(&self) -> bool {
+        self.complete()
+    }
+    /// The end marker's name, for the "stream ended before …" error.
+    fn end_marker(&self) -> &'static str;
+    /// Clears all state before a retry.
+    fn reset(&mut self);
+}
+
+/// How a streamed call ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StreamOutcome {
+    /// The end marker was seen.
+    Complete,
+    /// Cancelled: whatever the decoder holds is partial.
+    Aborted,
+}
+
+/// One provider's HTTP transport.
+#[derive(Clone)]
+pub struct HttpTransport {
+    cfg: HttpProviderConfig,
+    client: reqwest::Client,
+}
+
+/// A failed attempt.
+struct AttemptError {
+    error: RobotaError,
+    retry_after: Option<Duration>,
+}
+
+impl From<RobotaError> for AttemptError {
+    fn from(error: RobotaError) -> Self {
+        AttemptError {
+            error,
+            retry_after: None,
+        }
+    }
+}
+
+impl HttpTransport {
+    /// A transport over the shared `client`.
+    pub fn new(cfg: HttpProviderConfig, client: reqwest::Client) -> Self {
+        HttpTransport { cfg, client }
+    }
+
+    /// The provider entry.
+    pub fn config(&self) -> &HttpProviderConfig {
+        &self.cfg
+    }
+
+    /// Resolves the key now (`$ENV:NAME` is read at every call). An unset variable is an
+    /// authentication error naming the variable, never its value.
+    pub fn api_key(&self) -> Result<Option<String>, RobotaError> {
+        match self.cfg.api_key.as_deref() {
+            None => Ok(None),
+            Some(k) if is_env_reference(k) => match resolve_env_reference(k) {
+                Some(v) => Ok(Some(v)),
+                None => Err(RobotaError::Authentication(format!(
+                    "{}: the API key environment variable \"{}\" is not set",
+                    who(&self.cfg),
+                    &k[ENV_REFERENCE_PREFIX.len()..]
+                ))),
+            },
+            Some(k) => Ok(Some(k.to_string())),
+        }
+    }
+
+    fn network(&self, e: &reqwest::Error, key: Option<&str>) -> RobotaError {
+        let mut text = e.to_string();
+        let mut src = std::error::Error::source(e);
+        while let Some(s) = src {
+            text.push_str(": ");
+            text.push_str(&s.to_string());
+            src = s.source();
+        }
+        RobotaError::Network(redact(
+            &format!(
+                "{}: cannot reach {}: {text}",
+                who(&self.cfg),
+                self.cfg.base_url
+            ),
+            key,
+        ))
+    }
+
+    fn idle_error(&self, phase: &str) -> RobotaError {
+        RobotaError::Provider {
+            provider: self.cfg.name.clone(),
+            message: format!(
+                "{}: idle timeout: no data for {} ms {phase}",
+                who(&self.cfg),
+                self.cfg.idle_timeout.as_millis()
+            ),
+            status: None,
+            recoverable: true,
+        }
+    }
+
+    fn backoff(&self, attempt: u32) -> Duration {
+        let base = self.cfg.retry_base_delay.as_millis() as u64;
+        let exp = base.saturating_mul(1u64 << attempt.min(16)).min(30_000);
+        // Equal jitter: half fixed, half random.
+        let half = exp / 2;
+        Duration::from_millis(half + fastrand::u64(0..=half))
+    }
+
+    /// POSTs `body` to `url` and streams the SSE response through `decoder`, retrying as the
+    /// module doc says. `api_surface` labels raw payloads.
+    #[allow(clippy::too_many_arguments)]
+    pub async fn stream(
+        &self,
+        url: &str,
+        auth: AuthStyle,
+        body: &Value,
+        model: &str,
+        api_surface: &'static str,
+        decoder: &mut dyn StreamDecoder,
+        sink: &mut dyn StreamSink,
+        cancel: &CancellationToken,
+    ) -> Result<StreamOutcome, RobotaError> {
+        let key = self.api_key()?;
+        let bytes = Bytes::from(serde_json::to_vec(body).map_err(|e| {
+            RobotaError::provider(&self.cfg.name, format!("cannot encode the request: {e}"))
+        })?);
+        if sink.wants_raw_payloads() {
+            sink.on_raw_payload(RawPayloadEvent {
+                provider: self.cfg.name.clone(),
+                api_surface: Some(api_surface.to_string()),
+                payload_kind: RawPayloadKind::Request,
+                sequence: None,
+                payload: body.clone(),
+            });
+        }
+        let mut parser = SseParser::new();
+        let mut attempt = 0u32;
+        loop {
+            if cancel.is_cancelled() {
+                return Ok(StreamOutcome::Aborted);
+            }
+            let result = self
+                .attempt(
+                    url,
+                    auth,
+                    &bytes,
+                    key.as_deref(),
+                    model,
+                    api_surface,
+                    &mut parser,
+                    decoder,
+                    sink,
+                    cancel,
+                )
+                .await;
+            let failure = match result {
+                Ok(outcome) => return Ok(outcome),
+                Err(f) => f,
+            };
+            let retryable = failure.error.is_recoverable() && !decoder.delivered();
+            if !retryable || attempt >= self.cfg.max_retries {
+                return Err(failure.error);
+            }
+            let delay = failure.retry_after.unwrap_or_else(|| self.backoff(attempt));
+            if delay > MAX_RETRY_DELAY {
+                return Err(failure.error);
+            }
+            tokio::select! {
+                _ = cancel.cancelled() => return Ok(StreamOutcome::Aborted),
+                _ = tokio::time::sleep(delay) => {}
+            }
+            attempt += 1;
+            parser.reset();
+            decoder.reset();
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn attempt(
+        &self,
+        url: &str,
+        auth: AuthStyle,
+        body: &Bytes,
+        key: Option<&str>,
+        model: &str,
+        api_surface: &'static str,
+        parser: &mut SseParser,
+        decoder: &mut dyn StreamDecoder,
+        sink: &mut dyn StreamSink,
+        cancel: &CancellationToken,
+    ) -> Result<StreamOutcome, AttemptError> {
+        let mut req = self
+            .client
+            .post(url)
+            .header(CONTENT_TYPE, "application/json")
+            .header(ACCEPT, "text/event-stream");
+        if auth == AuthStyle::XApiKey {
+            req = req.header("anthropic-version", self.cfg.anthropic_version.as_str());
+        }
+        if let Some(k) = key {
+            let (name, value) = match auth {
+                AuthStyle::XApiKey => ("x-api-key", HeaderValue::from_str(k)),
+                AuthStyle::GoogApiKey => ("x-goog-api-key", HeaderValue::from_str(k)),
+                AuthStyle::Bearer => (
+                    "authorization",
+                    HeaderValue::from_str(&format!("Bearer {k}")),
+                ),
+            };
+            let mut value = value.map_err(|_| {
+                RobotaError::Authentication(format!(
+                    "{}: the API key contains characters not allowed in an HTTP header",
+                    who(&self.cfg)
+                ))
+            })?;
+            value.set_sensitive(true);
+            req = req.header(name, value);
+        }
+        req = req.headers(self.cfg.headers.clone()).body(body.clone());
+
+        let idle = self.cfg.idle_timeout;
+        let response = tokio::select! {
+            biased;
+            _ = cancel.cancelled() => return Ok(StreamOutcome::Aborted),
+            r = req.send() => r.map_err(|e| self.network(&e, key))?,
+            _ = tokio::time::sleep(idle) => return Err(self.idle_error("waiting for the response").into()),
+        };
+        let status = response.status();
+        if !status.is_success() {
+            let retry_after = parse_retry_after(response.headers());
+            let text = tokio::select! {
+                biased;
+                _ = cancel.cancelled() => return Ok(StreamOutcome::Aborted),
+                t = read_limited(response) => t,
+                _ = tokio::time::sleep(idle) => String::new(),
+            };
+            let mut message = redact(&vendor_message(&text), key);
+            if message.is_empty() {
+                message = status.canonical_reason().unwrap_or("error").to_string();
+            }
+            return Err(AttemptError {
+                error: status_error(&self.cfg, status.as_u16(), &message, model, retry_after),
+                retry_after,
+            });
+        }
+
+        let mut response = response;
+        let sleep = tokio::time::sleep(idle);
+        tokio::pin!(sleep);
+        let wants_raw = sink.wants_raw_payloads();
+        let mut seq = 0u64;
+        loop {
+            let chunk = tokio::select! {
+                biased;
+                _ = cancel.cancelled() => return Ok(StreamOutcome::Aborted),
+                c = response.chunk() => c,
+                _ = &mut sleep => return Err(self.idle_error("while streaming").into()),
+            };
+            match chunk {
+                Ok(Some(bytes)) => {
+                    sleep.as_mut().reset(Instant::now() + idle);
+                    sink.on_activity();
+                    parser.feed(&bytes, |ev| {
+                        if wants_raw {
+                            raw_event(&self.cfg.name, api_surface, &ev, &mut seq, sink);
+                        }
+                        decoder.event(ev, sink)
+                    })?;
+                    if decoder.done() {
+                        return Ok(StreamOutcome::Complete);
+                    }
+                }
+                Ok(None) => {
+                    if decoder.complete() {
+                        return Ok(StreamOutcome::Complete);
+                    }
+                    return Err(self.cut(decoder, parser, None, key).into());
+                }
+                Err(e) => {
+                    if decoder.complete() {
+                        return Ok(StreamOutcome::Complete);
+                    }
+                    return Err(self.cut(decoder, parser, Some(&e), key).into());
+                }
+            }
+        }
+    }
+
+    fn cut(
+        &self,
+        decoder: &dyn StreamDecoder,
+        parser: &SseParser,
+        error: Option<&reqwest::Error>,
+        key: Option<&str>,
+    ) -> RobotaError {
+        let mut message = format!(
+            "{}: the stream ended before its `{}` event",
+            who(&self.cfg),
+            decoder.end_marker()
+        );
+        if parser.has_partial_event() {
+            message.push_str(" (cut in the middle of an event)");
+        }
+        if let Some(e) = error {
+            message.push_str(&format!(" ({e})"));
+        }
+        RobotaError::Provider {
+            provider: self.cfg.name.clone(),
+            message: redact(&message, key),
+            status: None,
+            recoverable: true,
+        }
+    }
+}
+
+fn raw_event(
+    provider: &str,
+    api_surface: &'static str,
+    ev: &SseEvent<'_>,
+    seq: &mut u64,
+    sink: &mut dyn StreamSink,
+) {
+    let payload =
+        serde_json::from_str::<Value>(ev.data).unwrap_or_else(|_| Value::String(ev.data.into()));
+    sink.on_raw_payload(RawPayloadEvent {
+        provider: provider.to_string(),
+        api_surface: Some(api_surface.to_string()),
+        payload_kind: RawPayloadKind::StreamEvent,
+        sequence: Some(*seq),
+        payload,
+    });
+    *seq += 1;
+}
+
+async fn read_limited(mut response: reqwest::Response) -> String {
+    let mut buf = Vec::new();
+    while let Ok(Some(chunk)) = response.chunk().await {
+        buf.extend_from_slice(&chunk);
+        if buf.len() >= MAX_ERROR_BODY {
+            buf.truncate(MAX_ERROR_BODY);
+            break;
+        }
+    }
+    String::from_utf8_lossy(&buf).into_owned()
+}

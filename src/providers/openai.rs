@@ -1,0 +1,393 @@
+//! OpenAI Chat Completions (`POST {base_url}/chat/completions`, `stream: true`,
+//! `stream_options.include_usage`), also serving every OpenAI-compatible server (kind
+//! `openai-compatible`: Ollama, llama.cpp server, vLLM, LM Studio, proxies) by `base_url`.
+//!
+//! Stream: `data: {chunk}` lines with `choices[].delta.content`, `delta.tool_calls[]` whose
+//! `function.arguments` arrive in fragments keyed by `index`, `finish_reason`, a final
+//! usage-only chunk (`choices: []`), then `data: [DONE]`.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use serde::Deserialize;
+use serde_json::{json, Value};
+use tokio_util::sync::CancellationToken;
+
+use super::config::{HttpProviderConfig, ProviderKind};
+use super::convert::{data_url, Accumulated, PartialCall};
+use super::errors::{malformed, redact, vendor_message, who};
+use super::http::{AuthStyle, HttpTransport, StreamDecoder, StreamOutcome};
+use super::sse::SseEvent;
+use crate::core::errors::RobotaError;
+use crate::core::message::{Message, Part, Role};
+use crate::core::provider::{
+    assert_native_web_tools_available, ChatRequest, ChatResponse, Provider, ProviderCapabilities,
+    StopReason, StreamSink,
+};
+
+/// API surface label of raw payloads.
+pub const API_SURFACE: &str = "chat-completions";
+
+/// The OpenAI / OpenAI-compatible provider.
+pub struct OpenAiProvider {
+    http: HttpTransport,
+    url: String,
+}
+
+impl OpenAiProvider {
+    /// A provider for this entry over the shared client.
+    pub fn new(cfg: HttpProviderConfig, client: reqwest::Client) -> Self {
+        let url = format!("{}/chat/completions", cfg.base_url);
+        OpenAiProvider {
+            http: HttpTransport::new(cfg, client),
+            url,
+        }
+    }
+}
+
+fn user_content(m: &Message) -> Value {
+    match &m.parts {
+        Some(parts) => Value::Array(
+            parts
+                .iter()
+                .map(|p| match p {
+                    Part::Text { text } => json!({"type": "text", "text": text}),
+                    Part::ImageInline { mime_type, data } => json!({
+                        "type": "image_url", "image_url": {"url": data_url(mime_type, data)}
+                    }),
+                    Part::ImageUri { uri, .. } => {
+                        json!({"type": "image_url", "image_url": {"url": uri}})
+                    }
+                })
+                .collect(),
+        ),
+        None => Value::String(m.content.clone()),
+    }
+}
+
+/// Converts the universal history to Chat Completions messages (tool-call ids kept as given:
+/// the server that issued them, e.g. a reused `call_0`, expects them back).
+pub fn convert_messages(messages: &[Arc<Message>]) -> Vec<Value> {
+    messages
+        .iter()
+        .map(|m| match m.role {
+            Role::System => json!({"role": "system", "content": m.content}),
+            Role::User => json!({"role": "user", "content": user_content(m)}),
+            Role::Assistant => {
+                let text = m.content_for_api();
+                let mut v = json!({"role": "assistant"});
+                v["content"] = if text.is_empty() && !m.tool_calls.is_empty() {
+                    Value::Null
+                } else {
+                    Value::String(text.into_owned())
+                };
+                if !m.tool_calls.is_empty() {
+                    v["tool_calls"] = m
+                        .tool_calls
+                        .iter()
+                        .map(|c| {
+                            json!({
+                                "id": c.id,
+                                "type": "function",
+                                "function": {"name": c.function.name, "arguments": c.function.arguments},
+                            })
+                        })
+                        .collect();
+                }
+                v
+            }
+            Role::Tool => json!({
+                "role": "tool",
+                "tool_call_id": m.tool_call_id.as_deref().unwrap_or_default(),
+                "content": m.content,
+            }),
+        })
+        .collect()
+}
+
+/// Builds the request body.
+pub fn request_body(cfg: &HttpProviderConfig, request: &ChatRequest<'_>) -> Value {
+    let mut body = json!({
+        "model": request.model,
+        "messages": convert_messages(request.messages),
+        "stream": true,
+        "stream_options": {"include_usage": true},
+    });
+    if let Some(n) = request.max_tokens.or(cfg.max_tokens) {
+        let field = if cfg.kind == ProviderKind::OpenAi {
+            "max_completion_tokens"
+        } else {
+            "max_tokens"
+        };
+        body[field] = json!(n);
+    }
+    if let Some(t) = request.temperature {
+        body["temperature"] = json!(t);
+    }
+    if !request.tools.is_empty() {
+        body["tools"] = request
+            .tools
+            .iter()
+            .map(|t| {
+                json!({"type": "function", "function": {
+                    "name": t.name, "description": t.description, "parameters": t.parameters
+                }})
+            })
+            .collect();
+    }
+    body
+}
+
+#[derive(Deserialize)]
+struct Chunk<'a> {
+    #[serde(default, borrow)]
+    choices: Option<Vec<Choice<'a>>>,
+    #[serde(default)]
+    usage: Option<Usage>,
+    #[serde(default)]
+    error: Option<Value>,
+}
+
+#[derive(Deserialize)]
+struct Choice<'a> {
+    #[serde(default)]
+    index: u32,
+    #[serde(default, borrow)]
+    delta: Option<ChunkDelta<'a>>,
+    #[serde(default, borrow)]
+    finish_reason: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+struct ChunkDelta<'a> {
+    #[serde(default, borrow)]
+    content: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    reasoning_content: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    reasoning: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    tool_calls: Option<Vec<ToolCallDelta<'a>>>,
+}
+
+#[derive(Deserialize)]
+struct ToolCallDelta<'a> {
+    #[serde(default)]
+    index: Option<usize>,
+    #[serde(default)]
+    id: Option<String>,
+    #[serde(default, borrow)]
+    function: Option<FunctionDelta<'a>>,
+}
+
+#[derive(Deserialize)]
+struct FunctionDelta<'a> {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default, borrow)]
+    arguments: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+struct Usage {
+    #[serde(default)]
+    prompt_tokens: u64,
+    #[serde(default)]
+    completion_tokens: u64,
+    #[serde(default)]
+    total_tokens: Option<u64>,
+    #[serde(default)]
+    prompt_tokens_details: Option<PromptDetails>,
+}
+
+#[derive(Deserialize)]
+struct PromptDetails {
+    #[serde(default)]
+    cached_tokens: Option<u64>,
+}
+
+/// Decodes Chat Completions chunks.
+pub struct OpenAiDecoder {
+    cfg: HttpProviderConfig,
+    /// Accumulated response.
+    pub acc: Accumulated,
+    /// `tool_calls[].index` → position in `acc.calls`.
+    slots: Vec<(usize, usize)>,
+    finished: bool,
+    done: bool,
+}
+
+impl OpenAiDecoder {
+    /// A decoder for one call.
+    pub fn new(cfg: HttpProviderConfig) -> Self {
+        OpenAiDecoder {
+            cfg,
+            acc: Accumulated::default(),
+            slots: Vec::new(),
+            finished: false,
+            done: false,
+        }
+    }
+
+    fn tool_delta(&mut self, t: ToolCallDelta<'_>) {
+        let pos = match t.index {
+            Some(index) => match self.slots.iter().find(|(i, _)| *i == index) {
+                Some((_, p)) => *p,
+                None => {
+                    self.acc.calls.push(PartialCall::default());
+                    self.slots.push((index, self.acc.calls.len() - 1));
+                    self.acc.calls.len() - 1
+                }
+            },
+            // Servers that omit `index`: a new id starts a new call, else continue the last.
+            None => match (&t.id, self.acc.calls.last()) {
+                (None, Some(_)) => self.acc.calls.len() - 1,
+                (Some(id), Some(last)) if last.id == *id => self.acc.calls.len() - 1,
+                _ => {
+                    self.acc.calls.push(PartialCall::default());
+                    self.acc.calls.len() - 1
+                }
+            },
+        };
+        let call = &mut self.acc.calls[pos];
+        if let Some(id) = t.id.filter(|s| !s.is_empty()) {
+            call.id = id;
+        }
+        if let Some(f) = t.function {
+            if let Some(n) = f.name.filter(|s| !s.is_empty()) {
+                call.name = n;
+            }
+            if let Some(a) = f.arguments {
+                call.arguments.push_str(&a);
+            }
+        }
+    }
+}
+
+impl StreamDecoder for OpenAiDecoder {
+    fn event(&mut self, ev: SseEvent<'_>, sink: &mut dyn StreamSink) -> Result<(), RobotaError> {
+        let data = ev.data.trim_end();
+        if data == "[DONE]" {
+            self.done = true;
+            return Ok(());
+        }
+        if data.is_empty() {
+            return Ok(());
+        }
+        let chunk: Chunk<'_> = serde_json::from_str(data)
+            .map_err(|e| malformed(&self.cfg, &format!("bad JSON in a chunk: {e}")))?;
+        if let Some(err) = chunk.error {
+            let message = redact(&vendor_message(&json!({"error": err}).to_string()), None);
+            return Err(RobotaError::Provider {
+                provider: self.cfg.name.clone(),
+                message: format!("{} stream error: {message}", who(&self.cfg)),
+                status: None,
+                recoverable: true,
+            });
+        }
+        for choice in chunk.choices.into_iter().flatten() {
+            if choice.index != 0 {
+                continue;
+            }
+            if let Some(d) = choice.delta {
+                if let Some(r) = d.reasoning_content.or(d.reasoning) {
+                    if !r.is_empty() {
+                        self.acc.delivered = true;
+                        sink.on_thinking(&r);
+                    }
+                }
+                if let Some(c) = d.content {
+                    if !c.is_empty() {
+                        self.acc.content.push_str(&c);
+                        self.acc.delivered = true;
+                        sink.on_text(&c);
+                    }
+                }
+                for t in d.tool_calls.into_iter().flatten() {
+                    self.tool_delta(t);
+                }
+            }
+            if let Some(r) = choice.finish_reason {
+                self.finished = true;
+                self.acc.stop = Some(match r.as_ref() {
+                    "stop" => StopReason::EndTurn,
+                    "tool_calls" | "function_call" => StopReason::ToolUse,
+                    "length" => StopReason::MaxTokens,
+                    _ => StopReason::Other,
+                });
+            }
+        }
+        if let Some(u) = chunk.usage {
+            let usage = self.acc.usage_mut();
+            usage.input_tokens = u.prompt_tokens;
+            usage.output_tokens = u.completion_tokens;
+            usage.total_tokens = u.total_tokens;
+            if let Some(c) = u.prompt_tokens_details.and_then(|d| d.cached_tokens) {
+                usage.cache_read_tokens = c;
+            }
+        }
+        Ok(())
+    }
+
+    fn delivered(&self) -> bool {
+        self.acc.delivered
+    }
+
+    fn complete(&self) -> bool {
+        // `[DONE]` is the documented end; a server closing right after `finish_reason` is accepted.
+        self.done || self.finished
+    }
+
+    fn done(&self) -> bool {
+        self.done
+    }
+
+    fn end_marker(&self) -> &'static str {
+        "data: [DONE]"
+    }
+
+    fn reset(&mut self) {
+        self.acc.reset();
+        self.slots.clear();
+        self.finished = false;
+        self.done = false;
+    }
+}
+
+#[async_trait]
+impl Provider for OpenAiProvider {
+    fn name(&self) -> &str {
+        &self.http.config().name
+    }
+
+    fn capabilities(&self) -> ProviderCapabilities {
+        ProviderCapabilities::default()
+    }
+
+    async fn chat(
+        &self,
+        request: ChatRequest<'_>,
+        sink: &mut dyn StreamSink,
+        cancel: CancellationToken,
+    ) -> Result<ChatResponse, RobotaError> {
+        assert_native_web_tools_available(self, request.native_web_tools)?;
+        let cfg = self.http.config();
+        let body = request_body(cfg, &request);
+        let mut decoder = OpenAiDecoder::new(cfg.clone());
+        let outcome = self
+            .http
+            .stream(
+                &self.url,
+                AuthStyle::Bearer,
+                &body,
+                request.model,
+                API_SURFACE,
+                &mut decoder,
+                sink,
+                &cancel,
+            )
+            .await?;
+        Ok(decoder.acc.into_response(outcome == StreamOutcome::Aborted))
+    }
+}
