@@ -2,8 +2,12 @@
 //! -Werror` (the header is included from two translation units), runs them, and runs them
 //! again under valgrind when it is installed.
 
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+use support::fake_server::{FakeServer, Reply, Turn};
 
 fn target_dir() -> PathBuf {
     if let Ok(d) = std::env::var("CARGO_TARGET_DIR") {
@@ -42,6 +46,7 @@ fn compile_c_tests(lib_dir: &Path) -> PathBuf {
         "tu2.c",
         "test_basic.c",
         "test_tools.c",
+        "test_http.c",
         "main.c",
     ] {
         cmd.arg(root.join("tests/c").join(f));
@@ -79,8 +84,10 @@ fn c_abi_tests_pass_natively_and_under_valgrind() {
         "C tests failed:\n{stdout}\n{}",
         String::from_utf8_lossy(&o.stderr)
     );
-    assert!(stdout.contains("15 test(s), 0 failure(s)"), "{stdout}");
+    assert!(stdout.contains("17 test(s), 0 failure(s)"), "{stdout}");
+    run_http(&exe, None);
     if have("valgrind") {
+        run_http(&exe, Some("valgrind"));
         let o = Command::new("valgrind")
             .args(["--error-exitcode=1", "--leak-check=full", "--quiet"])
             .arg(format!(
@@ -99,4 +106,45 @@ fn c_abi_tests_pass_natively_and_under_valgrind() {
     } else {
         eprintln!("valgrind not installed: skipped the valgrind run");
     }
+}
+
+/// Runs the HTTP C tests against a fresh fake OpenAI-compatible server.
+fn run_http(exe: &Path, wrapper: Option<&str>) {
+    let server = FakeServer::start();
+    server.enqueue(Reply::openai(&Turn::text(["Hel", "lo"]).tool(
+        "call_1",
+        "lookup",
+        r#"{"key":"h"}"#,
+    )));
+    server.enqueue(Reply::openai(&Turn::text(["Found ", "it."])));
+    server.enqueue(Reply::openai(&Turn::text(["part", "ial", "never"])).hang_after(3));
+    let mut cmd = match wrapper {
+        Some(w) => {
+            let mut c = Command::new(w);
+            c.args(["--error-exitcode=1", "--leak-check=full", "--quiet"])
+                .arg(format!(
+                    "--suppressions={}/tests/c/valgrind.supp",
+                    env!("CARGO_MANIFEST_DIR")
+                ))
+                .arg(exe);
+            c
+        }
+        None => Command::new(exe),
+    };
+    let o = cmd
+        .args(["http_streaming_and_tool", "http_abort_mid_stream"])
+        .env(
+            "ROBOTA_FAKE_BASE_URL",
+            server.base_url_for("openai-compatible"),
+        )
+        .output()
+        .expect("C HTTP tests run");
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success()
+            && stdout.contains("2 test(s), 0 failure(s)")
+            && !stdout.contains("skipped"),
+        "C HTTP tests failed ({wrapper:?}):\n{stdout}\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
 }

@@ -16,6 +16,8 @@ void test_pull_mode(void);
 void test_save_resume_fork(void);
 void test_misuse(void);
 void test_log_callback(void);
+void test_http_streaming_and_tool(void);
+void test_http_abort_mid_stream(void);
 
 static const struct {
     const char *name;
@@ -36,6 +38,8 @@ static const struct {
     {"save_resume_fork", test_save_resume_fork},
     {"misuse", test_misuse},
     {"log_callback", test_log_callback},
+    {"http_streaming_and_tool", test_http_streaming_and_tool},
+    {"http_abort_mid_stream", test_http_abort_mid_stream},
 };
 
 int main(int argc, char **argv) {
