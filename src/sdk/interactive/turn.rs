@@ -1,0 +1,344 @@
+//! Running one turn of an [`InteractiveSession`]: the engine call with streaming callbacks,
+//! and the reference's completion paths (complete, interrupted, error), history entries and
+//! `turn_completed`.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use serde_json::{json, Map, Value};
+use tokio_util::sync::CancellationToken;
+
+use super::{push_outcome, InteractiveSession, TurnInput, TurnOutcome};
+use crate::core::agent::RunOptions;
+use crate::core::execution::RunStop;
+use crate::core::history::{EventEntry, HistoryEntry};
+use crate::core::message::{Message, Role};
+use crate::core::tokens::TokenUsage;
+use crate::core::util::now_iso;
+use crate::sdk::events::{self, Event, Payload};
+
+impl InteractiveSession {
+    pub(super) async fn run_turn(self, turn_id: u64, input: TurnInput, cancel: CancellationToken) {
+        let inner = &self.inner;
+        let core = &inner.core;
+        let link = &core.link;
+        link.turn.store(turn_id, Ordering::Relaxed);
+        {
+            let mut st = core.lock();
+            st.streaming_text.clear();
+            st.tools.clear();
+            st.dirty = true;
+            let shown = input
+                .display_input
+                .clone()
+                .unwrap_or_else(|| input.text.clone());
+            st.history
+                .push(HistoryEntry::Chat(Arc::new(Message::user(shown))));
+        }
+        link.emit(
+            events::TURN_STARTED,
+            json!({"turn_id": turn_id, "input": input.to_json()}),
+        );
+        let start_idx = inner.agent.messages().len();
+        let mut hook_input = Map::new();
+        let raw = input
+            .raw_input
+            .clone()
+            .unwrap_or_else(|| input.text.clone());
+        hook_input.insert("user_message".into(), json!(raw));
+        hook_input.insert("prompt".into(), json!(raw));
+        let hook = inner
+            .enforcer
+            .run_hooks("UserPromptSubmit", None, hook_input, &cancel)
+            .await;
+        let outcome = if hook.blocked {
+            let reason = hook.reason.unwrap_or_else(|| "Blocked by hook".into());
+            self.finish_error(
+                turn_id,
+                "HOOK_BLOCKED",
+                &format!("Prompt blocked by hook: {reason}"),
+            )
+        } else if cancel.is_cancelled() {
+            self.finish_aborted(turn_id, start_idx, None)
+        } else {
+            let text = if hook.stdout.is_empty() {
+                input.text.clone()
+            } else {
+                format!(
+                    "<system-reminder>\n{}\n</system-reminder>\n{}",
+                    hook.stdout, input.text
+                )
+            };
+            let opts = self.run_options(turn_id, &cancel);
+            match inner.agent.run(Message::user(text), opts).await {
+                Err(e) => self.finish_error(turn_id, e.code(), &e.to_string()),
+                Ok(r) => {
+                    self.flush_messages();
+                    {
+                        let mut st = core.lock();
+                        if r.usage.is_some() {
+                            st.last_usage = r.usage;
+                        }
+                    }
+                    match r.stop {
+                        RunStop::Aborted => self.finish_aborted(turn_id, start_idx, r.usage),
+                        RunStop::Error => {
+                            let msg = r.error.clone().unwrap_or_else(|| r.response.clone());
+                            self.finish_error(turn_id, "PROVIDER_ERROR", &msg)
+                        }
+                        stop => self.finish_ok(turn_id, start_idx, &r.response, stop, r.usage),
+                    }
+                }
+            }
+        };
+        self.finish(turn_id, outcome);
+    }
+
+    fn run_options(&self, turn_id: u64, cancel: &CancellationToken) -> RunOptions {
+        let me = self.clone();
+        let on_text: crate::core::events::TextDeltaFn = Arc::new(move |d: &str| {
+            let core = &me.inner.core;
+            let dirty = {
+                let mut st = core.lock();
+                st.streaming_text.push_str(d);
+                std::mem::take(&mut st.dirty)
+            };
+            if dirty {
+                me.flush_messages();
+            }
+            (core.link.sink)(Event {
+                kind: events::TEXT_DELTA,
+                turn_id,
+                payload: Payload::Text(d.to_string()),
+            });
+        });
+        let link = self.inner.core.link.clone();
+        let on_thinking: crate::core::events::TextDeltaFn = Arc::new(move |d: &str| {
+            (link.sink)(Event {
+                kind: events::THINKING_DELTA,
+                turn_id,
+                payload: Payload::Text(d.to_string()),
+            });
+        });
+        let replay = self
+            .inner
+            .cfg
+            .lock()
+            .map(|c| c.replay_events)
+            .unwrap_or(false);
+        let on_event: Option<crate::core::events::ExecutionEventFn> = if replay {
+            let link = self.inner.core.link.clone();
+            Some(Arc::new(move |name: &str, data: &Value| {
+                link.emit_event(Event::json(
+                    events::EXECUTION,
+                    turn_id,
+                    json!({"name": name, "data": data}),
+                ));
+            }))
+        } else {
+            None
+        };
+        RunOptions {
+            cancel: Some(cancel.clone()),
+            on_text_delta: Some(on_text),
+            on_thinking_delta: Some(on_thinking),
+            on_event,
+            ..Default::default()
+        }
+    }
+
+    fn tool_summaries(&self, start_idx: usize) -> Value {
+        let msgs = self.inner.agent.messages();
+        let list: Vec<Value> = msgs
+            .iter()
+            .skip(start_idx)
+            .filter(|m| m.role == Role::Assistant)
+            .flat_map(|m| m.tool_calls.iter())
+            .map(|c| {
+                let args = serde_json::from_str::<Value>(&c.function.arguments)
+                    .unwrap_or_else(|_| json!(c.function.arguments));
+                json!({"name": c.function.name, "args": args})
+            })
+            .collect();
+        Value::Array(list)
+    }
+
+    fn push_tool_summary(&self) {
+        let mut st = self.inner.core.lock();
+        if !st.tools.items().is_empty() {
+            let data = st.tools.summary_data();
+            st.history
+                .push(HistoryEntry::Event(EventEntry::new("tool-summary", data)));
+        }
+    }
+
+    fn finish_ok(
+        &self,
+        turn_id: u64,
+        start_idx: usize,
+        response: &str,
+        stop: RunStop,
+        usage: Option<TokenUsage>,
+    ) -> TurnOutcome {
+        self.push_tool_summary();
+        let response = if response.is_empty() {
+            "(empty response)"
+        } else {
+            response
+        };
+        {
+            let mut st = self.inner.core.lock();
+            st.history
+                .push(HistoryEntry::Chat(Arc::new(Message::assistant(response))));
+            st.message_count += 1;
+        }
+        let stop_reason = match stop {
+            RunStop::MaxRounds => "max_rounds",
+            RunStop::ContextLimit => "context_limit",
+            _ => "complete",
+        };
+        self.emit_completed(turn_id, stop_reason, response, start_idx, usage, None);
+        let ctx = self.context_state();
+        self.inner
+            .core
+            .link
+            .emit_event(Event::json(events::CONTEXT_UPDATE, turn_id, ctx));
+        TurnOutcome::Done
+    }
+
+    fn finish_aborted(
+        &self,
+        turn_id: u64,
+        start_idx: usize,
+        usage: Option<TokenUsage>,
+    ) -> TurnOutcome {
+        self.flush_messages();
+        let texts: Vec<String> = self
+            .inner
+            .agent
+            .messages()
+            .iter()
+            .skip(start_idx)
+            .filter(|m| m.role == Role::Assistant && !m.content.is_empty())
+            .map(|m| m.content.clone())
+            .collect();
+        let response = texts.join("\n\n");
+        self.push_tool_summary();
+        {
+            let mut st = self.inner.core.lock();
+            if !response.is_empty() {
+                st.history
+                    .push(HistoryEntry::Chat(Arc::new(Message::assistant(
+                        response.clone(),
+                    ))));
+            }
+            st.history.push(HistoryEntry::Chat(Arc::new(Message::system(
+                "Interrupted by user.",
+            ))));
+        }
+        self.emit_completed(turn_id, "aborted", &response, start_idx, usage, None);
+        TurnOutcome::Aborted
+    }
+
+    pub(super) fn finish_error(&self, turn_id: u64, code: &str, message: &str) -> TurnOutcome {
+        self.flush_messages();
+        {
+            let mut st = self.inner.core.lock();
+            st.history
+                .push(HistoryEntry::Chat(Arc::new(Message::system(format!(
+                    "Error: {message}"
+                )))));
+        }
+        let category = if code == "PROVIDER_ERROR" {
+            "provider"
+        } else {
+            "user"
+        };
+        self.inner.core.link.emit_event(Event::json(
+            events::ERROR,
+            turn_id,
+            json!({"code": code, "category": category, "recoverable": code == "PROVIDER_ERROR", "message": message}),
+        ));
+        self.emit_completed(turn_id, "error", "", usize::MAX, None, Some(message));
+        TurnOutcome::Failed(message.to_string())
+    }
+
+    fn emit_completed(
+        &self,
+        turn_id: u64,
+        stop_reason: &str,
+        response: &str,
+        start_idx: usize,
+        usage: Option<TokenUsage>,
+        error: Option<&str>,
+    ) {
+        let usage = usage.map(|u| {
+            json!({"input_tokens": u.input_tokens, "output_tokens": u.output_tokens,
+                   "total_tokens": u.total()})
+        });
+        let mut doc = json!({
+            "turn_id": turn_id,
+            "stop_reason": stop_reason,
+            "response": response,
+            "tool_summaries": if start_idx == usize::MAX { json!([]) } else { self.tool_summaries(start_idx) },
+            "context_state": self.context_state(),
+            "usage": usage,
+        });
+        if let (Some(e), Value::Object(m)) = (error, &mut doc) {
+            m.insert("error".into(), json!(e));
+        }
+        self.inner
+            .core
+            .link
+            .emit_event(Event::json(events::TURN_COMPLETED, turn_id, doc));
+    }
+
+    pub(super) fn finish(&self, turn_id: u64, outcome: TurnOutcome) {
+        let core = &self.inner.core;
+        let next = {
+            let mut st = core.lock();
+            st.executing = false;
+            st.current = None;
+            st.updated_at = now_iso();
+            push_outcome(&mut st, turn_id, outcome);
+            if st.closed {
+                None
+            } else if let Some((id, input)) = st.queued.take() {
+                let cancel = CancellationToken::new();
+                st.executing = true;
+                st.current = Some((id, cancel.clone()));
+                Some((id, input, cancel))
+            } else {
+                None
+            }
+        };
+        core.link.turn.store(0, Ordering::Relaxed);
+        let emit_closed = {
+            let mut st = core.lock();
+            if st.closed && !st.closed_emitted && !st.executing {
+                st.closed_emitted = true;
+                true
+            } else {
+                false
+            }
+        };
+        let persist = self.inner.cfg.lock().map(|c| c.persist).unwrap_or(false);
+        if persist {
+            if let Err(e) = crate::sdk::snapshot::persist(self) {
+                core.link.emit_event(Event::json(
+                    events::WARNING,
+                    turn_id,
+                    json!({"message": format!("could not persist the session: {e}")}),
+                ));
+            }
+        }
+        core.cond.notify_all();
+        if emit_closed {
+            core.link
+                .emit_event(Event::json(events::SESSION_CLOSED, 0, json!({})));
+        }
+        if let Some((id, input, cancel)) = next {
+            self.spawn_turn(id, input, cancel);
+        }
+    }
+}
