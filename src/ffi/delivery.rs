@@ -28,6 +28,8 @@ struct QState {
     closed_queued: bool,
     closed_taken: bool,
     session_ptr: usize,
+    /// Threads blocked on the condvar (a push only signals when somebody waits).
+    waiters: u32,
 }
 
 /// A session's event queue.
@@ -93,8 +95,11 @@ impl Queue {
         match self.mode {
             Delivery::Thread => {
                 if st.dispatcher_running {
+                    let wake = st.waiters > 0;
                     drop(st);
-                    self.cond.notify_one();
+                    if wake {
+                        self.cond.notify_one();
+                    }
                 } else {
                     st.dispatcher_running = true;
                     drop(st);
@@ -109,8 +114,11 @@ impl Queue {
                 }
             }
             Delivery::Pump | Delivery::Pull => {
+                let wake = st.waiters > 0;
                 drop(st);
-                self.cond.notify_all();
+                if wake {
+                    self.cond.notify_all();
+                }
             }
         }
     }
@@ -133,11 +141,13 @@ impl Queue {
                         st.dispatcher_running = false;
                         return;
                     }
+                    st.waiters += 1;
                     st = self
                         .cond
                         .wait_timeout(st, deadline - now)
                         .unwrap_or_else(|p| p.into_inner())
                         .0;
+                    st.waiters -= 1;
                 }
                 let Some(ev) = st.events.pop_front() else {
                     continue;
@@ -276,17 +286,25 @@ fn wait_step<'a>(
     st: MutexGuard<'a, QState>,
     deadline: Option<Instant>,
 ) -> (MutexGuard<'a, QState>, bool) {
+    let mut st = st;
     match deadline {
-        None => (cond.wait(st).unwrap_or_else(|p| p.into_inner()), true),
+        None => {
+            st.waiters += 1;
+            let mut g = cond.wait(st).unwrap_or_else(|p| p.into_inner());
+            g.waiters -= 1;
+            (g, true)
+        }
         Some(d) => {
             let now = Instant::now();
             if now >= d {
                 return (st, false);
             }
-            let g = cond
+            st.waiters += 1;
+            let mut g = cond
                 .wait_timeout(st, d - now)
                 .unwrap_or_else(|p| p.into_inner())
                 .0;
+            g.waiters -= 1;
             (g, true)
         }
     }

@@ -208,11 +208,6 @@ pub struct InteractiveSession {
     inner: Arc<Inner>,
 }
 
-/// Resolves a built-in tool by name (the tools module's registry).
-fn builtin_tool(name: &str, cwd: &str) -> Option<Arc<dyn Tool>> {
-    crate::tools::builtin_tool(name, std::path::Path::new(cwd))
-}
-
 /// Names of the built-in tools.
 fn builtin_names() -> Vec<&'static str> {
     crate::tools::BUILTIN_TOOL_NAMES.to_vec()
@@ -259,7 +254,7 @@ impl InteractiveSession {
         match &cfg.tools {
             None => {
                 for n in builtin_names() {
-                    if let Some(t) = builtin_tool(n, &cfg.cwd) {
+                    if let Some(t) = shared.builtin_tool(n, &cfg.cwd) {
                         tools.push(t);
                     }
                 }
@@ -277,7 +272,7 @@ impl InteractiveSession {
                             def: d.clone(),
                             link: link.clone(),
                         }));
-                    } else if let Some(t) = builtin_tool(n, &cfg.cwd) {
+                    } else if let Some(t) = shared.builtin_tool(n, &cfg.cwd) {
                         tools.push(t);
                     } else {
                         let mut known: Vec<String> =

@@ -30,6 +30,9 @@ pub struct RuntimeShared {
     pub pending: PendingRegistry,
     next_session: AtomicU64,
     threads: Mutex<Vec<std::thread::JoinHandle<()>>>,
+    /// Built-in tool instances by working directory, shared by the sessions of this runtime
+    /// (they are stateless; sharing keeps idle sessions small and creation fast).
+    builtins: Mutex<std::collections::HashMap<(String, String), Arc<dyn crate::core::tool::Tool>>>,
 }
 
 impl RuntimeShared {
@@ -74,6 +77,18 @@ impl RuntimeShared {
                 let _ = j.join();
             }
         }
+    }
+
+    /// The built-in tool `name` for `cwd` (one shared instance per runtime and directory).
+    pub fn builtin_tool(&self, name: &str, cwd: &str) -> Option<Arc<dyn crate::core::tool::Tool>> {
+        let key = (name.to_string(), cwd.to_string());
+        let mut cache = self.builtins.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(t) = cache.get(&key) {
+            return Some(t.clone());
+        }
+        let t = crate::tools::builtin_tool(name, std::path::Path::new(cwd))?;
+        cache.insert(key, t.clone());
+        Some(t)
     }
 
     /// Host tool definitions (snapshot).
@@ -133,6 +148,7 @@ impl Runtime {
             pending: PendingRegistry::new(),
             next_session: AtomicU64::new(0),
             threads: Mutex::new(Vec::new()),
+            builtins: Mutex::new(std::collections::HashMap::new()),
         });
         // Surface broken profiles now rather than at the first session.
         let names: Vec<String> = shared.config.providers.keys().cloned().collect();
