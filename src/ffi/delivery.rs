@@ -35,6 +35,7 @@ struct QState {
 /// A session's event queue.
 pub struct Queue {
     mode: Delivery,
+    detached: std::sync::atomic::AtomicBool,
     state: Mutex<QState>,
     cond: Condvar,
     shared: Arc<RuntimeShared>,
@@ -49,6 +50,7 @@ impl Queue {
     ) -> Arc<Self> {
         Arc::new(Queue {
             mode,
+            detached: std::sync::atomic::AtomicBool::new(false),
             state: Mutex::new(QState {
                 reg,
                 ..Default::default()
@@ -124,8 +126,9 @@ impl Queue {
     }
 
     fn dispatcher_loop(self: Arc<Self>) {
+        let mut batch: VecDeque<Event> = VecDeque::new();
         loop {
-            let (ev, reg, ptr) = {
+            let (reg, ptr) = {
                 let mut st = self.lock();
                 let deadline = Instant::now() + DISPATCHER_LINGER;
                 loop {
@@ -149,12 +152,17 @@ impl Queue {
                         .0;
                     st.waiters -= 1;
                 }
-                let Some(ev) = st.events.pop_front() else {
-                    continue;
-                };
-                (ev, st.reg.clone(), st.session_ptr)
+                // Take everything queued at once: one lock round-trip per burst, not per event.
+                std::mem::swap(&mut batch, &mut st.events);
+                (st.reg.clone(), st.session_ptr)
             };
-            deliver(ev, reg.as_deref(), ptr as *mut robota_session);
+            while let Some(ev) = batch.pop_front() {
+                if self.detached.load(std::sync::atomic::Ordering::Acquire) {
+                    batch.clear();
+                    break;
+                }
+                deliver(ev, reg.as_deref(), ptr as *mut robota_session);
+            }
         }
     }
 
@@ -263,6 +271,8 @@ impl Queue {
     pub fn detach(&self) {
         let reg = {
             let mut st = self.lock();
+            self.detached
+                .store(true, std::sync::atomic::Ordering::Release);
             st.detached = true;
             st.events.clear();
             st.reg.take()
