@@ -7,7 +7,6 @@
 //! `error`. The system prompt goes in the top-level `system`; tool results are `tool_result`
 //! blocks in a user message.
 
-use std::borrow::Cow;
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -16,7 +15,7 @@ use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
 use super::config::{HttpProviderConfig, DEFAULT_ANTHROPIC_MAX_TOKENS};
-use super::convert::{args_object, system_text, Accumulated, PartialCall, ToolIdMap};
+use super::convert::{args_object, system_text, Accumulated, JsonStr, PartialCall, ToolIdMap};
 use super::errors::{malformed, who};
 use super::http::{AuthStyle, HttpTransport, StreamDecoder, StreamOutcome};
 use super::sse::SseEvent;
@@ -151,7 +150,7 @@ pub fn request_body(cfg: &HttpProviderConfig, request: &ChatRequest<'_>) -> Valu
 #[derive(Deserialize)]
 struct Typed<'a> {
     #[serde(rename = "type", borrow)]
-    kind: Cow<'a, str>,
+    kind: JsonStr<'a>,
 }
 
 #[derive(Deserialize, Default)]
@@ -207,13 +206,13 @@ struct BlockDelta<'a> {
 #[derive(Deserialize)]
 struct Delta<'a> {
     #[serde(rename = "type", borrow)]
-    kind: Cow<'a, str>,
+    kind: JsonStr<'a>,
     #[serde(default, borrow)]
-    text: Option<Cow<'a, str>>,
+    text: Option<JsonStr<'a>>,
     #[serde(default, borrow)]
-    partial_json: Option<Cow<'a, str>>,
+    partial_json: Option<JsonStr<'a>>,
     #[serde(default, borrow)]
-    thinking: Option<Cow<'a, str>>,
+    thinking: Option<JsonStr<'a>>,
 }
 
 #[derive(Deserialize)]
@@ -346,7 +345,7 @@ impl AnthropicDecoder {
         d: BlockDelta<'_>,
         sink: &mut dyn StreamSink,
     ) -> Result<(), RobotaError> {
-        match d.delta.kind.as_ref() {
+        match &*d.delta.kind {
             "text_delta" => {
                 if let Some(t) = d.delta.text {
                     if !t.is_empty() {
@@ -363,7 +362,7 @@ impl AnthropicDecoder {
                 }
             }
             "input_json_delta" => {
-                let part = d.delta.partial_json.unwrap_or_default();
+                let part = d.delta.partial_json.map(|p| p.0).unwrap_or_default();
                 match self.blocks.get_mut(d.index) {
                     Some(Block::Tool(i)) => {
                         let i = *i;
@@ -435,6 +434,7 @@ impl StreamDecoder for AnthropicDecoder {
             owned_kind = self
                 .parse::<Typed<'_>>("message", ev.data)?
                 .kind
+                .0
                 .into_owned();
             &owned_kind
         } else {
