@@ -247,6 +247,66 @@ struct ErrorBody {
     message: String,
 }
 
+/// Fast path for the hottest event, a compact text delta exactly as Anthropic sends it:
+/// `{"type":"content_block_delta","index":N,"delta":{"type":"text_delta","text":"…"}}`.
+/// Anything else (spacing, other field order, other delta types) returns `None` and goes
+/// through the full decoder. Escaped text is decoded by `serde_json`.
+fn fast_text_delta(data: &str) -> Option<(usize, std::borrow::Cow<'_, str>)> {
+    const HEAD: &str = r#"{"type":"content_block_delta","index":"#;
+    const MID: &str = r#","delta":{"type":"text_delta","text":""#;
+    let rest = strip_json_prefix(data, HEAD)?;
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 || digits > 9 {
+        return None;
+    }
+    let index: usize = rest[..digits].parse().ok()?;
+    let body = strip_json_prefix(&rest[digits..], MID)?;
+    // Find the closing quote, skipping escaped characters.
+    let bytes = body.as_bytes();
+    let mut i = 0;
+    let mut escaped = false;
+    loop {
+        i += memchr::memchr2(b'"', b'\\', &bytes[i..])?;
+        if bytes[i] == b'\\' {
+            escaped = true;
+            i += 2;
+            if i > bytes.len() {
+                return None;
+            }
+            continue;
+        }
+        break;
+    }
+    if !matches!(&body[i..], "\"}}" | "\"} }" | "\" }}" | "\" } }") {
+        return None;
+    }
+    let raw = &body[..i];
+    if raw.bytes().any(|b| b < 0x20) {
+        return None; // not valid JSON: let the full decoder report it
+    }
+    if !escaped {
+        return Some((index, std::borrow::Cow::Borrowed(raw)));
+    }
+    let start = data.len() - body.len() - 1;
+    let quoted = &data[start..start + i + 2];
+    serde_json::from_str::<String>(quoted)
+        .ok()
+        .map(|s| (index, std::borrow::Cow::Owned(s)))
+}
+
+/// Strips `lit` from the front of `input`, allowing one space after each `:` and `,` of `lit`
+/// (the compact form the API sends and the spaced form of its documentation).
+fn strip_json_prefix<'a>(input: &'a str, lit: &str) -> Option<&'a str> {
+    let mut rest = input;
+    for c in lit.chars() {
+        rest = rest.strip_prefix(c)?;
+        if c == ':' || c == ',' {
+            rest = rest.strip_prefix(' ').unwrap_or(rest);
+        }
+    }
+    Some(rest)
+}
+
 /// What a content block index holds.
 #[derive(Debug, Clone)]
 enum Block {
@@ -442,6 +502,16 @@ impl StreamDecoder for AnthropicDecoder {
         };
         match kind {
             "content_block_delta" => {
+                if let Some((index, text)) = fast_text_delta(ev.data) {
+                    if matches!(self.blocks.get(index), Some(Block::Text)) {
+                        if !text.is_empty() {
+                            self.acc.content.push_str(&text);
+                            self.acc.delivered = true;
+                            sink.on_text(&text);
+                        }
+                        return Ok(());
+                    }
+                }
                 let d: BlockDelta<'_> = self.parse(kind, ev.data)?;
                 self.block_delta(d, sink)?;
             }
@@ -499,6 +569,133 @@ impl StreamDecoder for AnthropicDecoder {
         self.acc.reset();
         self.blocks.clear();
         self.stopped = false;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fast_path_matches_only_the_exact_shapes() {
+        let f = |s: &str| fast_text_delta(s).map(|(i, t)| (i, t.into_owned()));
+        assert_eq!(
+            f(
+                r#"{"type":"content_block_delta","index":3,"delta":{"type":"text_delta","text":"Hi there"}}"#
+            ),
+            Some((3, "Hi there".to_string()))
+        );
+        assert!(matches!(
+            fast_text_delta(
+                r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"plain"}}"#
+            ),
+            Some((0, std::borrow::Cow::Borrowed("plain")))
+        ));
+        assert_eq!(
+            f(
+                r#"{"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "a\n\"b\" \u00e9\\"}}"#
+            ),
+            Some((0, "a\n\"b\" é\\".to_string()))
+        );
+        assert_eq!(
+            f(
+                r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":""}}"#
+            ),
+            Some((0, String::new()))
+        );
+        // Other shapes fall back to the full decoder.
+        assert_eq!(
+            f(
+                r#"{"index":0,"type":"content_block_delta","delta":{"type":"text_delta","text":"x"}}"#
+            ),
+            None
+        );
+        assert_eq!(
+            f(
+                r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x","extra":1}}"#
+            ),
+            None
+        );
+        assert_eq!(
+            f(
+                r#"{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"x"}}"#
+            ),
+            None
+        );
+        assert_eq!(
+            f(r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x\"#),
+            None
+        );
+        assert_eq!(
+            f(
+                r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x"}"#
+            ),
+            None
+        );
+        assert_eq!(
+            f(
+                r#"{"type":"content_block_delta","index":,"delta":{"type":"text_delta","text":"x"}}"#
+            ),
+            None
+        );
+        assert_eq!(f("{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"a\nb\"}}"), None);
+        assert_eq!(
+            f(
+                r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"\é"}}"#
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn fast_and_full_paths_agree() {
+        let cfg = HttpProviderConfig::parse(
+            "a",
+            super::super::config::ProviderKind::Anthropic,
+            &json!({}),
+        )
+        .unwrap();
+        struct S(String);
+        impl StreamSink for S {
+            fn on_text(&mut self, d: &str) {
+                self.0.push_str(d);
+            }
+        }
+        for text in ["plain", r#"esc\n\"q\""#, r"\u00e9t\u00e9", ""] {
+            let mut d = AnthropicDecoder::new(cfg.clone(), "m");
+            let mut sink = S(String::new());
+            let start = r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#;
+            d.event(
+                SseEvent {
+                    event: "content_block_start",
+                    data: start,
+                    id: "",
+                },
+                &mut sink,
+            )
+            .unwrap();
+            for data in [
+                format!(
+                    r#"{{"type":"content_block_delta","index":0,"delta":{{"type":"text_delta","text":"{text}"}}}}"#
+                ),
+                format!(
+                    r#"{{"delta":{{"text":"{text}","type":"text_delta"}},"index":0,"type":"content_block_delta"}}"#
+                ),
+            ] {
+                d.event(
+                    SseEvent {
+                        event: "content_block_delta",
+                        data: &data,
+                        id: "",
+                    },
+                    &mut sink,
+                )
+                .unwrap();
+            }
+            let want: String = serde_json::from_str(&format!("\"{text}\"")).unwrap();
+            assert_eq!(sink.0, format!("{want}{want}"));
+            assert_eq!(d.acc.content, sink.0);
+        }
     }
 }
 
