@@ -572,6 +572,50 @@ impl StreamDecoder for AnthropicDecoder {
     }
 }
 
+#[async_trait]
+impl Provider for AnthropicProvider {
+    fn name(&self) -> &str {
+        &self.http.config().name
+    }
+
+    fn capabilities(&self) -> ProviderCapabilities {
+        ProviderCapabilities {
+            tools: true,
+            web_search: NativeToolSupport {
+                supported: true,
+                enabled: self.http.config().web_search,
+            },
+            web_fetch: NativeToolSupport::default(),
+        }
+    }
+
+    async fn chat(
+        &self,
+        request: ChatRequest<'_>,
+        sink: &mut dyn StreamSink,
+        cancel: CancellationToken,
+    ) -> Result<ChatResponse, RobotaError> {
+        assert_native_web_tools_available(self, request.native_web_tools)?;
+        let cfg = self.http.config();
+        let body = request_body(cfg, &request);
+        let mut decoder = AnthropicDecoder::new(cfg.clone(), request.model);
+        let outcome = self
+            .http
+            .stream(
+                &self.url,
+                AuthStyle::XApiKey,
+                &body,
+                request.model,
+                API_SURFACE,
+                &mut decoder,
+                sink,
+                &cancel,
+            )
+            .await?;
+        Ok(decoder.acc.into_response(outcome == StreamOutcome::Aborted))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -696,49 +740,5 @@ mod tests {
             assert_eq!(sink.0, format!("{want}{want}"));
             assert_eq!(d.acc.content, sink.0);
         }
-    }
-}
-
-#[async_trait]
-impl Provider for AnthropicProvider {
-    fn name(&self) -> &str {
-        &self.http.config().name
-    }
-
-    fn capabilities(&self) -> ProviderCapabilities {
-        ProviderCapabilities {
-            tools: true,
-            web_search: NativeToolSupport {
-                supported: true,
-                enabled: self.http.config().web_search,
-            },
-            web_fetch: NativeToolSupport::default(),
-        }
-    }
-
-    async fn chat(
-        &self,
-        request: ChatRequest<'_>,
-        sink: &mut dyn StreamSink,
-        cancel: CancellationToken,
-    ) -> Result<ChatResponse, RobotaError> {
-        assert_native_web_tools_available(self, request.native_web_tools)?;
-        let cfg = self.http.config();
-        let body = request_body(cfg, &request);
-        let mut decoder = AnthropicDecoder::new(cfg.clone(), request.model);
-        let outcome = self
-            .http
-            .stream(
-                &self.url,
-                AuthStyle::XApiKey,
-                &body,
-                request.model,
-                API_SURFACE,
-                &mut decoder,
-                sink,
-                &cancel,
-            )
-            .await?;
-        Ok(decoder.acc.into_response(outcome == StreamOutcome::Aborted))
     }
 }
