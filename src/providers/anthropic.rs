@@ -297,14 +297,22 @@ fn fast_text_delta(data: &str) -> Option<(usize, std::borrow::Cow<'_, str>)> {
 /// Strips `lit` from the front of `input`, allowing one space after each `:` and `,` of `lit`
 /// (the compact form the API sends and the spaced form of its documentation).
 fn strip_json_prefix<'a>(input: &'a str, lit: &str) -> Option<&'a str> {
-    let mut rest = input;
-    for c in lit.chars() {
-        rest = rest.strip_prefix(c)?;
-        if c == ':' || c == ',' {
-            rest = rest.strip_prefix(' ').unwrap_or(rest);
+    if let Some(rest) = input.strip_prefix(lit) {
+        return Some(rest); // the compact form: one comparison
+    }
+    let (inp, lit) = (input.as_bytes(), lit.as_bytes());
+    let mut i = 0;
+    for &c in lit {
+        if inp.get(i) != Some(&c) {
+            return None;
+        }
+        i += 1;
+        if (c == b':' || c == b',') && inp.get(i) == Some(&b' ') {
+            i += 1;
         }
     }
-    Some(rest)
+    // `i` follows an ASCII byte of `lit`, so it is a char boundary.
+    input.get(i..)
 }
 
 /// What a content block index holds.
