@@ -230,8 +230,23 @@ impl ConversationStore {
     }
 }
 
+/// Counts bytes written without storing them.
+struct ByteCounter(usize);
+
+impl std::io::Write for ByteCounter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 += buf.len();
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// `JSON.stringify(m).length` without allocating the string.
 fn json_len(m: &Message) -> usize {
-    serde_json::to_string(m).map_or(0, |s| s.len())
+    let mut c = ByteCounter(0);
+    serde_json::to_writer(&mut c, m).map_or(0, |_| c.0)
 }
 
 #[cfg(test)]

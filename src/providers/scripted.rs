@@ -11,7 +11,8 @@
 //! When the turns run out, `fallback` decides: `"echo"` (default) answers `offline:<last user text>`,
 //! `"repeat_last"` replays the last turn, `"error"` fails the call.
 
-use std::sync::Mutex;
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -122,11 +123,20 @@ pub struct RecordedRequest {
     pub model: String,
 }
 
+/// How many recent requests are kept for [`ScriptedProvider::requests`].
+pub const RECORDED_REQUESTS_KEPT: usize = 256;
+
+struct Recorded {
+    messages: Vec<Arc<Message>>,
+    tools: Vec<ToolSchema>,
+    model: String,
+}
+
 /// The deterministic offline provider.
 pub struct ScriptedProvider {
     name: String,
     script: Script,
-    state: Mutex<(usize, Vec<RecordedRequest>)>,
+    state: Mutex<(usize, VecDeque<Recorded>)>,
 }
 
 impl ScriptedProvider {
@@ -147,7 +157,7 @@ impl ScriptedProvider {
         Ok(ScriptedProvider {
             name,
             script,
-            state: Mutex::new((0, Vec::new())),
+            state: Mutex::new((0, VecDeque::new())),
         })
     }
 
@@ -167,13 +177,31 @@ impl ScriptedProvider {
                 turns,
                 ..Default::default()
             },
-            state: Mutex::new((0, Vec::new())),
+            state: Mutex::new((0, VecDeque::new())),
         }
     }
 
-    /// Requests received so far.
+    /// The most recent requests (up to [`RECORDED_REQUESTS_KEPT`]), messages as the provider
+    /// saw them (interrupted suffix applied).
     pub fn requests(&self) -> Vec<RecordedRequest> {
-        self.state.lock().map(|s| s.1.clone()).unwrap_or_default()
+        let Ok(st) = self.state.lock() else {
+            return Vec::new();
+        };
+        st.1.iter()
+            .map(|r| RecordedRequest {
+                messages: r
+                    .messages
+                    .iter()
+                    .map(|m| {
+                        let mut c = (**m).clone();
+                        c.content = m.content_for_api().into_owned();
+                        c
+                    })
+                    .collect(),
+                tools: r.tools.clone(),
+                model: r.model.clone(),
+            })
+            .collect()
     }
 
     /// Number of calls received.
@@ -186,16 +214,11 @@ impl ScriptedProvider {
             .state
             .lock()
             .map_err(|_| RobotaError::provider(&self.name, "scripted state poisoned"))?;
-        st.1.push(RecordedRequest {
-            messages: request
-                .messages
-                .iter()
-                .map(|m| {
-                    let mut c = (**m).clone();
-                    c.content = m.content_for_api().into_owned();
-                    c
-                })
-                .collect(),
+        if st.1.len() == RECORDED_REQUESTS_KEPT {
+            st.1.pop_front();
+        }
+        st.1.push_back(Recorded {
+            messages: request.messages.to_vec(),
             tools: request.tools.to_vec(),
             model: request.model.to_string(),
         });

@@ -1,1 +1,23 @@
-//! The generic Session: permission enforcer, hooks lifecycle, context tracking (issue 4).
+//! The generic Session (agent-sessions, reference §11): an agent whose tool calls all pass the
+//! permission enforcer (modes, allow/deny rules on normalized paths, approvals, PreToolUse /
+//! PostToolUse hooks, output truncation), with the hook lifecycle and context tracking.
+
+pub mod approval;
+pub mod context;
+pub mod enforcer;
+pub mod observer;
+pub mod options;
+pub mod output;
+pub mod paths;
+#[allow(clippy::module_inception)]
+pub mod session;
+
+pub use approval::{approval_prompt_text, ApprovalDecision, ApprovalHandler};
+pub use context::{ContextState, ContextWindowTracker, AUTO_COMPACT_THRESHOLD};
+pub use enforcer::{GateDecision, PermissionEnforcer};
+pub use observer::{SessionObserver, ToolEndResult};
+pub use options::{SessionOptions, SessionRunError, SessionRunOptions};
+pub use output::{
+    failure_json, truncate_output, BLOCKED_BY_HOOK_PREFIX, MAX_TOOL_OUTPUT_CHARS, PERMISSION_DENIED,
+};
+pub use session::Session;

@@ -148,8 +148,11 @@ pub async fn execute_batch(
         BatchMode::Parallel => max_concurrency.max(1),
     };
     let available = &available;
-    stream::iter(requests.iter())
-        .map(|req| async move {
+    // Indices rather than `&ToolRequest` items: a closure over a borrowed item trips rustc's
+    // higher-ranked lifetime inference and makes the whole run future `!Send`.
+    stream::iter(0..requests.len())
+        .map(|i| async move {
+            let req = &requests[i];
             if cancel.is_cancelled() {
                 return ToolRunResult::failure(INTERRUPTED_TOOL_ERROR);
             }

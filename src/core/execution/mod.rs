@@ -91,6 +91,8 @@ pub(crate) struct RunCtx<'a> {
     pub streamed_any: bool,
     pub provider_error: Option<String>,
     pub tool_outcomes: Vec<ToolResultsOutcome>,
+    /// Tool schemas, built once per run.
+    pub tool_schemas: Vec<super::provider::ToolSchema>,
 }
 
 /// What a round decided.
@@ -171,6 +173,7 @@ pub async fn execute(
         streamed_any: false,
         provider_error: None,
         tool_outcomes: Vec::new(),
+        tool_schemas: config.tools.iter().map(|t| t.schema()).collect(),
     };
 
     let mut round: u32 = 0;

@@ -9,7 +9,7 @@ use super::{batch, guard, record, RoundOutcome, RunCtx};
 use crate::core::agent::lock;
 use crate::core::events::names;
 use crate::core::message::{Message, MessageState};
-use crate::core::provider::{ChatRequest, StopReason, ToolSchema};
+use crate::core::provider::{ChatRequest, StopReason};
 
 /// Appends an assistant message outside the streaming buffer and emits its events.
 pub(crate) fn append_assistant(ctx: &RunCtx<'_>, round: u32, message: Message) {
@@ -36,10 +36,6 @@ pub(crate) fn emit_committed(ctx: &RunCtx<'_>, round: u32, msg: &Arc<Message>, i
     });
 }
 
-pub(crate) fn tool_schemas(ctx: &RunCtx<'_>) -> Vec<ToolSchema> {
-    ctx.config.tools.iter().map(|t| t.schema()).collect()
-}
-
 /// Runs round `round` (1-based).
 pub(crate) async fn run_round(ctx: &mut RunCtx<'_>, round: u32) -> RoundOutcome {
     if let Some(diagnostic) = guard::check(ctx, round) {
@@ -56,7 +52,7 @@ pub(crate) async fn run_round(ctx: &mut RunCtx<'_>, round: u32) -> RoundOutcome 
         s.begin_assistant();
         s.messages().to_vec()
     };
-    let tools = tool_schemas(ctx);
+    let tools = &ctx.tool_schemas;
     let model = ctx.config.model.as_str();
     if ctx.emitter.enabled() {
         ctx.emitter.emit(names::PROVIDER_REQUEST, Some(round), |d| {
@@ -71,7 +67,7 @@ pub(crate) async fn run_round(ctx: &mut RunCtx<'_>, round: u32) -> RoundOutcome 
     }
     let request = ChatRequest {
         messages: &messages,
-        tools: &tools,
+        tools,
         model,
         max_tokens: ctx.config.max_tokens,
         temperature: ctx.config.temperature,

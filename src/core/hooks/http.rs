@@ -1,0 +1,139 @@
+//! The `http` executor: POST the hook input as JSON to `url` with the configured headers
+//! (`$NAME` / `${NAME}` / `$ENV:NAME` interpolated), 10 s default timeout (per-hook `timeout`).
+//! Non-2xx → exit 1 (`HTTP <status> <reason>`); a JSON body whose `ok` is falsy or missing →
+//! exit 2 (reason = body `reason` or `Blocked by HTTP hook`); truthy `ok` → exit 0 with the body
+//! JSON as stdout; network / parse errors → exit 1.
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+use once_cell::sync::OnceCell;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use super::registry::HookExecutor;
+use super::secrets::{interpolate_header, Redactor};
+use super::types::{HookDefinition, HookResult, DEFAULT_HTTP_TIMEOUT, EXIT_BLOCK};
+
+/// Reason when an HTTP hook blocks without giving one.
+pub const HTTP_BLOCK_REASON: &str = "Blocked by HTTP hook";
+
+/// Runs `http` hooks.
+#[derive(Debug, Default)]
+pub struct HttpExecutor {
+    client: OnceCell<reqwest::Client>,
+}
+
+impl HttpExecutor {
+    /// An executor (the HTTP client is created on first use).
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn client(&self) -> Result<&reqwest::Client, String> {
+        self.client.get_or_try_init(|| {
+            reqwest::Client::builder()
+                .build()
+                .map_err(|e| format!("Failed to create HTTP client: {e}"))
+        })
+    }
+}
+
+fn truthy(v: Option<&Value>) -> bool {
+    match v {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(Value::Number(n)) => n.as_f64().is_some_and(|f| f != 0.0 && !f.is_nan()),
+        Some(Value::String(s)) => !s.is_empty(),
+        Some(_) => true,
+    }
+}
+
+async fn post(
+    client: &reqwest::Client,
+    def: &HookDefinition,
+    url: &str,
+    input: &Value,
+    timeout: Duration,
+    redactor: &mut Redactor,
+) -> HookResult {
+    let mut req = client
+        .post(url)
+        .timeout(timeout)
+        .header("Content-Type", "application/json")
+        .body(serde_json::to_vec(input).unwrap_or_default());
+    if let Some(headers) = def.fields.get("headers") {
+        let Value::Object(headers) = headers else {
+            return HookResult::failure("http hook \"headers\" must be an object of strings");
+        };
+        for (k, v) in headers {
+            let Some(v) = v.as_str() else {
+                return HookResult::failure(format!("http hook header \"{k}\" must be a string"));
+            };
+            req = req.header(k.as_str(), interpolate_header(v, redactor));
+        }
+    }
+    let resp = match req.send().await {
+        Ok(r) => r,
+        Err(e) if e.is_timeout() => return HookResult::failure("HTTP hook timed out"),
+        Err(e) => return HookResult::failure(format!("HTTP hook request failed: {e}")),
+    };
+    let status = resp.status();
+    if !status.is_success() {
+        return HookResult::failure(format!(
+            "HTTP {} {}",
+            status.as_u16(),
+            status.canonical_reason().unwrap_or("")
+        ));
+    }
+    let body: Value = match resp.json().await {
+        Ok(b) => b,
+        Err(e) => return HookResult::failure(format!("HTTP hook response is not JSON: {e}")),
+    };
+    if truthy(body.get("ok")) {
+        HookResult::new(0, body.to_string(), "")
+    } else {
+        let reason = body
+            .get("reason")
+            .and_then(Value::as_str)
+            .filter(|r| !r.is_empty())
+            .unwrap_or(HTTP_BLOCK_REASON);
+        HookResult::new(EXIT_BLOCK, "", reason)
+    }
+}
+
+#[async_trait]
+impl HookExecutor for HttpExecutor {
+    fn kind(&self) -> &str {
+        "http"
+    }
+
+    async fn execute(
+        &self,
+        def: &HookDefinition,
+        input: &Value,
+        cancel: CancellationToken,
+    ) -> HookResult {
+        let Some(url) = def.str_field("url") else {
+            return HookResult::failure("http hook is missing a \"url\" string");
+        };
+        let timeout = match def.timeout() {
+            Ok(t) => t.unwrap_or(DEFAULT_HTTP_TIMEOUT),
+            Err(e) => return HookResult::failure(e),
+        };
+        let client = match self.client() {
+            Ok(c) => c,
+            Err(e) => return HookResult::failure(e),
+        };
+        let mut redactor = Redactor::default();
+        let result = tokio::select! {
+            r = post(client, def, url, input, timeout, &mut redactor) => r,
+            _ = cancel.cancelled() => HookResult::failure("Hook cancelled"),
+        };
+        HookResult::new(
+            result.exit_code,
+            redactor.redact(&result.stdout),
+            redactor.redact(&result.stderr),
+        )
+    }
+}

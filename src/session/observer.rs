@@ -1,0 +1,46 @@
+//! Callbacks a host receives while a session runs (tool progress, context, warnings).
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::context::ContextState;
+
+/// How a tool call ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolEndResult {
+    /// The tool ran and returned a result.
+    Success,
+    /// The tool ran and failed (or panicked).
+    Error,
+    /// The call was refused (permission, approval, or a PreToolUse hook block) and did not run.
+    Denied,
+}
+
+/// Session callbacks. All methods have empty defaults; they are called from the thread running
+/// the turn and must not block for long.
+pub trait SessionObserver: Send + Sync {
+    /// A tool call begins (before the permission check; always followed by `on_tool_end`).
+    fn on_tool_start(&self, call_id: &str, tool: &str, args: &Value) {
+        let _ = (call_id, tool, args);
+    }
+    /// A tool call ended; `output` is the (truncated) text the model sees.
+    fn on_tool_end(
+        &self,
+        call_id: &str,
+        tool: &str,
+        args: &Value,
+        result: ToolEndResult,
+        output: &str,
+    ) {
+        let _ = (call_id, tool, args, result, output);
+    }
+    /// The context-window estimate changed.
+    fn on_context_update(&self, state: &ContextState) {
+        let _ = state;
+    }
+    /// Something went wrong but the session carries on (a hook failed or timed out, …).
+    fn on_warning(&self, message: &str) {
+        let _ = message;
+    }
+}

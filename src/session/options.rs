@@ -1,0 +1,111 @@
+//! Session construction and run options, and the run error.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use tokio_util::sync::CancellationToken;
+
+use super::approval::ApprovalHandler;
+use super::observer::SessionObserver;
+use crate::core::errors::RobotaError;
+use crate::core::events::{ExecutionEventFn, TextDeltaFn};
+use crate::core::hooks::{HookExecutor, HooksConfig};
+use crate::core::permissions::{PermissionLists, PermissionMode};
+use crate::core::provider::Provider;
+use crate::core::store::ConversationStore;
+use crate::core::tool::Tool;
+
+/// Everything a [`super::Session`] is built from (`ISessionOptions`).
+#[derive(Clone)]
+pub struct SessionOptions {
+    /// The model provider.
+    pub provider: Arc<dyn Provider>,
+    /// Model id.
+    pub model: String,
+    /// System message (empty = none).
+    pub system_message: String,
+    /// Tools the model may call (each call goes through the permission enforcer).
+    pub tools: Vec<Arc<dyn Tool>>,
+    /// Working directory: relative paths in permission checks resolve against it; hook `cwd`.
+    pub cwd: PathBuf,
+    /// Initial permission mode.
+    pub permission_mode: PermissionMode,
+    /// Allow/deny patterns.
+    pub permissions: PermissionLists,
+    /// Lifecycle hooks.
+    pub hooks: HooksConfig,
+    /// Extra hook executor kinds, added next to the built-in `command` and `http`.
+    pub extra_hook_executors: Vec<Arc<dyn HookExecutor>>,
+    /// Asked when a call needs approval; none → such calls are denied with a clear message.
+    pub approval_handler: Option<Arc<dyn ApprovalHandler>>,
+    /// Tool/context/warning callbacks.
+    pub observer: Option<Arc<dyn SessionObserver>>,
+    /// Round cap per run; `None` = unlimited (reference 11.1).
+    pub max_turns: Option<i64>,
+    /// Provider idle timeout (ms).
+    pub provider_timeout_ms: Option<u64>,
+    /// Session id (default `session_<ms>_<rand>`).
+    pub session_id: Option<String>,
+    /// Context window override (default: the model table).
+    pub context_max_tokens: Option<u64>,
+    /// Existing history to continue (resume / fork).
+    pub history: Option<ConversationStore>,
+    /// Environment applied to command hooks (the settings `env` map; values may be `$ENV:NAME`).
+    pub hook_env: BTreeMap<String, String>,
+}
+
+impl SessionOptions {
+    /// Options with defaults: no tools, process cwd, `default` mode, no hooks, unlimited turns.
+    pub fn new(provider: Arc<dyn Provider>, model: impl Into<String>) -> Self {
+        SessionOptions {
+            provider,
+            model: model.into(),
+            system_message: String::new(),
+            tools: Vec::new(),
+            cwd: std::env::current_dir().unwrap_or_default(),
+            permission_mode: PermissionMode::Default,
+            permissions: PermissionLists::default(),
+            hooks: HooksConfig::default(),
+            extra_hook_executors: Vec::new(),
+            approval_handler: None,
+            observer: None,
+            max_turns: None,
+            provider_timeout_ms: None,
+            session_id: None,
+            context_max_tokens: None,
+            history: None,
+            hook_env: BTreeMap::new(),
+        }
+    }
+}
+
+/// Per-run options.
+#[derive(Clone, Default)]
+pub struct SessionRunOptions {
+    /// Cancels the run (hooks, approvals, provider and tools).
+    pub cancel: Option<CancellationToken>,
+    /// Streamed text.
+    pub on_text_delta: Option<TextDeltaFn>,
+    /// Streamed thinking.
+    pub on_thinking_delta: Option<TextDeltaFn>,
+    /// Replay events.
+    pub on_event: Option<ExecutionEventFn>,
+    /// The user's raw input for `UserPromptSubmit` (`prompt`/`user_message`), when it differs
+    /// from the message content (e.g. a slash command expanded into a prompt).
+    pub raw_input: Option<String>,
+}
+
+/// Why a run failed.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionRunError {
+    /// A `UserPromptSubmit` hook exited 2: the prompt was not sent, history is unchanged.
+    #[error("Prompt blocked by hook: {reason}")]
+    PromptBlocked {
+        /// The hook's stderr (or `Blocked by hook`).
+        reason: String,
+    },
+    /// The engine failed (invalid options, a concurrent run, …).
+    #[error(transparent)]
+    Engine(#[from] RobotaError),
+}

@@ -1,0 +1,134 @@
+//! `Edit` — replace an exact string in a file (reference §10.4). Byte-exact: CRLF, tabs and
+//! any UTF-8 (or non-UTF-8) content outside the replaced span are preserved.
+
+use async_trait::async_trait;
+use memchr::memmem;
+use serde_json::{json, Value};
+
+use super::common::{arg_bool, arg_str, blocking, Spec};
+use super::config::ToolEnv;
+use super::ports::FileKind;
+use super::result::ToolOutput;
+use crate::core::tool::{Tool, ToolContext, ToolResult};
+
+/// Replaces `oldString` with `newString` (first occurrence, which must be unique, or all).
+pub struct EditTool {
+    env: ToolEnv,
+    spec: Spec,
+}
+
+impl EditTool {
+    /// An Edit tool on `env`.
+    pub fn new(env: ToolEnv) -> Self {
+        EditTool {
+            env,
+            spec: Spec::new(json!({
+                "type": "object",
+                "properties": {
+                    "filePath": {"type": "string", "description": "Path of the file to edit"},
+                    "oldString": {"type": "string", "description": "The exact text to replace (must be unique in the file unless replaceAll is true)"},
+                    "newString": {"type": "string", "description": "The replacement text"},
+                    "replaceAll": {"type": "boolean", "description": "Replace every occurrence (default false)"}
+                },
+                "required": ["filePath", "oldString", "newString"]
+            })),
+        }
+    }
+}
+
+/// The outcome of applying an edit to `content`.
+pub(crate) enum EditOutcome {
+    /// New bytes, count replaced, 1-based line of the first occurrence.
+    Replaced(Vec<u8>, usize, u64),
+    /// `oldString` does not occur.
+    NotFound,
+    /// More than one occurrence without `replaceAll`.
+    NotUnique(usize),
+}
+
+/// Applies the edit (plain byte matching, non-overlapping, left to right).
+pub(crate) fn apply(content: &[u8], old: &[u8], new: &[u8], all: bool) -> EditOutcome {
+    let finder = memmem::Finder::new(old);
+    let positions: Vec<usize> = finder.find_iter(content).collect();
+    // find_iter yields non-overlapping matches left to right.
+    let Some(&first) = positions.first() else {
+        return EditOutcome::NotFound;
+    };
+    if !all && positions.len() > 1 {
+        return EditOutcome::NotUnique(positions.len());
+    }
+    let used: &[usize] = if all { &positions } else { &positions[..1] };
+    let mut out = Vec::with_capacity(content.len() + used.len() * new.len());
+    let mut last = 0;
+    for &p in used {
+        out.extend_from_slice(&content[last..p]);
+        out.extend_from_slice(new);
+        last = p + old.len();
+    }
+    out.extend_from_slice(&content[last..]);
+    let line = memchr::memchr_iter(b'\n', &content[..first]).count() as u64 + 1;
+    EditOutcome::Replaced(out, used.len(), line)
+}
+
+#[async_trait]
+impl Tool for EditTool {
+    fn name(&self) -> &str {
+        "Edit"
+    }
+    fn description(&self) -> &str {
+        "Replace an exact string in a file. Parameters: filePath, oldString, newString (required), replaceAll (boolean, default false). oldString must match exactly (whitespace and line endings included) and be unique unless replaceAll is true. Reports the number of replacements."
+    }
+    fn parameters(&self) -> &Value {
+        &self.spec.parameters
+    }
+    async fn execute(&self, args: Value, _ctx: &ToolContext) -> ToolResult {
+        let max = self.env.limits().max_output_chars;
+        if let Err(fail) = self.spec.validate(self.name(), &args) {
+            return fail.into_result(max);
+        }
+        let display = arg_str(&args, "filePath").unwrap_or_default().to_string();
+        let old = arg_str(&args, "oldString").unwrap_or_default().to_string();
+        let new = arg_str(&args, "newString").unwrap_or_default().to_string();
+        let all = arg_bool(&args, "replaceAll").unwrap_or(false);
+        let path = self.env.resolve(&display);
+        let fs = self.env.fs.clone();
+        blocking(move || {
+            if old.is_empty() {
+                return ToolOutput::fail(
+                    "oldString must not be empty (use Write to create or replace a whole file)",
+                );
+            }
+            match fs.metadata(&path) {
+                Ok(m) if m.kind == FileKind::File => {}
+                Ok(_) => return ToolOutput::fail(format!("Path is not a file: {display}")),
+                Err(_) => return ToolOutput::fail(format!("File not found: {display}")),
+            }
+            let content = match fs.read(&path) {
+                Ok(c) => c,
+                Err(_) => return ToolOutput::fail(format!("File not found: {display}")),
+            };
+            match apply(&content, old.as_bytes(), new.as_bytes(), all) {
+                EditOutcome::NotFound => {
+                    ToolOutput::fail(format!("oldString not found in file: {display}"))
+                }
+                EditOutcome::NotUnique(n) => ToolOutput::fail(format!(
+                    "oldString is not unique in file (found {n} occurrences). Provide more context to make it unique, or use replaceAll:true."
+                )),
+                EditOutcome::Replaced(bytes, count, line) => {
+                    match fs.write_atomic(&path, &bytes) {
+                        Ok(()) => {
+                            let mut out = ToolOutput::ok(format!(
+                                "Replaced {count} occurrence(s) in {display}"
+                            ));
+                            out.start_line = Some(line);
+                            out
+                        }
+                        Err(e) => ToolOutput::fail(e.to_string()),
+                    }
+                }
+            }
+        })
+        .await
+        .into_result(max)
+    }
+}

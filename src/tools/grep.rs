@@ -1,0 +1,351 @@
+//! `Grep` — search file contents with a regex (reference §10.6), on ripgrep's crates
+//! (`grep-regex`, `grep-searcher`, `ignore`): gitignore-aware, include globs with braces,
+//! case-insensitive option, `content` / `files_with_matches` / `count` modes.
+
+use std::io;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use async_trait::async_trait;
+use grep_regex::{RegexMatcher, RegexMatcherBuilder};
+use grep_searcher::{
+    BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkContextKind, SinkMatch,
+};
+use ignore::overrides::OverrideBuilder;
+use serde_json::{json, Value};
+use tokio_util::sync::CancellationToken;
+
+use super::common::{arg_bool, arg_i64, arg_str, blocking, Spec};
+use super::config::ToolEnv;
+use super::ports::{FileKind, FsPort};
+use super::result::ToolOutput;
+use super::walk::{walk_files, Visitor, WalkSpec};
+use crate::core::tool::{Tool, ToolContext, ToolResult};
+
+/// What Grep prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GrepMode {
+    /// `<path>:<line>:<text>` for matches, `<path>:<line>-<text>` for context, `--` between blocks.
+    Content,
+    /// One path per matching file (default).
+    FilesWithMatches,
+    /// `<path>:<matching line count>` per matching file.
+    Count,
+}
+
+/// One Grep request (paths absolute).
+#[derive(Debug, Clone)]
+pub struct GrepQuery {
+    /// Regex (Rust `regex` syntax).
+    pub pattern: String,
+    /// File or directory to search.
+    pub root: std::path::PathBuf,
+    /// Include glob (ripgrep `-g` semantics: no `/` = matched against the file name at any depth).
+    pub glob: Option<String>,
+    /// Lines of context around each match (content mode).
+    pub context: usize,
+    /// Output mode.
+    pub mode: GrepMode,
+    /// Case-insensitive matching.
+    pub case_insensitive: bool,
+    /// Stop collecting after this many bytes of results.
+    pub max_collect_bytes: usize,
+}
+
+/// Searches files; `Ok` is the output text, `Err` the error message.
+pub fn run_grep(
+    fs: &dyn FsPort,
+    query: &GrepQuery,
+    cancel: CancellationToken,
+) -> Result<String, String> {
+    let matcher = RegexMatcherBuilder::new()
+        .case_insensitive(query.case_insensitive)
+        .line_terminator(Some(b'\n'))
+        .build(&query.pattern)
+        .map_err(|_| format!("Invalid regex pattern: {}", query.pattern))?;
+    let meta = fs
+        .metadata(&query.root)
+        .map_err(|_| format!("Path not found: {}", query.root.display()))?;
+    let collector = Collector {
+        mode: query.mode,
+        results: Mutex::new(Vec::new()),
+        bytes: AtomicUsize::new(0),
+        max_bytes: query.max_collect_bytes,
+        overflow: AtomicBool::new(false),
+    };
+    let build_searcher = || {
+        SearcherBuilder::new()
+            .line_number(query.mode != GrepMode::FilesWithMatches)
+            .before_context(query.context)
+            .after_context(query.context)
+            .binary_detection(BinaryDetection::quit(0))
+            .build()
+    };
+    match meta.kind {
+        FileKind::File => {
+            let mut searcher = build_searcher();
+            collector.search(fs, &mut searcher, &matcher, &query.root);
+        }
+        FileKind::Dir => {
+            let overrides = match &query.glob {
+                Some(g) if !g.is_empty() => {
+                    let mut b = OverrideBuilder::new(&query.root);
+                    b.add(g)
+                        .map_err(|e| format!("Invalid glob pattern: {g}: {e}"))?;
+                    Some(
+                        b.build()
+                            .map_err(|e| format!("Invalid glob pattern: {g}: {e}"))?,
+                    )
+                }
+                _ => None,
+            };
+            let spec = WalkSpec {
+                root: query.root.clone(),
+                overrides,
+                max_depth: None,
+                cancel: cancel.clone(),
+            };
+            walk_files(fs, &spec, || -> Visitor<'_> {
+                let mut searcher = build_searcher();
+                let matcher = matcher.clone();
+                let collector = &collector;
+                Box::new(move |path: &Path| collector.search(fs, &mut searcher, &matcher, path))
+            });
+        }
+        FileKind::Other => {
+            return Err(format!(
+                "Path is not a file or directory: {}",
+                query.root.display()
+            ))
+        }
+    }
+    if cancel.is_cancelled() {
+        return Err("Search was cancelled".to_string());
+    }
+    let mut results = collector.results.into_inner().unwrap_or_default();
+    if results.is_empty() {
+        return Ok("(no matches)".to_string());
+    }
+    results.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut out = match query.mode {
+        GrepMode::FilesWithMatches => results
+            .iter()
+            .map(|(p, _)| p.as_str())
+            .collect::<Vec<_>>()
+            .join("\n"),
+        GrepMode::Count => results
+            .iter()
+            .map(|(p, c)| format!("{p}:{c}"))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        GrepMode::Content => {
+            let mut s: String = results.into_iter().map(|(_, text)| text).collect();
+            while s.ends_with('\n') {
+                s.pop();
+            }
+            s
+        }
+    };
+    if collector.overflow.load(Ordering::Relaxed) {
+        out.push_str(&format!(
+            "\n\n[Search stopped early: results exceeded {} bytes. Narrow the pattern, path or glob.]",
+            query.max_collect_bytes
+        ));
+    }
+    Ok(out)
+}
+
+/// Gathers per-file results from all walker threads.
+struct Collector {
+    mode: GrepMode,
+    /// (path, content text | count).
+    results: Mutex<Vec<(String, String)>>,
+    bytes: AtomicUsize,
+    max_bytes: usize,
+    overflow: AtomicBool,
+}
+
+impl Collector {
+    /// Searches one file; returns `false` when the walk should stop.
+    fn search(
+        &self,
+        fs: &dyn FsPort,
+        searcher: &mut Searcher,
+        matcher: &RegexMatcher,
+        path: &Path,
+    ) -> bool {
+        let display = path.to_string_lossy();
+        let mut sink = FileSink {
+            mode: self.mode,
+            path: &display,
+            out: String::new(),
+            count: 0,
+            binary: false,
+        };
+        let res = if fs.is_native() {
+            searcher.search_path(matcher, path, &mut sink)
+        } else {
+            match fs.read(path) {
+                Ok(bytes) => searcher.search_slice(matcher, &bytes, &mut sink),
+                Err(_) => return true,
+            }
+        };
+        if res.is_err() || sink.binary || sink.count == 0 {
+            return true;
+        }
+        let text = match self.mode {
+            GrepMode::Content => sink.out,
+            GrepMode::Count => sink.count.to_string(),
+            GrepMode::FilesWithMatches => String::new(),
+        };
+        let added = display.len() + text.len() + 2;
+        let total = self.bytes.fetch_add(added, Ordering::Relaxed) + added;
+        if let Ok(mut r) = self.results.lock() {
+            r.push((display.into_owned(), text));
+        }
+        if total > self.max_bytes {
+            self.overflow.store(true, Ordering::Relaxed);
+            return false;
+        }
+        true
+    }
+}
+
+struct FileSink<'a> {
+    mode: GrepMode,
+    path: &'a str,
+    out: String,
+    count: u64,
+    binary: bool,
+}
+
+fn push_line(out: &mut String, path: &str, line: Option<u64>, sep: char, bytes: &[u8]) {
+    let text = String::from_utf8_lossy(bytes);
+    let text = text.trim_end_matches('\n').trim_end_matches('\r');
+    out.push_str(path);
+    out.push(':');
+    out.push_str(&line.unwrap_or(0).to_string());
+    out.push(sep);
+    out.push_str(text);
+    out.push('\n');
+}
+
+impl Sink for FileSink<'_> {
+    type Error = io::Error;
+
+    fn matched(&mut self, _s: &Searcher, m: &SinkMatch<'_>) -> Result<bool, io::Error> {
+        match self.mode {
+            GrepMode::FilesWithMatches => {
+                self.count += 1;
+                Ok(false)
+            }
+            GrepMode::Count => {
+                self.count += m.lines().count().max(1) as u64;
+                Ok(true)
+            }
+            GrepMode::Content => {
+                let mut no = m.line_number();
+                for line in m.lines() {
+                    self.count += 1;
+                    push_line(&mut self.out, self.path, no, ':', line);
+                    no = no.map(|n| n + 1);
+                }
+                Ok(true)
+            }
+        }
+    }
+
+    fn context(&mut self, _s: &Searcher, c: &SinkContext<'_>) -> Result<bool, io::Error> {
+        if self.mode == GrepMode::Content && !matches!(c.kind(), SinkContextKind::Other) {
+            push_line(&mut self.out, self.path, c.line_number(), '-', c.bytes());
+        }
+        Ok(true)
+    }
+
+    fn context_break(&mut self, _s: &Searcher) -> Result<bool, io::Error> {
+        if self.mode == GrepMode::Content && self.count > 0 {
+            self.out.push_str("--\n");
+        }
+        Ok(true)
+    }
+
+    fn binary_data(&mut self, _s: &Searcher, offset: u64) -> Result<bool, io::Error> {
+        if offset < 8192 || self.count == 0 {
+            self.binary = true;
+        }
+        Ok(false)
+    }
+}
+
+/// Searches file contents.
+pub struct GrepTool {
+    env: ToolEnv,
+    spec: Spec,
+}
+
+impl GrepTool {
+    /// A Grep tool on `env`.
+    pub fn new(env: ToolEnv) -> Self {
+        GrepTool {
+            env,
+            spec: Spec::new(json!({
+                "type": "object",
+                "properties": {
+                    "pattern": {"type": "string", "description": "Regular expression to search for"},
+                    "path": {"type": "string", "description": "File or directory to search (default: the working directory)"},
+                    "glob": {"type": "string", "description": "Only search files matching this glob, e.g. \"*.ts\" or \"*.{ts,tsx}\" (a glob without \"/\" matches file names at any depth)"},
+                    "contextLines": {"type": "number", "description": "Lines of context before and after each match in content mode (default 0)"},
+                    "outputMode": {"type": "string", "enum": ["files_with_matches", "content", "count"], "description": "files_with_matches (default): matching file paths; content: matching lines as path:line:text; count: path:number of matching lines"},
+                    "caseInsensitive": {"type": "boolean", "description": "Ignore case (default false)"}
+                },
+                "required": ["pattern"]
+            })),
+        }
+    }
+}
+
+#[async_trait]
+impl Tool for GrepTool {
+    fn name(&self) -> &str {
+        "Grep"
+    }
+    fn description(&self) -> &str {
+        "Search file contents with a regular expression. Parameters: pattern (required), path (file or directory, default the working directory), glob (file filter such as \"*.{ts,tsx}\"), contextLines, outputMode (files_with_matches | content | count), caseInsensitive. Skips binary files, .gitignore'd files, .git and node_modules."
+    }
+    fn parameters(&self) -> &Value {
+        &self.spec.parameters
+    }
+    fn read_only(&self) -> bool {
+        true
+    }
+    async fn execute(&self, args: Value, ctx: &ToolContext) -> ToolResult {
+        let limits = self.env.limits();
+        let max = limits.max_output_chars;
+        if let Err(fail) = self.spec.validate(self.name(), &args) {
+            return fail.into_result(max);
+        }
+        let mode = match arg_str(&args, "outputMode") {
+            Some("content") => GrepMode::Content,
+            Some("count") => GrepMode::Count,
+            _ => GrepMode::FilesWithMatches,
+        };
+        let query = GrepQuery {
+            pattern: arg_str(&args, "pattern").unwrap_or_default().to_string(),
+            root: self.env.resolve(arg_str(&args, "path").unwrap_or(".")),
+            glob: arg_str(&args, "glob").map(str::to_string),
+            context: arg_i64(&args, "contextLines").unwrap_or(0).clamp(0, 1000) as usize,
+            mode,
+            case_insensitive: arg_bool(&args, "caseInsensitive").unwrap_or(false),
+            max_collect_bytes: limits.grep_max_collect_bytes,
+        };
+        let fs = self.env.fs.clone();
+        let cancel = ctx.cancel.clone();
+        blocking(move || match run_grep(fs.as_ref(), &query, cancel) {
+            Ok(text) => ToolOutput::ok(text),
+            Err(e) => ToolOutput::fail(e),
+        })
+        .await
+        .into_result(max)
+    }
+}

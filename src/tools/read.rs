@@ -1,0 +1,140 @@
+//! `Read` — read file contents with line numbers (reference §10.2).
+
+use async_trait::async_trait;
+use serde_json::{json, Value};
+
+use super::common::{arg_i64, arg_str, blocking, Spec};
+use super::config::ToolEnv;
+use super::ports::FileKind;
+use super::result::ToolOutput;
+use crate::core::tool::{Tool, ToolContext, ToolResult};
+
+/// Reads a text file as `<n>\t<line>` lines under a `[File: ...]` header.
+pub struct ReadTool {
+    env: ToolEnv,
+    spec: Spec,
+}
+
+impl ReadTool {
+    /// A Read tool on `env`.
+    pub fn new(env: ToolEnv) -> Self {
+        ReadTool {
+            env,
+            spec: Spec::new(json!({
+                "type": "object",
+                "properties": {
+                    "filePath": {"type": "string", "description": "Path of the file to read (absolute, or relative to the working directory)"},
+                    "offset": {"type": "number", "description": "1-based line number to start from (default 1)"},
+                    "limit": {"type": "number", "description": "Maximum number of lines to return (default 2000)"}
+                },
+                "required": ["filePath"]
+            })),
+        }
+    }
+}
+
+/// Formats the Read output of `bytes` (already checked to be text).
+pub(crate) fn render(display: &str, bytes: &[u8], offset: usize, limit: usize) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    let mut lines: Vec<&str> = text.split('\n').collect();
+    if lines.last() == Some(&"") {
+        lines.pop();
+    }
+    let total = lines.len();
+    if total == 0 {
+        return format!("[File: {display} (0 lines)]\n");
+    }
+    let start = offset.max(1);
+    let from = (start - 1).min(total);
+    let to = from.saturating_add(limit).min(total);
+    let selected = &lines[from..to];
+    let n = selected.len();
+    let last_no = start + n.saturating_sub(1);
+    let width = last_no.to_string().len();
+    let body = selected
+        .iter()
+        .enumerate()
+        .map(|(i, line)| format!("{:>width$}\t{line}", start + i))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let header = if n < total {
+        format!(
+            "[File: {display} (lines {start}-{} of {total})]\n",
+            (start + n) as i64 - 1
+        )
+    } else {
+        format!("[File: {display} ({total} lines)]\n")
+    };
+    header + &body
+}
+
+#[async_trait]
+impl Tool for ReadTool {
+    fn name(&self) -> &str {
+        "Read"
+    }
+    fn description(&self) -> &str {
+        "Read a file's contents with line numbers. Parameters: filePath (required; absolute or relative to the working directory), offset (1-based start line), limit (number of lines, default 2000). Output starts with a [File: ...] header; binary files and directories are refused."
+    }
+    fn parameters(&self) -> &Value {
+        &self.spec.parameters
+    }
+    fn read_only(&self) -> bool {
+        true
+    }
+    async fn execute(&self, args: Value, _ctx: &ToolContext) -> ToolResult {
+        let max = self.env.limits().max_output_chars;
+        if let Err(fail) = self.spec.validate(self.name(), &args) {
+            return fail.into_result(max);
+        }
+        let display = arg_str(&args, "filePath").unwrap_or_default().to_string();
+        let offset = arg_i64(&args, "offset").unwrap_or(1).max(1) as usize;
+        let limit = arg_i64(&args, "limit")
+            .map(|l| l.max(0) as usize)
+            .unwrap_or(self.env.limits().read_default_limit);
+        let path = self.env.resolve(&display);
+        let fs = self.env.fs.clone();
+        blocking(move || {
+            let meta = match fs.metadata(&path) {
+                Ok(m) => m,
+                Err(_) => return ToolOutput::fail(format!("File not found: {display}")),
+            };
+            if meta.kind != FileKind::File {
+                return ToolOutput::fail(format!("Path is not a file: {display}"));
+            }
+            let bytes = match fs.read(&path) {
+                Ok(b) => b,
+                Err(e) => return ToolOutput::fail(e.to_string()),
+            };
+            if bytes[..bytes.len().min(8192)].contains(&0) {
+                return ToolOutput::fail(format!("Binary file not supported: {display}"));
+            }
+            ToolOutput::ok(render(&display, &bytes, offset, limit))
+        })
+        .await
+        .into_result(max)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::render;
+
+    #[test]
+    fn headers() {
+        assert_eq!(render("f", b"", 1, 10), "[File: f (0 lines)]\n");
+        assert_eq!(
+            render("f", b"a\nb\n", 1, 10),
+            "[File: f (2 lines)]\n1\ta\n2\tb"
+        );
+        assert_eq!(
+            render("f", b"a\n", 100, 10),
+            "[File: f (lines 100-99 of 1)]\n"
+        );
+        let ten: String = (1..=10).map(|i| format!("l{i}\n")).collect();
+        assert_eq!(
+            render("f", ten.as_bytes(), 8, 5),
+            "[File: f (lines 8-10 of 10)]\n 8\tl8\n 9\tl9\n10\tl10"
+        );
+    }
+}

@@ -1,0 +1,213 @@
+//! JSON-Schema validation of tool arguments (the `jsonschema` crate), with error texts that name
+//! the offending field in the reference's wording.
+
+use serde_json::Value;
+
+use jsonschema::error::{TypeKind, ValidationErrorKind};
+
+/// A compiled argument schema.
+pub struct SchemaValidator {
+    validator: jsonschema::Validator,
+}
+
+impl std::fmt::Debug for SchemaValidator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SchemaValidator")
+    }
+}
+
+fn js_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// `/a/0/b` → `a[0].b`.
+fn field_name(pointer: &str) -> String {
+    let mut out = String::new();
+    for seg in pointer.split('/').skip(1) {
+        let seg = seg.replace("~1", "/").replace("~0", "~");
+        if !seg.is_empty() && seg.bytes().all(|b| b.is_ascii_digit()) {
+            out.push('[');
+            out.push_str(&seg);
+            out.push(']');
+        } else {
+            if !out.is_empty() {
+                out.push('.');
+            }
+            out.push_str(&seg);
+        }
+    }
+    out
+}
+
+fn with_article(word: &str) -> String {
+    match word.chars().next() {
+        Some('a' | 'e' | 'i' | 'o' | 'u') => format!("an {word}"),
+        _ => format!("a {word}"),
+    }
+}
+
+fn value_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+impl SchemaValidator {
+    /// Compiles `schema`; the error names what is wrong with it.
+    pub fn new(schema: &Value) -> Result<Self, String> {
+        jsonschema::validator_for(schema)
+            .map(|validator| SchemaValidator { validator })
+            .map_err(|e| format!("Invalid JSON Schema: {e}"))
+    }
+
+    /// Checks `args`; `Err` holds one message per problem, e.g. `Missing required parameter: city`,
+    /// `Unknown parameter: x`, `Parameter "days" must be an integer, got string`,
+    /// `Parameter "unit" must be one of: c, f, got k`.
+    pub fn check(&self, args: &Value) -> Result<(), Vec<String>> {
+        let mut problems = Vec::new();
+        for err in self.validator.iter_errors(args) {
+            let field = field_name(err.instance_path().as_str());
+            let prefix = if field.is_empty() {
+                String::new()
+            } else {
+                format!("{field}.")
+            };
+            let msg = match err.kind() {
+                ValidationErrorKind::Required { property } => {
+                    format!(
+                        "Missing required parameter: {prefix}{}",
+                        value_text(property)
+                    )
+                }
+                ValidationErrorKind::AdditionalProperties { unexpected } => unexpected
+                    .iter()
+                    .map(|k| format!("Unknown parameter: {prefix}{k}"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                ValidationErrorKind::Type { kind } => {
+                    let expected = match kind {
+                        TypeKind::Single(t) => t.to_string(),
+                        TypeKind::Multiple(set) => set
+                            .iter()
+                            .map(|t| t.to_string())
+                            .collect::<Vec<_>>()
+                            .join(" or "),
+                    };
+                    let expected = with_article(&expected);
+                    let got = js_type(err.instance());
+                    if field.is_empty() {
+                        format!("Arguments must be {expected}, got {got}")
+                    } else {
+                        format!("Parameter \"{field}\" must be {expected}, got {got}")
+                    }
+                }
+                ValidationErrorKind::Enum { options } => {
+                    let opts = options
+                        .as_array()
+                        .map(|a| a.iter().map(value_text).collect::<Vec<_>>().join(", "))
+                        .unwrap_or_else(|| options.to_string());
+                    format!(
+                        "Parameter \"{field}\" must be one of: {opts}, got {}",
+                        value_text(err.instance())
+                    )
+                }
+                _ if field.is_empty() => err.to_string(),
+                _ => format!("Parameter \"{field}\": {err}"),
+            };
+            problems.push(msg);
+        }
+        // Reference order: missing keys, then unknown keys, then per-field problems.
+        problems.sort_by_key(|p| {
+            if p.starts_with("Missing required parameter") {
+                0
+            } else if p.starts_with("Unknown parameter") {
+                1
+            } else {
+                2
+            }
+        });
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(problems)
+        }
+    }
+
+    /// [`check`](Self::check) as the reference's single message:
+    /// `Validation Error: Invalid parameters for tool "<name>": <problems joined by ", ">`.
+    pub fn check_for_tool(&self, tool: &str, args: &Value) -> Result<(), String> {
+        self.check(args).map_err(|problems| {
+            format!(
+                "Validation Error: Invalid parameters for tool \"{tool}\": {}",
+                problems.join(", ")
+            )
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn field_names() {
+        assert_eq!(field_name(""), "");
+        assert_eq!(field_name("/a"), "a");
+        assert_eq!(field_name("/a/0/b"), "a[0].b");
+    }
+
+    #[test]
+    fn messages() {
+        let v = SchemaValidator::new(&json!({
+            "type": "object",
+            "properties": {
+                "city": {"type": "string"},
+                "unit": {"type": "string", "enum": ["c", "f"]},
+                "tags": {"type": "array", "items": {"type": "string"}}
+            },
+            "required": ["city"],
+            "additionalProperties": false
+        }))
+        .unwrap();
+        assert_eq!(v.check(&json!({"city": "x"})), Ok(()));
+        assert_eq!(
+            v.check(&json!({})),
+            Err(vec!["Missing required parameter: city".to_string()])
+        );
+        assert_eq!(
+            v.check(&json!({"city": 3})),
+            Err(vec![
+                "Parameter \"city\" must be a string, got number".to_string()
+            ])
+        );
+        assert_eq!(
+            v.check(&json!({"city": "x", "unit": "k"})),
+            Err(vec![
+                "Parameter \"unit\" must be one of: c, f, got k".to_string()
+            ])
+        );
+        assert_eq!(
+            v.check(&json!({"city": "x", "zip": 1})),
+            Err(vec!["Unknown parameter: zip".to_string()])
+        );
+        assert_eq!(
+            v.check(&json!({"city": "x", "tags": ["a", 2]})),
+            Err(vec![
+                "Parameter \"tags[1]\" must be a string, got number".to_string()
+            ])
+        );
+        assert_eq!(
+            v.check(&json!("str")),
+            Err(vec!["Arguments must be an object, got string".to_string()])
+        );
+    }
+}

@@ -1,0 +1,179 @@
+//! `WebFetch` — fetch a URL as text (reference §10.7): http/https only, size and time limits,
+//! HTML converted to readable text.
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+use reqwest::header::{
+    HeaderMap, HeaderName, HeaderValue, CONTENT_LENGTH, CONTENT_TYPE, USER_AGENT,
+};
+use serde_json::{json, Value};
+use tokio_util::sync::CancellationToken;
+
+use super::common::{arg_str, Spec};
+use super::config::ToolEnv;
+use super::html::html_to_text;
+use super::result::ToolOutput;
+use crate::core::tool::{Tool, ToolContext, ToolResult};
+
+/// The default `User-Agent`.
+pub const WEB_FETCH_USER_AGENT: &str = "Robota-CLI/3.0";
+
+/// Fetches a URL with GET and returns its body as text.
+pub struct WebFetchTool {
+    env: ToolEnv,
+    spec: Spec,
+    client: reqwest::Client,
+}
+
+/// A client that follows at most 10 redirects.
+pub(crate) fn default_client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::limited(10))
+        .build()
+        .unwrap_or_default()
+}
+
+impl WebFetchTool {
+    /// A WebFetch tool on `env` (uses `env.config.http_client` when set).
+    pub fn new(env: ToolEnv) -> Self {
+        let client = env
+            .config
+            .http_client
+            .clone()
+            .unwrap_or_else(default_client);
+        WebFetchTool {
+            env,
+            client,
+            spec: Spec::new(json!({
+                "type": "object",
+                "properties": {
+                    "url": {"type": "string", "description": "The http or https URL to fetch"},
+                    "headers": {"type": "object", "additionalProperties": {"type": "string"}, "description": "Extra request headers"}
+                },
+                "required": ["url"]
+            })),
+        }
+    }
+
+    async fn fetch(
+        &self,
+        url: &str,
+        headers: Option<&Value>,
+        cancel: CancellationToken,
+    ) -> ToolOutput {
+        let limits = self.env.limits();
+        let parsed = match reqwest::Url::parse(url) {
+            Ok(u) => u,
+            Err(_) => return ToolOutput::fail(format!("Invalid URL: {url}")),
+        };
+        if !matches!(parsed.scheme(), "http" | "https") {
+            return ToolOutput::fail(format!(
+                "Unsupported URL scheme \"{}\": only http and https URLs can be fetched",
+                parsed.scheme()
+            ));
+        }
+        let mut map = HeaderMap::new();
+        map.insert(USER_AGENT, HeaderValue::from_static(WEB_FETCH_USER_AGENT));
+        if let Some(Value::Object(h)) = headers {
+            for (k, v) in h {
+                let value = v.as_str().unwrap_or_default();
+                match (
+                    HeaderName::from_bytes(k.as_bytes()),
+                    HeaderValue::from_str(value),
+                ) {
+                    (Ok(name), Ok(val)) => {
+                        map.insert(name, val);
+                    }
+                    _ => return ToolOutput::fail(format!("Invalid header: {k}")),
+                }
+            }
+        }
+        let timeout_ms = limits.web_fetch_timeout_ms;
+        let max = limits.web_fetch_max_bytes;
+        let work = async {
+            let mut resp = self
+                .client
+                .get(parsed)
+                .headers(map)
+                .send()
+                .await
+                .map_err(|e| format!("Fetch failed: {e}"))?;
+            let status = resp.status();
+            if !status.is_success() {
+                return Err(format!(
+                    "HTTP {} {}",
+                    status.as_u16(),
+                    status.canonical_reason().unwrap_or("")
+                )
+                .trim_end()
+                .to_string());
+            }
+            let declared = resp
+                .headers()
+                .get(CONTENT_LENGTH)
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.parse::<u64>().ok());
+            if let Some(n) = declared.filter(|&n| n > max) {
+                return Err(format!("Response too large: {n} bytes (max {max})"));
+            }
+            let is_html = resp
+                .headers()
+                .get(CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok())
+                .is_some_and(|ct| ct.to_ascii_lowercase().contains("html"));
+            let mut body: Vec<u8> = Vec::new();
+            while let Some(chunk) = resp
+                .chunk()
+                .await
+                .map_err(|e| format!("Fetch failed while reading the body: {e}"))?
+            {
+                if (body.len() + chunk.len()) as u64 > max {
+                    return Err(format!(
+                        "Response too large: more than {max} bytes (max {max})"
+                    ));
+                }
+                body.extend_from_slice(&chunk);
+            }
+            let text = String::from_utf8_lossy(&body).into_owned();
+            Ok(if is_html { html_to_text(&text) } else { text })
+        };
+        let outcome = tokio::select! {
+            r = tokio::time::timeout(Duration::from_millis(timeout_ms), work) => match r {
+                Ok(r) => r,
+                Err(_) => Err(format!("Request timed out after {timeout_ms}ms")),
+            },
+            _ = cancel.cancelled() => Err("Request was cancelled".to_string()),
+        };
+        match outcome {
+            Ok(text) => ToolOutput::ok(text),
+            Err(e) => ToolOutput::fail(e),
+        }
+    }
+}
+
+#[async_trait]
+impl Tool for WebFetchTool {
+    fn name(&self) -> &str {
+        "WebFetch"
+    }
+    fn description(&self) -> &str {
+        "Fetch a URL (http or https, GET) and return its content as text; HTML pages are converted to readable text. Parameters: url (required), headers (optional string map). Limits: 5,000,000 bytes, 30 seconds."
+    }
+    fn parameters(&self) -> &Value {
+        &self.spec.parameters
+    }
+    fn read_only(&self) -> bool {
+        true
+    }
+    async fn execute(&self, args: Value, ctx: &ToolContext) -> ToolResult {
+        let max = self.env.limits().max_output_chars;
+        if let Err(fail) = self.spec.validate(self.name(), &args) {
+            return fail.into_result(max);
+        }
+        let url = arg_str(&args, "url").unwrap_or_default();
+        self.fetch(url, args.get("headers"), ctx.cancel.clone())
+            .await
+            .into_result(max)
+    }
+}
