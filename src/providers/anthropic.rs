@@ -7,7 +7,6 @@
 //! `error`. The system prompt goes in the top-level `system`; tool results are `tool_result`
 //! blocks in a user message.
 
-use std::borrow::Cow;
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -16,7 +15,7 @@ use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
 use super::config::{HttpProviderConfig, DEFAULT_ANTHROPIC_MAX_TOKENS};
-use super::convert::{args_object, system_text, Accumulated, PartialCall, ToolIdMap};
+use super::convert::{args_object, system_text, Accumulated, JsonStr, PartialCall, ToolIdMap};
 use super::errors::{malformed, who};
 use super::http::{AuthStyle, HttpTransport, StreamDecoder, StreamOutcome};
 use super::sse::SseEvent;
@@ -151,7 +150,7 @@ pub fn request_body(cfg: &HttpProviderConfig, request: &ChatRequest<'_>) -> Valu
 #[derive(Deserialize)]
 struct Typed<'a> {
     #[serde(rename = "type", borrow)]
-    kind: Cow<'a, str>,
+    kind: JsonStr<'a>,
 }
 
 #[derive(Deserialize, Default)]
@@ -207,13 +206,13 @@ struct BlockDelta<'a> {
 #[derive(Deserialize)]
 struct Delta<'a> {
     #[serde(rename = "type", borrow)]
-    kind: Cow<'a, str>,
+    kind: JsonStr<'a>,
     #[serde(default, borrow)]
-    text: Option<Cow<'a, str>>,
+    text: Option<JsonStr<'a>>,
     #[serde(default, borrow)]
-    partial_json: Option<Cow<'a, str>>,
+    partial_json: Option<JsonStr<'a>>,
     #[serde(default, borrow)]
-    thinking: Option<Cow<'a, str>>,
+    thinking: Option<JsonStr<'a>>,
 }
 
 #[derive(Deserialize)]
@@ -246,6 +245,74 @@ struct ErrorBody {
     kind: String,
     #[serde(default)]
     message: String,
+}
+
+/// Fast path for the hottest event, a compact text delta exactly as Anthropic sends it:
+/// `{"type":"content_block_delta","index":N,"delta":{"type":"text_delta","text":"…"}}`.
+/// Anything else (spacing, other field order, other delta types) returns `None` and goes
+/// through the full decoder. Escaped text is decoded by `serde_json`.
+fn fast_text_delta(data: &str) -> Option<(usize, std::borrow::Cow<'_, str>)> {
+    const HEAD: &str = r#"{"type":"content_block_delta","index":"#;
+    const MID: &str = r#","delta":{"type":"text_delta","text":""#;
+    let rest = strip_json_prefix(data, HEAD)?;
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 || digits > 9 {
+        return None;
+    }
+    let index: usize = rest[..digits].parse().ok()?;
+    let body = strip_json_prefix(&rest[digits..], MID)?;
+    // Find the closing quote, skipping escaped characters.
+    let bytes = body.as_bytes();
+    let mut i = 0;
+    let mut escaped = false;
+    loop {
+        i += memchr::memchr2(b'"', b'\\', &bytes[i..])?;
+        if bytes[i] == b'\\' {
+            escaped = true;
+            i += 2;
+            if i > bytes.len() {
+                return None;
+            }
+            continue;
+        }
+        break;
+    }
+    if !matches!(&body[i..], "\"}}" | "\"} }" | "\" }}" | "\" } }") {
+        return None;
+    }
+    let raw = &body[..i];
+    if raw.bytes().any(|b| b < 0x20) {
+        return None; // not valid JSON: let the full decoder report it
+    }
+    if !escaped {
+        return Some((index, std::borrow::Cow::Borrowed(raw)));
+    }
+    let start = data.len() - body.len() - 1;
+    let quoted = &data[start..start + i + 2];
+    serde_json::from_str::<String>(quoted)
+        .ok()
+        .map(|s| (index, std::borrow::Cow::Owned(s)))
+}
+
+/// Strips `lit` from the front of `input`, allowing one space after each `:` and `,` of `lit`
+/// (the compact form the API sends and the spaced form of its documentation).
+fn strip_json_prefix<'a>(input: &'a str, lit: &str) -> Option<&'a str> {
+    if let Some(rest) = input.strip_prefix(lit) {
+        return Some(rest); // the compact form: one comparison
+    }
+    let (inp, lit) = (input.as_bytes(), lit.as_bytes());
+    let mut i = 0;
+    for &c in lit {
+        if inp.get(i) != Some(&c) {
+            return None;
+        }
+        i += 1;
+        if (c == b':' || c == b',') && inp.get(i) == Some(&b' ') {
+            i += 1;
+        }
+    }
+    // `i` follows an ASCII byte of `lit`, so it is a char boundary.
+    input.get(i..)
 }
 
 /// What a content block index holds.
@@ -346,7 +413,7 @@ impl AnthropicDecoder {
         d: BlockDelta<'_>,
         sink: &mut dyn StreamSink,
     ) -> Result<(), RobotaError> {
-        match d.delta.kind.as_ref() {
+        match &*d.delta.kind {
             "text_delta" => {
                 if let Some(t) = d.delta.text {
                     if !t.is_empty() {
@@ -363,7 +430,7 @@ impl AnthropicDecoder {
                 }
             }
             "input_json_delta" => {
-                let part = d.delta.partial_json.unwrap_or_default();
+                let part = d.delta.partial_json.map(|p| p.0).unwrap_or_default();
                 match self.blocks.get_mut(d.index) {
                     Some(Block::Tool(i)) => {
                         let i = *i;
@@ -435,6 +502,7 @@ impl StreamDecoder for AnthropicDecoder {
             owned_kind = self
                 .parse::<Typed<'_>>("message", ev.data)?
                 .kind
+                .0
                 .into_owned();
             &owned_kind
         } else {
@@ -442,6 +510,16 @@ impl StreamDecoder for AnthropicDecoder {
         };
         match kind {
             "content_block_delta" => {
+                if let Some((index, text)) = fast_text_delta(ev.data) {
+                    if matches!(self.blocks.get(index), Some(Block::Text)) {
+                        if !text.is_empty() {
+                            self.acc.content.push_str(&text);
+                            self.acc.delivered = true;
+                            sink.on_text(&text);
+                        }
+                        return Ok(());
+                    }
+                }
                 let d: BlockDelta<'_> = self.parse(kind, ev.data)?;
                 self.block_delta(d, sink)?;
             }
@@ -543,5 +621,132 @@ impl Provider for AnthropicProvider {
             )
             .await?;
         Ok(decoder.acc.into_response(outcome == StreamOutcome::Aborted))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fast_path_matches_only_the_exact_shapes() {
+        let f = |s: &str| fast_text_delta(s).map(|(i, t)| (i, t.into_owned()));
+        assert_eq!(
+            f(
+                r#"{"type":"content_block_delta","index":3,"delta":{"type":"text_delta","text":"Hi there"}}"#
+            ),
+            Some((3, "Hi there".to_string()))
+        );
+        assert!(matches!(
+            fast_text_delta(
+                r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"plain"}}"#
+            ),
+            Some((0, std::borrow::Cow::Borrowed("plain")))
+        ));
+        assert_eq!(
+            f(
+                r#"{"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "a\n\"b\" \u00e9\\"}}"#
+            ),
+            Some((0, "a\n\"b\" é\\".to_string()))
+        );
+        assert_eq!(
+            f(
+                r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":""}}"#
+            ),
+            Some((0, String::new()))
+        );
+        // Other shapes fall back to the full decoder.
+        assert_eq!(
+            f(
+                r#"{"index":0,"type":"content_block_delta","delta":{"type":"text_delta","text":"x"}}"#
+            ),
+            None
+        );
+        assert_eq!(
+            f(
+                r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x","extra":1}}"#
+            ),
+            None
+        );
+        assert_eq!(
+            f(
+                r#"{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"x"}}"#
+            ),
+            None
+        );
+        assert_eq!(
+            f(r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x\"#),
+            None
+        );
+        assert_eq!(
+            f(
+                r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x"}"#
+            ),
+            None
+        );
+        assert_eq!(
+            f(
+                r#"{"type":"content_block_delta","index":,"delta":{"type":"text_delta","text":"x"}}"#
+            ),
+            None
+        );
+        assert_eq!(f("{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"a\nb\"}}"), None);
+        assert_eq!(
+            f(
+                r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"\é"}}"#
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn fast_and_full_paths_agree() {
+        let cfg = HttpProviderConfig::parse(
+            "a",
+            super::super::config::ProviderKind::Anthropic,
+            &json!({}),
+        )
+        .unwrap();
+        struct S(String);
+        impl StreamSink for S {
+            fn on_text(&mut self, d: &str) {
+                self.0.push_str(d);
+            }
+        }
+        for text in ["plain", r#"esc\n\"q\""#, r"\u00e9t\u00e9", ""] {
+            let mut d = AnthropicDecoder::new(cfg.clone(), "m");
+            let mut sink = S(String::new());
+            let start = r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#;
+            d.event(
+                SseEvent {
+                    event: "content_block_start",
+                    data: start,
+                    id: "",
+                },
+                &mut sink,
+            )
+            .unwrap();
+            for data in [
+                format!(
+                    r#"{{"type":"content_block_delta","index":0,"delta":{{"type":"text_delta","text":"{text}"}}}}"#
+                ),
+                format!(
+                    r#"{{"delta":{{"text":"{text}","type":"text_delta"}},"index":0,"type":"content_block_delta"}}"#
+                ),
+            ] {
+                d.event(
+                    SseEvent {
+                        event: "content_block_delta",
+                        data: &data,
+                        id: "",
+                    },
+                    &mut sink,
+                )
+                .unwrap();
+            }
+            let want: String = serde_json::from_str(&format!("\"{text}\"")).unwrap();
+            assert_eq!(sink.0, format!("{want}{want}"));
+            assert_eq!(d.acc.content, sink.0);
+        }
     }
 }

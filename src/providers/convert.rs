@@ -1,9 +1,11 @@
 //! Conversion helpers shared by the wire formats: tool arguments, tool-call id bookkeeping,
 //! system prompt collection and the streamed-response accumulator.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
+use serde::de::{Deserialize, Deserializer, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
 use crate::core::message::{Message, Role, ToolCall};
@@ -160,6 +162,81 @@ pub fn data_url(mime_type: &str, data: &str) -> String {
     format!("data:{mime_type};base64,{data}")
 }
 
+/// A JSON string that borrows from the input when it has no escapes (serde's own `Cow<str>`
+/// only borrows as a direct field, not inside `Option`). Derefs to `str`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JsonStr<'a>(pub Cow<'a, str>);
+
+impl std::ops::Deref for JsonStr<'_> {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for JsonStr<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = JsonStr<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E: serde::de::Error>(
+                self,
+                v: &'de str,
+            ) -> Result<Self::Value, E> {
+                Ok(JsonStr(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(JsonStr(Cow::Owned(v.to_string())))
+            }
+            fn visit_string<E: serde::de::Error>(self, v: String) -> Result<Self::Value, E> {
+                Ok(JsonStr(Cow::Owned(v)))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+/// An array element type carrying a position (`index`, default 0).
+pub trait Indexed {
+    /// The element's `index`.
+    fn index(&self) -> u32;
+}
+
+/// Deserializes an array (or `null`) keeping only the first element whose `index` is 0,
+/// without allocating a `Vec` (one choice/candidate per chunk is the hot path).
+pub fn first_indexed<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de> + Indexed,
+{
+    struct V<T>(std::marker::PhantomData<T>);
+    impl<'de, T: Deserialize<'de> + Indexed> Visitor<'de> for V<T> {
+        type Value = Option<T>;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("an array or null")
+        }
+        fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_none<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            let mut first = None;
+            while let Some(item) = seq.next_element::<T>()? {
+                if first.is_none() && item.index() == 0 {
+                    first = Some(item);
+                }
+            }
+            Ok(first)
+        }
+    }
+    d.deserialize_any(V(std::marker::PhantomData))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -174,6 +251,14 @@ mod tests {
         assert_eq!(m.call("a:b"), "a_b");
         assert_eq!(m.result("a:b"), "a_b");
         assert_eq!(m.result("unknown"), "unknown");
+    }
+
+    #[test]
+    fn json_str_borrows_without_escapes() {
+        let s: Option<JsonStr<'_>> = serde_json::from_str("\"plain\"").unwrap();
+        assert!(matches!(s.unwrap().0, Cow::Borrowed("plain")));
+        let s: JsonStr<'_> = serde_json::from_str("\"a\\nb\"").unwrap();
+        assert_eq!(&*s, "a\nb");
     }
 
     #[test]

@@ -83,7 +83,10 @@ pub fn status_error(
         },
         404 => RobotaError::Provider {
             provider: cfg.name.clone(),
-            message: format!("{text} (check base_url \"{}\")", cfg.base_url),
+            message: format!(
+                "{text} (check base_url \"{}\")",
+                super::http::display_url(&cfg.base_url)
+            ),
             status: Some(status),
             recoverable: false,
         },

@@ -7,7 +7,6 @@
 //! (roles `user` / `model`), `systemInstruction`, `tools[].functionDeclarations` and
 //! `generationConfig`; tool results go back as `functionResponse` parts.
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -17,7 +16,9 @@ use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
 use super::config::HttpProviderConfig;
-use super::convert::{args_object, system_text, Accumulated, PartialCall};
+use super::convert::{
+    args_object, first_indexed, system_text, Accumulated, Indexed, JsonStr, PartialCall,
+};
 use super::errors::{malformed, vendor_message, who};
 use super::http::{AuthStyle, HttpTransport, StreamDecoder, StreamOutcome};
 use super::sse::SseEvent;
@@ -185,8 +186,8 @@ pub fn request_body(
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Response<'a> {
-    #[serde(default, borrow)]
-    candidates: Option<Vec<Candidate<'a>>>,
+    #[serde(default, borrow, deserialize_with = "first_indexed")]
+    candidates: Option<Candidate<'a>>,
     #[serde(default)]
     usage_metadata: Option<UsageMetadata>,
     #[serde(default)]
@@ -206,6 +207,12 @@ struct Candidate<'a> {
     index: Option<u32>,
 }
 
+impl Indexed for Candidate<'_> {
+    fn index(&self) -> u32 {
+        self.index.unwrap_or(0)
+    }
+}
+
 #[derive(Deserialize)]
 struct Content<'a> {
     #[serde(default, borrow)]
@@ -216,7 +223,7 @@ struct Content<'a> {
 #[serde(rename_all = "camelCase")]
 struct WirePart<'a> {
     #[serde(default, borrow)]
-    text: Option<Cow<'a, str>>,
+    text: Option<JsonStr<'a>>,
     #[serde(default)]
     thought: Option<bool>,
     #[serde(default)]
@@ -294,10 +301,7 @@ impl StreamDecoder for GeminiDecoder {
                 recoverable: true,
             });
         }
-        for cand in r.candidates.into_iter().flatten() {
-            if cand.index.unwrap_or(0) != 0 {
-                continue;
-            }
+        if let Some(cand) = r.candidates {
             let parts = cand.content.and_then(|c| c.parts).unwrap_or_default();
             for p in parts {
                 if let Some(fc) = p.function_call {

@@ -123,9 +123,10 @@ impl HttpTransport {
         }
     }
 
-    fn network(&self, e: &reqwest::Error, key: Option<&str>) -> RobotaError {
+    fn network(&self, e: reqwest::Error, key: Option<&str>) -> RobotaError {
+        let e = e.without_url();
         let mut text = e.to_string();
-        let mut src = std::error::Error::source(e);
+        let mut src = std::error::Error::source(&e);
         while let Some(s) = src {
             text.push_str(": ");
             text.push_str(&s.to_string());
@@ -209,10 +210,11 @@ impl HttpTransport {
                     cancel,
                 )
                 .await;
-            let failure = match result {
+            let mut failure = match result {
                 Ok(outcome) => return Ok(outcome),
                 Err(f) => f,
             };
+            failure.error = scrub(failure.error, key.as_deref());
             let retryable = failure.error.is_recoverable() && !decoder.delivered();
             if !retryable || attempt >= self.cfg.max_retries {
                 return Err(failure.error);
@@ -277,7 +279,7 @@ impl HttpTransport {
         let response = tokio::select! {
             biased;
             _ = cancel.cancelled() => return Ok(StreamOutcome::Aborted),
-            r = req.send() => r.map_err(|e| self.network(&e, key))?,
+            r = req.send() => r.map_err(|e| self.network(e, key))?,
             _ = tokio::time::sleep(idle) => return Err(self.idle_error("waiting for the response").into()),
         };
         let status = response.status();
@@ -299,6 +301,12 @@ impl HttpTransport {
             });
         }
 
+        let content_type = response
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_string();
         let mut response = response;
         let sleep = tokio::time::sleep(idle);
         tokio::pin!(sleep);
@@ -329,13 +337,15 @@ impl HttpTransport {
                     if decoder.complete() {
                         return Ok(StreamOutcome::Complete);
                     }
-                    return Err(self.cut(decoder, parser, None, key).into());
+                    return Err(self.cut(decoder, parser, None, &content_type, key).into());
                 }
                 Err(e) => {
                     if decoder.complete() {
                         return Ok(StreamOutcome::Complete);
                     }
-                    return Err(self.cut(decoder, parser, Some(&e), key).into());
+                    return Err(self
+                        .cut(decoder, parser, Some(&e), &content_type, key)
+                        .into());
                 }
             }
         }
@@ -346,6 +356,7 @@ impl HttpTransport {
         decoder: &dyn StreamDecoder,
         parser: &SseParser,
         error: Option<&reqwest::Error>,
+        content_type: &str,
         key: Option<&str>,
     ) -> RobotaError {
         let mut message = format!(
@@ -353,18 +364,81 @@ impl HttpTransport {
             who(&self.cfg),
             decoder.end_marker()
         );
-        if parser.has_partial_event() {
+        let event_stream = content_type.starts_with("text/event-stream");
+        if event_stream && parser.has_partial_event() {
             message.push_str(" (cut in the middle of an event)");
         }
         if let Some(e) = error {
-            message.push_str(&format!(" ({e})"));
+            message.push_str(&format!(" ({})", strip_url(e)));
+        }
+        if !event_stream {
+            message.push_str(&format!(
+                " (the response was `{}`, not `text/event-stream`)",
+                if content_type.is_empty() {
+                    "without a content type"
+                } else {
+                    content_type
+                }
+            ));
         }
         RobotaError::Provider {
             provider: self.cfg.name.clone(),
             message: redact(&message, key),
             status: None,
-            recoverable: true,
+            // A server answering without SSE will not change its mind on a retry.
+            recoverable: event_stream,
         }
+    }
+}
+
+/// `base_url` without user info or query (never shown: they may carry credentials).
+pub fn display_url(url: &str) -> String {
+    match reqwest::Url::parse(url) {
+        Ok(mut u) => {
+            let _ = u.set_username("");
+            let _ = u.set_password(None);
+            u.set_query(None);
+            u.as_str().trim_end_matches('/').to_string()
+        }
+        Err(_) => "<invalid url>".to_string(),
+    }
+}
+
+fn strip_url(e: &reqwest::Error) -> String {
+    let mut text = e.to_string();
+    if let Some(u) = e.url() {
+        text = text.replace(u.as_str(), "");
+    }
+    text
+}
+
+/// Removes the key from every text of an error.
+fn scrub(e: RobotaError, key: Option<&str>) -> RobotaError {
+    let Some(k) = key else { return e };
+    let r = |s: String| redact(&s, Some(k));
+    match e {
+        RobotaError::Provider {
+            provider,
+            message,
+            status,
+            recoverable,
+        } => RobotaError::Provider {
+            provider,
+            message: r(message),
+            status,
+            recoverable,
+        },
+        RobotaError::Authentication(m) => RobotaError::Authentication(r(m)),
+        RobotaError::RateLimit {
+            message,
+            retry_after,
+        } => RobotaError::RateLimit {
+            message: r(message),
+            retry_after,
+        },
+        RobotaError::Network(m) => RobotaError::Network(r(m)),
+        RobotaError::Configuration(m) => RobotaError::Configuration(r(m)),
+        other => other,
     }
 }
 

@@ -6,7 +6,6 @@
 //! `function.arguments` arrive in fragments keyed by `index`, `finish_reason`, a final
 //! usage-only chunk (`choices: []`), then `data: [DONE]`.
 
-use std::borrow::Cow;
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -15,7 +14,7 @@ use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
 use super::config::{HttpProviderConfig, ProviderKind};
-use super::convert::{data_url, Accumulated, PartialCall};
+use super::convert::{data_url, first_indexed, Accumulated, Indexed, JsonStr, PartialCall};
 use super::errors::{malformed, redact, vendor_message, who};
 use super::http::{AuthStyle, HttpTransport, StreamDecoder, StreamOutcome};
 use super::sse::SseEvent;
@@ -141,8 +140,8 @@ pub fn request_body(cfg: &HttpProviderConfig, request: &ChatRequest<'_>) -> Valu
 
 #[derive(Deserialize)]
 struct Chunk<'a> {
-    #[serde(default, borrow)]
-    choices: Option<Vec<Choice<'a>>>,
+    #[serde(default, borrow, deserialize_with = "first_indexed")]
+    choices: Option<Choice<'a>>,
     #[serde(default)]
     usage: Option<Usage>,
     #[serde(default)]
@@ -156,17 +155,17 @@ struct Choice<'a> {
     #[serde(default, borrow)]
     delta: Option<ChunkDelta<'a>>,
     #[serde(default, borrow)]
-    finish_reason: Option<Cow<'a, str>>,
+    finish_reason: Option<JsonStr<'a>>,
 }
 
 #[derive(Deserialize)]
 struct ChunkDelta<'a> {
     #[serde(default, borrow)]
-    content: Option<Cow<'a, str>>,
+    content: Option<JsonStr<'a>>,
     #[serde(default, borrow)]
-    reasoning_content: Option<Cow<'a, str>>,
+    reasoning_content: Option<JsonStr<'a>>,
     #[serde(default, borrow)]
-    reasoning: Option<Cow<'a, str>>,
+    reasoning: Option<JsonStr<'a>>,
     #[serde(default, borrow)]
     tool_calls: Option<Vec<ToolCallDelta<'a>>>,
 }
@@ -186,7 +185,7 @@ struct FunctionDelta<'a> {
     #[serde(default)]
     name: Option<String>,
     #[serde(default, borrow)]
-    arguments: Option<Cow<'a, str>>,
+    arguments: Option<JsonStr<'a>>,
 }
 
 #[derive(Deserialize)]
@@ -205,6 +204,12 @@ struct Usage {
 struct PromptDetails {
     #[serde(default)]
     cached_tokens: Option<u64>,
+}
+
+impl Indexed for Choice<'_> {
+    fn index(&self) -> u32 {
+        self.index
+    }
 }
 
 /// Decodes Chat Completions chunks.
@@ -286,10 +291,7 @@ impl StreamDecoder for OpenAiDecoder {
                 recoverable: true,
             });
         }
-        for choice in chunk.choices.into_iter().flatten() {
-            if choice.index != 0 {
-                continue;
-            }
+        if let Some(choice) = chunk.choices {
             if let Some(d) = choice.delta {
                 if let Some(r) = d.reasoning_content.or(d.reasoning) {
                     if !r.is_empty() {
@@ -310,7 +312,7 @@ impl StreamDecoder for OpenAiDecoder {
             }
             if let Some(r) = choice.finish_reason {
                 self.finished = true;
-                self.acc.stop = Some(match r.as_ref() {
+                self.acc.stop = Some(match &*r {
                     "stop" => StopReason::EndTurn,
                     "tool_calls" | "function_call" => StopReason::ToolUse,
                     "length" => StopReason::MaxTokens,

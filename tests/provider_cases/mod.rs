@@ -581,14 +581,14 @@ pub async fn idle_timeout(kind: &str) {
         Reply::for_kind(kind, &Turn::text(["a", "b"])).hang_after(frames_through_text(kind, 1)),
     );
     server.enqueue(Reply::hang());
-    let p = provider(&server, kind, json!({"timeout_ms": 300, "max_retries": 0}));
+    let p = provider(&server, kind, json!({"timeout_ms": 1000, "max_retries": 0}));
     let e = chat(p.as_ref(), &mut Rec::default(), CancellationToken::new())
         .await
         .unwrap_err();
     assert_eq!(
         e.to_string(),
         format!(
-            "Provider Error ({kind}): {kind}: idle timeout: no data for 300 ms while streaming"
+            "Provider Error ({kind}): {kind}: idle timeout: no data for 1000 ms while streaming"
         )
     );
     let e = chat(p.as_ref(), &mut Rec::default(), CancellationToken::new())
@@ -596,7 +596,7 @@ pub async fn idle_timeout(kind: &str) {
         .unwrap_err();
     assert_eq!(
         e.to_string(),
-        format!("Provider Error ({kind}): {kind}: idle timeout: no data for 300 ms waiting for the response")
+        format!("Provider Error ({kind}): {kind}: idle timeout: no data for 1000 ms waiting for the response")
     );
     // Slow but steady streams (each gap below the timeout) are fine: the timer resets per chunk.
     server.enqueue(Reply::for_kind(kind, &Turn::text(["s", "l", "o", "w"])).delay_each_ms(100));

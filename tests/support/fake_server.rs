@@ -341,7 +341,11 @@ impl Reply {
             f.push(sse_frame(Some("content_block_start"), &json!({"type":"content_block_start","index":index,"content_block":{"type":"text","text":""}})));
             f.push(sse_frame(Some("ping"), &json!({"type":"ping"})));
             for t in &turn.text {
-                f.push(sse_frame(Some("content_block_delta"), &json!({"type":"content_block_delta","index":index,"delta":{"type":"text_delta","text":t}})));
+                // Field order exactly as the API sends it.
+                f.push(format!(
+                    "event: content_block_delta\ndata: {{\"type\":\"content_block_delta\",\"index\":{index},\"delta\":{{\"type\":\"text_delta\",\"text\":{}}}}}\n\n",
+                    Value::String(t.clone())
+                ));
             }
             f.push(sse_frame(
                 Some("content_block_stop"),
