@@ -124,8 +124,9 @@ static void get_time(void *ud, robota_session *s, uint64_t call_id, const char *
 
 static const char *SCRIPTED =
     "{\"v\":1,\"providers\":{\"offline\":{\"kind\":\"scripted\",\"fallback\":\"echo\",\"turns\":["
-    "{\"deltas\":[\"Hello! \",\"I am running \",\"offline on the scripted provider. \",\"Let me check the time.\"],"
-    "\"delay_ms\":40,\"tool_calls\":[{\"name\":\"get_time\",\"arguments\":{}}]},"
+    "{\"deltas\":[\"Hello! \",\"I am running \",\"offline on the scripted provider. \",\"Let me check the time and look at the C files here.\"],"
+    "\"delay_ms\":40,\"tool_calls\":[{\"name\":\"get_time\",\"arguments\":{}},"
+    "{\"name\":\"Glob\",\"arguments\":{\"pattern\":\"*.c\"}}]},"
     "{\"deltas\":[\"Got it. \",\"Now I will save a note \",\"(this asks for permission).\"],\"delay_ms\":40,"
     "\"tool_calls\":[{\"name\":\"save_note\",\"arguments\":{\"text\":\"hello from chat\"}}]},"
     "{\"deltas\":[\"Done. \",\"Ask me anything; \",\"offline I echo it back.\"],\"delay_ms\":40}]}}}";
