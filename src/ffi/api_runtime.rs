@@ -9,7 +9,7 @@ use super::callbacks::{robota_free_fn, robota_tool_fn, Owned, ToolReg};
 use super::handles::{self, robota_runtime};
 use super::status::{err, robota_error, robota_status};
 use super::strings::{boundary, need_out, str_arg, write_out};
-use crate::sdk::enforcer::validate_response;
+use crate::sdk::bridge::validate_response;
 use crate::sdk::error::{parse_json, ErrorCode, SdkError};
 use crate::sdk::pending::{Answer, AnswerError, PendingKind};
 use crate::sdk::runtime::Runtime;

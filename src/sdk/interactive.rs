@@ -12,34 +12,52 @@
 //! * A UI timeline (`getFullHistory`) with the user's display input, `tool-start`/`tool-end`
 //!   event entries, the `tool-summary` entry, the assistant reply and system notices.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeSet, VecDeque};
+use std::path::PathBuf;
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Map, Value};
 use tokio_util::sync::CancellationToken;
 
+use super::bridge::{HostApproval, HostHookExecutor};
 use super::config::SessionConfig;
-use super::enforcer::{Enforcer, PermissionState, ToolObserver};
 use super::error::{ErrorCode, SdkError, SdkResult};
 use super::events::{self, Event, EventSink};
 use super::host_tool::{SessionHostTool, SessionLink};
 use super::runtime::RuntimeShared;
 use super::tool_state::{ToolOutcome, ToolState, ToolStates};
-use crate::core::agent::{Agent, AgentConfig};
 use crate::core::history::{EventEntry, HistoryEntry};
+use crate::core::hooks::{HookExecutor, HooksConfig};
 use crate::core::message::Message;
 use crate::core::models::model_context_window;
+use crate::core::permissions::{PermissionLists, PermissionMode};
 use crate::core::store::ConversationStore;
 use crate::core::tokens::{estimate_context_with_len, TokenUsage};
 use crate::core::tool::Tool;
 use crate::core::util::{new_uuid, now_iso, prefixed_id, round2};
+use crate::session::{
+    ApprovalHandler, ContextState, Session, SessionObserver, SessionOptions, ToolEndResult,
+};
 
 mod turn;
 
 /// Outcomes remembered for `wait` on finished turns.
 const OUTCOMES_KEPT: usize = 1024;
+/// Provider idle timeout of SDK sessions (ms).
+pub const PROVIDER_IDLE_TIMEOUT_MS: u64 = 120_000;
+
+/// Permission state snapshot (the session enforcer's mode, lists and approvals).
+#[derive(Debug, Clone, Default)]
+pub struct PermissionState {
+    /// Current mode.
+    pub mode: PermissionMode,
+    /// Allow/deny patterns.
+    pub lists: PermissionLists,
+    /// Tools allowed for the rest of the session ("allow always").
+    pub session_allowed: BTreeSet<String>,
+}
 
 /// One prompt.
 #[derive(Debug, Clone, PartialEq)]
@@ -143,8 +161,22 @@ impl Core {
     }
 }
 
-impl ToolObserver for Core {
-    fn tool_start(&self, call_id: &str, name: &str, args: &Value) {
+fn outcome_of(result: ToolEndResult) -> ToolOutcome {
+    match result {
+        ToolEndResult::Success => ToolOutcome::Success,
+        ToolEndResult::Error => ToolOutcome::Error,
+        ToolEndResult::Denied => ToolOutcome::Denied,
+    }
+}
+
+/// The `context_update` payload (`{used_tokens, max_tokens, used_percentage, remaining_percentage}`).
+fn context_json(c: &ContextState) -> Value {
+    json!({"used_tokens": c.used_tokens, "max_tokens": c.max_tokens,
+           "used_percentage": c.used_percentage, "remaining_percentage": c.remaining_percentage})
+}
+
+impl SessionObserver for Core {
+    fn on_tool_start(&self, call_id: &str, name: &str, args: &Value) {
         let st = {
             let mut s = self.lock();
             let st = s.tools.start(name, args);
@@ -165,14 +197,15 @@ impl ToolObserver for Core {
         );
     }
 
-    fn tool_end(
+    fn on_tool_end(
         &self,
         call_id: &str,
         name: &str,
         args: &Value,
-        outcome: ToolOutcome,
+        result: ToolEndResult,
         output: &str,
     ) {
+        let outcome = outcome_of(result);
         {
             let mut s = self.lock();
             let st = s.tools.end(name, args, outcome);
@@ -180,6 +213,11 @@ impl ToolObserver for Core {
                 .push(HistoryEntry::Event(EventEntry::new("tool-end", json!(st))));
             s.dirty = true;
         }
+        let output = if outcome == ToolOutcome::Error {
+            format!("Error: {output}")
+        } else {
+            output.to_string()
+        };
         self.link.emit(
             events::TOOL_END,
             json!({
@@ -190,13 +228,19 @@ impl ToolObserver for Core {
             }),
         );
     }
+
+    fn on_context_update(&self, state: &ContextState) {
+        self.link.emit(events::CONTEXT_UPDATE, context_json(state));
+    }
+
+    fn on_warning(&self, message: &str) {
+        self.link.emit(events::WARNING, json!({"message": message}));
+    }
 }
 
 struct Inner {
     core: Arc<Core>,
-    agent: Agent,
-    enforcer: Arc<Enforcer>,
-    perms: Arc<Mutex<PermissionState>>,
+    session: Session,
     cfg: Mutex<SessionConfig>,
     session_id: String,
     created_at: String,
@@ -304,28 +348,48 @@ impl InteractiveSession {
             }),
             cond: Condvar::new(),
         });
-        let perms = Arc::new(Mutex::new(PermissionState {
-            mode: cfg.permission_mode,
-            lists: cfg.permissions.clone(),
-            session_allowed: restore.session_allowed.into_iter().collect(),
-        }));
-        let enforcer = Arc::new(Enforcer {
+        let hooks = match &cfg.hooks {
+            None => HooksConfig::default(),
+            Some(v) => HooksConfig::from_json(v)
+                .map_err(|e| SdkError::config(format!("session config: field \"hooks\": {e}")))?,
+        };
+        let read_only: BTreeSet<String> = host_defs
+            .iter()
+            .filter(|d| d.read_only)
+            .map(|d| d.name.clone())
+            .collect();
+        let approval = Arc::new(HostApproval {
             link: link.clone(),
-            perms: perms.clone(),
-            hooks: cfg.hooks.clone(),
-            session_id: session_id.clone(),
-            cwd: cfg.cwd.clone(),
-            observer: core.clone(),
+            read_only,
+            enforcer: OnceLock::new(),
         });
-        let mut ac = AgentConfig::new(provider, cfg.model.clone());
-        ac.system_message = cfg.system_prompt.clone();
-        ac.tools = tools;
-        ac.dispatcher = enforcer.clone();
-        ac.max_execution_rounds = Some(cfg.max_rounds.unwrap_or(0));
-        ac.conversation_id = session_id.clone();
-        let store = ConversationStore::from_entries(restore.conversation);
-        let agent = Agent::with_history(ac, store)
+        let host_hooks: Arc<dyn HookExecutor> = Arc::new(HostHookExecutor { link: link.clone() });
+        let mut so = SessionOptions::new(provider, cfg.model.clone());
+        so.system_message = cfg.system_prompt.clone().unwrap_or_default();
+        so.tools = tools;
+        so.cwd = PathBuf::from(&cfg.cwd);
+        so.permission_mode = cfg.permission_mode;
+        so.permissions = cfg.permissions.clone();
+        so.hooks = hooks;
+        so.extra_hook_executors = vec![host_hooks];
+        so.approval_handler = Some(approval.clone() as Arc<dyn ApprovalHandler>);
+        so.observer = Some(core.clone() as Arc<dyn SessionObserver>);
+        so.max_turns = cfg.max_rounds;
+        so.provider_timeout_ms = Some(PROVIDER_IDLE_TIMEOUT_MS);
+        so.session_id = Some(session_id.clone());
+        so.history = Some(ConversationStore::from_entries(restore.conversation));
+        let session =
+            Session::new(so).map_err(|e| SdkError::robota(ErrorCode::InvalidConfig, &e))?;
+        let _ = approval.enforcer.set(Arc::downgrade(session.enforcer()));
+        for t in &restore.session_allowed {
+            session.enforcer().allow_for_session(t);
+        }
+        let sid = session_id.clone();
+        session
+            .agent()
+            .update_config(|c| c.conversation_id = sid)
             .map_err(|e| SdkError::robota(ErrorCode::InvalidConfig, &e))?;
+        let agent = session.agent();
         {
             let mut st = core.lock();
             st.msg_flushed = agent.messages().len();
@@ -338,9 +402,7 @@ impl InteractiveSession {
         Ok(InteractiveSession {
             inner: Arc::new(Inner {
                 core,
-                agent,
-                enforcer,
-                perms,
+                session,
                 cfg: Mutex::new(cfg),
                 session_id,
                 created_at: restore.created_at.unwrap_or_else(now_iso),
@@ -371,7 +433,7 @@ impl InteractiveSession {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .clone();
-        c.model = self.inner.agent.config().model;
+        c.model = self.inner.session.agent().config().model;
         let p = self.permission_state();
         c.permission_mode = p.mode;
         c.permissions = p.lists;
@@ -379,30 +441,26 @@ impl InteractiveSession {
         c
     }
 
-    /// Permission state snapshot.
+    /// Permission state snapshot (read from the session's enforcer).
     pub fn permission_state(&self) -> PermissionState {
-        self.inner
-            .perms
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone()
+        let session = &self.inner.session;
+        PermissionState {
+            mode: session.permission_mode(),
+            lists: session.enforcer().lists().clone(),
+            session_allowed: session.session_allowed_tools().into_iter().collect(),
+        }
     }
 
-    /// Sets the permission mode.
-    pub fn set_permission_mode(&self, mode: crate::core::permissions::PermissionMode) {
-        self.inner
-            .perms
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .mode = mode;
+    /// Sets the permission mode (applies to the next tool call).
+    pub fn set_permission_mode(&self, mode: PermissionMode) {
+        self.inner.session.set_permission_mode(mode);
     }
 
     /// Changes the model for the next turn.
     pub fn set_model(&self, model: &str) -> SdkResult<()> {
-        let m = model.to_string();
         self.inner
-            .agent
-            .update_config(|c| c.model = m)
+            .session
+            .set_model(model)
             .map_err(|e| SdkError::robota(ErrorCode::InvalidConfig, &e))
     }
 
@@ -648,12 +706,12 @@ impl InteractiveSession {
 
     /// The conversation the model sees (consistent snapshot, safe during a turn).
     pub fn conversation(&self) -> Vec<Arc<Message>> {
-        self.inner.agent.messages()
+        self.inner.session.agent().messages()
     }
 
     /// The conversation timeline (chat + engine event entries).
     pub fn conversation_entries(&self) -> Vec<HistoryEntry> {
-        self.inner.agent.history()
+        self.inner.session.agent().history()
     }
 
     /// Successful turns.
@@ -681,11 +739,11 @@ impl InteractiveSession {
     /// `(used, max)` tokens.
     pub fn context_numbers(&self) -> (u64, u64) {
         let (msgs, len) = {
-            let store = self.inner.agent.store();
+            let store = self.inner.session.agent().store();
             let s = store.lock().unwrap_or_else(|p| p.into_inner());
             (s.messages().to_vec(), s.serialized_len())
         };
-        let cfg = self.inner.agent.config();
+        let cfg = self.inner.session.agent().config();
         let max = cfg
             .context_window
             .unwrap_or_else(|| model_context_window(&cfg.model));
@@ -701,11 +759,11 @@ impl InteractiveSession {
                 "Another prompt or command is already running. Wait for it to finish.",
             ));
         }
-        self.inner.agent.clear_history();
+        self.inner.session.agent().clear_history();
         st.history.clear();
         st.tools.clear();
         st.streaming_text.clear();
-        st.msg_flushed = self.inner.agent.messages().len();
+        st.msg_flushed = self.inner.session.agent().messages().len();
         Ok(())
     }
 
@@ -713,7 +771,7 @@ impl InteractiveSession {
     pub fn state_json(&self) -> Value {
         let ctx = self.context_state();
         let perms = self.permission_state();
-        let model = self.inner.agent.config().model;
+        let model = self.inner.session.agent().config().model;
         let cfg = self.config();
         let st = self.inner.core.lock();
         json!({
@@ -738,7 +796,7 @@ impl InteractiveSession {
     }
 
     fn flush_messages(&self) {
-        let msgs = self.inner.agent.messages();
+        let msgs = self.inner.session.agent().messages();
         let (from, turn) = {
             let mut st = self.inner.core.lock();
             let from = st.msg_flushed.min(msgs.len());
@@ -765,7 +823,7 @@ impl InteractiveSession {
     /// Restore data for a fork (consistent copy, safe during a turn).
     pub fn fork_restore(&self) -> Restore {
         Restore {
-            conversation: self.inner.agent.history(),
+            conversation: self.inner.session.agent().history(),
             ui_history: self.full_history(),
             message_count: self.message_count(),
             created_at: None,

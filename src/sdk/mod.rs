@@ -3,9 +3,9 @@
 //! system commands and session snapshots. Everything here is safe Rust; `crate::ffi` is a thin
 //! C veneer over it.
 
+pub mod bridge;
 pub mod commands;
 pub mod config;
-pub mod enforcer;
 pub mod error;
 pub mod events;
 pub mod host_tool;

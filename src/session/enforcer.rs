@@ -112,6 +112,14 @@ impl PermissionEnforcer {
         lock(&self.session_allowed).clone()
     }
 
+    /// Adds `tool` to the "allow always" list (e.g. restored from a saved session).
+    pub fn allow_for_session(&self, tool: &str) {
+        let mut allowed = lock(&self.session_allowed);
+        if !allowed.iter().any(|t| t == tool) {
+            allowed.push(tool.to_string());
+        }
+    }
+
     /// Forgets the "allow always" approvals.
     pub fn clear_session_allowed_tools(&self) {
         lock(&self.session_allowed).clear();

@@ -498,3 +498,53 @@ void test_log_callback(void) {
     CHECK_EQ_INT(robota_set_log_callback(NULL, NULL, NULL, 0, NULL), ROBOTA_OK);
     CHECK_EQ_INT(freed, 1);
 }
+
+/* A `command` hook (run by the session's hook executors, not the host) blocks a tool call. */
+void test_command_hook_blocks_tool(void) {
+    robota_runtime *rt = make_runtime(TOOL_SCRIPT("{\"key\":\"secret\"}"));
+    tool_ctx t = {rt, 1, 0, 0, "", 0, PTHREAD_MUTEX_INITIALIZER};
+    CHECK_EQ_INT(robota_runtime_register_tool(rt, LOOKUP_TOOL, tool_cb, &t, tool_free, NULL), ROBOTA_OK);
+    recorder r;
+    rec_init(&r);
+    robota_session *s = make_session(rt,
+        "{\"v\":1,\"provider\":\"s\",\"model\":\"m\",\"tools\":[\"lookup\"],\"hooks\":{\"PreToolUse\":"
+        "[{\"matcher\":\"\",\"hooks\":[{\"type\":\"command\",\"command\":\"echo no >&2; exit 2\"}]}]}}",
+        &r, NULL);
+    CHECK_EQ_INT(robota_session_wait(s, submit_text(s, "go"), 30000, NULL), ROBOTA_OK);
+    CHECK_EQ_INT(t.calls, 0);
+    CHECK_EQ_INT(rec_count(&r, ROBOTA_EVENT_HOOK_REQUEST), 0);
+    rec_wait(&r, ROBOTA_EVENT_TOOL_END, 1);
+    CHECK_CONTAINS(rec_payload(&r, ROBOTA_EVENT_TOOL_END, 0), "\"result\":\"denied\"");
+    CHECK_CONTAINS(rec_payload(&r, ROBOTA_EVENT_TOOL_END, 0), "Blocked by hook: no");
+    char *m = messages_json(s, NULL);
+    CHECK_CONTAINS(m, "Blocked by hook: no");
+    robota_string_free(m);
+    robota_session_free(s);
+    robota_runtime_free(rt);
+    rec_destroy(&r);
+}
+
+/* A deny rule matches the normalized path: `/tmp/../etc/hostname` is under `/etc`. */
+void test_deny_rule_normalized_path(void) {
+    robota_runtime *rt = make_runtime(
+        "{\"v\":1,\"providers\":{\"s\":{\"kind\":\"scripted\",\"turns\":["
+        "{\"tool_calls\":[{\"id\":\"call_0\",\"name\":\"Read\",\"arguments\":{\"filePath\":\"/tmp/../etc/hostname\"}}]},"
+        "{\"text\":\"done\"}]}}}");
+    recorder r;
+    rec_init(&r);
+    robota_session *s = make_session(rt,
+        "{\"v\":1,\"provider\":\"s\",\"model\":\"m\",\"cwd\":\"/tmp\",\"tools\":[\"Read\"],"
+        "\"permissions\":{\"allow\":[],\"deny\":[\"Read(/etc/**)\"]}}",
+        &r, NULL);
+    CHECK_EQ_INT(robota_session_wait(s, submit_text(s, "read it"), 30000, NULL), ROBOTA_OK);
+    rec_wait(&r, ROBOTA_EVENT_TOOL_END, 1);
+    const char *end = rec_payload(&r, ROBOTA_EVENT_TOOL_END, 0);
+    CHECK_CONTAINS(end, "\"tool_name\":\"Read\"");
+    CHECK_CONTAINS(end, "\"result\":\"denied\"");
+    CHECK_CONTAINS(end, "Permission denied. The user did not approve this action. The deny rule");
+    CHECK_CONTAINS(end, "Read(/etc/**)");
+    CHECK_EQ_INT(rec_count(&r, ROBOTA_EVENT_PERMISSION_REQUEST), 0);
+    robota_session_free(s);
+    robota_runtime_free(rt);
+    rec_destroy(&r);
+}

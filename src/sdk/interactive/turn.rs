@@ -5,17 +5,17 @@
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
 use super::{push_outcome, InteractiveSession, TurnInput, TurnOutcome};
-use crate::core::agent::RunOptions;
 use crate::core::execution::RunStop;
 use crate::core::history::{EventEntry, HistoryEntry};
 use crate::core::message::{Message, Role};
 use crate::core::tokens::TokenUsage;
 use crate::core::util::now_iso;
 use crate::sdk::events::{self, Event, Payload};
+use crate::session::{SessionRunError, SessionRunOptions};
 
 impl InteractiveSession {
     pub(super) async fn run_turn(self, turn_id: u64, input: TurnInput, cancel: CancellationToken) {
@@ -39,62 +39,53 @@ impl InteractiveSession {
             events::TURN_STARTED,
             json!({"turn_id": turn_id, "input": input.to_json()}),
         );
-        let start_idx = inner.agent.messages().len();
-        let mut hook_input = Map::new();
-        let raw = input
-            .raw_input
-            .clone()
-            .unwrap_or_else(|| input.text.clone());
-        hook_input.insert("user_message".into(), json!(raw));
-        hook_input.insert("prompt".into(), json!(raw));
-        let hook = inner
-            .enforcer
-            .run_hooks("UserPromptSubmit", None, hook_input, &cancel)
-            .await;
-        let outcome = if hook.blocked {
-            let reason = hook.reason.unwrap_or_else(|| "Blocked by hook".into());
-            self.finish_error(
-                turn_id,
-                "HOOK_BLOCKED",
-                &format!("Prompt blocked by hook: {reason}"),
-            )
-        } else if cancel.is_cancelled() {
-            self.finish_aborted(turn_id, start_idx, None)
-        } else {
-            let text = if hook.stdout.is_empty() {
-                input.text.clone()
-            } else {
-                format!(
-                    "<system-reminder>\n{}\n</system-reminder>\n{}",
-                    hook.stdout, input.text
+        let start_idx = inner.session.agent().messages().len();
+        let opts = self.run_options(turn_id, &cancel, input.raw_input.clone());
+        let outcome = match inner
+            .session
+            .run(Message::user(input.text.clone()), opts)
+            .await
+        {
+            Err(SessionRunError::PromptBlocked { reason }) => {
+                let reason = if reason.is_empty() {
+                    "Blocked by hook".to_string()
+                } else {
+                    reason
+                };
+                self.finish_error(
+                    turn_id,
+                    "HOOK_BLOCKED",
+                    &format!("Prompt blocked by hook: {reason}"),
                 )
-            };
-            let opts = self.run_options(turn_id, &cancel);
-            match inner.agent.run(Message::user(text), opts).await {
-                Err(e) => self.finish_error(turn_id, e.code(), &e.to_string()),
-                Ok(r) => {
-                    self.flush_messages();
-                    {
-                        let mut st = core.lock();
-                        if r.usage.is_some() {
-                            st.last_usage = r.usage;
-                        }
+            }
+            Err(SessionRunError::Engine(e)) => self.finish_error(turn_id, e.code(), &e.to_string()),
+            Ok(r) => {
+                self.flush_messages();
+                {
+                    let mut st = core.lock();
+                    if r.usage.is_some() {
+                        st.last_usage = r.usage;
                     }
-                    match r.stop {
-                        RunStop::Aborted => self.finish_aborted(turn_id, start_idx, r.usage),
-                        RunStop::Error => {
-                            let msg = r.error.clone().unwrap_or_else(|| r.response.clone());
-                            self.finish_error(turn_id, "PROVIDER_ERROR", &msg)
-                        }
-                        stop => self.finish_ok(turn_id, start_idx, &r.response, stop, r.usage),
+                }
+                match r.stop {
+                    RunStop::Aborted => self.finish_aborted(turn_id, start_idx, r.usage),
+                    RunStop::Error => {
+                        let msg = r.error.clone().unwrap_or_else(|| r.response.clone());
+                        self.finish_error(turn_id, "PROVIDER_ERROR", &msg)
                     }
+                    stop => self.finish_ok(turn_id, start_idx, &r.response, stop, r.usage),
                 }
             }
         };
         self.finish(turn_id, outcome);
     }
 
-    fn run_options(&self, turn_id: u64, cancel: &CancellationToken) -> RunOptions {
+    fn run_options(
+        &self,
+        turn_id: u64,
+        cancel: &CancellationToken,
+        raw_input: Option<String>,
+    ) -> SessionRunOptions {
         let me = self.clone();
         let on_text: crate::core::events::TextDeltaFn = Arc::new(move |d: &str| {
             let core = &me.inner.core;
@@ -138,17 +129,17 @@ impl InteractiveSession {
         } else {
             None
         };
-        RunOptions {
+        SessionRunOptions {
             cancel: Some(cancel.clone()),
             on_text_delta: Some(on_text),
             on_thinking_delta: Some(on_thinking),
             on_event,
-            ..Default::default()
+            raw_input,
         }
     }
 
     fn tool_summaries(&self, start_idx: usize) -> Value {
-        let msgs = self.inner.agent.messages();
+        let msgs = self.inner.session.agent().messages();
         let list: Vec<Value> = msgs
             .iter()
             .skip(start_idx)
@@ -198,11 +189,6 @@ impl InteractiveSession {
             _ => "complete",
         };
         self.emit_completed(turn_id, stop_reason, response, start_idx, usage, None);
-        let ctx = self.context_state();
-        self.inner
-            .core
-            .link
-            .emit_event(Event::json(events::CONTEXT_UPDATE, turn_id, ctx));
         TurnOutcome::Done
     }
 
@@ -215,7 +201,8 @@ impl InteractiveSession {
         self.flush_messages();
         let texts: Vec<String> = self
             .inner
-            .agent
+            .session
+            .agent()
             .messages()
             .iter()
             .skip(start_idx)
