@@ -69,8 +69,9 @@ void rec_on_event(void *ud, robota_session *s, uint32_t kind, uint64_t turn, con
     if (kind == ROBOTA_EVENT_PERMISSION_REQUEST && r->answer_permissions) {
         uint64_t id = 0;
         if (find_u64(p, "\"request_id\":", &id)) {
-            const char *ans = r->answer_permissions == 1 ? "{\"decision\":\"allow\",\"remember\":false}"
-                                                         : "{\"decision\":\"deny\",\"remember\":false}";
+            const char *ans = r->answer_permissions == 1   ? "{\"decision\":\"allow\",\"remember\":false}"
+                              : r->answer_permissions == 3 ? "{\"decision\":\"allow\",\"remember\":true}"
+                                                           : "{\"decision\":\"deny\",\"remember\":false}";
             CHECK_EQ_INT(robota_request_respond(r->rt, id, ans, NULL), ROBOTA_OK);
         }
     }

@@ -59,7 +59,7 @@ typedef struct {
     robota_runtime *rt;        /* for answering inside callbacks */
     int answer_tools;          /* complete TOOL_CALL events inside the callback */
     const char *tool_answer;
-    int answer_permissions;    /* 1 allow, 2 deny, 0 leave */
+    int answer_permissions;    /* 1 allow, 2 deny, 3 allow + remember, 0 leave */
     int answer_hooks;          /* exit code + 1 (0 = leave) */
     const char *hook_stderr;
     int reentrancy_status_wait;     /* status of robota_session_wait from a callback */

@@ -15,6 +15,8 @@ void test_permissions_allow_deny(void);
 void test_hook_blocks(void);
 void test_command_hook_blocks_tool(void);
 void test_deny_rule_normalized_path(void);
+void test_permission_remember(void);
+void test_prompt_blocked_by_command_hook(void);
 void test_pump_mode(void);
 void test_pull_mode(void);
 void test_save_resume_fork(void);
@@ -39,6 +41,8 @@ static const struct {
     {"hook_blocks", test_hook_blocks},
     {"command_hook_blocks_tool", test_command_hook_blocks_tool},
     {"deny_rule_normalized_path", test_deny_rule_normalized_path},
+    {"permission_remember", test_permission_remember},
+    {"prompt_blocked_by_command_hook", test_prompt_blocked_by_command_hook},
     {"pump_mode", test_pump_mode},
     {"pull_mode", test_pull_mode},
     {"save_resume_fork", test_save_resume_fork},

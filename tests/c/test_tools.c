@@ -548,3 +548,60 @@ void test_deny_rule_normalized_path(void) {
     robota_runtime_free(rt);
     rec_destroy(&r);
 }
+
+/* "remember": true approves the tool for the session: the second call asks nothing, and the
+ * permissions command reads the session enforcer's list. */
+void test_permission_remember(void) {
+    robota_runtime *rt = make_runtime(
+        "{\"v\":1,\"providers\":{\"s\":{\"kind\":\"scripted\",\"turns\":["
+        "{\"tool_calls\":[{\"name\":\"lookup\",\"arguments\":{\"key\":\"a\"}}]},{\"text\":\"ok1\"},"
+        "{\"tool_calls\":[{\"name\":\"lookup\",\"arguments\":{\"key\":\"b\"}}]},{\"text\":\"ok2\"}]}}}");
+    tool_ctx t = {rt, 1, 0, 0, "", 0, PTHREAD_MUTEX_INITIALIZER};
+    CHECK_EQ_INT(robota_runtime_register_tool(rt, WRITE_TOOL, tool_cb, &t, tool_free, NULL), ROBOTA_OK);
+    recorder r;
+    rec_init(&r);
+    r.answer_permissions = 3;
+    robota_session *s = make_session(rt, "{\"v\":1,\"provider\":\"s\",\"model\":\"m\"}", &r, NULL);
+    CHECK_EQ_INT(robota_session_wait(s, submit_text(s, "first"), 30000, NULL), ROBOTA_OK);
+    CHECK_EQ_INT(robota_session_wait(s, submit_text(s, "second"), 30000, NULL), ROBOTA_OK);
+    CHECK_EQ_INT(t.calls, 2);
+    CHECK_EQ_INT(rec_count(&r, ROBOTA_EVENT_PERMISSION_REQUEST), 1);
+    char *out = NULL;
+    CHECK_EQ_INT(robota_session_command(s, "{\"name\":\"permissions\"}", &out, NULL), ROBOTA_OK);
+    CHECK_CONTAINS(out, "Session-approved tools: lookup");
+    robota_string_free(out);
+    out = NULL;
+    CHECK_EQ_INT(robota_session_command(s, "{\"name\":\"mode\",\"args\":\"plan\"}", &out, NULL), ROBOTA_OK);
+    robota_string_free(out);
+    out = NULL;
+    CHECK_EQ_INT(robota_session_command(s, "{\"name\":\"permissions\"}", &out, NULL), ROBOTA_OK);
+    CHECK_CONTAINS(out, "Permission mode: plan");
+    robota_string_free(out);
+    robota_session_free(s);
+    robota_runtime_free(rt);
+    rec_destroy(&r);
+}
+
+/* A UserPromptSubmit command hook that exits 2 ends the turn with an error; the model gets nothing. */
+void test_prompt_blocked_by_command_hook(void) {
+    robota_runtime *rt = make_runtime(
+        "{\"v\":1,\"providers\":{\"s\":{\"kind\":\"scripted\",\"turns\":[{\"text\":\"never\"}]}}}");
+    recorder r;
+    rec_init(&r);
+    robota_session *s = make_session(rt,
+        "{\"v\":1,\"provider\":\"s\",\"model\":\"m\",\"hooks\":{\"UserPromptSubmit\":"
+        "[{\"hooks\":[{\"type\":\"command\",\"command\":\"echo nope >&2; exit 2\"}]}]}}",
+        &r, NULL);
+    CHECK_EQ_INT(robota_session_wait(s, submit_text(s, "hi"), 30000, NULL), ROBOTA_E_PROVIDER);
+    rec_wait(&r, ROBOTA_EVENT_TURN_COMPLETED, 1);
+    CHECK_CONTAINS(rec_payload(&r, ROBOTA_EVENT_ERROR, 0), "Prompt blocked by hook: nope");
+    CHECK_CONTAINS(rec_payload(&r, ROBOTA_EVENT_TURN_COMPLETED, 0), "\"stop_reason\":\"error\"");
+    CHECK_EQ_INT(rec_count(&r, ROBOTA_EVENT_TEXT_DELTA), 0);
+    char *m = messages_json(s, NULL);
+    CHECK(strstr(m, "never") == NULL);
+    CHECK(strstr(m, "\"hi\"") == NULL);
+    robota_string_free(m);
+    robota_session_free(s);
+    robota_runtime_free(rt);
+    rec_destroy(&r);
+}
