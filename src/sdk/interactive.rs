@@ -512,7 +512,10 @@ impl InteractiveSession {
         let handle = shared.handle.clone();
         let spawned = std::thread::Builder::new()
             .name("robota-turn".into())
-            .spawn(move || handle.block_on(me.run_turn(id, input, cancel)));
+            .spawn(move || {
+                super::signals::block_sigpipe_on_this_thread();
+                handle.block_on(me.run_turn(id, input, cancel))
+            });
         match spawned {
             Ok(j) => shared.track_thread(j),
             Err(e) => {

@@ -13,5 +13,6 @@ pub mod interactive;
 pub mod log;
 pub mod pending;
 pub mod runtime;
+mod signals;
 pub mod snapshot;
 pub mod tool_state;

@@ -131,6 +131,7 @@ impl Runtime {
         let tokio = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(config.worker_threads)
             .thread_name("robota-worker")
+            .on_thread_start(super::signals::block_sigpipe_on_this_thread)
             .enable_all()
             .build()
             .map_err(|e| SdkError::new(ErrorCode::Io, format!("cannot start the runtime: {e}")))?;
