@@ -35,7 +35,8 @@ struct QState {
 /// A session's event queue.
 pub struct Queue {
     mode: Delivery,
-    detached: std::sync::atomic::AtomicBool,
+    /// Callback gate: open, calling or closed (see [`Queue::deliver_gated`]).
+    gate: std::sync::atomic::AtomicU8,
     state: Mutex<QState>,
     cond: Condvar,
     shared: Arc<RuntimeShared>,
@@ -50,7 +51,7 @@ impl Queue {
     ) -> Arc<Self> {
         Arc::new(Queue {
             mode,
-            detached: std::sync::atomic::AtomicBool::new(false),
+            gate: std::sync::atomic::AtomicU8::new(GATE_OPEN),
             state: Mutex::new(QState {
                 reg,
                 ..Default::default()
@@ -157,11 +158,10 @@ impl Queue {
                 (st.reg.clone(), st.session_ptr)
             };
             while let Some(ev) = batch.pop_front() {
-                if self.detached.load(std::sync::atomic::Ordering::Acquire) {
+                if !self.deliver_gated(ev, reg.as_deref(), ptr as *mut robota_session) {
                     batch.clear();
                     break;
                 }
-                deliver(ev, reg.as_deref(), ptr as *mut robota_session);
             }
         }
     }
@@ -216,9 +216,12 @@ impl Queue {
             let reg = st.reg.clone();
             let ptr = st.session_ptr;
             drop(st);
-            deliver(ev, reg.as_deref(), ptr as *mut robota_session);
-            count += 1;
+            let delivered = self.deliver_gated(ev, reg.as_deref(), ptr as *mut robota_session);
             st = self.lock();
+            if !delivered {
+                break;
+            }
+            count += 1;
         }
         st.dispatching = false;
         Ok(count)
@@ -266,13 +269,41 @@ impl Queue {
         }
     }
 
+    /// Delivers one event unless delivery was detached. Checking the gate and marking the
+    /// callback as started is one atomic step, so once [`Self::detach`] has returned no new
+    /// callback can start (one already running may finish). Returns false when detached.
+    fn deliver_gated(
+        &self,
+        ev: Event,
+        reg: Option<&EventReg>,
+        session: *mut robota_session,
+    ) -> bool {
+        use std::sync::atomic::Ordering;
+        if self
+            .gate
+            .compare_exchange(GATE_OPEN, GATE_CALLING, Ordering::AcqRel, Ordering::Acquire)
+            .is_err()
+        {
+            return false;
+        }
+        deliver(ev, reg, session);
+        // Fails only when `detach` closed the gate meanwhile; it stays closed then.
+        let _ = self.gate.compare_exchange(
+            GATE_CALLING,
+            GATE_OPEN,
+            Ordering::AcqRel,
+            Ordering::Acquire,
+        );
+        true
+    }
+
     /// Stops delivery for good: drops queued events and the callback registration (its
     /// `free_fn` runs now, or after an in-flight callback returns).
     pub fn detach(&self) {
         let reg = {
             let mut st = self.lock();
-            self.detached
-                .store(true, std::sync::atomic::Ordering::Release);
+            self.gate
+                .store(GATE_CLOSED, std::sync::atomic::Ordering::Release);
             st.detached = true;
             st.events.clear();
             st.reg.take()
@@ -281,6 +312,10 @@ impl Queue {
         drop(reg);
     }
 }
+
+const GATE_OPEN: u8 = 0;
+const GATE_CALLING: u8 = 1;
+const GATE_CLOSED: u8 = 2;
 
 fn deadline_of(timeout_ms: i32) -> Option<Instant> {
     if timeout_ms < 0 {
