@@ -16,6 +16,7 @@ void test_hook_blocks(void);
 void test_command_hook_blocks_tool(void);
 void test_deny_rule_normalized_path(void);
 void test_permission_remember(void);
+void test_permission_request_timeout(void);
 void test_prompt_blocked_by_command_hook(void);
 void test_pump_mode(void);
 void test_pull_mode(void);
@@ -42,6 +43,7 @@ static const struct {
     {"command_hook_blocks_tool", test_command_hook_blocks_tool},
     {"deny_rule_normalized_path", test_deny_rule_normalized_path},
     {"permission_remember", test_permission_remember},
+    {"permission_request_timeout", test_permission_request_timeout},
     {"prompt_blocked_by_command_hook", test_prompt_blocked_by_command_hook},
     {"pump_mode", test_pump_mode},
     {"pull_mode", test_pull_mode},

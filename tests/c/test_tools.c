@@ -605,3 +605,48 @@ void test_prompt_blocked_by_command_hook(void) {
     robota_runtime_free(rt);
     rec_destroy(&r);
 }
+
+static uint64_t request_id_of(const char *payload) {
+    const char *p = payload ? strstr(payload, "\"request_id\":") : NULL;
+    return p ? (uint64_t)strtoull(p + strlen("\"request_id\":"), NULL, 10) : 0;
+}
+
+void test_permission_request_timeout(void) {
+    /* An unanswered permission request falls back to the configured default after the
+     * timeout (here "allow"); answering it afterwards is stale. With the default decision
+     * (deny) the tool never runs. */
+    robota_runtime *rt = make_runtime(
+        "{\"v\":1,\"request_timeout_ms\":200,\"request_timeout_decision\":\"allow\","
+        "\"providers\":{\"s\":{\"kind\":\"scripted\",\"turns\":["
+        "{\"tool_calls\":[{\"name\":\"lookup\",\"arguments\":{\"key\":\"a\"}}]},{\"text\":\"ok1\"}]}}}");
+    tool_ctx t = {rt, 1, 0, 0, "", 0, PTHREAD_MUTEX_INITIALIZER};
+    CHECK_EQ_INT(robota_runtime_register_tool(rt, WRITE_TOOL, tool_cb, &t, tool_free, NULL), ROBOTA_OK);
+    recorder r;
+    rec_init(&r);
+    r.answer_permissions = 0;
+    robota_session *s = make_session(rt, "{\"v\":1,\"provider\":\"s\",\"model\":\"m\"}", &r, NULL);
+    CHECK_EQ_INT(robota_session_wait(s, submit_text(s, "nobody answers"), 30000, NULL), ROBOTA_OK);
+    CHECK_EQ_INT(t.calls, 1);
+    rec_wait(&r, ROBOTA_EVENT_PERMISSION_REQUEST, 1);
+    uint64_t id = request_id_of(rec_payload(&r, ROBOTA_EVENT_PERMISSION_REQUEST, 0));
+    CHECK(id != 0);
+    CHECK_EQ_INT(robota_request_respond(rt, id, "{\"decision\":\"deny\",\"remember\":false}", NULL), ROBOTA_E_STALE);
+    robota_session_free(s);
+    robota_runtime_free(rt);
+    rec_destroy(&r);
+
+    rt = make_runtime(
+        "{\"v\":1,\"request_timeout_ms\":200,\"providers\":{\"s\":{\"kind\":\"scripted\",\"turns\":["
+        "{\"tool_calls\":[{\"name\":\"lookup\",\"arguments\":{\"key\":\"b\"}}]},{\"text\":\"ok2\"}]}}}");
+    tool_ctx t2 = {rt, 1, 0, 0, "", 0, PTHREAD_MUTEX_INITIALIZER};
+    CHECK_EQ_INT(robota_runtime_register_tool(rt, WRITE_TOOL, tool_cb, &t2, tool_free, NULL), ROBOTA_OK);
+    rec_init(&r);
+    s = make_session(rt, "{\"v\":1,\"provider\":\"s\",\"model\":\"m\"}", &r, NULL);
+    CHECK_EQ_INT(robota_session_wait(s, submit_text(s, "nobody answers"), 30000, NULL), ROBOTA_OK);
+    CHECK_EQ_INT(t2.calls, 0);
+    rec_wait(&r, ROBOTA_EVENT_TOOL_END, 1);
+    CHECK_CONTAINS(rec_payload(&r, ROBOTA_EVENT_TOOL_END, 0), "\"result\":\"denied\"");
+    robota_session_free(s);
+    robota_runtime_free(rt);
+    rec_destroy(&r);
+}
