@@ -359,13 +359,8 @@ pub extern "C" fn robota_session_state(
     out_json: *mut *mut c_char,
     out_error: *mut *mut robota_error,
 ) -> robota_status {
-    boundary(out_error, || {
-        let obj = handles::session(s)?;
-        need_out(out_json, "out_json")?;
-        let doc = obj.session.state_json();
-        // SAFETY: checked non-NULL.
-        unsafe { write_out(out_json, string_out(doc.to_string())) };
-        Ok(())
+    session_json_out(s, out_json, out_error, |obj| {
+        obj.session.state_json().to_string()
     })
 }
 
@@ -377,12 +372,24 @@ pub extern "C" fn robota_session_save(
     out_json: *mut *mut c_char,
     out_error: *mut *mut robota_error,
 ) -> robota_status {
+    session_json_out(s, out_json, out_error, |obj| {
+        snapshot::snapshot(&obj.session).to_string()
+    })
+}
+
+/// Shared body of the exports that write one JSON document about a session to `out_json`.
+fn session_json_out(
+    s: *mut robota_session,
+    out_json: *mut *mut c_char,
+    out_error: *mut *mut robota_error,
+    doc: impl FnOnce(&super::delivery::SessionObj) -> String,
+) -> robota_status {
     boundary(out_error, || {
         let obj = handles::session(s)?;
         need_out(out_json, "out_json")?;
-        let doc = snapshot::snapshot(&obj.session);
-        // SAFETY: checked non-NULL.
-        unsafe { write_out(out_json, string_out(doc.to_string())) };
+        let text = doc(&obj);
+        // SAFETY: `out_json` was checked non-NULL by `need_out`.
+        unsafe { write_out(out_json, string_out(text)) };
         Ok(())
     })
 }
