@@ -1,5 +1,11 @@
-//! Shared test support. Use from any integration test with `mod support;`.
-//! See [`fake_server`] for the fake model server API.
+//! Shared test support for every suite module: the fake model server ([`fake_server`]), engine
+//! helpers ([`engine`]: scripted agents, recording tools, event capture), session fixtures
+//! ([`session`]), built-in tool fixtures ([`tools`]) and the per-vendor provider cases
+//! ([`provider_cases`]) that `providers_*` run for each wire format.
 #![allow(dead_code)]
 
+pub mod engine;
 pub mod fake_server;
+pub mod provider_cases;
+pub mod session;
+pub mod tools;

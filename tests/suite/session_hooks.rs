@@ -2,7 +2,7 @@
 //! differences): SessionStart once, UserPromptSubmit before Stop and able to block the turn,
 //! PreToolUse block text, PostToolUse output, StopFailure, timeouts, injection, secrets.
 
-mod session_support;
+use crate::support::session as session_support;
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -1,6 +1,6 @@
 //! Pre-send hard-capacity guard (§3.6) and the 80 % tool-result budget (§3.7).
 
-mod common;
+use crate::support::engine as common;
 
 use std::sync::Arc;
 

@@ -1,7 +1,7 @@
 //! Read / Write / Edit (reference §10.2–10.4, §14 read/write/edit suites), the registry, and a
 //! custom in-memory file-system port.
 
-mod tools_common;
+use crate::support::tools as tools_common;
 
 use std::collections::BTreeMap;
 use std::io;

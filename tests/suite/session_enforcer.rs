@@ -1,7 +1,7 @@
 //! The enforcer's result handling and the session's bookkeeping: truncation (UTF-8 safe, JSON
 //! kept valid), observer events, tool errors and panics, context tracking, model/history ops.
 
-mod session_support;
+use crate::support::session as session_support;
 
 use std::sync::Arc;
 

@@ -1,7 +1,7 @@
 //! Glob and Grep (reference §10.5–10.6, §14 glob/grep suites) on real trees, including a
 //! generated tree with `.gitignore` files.
 
-mod tools_common;
+use crate::support::tools as tools_common;
 
 use std::path::Path;
 

@@ -1,6 +1,6 @@
 //! Session basics: construction outside a runtime, echo run, history, ids, context state.
 
-mod session_support;
+use crate::support::session as session_support;
 
 use robota::core::message::{Message, Role};
 use robota::session::{Session, SessionOptions, SessionRunOptions};

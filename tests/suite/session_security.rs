@@ -2,7 +2,7 @@
 //! normalized absolute path (`..`, `.`, relative paths and symlinks resolved), so traversal and
 //! symlink escapes cannot satisfy an allow rule nor dodge a deny rule.
 
-mod session_support;
+use crate::support::session as session_support;
 
 use std::path::Path;
 use std::sync::Arc;

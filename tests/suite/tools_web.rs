@@ -1,6 +1,6 @@
 //! WebFetch and WebSearch against a local HTTP server on 127.0.0.1 (random port).
 
-mod tools_common;
+use crate::support::tools as tools_common;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

@@ -1,7 +1,7 @@
 //! Abort semantics (reference §3.9): partial text committed as interrupted, queued tools answered
 //! "Execution interrupted by user", the run returns normally with `interrupted: true`.
 
-mod common;
+use crate::support::engine as common;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -61,8 +61,9 @@ async fn abort_before_any_text_commits_an_empty_interrupted_message() {
     let a = agent(p.clone(), vec![], |_| {});
     let cancel = CancellationToken::new();
     let c2 = cancel.clone();
+    let p2 = p.clone();
     tokio::spawn(async move {
-        tokio::time::sleep(Duration::from_millis(30)).await;
+        until("the provider call", || p2.call_count() == 1).await;
         c2.cancel();
     });
     let r = a
@@ -97,14 +98,15 @@ async fn abort_during_tools_skips_queued_ones() {
         ]},
         {"text":"never"}
     ]));
-    let slow = TestTool::slow("slow", Ok(json!("finished")), Duration::from_millis(300));
+    let slow = TestTool::slow("slow", Ok(json!("finished")), Duration::from_secs(30));
     let a = agent(p.clone(), vec![slow.clone() as Arc<dyn Tool>], |c| {
         c.batch_mode = BatchMode::Sequential
     });
     let cancel = CancellationToken::new();
     let c2 = cancel.clone();
+    let started = slow.clone();
     tokio::spawn(async move {
-        tokio::time::sleep(Duration::from_millis(100)).await;
+        until("the first tool to start", || started.call_count() == 1).await;
         c2.cancel();
     });
     let r = a

@@ -2,7 +2,7 @@
 //! every mode × tool decision, approvals (allow / deny / allow always), deny beats allow in
 //! every mode, plan-mode texts, and the exact denial results.
 
-mod session_support;
+use crate::support::session as session_support;
 
 use std::sync::Arc;
 

@@ -2,7 +2,7 @@
 //! -Werror` (the header is included from two translation units), runs them, and runs them
 //! again under valgrind when it is installed.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -1,7 +1,7 @@
 //! Anthropic Messages provider against the fake server.
 
-mod provider_cases;
-mod support;
+use crate::support;
+use crate::support::provider_cases;
 
 use std::sync::Arc;
 

@@ -1,7 +1,7 @@
 //! OpenAI Chat Completions provider (kinds `openai` and `openai-compatible`) against the fake server.
 
-mod provider_cases;
-mod support;
+use crate::support;
+use crate::support::provider_cases;
 
 use provider_cases as cases;
 use robota::core::message::{Message, MessageState, Part, ToolCall};

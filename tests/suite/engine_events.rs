@@ -1,6 +1,6 @@
 //! Replay execution events (§4): names, order, required fields.
 
-mod common;
+use crate::support::engine as common;
 
 use std::sync::Arc;
 

@@ -1,6 +1,6 @@
 //! Execution loop (reference §3, §14 execution-service cases) on the scripted provider.
 
-mod common;
+use crate::support::engine as common;
 
 use std::sync::Arc;
 

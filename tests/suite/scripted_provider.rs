@@ -1,6 +1,6 @@
 //! The scripted provider: config validation, streaming, errors, fallbacks; the offline scenario.
 
-mod common;
+use crate::support::engine as common;
 
 use std::sync::Arc;
 

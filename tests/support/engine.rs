@@ -156,3 +156,16 @@ pub fn tool_turns(n: usize, tool: &str) -> Vec<Value> {
         .map(|_| json!({"tool_calls":[{"id":"call_0","name":tool,"arguments":{}}]}))
         .collect()
 }
+
+/// Waits until `cond` holds (checked every millisecond, up to 10 s) — how tests synchronise on
+/// "the tool started" or "the provider was called" instead of guessing with a sleep.
+pub async fn until(what: &str, cond: impl Fn() -> bool) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while !cond() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "timed out waiting for {what}"
+        );
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+}

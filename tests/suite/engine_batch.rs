@@ -1,6 +1,6 @@
 //! Tool batch execution (§3.5): bounded parallelism, call order, sequential mode, abort skips.
 
-mod common;
+use crate::support::engine as common;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -125,13 +125,14 @@ async fn abort_skips_what_has_not_started() {
     let tool = TestTool::slow("slow", Ok(json!("ok")), Duration::from_millis(1));
     let cancel = CancellationToken::new();
     let c2 = cancel.clone();
+    let started = tool.clone();
     tokio::spawn(async move {
-        tokio::time::sleep(Duration::from_millis(80)).await;
+        until("two tools to start", || started.call_count() == 2).await;
         c2.cancel();
     });
     let results = run(
         &tool,
-        &requests(&[400, 400, 400, 400]),
+        &requests(&[30_000, 30_000, 30_000, 30_000]),
         BatchMode::Parallel,
         2,
         &cancel,

@@ -1,7 +1,7 @@
 //! Bash (reference §10.1, §14 bash suite) on the real process port: output capture, exit codes,
 //! timeouts and cancellation that kill the whole process group, truncation, env.
 
-mod tools_common;
+use crate::support::tools as tools_common;
 
 use std::path::Path;
 use std::time::Duration;

@@ -2,7 +2,7 @@
 //! deny rules, traversal and symlink escapes), approvals reach Bash, and the results are the
 //! built-ins' own texts.
 
-mod session_support;
+use crate::support::session as session_support;
 
 use std::sync::Arc;
 

@@ -1,0 +1,6 @@
+//! The one integration-test binary: `cargo test` builds this file, which pulls in every test
+//! module under `tests/suite/` and the shared helpers under `tests/support/` (fake model
+//! server, scripted agents, session and tool fixtures).
+
+mod suite;
+mod support;

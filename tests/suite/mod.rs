@@ -1,0 +1,29 @@
+//! Every integration test, one module per area (one test binary: `tests/all.rs`).
+
+mod c_abi;
+mod core_permissions;
+mod core_store;
+mod core_tokens_models;
+mod engine_abort;
+mod engine_batch;
+mod engine_context;
+mod engine_events;
+mod engine_loop;
+mod hooks_command_executor;
+mod hooks_http_executor;
+mod hooks_integration;
+mod providers_anthropic;
+mod providers_gemini;
+mod providers_openai;
+mod scripted_provider;
+mod session_basic;
+mod session_builtins;
+mod session_enforcer;
+mod session_hooks;
+mod session_permissions;
+mod session_security;
+mod tools_bash;
+mod tools_fs;
+mod tools_function;
+mod tools_search;
+mod tools_web;
