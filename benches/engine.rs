@@ -1,6 +1,7 @@
 //! Engine benchmark: CPU cost per model/tool round (scripted provider, one no-op tool call per
 //! round, no I/O) and the memory of an idle conversation.
 //! Run: `cargo bench --bench engine`
+#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)] // a harness: failing loudly is the point
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicIsize, Ordering};
@@ -16,7 +17,8 @@ use serde_json::json;
 struct Counting;
 static LIVE: AtomicIsize = AtomicIsize::new(0);
 
-// SAFETY-free: delegates to the system allocator and only counts.
+// SAFETY: every method delegates to the system allocator with the caller's arguments and
+// only adds an atomic counter, so the GlobalAlloc contract is the system allocator's.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, l: Layout) -> *mut u8 {
         LIVE.fetch_add(l.size() as isize, Ordering::Relaxed);

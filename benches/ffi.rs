@@ -1,6 +1,7 @@
 //! Benchmarks through the C ABI (the exported `extern "C"` functions, called as a C host would):
 //! session creation, a full scripted turn with one host tool call, text deltas per second to a
 //! C callback in each delivery mode, and resident memory of 1,000 idle sessions.
+#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)] // a harness: failing loudly is the point
 
 use std::ffi::{c_char, c_void, CString};
 use std::ptr::{null, null_mut};

@@ -2,6 +2,7 @@
 //! streamed turns against the fake model server (per-delta overhead).
 //!
 //! Run: `cargo bench --bench providers` (add `-- --quick` for a short run).
+#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)] // a harness: failing loudly is the point
 
 #[path = "../tests/support/mod.rs"]
 mod support;

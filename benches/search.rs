@@ -2,6 +2,7 @@
 //! compared only when installed; `apt-get install -y ripgrep fd-find`).
 //!
 //! `cargo bench --bench search` prints one line per case: the median of several warm runs.
+#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)] // a harness: failing loudly is the point
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

@@ -1,5 +1,6 @@
 //! Offline demo on the scripted provider: streams a reply, calls a tool, answers.
 //! Run: `cargo run --example demo`
+#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)] // a harness: failing loudly is the point
 
 use std::sync::Arc;
 

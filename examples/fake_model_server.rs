@@ -18,6 +18,7 @@
 //! | `{"cmd":"disconnects"}` | client disconnects seen mid-reply | `{"ok":true,"disconnects":N}` |
 //!
 //! A malformed line is answered `{"ok":false,"error":"..."}` naming what is wrong.
+#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)] // a harness: failing loudly is the point
 
 #[path = "../tests/support/fake_server.rs"]
 #[allow(dead_code)]

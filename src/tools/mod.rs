@@ -43,7 +43,7 @@ pub use read::ReadTool;
 pub use result::{truncate_result_text, ToolOutput, MAX_TOOL_OUTPUT_CHARS};
 pub use std_fs::StdFs;
 pub use std_process::{DisabledProcess, TokioProcess};
-pub use web_fetch::WebFetchTool;
+pub use web_fetch::{WebFetchTool, WEB_FETCH_USER_AGENT};
 pub use web_search::{BraveSearch, SearchHit, WebSearchBackend, WebSearchTool};
 pub use write::WriteTool;
 
