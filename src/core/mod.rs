@@ -15,4 +15,5 @@ pub mod provider;
 pub mod store;
 pub mod tokens;
 pub mod tool;
+pub mod truncation;
 pub mod util;

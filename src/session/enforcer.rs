@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use super::approval::{ApprovalDecision, ApprovalHandler};
 use super::observer::{SessionObserver, ToolEndResult};
-use super::output::{failure_json, truncate_output, BLOCKED_BY_HOOK_PREFIX, PERMISSION_DENIED};
+use super::output::{failure_json, BLOCKED_BY_HOOK_PREFIX, PERMISSION_DENIED};
 use super::paths::{normalize_args, normalize_lists};
 use crate::core::agent::lock;
 use crate::core::hooks::{
@@ -24,6 +24,7 @@ use crate::core::permissions::{
     PermissionMode,
 };
 use crate::core::tool::{Tool, ToolContext, ToolDispatcher, ToolResult};
+use crate::core::truncation::{truncate_output, MAX_TOOL_OUTPUT_CHARS};
 
 /// What the gate decided for one call.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -284,12 +285,15 @@ impl PermissionEnforcer {
                     Value::String(s) => s.clone(),
                     other => other.to_string(),
                 };
-                match truncate_output(&text) {
+                match truncate_output(&text, MAX_TOOL_OUTPUT_CHARS) {
                     Some(t) => (Ok(Value::String(t)), ToolEndResult::Success),
                     None => (Ok(v), ToolEndResult::Success),
                 }
             }
-            Err(e) => (Err(truncate_output(&e).unwrap_or(e)), ToolEndResult::Error),
+            Err(e) => (
+                Err(truncate_output(&e, MAX_TOOL_OUTPUT_CHARS).unwrap_or(e)),
+                ToolEndResult::Error,
+            ),
         };
         if end == ToolEndResult::Success && !self.hooks.groups(HookEvent::PostToolUse).is_empty() {
             let mut m = self.tool_hook_input(HookEvent::PostToolUse, name, &args);

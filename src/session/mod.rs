@@ -17,7 +17,5 @@ pub use context::{ContextState, ContextWindowTracker, AUTO_COMPACT_THRESHOLD};
 pub use enforcer::{GateDecision, PermissionEnforcer};
 pub use observer::{SessionObserver, ToolEndResult};
 pub use options::{SessionOptions, SessionRunError, SessionRunOptions};
-pub use output::{
-    failure_json, truncate_output, BLOCKED_BY_HOOK_PREFIX, MAX_TOOL_OUTPUT_CHARS, PERMISSION_DENIED,
-};
+pub use output::{failure_json, BLOCKED_BY_HOOK_PREFIX, PERMISSION_DENIED};
 pub use session::Session;

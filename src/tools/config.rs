@@ -43,7 +43,7 @@ pub struct ToolLimits {
 impl Default for ToolLimits {
     fn default() -> Self {
         ToolLimits {
-            max_output_chars: super::result::MAX_TOOL_OUTPUT_CHARS,
+            max_output_chars: crate::core::truncation::MAX_TOOL_OUTPUT_CHARS,
             bash_default_timeout_ms: 120_000,
             bash_max_timeout_ms: 600_000,
             bash_max_capture_bytes: 10 * 1024 * 1024,

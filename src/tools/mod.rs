@@ -40,7 +40,7 @@ pub use glob::GlobTool;
 pub use grep::GrepTool;
 pub use ports::{FsPort, ProcessPort};
 pub use read::ReadTool;
-pub use result::{truncate_result_text, ToolOutput, MAX_TOOL_OUTPUT_CHARS};
+pub use result::ToolOutput;
 pub use std_fs::StdFs;
 pub use std_process::{DisabledProcess, TokioProcess};
 pub use web_fetch::{WebFetchTool, WEB_FETCH_USER_AGENT};

@@ -1,14 +1,10 @@
-//! The built-in tools' result document `{success, output, error?, exitCode?, startLine?}` and
-//! UTF-8/JSON-safe middle truncation of long results.
+//! The built-in tools' result document `{success, output, error?, exitCode?, startLine?}`.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::core::tool::ToolResult;
-use crate::core::util::{format_thousands, truncate_middle};
-
-/// The Session's limit on a tool result (reference `MAX_TOOL_OUTPUT_CHARS`).
-pub const MAX_TOOL_OUTPUT_CHARS: usize = 30_000;
+use crate::core::truncation::truncate_output;
 
 /// Result of a built-in tool (serialized camelCase; absent optionals omitted).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -52,29 +48,11 @@ impl ToolOutput {
         }
     }
 
-    /// The JSON text, with `output` truncated in the middle so the whole text stays within
-    /// `max_chars` characters (when that is possible) and remains valid JSON.
+    /// The JSON text; past `max_chars` characters its `output` is cut in the middle by the
+    /// one truncation policy ([`truncate_output`]), so it stays valid JSON.
     pub fn to_json(&self, max_chars: usize) -> String {
         let full = serde_json::to_string(self).unwrap_or_default();
-        if full.chars().count() <= max_chars {
-            return full;
-        }
-        let total = self.output.chars().count();
-        let mut keep_each = max_chars / 2;
-        let mut best = full;
-        for _ in 0..24 {
-            let mut copy = self.clone();
-            copy.output = cut(&self.output, total, keep_each);
-            let text = serde_json::to_string(&copy).unwrap_or_default();
-            let len = text.chars().count();
-            best = text;
-            if len <= max_chars || keep_each == 0 {
-                break;
-            }
-            let excess = len - max_chars;
-            keep_each = keep_each.saturating_sub(excess / 2 + 1);
-        }
-        best
+        truncate_output(&full, max_chars).unwrap_or(full)
     }
 
     /// `Ok(Value::String(json))` as the tool protocol wants it (see [`to_json`](Self::to_json)).
@@ -83,55 +61,10 @@ impl ToolOutput {
     }
 }
 
-/// The marker that replaces the middle of a long output.
-pub fn truncation_marker(total_chars: usize, keep_each: usize) -> String {
-    format!(
-        "\n\n[... output truncated: {} chars total, showing first and last {} chars ...]\n\n",
-        format_thousands(total_chars as u64),
-        format_thousands(keep_each as u64)
-    )
-}
-
-fn cut(text: &str, total: usize, keep_each: usize) -> String {
-    if total <= keep_each * 2 {
-        return text.to_string();
-    }
-    let marker = truncation_marker(total, keep_each);
-    truncate_middle(text, keep_each * 2, keep_each, &marker).unwrap_or_else(|| text.to_string())
-}
-
-/// Truncates plain text longer than `max_chars` in the middle: keeps the first and last
-/// `max_chars / 2` characters around [`truncation_marker`]. UTF-8 safe.
-pub fn truncate_text(text: &str, max_chars: usize) -> String {
-    let total = text.chars().count();
-    if total <= max_chars {
-        return text.to_string();
-    }
-    cut(text, total, max_chars / 2)
-}
-
-/// Truncates a tool result text for the model without breaking it: a built-in result document
-/// (JSON object with `success` and a string `output`) keeps being valid JSON with its `output`
-/// shortened ([`ToolOutput::to_json`]); any other text is cut in the middle ([`truncate_text`]).
-/// Returns the text unchanged when it is within `max_chars`.
-pub fn truncate_result_text(text: &str, max_chars: usize) -> String {
-    if text.chars().count() <= max_chars {
-        return text.to_string();
-    }
-    if text.starts_with('{') {
-        if let Ok(doc) = serde_json::from_str::<ToolOutput>(text) {
-            let fitted = doc.to_json(max_chars);
-            if fitted.chars().count() <= max_chars {
-                return fitted;
-            }
-        }
-    }
-    truncate_text(text, max_chars)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::truncation::MAX_TOOL_OUTPUT_CHARS;
 
     #[test]
     fn json_shape_and_omitted_fields() {
@@ -159,13 +92,5 @@ mod tests {
             .output
             .contains("[... output truncated: 80,000 chars total"));
         assert!(back.output.ends_with("한\n"));
-    }
-
-    #[test]
-    fn plain_text_truncation() {
-        let s = "é".repeat(50);
-        let t = truncate_text(&s, 10);
-        assert_eq!(t, format!("ééééé{}ééééé", truncation_marker(50, 5)));
-        assert_eq!(truncate_result_text("short", 10), "short");
     }
 }

@@ -9,8 +9,8 @@ use async_trait::async_trait;
 use robota::core::message::{Message, Role};
 use robota::core::permissions::PermissionMode;
 use robota::core::tool::{Tool, ToolContext, ToolResult};
-use robota::session::output::{truncate_output, truncation_marker};
-use robota::session::{Session, SessionRunOptions, MAX_TOOL_OUTPUT_CHARS};
+use robota::core::truncation::{truncate_output, truncation_marker, MAX_TOOL_OUTPUT_CHARS};
+use robota::session::{Session, SessionRunOptions};
 use serde_json::{json, Value};
 use session_support::*;
 
@@ -51,7 +51,7 @@ fn plain_text_over_30000_chars_keeps_15000_at_each_end() {
 #[test]
 fn exactly_30000_chars_is_not_truncated() {
     let text = "x".repeat(MAX_TOOL_OUTPUT_CHARS);
-    assert_eq!(truncate_output(&text), None);
+    assert_eq!(truncate_output(&text, MAX_TOOL_OUTPUT_CHARS), None);
     let s = run_with_tool(
         RecTool::answering("Big", Ok(Value::String(text.clone()))),
         None,
@@ -62,7 +62,7 @@ fn exactly_30000_chars_is_not_truncated() {
 #[test]
 fn truncation_never_splits_multibyte_characters() {
     let text = "한글🙂".repeat(12_000); // 36,000 chars, many bytes each
-    let out = truncate_output(&text).unwrap();
+    let out = truncate_output(&text, MAX_TOOL_OUTPUT_CHARS).unwrap();
     let marker = truncation_marker(36_000, 15_000);
     let (head, tail) = out.split_once(&marker).unwrap();
     assert_eq!(head.chars().count(), 15_000);
@@ -76,7 +76,7 @@ fn json_results_stay_valid_json_when_truncated() {
     let result = json!({"success": true, "output": "line\n".repeat(12_000), "exitCode": 0});
     let text = result.to_string();
     assert!(text.chars().count() > MAX_TOOL_OUTPUT_CHARS);
-    let out = truncate_output(&text).unwrap();
+    let out = truncate_output(&text, MAX_TOOL_OUTPUT_CHARS).unwrap();
     assert!(
         out.chars().count() <= MAX_TOOL_OUTPUT_CHARS,
         "{}",

@@ -7,8 +7,9 @@ use std::path::Path;
 use std::time::Duration;
 
 use robota::core::tool::ToolContext;
+use robota::core::truncation::MAX_TOOL_OUTPUT_CHARS;
 use robota::tools::ports::{ProcessPort, ShellEnd, ShellRequest};
-use robota::tools::{builtin_tools_with, TokioProcess, ToolsConfig, MAX_TOOL_OUTPUT_CHARS};
+use robota::tools::{builtin_tools_with, TokioProcess, ToolsConfig};
 use serde_json::json;
 use tools_common::{call, call_ctx, error, output, tool};
 
