@@ -89,7 +89,8 @@ pub enum PermissionDecision {
     Deny,
 }
 
-/// Known tool names of the policy matrix (`TKnownToolName`).
+/// Known tool names of the policy matrix (`TKnownToolName`), in the reference's order; the
+/// built-in tools are exactly these (`tools::BUILTIN_TOOL_NAMES`).
 pub const KNOWN_TOOLS: [&str; 8] = [
     "Bash",
     "Read",

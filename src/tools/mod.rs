@@ -49,17 +49,9 @@ pub use write::WriteTool;
 
 use crate::core::tool::Tool;
 
-/// Names of the built-in tools, in the reference's order.
-pub const BUILTIN_TOOL_NAMES: [&str; 8] = [
-    "Bash",
-    "Read",
-    "Write",
-    "Edit",
-    "Glob",
-    "Grep",
-    "WebFetch",
-    "WebSearch",
-];
+/// Names of the built-in tools, in the reference's order (the one list: the permission
+/// matrix's known tools).
+pub use crate::core::permissions::KNOWN_TOOLS as BUILTIN_TOOL_NAMES;
 
 /// The one-line summaries the system prompt lists (reference §10).
 pub const BUILTIN_TOOL_SUMMARIES: [(&str, &str); 8] = [
