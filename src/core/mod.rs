@@ -8,6 +8,7 @@ pub mod events;
 pub mod execution;
 pub mod history;
 pub mod hooks;
+pub mod log;
 pub mod message;
 pub mod models;
 pub mod permissions;

@@ -10,7 +10,7 @@ pub mod error;
 pub mod events;
 pub mod host_tool;
 pub mod interactive;
-pub mod log;
+pub use crate::core::log;
 pub mod pending;
 pub mod runtime;
 mod signals;

@@ -156,14 +156,12 @@ impl Runtime {
         for n in names {
             shared.make_provider(&n)?;
         }
-        super::log::log(
-            super::log::INFO,
+        crate::log_at!(
+            crate::core::log::INFO,
             "robota::runtime",
-            format!(
-                "runtime started: {} provider(s), {} worker thread(s)",
-                shared.config.providers.len(),
-                shared.config.worker_threads
-            ),
+            "runtime started: {} provider(s), {} worker thread(s)",
+            shared.config.providers.len(),
+            shared.config.worker_threads
         );
         Ok(Runtime {
             shared,

@@ -190,6 +190,32 @@ fn executor_default_timeout_is_configurable() {
 }
 
 #[test]
+fn a_hook_timeout_reaches_the_library_log() {
+    use robota::core::log::{set_sink, LogSink, WARN};
+    use std::sync::{Arc, Mutex};
+    // The log sink is process-wide: keep only this target's lines, other tests may log too.
+    let lines = Arc::new(Mutex::new(Vec::<(i32, String)>::new()));
+    let l2 = lines.clone();
+    let sink: LogSink = Arc::new(move |level: i32, target: &str, msg: &str| {
+        if target == "robota::hooks" && msg.contains("250 ms") {
+            l2.lock().unwrap().push((level, msg.to_string()));
+        }
+    });
+    set_sink(Some(sink), WARN);
+    let exec = CommandExecutor::new().with_default_timeout(Duration::from_millis(250));
+    let r = run(&exec, HookDefinition::command("sleep 60"), json!({}));
+    set_sink(None, WARN);
+    assert_eq!(r, HookResult::new(1, "", "Hook timed out"));
+    assert_eq!(
+        *lines.lock().unwrap(),
+        vec![(
+            WARN,
+            "command hook timed out after 250 ms; its process group was killed".to_string()
+        )]
+    );
+}
+
+#[test]
 fn cancellation_kills_the_hook() {
     let dir = tempfile::tempdir().unwrap();
     let pid_file = dir.path().join("child.pid");

@@ -163,6 +163,12 @@ impl HookExecutor for CommandExecutor {
                 let _ = child.kill().await;
                 out.abort();
                 err.abort();
+                crate::log_at!(
+                    crate::core::log::WARN,
+                    "robota::hooks",
+                    "command hook timed out after {} ms; its process group was killed",
+                    timeout.as_millis()
+                );
                 return HookResult::failure(HOOK_TIMED_OUT);
             }
             _ = cancel.cancelled() => {

@@ -75,7 +75,15 @@ async fn post(
     }
     let resp = match req.send().await {
         Ok(r) => r,
-        Err(e) if e.is_timeout() => return HookResult::failure("HTTP hook timed out"),
+        Err(e) if e.is_timeout() => {
+            crate::log_at!(
+                crate::core::log::WARN,
+                "robota::hooks",
+                "HTTP hook timed out after {} ms",
+                timeout.as_millis()
+            );
+            return HookResult::failure("HTTP hook timed out");
+        }
         Err(e) => return HookResult::failure(format!("HTTP hook request failed: {e}")),
     };
     let status = resp.status();

@@ -1,5 +1,9 @@
-//! The library log: one process-wide sink (the C layer installs the host's callback).
+//! The library log: one process-wide sink (the C layer installs the host's callback with
+//! `robota_set_log_callback`), usable from every layer through [`log_at!`](crate::log_at).
+//! Nothing is formatted unless a sink wants the level (one atomic load when logging is off).
+//! Messages never carry secrets: callers log names, counts and statuses, not keys or bodies.
 
+use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::{Arc, RwLock};
 
 /// Most verbose level.
@@ -22,20 +26,25 @@ struct Installed {
 }
 
 static SINK: RwLock<Option<Installed>> = RwLock::new(None);
+/// The installed sink's minimum level; above every level when there is none.
+static MIN_LEVEL: AtomicI32 = AtomicI32::new(i32::MAX);
 
 /// Installs (or with `None` removes) the sink; returns the previous one so the caller
 /// decides when it is released.
 pub fn set_sink(sink: Option<LogSink>, min_level: i32) -> Option<LogSink> {
     let mut guard = SINK.write().unwrap_or_else(|p| p.into_inner());
     let old = guard.take().map(|i| i.sink);
+    MIN_LEVEL.store(
+        if sink.is_some() { min_level } else { i32::MAX },
+        Ordering::Release,
+    );
     *guard = sink.map(|sink| Installed { sink, min_level });
     old
 }
 
 /// Whether `level` would be delivered.
 pub fn enabled(level: i32) -> bool {
-    let guard = SINK.read().unwrap_or_else(|p| p.into_inner());
-    guard.as_ref().is_some_and(|i| level >= i.min_level)
+    level >= MIN_LEVEL.load(Ordering::Acquire)
 }
 
 /// Logs a message (no-op without a sink or below its level). The sink is called without
@@ -49,4 +58,16 @@ pub fn log(level: i32, target: &str, message: impl AsRef<str>) {
         }
     };
     sink(level, target, message.as_ref());
+}
+
+/// Logs `format!(...)` at `level` under `target` when a sink wants that level; formats
+/// nothing otherwise. `log_at!(DEBUG, "robota::hooks", "hook {} timed out", name)`.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! log_at {
+    ($level:expr, $target:expr, $($arg:tt)+) => {
+        if $crate::core::log::enabled($level) {
+            $crate::core::log::log($level, $target, format!($($arg)+));
+        }
+    };
 }
