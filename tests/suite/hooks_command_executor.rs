@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
+use robota::core::env_ref::EnvVars;
 use robota::core::hooks::{
     CommandExecutor, HookDefinition, HookExecutor, HookResult, DEFAULT_COMMAND_TIMEOUT,
     HOOK_TIMED_OUT,
@@ -127,29 +128,34 @@ fn exit_codes_and_streams_are_reported() {
 
 #[test]
 fn env_overlay_order_is_process_then_base_then_input() {
-    std::env::set_var("ROBOTA_HOOK_TEST_PROC", "proc");
+    // The process environment is inherited (PATH), the base env overrides it (HOME), the
+    // input's env overrides the base (BOTH). Nothing here mutates the test's environment.
     let base: BTreeMap<String, String> = [
         ("BASE_ONLY".to_string(), "base".to_string()),
         ("BOTH".to_string(), "base".to_string()),
+        ("HOME".to_string(), "/base/home".to_string()),
     ]
     .into_iter()
     .collect();
     let exec = CommandExecutor::new().with_env(base);
     let r = run(
         &exec,
-        HookDefinition::command("echo \"$ROBOTA_HOOK_TEST_PROC $BASE_ONLY $BOTH $N\""),
+        HookDefinition::command("echo \"${PATH:+inherited} $BASE_ONLY $BOTH $N $HOME\""),
         json!({"env":{"BOTH":"input","N":5}}),
     );
-    assert_eq!(r.stdout, "proc base input 5\n");
+    assert_eq!(r.stdout, "inherited base input 5 /base/home\n");
 }
 
 #[test]
 fn env_secrets_resolve_for_the_process_but_never_echo() {
-    std::env::set_var("ROBOTA_HOOK_TEST_SECRET", "s3cr3t-value-123");
+    let vars = EnvVars::with_vars(BTreeMap::from([(
+        "ROBOTA_HOOK_TEST_SECRET".to_string(),
+        "s3cr3t-value-123".to_string(),
+    )]));
     let dir = tempfile::tempdir().unwrap();
     let stdin_file = dir.path().join("stdin.json");
     let r = run(
-        &CommandExecutor::new(),
+        &CommandExecutor::new().with_vars(vars),
         HookDefinition::command(format!(
             "cat > {}; test \"$TOKEN\" = s3cr3t-value-123 && echo \"token=$TOKEN\"; echo \"$TOKEN\" >&2",
             stdin_file.display()

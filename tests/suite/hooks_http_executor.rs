@@ -4,6 +4,7 @@
 
 use std::sync::{Arc, Mutex};
 
+use robota::core::env_ref::EnvVars;
 use robota::core::hooks::{
     HookDefinition, HookExecutor, HookResult, HttpExecutor, DEFAULT_HTTP_TIMEOUT,
 };
@@ -108,9 +109,24 @@ fn rt() -> tokio::runtime::Runtime {
 }
 
 async fn exec(def: HookDefinition, input: Value) -> HookResult {
+    exec_with(EnvVars::process(), def, input).await
+}
+
+/// Runs the hook with `$NAME` / `$ENV:NAME` looked up in `vars` (never the mutated process env).
+async fn exec_with(vars: EnvVars, def: HookDefinition, input: Value) -> HookResult {
     HttpExecutor::new()
+        .with_vars(vars)
         .execute(&def, &input, CancellationToken::new())
         .await
+}
+
+fn vars(pairs: &[(&str, &str)]) -> EnvVars {
+    EnvVars::with_vars(
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+    )
 }
 
 #[test]
@@ -219,9 +235,10 @@ fn network_and_parse_errors_are_exit_1() {
 
 #[test]
 fn headers_interpolate_env_variables_and_unset_ones_stay_literal() {
-    std::env::set_var("ROBOTA_HTTP_TEST_TOKEN", "tok-abc-123");
-    std::env::set_var("ROBOTA_HTTP_TEST_KEY", "key-xyz-789");
-    std::env::remove_var("ROBOTA_HTTP_TEST_UNSET");
+    let vars = vars(&[
+        ("ROBOTA_HTTP_TEST_TOKEN", "tok-abc-123"),
+        ("ROBOTA_HTTP_TEST_KEY", "key-xyz-789"),
+    ]);
     rt().block_on(async {
         let (url, seen) = serve("200 OK", Some(r#"{"ok":true}"#.into())).await;
         let def = HookDefinition::http(&url).with(
@@ -233,7 +250,7 @@ fn headers_interpolate_env_variables_and_unset_ones_stay_literal() {
                 "X-Unset": "$ROBOTA_HTTP_TEST_UNSET"
             }),
         );
-        assert_eq!(exec(def, json!({})).await.exit_code, 0);
+        assert_eq!(exec_with(vars, def, json!({})).await.exit_code, 0);
         let got = seen.lock().unwrap()[0].clone();
         assert_eq!(
             got.header("authorization").as_deref(),
@@ -252,7 +269,7 @@ fn headers_interpolate_env_variables_and_unset_ones_stay_literal() {
 
 #[test]
 fn secrets_sent_in_headers_are_redacted_from_what_the_hook_returns() {
-    std::env::set_var("ROBOTA_HTTP_TEST_ECHO", "echo-secret-456");
+    let vars = vars(&[("ROBOTA_HTTP_TEST_ECHO", "echo-secret-456")]);
     rt().block_on(async {
         let (url, _) = serve(
             "200 OK",
@@ -264,7 +281,7 @@ fn secrets_sent_in_headers_are_redacted_from_what_the_hook_returns() {
             json!({"Authorization": "$ENV:ROBOTA_HTTP_TEST_ECHO"}),
         );
         assert_eq!(
-            exec(def, json!({})).await,
+            exec_with(vars, def, json!({})).await,
             HookResult::new(2, "", "bad token [REDACTED]")
         );
     });

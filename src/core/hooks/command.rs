@@ -16,6 +16,7 @@ use tokio_util::sync::CancellationToken;
 use super::registry::HookExecutor;
 use super::secrets::{resolve_secret_value, Redactor};
 use super::types::{HookDefinition, HookResult, DEFAULT_COMMAND_TIMEOUT, HOOK_TIMED_OUT};
+use crate::core::env_ref::EnvVars;
 
 /// Stderr of a command hook stopped because the turn was cancelled.
 pub const HOOK_CANCELLED: &str = "Hook cancelled";
@@ -28,6 +29,7 @@ const PIPE_GRACE: Duration = Duration::from_secs(2);
 #[derive(Debug, Clone)]
 pub struct CommandExecutor {
     base_env: BTreeMap<String, String>,
+    vars: EnvVars,
     default_timeout: Duration,
 }
 
@@ -42,6 +44,7 @@ impl CommandExecutor {
     pub fn new() -> Self {
         CommandExecutor {
             base_env: BTreeMap::new(),
+            vars: EnvVars::process(),
             default_timeout: DEFAULT_COMMAND_TIMEOUT,
         }
     }
@@ -50,6 +53,13 @@ impl CommandExecutor {
     /// `$ENV:NAME` references, resolved at spawn time and never echoed.
     pub fn with_env(mut self, env: BTreeMap<String, String>) -> Self {
         self.base_env = env;
+        self
+    }
+
+    /// Where `$ENV:NAME` values of the environment are looked up (default: the process
+    /// environment).
+    pub fn with_vars(mut self, vars: EnvVars) -> Self {
+        self.vars = vars;
         self
     }
 
@@ -132,7 +142,7 @@ impl HookExecutor for CommandExecutor {
             }
         }
         for (k, v) in env {
-            let resolved = resolve_secret_value(&v, &mut redactor);
+            let resolved = resolve_secret_value(&v, &self.vars, &mut redactor);
             cmd.env(k, resolved);
         }
         cmd.stdin(Stdio::piped())

@@ -14,6 +14,7 @@ use tokio_util::sync::CancellationToken;
 use super::registry::HookExecutor;
 use super::secrets::{interpolate_header, Redactor};
 use super::types::{HookDefinition, HookResult, DEFAULT_HTTP_TIMEOUT, EXIT_BLOCK};
+use crate::core::env_ref::EnvVars;
 
 /// Reason when an HTTP hook blocks without giving one.
 pub const HTTP_BLOCK_REASON: &str = "Blocked by HTTP hook";
@@ -22,12 +23,29 @@ pub const HTTP_BLOCK_REASON: &str = "Blocked by HTTP hook";
 #[derive(Debug, Default)]
 pub struct HttpExecutor {
     client: OnceCell<reqwest::Client>,
+    vars: EnvVars,
 }
 
 impl HttpExecutor {
-    /// An executor (the HTTP client is created on first use).
+    /// An executor that creates its own HTTP client on first use (prefer
+    /// [`with_client`](Self::with_client) with the runtime's shared client).
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// An executor over an existing client (the runtime's connection pool).
+    pub fn with_client(client: reqwest::Client) -> Self {
+        HttpExecutor {
+            client: OnceCell::with_value(client),
+            vars: EnvVars::process(),
+        }
+    }
+
+    /// Where header `$NAME` / `$ENV:NAME` references are looked up (default: the process
+    /// environment).
+    pub fn with_vars(mut self, vars: EnvVars) -> Self {
+        self.vars = vars;
+        self
     }
 
     fn client(&self) -> Result<&reqwest::Client, String> {
@@ -51,6 +69,7 @@ fn truthy(v: Option<&Value>) -> bool {
 
 async fn post(
     client: &reqwest::Client,
+    vars: &EnvVars,
     def: &HookDefinition,
     url: &str,
     input: &Value,
@@ -70,7 +89,7 @@ async fn post(
             let Some(v) = v.as_str() else {
                 return HookResult::failure(format!("http hook header \"{k}\" must be a string"));
             };
-            req = req.header(k.as_str(), interpolate_header(v, redactor));
+            req = req.header(k.as_str(), interpolate_header(v, vars, redactor));
         }
     }
     let resp = match req.send().await {
@@ -135,7 +154,7 @@ impl HookExecutor for HttpExecutor {
         };
         let mut redactor = Redactor::default();
         let result = tokio::select! {
-            r = post(client, def, url, input, timeout, &mut redactor) => r,
+            r = post(client, &self.vars, def, url, input, timeout, &mut redactor) => r,
             _ = cancel.cancelled() => HookResult::failure("Hook cancelled"),
         };
         HookResult::new(

@@ -4,7 +4,7 @@
 use once_cell::sync::Lazy;
 use regex::Regex;
 
-use crate::core::env_ref::{is_env_reference, resolve_env_reference};
+use crate::core::env_ref::{is_env_reference, EnvVars};
 
 /// Text that replaces a secret value.
 pub const REDACTED: &str = "[REDACTED]";
@@ -42,11 +42,11 @@ impl Redactor {
 
 /// Resolves a whole-value `$ENV:NAME` reference (unset → empty) and records it as a secret;
 /// any other value is returned unchanged.
-pub fn resolve_secret_value(value: &str, redactor: &mut Redactor) -> String {
+pub fn resolve_secret_value(value: &str, vars: &EnvVars, redactor: &mut Redactor) -> String {
     if !is_env_reference(value) {
         return value.to_string();
     }
-    match resolve_env_reference(value) {
+    match vars.resolve(value) {
         Some(v) => {
             redactor.add(&v);
             v
@@ -61,9 +61,9 @@ static VAR: Lazy<Option<Regex>> =
 /// Interpolates a header value: a whole `$ENV:NAME` reference resolves to the variable; otherwise
 /// every `$NAME` / `${NAME}` is replaced by the variable's value, an unset variable staying
 /// literal. Every substituted value is recorded as a secret.
-pub fn interpolate_header(value: &str, redactor: &mut Redactor) -> String {
+pub fn interpolate_header(value: &str, vars: &EnvVars, redactor: &mut Redactor) -> String {
     if is_env_reference(value) {
-        return match resolve_env_reference(value) {
+        return match vars.resolve(value) {
             Some(v) => {
                 redactor.add(&v);
                 v
@@ -79,12 +79,12 @@ pub fn interpolate_header(value: &str, redactor: &mut Redactor) -> String {
             .get(1)
             .or_else(|| caps.get(2))
             .map_or("", |m| m.as_str());
-        match std::env::var(name) {
-            Ok(v) => {
+        match vars.get(name) {
+            Some(v) => {
                 redactor.add(&v);
                 v
             }
-            Err(_) => caps
+            None => caps
                 .get(0)
                 .map_or_else(String::new, |m| m.as_str().to_string()),
         }
