@@ -20,14 +20,17 @@
 //! A malformed line is answered `{"ok":false,"error":"..."}` naming what is wrong.
 #![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)] // a harness: failing loudly is the point
 
-#[path = "../tests/support/fake_server.rs"]
 #[allow(dead_code)]
-mod fake_server;
+#[path = "../tests/support"]
+mod support {
+    pub mod fake_server;
+    pub mod invariants;
+}
 
 use std::io::{BufRead, Write};
 
-use fake_server::{FakeServer, Reply, Turn};
 use serde_json::{json, Value};
+use support::fake_server::{FakeServer, Reply, Turn};
 
 fn main() {
     let server = FakeServer::start();

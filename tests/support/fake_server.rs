@@ -460,6 +460,8 @@ struct State {
     replies: VecDeque<Reply>,
     requests: Vec<RecordedRequest>,
     disconnects: usize,
+    /// History invariants broken by received requests ([`super::invariants`]).
+    violations: Vec<String>,
 }
 
 struct Shared {
@@ -635,12 +637,21 @@ impl FakeServer {
 }
 
 impl Drop for FakeServer {
+    /// Stops the server and fails the test when a received request broke a history invariant
+    /// (every tool result answers one earlier tool call).
     fn drop(&mut self) {
         if let Some(s) = self.stop.take() {
             let _ = s.send(());
         }
         if let Some(t) = self.thread.take() {
             let _ = t.join();
+        }
+        let violations = std::mem::take(&mut self.shared.lock().violations);
+        if !violations.is_empty() && !std::thread::panicking() {
+            panic!(
+                "the fake model server received broken histories:\n{}",
+                violations.join("\n")
+            );
         }
     }
 }
@@ -725,6 +736,9 @@ async fn serve_connection(mut sock: TcpStream, shared: Arc<Shared>) {
     while let Some(req) = read_request(&mut sock, &mut buf).await {
         let reply = {
             let mut st = shared.lock();
+            if let Some(v) = super::invariants::tool_pairing_violation(&req.path, &req.body) {
+                st.violations.push(v);
+            }
             st.requests.push(req);
             shared.changed.notify_all();
             st.replies.pop_front().unwrap_or_else(|| {
