@@ -1,0 +1,105 @@
+package robota
+
+// The C callbacks. They run on library threads (or inside Dispatch in pump mode) and never
+// run user code or block: they copy the payload, route it (turn results, cancellations,
+// handler goroutines) and queue it for Events(). A Go panic must not unwind into Rust frames,
+// so each one recovers.
+
+// #include <stdint.h>
+// #include <stddef.h>
+// #include "robota.h"
+import "C"
+
+import (
+	"unsafe"
+)
+
+//export robotaGoFree
+func robotaGoFree(ud unsafe.Pointer) {
+	defer func() { _ = recover() }()
+	releaseHandle(ud)
+}
+
+//export robotaGoEvent
+func robotaGoEvent(ud unsafe.Pointer, s *C.robota_session, kind C.uint32_t, turn C.uint64_t, p *C.char, n C.size_t) {
+	defer func() { _ = recover() }()
+	core, ok := handleValue(ud).(*sessionCore)
+	if !ok {
+		return
+	}
+	core.route(eventFromC(EventKind(kind), uint64(turn), p, n))
+}
+
+//export robotaGoTool
+func robotaGoTool(ud unsafe.Pointer, s *C.robota_session, callID C.uint64_t, name *C.char, input *C.char, n C.size_t) {
+	defer func() { _ = recover() }()
+	t, ok := handleValue(ud).(*toolEntry)
+	if !ok {
+		return
+	}
+	t.start(sessionOf(s), uint64(callID), C.GoBytes(unsafe.Pointer(input), C.int(n)))
+}
+
+//export robotaGoLog
+func robotaGoLog(ud unsafe.Pointer, level C.int32_t, target *C.char, msg *C.char, n C.size_t) {
+	defer func() { _ = recover() }()
+	if l, ok := handleValue(ud).(*logger); ok {
+		l.fn(LogLevel(level), C.GoString(target), C.GoStringN(msg, C.int(n)))
+	}
+}
+
+// eventFromC decodes a callback payload: deltas are raw text, the rest JSON.
+func eventFromC(kind EventKind, turn uint64, p *C.char, n C.size_t) Event {
+	switch kind {
+	case KindTextDelta:
+		return TextDelta{turnRef{turn}, C.GoStringN(p, C.int(n))}
+	case KindThinkingDelta:
+		return ThinkingDelta{turnRef{turn}, C.GoStringN(p, C.int(n))}
+	}
+	return decodeJSONEvent(kind, turn, C.GoBytes(unsafe.Pointer(p), C.int(n)))
+}
+
+// route acts on one event, then queues it for Events().
+func (c *sessionCore) route(ev Event) {
+	switch e := ev.(type) {
+	case ErrorEvent:
+		c.turnError(e)
+	case TurnCompleted:
+		c.completeTurn(e.Result)
+	case ToolCallCancelled:
+		c.cancelCall(e.CallID)
+	case ToolCallRequest:
+		c.toolCallEvent(e)
+	case PermissionRequest:
+		c.answerPermission(e)
+	case HookRequest:
+		c.answerHook(e)
+	}
+	c.mu.Lock()
+	stream := c.stream
+	c.mu.Unlock()
+	if stream != nil {
+		stream.push(ev)
+	}
+	if _, ok := ev.(SessionClosed); ok {
+		c.seenOnce.Do(func() { close(c.closedSeen) })
+	}
+}
+
+// toolCallEvent runs the handler of a tool call that arrived as an event (pull delivery).
+func (c *sessionCore) toolCallEvent(e ToolCallRequest) {
+	if t := c.rt.tool(e.ToolName); t != nil {
+		t.start(c, e.CallID, e.Arguments)
+		return
+	}
+	if !c.subscribed() {
+		_ = c.rt.completeCall(e.CallID, jsonText("no handler is registered for tool "+e.ToolName), true)
+	}
+}
+
+// subscribed reports whether Events() is being read.
+func (c *sessionCore) subscribed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.stream != nil
+}

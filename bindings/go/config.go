@@ -1,0 +1,246 @@
+package robota
+
+import (
+	"encoding/json"
+)
+
+// RuntimeConfig configures a Runtime: named provider profiles plus shared settings.
+type RuntimeConfig struct {
+	// Providers by profile name; sessions pick one with SessionConfig.Provider.
+	Providers map[string]ProviderConfig `json:"providers"`
+	// WorkerThreads of the runtime's async pool (default 2).
+	WorkerThreads int `json:"worker_threads,omitempty"`
+	// SessionDir is where persisted sessions live.
+	SessionDir string `json:"session_dir,omitempty"`
+	// RequestTimeoutMS bounds how long a permission or hook request waits for an answer.
+	RequestTimeoutMS int `json:"request_timeout_ms,omitempty"`
+	// RequestTimeoutDecision is "deny" (default) or "allow" for unanswered permission requests.
+	RequestTimeoutDecision string `json:"request_timeout_decision,omitempty"`
+	// Strict makes the library reject unknown keys.
+	Strict bool `json:"strict,omitempty"`
+	// Extra holds keys this struct does not name (newer library versions); they are merged
+	// into the document and never override the named fields.
+	Extra map[string]any `json:"-"`
+}
+
+// ProviderConfig is one provider profile. Kind is "anthropic", "openai",
+// "openai-compatible", "gemini" or "scripted" (offline, deterministic: Turns).
+type ProviderConfig struct {
+	Kind string `json:"kind"`
+	// BaseURL overrides the vendor endpoint (a proxy, a local server, a test double).
+	BaseURL string `json:"base_url,omitempty"`
+	// APIKey is the key, or "$ENV:NAME" to read it from the environment.
+	APIKey     string            `json:"api_key,omitempty"`
+	Headers    map[string]string `json:"headers,omitempty"`
+	TimeoutMS  int               `json:"timeout_ms,omitempty"`
+	MaxRetries *int              `json:"max_retries,omitempty"`
+	// Turns script the "scripted" provider: one entry per model call, in order.
+	Turns []ScriptedTurn `json:"turns,omitempty"`
+	// Fallback of the scripted provider when Turns run out: "echo" (default),
+	// "repeat_last" or "error".
+	Fallback string `json:"fallback,omitempty"`
+	// Extra holds keys this struct does not name.
+	Extra map[string]any `json:"-"`
+}
+
+// ScriptedTurn is one answer of the scripted provider.
+type ScriptedTurn struct {
+	Text      string             `json:"text,omitempty"`
+	Deltas    []string           `json:"deltas,omitempty"`
+	Thinking  []string           `json:"thinking,omitempty"`
+	DelayMS   int                `json:"delay_ms,omitempty"`
+	ToolCalls []ScriptedToolCall `json:"tool_calls,omitempty"`
+	Usage     *ScriptedUsage     `json:"usage,omitempty"`
+	Error     *ScriptedError     `json:"error,omitempty"`
+	// Hang keeps the call open after streaming until the turn is aborted.
+	Hang bool `json:"hang,omitempty"`
+}
+
+// ScriptedToolCall is a tool call the scripted model makes.
+type ScriptedToolCall struct {
+	ID        string `json:"id,omitempty"`
+	Name      string `json:"name"`
+	Arguments any    `json:"arguments,omitempty"`
+}
+
+// ScriptedUsage is the usage a scripted turn reports.
+type ScriptedUsage struct {
+	InputTokens  uint64 `json:"input_tokens"`
+	OutputTokens uint64 `json:"output_tokens"`
+}
+
+// ScriptedError makes a scripted call fail; Kind is "provider" (default), "auth",
+// "rate_limit", "network" or "model".
+type ScriptedError struct {
+	Kind    string `json:"kind,omitempty"`
+	Message string `json:"message"`
+}
+
+// PermissionMode is a session's permission mode.
+type PermissionMode string
+
+// Permission modes.
+const (
+	ModePlan              PermissionMode = "plan"
+	ModeDefault           PermissionMode = "default"
+	ModeAcceptEdits       PermissionMode = "acceptEdits"
+	ModeBypassPermissions PermissionMode = "bypassPermissions"
+)
+
+// Delivery is how events reach the binding. The default, DeliveryThread, needs nothing from
+// the host. DeliveryPump runs events and handlers only inside Session.Dispatch (a UI or game
+// loop); DeliveryPull only inside Session.NextEvent.
+type Delivery string
+
+// Delivery modes.
+const (
+	DeliveryThread Delivery = "thread"
+	DeliveryPump   Delivery = "pump"
+	DeliveryPull   Delivery = "pull"
+)
+
+// Permissions are allow/deny rules such as "Bash(git *)" or "Read".
+type Permissions struct {
+	Allow []string `json:"allow,omitempty"`
+	Deny  []string `json:"deny,omitempty"`
+}
+
+// Hooks maps a hook event ("PreToolUse", "UserPromptSubmit", …) to its groups.
+type Hooks map[string][]HookGroup
+
+// HookGroup is a list of hooks for the tools whose name matches Matcher ("" = all).
+type HookGroup struct {
+	Matcher string           `json:"matcher,omitempty"`
+	Hooks   []HookDefinition `json:"hooks"`
+}
+
+// HookDefinition is one hook: Type "command" (Command), "http" (URL) or "host" (answered by
+// SessionConfig.OnHook in this process).
+type HookDefinition struct {
+	Type    string            `json:"type"`
+	Command string            `json:"command,omitempty"`
+	URL     string            `json:"url,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
+	Timeout int               `json:"timeout,omitempty"`
+}
+
+// HostHook is a hook answered by the session's OnHook handler.
+func HostHook() HookDefinition { return HookDefinition{Type: "host"} }
+
+// SessionConfig configures a session.
+type SessionConfig struct {
+	// Provider is a profile name of RuntimeConfig.Providers.
+	Provider string `json:"provider"`
+	// Model is the model id.
+	Model        string `json:"model"`
+	SystemPrompt string `json:"system_prompt,omitempty"`
+	// Cwd is the working directory of built-in tools (default: the process's).
+	Cwd string `json:"cwd,omitempty"`
+	// Tools lists the tools the model may use; nil = the default set plus every host tool,
+	// an empty non-nil slice = none.
+	Tools          []string       `json:"-"`
+	PermissionMode PermissionMode `json:"permission_mode,omitempty"`
+	Permissions    *Permissions   `json:"permissions,omitempty"`
+	Hooks          Hooks          `json:"hooks,omitempty"`
+	// MaxRounds bounds the model calls of a turn (0 = the library default).
+	MaxRounds int `json:"max_rounds,omitempty"`
+	// Delivery defaults to DeliveryThread.
+	Delivery Delivery `json:"delivery,omitempty"`
+	// Settings "project" loads the settings files and AGENTS.md/CLAUDE.md from Cwd.
+	Settings         string `json:"settings,omitempty"`
+	SessionID        string `json:"session_id,omitempty"`
+	Name             string `json:"name,omitempty"`
+	Persist          bool   `json:"persist,omitempty"`
+	ReplayEvents     bool   `json:"replay_events,omitempty"`
+	RequestTimeoutMS int    `json:"request_timeout_ms,omitempty"`
+	Strict           bool   `json:"strict,omitempty"`
+	// Extra holds keys this struct does not name.
+	Extra map[string]any `json:"-"`
+
+	// OnPermission answers permission requests. Nil: requests are denied, unless Events()
+	// is being read, in which case the host answers with Session.RespondPermission.
+	OnPermission PermissionHandler `json:"-"`
+	// OnHook runs "host" hooks. Nil: hooks proceed (exit 0), unless Events() is being read,
+	// in which case the host answers with Session.RespondHook.
+	OnHook HookHandler `json:"-"`
+}
+
+// Overrides change fields of a resumed or forked session; zero fields keep the saved ones.
+type Overrides struct {
+	Model          string         `json:"model,omitempty"`
+	SystemPrompt   string         `json:"system_prompt,omitempty"`
+	PermissionMode PermissionMode `json:"permission_mode,omitempty"`
+	Hooks          Hooks          `json:"hooks,omitempty"`
+	MaxRounds      int            `json:"max_rounds,omitempty"`
+	Delivery       Delivery       `json:"delivery,omitempty"`
+	Name           string         `json:"name,omitempty"`
+	Extra          map[string]any `json:"-"`
+	// OnPermission and OnHook of the new session (a fork inherits its parent's when nil).
+	OnPermission PermissionHandler `json:"-"`
+	OnHook       HookHandler       `json:"-"`
+}
+
+// ResumeConfig opens a saved session: from Snapshot, or by SessionID from the runtime's
+// session directory.
+type ResumeConfig struct {
+	Snapshot  Snapshot `json:"snapshot,omitempty"`
+	SessionID string   `json:"session_id,omitempty"`
+	Overrides
+}
+
+// document encodes a config struct as the library's JSON: "v":1, the struct's fields,
+// then extra keys that do not collide with them, then forced keys.
+func document(v any, extra map[string]any, forced map[string]any) (string, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "", err
+	}
+	m := map[string]any{}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return "", err
+	}
+	for k, x := range extra {
+		if _, taken := m[k]; !taken {
+			m[k] = x
+		}
+	}
+	for k, x := range forced {
+		m[k] = x
+	}
+	m["v"] = 1
+	out, err := json.Marshal(m)
+	return string(out), err
+}
+
+func (c RuntimeConfig) json() (string, error) {
+	providers := map[string]any{}
+	for name, p := range c.Providers {
+		b, err := json.Marshal(p)
+		if err != nil {
+			return "", err
+		}
+		m := map[string]any{}
+		if err := json.Unmarshal(b, &m); err != nil {
+			return "", err
+		}
+		for k, x := range p.Extra {
+			if _, taken := m[k]; !taken {
+				m[k] = x
+			}
+		}
+		providers[name] = m
+	}
+	return document(c, c.Extra, map[string]any{"providers": providers})
+}
+
+func (c SessionConfig) json() (string, error) {
+	forced := map[string]any{}
+	if c.Tools != nil {
+		forced["tools"] = c.Tools
+	}
+	return document(c, c.Extra, forced)
+}
+
+func (o Overrides) json(base map[string]any) (string, error) {
+	return document(o, o.Extra, base)
+}

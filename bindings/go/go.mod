@@ -1,0 +1,3 @@
+module github.com/robota-ai/robota-native/bindings/go
+
+go 1.19

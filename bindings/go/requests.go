@@ -1,0 +1,140 @@
+package robota
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+)
+
+// PermissionDecision answers a permission request.
+type PermissionDecision struct {
+	// Allow lets the tool run.
+	Allow bool
+	// Remember allows the tool for the rest of the session.
+	Remember bool
+}
+
+// Common decisions.
+var (
+	Allow       = PermissionDecision{Allow: true}
+	AllowAlways = PermissionDecision{Allow: true, Remember: true}
+	Deny        = PermissionDecision{}
+)
+
+// PermissionHandler decides whether a tool may run. It runs on its own goroutine (it may
+// prompt a user); ctx ends when the session closes. An error or a panic denies.
+type PermissionHandler func(ctx context.Context, req PermissionRequest) (PermissionDecision, error)
+
+// HookResult answers a "host" hook: ExitCode 0 proceeds, 2 blocks (Stderr is the reason the
+// model sees), anything else is a non-blocking failure.
+type HookResult struct {
+	ExitCode int    `json:"exit_code"`
+	Stdout   string `json:"stdout"`
+	Stderr   string `json:"stderr"`
+}
+
+// BlockHook is the result that blocks the action with reason.
+func BlockHook(reason string) HookResult { return HookResult{ExitCode: 2, Stderr: reason} }
+
+// HookHandler runs a "host" hook on its own goroutine; ctx ends when the session closes. An
+// error or a panic is a non-blocking failure (exit code 1, the message on stderr).
+type HookHandler func(ctx context.Context, req HookRequest) (HookResult, error)
+
+func (d PermissionDecision) json() string {
+	decision := "deny"
+	if d.Allow {
+		decision = "allow"
+	}
+	b, _ := json.Marshal(map[string]any{"decision": decision, "remember": d.Remember})
+	return string(b)
+}
+
+func (r HookResult) json() string {
+	b, _ := json.Marshal(r)
+	return string(b)
+}
+
+// answerPermission routes a permission request (on the delivering thread; must not block).
+func (s *sessionCore) answerPermission(e PermissionRequest) {
+	h := s.onPermission
+	if h == nil {
+		if !s.subscribed() {
+			_ = s.rt.respond(e.RequestID, Deny.json())
+		}
+		return
+	}
+	s.spawn(func() {
+		d, err := callPermission(s.ctx, h, e)
+		if err != nil {
+			d = Deny
+		}
+		_ = s.rt.respond(e.RequestID, d.json())
+	})
+}
+
+func callPermission(ctx context.Context, h PermissionHandler, e PermissionRequest) (d PermissionDecision, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			d, err = Deny, fmt.Errorf("permission handler panicked: %v", r)
+		}
+	}()
+	return h(ctx, e)
+}
+
+// answerHook routes a host hook request (on the delivering thread; must not block).
+func (s *sessionCore) answerHook(e HookRequest) {
+	h := s.onHook
+	if h == nil {
+		if !s.subscribed() {
+			_ = s.rt.respond(e.RequestID, HookResult{}.json())
+		}
+		return
+	}
+	s.spawn(func() {
+		_ = s.rt.respond(e.RequestID, callHook(s.ctx, h, e).json())
+	})
+}
+
+func callHook(ctx context.Context, h HookHandler, e HookRequest) (res HookResult) {
+	defer func() {
+		if r := recover(); r != nil {
+			res = HookResult{ExitCode: 1, Stderr: fmt.Sprintf("hook handler panicked: %v", r)}
+		}
+	}()
+	res, err := h(ctx, e)
+	if err != nil {
+		return HookResult{ExitCode: 1, Stderr: err.Error()}
+	}
+	return res
+}
+
+// spawn runs f on a goroutine that keeps the runtime alive (answers need its handle).
+func (s *sessionCore) spawn(f func()) {
+	if !s.rt.acquire() {
+		return
+	}
+	goTracked(func() {
+		defer s.rt.release()
+		f()
+	})
+}
+
+// RespondPermission answers a permission request read from Events() (sessions without
+// OnPermission). ErrStale when it was already answered, timed out or withdrawn.
+func (s *Session) RespondPermission(requestID uint64, d PermissionDecision) error {
+	return s.respond(requestID, d.json())
+}
+
+// RespondHook answers a host hook request read from Events() (sessions without OnHook).
+func (s *Session) RespondHook(requestID uint64, r HookResult) error {
+	return s.respond(requestID, r.json())
+}
+
+func (s *Session) respond(requestID uint64, doc string) error {
+	c := s.core
+	if !c.rt.acquire() {
+		return newError("Respond", StatusClosed, "runtime is closed")
+	}
+	defer c.rt.release()
+	return c.rt.respond(requestID, doc)
+}

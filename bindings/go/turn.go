@@ -1,0 +1,216 @@
+package robota
+
+// #include <stdlib.h>
+// #include "robota.h"
+import "C"
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"unsafe"
+)
+
+// Turn is a submitted prompt. It completes with the TurnCompleted event of its id.
+type Turn struct {
+	id      uint64
+	session *Session // keeps the session reachable (no finalizer) while a turn is awaited
+
+	done   chan struct{}
+	once   sync.Once
+	refine sync.Once
+	mu     sync.Mutex
+	result Result
+	err    error
+	errEv  *ErrorEvent
+}
+
+// ID is the turn id (unique per session).
+func (t *Turn) ID() uint64 { return t.id }
+
+// Done is closed when the turn has completed.
+func (t *Turn) Done() <-chan struct{} { return t.done }
+
+// Wait returns the turn's result once it completed, or ctx's error when ctx ends first (the
+// turn keeps running; cancel the Submit context or call Abort to stop it). The error is nil
+// for a completed turn, matches ErrAborted for an aborted one, and is an *Error naming the
+// failure (Status StatusProvider, taxonomy Code/Category/Recoverable) for a failed one.
+func (t *Turn) Wait(ctx context.Context) (Result, error) {
+	select {
+	case <-t.done:
+	case <-ctx.Done():
+		return Result{TurnID: t.id}, ctx.Err()
+	}
+	t.refine.Do(t.askLibrary)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.result, t.err
+}
+
+// askLibrary asks robota_session_wait for the status of a turn that did not complete
+// normally, so the error carries the library's status and message (e.g. a budget stop).
+func (t *Turn) askLibrary() {
+	t.mu.Lock()
+	r, prev := t.result, t.err
+	t.mu.Unlock()
+	switch r.StopReason {
+	case StopComplete, StopMaxRounds, StopContextLimit:
+		return
+	}
+	var lib error
+	_ = t.session.core.use("Wait", func(p *C.robota_session) error {
+		var cerr *C.robota_error
+		// The turn has completed: this returns at once (10 s only bounds a library bug).
+		st := C.robota_session_wait(p, C.uint64_t(t.id), 10000, &cerr)
+		lib = takeError("Wait", st, cerr)
+		return nil
+	})
+	le, ok := lib.(*Error)
+	if !ok || le.Status == StatusTimeout || le.Status == StatusNotFound {
+		return
+	}
+	if pe, ok := prev.(*Error); ok && le.Code == "" {
+		le.Code, le.Category, le.Recoverable = pe.Code, pe.Category, pe.Recoverable
+	}
+	t.mu.Lock()
+	t.err = le
+	t.mu.Unlock()
+}
+
+// Abort aborts the turn (running or queued); idempotent.
+func (t *Turn) Abort() error {
+	return t.session.core.use("Abort", func(p *C.robota_session) error {
+		return statusError("Abort", C.robota_session_abort(p, C.uint64_t(t.id)))
+	})
+}
+
+// finish records the outcome; the first call wins.
+func (t *Turn) finish(r Result, err error) {
+	t.once.Do(func() {
+		t.mu.Lock()
+		t.result, t.err = r, err
+		t.mu.Unlock()
+		close(t.done)
+	})
+}
+
+// Submit starts a turn with text, or queues it while another turn runs (one at most: a
+// further Submit fails with ErrBusy). Cancelling ctx aborts the turn.
+func (s *Session) Submit(ctx context.Context, text string) (*Turn, error) {
+	return s.SubmitInput(ctx, Input{Text: text})
+}
+
+// SubmitInput is Submit with the display and raw variants of the input.
+func (s *Session) SubmitInput(ctx context.Context, in Input) (*Turn, error) {
+	const op = "Submit"
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	doc, _ := json.Marshal(in)
+	cdoc := C.CString(string(doc))
+	defer C.free(unsafe.Pointer(cdoc))
+	c := s.core
+	var t *Turn
+	err := c.use(op, func(p *C.robota_session) error {
+		// Registering under c.mu: the turn's completion is routed under c.mu too, so it
+		// cannot be seen before the turn is registered.
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.closing {
+			return newError(op, StatusClosed, "session is closed")
+		}
+		var id C.uint64_t
+		var cerr *C.robota_error
+		if st := C.robota_session_submit(p, cdoc, &id, &cerr); st != C.ROBOTA_OK {
+			return takeError(op, st, cerr)
+		}
+		t = &Turn{id: uint64(id), session: s, done: make(chan struct{})}
+		c.turns[t.id] = t
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if ctx.Done() != nil {
+		goTracked(func() {
+			select {
+			case <-ctx.Done():
+				_ = t.Abort()
+			case <-t.done:
+			}
+		})
+	}
+	return t, nil
+}
+
+// Run submits text and waits for the turn's result. Cancelling ctx aborts the turn; Run then
+// returns the aborted result with ctx's error once the turn has stopped.
+func (s *Session) Run(ctx context.Context, text string) (Result, error) {
+	t, err := s.Submit(ctx, text)
+	if err != nil {
+		return Result{}, err
+	}
+	r, err := t.Wait(context.Background())
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return r, ctxErr
+	}
+	return r, err
+}
+
+// Abort aborts the running turn and drops the queued prompt; idempotent.
+func (s *Session) Abort() error {
+	return s.core.use("Abort", func(p *C.robota_session) error {
+		return statusError("Abort", C.robota_session_abort(p, 0))
+	})
+}
+
+// completeTurn routes a TurnCompleted event (on the delivering thread).
+func (c *sessionCore) completeTurn(r Result) {
+	c.mu.Lock()
+	t := c.turns[r.TurnID]
+	delete(c.turns, r.TurnID)
+	c.mu.Unlock()
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	ev := t.errEv
+	t.mu.Unlock()
+	var err error
+	switch r.StopReason {
+	case StopAborted:
+		err = newError("Wait", StatusAborted, "turn %d was aborted", r.TurnID)
+	case StopError:
+		e := &Error{Op: "Wait", Status: StatusProvider, Message: r.Error}
+		if ev != nil {
+			e.Code, e.Category, e.Recoverable = ev.Code, ev.Category, ev.Recoverable
+			if e.Message == "" {
+				e.Message = ev.Message
+			}
+		}
+		err = e
+	}
+	t.finish(r, err)
+}
+
+// turnError remembers the ERROR event of a turn for its result's error.
+func (c *sessionCore) turnError(e ErrorEvent) {
+	c.mu.Lock()
+	t := c.turns[e.TurnID]
+	c.mu.Unlock()
+	if t != nil {
+		t.mu.Lock()
+		t.errEv = &e
+		t.mu.Unlock()
+	}
+}
+
+// WaitIdle blocks until the session has no running or queued turn (robota_session_wait with
+// turn 0), up to timeoutMS (-1 = forever). It blocks an OS thread; prefer Turn.Wait.
+func (s *Session) WaitIdle(timeoutMS int32) error {
+	return s.core.use("WaitIdle", func(p *C.robota_session) error {
+		var cerr *C.robota_error
+		st := C.robota_session_wait(p, 0, C.int32_t(timeoutMS), &cerr)
+		return takeError("WaitIdle", st, cerr)
+	})
+}
