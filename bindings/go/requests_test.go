@@ -1,0 +1,163 @@
+package robota
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"testing"
+)
+
+func permissionScript() RuntimeConfig {
+	return scripted(
+		ScriptedTurn{ToolCalls: []ScriptedToolCall{{Name: "lookup", Arguments: map[string]any{"key": "a"}}}}, ScriptedTurn{Text: "ok1"},
+		ScriptedTurn{ToolCalls: []ScriptedToolCall{{Name: "lookup", Arguments: map[string]any{"key": "b"}}}}, ScriptedTurn{Text: "ok2"},
+	)
+}
+
+func TestPermissionHandlerAllowsAndDenies(t *testing.T) {
+	rt := newRuntime(t, permissionScript())
+	var mu sync.Mutex
+	var ran []string
+	err := rt.RegisterTool(writeTool(), func(ctx context.Context, call ToolCall) (any, error) {
+		mu.Lock()
+		ran = append(ran, string(call.Arguments))
+		mu.Unlock()
+		return "written", nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reqs []PermissionRequest
+	s := newSession(t, rt, SessionConfig{OnPermission: func(ctx context.Context, req PermissionRequest) (PermissionDecision, error) {
+		mu.Lock()
+		reqs = append(reqs, req)
+		mu.Unlock()
+		var args struct{ Key string }
+		_ = json.Unmarshal(req.Arguments, &args)
+		if args.Key == "a" {
+			return Allow, nil
+		}
+		return Deny, nil
+	}})
+	events := s.Events()
+	for i, want := range []string{"success", "denied"} {
+		turn, err := s.Submit(testCtx(t), "go")
+		if err != nil {
+			t.Fatal(err)
+		}
+		end := find[ToolEnd](collect(t, events, turn.ID()))
+		if len(end) != 1 || end[0].Result != want {
+			t.Fatalf("turn %d tool end = %#v, want %s", i, end, want)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(ran) != 1 || ran[0] != `{"key":"a"}` {
+		t.Fatalf("tool ran for %v, want only key a", ran)
+	}
+	if len(reqs) != 2 || reqs[0].ToolName != "lookup" || reqs[0].Reason != `Tool "lookup" needs approval in default mode` {
+		t.Fatalf("requests = %#v", reqs)
+	}
+	mustContain(t, conversation(t, s), "Permission denied. The user did not approve this action.")
+}
+
+func TestPermissionAnsweredFromEventsAndDeniedWithoutHandler(t *testing.T) {
+	rt := newRuntime(t, permissionScript())
+	err := rt.RegisterTool(writeTool(), func(ctx context.Context, call ToolCall) (any, error) { return "written", nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Reading Events() and answering with RespondPermission (remembered for the session).
+	s := newSession(t, rt, SessionConfig{})
+	events := s.Events()
+	turn, err := s.Submit(testCtx(t), "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for ev := range events {
+		if req, ok := ev.(PermissionRequest); ok {
+			if err := s.RespondPermission(req.RequestID, AllowAlways); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.RespondPermission(req.RequestID, Allow); !isStatus(err, ErrStale) {
+				t.Fatalf("second answer = %v, want ErrStale", err)
+			}
+			break
+		}
+	}
+	if end := find[ToolEnd](collect(t, events, turn.ID())); len(end) != 1 || end[0].Result != "success" {
+		t.Fatalf("tool end = %#v", end)
+	}
+	res, err := s.Command("permissions", "")
+	if err != nil || !res.Success {
+		t.Fatalf("command = %#v, %v", res, err)
+	}
+	mustContain(t, res.Message, "Session-approved tools: lookup")
+
+	// No handler and nobody reading events: denied at once.
+	s2 := newSession(t, rt, SessionConfig{})
+	if _, err := s2.Run(testCtx(t), "go"); err != nil {
+		t.Fatal(err)
+	}
+	mustContain(t, conversation(t, s2), "Permission denied. The user did not approve this action.")
+}
+
+func TestHostHookBlocksTool(t *testing.T) {
+	rt := newRuntime(t, scripted(toolTurn("secret"), ScriptedTurn{Deltas: []string{"Done."}}))
+	ran := make(chan struct{}, 1)
+	err := rt.RegisterTool(lookupTool(), func(ctx context.Context, call ToolCall) (any, error) {
+		ran <- struct{}{}
+		return "x", nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []HookRequest
+	var mu sync.Mutex
+	s := newSession(t, rt, SessionConfig{
+		Hooks: Hooks{"PreToolUse": {{Matcher: "look", Hooks: []HookDefinition{HostHook()}}}},
+		OnHook: func(ctx context.Context, req HookRequest) (HookResult, error) {
+			mu.Lock()
+			got = append(got, req)
+			mu.Unlock()
+			return BlockHook("not allowed here"), nil
+		},
+	})
+	if _, err := s.Run(testCtx(t), "go"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-ran:
+		t.Fatal("the blocked tool ran")
+	default:
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 1 || got[0].HookEventName != "PreToolUse" || got[0].ToolName != "lookup" || string(got[0].ToolInput) != `{"key":"secret"}` {
+		t.Fatalf("hook requests = %#v", got)
+	}
+	mustContain(t, conversation(t, s), "Blocked by hook: not allowed here")
+}
+
+func TestHookHandlerErrorDoesNotBlock(t *testing.T) {
+	rt := newRuntime(t, scripted(toolTurn("k"), ScriptedTurn{Deltas: []string{"Done."}}))
+	err := rt.RegisterTool(lookupTool(), func(ctx context.Context, call ToolCall) (any, error) { return "tool ran", nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newSession(t, rt, SessionConfig{
+		Hooks: Hooks{"PreToolUse": {{Hooks: []HookDefinition{HostHook()}}}},
+		OnHook: func(ctx context.Context, req HookRequest) (HookResult, error) {
+			panic("hook bug")
+		},
+	})
+	if _, err := s.Run(testCtx(t), "go"); err != nil {
+		t.Fatal(err)
+	}
+	mustContain(t, conversation(t, s), `"content":"tool ran"`)
+}
+
+func isStatus(err error, target error) bool {
+	e, ok := err.(*Error)
+	return ok && e.Is(target)
+}
