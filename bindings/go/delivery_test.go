@@ -102,7 +102,7 @@ func TestPullDelivery(t *testing.T) {
 	mustContain(t, got, "turn_started")
 	mustContain(t, got, "permission_request")
 	mustContain(t, got, "tool_call")
-	if text.String() != "Calling.Done." {
+	if text.String() != "Calling.\n\nDone." {
 		t.Fatalf("text %q", text.String())
 	}
 	if r, err := turn.Wait(testCtx(t)); err != nil || r.Response != "Done." {
@@ -112,7 +112,6 @@ func TestPullDelivery(t *testing.T) {
 }
 
 func TestLoggerReceivesLines(t *testing.T) {
-	before, _ := handles.get()
 	lines := make(chan string, 1024)
 	err := SetLogger(func(level LogLevel, target, message string) {
 		select {
@@ -123,6 +122,9 @@ func TestLoggerReceivesLines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	activeLogger.Lock()
+	installed := activeLogger.l
+	activeLogger.Unlock()
 	rt, err := NewRuntime(scripted())
 	if err != nil {
 		t.Fatal(err)
@@ -139,5 +141,9 @@ func TestLoggerReceivesLines(t *testing.T) {
 	if err := SetLogger(nil, LogInfo); err != nil {
 		t.Fatal(err)
 	}
-	waitCount(t, "handles", &handles, before)
+	select { // the library released the logger's handle
+	case <-installed.done:
+	case <-time.After(testTimeout):
+		t.Fatal("the removed logger was not released")
+	}
 }

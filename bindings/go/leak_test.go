@@ -8,8 +8,11 @@ import (
 // After Close (sessions and runtime) the library has released every cgo.Handle (sessions,
 // tools) and the binding's goroutines (handlers, context watchers, event forwarders) are gone.
 func TestNoHandleOrGoroutineLeaksAfterClose(t *testing.T) {
-	baseHandles, _ := handles.get()
-	baseWorkers, _ := workers.get()
+	// Earlier tests' runtimes are released asynchronously (the last reference may be dropped
+	// on a library thread): start from zero.
+	waitCount(t, "handles before the test", &handles, 0)
+	waitCount(t, "binding goroutines before the test", &workers, 0)
+	baseHandles, baseWorkers := 0, 0
 	baseGoroutines := settleGoroutines(0)
 
 	rt, err := NewRuntime(scripted(

@@ -42,9 +42,13 @@ func TestSaveResumeFork(t *testing.T) {
 	if st.MessageCount != 1 || st.Name != "demo" || st.SessionID != st0.SessionID {
 		t.Fatalf("resumed state = %#v", st)
 	}
-	// The resumed session continues (a fresh scripted provider: echo fallback).
-	if r, err := r1.Run(testCtx(t), "q2"); err != nil || r.Response != "offline:q2" {
+	// The resumed session continues the conversation (with a fresh scripted provider, which
+	// starts its script again).
+	if r, err := r1.Run(testCtx(t), "q2"); err != nil || r.Response != "first answer" {
 		t.Fatalf("resumed run = %#v, %v", r, err)
+	}
+	if msgs, _ := r1.Messages(ViewConversation); len(msgs) != 5 || msgs[1].Content != "q1" || msgs[3].Content != "q2" {
+		t.Fatalf("resumed conversation = %#v", msgs)
 	}
 
 	f, err := s.Fork(Overrides{})
@@ -52,7 +56,7 @@ func TestSaveResumeFork(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if r, err := f.Run(testCtx(t), "only in fork"); err != nil || r.Response != "offline:only in fork" {
+	if r, err := f.Run(testCtx(t), "only in fork"); err != nil || r.Response != "first answer" {
 		t.Fatalf("fork run = %#v, %v", r, err)
 	}
 	if strings.Contains(conversation(t, s), "only in fork") {
