@@ -2,6 +2,7 @@ package robota
 
 import (
 	"context"
+	"runtime"
 	"testing"
 )
 
@@ -88,4 +89,29 @@ func TestNoHandleOrGoroutineLeaksAfterClose(t *testing.T) {
 	if n := settleGoroutines(baseGoroutines); n > baseGoroutines {
 		t.Fatalf("goroutines = %d, want <= %d", n, baseGoroutines)
 	}
+}
+
+// A session and runtime nobody closed are released by their finalizers, even with a turn
+// still running.
+func TestFinalizersReleaseForgottenObjects(t *testing.T) {
+	waitCount(t, "handles before the test", &handles, 0)
+	forget := func() {
+		rt, err := NewRuntime(scripted(ScriptedTurn{Deltas: []string{"stuck"}, Hang: true}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := rt.NewSession(SessionConfig{Provider: "s", Model: "m"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Submit(context.Background(), "hang"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	forget()
+	if n, _ := handles.get(); n != 1 {
+		t.Fatalf("live handles = %d, want 1 (the session)", n)
+	}
+	runtime.GC() // queues both finalizers; the counter then changes without further help
+	waitCount(t, "handles", &handles, 0)
 }

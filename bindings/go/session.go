@@ -34,7 +34,7 @@ type sessionCore struct {
 	ptr   *C.robota_session
 
 	mu          sync.Mutex
-	turns       map[uint64]*Turn
+	turns       map[uint64]*turnState
 	calls       map[uint64]context.CancelFunc
 	stream      *eventStream
 	closing     bool
@@ -66,7 +66,7 @@ func newSessionCore(rt *runtimeCore, delivery Delivery, onPerm PermissionHandler
 	return &sessionCore{
 		rt: rt, delivery: delivery, onPermission: onPerm, onHook: onHook,
 		ctx: ctx, cancel: cancel,
-		turns: map[uint64]*Turn{}, calls: map[uint64]context.CancelFunc{},
+		turns: map[uint64]*turnState{}, calls: map[uint64]context.CancelFunc{},
 		closedSeen: make(chan struct{}), freed: make(chan struct{}),
 	}
 }
@@ -261,7 +261,7 @@ func (c *sessionCore) released() {
 		c.mu.Lock()
 		c.gone = true
 		turns := c.turns
-		c.turns = map[uint64]*Turn{}
+		c.turns = map[uint64]*turnState{}
 		stream := c.stream
 		c.mu.Unlock()
 		for _, t := range turns {

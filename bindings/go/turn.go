@@ -13,8 +13,15 @@ import (
 
 // Turn is a submitted prompt. It completes with the TurnCompleted event of its id.
 type Turn struct {
-	id      uint64
-	session *Session // keeps the session reachable (no finalizer) while a turn is awaited
+	*turnState
+	session *Session // keeps the session reachable (no finalizer) while the Turn is held
+}
+
+// turnState is what the session's routing completes (it does not reference the Session, so a
+// forgotten Session stays collectable while its turns run).
+type turnState struct {
+	id   uint64
+	core *sessionCore
 
 	done   chan struct{}
 	once   sync.Once
@@ -49,7 +56,7 @@ func (t *Turn) Wait(ctx context.Context) (Result, error) {
 
 // askLibrary asks robota_session_wait for the status of a turn that did not complete
 // normally, so the error carries the library's status and message (e.g. a budget stop).
-func (t *Turn) askLibrary() {
+func (t *turnState) askLibrary() {
 	t.mu.Lock()
 	r, prev := t.result, t.err
 	t.mu.Unlock()
@@ -58,7 +65,7 @@ func (t *Turn) askLibrary() {
 		return
 	}
 	var lib error
-	_ = t.session.core.use("Wait", func(p *C.robota_session) error {
+	_ = t.core.use("Wait", func(p *C.robota_session) error {
 		var cerr *C.robota_error
 		// The turn has completed: this returns at once (10 s only bounds a library bug).
 		st := C.robota_session_wait(p, C.uint64_t(t.id), 10000, &cerr)
@@ -78,14 +85,16 @@ func (t *Turn) askLibrary() {
 }
 
 // Abort aborts the turn (running or queued); idempotent.
-func (t *Turn) Abort() error {
-	return t.session.core.use("Abort", func(p *C.robota_session) error {
+func (t *Turn) Abort() error { return t.abort() }
+
+func (t *turnState) abort() error {
+	return t.core.use("Abort", func(p *C.robota_session) error {
 		return statusError("Abort", C.robota_session_abort(p, C.uint64_t(t.id)))
 	})
 }
 
 // finish records the outcome; the first call wins.
-func (t *Turn) finish(r Result, err error) {
+func (t *turnState) finish(r Result, err error) {
 	t.once.Do(func() {
 		t.mu.Lock()
 		t.result, t.err = r, err
@@ -124,19 +133,20 @@ func (s *Session) SubmitInput(ctx context.Context, in Input) (*Turn, error) {
 		if st := C.robota_session_submit(p, cdoc, &id, &cerr); st != C.ROBOTA_OK {
 			return takeError(op, st, cerr)
 		}
-		t = &Turn{id: uint64(id), session: s, done: make(chan struct{})}
-		c.turns[t.id] = t
+		t = &Turn{turnState: &turnState{id: uint64(id), core: c, done: make(chan struct{})}, session: s}
+		c.turns[t.id] = t.turnState
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	if ctx.Done() != nil {
+		ts := t.turnState
 		goTracked(func() {
 			select {
 			case <-ctx.Done():
-				_ = t.Abort()
-			case <-t.done:
+				_ = ts.abort()
+			case <-ts.done:
 			}
 		})
 	}
