@@ -24,8 +24,9 @@ import (
 )
 
 var (
-	stdin = bufio.NewReader(os.Stdin)
-	outMu sync.Mutex // the event printer and the permission prompt share the terminal
+	stdin   = bufio.NewReader(os.Stdin)
+	outMu   sync.Mutex            // the event printer and the prompt share the terminal
+	printed = make(chan struct{}) // the printer finished a turn's output
 )
 
 func main() {
@@ -49,16 +50,17 @@ func run() error {
 	s, err := rt.NewSession(robota.SessionConfig{
 		Provider: provider, Model: model, Cwd: cwd,
 		SystemPrompt: "You are a helpful terminal assistant. Use tools when useful.",
-		OnPermission: askPermission,
+		// No OnPermission: the printer below answers permission requests in stream order,
+		// so the question appears after the text that led to it.
 	})
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	printed := make(chan struct{})
+	printerDone := make(chan struct{})
 	go func() { // print the stream; exits when Close ends it
-		defer close(printed)
-		printEvents(s.Events())
+		defer close(printerDone)
+		printEvents(s, s.Events())
 	}()
 	if len(os.Args) > 1 {
 		err = turn(s, strings.Join(os.Args[1:], " "))
@@ -66,7 +68,7 @@ func run() error {
 		err = repl(s)
 	}
 	s.Close()
-	<-printed
+	<-printerDone
 	return err
 }
 
@@ -102,6 +104,9 @@ func turn(s *robota.Session, text string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	r, err := s.Run(ctx, text)
+	if r.TurnID != 0 {
+		<-printed // the turn's stream is on screen
+	}
 	if errors.Is(err, context.Canceled) {
 		fmt.Println("\n[aborted]")
 		return nil
@@ -114,10 +119,12 @@ func turn(s *robota.Session, text string) error {
 	return err
 }
 
-func printEvents(events <-chan robota.Event) {
+func printEvents(s *robota.Session, events <-chan robota.Event) {
 	for ev := range events {
 		outMu.Lock()
 		switch e := ev.(type) {
+		case robota.PermissionRequest:
+			_ = s.RespondPermission(e.RequestID, askPermission(e))
 		case robota.TextDelta:
 			fmt.Print(e.Text)
 		case robota.ToolStart:
@@ -132,22 +139,23 @@ func printEvents(events <-chan robota.Event) {
 			fmt.Println()
 		}
 		outMu.Unlock()
+		if _, ok := ev.(robota.TurnCompleted); ok {
+			printed <- struct{}{}
+		}
 	}
 }
 
 // askPermission asks y/n on the terminal; end of input means no.
-func askPermission(ctx context.Context, req robota.PermissionRequest) (robota.PermissionDecision, error) {
-	outMu.Lock()
-	defer outMu.Unlock()
+func askPermission(req robota.PermissionRequest) robota.PermissionDecision {
 	fmt.Printf("\nAllow %s %s? [y/N] ", req.ToolName, req.Arguments)
 	answer, _ := stdin.ReadString('\n')
 	if a := strings.ToLower(strings.TrimSpace(answer)); a == "y" || a == "yes" {
-		return robota.Allow, nil
+		return robota.Allow
 	}
 	if answer == "" {
 		fmt.Println("(no terminal: declined)")
 	}
-	return robota.Deny, nil
+	return robota.Deny
 }
 
 func registerTools(rt *robota.Runtime) error {
