@@ -82,6 +82,7 @@ func (c *sessionCore) route(ev Event) {
 		stream.push(ev)
 	}
 	if _, ok := ev.(SessionClosed); ok {
+		c.abortLeftTurns()
 		c.seenOnce.Do(func() { close(c.closedSeen) })
 	}
 }

@@ -124,13 +124,13 @@ func TestHTTPStreamingAndToolAgainstFakeServer(t *testing.T) {
 	mustContain(t, conversation(t, s), `"role":"tool","content":"{\"found\":true}"`)
 	// The second request carried the tool result to the server.
 	var reqs []struct {
-		Path string `json:"path"`
-		Body string `json:"body"`
+		Path string          `json:"path"`
+		Body json.RawMessage `json:"body"`
 	}
 	if err := json.Unmarshal(f.do(t, map[string]any{"cmd": "requests"}), &reqs); err != nil {
 		t.Fatal(err)
 	}
-	if len(reqs) != 2 || reqs[1].Path != "/v1/chat/completions" || !strings.Contains(reqs[1].Body, `{\"found\":true}`) {
+	if len(reqs) != 2 || reqs[1].Path != "/v1/chat/completions" || !strings.Contains(string(reqs[1].Body), `"content":"{\"found\":true}"`) {
 		t.Fatalf("requests = %#v", reqs)
 	}
 }

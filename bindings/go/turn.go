@@ -224,3 +224,15 @@ func (s *Session) WaitIdle(timeoutMS int32) error {
 		return takeError("WaitIdle", st, cerr)
 	})
 }
+
+// abortLeftTurns completes the turns still waiting when session_closed arrives: close dropped
+// them (a queued prompt whose own turn_completed can race with session_closed and be lost).
+func (c *sessionCore) abortLeftTurns() {
+	c.mu.Lock()
+	left := c.turns
+	c.turns = map[uint64]*turnState{}
+	c.mu.Unlock()
+	for id, t := range left {
+		t.finish(Result{TurnID: id, StopReason: StopAborted}, newError("Wait", StatusAborted, "turn %d was aborted: the session closed", id))
+	}
+}
