@@ -87,15 +87,14 @@ func (c *sessionCore) route(ev Event) {
 	}
 }
 
-// toolCallEvent runs the handler of a tool call that arrived as an event (pull delivery).
+// toolCallEvent runs the handler of a tool call that arrived as an event (pull delivery);
+// every tool of a Go runtime has a handler, so an unknown name is answered as a failure.
 func (c *sessionCore) toolCallEvent(e ToolCallRequest) {
 	if t := c.rt.tool(e.ToolName); t != nil {
 		t.start(c, e.CallID, e.Arguments)
 		return
 	}
-	if !c.subscribed() {
-		_ = c.rt.completeCall(e.CallID, jsonText("no handler is registered for tool "+e.ToolName), true)
-	}
+	_ = c.rt.completeCall(e.CallID, jsonText("no handler is registered for tool "+e.ToolName), true)
 }
 
 // subscribed reports whether Events() is being read.

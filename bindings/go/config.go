@@ -233,14 +233,29 @@ func (c RuntimeConfig) json() (string, error) {
 	return document(c, c.Extra, map[string]any{"providers": providers})
 }
 
+// deliveryOr is d, or the default thread delivery.
+func deliveryOr(d Delivery) Delivery {
+	if d == "" {
+		return DeliveryThread
+	}
+	return d
+}
+
+// json always states the delivery: the binding must know how events arrive.
 func (c SessionConfig) json() (string, error) {
-	forced := map[string]any{}
+	forced := map[string]any{"delivery": deliveryOr(c.Delivery)}
 	if c.Tools != nil {
 		forced["tools"] = c.Tools
 	}
 	return document(c, c.Extra, forced)
 }
 
-func (o Overrides) json(base map[string]any) (string, error) {
-	return document(o, o.Extra, base)
+// json of a resume or fork document: base keys plus the delivery the new session gets
+// (stated, so a snapshot's saved delivery cannot differ from what the binding expects).
+func (o Overrides) json(base map[string]any, delivery Delivery) (string, error) {
+	forced := map[string]any{"delivery": deliveryOr(delivery)}
+	for k, v := range base {
+		forced[k] = v
+	}
+	return document(o, o.Extra, forced)
 }

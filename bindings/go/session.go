@@ -59,9 +59,7 @@ func sessionOf(p *C.robota_session) *sessionCore {
 }
 
 func newSessionCore(rt *runtimeCore, delivery Delivery, onPerm PermissionHandler, onHook HookHandler) *sessionCore {
-	if delivery == "" {
-		delivery = DeliveryThread
-	}
+	delivery = deliveryOr(delivery)
 	ctx, cancel := context.WithCancel(context.Background())
 	return &sessionCore{
 		rt: rt, delivery: delivery, onPermission: onPerm, onHook: onHook,
@@ -126,7 +124,7 @@ func (rt *Runtime) Resume(cfg ResumeConfig) (*Session, error) {
 	if cfg.SessionID != "" {
 		base["session_id"] = cfg.SessionID
 	}
-	doc, err := cfg.Overrides.json(base)
+	doc, err := cfg.Overrides.json(base, cfg.Delivery)
 	if err != nil {
 		rc.release()
 		return nil, newError(op, StatusInvalidConfig, "cannot encode the resume document: %v", err)
@@ -148,11 +146,6 @@ func (s *Session) Fork(o Overrides) (*Session, error) {
 	if !c.rt.acquire() {
 		return nil, newError(op, StatusClosed, "runtime is closed")
 	}
-	doc, err := o.json(nil)
-	if err != nil {
-		c.rt.release()
-		return nil, newError(op, StatusInvalidConfig, "cannot encode the overrides: %v", err)
-	}
 	onPerm, onHook, delivery := o.OnPermission, o.OnHook, o.Delivery
 	if onPerm == nil {
 		onPerm = c.onPermission
@@ -162,6 +155,11 @@ func (s *Session) Fork(o Overrides) (*Session, error) {
 	}
 	if delivery == "" {
 		delivery = c.delivery
+	}
+	doc, err := o.json(nil, delivery)
+	if err != nil {
+		c.rt.release()
+		return nil, newError(op, StatusInvalidConfig, "cannot encode the overrides: %v", err)
 	}
 	core := newSessionCore(c.rt, delivery, onPerm, onHook)
 	cdoc := C.CString(doc)

@@ -205,3 +205,32 @@ func TestVersionAndABI(t *testing.T) {
 		t.Fatalf("status text %q", ErrBusy.Error())
 	}
 }
+
+// A resumed or forked session gets the delivery the binding asked for (default thread, a
+// fork inherits its parent's), never a different one from the snapshot.
+func TestResumeAndForkStateTheirDelivery(t *testing.T) {
+	rt := newRuntime(t, scripted())
+	p := newSession(t, rt, SessionConfig{Delivery: DeliveryPull})
+	snap, err := p.Save()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := rt.Resume(ResumeConfig{Snapshot: snap})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	f, err := p.Fork(Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rs, _ := r.State()
+	fs, _ := f.State()
+	if rs.Delivery != "thread" || fs.Delivery != "pull" {
+		t.Fatalf("resumed %q, forked %q; want thread, pull", rs.Delivery, fs.Delivery)
+	}
+	if res, err := r.Run(testCtx(t), "x"); err != nil || res.Response != "offline:x" {
+		t.Fatalf("run on the resumed session: %#v, %v", res, err)
+	}
+}

@@ -1,0 +1,42 @@
+package robota
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// Every function of include/robota.h is called by the binding: a function added to the
+// header fails this test until it is wrapped (ABI.md: bindings wrap every function).
+func TestEveryHeaderFunctionIsWrapped(t *testing.T) {
+	header, err := os.ReadFile(filepath.Join("..", "..", "include", "robota.h"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	decls := regexp.MustCompile(`(?m)^[a-z][\w \*]*?\b(robota_\w+)\(`).FindAllStringSubmatch(string(header), -1)
+	if len(decls) < 28 { // the v1.0 header has 28
+		t.Fatalf("found only %d functions in the header", len(decls))
+	}
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var src strings.Builder
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src.Write(b)
+	}
+	for _, d := range decls {
+		if !strings.Contains(src.String(), "C."+d[1]+"(") {
+			t.Errorf("%s is not wrapped by the Go binding", d[1])
+		}
+	}
+}
