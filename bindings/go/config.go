@@ -1,6 +1,7 @@
 package robota
 
 import (
+	"bytes"
 	"encoding/json"
 )
 
@@ -191,18 +192,9 @@ type ResumeConfig struct {
 // document encodes a config struct as the library's JSON: "v":1, the struct's fields,
 // then extra keys that do not collide with them, then forced keys.
 func document(v any, extra map[string]any, forced map[string]any) (string, error) {
-	b, err := json.Marshal(v)
+	m, err := merged(v, extra)
 	if err != nil {
 		return "", err
-	}
-	m := map[string]any{}
-	if err := json.Unmarshal(b, &m); err != nil {
-		return "", err
-	}
-	for k, x := range extra {
-		if _, taken := m[k]; !taken {
-			m[k] = x
-		}
 	}
 	for k, x := range forced {
 		m[k] = x
@@ -212,21 +204,32 @@ func document(v any, extra map[string]any, forced map[string]any) (string, error
 	return string(out), err
 }
 
+// merged is v's JSON object plus the extra keys it does not set (numbers kept exact).
+func merged(v any, extra map[string]any) (map[string]any, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	m := map[string]any{}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&m); err != nil {
+		return nil, err
+	}
+	for k, x := range extra {
+		if _, taken := m[k]; !taken {
+			m[k] = x
+		}
+	}
+	return m, nil
+}
+
 func (c RuntimeConfig) json() (string, error) {
 	providers := map[string]any{}
 	for name, p := range c.Providers {
-		b, err := json.Marshal(p)
+		m, err := merged(p, p.Extra)
 		if err != nil {
 			return "", err
-		}
-		m := map[string]any{}
-		if err := json.Unmarshal(b, &m); err != nil {
-			return "", err
-		}
-		for k, x := range p.Extra {
-			if _, taken := m[k]; !taken {
-				m[k] = x
-			}
 		}
 		providers[name] = m
 	}

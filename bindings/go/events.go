@@ -5,6 +5,7 @@ import "C"
 
 import (
 	"encoding/json"
+	"errors"
 	"strconv"
 )
 
@@ -236,68 +237,48 @@ func decodeJSONEvent(kind EventKind, turn uint64, data []byte) Event {
 	var err error
 	switch kind {
 	case KindTurnStarted:
-		e := TurnStarted{turnRef: t}
-		err = json.Unmarshal(data, &e)
-		ev = e
+		ev, err = decodeAs(data, &TurnStarted{turnRef: t})
 	case KindMessage:
-		e := MessageEvent{turnRef: t}
-		err = json.Unmarshal(data, &e.Message)
-		ev = e
+		ev, err = decodeAs(data, &MessageEvent{turnRef: t})
 	case KindToolStart:
-		e := ToolStart{turnRef: t}
-		err = json.Unmarshal(data, &e)
-		ev = e
+		ev, err = decodeAs(data, &ToolStart{turnRef: t})
 	case KindToolEnd:
-		e := ToolEnd{turnRef: t}
-		err = json.Unmarshal(data, &e)
-		ev = e
+		ev, err = decodeAs(data, &ToolEnd{turnRef: t})
 	case KindToolCall:
-		e := ToolCallRequest{turnRef: t}
-		err = json.Unmarshal(data, &e)
-		ev = e
+		ev, err = decodeAs(data, &ToolCallRequest{turnRef: t})
 	case KindToolCallCancelled:
-		e := ToolCallCancelled{turnRef: t}
-		err = json.Unmarshal(data, &e)
-		ev = e
+		ev, err = decodeAs(data, &ToolCallCancelled{turnRef: t})
 	case KindPermissionRequest:
-		e := PermissionRequest{turnRef: t}
-		err = json.Unmarshal(data, &e)
-		ev = e
+		ev, err = decodeAs(data, &PermissionRequest{turnRef: t})
 	case KindHookRequest:
-		e := HookRequest{turnRef: t, Input: data}
-		err = json.Unmarshal(data, &e)
-		ev = e
+		ev, err = decodeAs(data, &HookRequest{turnRef: t, Input: data})
 	case KindContextUpdate:
-		e := ContextUpdate{turnRef: t}
-		err = json.Unmarshal(data, &e.ContextState)
-		ev = e
+		ev, err = decodeAs(data, &ContextUpdate{turnRef: t})
 	case KindCompacted:
-		e := Compacted{turnRef: t, Data: data}
-		err = json.Unmarshal(data, &e)
-		ev = e
+		ev, err = decodeAs(data, &Compacted{turnRef: t, Data: data})
 	case KindExecution:
-		e := Execution{turnRef: t}
-		err = json.Unmarshal(data, &e)
-		ev = e
+		ev, err = decodeAs(data, &Execution{turnRef: t})
 	case KindWarning:
-		e := Warning{turnRef: t}
-		err = json.Unmarshal(data, &e)
-		ev = e
+		ev, err = decodeAs(data, &Warning{turnRef: t})
 	case KindError:
-		e := ErrorEvent{turnRef: t}
-		err = json.Unmarshal(data, &e)
-		ev = e
+		ev, err = decodeAs(data, &ErrorEvent{turnRef: t})
 	case KindTurnCompleted:
-		e := TurnCompleted{Result: Result{TurnID: turn}}
-		err = json.Unmarshal(data, &e.Result)
-		ev = e
+		ev, err = decodeAs(data, &TurnCompleted{Result: Result{TurnID: turn}})
 	case KindSessionClosed:
 		ev = SessionClosed{turnRef: t}
 	default:
-		return UnknownEvent{turnRef: t, KindValue: kind, Payload: data}
+		err = errUnknownKind
 	}
 	if err != nil {
 		return UnknownEvent{turnRef: t, KindValue: kind, Payload: data}
 	}
 	return ev
+}
+
+var errUnknownKind = errors.New("unknown event kind")
+
+// decodeAs fills *p from data (embedded payload structs decode as their own fields).
+func decodeAs[T Event](data []byte, p *T) (Event, error) {
+	err := json.Unmarshal(data, p)
+	return *p, err
 }

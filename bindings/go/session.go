@@ -92,31 +92,15 @@ func open(op string, core *sessionCore, make func(ud unsafe.Pointer, out **C.rob
 
 // NewSession creates a session.
 func (rt *Runtime) NewSession(cfg SessionConfig) (*Session, error) {
-	const op = "NewSession"
-	rc, err := rt.live(op)
-	if err != nil {
-		return nil, err
-	}
 	doc, err := cfg.json()
-	if err != nil {
-		rc.release()
-		return nil, newError(op, StatusInvalidConfig, "cannot encode the session config: %v", err)
-	}
-	core := newSessionCore(rc, cfg.Delivery, cfg.OnPermission, cfg.OnHook)
-	cdoc := C.CString(doc)
-	defer C.free(unsafe.Pointer(cdoc))
-	return open(op, core, func(ud unsafe.Pointer, out **C.robota_session, cerr **C.robota_error) C.robota_status {
-		return C.robota_session_new(rc.ptr, cdoc, eventFn, ud, freeFn, out, cerr)
-	})
+	return rt.openDoc("NewSession", doc, err, cfg.Delivery, cfg.OnPermission, cfg.OnHook,
+		func(rp *C.robota_runtime, d *C.char, ud unsafe.Pointer, out **C.robota_session, cerr **C.robota_error) C.robota_status {
+			return C.robota_session_new(rp, d, eventFn, ud, freeFn, out, cerr)
+		})
 }
 
 // Resume opens a saved session (same session id) from cfg.Snapshot or cfg.SessionID.
 func (rt *Runtime) Resume(cfg ResumeConfig) (*Session, error) {
-	const op = "Resume"
-	rc, err := rt.live(op)
-	if err != nil {
-		return nil, err
-	}
 	base := map[string]any{}
 	if len(cfg.Snapshot) > 0 {
 		base["snapshot"] = json.RawMessage(cfg.Snapshot)
@@ -125,15 +109,27 @@ func (rt *Runtime) Resume(cfg ResumeConfig) (*Session, error) {
 		base["session_id"] = cfg.SessionID
 	}
 	doc, err := cfg.Overrides.json(base, cfg.Delivery)
-	if err != nil {
-		rc.release()
-		return nil, newError(op, StatusInvalidConfig, "cannot encode the resume document: %v", err)
+	return rt.openDoc("Resume", doc, err, cfg.Delivery, cfg.OnPermission, cfg.OnHook,
+		func(rp *C.robota_runtime, d *C.char, ud unsafe.Pointer, out **C.robota_session, cerr **C.robota_error) C.robota_status {
+			return C.robota_session_resume(rp, d, eventFn, ud, freeFn, out, cerr)
+		})
+}
+
+// openDoc opens a session of this runtime from a JSON document (docErr: it did not encode).
+func (rt *Runtime) openDoc(op, doc string, docErr error, d Delivery, onPerm PermissionHandler, onHook HookHandler,
+	call func(rp *C.robota_runtime, doc *C.char, ud unsafe.Pointer, out **C.robota_session, cerr **C.robota_error) C.robota_status) (*Session, error) {
+	if docErr != nil {
+		return nil, newError(op, StatusInvalidConfig, "cannot encode the session document: %v", docErr)
 	}
-	core := newSessionCore(rc, cfg.Delivery, cfg.OnPermission, cfg.OnHook)
+	rc, err := rt.live(op)
+	if err != nil {
+		return nil, err
+	}
+	core := newSessionCore(rc, d, onPerm, onHook)
 	cdoc := C.CString(doc)
 	defer C.free(unsafe.Pointer(cdoc))
 	return open(op, core, func(ud unsafe.Pointer, out **C.robota_session, cerr **C.robota_error) C.robota_status {
-		return C.robota_session_resume(rc.ptr, cdoc, eventFn, ud, freeFn, out, cerr)
+		return call(rc.ptr, cdoc, ud, out, cerr)
 	})
 }
 
