@@ -47,7 +47,7 @@ func TestPumpDelivery(t *testing.T) {
 			total += n
 		}
 	}()
-	<-done
+	recv(t, (<-chan struct{})(done))
 	r, err := turn.Wait(testCtx(t))
 	if err != nil || r.Response != "ab" {
 		t.Fatalf("result %#v, %v", r, err)

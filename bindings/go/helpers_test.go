@@ -156,3 +156,16 @@ func settleGoroutines(want int) int {
 	}
 	return n
 }
+
+// recv receives from ch or fails the test after testTimeout.
+func recv[T any](t *testing.T, ch <-chan T) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(testTimeout):
+		t.Fatalf("nothing received within %v", testTimeout)
+		var zero T
+		return zero
+	}
+}

@@ -160,7 +160,7 @@ func TestHTTPContextCancelMidStreamAgainstFakeServer(t *testing.T) {
 			}
 		}
 	}
-	if err := <-res; !errors.Is(err, context.Canceled) {
+	if err := recv(t, res); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Run error = %v", err)
 	}
 	if result.StopReason != StopAborted || result.Response != "partial" {

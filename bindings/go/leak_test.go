@@ -73,7 +73,7 @@ func TestNoHandleOrGoroutineLeaksAfterClose(t *testing.T) {
 	if _, err := s3.Submit(context.Background(), "block"); err != nil {
 		t.Fatal(err)
 	}
-	<-blocked
+	recv(t, (<-chan struct{})(blocked))
 
 	for _, c := range []interface{ Close() error }{s, f, s3, rt, rt2} {
 		if err := c.Close(); err != nil {

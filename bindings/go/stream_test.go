@@ -111,7 +111,7 @@ func TestRunReturnsResultAndContextCancelAbortsMidStream(t *testing.T) {
 			break
 		}
 	}
-	o := <-res
+	o := recv(t, res)
 	if !errors.Is(o.err, context.Canceled) {
 		t.Fatalf("Run error = %v, want context.Canceled", o.err)
 	}

@@ -119,9 +119,9 @@ func TestContextCancelMidToolCancelsHandler(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	callID := <-started
+	callID := recv(t, started)
 	cancel()
-	if err := <-handlerSaw; !errors.Is(err, context.Canceled) {
+	if err := recv(t, handlerSaw); !errors.Is(err, context.Canceled) {
 		t.Fatalf("handler ctx err = %v", err)
 	}
 	evs := collect(t, events, turn.ID())
