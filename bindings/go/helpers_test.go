@@ -146,15 +146,29 @@ func waitCount(t *testing.T, name string, c *counter, want int) {
 	}
 }
 
-// settleGoroutines lets goroutines that already finished their work exit (yielding, not
-// sleeping) and returns the count.
-func settleGoroutines(want int) int {
-	n := runtime.NumGoroutine()
-	for i := 0; i < 10000 && n > want; i++ {
+// bindingGoroutines returns the stacks of goroutines running binding code (a frame in a
+// non-test file of this package), after letting goroutines that are finishing exit
+// (yielding, not sleeping).
+func bindingGoroutines() []string {
+	var found []string
+	for i := 0; i < 10000; i++ {
+		buf := make([]byte, 1<<20)
+		buf = buf[:runtime.Stack(buf, true)]
+		found = found[:0]
+		for _, g := range strings.Split(string(buf), "\n\n") {
+			for _, line := range strings.Split(g, "\n") {
+				if strings.Contains(line, "/bindings/go/") && strings.Contains(line, ".go:") && !strings.Contains(line, "_test.go:") {
+					found = append(found, g)
+					break
+				}
+			}
+		}
+		if len(found) == 0 {
+			return nil
+		}
 		runtime.Gosched()
-		n = runtime.NumGoroutine()
 	}
-	return n
+	return found
 }
 
 // recv receives from ch or fails the test after testTimeout.
