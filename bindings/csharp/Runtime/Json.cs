@@ -1,0 +1,479 @@
+using System;
+using System.Collections;
+using System.Collections.Generic;
+using System.Globalization;
+using System.Text;
+
+namespace Robota
+{
+    /// <summary>
+    /// A JSON text that is written as is by <see cref="Json.Serialize"/> (a tool result, a hook
+    /// config or a snapshot the host already has as JSON).
+    /// </summary>
+    public sealed class JsonRaw
+    {
+        /// <summary>Wraps JSON text (not validated here; the library validates what it receives).</summary>
+        public JsonRaw(string json)
+        {
+            Text = json ?? throw new ArgumentNullException(nameof(json));
+        }
+
+        /// <summary>The JSON text.</summary>
+        public string Text { get; }
+
+        /// <inheritdoc />
+        public override string ToString() => Text;
+    }
+
+    /// <summary>
+    /// The binding's small JSON reader/writer. netstandard2.0 has no System.Text.Json and Unity
+    /// ships no JSON library usable on every platform (JsonUtility cannot read dictionaries or
+    /// untyped values), so documents map to plain .NET values: objects are
+    /// <c>Dictionary&lt;string, object&gt;</c> (insertion order kept), arrays <c>List&lt;object&gt;</c>,
+    /// strings, <c>long</c> (integers; <c>ulong</c> above long.MaxValue), <c>double</c>, <c>bool</c>
+    /// and <c>null</c>.
+    /// </summary>
+    public static class Json
+    {
+        /// <summary>Parses one JSON document; throws <see cref="FormatException"/> naming the offset on bad input.</summary>
+        public static object Parse(string json)
+        {
+            if (json == null)
+            {
+                throw new ArgumentNullException(nameof(json));
+            }
+            var p = new Parser(json);
+            p.SkipWs();
+            var v = p.Value(0);
+            p.SkipWs();
+            if (p.Pos != json.Length)
+            {
+                throw p.Error("unexpected text after the JSON value");
+            }
+            return v;
+        }
+
+        /// <summary>Parses a JSON object; throws <see cref="FormatException"/> when the document is not an object.</summary>
+        public static Dictionary<string, object> ParseObject(string json)
+        {
+            var v = Parse(json) as Dictionary<string, object>;
+            if (v == null)
+            {
+                throw new FormatException("JSON document is not an object");
+            }
+            return v;
+        }
+
+        /// <summary>
+        /// Writes a value as compact JSON: IDictionary (string keys), IEnumerable, string, bool,
+        /// integer and floating types, null, <see cref="JsonRaw"/>. Other types throw
+        /// <see cref="ArgumentException"/> naming the type.
+        /// </summary>
+        public static string Serialize(object value)
+        {
+            var sb = new StringBuilder();
+            Write(sb, value, 0);
+            return sb.ToString();
+        }
+
+        /// <summary>Appends <paramref name="s"/> as a quoted JSON string.</summary>
+        public static void WriteString(StringBuilder sb, string s)
+        {
+            sb.Append('"');
+            foreach (var c in s)
+            {
+                switch (c)
+                {
+                    case '"': sb.Append("\\\""); break;
+                    case '\\': sb.Append("\\\\"); break;
+                    case '\n': sb.Append("\\n"); break;
+                    case '\r': sb.Append("\\r"); break;
+                    case '\t': sb.Append("\\t"); break;
+                    case '\b': sb.Append("\\b"); break;
+                    case '\f': sb.Append("\\f"); break;
+                    default:
+                        if (c < 0x20)
+                        {
+                            sb.Append("\\u").Append(((int)c).ToString("x4", CultureInfo.InvariantCulture));
+                        }
+                        else
+                        {
+                            sb.Append(c);
+                        }
+                        break;
+                }
+            }
+            sb.Append('"');
+        }
+
+        /// <summary>A member of an object as a string (null when absent or not a string).</summary>
+        public static string GetString(IDictionary<string, object> obj, string key)
+        {
+            object v;
+            return obj != null && obj.TryGetValue(key, out v) ? v as string : null;
+        }
+
+        /// <summary>A member of an object as an unsigned integer (0 when absent or not a non-negative integer).</summary>
+        public static ulong GetUInt64(IDictionary<string, object> obj, string key)
+        {
+            object v;
+            if (obj == null || !obj.TryGetValue(key, out v))
+            {
+                return 0;
+            }
+            if (v is long l)
+            {
+                return l >= 0 ? (ulong)l : 0;
+            }
+            return v is ulong u ? u : 0;
+        }
+
+        /// <summary>A member of an object as a boolean (false when absent or not a boolean).</summary>
+        public static bool GetBool(IDictionary<string, object> obj, string key)
+        {
+            object v;
+            return obj != null && obj.TryGetValue(key, out v) && v is bool b && b;
+        }
+
+        private const int MaxDepth = 256;
+
+        private static void Write(StringBuilder sb, object v, int depth)
+        {
+            if (depth > MaxDepth)
+            {
+                throw new ArgumentException("JSON value nested deeper than " + MaxDepth + " levels (a cycle?)");
+            }
+            if (v == null) { sb.Append("null"); return; }
+            if (v is string s) { WriteString(sb, s); return; }
+            if (v is bool b) { sb.Append(b ? "true" : "false"); return; }
+            if (v is JsonRaw r) { sb.Append(r.Text); return; }
+            if (v is int i) { sb.Append(i.ToString(CultureInfo.InvariantCulture)); return; }
+            if (v is long l) { sb.Append(l.ToString(CultureInfo.InvariantCulture)); return; }
+            if (v is uint ui) { sb.Append(ui.ToString(CultureInfo.InvariantCulture)); return; }
+            if (v is ulong ul) { sb.Append(ul.ToString(CultureInfo.InvariantCulture)); return; }
+            if (v is short sh) { sb.Append(sh.ToString(CultureInfo.InvariantCulture)); return; }
+            if (v is byte by) { sb.Append(by.ToString(CultureInfo.InvariantCulture)); return; }
+            if (v is decimal m) { sb.Append(m.ToString(CultureInfo.InvariantCulture)); return; }
+            if (v is double d) { WriteDouble(sb, d); return; }
+            if (v is float f) { WriteDouble(sb, f); return; }
+            if (v is IDictionary dict)
+            {
+                sb.Append('{');
+                var first = true;
+                foreach (DictionaryEntry e in dict)
+                {
+                    var key = e.Key as string;
+                    if (key == null)
+                    {
+                        throw new ArgumentException("JSON object keys must be strings, got " + (e.Key == null ? "null" : e.Key.GetType().Name));
+                    }
+                    if (!first)
+                    {
+                        sb.Append(',');
+                    }
+                    first = false;
+                    WriteString(sb, key);
+                    sb.Append(':');
+                    Write(sb, e.Value, depth + 1);
+                }
+                sb.Append('}');
+                return;
+            }
+            if (v is IEnumerable list)
+            {
+                sb.Append('[');
+                var first = true;
+                foreach (var item in list)
+                {
+                    if (!first)
+                    {
+                        sb.Append(',');
+                    }
+                    first = false;
+                    Write(sb, item, depth + 1);
+                }
+                sb.Append(']');
+                return;
+            }
+            throw new ArgumentException("cannot write a value of type " + v.GetType().FullName + " as JSON (use a dictionary, list, string, number, bool or JsonRaw)");
+        }
+
+        private static void WriteDouble(StringBuilder sb, double d)
+        {
+            if (double.IsNaN(d) || double.IsInfinity(d))
+            {
+                throw new ArgumentException("JSON has no representation for " + d.ToString(CultureInfo.InvariantCulture));
+            }
+            sb.Append(d.ToString("R", CultureInfo.InvariantCulture));
+        }
+
+        private sealed class Parser
+        {
+            private readonly string s;
+            internal int Pos;
+
+            internal Parser(string s)
+            {
+                this.s = s;
+            }
+
+            internal FormatException Error(string what) =>
+                new FormatException("invalid JSON at offset " + Pos + ": " + what);
+
+            internal void SkipWs()
+            {
+                while (Pos < s.Length && (s[Pos] == ' ' || s[Pos] == '\t' || s[Pos] == '\n' || s[Pos] == '\r'))
+                {
+                    Pos++;
+                }
+            }
+
+            internal object Value(int depth)
+            {
+                if (depth > MaxDepth)
+                {
+                    throw Error("nested deeper than " + MaxDepth + " levels");
+                }
+                if (Pos >= s.Length)
+                {
+                    throw Error("unexpected end of input");
+                }
+                var c = s[Pos];
+                switch (c)
+                {
+                    case '{': return Object(depth);
+                    case '[': return Array(depth);
+                    case '"': return String();
+                    case 't': Literal("true"); return true;
+                    case 'f': Literal("false"); return false;
+                    case 'n': Literal("null"); return null;
+                    default:
+                        if (c == '-' || (c >= '0' && c <= '9'))
+                        {
+                            return Number();
+                        }
+                        throw Error("unexpected character '" + c + "'");
+                }
+            }
+
+            private void Literal(string word)
+            {
+                if (string.CompareOrdinal(s, Pos, word, 0, word.Length) != 0)
+                {
+                    throw Error("expected " + word);
+                }
+                Pos += word.Length;
+            }
+
+            private Dictionary<string, object> Object(int depth)
+            {
+                var obj = new Dictionary<string, object>();
+                Pos++;
+                SkipWs();
+                if (Pos < s.Length && s[Pos] == '}')
+                {
+                    Pos++;
+                    return obj;
+                }
+                while (true)
+                {
+                    SkipWs();
+                    if (Pos >= s.Length || s[Pos] != '"')
+                    {
+                        throw Error("expected a string key");
+                    }
+                    var key = String();
+                    SkipWs();
+                    Expect(':');
+                    SkipWs();
+                    obj[key] = Value(depth + 1);
+                    SkipWs();
+                    if (Pos < s.Length && s[Pos] == ',')
+                    {
+                        Pos++;
+                        continue;
+                    }
+                    Expect('}');
+                    return obj;
+                }
+            }
+
+            private List<object> Array(int depth)
+            {
+                var list = new List<object>();
+                Pos++;
+                SkipWs();
+                if (Pos < s.Length && s[Pos] == ']')
+                {
+                    Pos++;
+                    return list;
+                }
+                while (true)
+                {
+                    SkipWs();
+                    list.Add(Value(depth + 1));
+                    SkipWs();
+                    if (Pos < s.Length && s[Pos] == ',')
+                    {
+                        Pos++;
+                        continue;
+                    }
+                    Expect(']');
+                    return list;
+                }
+            }
+
+            private void Expect(char c)
+            {
+                if (Pos >= s.Length || s[Pos] != c)
+                {
+                    throw Error("expected '" + c + "'");
+                }
+                Pos++;
+            }
+
+            private string String()
+            {
+                Pos++;
+                var start = Pos;
+                // Fast path: no escapes.
+                while (Pos < s.Length && s[Pos] != '"' && s[Pos] != '\\' && s[Pos] >= 0x20)
+                {
+                    Pos++;
+                }
+                if (Pos < s.Length && s[Pos] == '"')
+                {
+                    Pos++;
+                    return s.Substring(start, Pos - start - 1);
+                }
+                var sb = new StringBuilder(s, start, Pos - start, Pos - start + 16);
+                while (true)
+                {
+                    if (Pos >= s.Length)
+                    {
+                        throw Error("unterminated string");
+                    }
+                    var c = s[Pos++];
+                    if (c == '"')
+                    {
+                        return sb.ToString();
+                    }
+                    if (c < 0x20)
+                    {
+                        Pos--;
+                        throw Error("control character in string");
+                    }
+                    if (c != '\\')
+                    {
+                        sb.Append(c);
+                        continue;
+                    }
+                    if (Pos >= s.Length)
+                    {
+                        throw Error("unterminated escape");
+                    }
+                    var e = s[Pos++];
+                    switch (e)
+                    {
+                        case '"': sb.Append('"'); break;
+                        case '\\': sb.Append('\\'); break;
+                        case '/': sb.Append('/'); break;
+                        case 'b': sb.Append('\b'); break;
+                        case 'f': sb.Append('\f'); break;
+                        case 'n': sb.Append('\n'); break;
+                        case 'r': sb.Append('\r'); break;
+                        case 't': sb.Append('\t'); break;
+                        case 'u':
+                            {
+                                if (Pos + 4 > s.Length)
+                                {
+                                    throw Error("short \\u escape");
+                                }
+                                int code;
+                                if (!int.TryParse(s.Substring(Pos, 4), NumberStyles.AllowHexSpecifier, CultureInfo.InvariantCulture, out code))
+                                {
+                                    throw Error("bad \\u escape");
+                                }
+                                sb.Append((char)code);
+                                Pos += 4;
+                                break;
+                            }
+                        default:
+                            Pos--;
+                            throw Error("unknown escape '\\" + e + "'");
+                    }
+                }
+            }
+
+            private object Number()
+            {
+                var start = Pos;
+                if (s[Pos] == '-')
+                {
+                    Pos++;
+                }
+                var intStart = Pos;
+                while (Pos < s.Length && s[Pos] >= '0' && s[Pos] <= '9')
+                {
+                    Pos++;
+                }
+                if (Pos == intStart)
+                {
+                    throw Error("expected a digit");
+                }
+                if (s[intStart] == '0' && Pos - intStart > 1)
+                {
+                    throw Error("leading zero in a number");
+                }
+                var isInt = true;
+                if (Pos < s.Length && s[Pos] == '.')
+                {
+                    isInt = false;
+                    Pos++;
+                    var fracStart = Pos;
+                    while (Pos < s.Length && s[Pos] >= '0' && s[Pos] <= '9')
+                    {
+                        Pos++;
+                    }
+                    if (Pos == fracStart)
+                    {
+                        throw Error("expected a digit after '.'");
+                    }
+                }
+                if (Pos < s.Length && (s[Pos] == 'e' || s[Pos] == 'E'))
+                {
+                    isInt = false;
+                    Pos++;
+                    if (Pos < s.Length && (s[Pos] == '+' || s[Pos] == '-'))
+                    {
+                        Pos++;
+                    }
+                    var expStart = Pos;
+                    while (Pos < s.Length && s[Pos] >= '0' && s[Pos] <= '9')
+                    {
+                        Pos++;
+                    }
+                    if (Pos == expStart)
+                    {
+                        throw Error("expected a digit in the exponent");
+                    }
+                }
+                var text = s.Substring(start, Pos - start);
+                if (isInt)
+                {
+                    long l;
+                    if (long.TryParse(text, NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture, out l))
+                    {
+                        return l;
+                    }
+                    ulong u;
+                    if (ulong.TryParse(text, NumberStyles.None, CultureInfo.InvariantCulture, out u))
+                    {
+                        return u;
+                    }
+                }
+                return double.Parse(text, NumberStyles.Float, CultureInfo.InvariantCulture);
+            }
+        }
+    }
+}
