@@ -18,7 +18,7 @@ namespace Robota.Tests
             var path = Environment.GetEnvironmentVariable("ROBOTA_FAKE_SERVER");
             if (string.IsNullOrEmpty(path))
             {
-                path = Path.Combine(AppDomain.CurrentDomain.BaseDirectory, "..", "..", "debug", "examples", "fake_model_server");
+                path = Path.Combine(AppDomain.CurrentDomain.BaseDirectory, "..", "debug", "examples", "fake_model_server");
             }
             if (!File.Exists(path))
             {
