@@ -76,6 +76,14 @@ namespace Robota
         [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
         internal static extern int robota_request_respond(RuntimeHandle runtime, ulong requestId, byte[] responseJson, out IntPtr error);
 
+        /// <summary>robota_tool_call_complete through a runtime pointer a live session keeps alive.</summary>
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, EntryPoint = "robota_tool_call_complete")]
+        internal static extern int robota_tool_call_complete_via(IntPtr runtime, ulong callId, byte[] resultJson, int isError, out IntPtr error);
+
+        /// <summary>robota_request_respond through a runtime pointer a live session keeps alive.</summary>
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, EntryPoint = "robota_request_respond")]
+        internal static extern int robota_request_respond_via(IntPtr runtime, ulong requestId, byte[] responseJson, out IntPtr error);
+
         [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
         internal static extern int robota_session_new(RuntimeHandle runtime, byte[] sessionJson, EventFn fn, IntPtr userData, FreeFn freeFn, out IntPtr session, out IntPtr error);
 

@@ -10,11 +10,11 @@ namespace Robota
     /// </summary>
     public abstract class HostRequest : EventArgs
     {
-        private readonly RuntimeHandle runtime;
+        private readonly SessionCore core;
 
-        internal HostRequest(RuntimeHandle runtime, RobotaEvent ev)
+        internal HostRequest(SessionCore core, RobotaEvent ev)
         {
-            this.runtime = runtime;
+            this.core = core;
             Event = ev;
             RequestId = Json.GetUInt64(ev.Data, "request_id");
         }
@@ -28,19 +28,16 @@ namespace Robota
         /// <summary>Set once an answer was accepted by this object.</summary>
         public bool IsAnswered { get; private set; }
 
-        /// <summary>Whether a handler already answered (used to apply the default answer).</summary>
-        internal bool Handled => IsAnswered;
-
         /// <summary>
         /// Sends a raw response document. Returns false when the request is stale (already
         /// answered, timed out, aborted); throws <see cref="RobotaException"/> for a malformed
-        /// answer (the request keeps waiting) and <see cref="ObjectDisposedException"/> after the
-        /// runtime was disposed.
+        /// answer (the request keeps waiting). Works after the RobotaRuntime object was disposed
+        /// (the session keeps the native runtime alive).
         /// </summary>
         public bool Respond(string responseJson)
         {
             IntPtr err;
-            var status = NativeMethods.robota_request_respond(runtime, RequestId, Utf8.Encode(responseJson), out err);
+            var status = core.Respond(RequestId, Utf8.Encode(responseJson ?? throw new ArgumentNullException(nameof(responseJson))), out err);
             if (status == (int)RobotaStatus.Stale)
             {
                 Errors.Free(err);
@@ -55,7 +52,7 @@ namespace Robota
     /// <summary>The library asks whether a tool may run (ROBOTA_EVENT_PERMISSION_REQUEST).</summary>
     public sealed class PermissionRequest : HostRequest
     {
-        internal PermissionRequest(RuntimeHandle runtime, RobotaEvent ev) : base(runtime, ev)
+        internal PermissionRequest(SessionCore core, RobotaEvent ev) : base(core, ev)
         {
         }
 
@@ -86,7 +83,7 @@ namespace Robota
     /// <summary>A host hook runs (ROBOTA_EVENT_HOOK_REQUEST for hooks of <c>"type":"host"</c>).</summary>
     public sealed class HookRequest : HostRequest
     {
-        internal HookRequest(RuntimeHandle runtime, RobotaEvent ev) : base(runtime, ev)
+        internal HookRequest(SessionCore core, RobotaEvent ev) : base(core, ev)
         {
         }
 

@@ -378,6 +378,20 @@ namespace Robota
         /// </summary>
         public void Dispose()
         {
+            if (!handle.IsClosed)
+            {
+                try
+                {
+                    // Close first: it wakes threads blocked in Wait/Dispatch/NextEvent on this
+                    // session, whose in-flight calls would otherwise hold the SafeHandle (and so
+                    // defer the native free) until their timeouts.
+                    NativeMethods.robota_session_close(handle);
+                }
+                catch (ObjectDisposedException)
+                {
+                    // Disposed concurrently.
+                }
+            }
             handle.Dispose();
             Core.FailAll(new ObjectDisposedException(nameof(RobotaSession), "the session was disposed before the turn completed"));
         }

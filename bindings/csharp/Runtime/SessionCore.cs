@@ -38,6 +38,8 @@ namespace Robota
         private readonly Dictionary<ulong, TurnWaiter> turns = new Dictionary<ulong, TurnWaiter>();
         private readonly Dictionary<ulong, ToolCall> calls = new Dictionary<ulong, ToolCall>();
         private WeakReference<RobotaSession> session;
+        private WeakReference<SessionHandle> sessionHandle;
+        private readonly IntPtr runtimePtr;
 #pragma warning disable 414 // never read: it only keeps the session reachable while a turn runs
         private RobotaSession keepAlive;
 #pragma warning restore 414
@@ -48,6 +50,7 @@ namespace Robota
         {
             Owner = owner;
             Runtime = owner.Handle;
+            runtimePtr = owner.Handle.DangerousGetHandle();
         }
 
         internal RobotaRuntime Owner { get; }
@@ -86,6 +89,7 @@ namespace Robota
             lock (gate)
             {
                 session = new WeakReference<RobotaSession>(s);
+                sessionHandle = new WeakReference<SessionHandle>(s.Handle);
                 ptr = p;
                 Live[p] = this;
             }
@@ -118,6 +122,69 @@ namespace Robota
             {
                 calls.Remove(callId);
             }
+        }
+
+        /// <summary>
+        /// Answers tool call <paramref name="callId"/>. The native session keeps its runtime
+        /// alive, so this works after the RobotaRuntime object was disposed; a session already
+        /// freed answers <see cref="RobotaStatus.Stale"/> (its pending ids were cancelled).
+        /// </summary>
+        internal int CompleteToolCall(ulong callId, byte[] json, int isError, out IntPtr err)
+        {
+            err = IntPtr.Zero;
+            SessionHandle h;
+            if (!Enter(out h))
+            {
+                return (int)RobotaStatus.Stale;
+            }
+            try
+            {
+                return NativeMethods.robota_tool_call_complete_via(runtimePtr, callId, json, isError, out err);
+            }
+            finally
+            {
+                h.DangerousRelease();
+            }
+        }
+
+        /// <summary>Answers a permission or hook request (same lifetime rules as <see cref="CompleteToolCall"/>).</summary>
+        internal int Respond(ulong requestId, byte[] json, out IntPtr err)
+        {
+            err = IntPtr.Zero;
+            SessionHandle h;
+            if (!Enter(out h))
+            {
+                return (int)RobotaStatus.Stale;
+            }
+            try
+            {
+                return NativeMethods.robota_request_respond_via(runtimePtr, requestId, json, out err);
+            }
+            finally
+            {
+                h.DangerousRelease();
+            }
+        }
+
+        /// <summary>Pins the native session (and so its runtime) for one call; false when it is gone.</summary>
+        private bool Enter(out SessionHandle h)
+        {
+            h = null;
+            var weak = sessionHandle;
+            if (weak == null || !weak.TryGetTarget(out h) || h.IsClosed)
+            {
+                return false;
+            }
+            var added = false;
+            try
+            {
+                h.DangerousAddRef(ref added);
+            }
+            catch (ObjectDisposedException)
+            {
+                return false;
+            }
+            return added;
         }
 
         /// <summary>An event from the native callback.</summary>
@@ -199,7 +266,7 @@ namespace Robota
 
         private void OnPermission(RobotaSession sender, RobotaEvent ev)
         {
-            var req = new PermissionRequest(Runtime, ev);
+            var req = new PermissionRequest(this, ev);
             var h = PermissionRequested;
             if (h == null)
             {
@@ -211,7 +278,7 @@ namespace Robota
 
         private void OnHook(RobotaSession sender, RobotaEvent ev)
         {
-            var req = new HookRequest(Runtime, ev);
+            var req = new HookRequest(this, ev);
             var h = HookRequested;
             if (h == null)
             {

@@ -147,12 +147,20 @@ namespace Robota
 
         private bool Send(string json, bool isError)
         {
-            if (runtime == null)
+            IntPtr err;
+            int status;
+            if (core != null)
+            {
+                status = core.CompleteToolCall(CallId, Utf8.Encode(json), isError ? 1 : 0, out err);
+            }
+            else if (runtime != null)
+            {
+                status = NativeMethods.robota_tool_call_complete(runtime, CallId, Utf8.Encode(json), isError ? 1 : 0, out err);
+            }
+            else
             {
                 throw new ObjectDisposedException("RobotaRuntime", "the runtime of this tool call is gone");
             }
-            IntPtr err;
-            var status = NativeMethods.robota_tool_call_complete(runtime, CallId, Utf8.Encode(json), isError ? 1 : 0, out err);
             Interlocked.Exchange(ref completed, 1);
             core?.Untrack(CallId);
             if (status == (int)RobotaStatus.Stale)

@@ -10,7 +10,7 @@ namespace Robota
     /// </summary>
     internal static class Utf8
     {
-        private static readonly UTF8Encoding Strict = new UTF8Encoding(false, false);
+        private static readonly UTF8Encoding Utf8Enc = new UTF8Encoding(false, false);
 
         /// <summary>NUL-terminated UTF-8 bytes of <paramref name="s"/>; null stays null (C NULL).</summary>
         internal static byte[] Encode(string s)
@@ -19,8 +19,8 @@ namespace Robota
             {
                 return null;
             }
-            var bytes = new byte[Strict.GetByteCount(s) + 1];
-            Strict.GetBytes(s, 0, s.Length, bytes, 0);
+            var bytes = new byte[Utf8Enc.GetByteCount(s) + 1];
+            Utf8Enc.GetBytes(s, 0, s.Length, bytes, 0);
             return bytes;
         }
 
@@ -31,7 +31,7 @@ namespace Robota
             {
                 return null;
             }
-            return len == 0 ? string.Empty : Strict.GetString((byte*)ptr, len);
+            return len == 0 ? string.Empty : Utf8Enc.GetString((byte*)ptr, len);
         }
 
         /// <summary>Decodes a NUL-terminated string (null for NULL).</summary>

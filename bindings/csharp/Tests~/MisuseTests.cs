@@ -76,14 +76,22 @@ namespace Robota.Tests
         [Test]
         private static void DisposedRuntimeThrowsObjectDisposedButItsSessionsLiveOn()
         {
-            var rt = Fixtures.Runtime("[]");
+            var rt = Fixtures.Runtime(Fixtures.ToolTurns("lookup", "{\"key\":\"k\"}"));
+            rt.RegisterTool(Fixtures.WriteTool(), async call =>
+            {
+                await System.Threading.Tasks.Task.Yield();
+                return (object)"answered after the runtime object was disposed";
+            });
             var s = rt.CreateSession(Fixtures.Session());
+            s.PermissionRequested += (sender, req) => Expect.True(req.Allow(), "permission answered");
             rt.Dispose();
             rt.Dispose();
+            Expect.True(rt.IsDisposed, "IsDisposed");
             Expect.Throws<ObjectDisposedException>(() => rt.CreateSession(Fixtures.Session()), "CreateSession");
-            Expect.Throws<ObjectDisposedException>(() => rt.RegisterTool(Fixtures.ReadOnlyTool(), c => 1), "RegisterTool");
+            Expect.Throws<ObjectDisposedException>(() => rt.RegisterTool(Fixtures.ReadOnlyTool("other"), c => 1), "RegisterTool");
             Expect.Throws<ObjectDisposedException>(() => rt.CompleteToolCall(1, "{}"), "CompleteToolCall");
-            Expect.Equal("offline:still", Expect.Await(s.RunAsync("still"), "session outlives the runtime object").Response, "response");
+            Expect.Equal("Done.", Expect.Await(s.RunAsync("still"), "the session outlives the runtime object").Response, "response");
+            Expect.Contains(s.MessagesJson(), "answered after the runtime object was disposed", "tool and permission answered through the session");
             s.Dispose();
         }
 
