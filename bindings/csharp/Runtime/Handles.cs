@@ -27,14 +27,25 @@ namespace Robota
     }
 
     /// <summary>
-    /// Owns a native robota_session. robota_session_free never blocks, so releasing from the
+    /// Owns a native robota_session (and a reference on its runtime handle). robota_session_free never blocks, so releasing from the
     /// finalizer thread or from the session's own callback is safe; no new callback starts
     /// after it returns.
     /// </summary>
     public sealed class SessionHandle : SafeHandle
     {
-        internal SessionHandle(IntPtr ptr) : base(IntPtr.Zero, true)
+        private readonly RuntimeHandle runtime;
+
+        /// <summary>
+        /// Wraps a session pointer and holds a reference on its runtime handle until released:
+        /// the library forgets a freed runtime pointer (answers through it would fail), so the
+        /// native runtime is freed only after its last session, even when the RobotaRuntime
+        /// object was disposed first.
+        /// </summary>
+        internal SessionHandle(IntPtr ptr, RuntimeHandle runtime) : base(IntPtr.Zero, true)
         {
+            var added = false;
+            runtime.DangerousAddRef(ref added);
+            this.runtime = added ? runtime : null;
             SetHandle(ptr);
         }
 
@@ -48,6 +59,7 @@ namespace Robota
         protected override bool ReleaseHandle()
         {
             NativeMethods.robota_session_free(handle);
+            runtime?.DangerousRelease();
             return true;
         }
     }

@@ -19,6 +19,20 @@ namespace Robota
             Payload = payload ?? string.Empty;
         }
 
+        private static readonly string[] TypeNames =
+        {
+            null, "turn_started", "text_delta", "thinking_delta", "message", "tool_start", "tool_end", "tool_call",
+            "tool_call_cancelled", "permission_request", "hook_request", "context_update", "compacted", "execution",
+            "warning", "error", "turn_completed", "session_closed",
+        };
+
+        /// <summary>The kind of a pull event's <c>"type"</c> name (0 when unknown).</summary>
+        internal static uint KindOf(string type)
+        {
+            var i = type == null ? -1 : System.Array.IndexOf(TypeNames, type);
+            return i > 0 ? (uint)i : 0u;
+        }
+
         /// <summary>The kind (<see cref="EventKind.Unknown"/> for kinds newer than this binding).</summary>
         public EventKind Kind { get; }
 

@@ -1,6 +1,7 @@
 using System;
 using System.Collections.Generic;
 using System.Runtime.InteropServices;
+using System.Threading;
 using System.Threading.Tasks;
 
 namespace Robota
@@ -13,6 +14,7 @@ namespace Robota
     public sealed class RobotaRuntime : IDisposable
     {
         private readonly Dictionary<string, ToolRegistration> tools = new Dictionary<string, ToolRegistration>();
+        private int disposed;
 
         /// <summary>Creates a runtime from a config object.</summary>
         public RobotaRuntime(RuntimeConfig config)
@@ -38,7 +40,7 @@ namespace Robota
         public RuntimeHandle Handle { get; }
 
         /// <summary>True after <see cref="Dispose"/>.</summary>
-        public bool IsDisposed => Handle.IsClosed;
+        public bool IsDisposed => Volatile.Read(ref disposed) != 0;
 
         /// <summary>Registers a host tool answered by a synchronous handler (its return value is the result).</summary>
         public void RegisterTool(ToolDefinition definition, Func<ToolCall, object> handler)
@@ -158,6 +160,7 @@ namespace Robota
         /// </summary>
         public bool CompleteToolCall(ulong callId, string resultJson, bool isError = false)
         {
+            ThrowIfDisposed();
             IntPtr err;
             var status = NativeMethods.robota_tool_call_complete(Handle, callId, Utf8.Encode(resultJson ?? throw new ArgumentNullException(nameof(resultJson))), isError ? 1 : 0, out err);
             return StaleIsFalse(status, err);
@@ -166,6 +169,7 @@ namespace Robota
         /// <summary>Answers a permission or hook request with raw JSON. Returns false when it is stale.</summary>
         public bool RespondToRequest(ulong requestId, string responseJson)
         {
+            ThrowIfDisposed();
             IntPtr err;
             var status = NativeMethods.robota_request_respond(Handle, requestId, Utf8.Encode(responseJson ?? throw new ArgumentNullException(nameof(responseJson))), out err);
             return StaleIsFalse(status, err);
@@ -184,7 +188,8 @@ namespace Robota
 
         internal void ThrowIfDisposed()
         {
-            if (Handle.IsClosed)
+            // Our own flag: the SafeHandle stays open while sessions hold references on it.
+            if (IsDisposed)
             {
                 throw new ObjectDisposedException(nameof(RobotaRuntime));
             }
@@ -193,6 +198,7 @@ namespace Robota
         /// <inheritdoc />
         public void Dispose()
         {
+            Interlocked.Exchange(ref disposed, 1);
             Handle.Dispose();
         }
     }

@@ -18,6 +18,7 @@ namespace Robota
     public sealed class RobotaSession : IDisposable
     {
         private readonly SessionHandle handle;
+        private int disposed;
 
         private RobotaSession(RobotaRuntime runtime, SessionHandle handle, SessionCore core)
         {
@@ -28,6 +29,7 @@ namespace Robota
 
         internal static RobotaSession Open(RobotaRuntime runtime, SessionOpener open)
         {
+            runtime.ThrowIfDisposed();
             var core = new SessionCore(runtime);
             var ud = GCHandle.ToIntPtr(GCHandle.Alloc(core));
             int status;
@@ -47,7 +49,18 @@ namespace Robota
                 throw Errors.Take(status, err);
             }
             Errors.Free(err);
-            var s = new RobotaSession(runtime, new SessionHandle(ptr), core);
+            SessionHandle h;
+            try
+            {
+                h = new SessionHandle(ptr, runtime.Handle);
+            }
+            catch (ObjectDisposedException)
+            {
+                // The runtime object was disposed during the call: free the new session.
+                NativeMethods.robota_session_free(ptr);
+                throw;
+            }
+            var s = new RobotaSession(runtime, h, core);
             core.Attach(s, ptr);
             return s;
         }
@@ -61,7 +74,7 @@ namespace Robota
         internal SessionCore Core { get; }
 
         /// <summary>True after <see cref="Dispose"/>.</summary>
-        public bool IsDisposed => handle.IsClosed;
+        public bool IsDisposed => Volatile.Read(ref disposed) != 0;
 
         /// <summary>Every event, before the kind-specific event below.</summary>
         public event EventHandler<RobotaEvent> EventReceived { add { lock (Core.Gate) Core.EventReceived += value; } remove { lock (Core.Gate) Core.EventReceived -= value; } }
@@ -237,9 +250,20 @@ namespace Robota
             var n = NativeMethods.robota_session_dispatch(handle, maxEvents, timeoutMs);
             if (n < 0)
             {
-                throw new RobotaException((RobotaStatus)n, "robota_session_dispatch failed: " + Errors.StatusText(n));
+                throw new RobotaException((RobotaStatus)n, DispatchError((RobotaStatus)n));
             }
             return n;
+        }
+
+        private static string DispatchError(RobotaStatus s)
+        {
+            switch (s)
+            {
+                case RobotaStatus.Unsupported: return "Dispatch needs a session created with Delivery.Pump";
+                case RobotaStatus.Reentrant: return "Dispatch was called from inside a callback";
+                case RobotaStatus.Busy: return "another thread is already dispatching this session";
+                default: return "Dispatch failed: " + Errors.StatusText((int)s);
+            }
         }
 
         /// <summary>
@@ -260,8 +284,14 @@ namespace Robota
             }
             Errors.Check(status, err);
             var doc = Json.ParseObject(Utf8.TakeOwned(json));
+            // "type" is authoritative: payload fields are merged into the same object and may
+            // shadow "kind", never "type".
             object k;
-            var kind = doc.TryGetValue("kind", out k) && k is long l ? (uint)l : 0u;
+            var kind = RobotaEvent.KindOf(Json.GetString(doc, "type"));
+            if (kind == 0 && doc.TryGetValue("kind", out k) && k is long l)
+            {
+                kind = (uint)l;
+            }
             var turn = Json.GetUInt64(doc, "turn_id");
             var ev = new RobotaEvent(kind, turn, kind == (uint)EventKind.TextDelta || kind == (uint)EventKind.ThinkingDelta
                 ? Json.GetString(doc, "text")
@@ -343,7 +373,10 @@ namespace Robota
             return Utf8.TakeOwned(json);
         }
 
-        /// <summary>An independent copy (history, mode, approvals) with a new id; <paramref name="overridesJson"/> overrides session fields.</summary>
+        /// <summary>
+        /// An independent copy (history, mode, approvals) with a new id; <paramref name="overridesJson"/>
+        /// overrides session fields. Needs the RobotaRuntime object undisposed (ObjectDisposedException otherwise).
+        /// </summary>
         public RobotaSession Fork(string overridesJson = null)
         {
             ThrowIfDisposed();
@@ -365,7 +398,7 @@ namespace Robota
 
         private void ThrowIfDisposed()
         {
-            if (handle.IsClosed)
+            if (IsDisposed)
             {
                 throw new ObjectDisposedException(nameof(RobotaSession));
             }
@@ -378,7 +411,7 @@ namespace Robota
         /// </summary>
         public void Dispose()
         {
-            if (!handle.IsClosed)
+            if (Interlocked.Exchange(ref disposed, 1) == 0)
             {
                 try
                 {

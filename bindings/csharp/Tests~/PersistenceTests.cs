@@ -24,10 +24,15 @@ namespace Robota.Tests
                     {
                         Expect.Equal(s.MessagesJson(), resumed.MessagesJson(), "resumed history equals the saved one");
                         Expect.Equal(s.SessionId, resumed.SessionId, "same id");
-                        Expect.Equal(1L, (long)resumed.State()["message_count"] >= 1 ? 1L : 0L, "messages restored");
+                        Expect.Equal((long)s.State()["message_count"], (long)resumed.State()["message_count"], "message count restored");
                         var t = resumed.RunAsync("q2");
                         while (!t.IsCompleted) resumed.Dispatch(0, 1000);
-                        Expect.Equal("offline:q2", t.Result.Response, "resumed session continues (pump override applied)");
+                        // A resumed session gets a fresh provider instance: the script starts over.
+                        Expect.Equal("first answer", t.Result.Response, "resumed session answers (pump override applied)");
+                        var conv = resumed.MessagesJson();
+                        var i1 = conv.IndexOf("\"content\":\"q1\"");
+                        var i2 = conv.IndexOf("\"content\":\"q2\"");
+                        Expect.True(i1 >= 0 && i2 > i1, "the resumed conversation continues the saved one: " + conv);
                     }
                     using (var f = s.Fork(Delivery.Pull))
                     {
@@ -64,7 +69,8 @@ namespace Robota.Tests
                 Expect.Contains(s.CommandJson("{\"name\":\"help\"}"), "\"success\":true", "raw command");
                 var cleared = s.Command("clear");
                 Expect.True((bool)cleared["success"], "clear");
-                Expect.Equal(0L, (long)s.State()["message_count"], "history cleared");
+                Expect.Equal(0, s.Messages("messages").Count, "chat entries cleared");
+                Expect.NotContains(s.MessagesJson(), "offline:hello", "conversation cleared");
             }
         }
     }

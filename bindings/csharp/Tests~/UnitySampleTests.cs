@@ -26,7 +26,7 @@ namespace Robota.Tests
                 Thread.Yield();
             }
             Expect.Equal("complete", chat.LastResult.StopReason, "stop reason");
-            Expect.Equal("Spawning.A cube is at x=1.5.", chat.Transcript, "transcript built in Update()");
+            Expect.Equal("Spawning.\n\nA cube is at x=1.5.", chat.Transcript, "transcript built in Update()");
             Expect.Equal(1, chat.Spawned, "host tool ran once");
             Expect.True(Thread.CurrentThread.ManagedThreadId == main, "same thread");
             lock (UnityEngine.Debug.Lines)
