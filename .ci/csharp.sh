@@ -21,11 +21,22 @@ OUT=target/csharp
 mkdir -p "$OUT"
 MCS=(mcs -langversion:7.2 -nologo -warnaserror+)
 
-# Unity needs a .meta beside every asset of an immutable (git/registry) package.
+# Unity needs a .meta beside every asset of an immutable (git/registry) package (folders ending
+# in ~ are ignored by Unity).
 missing=0
-for f in "$B"/package.json "$B"/README.md "$B"/Runtime "$B"/Runtime/* "$B"/Runtime/Plugins/*; do
-  case "$f" in *.meta) continue ;; esac
+for f in "$B"/* "$B"/Runtime/* "$B"/Runtime/Plugins/*; do
+  case "$f" in *.meta|*~) continue ;; esac
   if [ ! -f "$f.meta" ]; then echo "missing Unity meta file: $f.meta"; missing=1; fi
+done
+[ "$missing" = 0 ]
+
+# Every function of the header has its [DllImport] (ABI.md: a function added to the header is
+# wrapped by every binding in the same change).
+for fn in $(grep -E '^[a-z].*[ *]robota_[a-z_0-9]+\(' include/robota.h | grep -v '^typedef' \
+             | sed -E 's/^.*[ *](robota_[a-z_0-9]+)\(.*$/\1/' | sort -u); do
+  if ! grep -q "extern [a-zA-Z]* $fn(" "$B/Runtime/Native.cs"; then
+    echo "include/robota.h function $fn has no wrapper in $B/Runtime/Native.cs"; missing=1
+  fi
 done
 [ "$missing" = 0 ]
 
