@@ -147,31 +147,32 @@ namespace Robota
             cancellationToken.ThrowIfCancellationRequested();
             var input = InputJson(text);
             TurnWaiter w;
-            ulong turn;
             lock (Core.Gate)
             {
-                turn = SubmitRaw(input);
+                // Submit and register under the gate: the turn's TURN_COMPLETED (routed under the
+                // same gate) cannot be handled before its waiter and cancellation hook exist.
+                var turn = SubmitRaw(input);
                 w = Core.Track(turn, this, true);
                 w.Token = cancellationToken;
-            }
-            if (cancellationToken.CanBeCanceled)
-            {
-                w.Registration = cancellationToken.Register(() =>
+                if (cancellationToken.CanBeCanceled)
                 {
-                    w.CancelRequested = true;
-                    try
+                    w.Registration = cancellationToken.Register(() =>
                     {
-                        Abort(turn);
-                    }
-                    catch (ObjectDisposedException)
-                    {
-                        // Disposed meanwhile: the task already failed.
-                    }
-                    catch (RobotaException e)
-                    {
-                        RobotaLibrary.Report(e);
-                    }
-                });
+                        w.CancelRequested = true;
+                        try
+                        {
+                            Abort(turn);
+                        }
+                        catch (ObjectDisposedException)
+                        {
+                            // Disposed meanwhile: the task already failed.
+                        }
+                        catch (RobotaException e)
+                        {
+                            RobotaLibrary.Report(e);
+                        }
+                    });
+                }
             }
             return w.Tcs.Task;
         }
