@@ -33,7 +33,9 @@ namespace Robota.Tests
                     Expect.Equal(2, requests.Count, "two model requests");
                     var second = (Dictionary<string, object>)requests[1];
                     Expect.Equal("/v1/chat/completions", (string)second["path"], "endpoint");
-                    Expect.Contains(Json.Serialize(second["body"]), "{\\\"found\\\":true}", "the tool result went back to the model");
+                    var body = second["body"] as string ?? Json.Serialize(second["body"]);
+                    Expect.Contains(body, "{\\\"found\\\":true}", "the tool result went back to the model");
+                    Expect.Contains(body, "\"tool_call_id\":\"call_1\"", "answering the model's call id");
                 }
             }
         }
@@ -73,8 +75,9 @@ namespace Robota.Tests
                 {
                     var e = Expect.Throws<RobotaException>(() => s.RunAsync("x").Wait(), "failed turn");
                     Expect.Equal(RobotaStatus.Provider, e.Code, "status");
-                    Expect.True(e.Category != null, "category from the ERROR event: " + e.Details);
-                    Expect.True(!e.Recoverable, "an auth failure is not recoverable: " + e.Details);
+                    Expect.Contains(e.Message, "returned HTTP 401: bad key", "message names the HTTP failure");
+                    Expect.Equal("provider", e.Category, "category from the ERROR event");
+                    Expect.Equal("PROVIDER_ERROR", e.ErrorCode, "taxonomy code from the ERROR event");
                 }
             }
         }
