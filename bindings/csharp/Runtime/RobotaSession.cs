@@ -414,20 +414,22 @@ namespace Robota
         {
             if (Interlocked.Exchange(ref disposed, 1) == 0)
             {
+                // Waiters fail first, so the aborted TURN_COMPLETED that close produces cannot
+                // complete them with a result instead.
+                Core.FailAll(new ObjectDisposedException(nameof(RobotaSession), "the session was disposed before the turn completed"));
                 try
                 {
-                    // Close first: it wakes threads blocked in Wait/Dispatch/NextEvent on this
-                    // session, whose in-flight calls would otherwise hold the SafeHandle (and so
-                    // defer the native free) until their timeouts.
+                    // Close before the free: it wakes threads blocked in Wait/Dispatch/NextEvent
+                    // on this session, whose in-flight calls would otherwise hold the SafeHandle
+                    // (and so defer the native free) until their timeouts.
                     NativeMethods.robota_session_close(handle);
                 }
                 catch (ObjectDisposedException)
                 {
-                    // Disposed concurrently.
+                    // Released concurrently (finalizer race): nothing to close.
                 }
             }
             handle.Dispose();
-            Core.FailAll(new ObjectDisposedException(nameof(RobotaSession), "the session was disposed before the turn completed"));
         }
     }
 }
