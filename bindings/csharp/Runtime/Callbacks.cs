@@ -18,6 +18,37 @@ namespace Robota
         internal static readonly ToolFn Tool = OnTool;
         internal static readonly LogFn Log = OnLog;
 
+        /// <summary>One registration call taking <c>user_data</c> (and the binding's callbacks).</summary>
+        internal delegate int Registration(IntPtr userData, out IntPtr error);
+
+        /// <summary>
+        /// Hands <paramref name="target"/> to the library as <c>user_data</c>: a GCHandle that the
+        /// library's free_fn releases after the registration's last callback, or that is released
+        /// here when the registration fails (the library then never calls free_fn). Throws
+        /// <see cref="RobotaException"/> for a failed registration.
+        /// </summary>
+        internal static void Register(object target, Registration call)
+        {
+            var ud = GCHandle.ToIntPtr(GCHandle.Alloc(target));
+            int status;
+            IntPtr err;
+            try
+            {
+                status = call(ud, out err);
+            }
+            catch
+            {
+                FreeUnregistered(ud);
+                throw;
+            }
+            if (status != 0)
+            {
+                FreeUnregistered(ud);
+                throw Errors.Take(status, err);
+            }
+            Errors.Free(err);
+        }
+
         /// <summary>Frees a GCHandle the library never took ownership of (a failed registration).</summary>
         internal static void FreeUnregistered(IntPtr userData)
         {

@@ -106,6 +106,19 @@ namespace Robota
             sb.Append('"');
         }
 
+        /// <summary>The JSON object in <paramref name="json"/>, or an empty dictionary when it is not one (or not JSON).</summary>
+        public static Dictionary<string, object> ObjectOrEmpty(string json)
+        {
+            try
+            {
+                return Parse(json) as Dictionary<string, object> ?? new Dictionary<string, object>();
+            }
+            catch (FormatException)
+            {
+                return new Dictionary<string, object>();
+            }
+        }
+
         /// <summary>A member of an object as a string (null when absent or not a string).</summary>
         public static string GetString(IDictionary<string, object> obj, string key)
         {

@@ -58,19 +58,7 @@ namespace Robota
             {
                 if (data == null)
                 {
-                    Dictionary<string, object> d = null;
-                    if (!IsText)
-                    {
-                        try
-                        {
-                            d = Json.Parse(Payload) as Dictionary<string, object>;
-                        }
-                        catch (FormatException)
-                        {
-                            d = null;
-                        }
-                    }
-                    data = d ?? new Dictionary<string, object>();
+                    data = IsText ? new Dictionary<string, object>() : Json.ObjectOrEmpty(Payload);
                 }
                 return data;
             }

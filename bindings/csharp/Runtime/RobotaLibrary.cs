@@ -1,5 +1,4 @@
 using System;
-using System.Runtime.InteropServices;
 
 namespace Robota
 {
@@ -62,25 +61,14 @@ namespace Robota
         public static void SetLogHandler(Action<LogLevel, string, string> handler, LogLevel minLevel = LogLevel.Info)
         {
             EnsureCompatible();
-            var ud = handler == null ? IntPtr.Zero : GCHandle.ToIntPtr(GCHandle.Alloc(new LogRegistration(handler)));
-            IntPtr err;
-            int status;
-            try
+            if (handler == null)
             {
-                status = handler == null
-                    ? NativeMethods.robota_set_log_callback(null, IntPtr.Zero, null, (int)minLevel, out err)
-                    : NativeMethods.robota_set_log_callback(Callbacks.Log, ud, Callbacks.Free, (int)minLevel, out err);
+                IntPtr err;
+                Errors.Check(NativeMethods.robota_set_log_callback(null, IntPtr.Zero, null, (int)minLevel, out err), err);
+                return;
             }
-            catch
-            {
-                Callbacks.FreeUnregistered(ud);
-                throw;
-            }
-            if (status != 0)
-            {
-                Callbacks.FreeUnregistered(ud);
-            }
-            Errors.Check(status, err);
+            Callbacks.Register(new LogRegistration(handler), (IntPtr ud, out IntPtr err) =>
+                NativeMethods.robota_set_log_callback(Callbacks.Log, ud, Callbacks.Free, (int)minLevel, out err));
         }
 
         /// <summary>Reports an exception from a user handler (never rethrows).</summary>

@@ -1,6 +1,5 @@
 using System;
 using System.Collections.Generic;
-using System.Runtime.InteropServices;
 using System.Threading;
 using System.Threading.Tasks;
 
@@ -70,24 +69,9 @@ namespace Robota
                 throw new ArgumentNullException(nameof(definition));
             }
             ThrowIfDisposed();
-            var ud = GCHandle.ToIntPtr(GCHandle.Alloc(reg));
-            int status;
-            IntPtr err;
-            try
-            {
-                status = NativeMethods.robota_runtime_register_tool(
-                    Handle, Utf8.Encode(definition.ToJson()), reg.HasHandler ? Callbacks.Tool : null, ud, Callbacks.Free, out err);
-            }
-            catch
-            {
-                Callbacks.FreeUnregistered(ud);
-                throw;
-            }
-            if (status != 0)
-            {
-                Callbacks.FreeUnregistered(ud);
-            }
-            Errors.Check(status, err);
+            var doc = Utf8.Encode(definition.ToJson());
+            Callbacks.Register(reg, (IntPtr ud, out IntPtr err) =>
+                NativeMethods.robota_runtime_register_tool(Handle, doc, reg.HasHandler ? Callbacks.Tool : null, ud, Callbacks.Free, out err));
             lock (tools)
             {
                 tools[definition.Name] = reg;

@@ -1,6 +1,5 @@
 using System;
 using System.Collections.Generic;
-using System.Runtime.InteropServices;
 using System.Threading;
 using System.Threading.Tasks;
 
@@ -31,24 +30,8 @@ namespace Robota
         {
             runtime.ThrowIfDisposed();
             var core = new SessionCore(runtime);
-            var ud = GCHandle.ToIntPtr(GCHandle.Alloc(core));
-            int status;
-            IntPtr ptr, err;
-            try
-            {
-                status = open(Callbacks.Event, ud, Callbacks.Free, out ptr, out err);
-            }
-            catch
-            {
-                Callbacks.FreeUnregistered(ud);
-                throw;
-            }
-            if (status != 0)
-            {
-                Callbacks.FreeUnregistered(ud); // a failed registration never calls free_fn
-                throw Errors.Take(status, err);
-            }
-            Errors.Free(err);
+            var ptr = IntPtr.Zero;
+            Callbacks.Register(core, (IntPtr ud, out IntPtr err) => open(Callbacks.Event, ud, Callbacks.Free, out ptr, out err));
             SessionHandle h;
             try
             {

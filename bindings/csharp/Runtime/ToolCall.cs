@@ -42,16 +42,7 @@ namespace Robota
             {
                 if (arguments == null)
                 {
-                    Dictionary<string, object> d = null;
-                    try
-                    {
-                        d = Json.Parse(ArgumentsJson) as Dictionary<string, object>;
-                    }
-                    catch (FormatException)
-                    {
-                        d = null;
-                    }
-                    arguments = d ?? new Dictionary<string, object>();
+                    arguments = Json.ObjectOrEmpty(ArgumentsJson);
                 }
                 return arguments;
             }
