@@ -50,6 +50,41 @@ namespace Robota.Tests
         }
 
         [Test]
+        private static void PersistedSessionResumesById()
+        {
+            var dir = System.IO.Path.Combine(System.IO.Path.GetTempPath(), "robota-cs-" + System.Guid.NewGuid().ToString("N"));
+            try
+            {
+                var cfg = new RuntimeConfig { SessionDir = dir }.AddProvider("s", ProviderConfig.Scripted());
+                string id, history;
+                using (var rt = new RobotaRuntime(cfg))
+                using (var s = rt.CreateSession(new SessionConfig("s", "m") { Persist = true }))
+                {
+                    Expect.Equal("offline:remember me", Expect.Await(s.RunAsync("remember me"), "RunAsync").Response, "response");
+                    id = s.SessionId;
+                    history = s.MessagesJson();
+                }
+                using (var rt = new RobotaRuntime(cfg))
+                using (var r = rt.ResumeSessionById(id))
+                {
+                    Expect.Equal(id, r.SessionId, "same id");
+                    Expect.Equal(history, r.MessagesJson(), "history read back from the session directory");
+                }
+                using (var rt = new RobotaRuntime(cfg))
+                {
+                    Expect.Fails(RobotaStatus.NotFound, () => rt.ResumeSessionById("no-such-session"), "no-such-session");
+                }
+            }
+            finally
+            {
+                if (System.IO.Directory.Exists(dir))
+                {
+                    System.IO.Directory.Delete(dir, true);
+                }
+            }
+        }
+
+        [Test]
         private static void CommandsAndViews()
         {
             using (var rt = Fixtures.Runtime("[]"))

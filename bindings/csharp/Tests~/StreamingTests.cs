@@ -9,10 +9,12 @@ namespace Robota.Tests
         [Test]
         private static void ThreadModeStreamsDeltasInOrderOnALibraryThread()
         {
-            using (var rt = Fixtures.Runtime("[{\"deltas\":[\"Hel\",\"lo\",\" wörld 🎉\"],\"usage\":{\"input_tokens\":10,\"output_tokens\":3}}]"))
+            using (var rt = Fixtures.Runtime("[{\"thinking\":[\"hm\",\"m\"],\"deltas\":[\"Hel\",\"lo\",\" wörld 🎉\"],\"usage\":{\"input_tokens\":10,\"output_tokens\":3}}]"))
             using (var s = rt.CreateSession(Fixtures.Session()))
             {
                 var rec = new Recorder(s);
+                var thinking = "";
+                s.ThinkingDelta += (sender, e) => thinking += e.Text;
                 var deltas = new System.Collections.Generic.List<string>();
                 s.TextDelta += (sender, e) =>
                 {
@@ -25,6 +27,8 @@ namespace Robota.Tests
                 Expect.Equal(10L, (long)result.Usage["input_tokens"], "usage.input_tokens");
                 rec.WaitFor(EventKind.TurnCompleted);
                 Expect.Equal("Hel|lo| wörld 🎉", string.Join("|", deltas), "deltas in order");
+                Expect.Equal("hmm", thinking, "thinking deltas");
+                Expect.True(rec.Kinds.IndexOf(EventKind.ThinkingDelta) < rec.Kinds.IndexOf(EventKind.TextDelta), "thinking streams before the text");
                 var kinds = rec.Kinds;
                 Expect.Equal(EventKind.TurnStarted, kinds.First(), "first event");
                 Expect.Equal(EventKind.TurnCompleted, kinds.Last(), "last event");
