@@ -44,7 +44,6 @@ namespace Robota
         private RobotaSession keepAlive;
 #pragma warning restore 414
         private IntPtr ptr;
-        private bool released;
 
         internal SessionCore(RobotaRuntime owner)
         {
@@ -373,7 +372,6 @@ namespace Robota
             IntPtr p;
             lock (gate)
             {
-                released = true;
                 p = ptr;
             }
             if (p != IntPtr.Zero)
@@ -381,17 +379,6 @@ namespace Robota
                 ((ICollection<KeyValuePair<IntPtr, SessionCore>>)Live).Remove(new KeyValuePair<IntPtr, SessionCore>(p, this));
             }
             FailAll(new ObjectDisposedException("RobotaSession", "the session was freed before the turn completed"));
-        }
-
-        internal bool IsReleased
-        {
-            get
-            {
-                lock (gate)
-                {
-                    return released;
-                }
-            }
         }
 
         private static void Raise<T>(EventHandler<T> h, object sender, T args)
