@@ -1,0 +1,200 @@
+using System;
+using System.Collections.Generic;
+
+namespace Robota
+{
+    /// <summary>One entry of the runtime's <c>providers</c> map.</summary>
+    public sealed class ProviderConfig
+    {
+        /// <summary>Creates a provider of <paramref name="kind"/> (<c>anthropic</c>, <c>openai</c>, <c>openai-compatible</c>, <c>gemini</c>, <c>scripted</c>).</summary>
+        public ProviderConfig(string kind)
+        {
+            Kind = kind ?? throw new ArgumentNullException(nameof(kind));
+        }
+
+        /// <summary>The provider kind.</summary>
+        public string Kind { get; }
+
+        /// <summary>Overrides the vendor's endpoint (a proxy, a local server, a test double).</summary>
+        public string BaseUrl { get; set; }
+
+        /// <summary>The API key, or <c>"$ENV:NAME"</c> to read it from the environment at each use.</summary>
+        public string ApiKey { get; set; }
+
+        /// <summary>Idle timeout of a request in milliseconds.</summary>
+        public int? TimeoutMs { get; set; }
+
+        /// <summary>Retries after the first attempt.</summary>
+        public int? MaxRetries { get; set; }
+
+        /// <summary>Extra HTTP headers.</summary>
+        public IDictionary<string, string> Headers { get; } = new Dictionary<string, string>();
+
+        /// <summary>Any further fields, written as they are (e.g. the scripted provider's <c>turns</c>).</summary>
+        public IDictionary<string, object> Extra { get; } = new Dictionary<string, object>();
+
+        /// <summary>Anthropic Messages API.</summary>
+        public static ProviderConfig Anthropic(string apiKey = "$ENV:ANTHROPIC_API_KEY") => new ProviderConfig("anthropic") { ApiKey = apiKey };
+
+        /// <summary>OpenAI Chat Completions.</summary>
+        public static ProviderConfig OpenAI(string apiKey = "$ENV:OPENAI_API_KEY") => new ProviderConfig("openai") { ApiKey = apiKey };
+
+        /// <summary>Any OpenAI-compatible server (llama.cpp, vLLM, LM Studio, Ollama, ...).</summary>
+        public static ProviderConfig OpenAICompatible(string baseUrl, string apiKey = null) =>
+            new ProviderConfig("openai-compatible") { BaseUrl = baseUrl, ApiKey = apiKey };
+
+        /// <summary>Google Gemini.</summary>
+        public static ProviderConfig Gemini(string apiKey = "$ENV:GEMINI_API_KEY") => new ProviderConfig("gemini") { ApiKey = apiKey };
+
+        /// <summary>
+        /// The deterministic offline provider: <paramref name="turnsJson"/> is a JSON array of
+        /// turns (<c>{"deltas":[...]}</c>, <c>{"text","tool_calls":[...]}</c>, <c>{"error":{...}}</c>,
+        /// <c>{"hang":true}</c>); when they run out, <paramref name="fallback"/> decides
+        /// (<c>echo</c>, <c>repeat_last</c>, <c>error</c>).
+        /// </summary>
+        public static ProviderConfig Scripted(string turnsJson = "[]", string fallback = "echo")
+        {
+            var p = new ProviderConfig("scripted");
+            p.Extra["turns"] = new JsonRaw(turnsJson ?? "[]");
+            p.Extra["fallback"] = fallback;
+            return p;
+        }
+
+        internal Dictionary<string, object> ToDictionary()
+        {
+            var d = new Dictionary<string, object> { { "kind", Kind } };
+            if (BaseUrl != null) d["base_url"] = BaseUrl;
+            if (ApiKey != null) d["api_key"] = ApiKey;
+            if (TimeoutMs.HasValue) d["timeout_ms"] = TimeoutMs.Value;
+            if (MaxRetries.HasValue) d["max_retries"] = MaxRetries.Value;
+            if (Headers.Count > 0) d["headers"] = Headers;
+            foreach (var kv in Extra) d[kv.Key] = kv.Value;
+            return d;
+        }
+    }
+
+    /// <summary>The runtime config document (<c>robota_runtime_new</c>).</summary>
+    public sealed class RuntimeConfig
+    {
+        /// <summary>Named provider profiles; sessions pick one by name.</summary>
+        public IDictionary<string, ProviderConfig> Providers { get; } = new Dictionary<string, ProviderConfig>();
+
+        /// <summary>Async worker threads (library default 2).</summary>
+        public int? WorkerThreads { get; set; }
+
+        /// <summary>Where persisted sessions live (default <c>$ROBOTA_HOME/sessions</c>).</summary>
+        public string SessionDir { get; set; }
+
+        /// <summary>How long a permission/hook request waits for the host before its default decision.</summary>
+        public int? RequestTimeoutMs { get; set; }
+
+        /// <summary>Any further fields, written as they are.</summary>
+        public IDictionary<string, object> Extra { get; } = new Dictionary<string, object>();
+
+        /// <summary>Adds a provider profile (fluent).</summary>
+        public RuntimeConfig AddProvider(string name, ProviderConfig provider)
+        {
+            Providers[name] = provider ?? throw new ArgumentNullException(nameof(provider));
+            return this;
+        }
+
+        /// <summary>The JSON document.</summary>
+        public string ToJson()
+        {
+            var providers = new Dictionary<string, object>();
+            foreach (var kv in Providers) providers[kv.Key] = kv.Value.ToDictionary();
+            var d = new Dictionary<string, object> { { "v", 1 }, { "providers", providers } };
+            if (WorkerThreads.HasValue) d["worker_threads"] = WorkerThreads.Value;
+            if (SessionDir != null) d["session_dir"] = SessionDir;
+            if (RequestTimeoutMs.HasValue) d["request_timeout_ms"] = RequestTimeoutMs.Value;
+            foreach (var kv in Extra) d[kv.Key] = kv.Value;
+            return Json.Serialize(d);
+        }
+    }
+
+    /// <summary>The session document (<c>robota_session_new</c>).</summary>
+    public sealed class SessionConfig
+    {
+        /// <summary>Creates a config for a provider profile and a model.</summary>
+        public SessionConfig(string provider, string model)
+        {
+            Provider = provider ?? throw new ArgumentNullException(nameof(provider));
+            Model = model ?? throw new ArgumentNullException(nameof(model));
+        }
+
+        /// <summary>The provider profile name (a key of <see cref="RuntimeConfig.Providers"/>).</summary>
+        public string Provider { get; }
+
+        /// <summary>The model id.</summary>
+        public string Model { get; }
+
+        /// <summary>The system prompt.</summary>
+        public string SystemPrompt { get; set; }
+
+        /// <summary>The working directory of built-in tools.</summary>
+        public string Cwd { get; set; }
+
+        /// <summary>Tools the model may use (built-in names and registered host tools); null = the default set.</summary>
+        public IList<string> Tools { get; set; }
+
+        /// <summary><c>plan</c>, <c>default</c>, <c>acceptEdits</c> or <c>bypassPermissions</c>.</summary>
+        public string PermissionMode { get; set; }
+
+        /// <summary>Permission rules that allow without asking (e.g. <c>"Read(/src/**)"</c>).</summary>
+        public IList<string> Allow { get; set; }
+
+        /// <summary>Permission rules that always deny.</summary>
+        public IList<string> Deny { get; set; }
+
+        /// <summary>The hooks config as JSON (<c>{"PreToolUse":[{"matcher","hooks":[{"type":"host"}]}]}</c>).</summary>
+        public string HooksJson { get; set; }
+
+        /// <summary>Maximum model rounds per turn.</summary>
+        public int? MaxRounds { get; set; }
+
+        /// <summary>How events are delivered (default <see cref="Robota.Delivery.Thread"/>).</summary>
+        public Delivery Delivery { get; set; } = Delivery.Thread;
+
+        /// <summary>A session id to use (default: a new one).</summary>
+        public string SessionId { get; set; }
+
+        /// <summary>Persist the session in the runtime's session directory.</summary>
+        public bool? Persist { get; set; }
+
+        /// <summary>Any further fields, written as they are (budget, temperature, ...).</summary>
+        public IDictionary<string, object> Extra { get; } = new Dictionary<string, object>();
+
+        /// <summary>The JSON name of a delivery mode.</summary>
+        public static string DeliveryName(Delivery d) => d == Delivery.Pump ? "pump" : d == Delivery.Pull ? "pull" : "thread";
+
+        /// <summary>The JSON document.</summary>
+        public string ToJson()
+        {
+            var d = new Dictionary<string, object>
+            {
+                { "v", 1 },
+                { "provider", Provider },
+                { "model", Model },
+                { "delivery", DeliveryName(Delivery) },
+            };
+            if (SystemPrompt != null) d["system_prompt"] = SystemPrompt;
+            if (Cwd != null) d["cwd"] = Cwd;
+            if (Tools != null) d["tools"] = Tools;
+            if (PermissionMode != null) d["permission_mode"] = PermissionMode;
+            if (Allow != null || Deny != null)
+            {
+                d["permissions"] = new Dictionary<string, object>
+                {
+                    { "allow", Allow ?? new List<string>() },
+                    { "deny", Deny ?? new List<string>() },
+                };
+            }
+            if (HooksJson != null) d["hooks"] = new JsonRaw(HooksJson);
+            if (MaxRounds.HasValue) d["max_rounds"] = MaxRounds.Value;
+            if (SessionId != null) d["session_id"] = SessionId;
+            if (Persist.HasValue) d["persist"] = Persist.Value;
+            foreach (var kv in Extra) d[kv.Key] = kv.Value;
+            return Json.Serialize(d);
+        }
+    }
+}

@@ -1,0 +1,277 @@
+using System;
+using System.Collections.Generic;
+using System.Globalization;
+using System.Text;
+
+namespace Robota
+{
+    /// <summary>The recursive-descent reader behind <see cref="Json.Parse"/> (RFC 8259; depth-limited).</summary>
+    internal sealed class JsonParser
+    {
+        private readonly string s;
+        internal int Pos;
+
+        internal JsonParser(string s)
+        {
+            this.s = s;
+        }
+
+        internal FormatException Error(string what) =>
+            new FormatException("invalid JSON at offset " + Pos + ": " + what);
+
+        internal void SkipWs()
+        {
+            while (Pos < s.Length && (s[Pos] == ' ' || s[Pos] == '\t' || s[Pos] == '\n' || s[Pos] == '\r'))
+            {
+                Pos++;
+            }
+        }
+
+        internal object Value(int depth)
+        {
+            if (depth > Json.MaxDepth)
+            {
+                throw Error("nested deeper than " + Json.MaxDepth + " levels");
+            }
+            if (Pos >= s.Length)
+            {
+                throw Error("unexpected end of input");
+            }
+            var c = s[Pos];
+            switch (c)
+            {
+                case '{': return Object(depth);
+                case '[': return Array(depth);
+                case '"': return String();
+                case 't': Literal("true"); return true;
+                case 'f': Literal("false"); return false;
+                case 'n': Literal("null"); return null;
+                default:
+                    if (c == '-' || (c >= '0' && c <= '9'))
+                    {
+                        return Number();
+                    }
+                    throw Error("unexpected character '" + c + "'");
+            }
+        }
+
+        private void Literal(string word)
+        {
+            if (string.CompareOrdinal(s, Pos, word, 0, word.Length) != 0)
+            {
+                throw Error("expected " + word);
+            }
+            Pos += word.Length;
+        }
+
+        private Dictionary<string, object> Object(int depth)
+        {
+            var obj = new Dictionary<string, object>();
+            Pos++;
+            SkipWs();
+            if (Pos < s.Length && s[Pos] == '}')
+            {
+                Pos++;
+                return obj;
+            }
+            while (true)
+            {
+                SkipWs();
+                if (Pos >= s.Length || s[Pos] != '"')
+                {
+                    throw Error("expected a string key");
+                }
+                var key = String();
+                SkipWs();
+                Expect(':');
+                SkipWs();
+                obj[key] = Value(depth + 1);
+                SkipWs();
+                if (Pos < s.Length && s[Pos] == ',')
+                {
+                    Pos++;
+                    continue;
+                }
+                Expect('}');
+                return obj;
+            }
+        }
+
+        private List<object> Array(int depth)
+        {
+            var list = new List<object>();
+            Pos++;
+            SkipWs();
+            if (Pos < s.Length && s[Pos] == ']')
+            {
+                Pos++;
+                return list;
+            }
+            while (true)
+            {
+                SkipWs();
+                list.Add(Value(depth + 1));
+                SkipWs();
+                if (Pos < s.Length && s[Pos] == ',')
+                {
+                    Pos++;
+                    continue;
+                }
+                Expect(']');
+                return list;
+            }
+        }
+
+        private void Expect(char c)
+        {
+            if (Pos >= s.Length || s[Pos] != c)
+            {
+                throw Error("expected '" + c + "'");
+            }
+            Pos++;
+        }
+
+        private string String()
+        {
+            Pos++;
+            var start = Pos;
+            // Fast path: no escapes.
+            while (Pos < s.Length && s[Pos] != '"' && s[Pos] != '\\' && s[Pos] >= 0x20)
+            {
+                Pos++;
+            }
+            if (Pos < s.Length && s[Pos] == '"')
+            {
+                Pos++;
+                return s.Substring(start, Pos - start - 1);
+            }
+            var sb = new StringBuilder(s, start, Pos - start, Pos - start + 16);
+            while (true)
+            {
+                if (Pos >= s.Length)
+                {
+                    throw Error("unterminated string");
+                }
+                var c = s[Pos++];
+                if (c == '"')
+                {
+                    return sb.ToString();
+                }
+                if (c < 0x20)
+                {
+                    Pos--;
+                    throw Error("control character in string");
+                }
+                if (c != '\\')
+                {
+                    sb.Append(c);
+                    continue;
+                }
+                if (Pos >= s.Length)
+                {
+                    throw Error("unterminated escape");
+                }
+                var e = s[Pos++];
+                switch (e)
+                {
+                    case '"': sb.Append('"'); break;
+                    case '\\': sb.Append('\\'); break;
+                    case '/': sb.Append('/'); break;
+                    case 'b': sb.Append('\b'); break;
+                    case 'f': sb.Append('\f'); break;
+                    case 'n': sb.Append('\n'); break;
+                    case 'r': sb.Append('\r'); break;
+                    case 't': sb.Append('\t'); break;
+                    case 'u':
+                        {
+                            if (Pos + 4 > s.Length)
+                            {
+                                throw Error("short \\u escape");
+                            }
+                            int code;
+                            if (!int.TryParse(s.Substring(Pos, 4), NumberStyles.AllowHexSpecifier, CultureInfo.InvariantCulture, out code))
+                            {
+                                throw Error("bad \\u escape");
+                            }
+                            sb.Append((char)code);
+                            Pos += 4;
+                            break;
+                        }
+                    default:
+                        Pos--;
+                        throw Error("unknown escape '\\" + e + "'");
+                }
+            }
+        }
+
+        private object Number()
+        {
+            var start = Pos;
+            if (s[Pos] == '-')
+            {
+                Pos++;
+            }
+            var intStart = Pos;
+            while (Pos < s.Length && s[Pos] >= '0' && s[Pos] <= '9')
+            {
+                Pos++;
+            }
+            if (Pos == intStart)
+            {
+                throw Error("expected a digit");
+            }
+            if (s[intStart] == '0' && Pos - intStart > 1)
+            {
+                throw Error("leading zero in a number");
+            }
+            var isInt = true;
+            if (Pos < s.Length && s[Pos] == '.')
+            {
+                isInt = false;
+                Pos++;
+                var fracStart = Pos;
+                while (Pos < s.Length && s[Pos] >= '0' && s[Pos] <= '9')
+                {
+                    Pos++;
+                }
+                if (Pos == fracStart)
+                {
+                    throw Error("expected a digit after '.'");
+                }
+            }
+            if (Pos < s.Length && (s[Pos] == 'e' || s[Pos] == 'E'))
+            {
+                isInt = false;
+                Pos++;
+                if (Pos < s.Length && (s[Pos] == '+' || s[Pos] == '-'))
+                {
+                    Pos++;
+                }
+                var expStart = Pos;
+                while (Pos < s.Length && s[Pos] >= '0' && s[Pos] <= '9')
+                {
+                    Pos++;
+                }
+                if (Pos == expStart)
+                {
+                    throw Error("expected a digit in the exponent");
+                }
+            }
+            var text = s.Substring(start, Pos - start);
+            if (isInt)
+            {
+                long l;
+                if (long.TryParse(text, NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture, out l))
+                {
+                    return l;
+                }
+                ulong u;
+                if (ulong.TryParse(text, NumberStyles.None, CultureInfo.InvariantCulture, out u))
+                {
+                    return u;
+                }
+            }
+            return double.Parse(text, NumberStyles.Float, CultureInfo.InvariantCulture);
+        }
+    }
+}

@@ -1,0 +1,114 @@
+using System;
+using System.Collections.Generic;
+
+namespace Robota
+{
+    /// <summary>
+    /// One session event. <see cref="Payload"/> is the raw payload: text for text/thinking
+    /// deltas, JSON for every other kind (parsed on first use by <see cref="Data"/>).
+    /// </summary>
+    public sealed class RobotaEvent : EventArgs
+    {
+        private Dictionary<string, object> data;
+
+        internal RobotaEvent(uint kind, ulong turnId, string payload)
+        {
+            RawKind = kind;
+            Kind = kind >= 1 && kind <= 17 ? (EventKind)kind : EventKind.Unknown;
+            TurnId = turnId;
+            Payload = payload ?? string.Empty;
+        }
+
+        private static readonly string[] TypeNames =
+        {
+            null, "turn_started", "text_delta", "thinking_delta", "message", "tool_start", "tool_end", "tool_call",
+            "tool_call_cancelled", "permission_request", "hook_request", "context_update", "compacted", "execution",
+            "warning", "error", "turn_completed", "session_closed",
+        };
+
+        /// <summary>The kind of a pull event's <c>"type"</c> name (0 when unknown).</summary>
+        internal static uint KindOf(string type)
+        {
+            var i = type == null ? -1 : System.Array.IndexOf(TypeNames, type);
+            return i > 0 ? (uint)i : 0u;
+        }
+
+        /// <summary>The kind (<see cref="EventKind.Unknown"/> for kinds newer than this binding).</summary>
+        public EventKind Kind { get; }
+
+        /// <summary>The numeric kind as the library sent it.</summary>
+        public uint RawKind { get; }
+
+        /// <summary>The turn the event belongs to (0 for session-level events).</summary>
+        public ulong TurnId { get; }
+
+        /// <summary>The raw payload (text for deltas, JSON otherwise).</summary>
+        public string Payload { get; }
+
+        /// <summary>The delta text (same as <see cref="Payload"/> for text and thinking deltas).</summary>
+        public string Text => Payload;
+
+        /// <summary>True for the two kinds whose payload is raw text.</summary>
+        public bool IsText => Kind == EventKind.TextDelta || Kind == EventKind.ThinkingDelta;
+
+        /// <summary>The JSON payload as a dictionary (empty for text kinds or a payload that is not an object).</summary>
+        public Dictionary<string, object> Data
+        {
+            get
+            {
+                if (data == null)
+                {
+                    data = IsText ? new Dictionary<string, object>() : Json.ObjectOrEmpty(Payload);
+                }
+                return data;
+            }
+        }
+
+        /// <summary>A string member of <see cref="Data"/> (null when absent).</summary>
+        public string GetString(string key) => Json.GetString(Data, key);
+
+        /// <inheritdoc />
+        public override string ToString() => Kind + "(turn " + TurnId + "): " + Payload;
+    }
+
+    /// <summary>The end of a turn (the TURN_COMPLETED payload).</summary>
+    public sealed class TurnResult : EventArgs
+    {
+        internal TurnResult(RobotaEvent ev)
+        {
+            Event = ev;
+            var d = ev.Data;
+            TurnId = Json.GetUInt64(d, "turn_id");
+            if (TurnId == 0)
+            {
+                TurnId = ev.TurnId;
+            }
+            StopReason = Json.GetString(d, "stop_reason") ?? string.Empty;
+            Response = Json.GetString(d, "response") ?? string.Empty;
+            object v;
+            Usage = d.TryGetValue("usage", out v) ? v as Dictionary<string, object> : null;
+            ToolSummaries = d.TryGetValue("tool_summaries", out v) && v is List<object> l ? l : new List<object>();
+        }
+
+        /// <summary>The turn id.</summary>
+        public ulong TurnId { get; }
+
+        /// <summary><c>"complete"</c>, <c>"aborted"</c>, <c>"error"</c>, <c>"max_rounds"</c>, <c>"context_limit"</c>, ...</summary>
+        public string StopReason { get; }
+
+        /// <summary>The assistant's final text for the turn.</summary>
+        public string Response { get; }
+
+        /// <summary>Token usage (null when none was reported).</summary>
+        public Dictionary<string, object> Usage { get; }
+
+        /// <summary>The tools the turn ran (<c>[{"name","args"}]</c>).</summary>
+        public List<object> ToolSummaries { get; }
+
+        /// <summary>True when the turn was aborted.</summary>
+        public bool IsAborted => StopReason == "aborted";
+
+        /// <summary>The TURN_COMPLETED event itself (raw payload in <see cref="RobotaEvent.Payload"/>).</summary>
+        public RobotaEvent Event { get; }
+    }
+}

@@ -1,0 +1,189 @@
+using System;
+using System.Collections.Generic;
+using System.Threading;
+using System.Threading.Tasks;
+
+namespace Robota
+{
+    /// <summary>
+    /// A Robota runtime: provider profiles, one HTTP pool, async workers and the host tools,
+    /// shared by all its sessions. Thread-safe. Dispose releases the caller's reference; sessions
+    /// keep the native runtime alive, so dispose order does not matter.
+    /// </summary>
+    public sealed class RobotaRuntime : IDisposable
+    {
+        private readonly Dictionary<string, ToolRegistration> tools = new Dictionary<string, ToolRegistration>();
+        private int disposed;
+
+        /// <summary>Creates a runtime from a config object.</summary>
+        public RobotaRuntime(RuntimeConfig config)
+            : this((config ?? throw new ArgumentNullException(nameof(config))).ToJson())
+        {
+        }
+
+        /// <summary>Creates a runtime from its config JSON (<c>{"v":1,"providers":{...}}</c>).</summary>
+        public RobotaRuntime(string configJson)
+        {
+            if (configJson == null)
+            {
+                throw new ArgumentNullException(nameof(configJson));
+            }
+            RobotaLibrary.EnsureCompatible();
+            IntPtr ptr, err;
+            var status = NativeMethods.robota_runtime_new(Utf8.Encode(configJson), out ptr, out err);
+            Errors.Check(status, err);
+            Handle = new RuntimeHandle(ptr);
+        }
+
+        /// <summary>The native handle (for advanced interop).</summary>
+        public RuntimeHandle Handle { get; }
+
+        /// <summary>True after <see cref="Dispose"/>.</summary>
+        public bool IsDisposed => Volatile.Read(ref disposed) != 0;
+
+        /// <summary>Registers a host tool answered by a synchronous handler (its return value is the result).</summary>
+        public void RegisterTool(ToolDefinition definition, Func<ToolCall, object> handler)
+        {
+            Register(definition, new ToolRegistration(definition?.Name, Handle, handler ?? throw new ArgumentNullException(nameof(handler)), null));
+        }
+
+        /// <summary>Registers a host tool answered by an async handler (completed from any thread).</summary>
+        public void RegisterTool(ToolDefinition definition, Func<ToolCall, Task<object>> handler)
+        {
+            Register(definition, new ToolRegistration(definition?.Name, Handle, null, handler ?? throw new ArgumentNullException(nameof(handler))));
+        }
+
+        /// <summary>
+        /// Registers a host tool without a handler: its calls arrive as
+        /// <see cref="RobotaSession.ToolCallRequested"/> events, answered with <see cref="ToolCall.Complete"/>.
+        /// </summary>
+        public void RegisterTool(ToolDefinition definition)
+        {
+            Register(definition, new ToolRegistration(definition?.Name, Handle, null, null));
+        }
+
+        private void Register(ToolDefinition definition, ToolRegistration reg)
+        {
+            if (definition == null)
+            {
+                throw new ArgumentNullException(nameof(definition));
+            }
+            ThrowIfDisposed();
+            var doc = Utf8.Encode(definition.ToJson());
+            Callbacks.Register(reg, (IntPtr ud, out IntPtr err) =>
+                NativeMethods.robota_runtime_register_tool(Handle, doc, reg.HasHandler ? Callbacks.Tool : null, ud, Callbacks.Free, out err));
+            lock (tools)
+            {
+                tools[definition.Name] = reg;
+            }
+        }
+
+        internal ToolRegistration FindTool(string name)
+        {
+            lock (tools)
+            {
+                ToolRegistration r;
+                return name != null && tools.TryGetValue(name, out r) ? r : null;
+            }
+        }
+
+        /// <summary>Creates a session.</summary>
+        public RobotaSession CreateSession(SessionConfig config) =>
+            CreateSession((config ?? throw new ArgumentNullException(nameof(config))).ToJson());
+
+        /// <summary>Creates a session from its JSON document.</summary>
+        public RobotaSession CreateSession(string sessionJson)
+        {
+            ThrowIfDisposed();
+            var doc = Utf8.Encode(sessionJson ?? throw new ArgumentNullException(nameof(sessionJson)));
+            return RobotaSession.Open(this, (EventFn fn, IntPtr ud, FreeFn free, out IntPtr s, out IntPtr err) =>
+                NativeMethods.robota_session_new(Handle, doc, fn, ud, free, out s, out err));
+        }
+
+        /// <summary>
+        /// Opens a session from a <see cref="RobotaSession.Save"/> snapshot; <paramref name="overrides"/>
+        /// replace saved session fields (<c>delivery</c>, <c>model</c>, <c>hooks</c>, ...).
+        /// </summary>
+        public RobotaSession ResumeSession(string snapshotJson, IDictionary<string, object> overrides = null)
+        {
+            var d = new Dictionary<string, object>();
+            if (overrides != null)
+            {
+                foreach (var kv in overrides) d[kv.Key] = kv.Value;
+            }
+            d["v"] = 1;
+            d["snapshot"] = new JsonRaw(snapshotJson ?? throw new ArgumentNullException(nameof(snapshotJson)));
+            return ResumeSessionFromJson(Json.Serialize(d));
+        }
+
+        /// <summary>Opens a session persisted in the runtime's session directory.</summary>
+        public RobotaSession ResumeSessionById(string sessionId, IDictionary<string, object> overrides = null)
+        {
+            var d = new Dictionary<string, object>();
+            if (overrides != null)
+            {
+                foreach (var kv in overrides) d[kv.Key] = kv.Value;
+            }
+            d["v"] = 1;
+            d["session_id"] = sessionId ?? throw new ArgumentNullException(nameof(sessionId));
+            return ResumeSessionFromJson(Json.Serialize(d));
+        }
+
+        /// <summary>Opens a session from a raw resume document (<c>{"v":1,"snapshot":...}</c> or <c>{"v":1,"session_id":...}</c>).</summary>
+        public RobotaSession ResumeSessionFromJson(string resumeJson)
+        {
+            ThrowIfDisposed();
+            var doc = Utf8.Encode(resumeJson ?? throw new ArgumentNullException(nameof(resumeJson)));
+            return RobotaSession.Open(this, (EventFn fn, IntPtr ud, FreeFn free, out IntPtr s, out IntPtr err) =>
+                NativeMethods.robota_session_resume(Handle, doc, fn, ud, free, out s, out err));
+        }
+
+        /// <summary>
+        /// Answers host tool call <paramref name="callId"/> with raw JSON (text that is not JSON is
+        /// taken as a plain string). Returns false when the call is stale.
+        /// </summary>
+        public bool CompleteToolCall(ulong callId, string resultJson, bool isError = false)
+        {
+            ThrowIfDisposed();
+            IntPtr err;
+            var status = NativeMethods.robota_tool_call_complete(Handle, callId, Utf8.Encode(resultJson ?? throw new ArgumentNullException(nameof(resultJson))), isError ? 1 : 0, out err);
+            return StaleIsFalse(status, err);
+        }
+
+        /// <summary>Answers a permission or hook request with raw JSON. Returns false when it is stale.</summary>
+        public bool RespondToRequest(ulong requestId, string responseJson)
+        {
+            ThrowIfDisposed();
+            IntPtr err;
+            var status = NativeMethods.robota_request_respond(Handle, requestId, Utf8.Encode(responseJson ?? throw new ArgumentNullException(nameof(responseJson))), out err);
+            return StaleIsFalse(status, err);
+        }
+
+        private static bool StaleIsFalse(int status, IntPtr err)
+        {
+            if (status == (int)RobotaStatus.Stale)
+            {
+                Errors.Free(err);
+                return false;
+            }
+            Errors.Check(status, err);
+            return true;
+        }
+
+        internal void ThrowIfDisposed()
+        {
+            // Our own flag: the SafeHandle stays open while sessions hold references on it.
+            if (IsDisposed)
+            {
+                throw new ObjectDisposedException(nameof(RobotaRuntime));
+            }
+        }
+
+        /// <inheritdoc />
+        public void Dispose()
+        {
+            Interlocked.Exchange(ref disposed, 1);
+            Handle.Dispose();
+        }
+    }
+}

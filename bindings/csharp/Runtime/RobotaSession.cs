@@ -1,0 +1,418 @@
+using System;
+using System.Collections.Generic;
+using System.Threading;
+using System.Threading.Tasks;
+
+namespace Robota
+{
+    /// <summary>Opens a native session with the binding's callback and GCHandle.</summary>
+    internal delegate int SessionOpener(EventFn fn, IntPtr userData, FreeFn freeFn, out IntPtr session, out IntPtr error);
+
+    /// <summary>
+    /// A conversation with the agent. All methods are thread-safe. Events arrive as C# events:
+    /// on a library thread (thread delivery), inside <see cref="Dispatch"/> on the calling thread
+    /// (pump delivery: Unity's Update()), or inside <see cref="NextEvent"/> (pull delivery).
+    /// A disposed session throws <see cref="ObjectDisposedException"/>.
+    /// </summary>
+    public sealed class RobotaSession : IDisposable
+    {
+        private readonly SessionHandle handle;
+        private int disposed;
+
+        private RobotaSession(RobotaRuntime runtime, SessionHandle handle, SessionCore core)
+        {
+            Runtime = runtime;
+            this.handle = handle;
+            Core = core;
+        }
+
+        internal static RobotaSession Open(RobotaRuntime runtime, SessionOpener open)
+        {
+            runtime.ThrowIfDisposed();
+            var core = new SessionCore(runtime);
+            var ptr = IntPtr.Zero;
+            Callbacks.Register(core, (IntPtr ud, out IntPtr err) => open(Callbacks.Event, ud, Callbacks.Free, out ptr, out err));
+            SessionHandle h;
+            try
+            {
+                h = new SessionHandle(ptr, runtime.Handle);
+            }
+            catch (ObjectDisposedException)
+            {
+                // The runtime object was disposed during the call: free the new session.
+                NativeMethods.robota_session_free(ptr);
+                throw;
+            }
+            var s = new RobotaSession(runtime, h, core);
+            core.Attach(s, ptr);
+            return s;
+        }
+
+        /// <summary>The runtime the session belongs to (kept alive by the session).</summary>
+        public RobotaRuntime Runtime { get; }
+
+        /// <summary>The native handle (for advanced interop).</summary>
+        public SessionHandle Handle => handle;
+
+        internal SessionCore Core { get; }
+
+        /// <summary>True after <see cref="Dispose"/>.</summary>
+        public bool IsDisposed => Volatile.Read(ref disposed) != 0;
+
+        /// <summary>Every event, before the kind-specific event below.</summary>
+        public event EventHandler<RobotaEvent> EventReceived { add { lock (Core.Gate) Core.EventReceived += value; } remove { lock (Core.Gate) Core.EventReceived -= value; } }
+
+        /// <summary>A turn started.</summary>
+        public event EventHandler<RobotaEvent> TurnStarted { add { lock (Core.Gate) Core.TurnStarted += value; } remove { lock (Core.Gate) Core.TurnStarted -= value; } }
+
+        /// <summary>Streamed answer text (<see cref="RobotaEvent.Text"/>); deltas end on code-point boundaries.</summary>
+        public event EventHandler<RobotaEvent> TextDelta { add { lock (Core.Gate) Core.TextDelta += value; } remove { lock (Core.Gate) Core.TextDelta -= value; } }
+
+        /// <summary>Streamed thinking text.</summary>
+        public event EventHandler<RobotaEvent> ThinkingDelta { add { lock (Core.Gate) Core.ThinkingDelta += value; } remove { lock (Core.Gate) Core.ThinkingDelta -= value; } }
+
+        /// <summary>A message was committed to the history.</summary>
+        public event EventHandler<RobotaEvent> MessageCommitted { add { lock (Core.Gate) Core.MessageCommitted += value; } remove { lock (Core.Gate) Core.MessageCommitted -= value; } }
+
+        /// <summary>A tool started.</summary>
+        public event EventHandler<RobotaEvent> ToolStarted { add { lock (Core.Gate) Core.ToolStarted += value; } remove { lock (Core.Gate) Core.ToolStarted -= value; } }
+
+        /// <summary>A tool ended (<c>result</c>: success, error or denied).</summary>
+        public event EventHandler<RobotaEvent> ToolEnded { add { lock (Core.Gate) Core.ToolEnded += value; } remove { lock (Core.Gate) Core.ToolEnded -= value; } }
+
+        /// <summary>Context usage changed.</summary>
+        public event EventHandler<RobotaEvent> ContextUpdated { add { lock (Core.Gate) Core.ContextUpdated += value; } remove { lock (Core.Gate) Core.ContextUpdated -= value; } }
+
+        /// <summary>The history was compacted.</summary>
+        public event EventHandler<RobotaEvent> Compacted { add { lock (Core.Gate) Core.Compacted += value; } remove { lock (Core.Gate) Core.Compacted -= value; } }
+
+        /// <summary>A replay boundary event (sessions with <c>"replay_events": true</c>).</summary>
+        public event EventHandler<RobotaEvent> Execution { add { lock (Core.Gate) Core.Execution += value; } remove { lock (Core.Gate) Core.Execution -= value; } }
+
+        /// <summary>A warning.</summary>
+        public event EventHandler<RobotaEvent> Warning { add { lock (Core.Gate) Core.Warning += value; } remove { lock (Core.Gate) Core.Warning -= value; } }
+
+        /// <summary>An error (<c>code</c>, <c>category</c>, <c>recoverable</c>, <c>message</c>).</summary>
+        public event EventHandler<RobotaEvent> Error { add { lock (Core.Gate) Core.Error += value; } remove { lock (Core.Gate) Core.Error -= value; } }
+
+        /// <summary>The session closed; nothing follows.</summary>
+        public event EventHandler<RobotaEvent> SessionClosed { add { lock (Core.Gate) Core.SessionClosed += value; } remove { lock (Core.Gate) Core.SessionClosed -= value; } }
+
+        /// <summary>A turn ended (also for turns started with <see cref="Submit"/>).</summary>
+        public event EventHandler<TurnResult> TurnCompleted { add { lock (Core.Gate) Core.TurnCompleted += value; } remove { lock (Core.Gate) Core.TurnCompleted -= value; } }
+
+        /// <summary>
+        /// A call of a tool registered without a handler. Answer it with <see cref="ToolCall.Complete"/>
+        /// or <see cref="ToolCall.Fail"/>, now or later; without a subscriber the call fails.
+        /// </summary>
+        public event EventHandler<ToolCall> ToolCallRequested { add { lock (Core.Gate) Core.ToolCallRequested += value; } remove { lock (Core.Gate) Core.ToolCallRequested -= value; } }
+
+        /// <summary>
+        /// A tool needs approval. Answer with <see cref="PermissionRequest.Allow"/> or
+        /// <see cref="PermissionRequest.Deny"/>, now or later (a UI prompt); without a subscriber
+        /// the request is denied.
+        /// </summary>
+        public event EventHandler<PermissionRequest> PermissionRequested { add { lock (Core.Gate) Core.PermissionRequested += value; } remove { lock (Core.Gate) Core.PermissionRequested -= value; } }
+
+        /// <summary>A <c>"type":"host"</c> hook runs. Answer with Pass/Block/Respond; without a subscriber it passes.</summary>
+        public event EventHandler<HookRequest> HookRequested { add { lock (Core.Gate) Core.HookRequested += value; } remove { lock (Core.Gate) Core.HookRequested -= value; } }
+
+        /// <summary>
+        /// Sends a prompt and completes with the turn's result. Cancelling <paramref name="cancellationToken"/>
+        /// aborts the turn (model stream dropped, pending tool calls cancelled) and the task ends
+        /// with <see cref="OperationCanceledException"/>. A failed turn throws <see cref="RobotaException"/>
+        /// (<see cref="RobotaStatus.Provider"/>) carrying the ERROR event's code and category.
+        /// In pump delivery the task completes only while the host calls <see cref="Dispatch"/>;
+        /// in pull delivery, while it calls <see cref="NextEvent"/>.
+        /// </summary>
+        public Task<TurnResult> RunAsync(string text, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            cancellationToken.ThrowIfCancellationRequested();
+            var input = InputJson(text);
+            TurnWaiter w;
+            lock (Core.Gate)
+            {
+                // Submit and register under the gate: the turn's TURN_COMPLETED (routed under the
+                // same gate) cannot be handled before its waiter and cancellation hook exist.
+                var turn = SubmitRaw(input);
+                w = Core.Track(turn, this, true);
+                w.Token = cancellationToken;
+                if (cancellationToken.CanBeCanceled)
+                {
+                    w.Registration = cancellationToken.Register(() =>
+                    {
+                        w.CancelRequested = true;
+                        try
+                        {
+                            Abort(turn);
+                        }
+                        catch (ObjectDisposedException)
+                        {
+                            // Disposed meanwhile: the task already failed.
+                        }
+                        catch (RobotaException e)
+                        {
+                            RobotaLibrary.Report(e);
+                        }
+                    });
+                }
+            }
+            return w.Tcs.Task;
+        }
+
+        /// <summary>Sends a prompt without waiting; returns its turn id (see <see cref="TurnCompleted"/>, <see cref="Wait"/>).</summary>
+        public ulong Submit(string text) => SubmitJson(InputJson(text));
+
+        /// <summary>Sends a raw input document (<c>{"text","display_input"?,"raw_input"?}</c>); returns its turn id.</summary>
+        public ulong SubmitJson(string inputJson)
+        {
+            if (inputJson == null)
+            {
+                throw new ArgumentNullException(nameof(inputJson));
+            }
+            lock (Core.Gate)
+            {
+                var turn = SubmitRaw(inputJson);
+                Core.Track(turn, this, false);
+                return turn;
+            }
+        }
+
+        private ulong SubmitRaw(string inputJson)
+        {
+            ThrowIfDisposed();
+            ulong turn;
+            IntPtr err;
+            var status = NativeMethods.robota_session_submit(handle, Utf8.Encode(inputJson), out turn, out err);
+            Errors.Check(status, err);
+            return turn;
+        }
+
+        private static string InputJson(string text) =>
+            Json.Serialize(new Dictionary<string, object> { { "text", text ?? throw new ArgumentNullException(nameof(text)) } });
+
+        /// <summary>Aborts turn <paramref name="turnId"/> (0 = the running one) and drops the queued prompt. Idempotent.</summary>
+        public void Abort(ulong turnId = 0)
+        {
+            ThrowIfDisposed();
+            var status = NativeMethods.robota_session_abort(handle, turnId);
+            Errors.Check(status, IntPtr.Zero);
+        }
+
+        /// <summary>
+        /// Blocks until turn <paramref name="turnId"/> finished (0 = until idle); <paramref name="timeoutMs"/>
+        /// -1 waits forever, 0 polls. Returns <see cref="RobotaStatus.Ok"/>, <see cref="RobotaStatus.Aborted"/>,
+        /// <see cref="RobotaStatus.Provider"/> (the turn failed) or <see cref="RobotaStatus.Timeout"/>; throws
+        /// for anything else (e.g. <see cref="RobotaStatus.Reentrant"/> inside a callback).
+        /// </summary>
+        public RobotaStatus Wait(ulong turnId = 0, int timeoutMs = -1)
+        {
+            ThrowIfDisposed();
+            IntPtr err;
+            var status = NativeMethods.robota_session_wait(handle, turnId, timeoutMs, out err);
+            switch ((RobotaStatus)status)
+            {
+                case RobotaStatus.Ok:
+                case RobotaStatus.Aborted:
+                case RobotaStatus.Provider:
+                case RobotaStatus.Timeout:
+                    Errors.Free(err);
+                    return (RobotaStatus)status;
+                default:
+                    throw Errors.Take(status, err);
+            }
+        }
+
+        /// <summary>
+        /// Pump delivery: runs up to <paramref name="maxEvents"/> queued events (0 = all) on this
+        /// thread, waiting up to <paramref name="timeoutMs"/> for the first (0 = no wait, the
+        /// Update() case). Returns how many were delivered.
+        /// </summary>
+        public int Dispatch(int maxEvents = 0, int timeoutMs = 0)
+        {
+            ThrowIfDisposed();
+            var n = NativeMethods.robota_session_dispatch(handle, maxEvents, timeoutMs);
+            if (n < 0)
+            {
+                throw new RobotaException((RobotaStatus)n, DispatchError((RobotaStatus)n));
+            }
+            return n;
+        }
+
+        private static string DispatchError(RobotaStatus s)
+        {
+            switch (s)
+            {
+                case RobotaStatus.Unsupported: return "Dispatch needs a session created with Delivery.Pump";
+                case RobotaStatus.Reentrant: return "Dispatch was called from inside a callback";
+                case RobotaStatus.Busy: return "another thread is already dispatching this session";
+                default: return "Dispatch failed: " + Errors.StatusText((int)s);
+            }
+        }
+
+        /// <summary>
+        /// Pull delivery: the next event, or null when none arrived within <paramref name="timeoutMs"/>
+        /// (-1 = forever, 0 = poll). The event is also routed to this session's C# events, tool
+        /// handlers and waiting turns. Throws <see cref="RobotaException"/> (<see cref="RobotaStatus.Closed"/>)
+        /// after the session-closed event was read.
+        /// </summary>
+        public RobotaEvent NextEvent(int timeoutMs = -1)
+        {
+            ThrowIfDisposed();
+            IntPtr json, err;
+            var status = NativeMethods.robota_session_next_event(handle, timeoutMs, out json, out err);
+            if (status == (int)RobotaStatus.Timeout)
+            {
+                Errors.Free(err);
+                return null;
+            }
+            Errors.Check(status, err);
+            var doc = Json.ParseObject(Utf8.TakeOwned(json));
+            // "type" is authoritative: payload fields are merged into the same object and may
+            // shadow "kind", never "type".
+            object k;
+            var kind = RobotaEvent.KindOf(Json.GetString(doc, "type"));
+            if (kind == 0 && doc.TryGetValue("kind", out k) && k is long l)
+            {
+                kind = (uint)l;
+            }
+            var turn = Json.GetUInt64(doc, "turn_id");
+            var ev = new RobotaEvent(kind, turn, kind == (uint)EventKind.TextDelta || kind == (uint)EventKind.ThinkingDelta
+                ? Json.GetString(doc, "text")
+                : Json.Serialize(doc));
+            Core.Route(ev);
+            return ev;
+        }
+
+        /// <summary>Runs a command (<c>help</c>, <c>clear</c>, <c>compact</c>, <c>mode</c>, <c>model</c>, <c>context</c>, <c>cost</c>, <c>permissions</c>, <c>cancel_queue</c>, ...); returns <c>{"message","success","data"?}</c>.</summary>
+        public Dictionary<string, object> Command(string name, string args = null)
+        {
+            var d = new Dictionary<string, object> { { "name", name ?? throw new ArgumentNullException(nameof(name)) } };
+            if (args != null)
+            {
+                d["args"] = args;
+            }
+            return Json.ParseObject(CommandJson(Json.Serialize(d)));
+        }
+
+        /// <summary>Runs a raw command document; returns the raw result JSON.</summary>
+        public string CommandJson(string commandJson)
+        {
+            ThrowIfDisposed();
+            IntPtr json, err;
+            var status = NativeMethods.robota_session_command(handle, Utf8.Encode(commandJson ?? throw new ArgumentNullException(nameof(commandJson))), out json, out err);
+            Errors.Check(status, err);
+            return Utf8.TakeOwned(json);
+        }
+
+        /// <summary>
+        /// The history: view <c>"conversation"</c> (what the model sees), <c>"messages"</c> (chat
+        /// entries) or <c>"history"</c> (the full UI timeline). Returns the raw JSON document.
+        /// </summary>
+        public string MessagesJson(string view = null)
+        {
+            ThrowIfDisposed();
+            var query = view == null ? null : Json.Serialize(new Dictionary<string, object> { { "view", view } });
+            IntPtr json, err;
+            var status = NativeMethods.robota_session_messages(handle, Utf8.Encode(query), out json, out err);
+            Errors.Check(status, err);
+            return Utf8.TakeOwned(json);
+        }
+
+        /// <summary>The conversation's messages (each a dictionary: <c>role</c>, <c>content</c>, <c>state</c>, ...).</summary>
+        public List<object> Messages(string view = null)
+        {
+            var doc = Json.ParseObject(MessagesJson(view));
+            object v;
+            if (doc.TryGetValue("messages", out v) || doc.TryGetValue("entries", out v))
+            {
+                return v as List<object> ?? new List<object>();
+            }
+            return new List<object>();
+        }
+
+        /// <summary>The session state JSON (<c>session_id</c>, <c>executing</c>, <c>message_count</c>, <c>model</c>, ...).</summary>
+        public string StateJson()
+        {
+            ThrowIfDisposed();
+            IntPtr json, err;
+            var status = NativeMethods.robota_session_state(handle, out json, out err);
+            Errors.Check(status, err);
+            return Utf8.TakeOwned(json);
+        }
+
+        /// <summary>The session state as a dictionary.</summary>
+        public Dictionary<string, object> State() => Json.ParseObject(StateJson());
+
+        /// <summary>The session id.</summary>
+        public string SessionId => Json.GetString(State(), "session_id");
+
+        /// <summary>A versioned snapshot for <see cref="RobotaRuntime.ResumeSession"/> (never contains API keys).</summary>
+        public string Save()
+        {
+            ThrowIfDisposed();
+            IntPtr json, err;
+            var status = NativeMethods.robota_session_save(handle, out json, out err);
+            Errors.Check(status, err);
+            return Utf8.TakeOwned(json);
+        }
+
+        /// <summary>
+        /// An independent copy (history, mode, approvals) with a new id; <paramref name="overridesJson"/>
+        /// overrides session fields. Needs the RobotaRuntime object undisposed (ObjectDisposedException otherwise).
+        /// </summary>
+        public RobotaSession Fork(string overridesJson = null)
+        {
+            ThrowIfDisposed();
+            var doc = Utf8.Encode(overridesJson);
+            return Open(Runtime, (EventFn fn, IntPtr ud, FreeFn free, out IntPtr s, out IntPtr err) =>
+                NativeMethods.robota_session_fork(handle, doc, fn, ud, free, out s, out err));
+        }
+
+        /// <summary>A fork delivering events in <paramref name="delivery"/> mode.</summary>
+        public RobotaSession Fork(Delivery delivery) =>
+            Fork("{\"delivery\":\"" + SessionConfig.DeliveryName(delivery) + "\"}");
+
+        /// <summary>Closes the session but keeps the object: aborts, drops the queued prompt, delivers <see cref="SessionClosed"/> last.</summary>
+        public void Close()
+        {
+            ThrowIfDisposed();
+            Errors.Check(NativeMethods.robota_session_close(handle), IntPtr.Zero);
+        }
+
+        private void ThrowIfDisposed()
+        {
+            if (IsDisposed)
+            {
+                throw new ObjectDisposedException(nameof(RobotaSession));
+            }
+        }
+
+        /// <summary>
+        /// Frees the session without blocking: aborts a running turn, cancels pending tool calls;
+        /// no callback starts afterwards. Waiting <see cref="RunAsync"/> tasks fail with
+        /// <see cref="ObjectDisposedException"/>. Safe inside the session's own handlers.
+        /// </summary>
+        public void Dispose()
+        {
+            if (Interlocked.Exchange(ref disposed, 1) == 0)
+            {
+                // Waiters fail first, so the aborted TURN_COMPLETED that close produces cannot
+                // complete them with a result instead.
+                Core.FailAll(new ObjectDisposedException(nameof(RobotaSession), "the session was disposed before the turn completed"));
+                try
+                {
+                    // Close before the free: it wakes threads blocked in Wait/Dispatch/NextEvent
+                    // on this session, whose in-flight calls would otherwise hold the SafeHandle
+                    // (and so defer the native free) until their timeouts.
+                    NativeMethods.robota_session_close(handle);
+                }
+                catch (ObjectDisposedException)
+                {
+                    // Released concurrently (finalizer race): nothing to close.
+                }
+            }
+            handle.Dispose();
+        }
+    }
+}

@@ -1,0 +1,400 @@
+using System;
+using System.Collections.Concurrent;
+using System.Collections.Generic;
+using System.Threading;
+using System.Threading.Tasks;
+
+namespace Robota
+{
+    /// <summary>A GCHandle target the library releases through its free_fn.</summary>
+    internal interface IReleasable
+    {
+        /// <summary>Runs once, after the registration's last callback.</summary>
+        void Released();
+    }
+
+    /// <summary>A turn the binding waits for (RunAsync) or keeps the session alive for (Submit).</summary>
+    internal sealed class TurnWaiter
+    {
+        internal TaskCompletionSource<TurnResult> Tcs;
+        internal CancellationToken Token;
+        internal CancellationTokenRegistration Registration;
+        internal volatile bool CancelRequested;
+        internal IDictionary<string, object> LastError;
+    }
+
+    /// <summary>
+    /// The managed side of one native session: the GCHandle target of its event callback. It
+    /// routes every event (callbacks in thread/pump mode, <c>robota_session_next_event</c> in
+    /// pull mode) to the C# events, tool handlers and waiting turns. It references the
+    /// <see cref="RobotaSession"/> weakly, and strongly only while a turn is in flight, so a
+    /// session nobody holds is still finalized (its SafeHandle frees the native session).
+    /// </summary>
+    internal sealed class SessionCore : IReleasable
+    {
+        private static readonly ConcurrentDictionary<IntPtr, SessionCore> Live = new ConcurrentDictionary<IntPtr, SessionCore>();
+
+        private readonly object gate = new object();
+        private readonly Dictionary<ulong, TurnWaiter> turns = new Dictionary<ulong, TurnWaiter>();
+        private readonly Dictionary<ulong, ToolCall> calls = new Dictionary<ulong, ToolCall>();
+        private WeakReference<RobotaSession> session;
+        private WeakReference<SessionHandle> sessionHandle;
+        private readonly IntPtr runtimePtr;
+#pragma warning disable 414 // never read: it only keeps the session reachable while a turn runs
+        private RobotaSession keepAlive;
+#pragma warning restore 414
+        private IntPtr ptr;
+
+        internal SessionCore(RobotaRuntime owner)
+        {
+            Owner = owner;
+            Runtime = owner.Handle;
+            runtimePtr = owner.Handle.DangerousGetHandle();
+        }
+
+        internal RobotaRuntime Owner { get; }
+
+        internal RuntimeHandle Runtime { get; }
+
+        internal object Gate => gate;
+
+        internal RobotaSession Session
+        {
+            get
+            {
+                RobotaSession s = null;
+                session?.TryGetTarget(out s);
+                return s;
+            }
+        }
+
+        internal EventHandler<RobotaEvent> EventReceived, TurnStarted, TextDelta, ThinkingDelta, MessageCommitted,
+            ToolStarted, ToolEnded, ContextUpdated, Compacted, Execution, Warning, Error, SessionClosed;
+
+        internal EventHandler<ToolCall> ToolCallRequested;
+        internal EventHandler<PermissionRequest> PermissionRequested;
+        internal EventHandler<HookRequest> HookRequested;
+        internal EventHandler<TurnResult> TurnCompleted;
+
+        /// <summary>The core of the live session whose native pointer is <paramref name="p"/>.</summary>
+        internal static SessionCore Find(IntPtr p)
+        {
+            SessionCore c;
+            return p != IntPtr.Zero && Live.TryGetValue(p, out c) ? c : null;
+        }
+
+        internal void Attach(RobotaSession s, IntPtr p)
+        {
+            lock (gate)
+            {
+                session = new WeakReference<RobotaSession>(s);
+                sessionHandle = new WeakReference<SessionHandle>(s.Handle);
+                ptr = p;
+                Live[p] = this;
+            }
+        }
+
+        /// <summary>Registers a submitted turn; call with <see cref="Gate"/> held around the submit.</summary>
+        internal TurnWaiter Track(ulong turnId, RobotaSession owner, bool withTask)
+        {
+            var w = new TurnWaiter();
+            if (withTask)
+            {
+                w.Tcs = new TaskCompletionSource<TurnResult>(TaskCreationOptions.RunContinuationsAsynchronously);
+            }
+            turns[turnId] = w;
+            keepAlive = owner;
+            return w;
+        }
+
+        internal void Track(ToolCall call)
+        {
+            lock (gate)
+            {
+                calls[call.CallId] = call;
+            }
+        }
+
+        internal void Untrack(ulong callId)
+        {
+            lock (gate)
+            {
+                calls.Remove(callId);
+            }
+        }
+
+        /// <summary>
+        /// Answers tool call <paramref name="callId"/>. The native session keeps its runtime
+        /// alive, so this works after the RobotaRuntime object was disposed; a session already
+        /// freed answers <see cref="RobotaStatus.Stale"/> (its pending ids were cancelled).
+        /// </summary>
+        internal int CompleteToolCall(ulong callId, byte[] json, int isError, out IntPtr err)
+        {
+            err = IntPtr.Zero;
+            SessionHandle h;
+            if (!Enter(out h))
+            {
+                return (int)RobotaStatus.Stale;
+            }
+            try
+            {
+                return NativeMethods.robota_tool_call_complete_via(runtimePtr, callId, json, isError, out err);
+            }
+            finally
+            {
+                h.DangerousRelease();
+            }
+        }
+
+        /// <summary>Answers a permission or hook request (same lifetime rules as <see cref="CompleteToolCall"/>).</summary>
+        internal int Respond(ulong requestId, byte[] json, out IntPtr err)
+        {
+            err = IntPtr.Zero;
+            SessionHandle h;
+            if (!Enter(out h))
+            {
+                return (int)RobotaStatus.Stale;
+            }
+            try
+            {
+                return NativeMethods.robota_request_respond_via(runtimePtr, requestId, json, out err);
+            }
+            finally
+            {
+                h.DangerousRelease();
+            }
+        }
+
+        /// <summary>Pins the native session (and so its runtime) for one call; false when it is gone.</summary>
+        private bool Enter(out SessionHandle h)
+        {
+            h = null;
+            var weak = sessionHandle;
+            if (weak == null || !weak.TryGetTarget(out h) || h.IsClosed)
+            {
+                return false;
+            }
+            var added = false;
+            try
+            {
+                h.DangerousAddRef(ref added);
+            }
+            catch (ObjectDisposedException)
+            {
+                return false;
+            }
+            return added;
+        }
+
+        /// <summary>An event from the native callback.</summary>
+        internal void Deliver(uint kind, ulong turnId, string payload) => Route(new RobotaEvent(kind, turnId, payload));
+
+        /// <summary>Routes one event to handlers, tools and waiting turns. Never throws.</summary>
+        internal void Route(RobotaEvent ev)
+        {
+            var sender = Session;
+            Raise(EventReceived, sender, ev);
+            switch (ev.Kind)
+            {
+                case EventKind.TurnStarted: Raise(TurnStarted, sender, ev); break;
+                case EventKind.TextDelta: Raise(TextDelta, sender, ev); break;
+                case EventKind.ThinkingDelta: Raise(ThinkingDelta, sender, ev); break;
+                case EventKind.Message: Raise(MessageCommitted, sender, ev); break;
+                case EventKind.ToolStart: Raise(ToolStarted, sender, ev); break;
+                case EventKind.ToolEnd: Raise(ToolEnded, sender, ev); break;
+                case EventKind.ContextUpdate: Raise(ContextUpdated, sender, ev); break;
+                case EventKind.Compacted: Raise(Compacted, sender, ev); break;
+                case EventKind.Execution: Raise(Execution, sender, ev); break;
+                case EventKind.Warning: Raise(Warning, sender, ev); break;
+                case EventKind.SessionClosed: Raise(SessionClosed, sender, ev); break;
+                case EventKind.ToolCall: OnToolCall(sender, ev); break;
+                case EventKind.ToolCallCancelled: OnToolCallCancelled(ev); break;
+                case EventKind.PermissionRequest: OnPermission(sender, ev); break;
+                case EventKind.HookRequest: OnHook(sender, ev); break;
+                case EventKind.Error:
+                    lock (gate)
+                    {
+                        TurnWaiter w;
+                        if (turns.TryGetValue(ev.TurnId, out w))
+                        {
+                            w.LastError = ev.Data;
+                        }
+                    }
+                    Raise(Error, sender, ev);
+                    break;
+                case EventKind.TurnCompleted: OnTurnCompleted(sender, ev); break;
+            }
+        }
+
+        private void OnToolCall(RobotaSession sender, RobotaEvent ev)
+        {
+            var d = ev.Data;
+            object args;
+            d.TryGetValue("arguments", out args);
+            var argsJson = args is string s ? s : Json.Serialize(args ?? new Dictionary<string, object>());
+            var call = new ToolCall(Runtime, this, Json.GetUInt64(d, "call_id"), Json.GetString(d, "tool_name"), argsJson);
+            var reg = Owner.FindTool(call.ToolName);
+            if (reg != null && reg.HasHandler)
+            {
+                reg.Run(call); // pull delivery: the registered handler answers as in the other modes
+                return;
+            }
+            var h = ToolCallRequested;
+            if (h == null)
+            {
+                call.Finish(null, new InvalidOperationException("no handler for host tool \"" + call.ToolName + "\" (subscribe to ToolCallRequested)"));
+                return;
+            }
+            call.Track();
+            Raise(h, sender, call);
+        }
+
+        private void OnToolCallCancelled(RobotaEvent ev)
+        {
+            var id = Json.GetUInt64(ev.Data, "call_id");
+            ToolCall call;
+            lock (gate)
+            {
+                if (calls.TryGetValue(id, out call))
+                {
+                    calls.Remove(id);
+                }
+            }
+            call?.Cancel();
+        }
+
+        private void OnPermission(RobotaSession sender, RobotaEvent ev)
+        {
+            var req = new PermissionRequest(this, ev);
+            var h = PermissionRequested;
+            if (h == null)
+            {
+                Answer(() => req.Deny()); // nobody to ask: the safe answer
+                return;
+            }
+            Raise(h, sender, req);
+        }
+
+        private void OnHook(RobotaSession sender, RobotaEvent ev)
+        {
+            var req = new HookRequest(this, ev);
+            var h = HookRequested;
+            if (h == null)
+            {
+                Answer(() => req.Pass()); // no host hook handler: the hook passes
+                return;
+            }
+            Raise(h, sender, req);
+        }
+
+        private static void Answer(Func<bool> respond)
+        {
+            try
+            {
+                respond();
+            }
+            catch (Exception e)
+            {
+                RobotaLibrary.Report(e);
+            }
+        }
+
+        private void OnTurnCompleted(RobotaSession sender, RobotaEvent ev)
+        {
+            var result = new TurnResult(ev);
+            TurnWaiter w;
+            lock (gate)
+            {
+                if (turns.TryGetValue(result.TurnId, out w))
+                {
+                    turns.Remove(result.TurnId);
+                }
+                if (turns.Count == 0)
+                {
+                    keepAlive = null;
+                }
+            }
+            Raise(TurnCompleted, sender, result);
+            if (w != null)
+            {
+                Settle(w, result);
+            }
+        }
+
+        private static void Settle(TurnWaiter w, TurnResult result)
+        {
+            w.Registration.Dispose();
+            if (w.Tcs == null)
+            {
+                return;
+            }
+            if (result.IsAborted && w.CancelRequested)
+            {
+                w.Tcs.TrySetCanceled(w.Token);
+            }
+            else if (result.StopReason == "error")
+            {
+                w.Tcs.TrySetException(RobotaException.FromErrorEvent(RobotaStatus.Provider, w.LastError, "the turn failed"));
+            }
+            else
+            {
+                w.Tcs.TrySetResult(result);
+            }
+        }
+
+        /// <summary>Fails every waiting turn and cancels tracked tool calls (session disposed or gone).</summary>
+        internal void FailAll(Exception reason)
+        {
+            List<TurnWaiter> waiting;
+            List<ToolCall> pending;
+            lock (gate)
+            {
+                waiting = new List<TurnWaiter>(turns.Values);
+                pending = new List<ToolCall>(calls.Values);
+                turns.Clear();
+                calls.Clear();
+                keepAlive = null;
+            }
+            foreach (var w in waiting)
+            {
+                w.Registration.Dispose();
+                w.Tcs?.TrySetException(reason);
+            }
+            foreach (var c in pending)
+            {
+                c.Cancel();
+            }
+        }
+
+        /// <inheritdoc />
+        public void Released()
+        {
+            IntPtr p;
+            lock (gate)
+            {
+                p = ptr;
+            }
+            if (p != IntPtr.Zero)
+            {
+                ((ICollection<KeyValuePair<IntPtr, SessionCore>>)Live).Remove(new KeyValuePair<IntPtr, SessionCore>(p, this));
+            }
+            FailAll(new ObjectDisposedException("RobotaSession", "the session was freed before the turn completed"));
+        }
+
+        private static void Raise<T>(EventHandler<T> h, object sender, T args)
+        {
+            if (h == null)
+            {
+                return;
+            }
+            try
+            {
+                h(sender, args);
+            }
+            catch (Exception e)
+            {
+                RobotaLibrary.Report(e);
+            }
+        }
+    }
+}

@@ -1,0 +1,132 @@
+using System.Threading;
+
+namespace Robota.Tests
+{
+    internal static class RequestTests
+    {
+        private const string TwoToolTurns =
+            "[{\"tool_calls\":[{\"name\":\"lookup\",\"arguments\":{\"key\":\"a\"}}]},{\"text\":\"ok1\"}," +
+            "{\"tool_calls\":[{\"name\":\"lookup\",\"arguments\":{\"key\":\"b\"}}]},{\"text\":\"ok2\"}]";
+
+        [Test]
+        private static void PermissionAllowRunsTheToolDenyDoesNot()
+        {
+            using (var rt = Fixtures.Runtime(TwoToolTurns))
+            {
+                var calls = 0;
+                rt.RegisterTool(Fixtures.WriteTool(), c => { Interlocked.Increment(ref calls); return "ran"; });
+                using (var s = rt.CreateSession(Fixtures.Session()))
+                {
+                    var rec = new Recorder(s);
+                    var allow = true;
+                    PermissionRequest last = null;
+                    s.PermissionRequested += (sender, req) =>
+                    {
+                        last = req;
+                        Expect.True(allow ? req.Allow() : req.Deny(), "answer accepted");
+                    };
+                    Expect.Equal("ok1", Expect.Await(s.RunAsync("allow it"), "turn 1").Response, "turn 1");
+                    Expect.Equal(1, calls, "allowed tool ran");
+                    Expect.Equal("lookup", last.ToolName, "tool name");
+                    Expect.Equal("a", (string)last.Arguments["key"], "arguments");
+                    Expect.Contains(last.Reason, "needs approval in default mode", "reason");
+                    Expect.True(!last.Allow(), "a second answer is stale");
+                    allow = false;
+                    Expect.Equal("ok2", Expect.Await(s.RunAsync("deny it"), "turn 2").Response, "turn 2");
+                    Expect.Equal(1, calls, "denied tool did not run");
+                    rec.WaitFor(EventKind.ToolEnd, 2);
+                    Expect.Equal("denied", rec.Of(EventKind.ToolEnd)[1].GetString("result"), "tool_end result");
+                    Expect.Contains(s.MessagesJson(), "Permission denied. The user did not approve this action.", "history");
+                }
+            }
+        }
+
+        [Test]
+        private static void PermissionWithoutSubscriberIsDenied()
+        {
+            using (var rt = Fixtures.Runtime(TwoToolTurns))
+            {
+                var calls = 0;
+                rt.RegisterTool(Fixtures.WriteTool(), c => { calls++; return "ran"; });
+                using (var s = rt.CreateSession(Fixtures.Session()))
+                {
+                    Expect.Await(s.RunAsync("nobody asked"), "RunAsync");
+                    Expect.Equal(0, calls, "not run");
+                    Expect.Contains(s.MessagesJson(), "Permission denied.", "history");
+                }
+            }
+        }
+
+        [Test]
+        private static void PermissionAnsweredLaterFromAnotherThreadWithRemember()
+        {
+            using (var rt = Fixtures.Runtime(TwoToolTurns))
+            {
+                var calls = 0;
+                rt.RegisterTool(Fixtures.WriteTool(), c => { Interlocked.Increment(ref calls); return "ran"; });
+                using (var s = rt.CreateSession(Fixtures.Session()))
+                {
+                    var asked = 0;
+                    s.PermissionRequested += (sender, req) =>
+                    {
+                        Interlocked.Increment(ref asked);
+                        new Thread(() => req.Allow(remember: true)).Start();
+                    };
+                    Expect.Await(s.RunAsync("first"), "turn 1");
+                    Expect.Await(s.RunAsync("second"), "turn 2");
+                    Expect.Equal(2, calls, "both calls ran");
+                    Expect.Equal(1, asked, "remember approves the tool for the session");
+                    Expect.Contains((string)s.Command("permissions")["message"], "Session-approved tools: lookup", "permissions command");
+                }
+            }
+        }
+
+        [Test]
+        private static void HostHookBlocksTheTool()
+        {
+            using (var rt = Fixtures.Runtime(Fixtures.ToolTurns("lookup", "{\"key\":\"secret\"}")))
+            {
+                var calls = 0;
+                rt.RegisterTool(Fixtures.ReadOnlyTool(), c => { calls++; return "leaked"; });
+                var cfg = Fixtures.Session();
+                cfg.HooksJson = "{\"PreToolUse\":[{\"matcher\":\"look\",\"hooks\":[{\"type\":\"host\"}]}]}";
+                using (var s = rt.CreateSession(cfg))
+                {
+                    HookRequest seen = null;
+                    s.HookRequested += (sender, h) =>
+                    {
+                        seen = h;
+                        Expect.True(h.Block("not allowed here"), "block accepted");
+                    };
+                    Expect.Await(s.RunAsync("go"), "RunAsync");
+                    Expect.Equal(0, calls, "blocked tool did not run");
+                    Expect.Equal("PreToolUse", seen.HookEventName, "hook event");
+                    Expect.Equal("lookup", seen.ToolName, "tool");
+                    Expect.Contains(seen.Event.Payload, "\"tool_input\":{\"key\":\"secret\"}", "hook input");
+                    Expect.Contains(s.MessagesJson(), "Blocked by hook: not allowed here", "history");
+                    Expect.Fails(RobotaStatus.NotFound, () => rt.RespondToRequest(424242, "{\"exit_code\":0}"), "was never issued");
+                }
+            }
+        }
+
+        [Test]
+        private static void HostHookPassLetsTheToolRun()
+        {
+            using (var rt = Fixtures.Runtime(Fixtures.ToolTurns("lookup", "{\"key\":\"fine\"}")))
+            {
+                var calls = 0;
+                rt.RegisterTool(Fixtures.ReadOnlyTool(), c => { calls++; return "ok"; });
+                var cfg = Fixtures.Session();
+                cfg.HooksJson = "{\"PreToolUse\":[{\"matcher\":\"\",\"hooks\":[{\"type\":\"host\"}]}]}";
+                using (var s = rt.CreateSession(cfg))
+                {
+                    var hooks = 0;
+                    s.HookRequested += (sender, h) => { hooks++; h.Pass(); };
+                    Expect.Await(s.RunAsync("go"), "RunAsync");
+                    Expect.Equal(1, hooks, "hook asked once");
+                    Expect.Equal(1, calls, "tool ran");
+                }
+            }
+        }
+    }
+}
