@@ -334,27 +334,64 @@ impl HttpTransport {
                     }
                 }
                 Ok(None) => {
+                    let mid_event =
+                        self.finish_stream(parser, decoder, sink, api_surface, &mut seq)?;
                     if decoder.complete() {
                         return Ok(StreamOutcome::Complete);
                     }
-                    return Err(self.cut(decoder, parser, None, &content_type, key).into());
+                    return Err(self.cut(decoder, mid_event, None, &content_type, key).into());
                 }
                 Err(e) => {
+                    let mid_event =
+                        self.finish_stream(parser, decoder, sink, api_surface, &mut seq)?;
                     if decoder.complete() {
                         return Ok(StreamOutcome::Complete);
                     }
                     return Err(self
-                        .cut(decoder, parser, Some(&e), &content_type, key)
+                        .cut(decoder, mid_event, Some(&e), &content_type, key)
                         .into());
                 }
             }
         }
     }
 
+    /// End of the body: hands a last event that lacks its closing blank line to the decoder
+    /// when its data is complete (JSON that parses, or `[DONE]`), as the vendors' SDKs do.
+    /// Returns true when an incomplete event was left over (the stream was cut mid-event).
+    fn finish_stream(
+        &self,
+        parser: &mut SseParser,
+        decoder: &mut dyn StreamDecoder,
+        sink: &mut dyn StreamSink,
+        api_surface: &'static str,
+        seq: &mut u64,
+    ) -> Result<bool, RobotaError> {
+        if !parser.has_partial_event() {
+            return Ok(false);
+        }
+        let wants_raw = sink.wants_raw_payloads();
+        let mut cut = true;
+        parser.finish(|ev| {
+            let data = ev.data.trim();
+            let whole = data == "[DONE]"
+                || (!data.is_empty()
+                    && serde_json::from_str::<serde::de::IgnoredAny>(data).is_ok());
+            if !whole {
+                return Ok(());
+            }
+            cut = false;
+            if wants_raw {
+                raw_event(&self.cfg.name, api_surface, &ev, seq, sink);
+            }
+            decoder.event(ev, sink)
+        })?;
+        Ok(cut)
+    }
+
     fn cut(
         &self,
         decoder: &dyn StreamDecoder,
-        parser: &SseParser,
+        mid_event: bool,
         error: Option<&reqwest::Error>,
         content_type: &str,
         key: Option<&str>,
@@ -365,7 +402,7 @@ impl HttpTransport {
             decoder.end_marker()
         );
         let event_stream = content_type.starts_with("text/event-stream");
-        if event_stream && parser.has_partial_event() {
+        if event_stream && mid_event {
             message.push_str(" (cut in the middle of an event)");
         }
         if let Some(e) = error {

@@ -2,8 +2,10 @@
 //!
 //! Follows the WHATWG event-stream rules: lines end in CRLF, LF or CR (also when the CR and the
 //! LF arrive in different chunks); `:` starts a comment; `data:` lines of one event are joined
-//! with `\n`; a blank line dispatches the event; an event without `data` is not dispatched; a
-//! half-received event at end of stream is dropped (see [`SseParser::has_partial_event`]).
+//! with `\n`; a blank line dispatches the event; an event without `data` is not dispatched. At
+//! end of stream [`SseParser::finish`] dispatches a last event whose closing blank line (or
+//! final line terminator) never came; callers decide whether it is complete
+//! (see [`SseParser::has_partial_event`]).
 //!
 //! Zero-copy: when an event's single `data` line lies inside the chunk being fed, the callback
 //! receives a slice of that chunk; only events spanning chunks or with several data lines are
@@ -89,6 +91,28 @@ impl SseParser {
     /// True when bytes of an event arrived that were never dispatched (a stream cut mid-event).
     pub fn has_partial_event(&self) -> bool {
         !self.partial.is_empty() || self.pending_fields
+    }
+
+    /// End of stream: dispatches the event still being built, as if a blank line followed (a
+    /// last line without terminator counts as a line). Nothing happens when no event is pending.
+    /// The parser is reset afterwards.
+    pub fn finish<E>(
+        &mut self,
+        mut on_event: impl FnMut(SseEvent<'_>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        if !self.partial.is_empty() {
+            let line = std::mem::take(&mut self.partial);
+            let r = self.line_owned(&line, &mut on_event);
+            self.partial = line;
+            r?;
+        }
+        let r = if self.pending_fields {
+            self.dispatch(None, &mut on_event)
+        } else {
+            Ok(())
+        };
+        self.reset();
+        r
     }
 
     /// Feeds one chunk; calls `on_event` for every complete event, in order. Stops at the first
@@ -370,6 +394,45 @@ mod tests {
         assert!(!p.has_partial_event());
         p.feed::<()>(b"data: 1\n", |_| Ok(())).unwrap();
         assert!(p.has_partial_event());
+    }
+
+    #[test]
+    fn finish_dispatches_an_unterminated_last_event() {
+        for tail in [
+            &b"data: 2"[..],
+            b"data: 2\n",
+            b"data: 2\r\n",
+            b"event: e\r\ndata: 2\r",
+        ] {
+            let mut p = SseParser::new();
+            let mut out = Vec::new();
+            let mut stream = b"data: 1\n\n".to_vec();
+            stream.extend_from_slice(tail);
+            p.feed::<()>(&stream, |e| {
+                out.push(e.data.to_string());
+                Ok(())
+            })
+            .unwrap();
+            assert_eq!(out, vec!["1"]);
+            assert!(p.has_partial_event());
+            p.finish::<()>(|e| {
+                out.push(e.data.to_string());
+                Ok(())
+            })
+            .unwrap();
+            assert_eq!(out, vec!["1", "2"], "{tail:?}");
+            assert!(!p.has_partial_event());
+        }
+        // Nothing pending: nothing dispatched.
+        let mut p = SseParser::new();
+        let mut n = 0;
+        p.feed::<()>(b"data: 1\n\n: comment", |_| Ok(())).unwrap();
+        p.finish::<()>(|_| {
+            n += 1;
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(n, 0);
     }
 
     #[test]
