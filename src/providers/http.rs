@@ -339,7 +339,9 @@ impl HttpTransport {
                     if decoder.complete() {
                         return Ok(StreamOutcome::Complete);
                     }
-                    return Err(self.cut(decoder, mid_event, None, &content_type, key).into());
+                    return Err(self
+                        .cut(decoder, mid_event, None, &content_type, key)
+                        .into());
                 }
                 Err(e) => {
                     let mid_event =

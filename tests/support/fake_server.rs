@@ -25,6 +25,7 @@
 //! server.enqueue(Reply::hang());                    // never answer at all
 //! server.enqueue(Reply::error(429, r#"{"error":{"message":"slow down"}}"#).header("retry-after", "1"));
 //! server.enqueue(Reply::sse(vec!["data: {bad json\n\n".into()]));   // any raw SSE frames
+//! server.enqueue(Reply::raw_lines(&recorded));      // recorded bytes, unchanged, line by line
 //! // After the calls:
 //! let reqs = server.requests();                     // Vec<RecordedRequest>: method, path, headers, body
 //! assert_eq!(reqs[0].path, "/v1/messages");
@@ -186,6 +187,20 @@ impl Reply {
             ),
             frames: n,
         }
+    }
+
+    /// Recorded stream bytes served unchanged as `text/event-stream`, one line (with its own
+    /// terminator, LF or CRLF) per chunk, as the vendors' SDK tests feed their fixtures; a last
+    /// line without terminator is sent as is.
+    pub fn raw_lines(bytes: &[u8]) -> Self {
+        let steps: Vec<Step> = bytes
+            .split_inclusive(|b| *b == b'\n')
+            .map(|line| Step::Bytes(line.to_vec()))
+            .collect();
+        let mut reply = Self::sse(Vec::new());
+        reply.frames = steps.len();
+        reply.body = Body::Stream(steps);
+        reply
     }
 
     /// A complete JSON (or text) body with this status.

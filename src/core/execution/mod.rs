@@ -280,12 +280,12 @@ pub async fn execute(
     let response = match (stop, ctx.final_response.take()) {
         (RunStop::Refusal, Some(r)) => r,
         _ => {
-        let s = lock(store);
-        s.messages()[turn_start..]
-            .iter()
-            .rev()
-            .find(|m| m.role == Role::Assistant && !m.content.is_empty())
-            .map_or_else(|| NO_RESPONSE_TEXT.to_string(), |m| m.content.clone())
+            let s = lock(store);
+            s.messages()[turn_start..]
+                .iter()
+                .rev()
+                .find(|m| m.role == Role::Assistant && !m.content.is_empty())
+                .map_or_else(|| NO_RESPONSE_TEXT.to_string(), |m| m.content.clone())
         }
     };
     Ok(ExecutionResult {

@@ -595,10 +595,29 @@ mod tests {
                 r#"{{"type":"content_block_delta","index":{i},"delta":{{"type":"text_delta","text":"{t}"}}}}"#
             )
         };
-        let f = |d: &mut AnthropicDecoder, s: &mut S, e: &str, x: String| feed(d, s, e, &x).unwrap();
-        f(&mut d, &mut sink, "content_block_start", start(0, r#"{"type":"text","text":"A"}"#));
-        f(&mut d, &mut sink, "content_block_start", start(1, r#"{"type":"web_search_tool_result","tool_use_id":"s","content":[]}"#));
-        f(&mut d, &mut sink, "content_block_start", start(2, r#"{"type":"text","text":""}"#));
+        let f =
+            |d: &mut AnthropicDecoder, s: &mut S, e: &str, x: String| feed(d, s, e, &x).unwrap();
+        f(
+            &mut d,
+            &mut sink,
+            "content_block_start",
+            start(0, r#"{"type":"text","text":"A"}"#),
+        );
+        f(
+            &mut d,
+            &mut sink,
+            "content_block_start",
+            start(
+                1,
+                r#"{"type":"web_search_tool_result","tool_use_id":"s","content":[]}"#,
+            ),
+        );
+        f(
+            &mut d,
+            &mut sink,
+            "content_block_start",
+            start(2, r#"{"type":"text","text":""}"#),
+        );
         f(&mut d, &mut sink, "content_block_delta", text(2, "b"));
         f(&mut d, &mut sink, "content_block_delta", text(0, "a"));
         f(&mut d, &mut sink, "content_block_delta", text(2, "c"));

@@ -71,12 +71,7 @@ impl InteractiveSession {
                     RunStop::Aborted => self.finish_aborted(turn_id, start_idx, r.usage),
                     RunStop::Error => {
                         let msg = r.error.clone().unwrap_or_else(|| r.response.clone());
-                        self.finish_error_with(
-                            turn_id,
-                            "PROVIDER_ERROR",
-                            &msg,
-                            r.error_recoverable,
-                        )
+                        self.finish_error_with(turn_id, "PROVIDER_ERROR", &msg, r.error_recoverable)
                     }
                     stop => self.finish_ok(turn_id, start_idx, &r.response, stop, r.usage),
                 }
