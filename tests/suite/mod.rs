@@ -16,6 +16,7 @@ mod hooks_integration;
 mod providers_anthropic;
 mod providers_gemini;
 mod providers_openai;
+mod providers_stream_fidelity;
 mod providers_vendor_streams;
 mod scripted_provider;
 mod session_basic;

@@ -89,6 +89,13 @@ pub struct Turn {
     pub usage: (u64, u64),
     /// Anthropic only: a server tool use `(id, name, input JSON)` sent before the text.
     pub server_tool: Option<(String, String, String)>,
+    /// How the answer stops, vendor-neutral: `max_tokens` (Anthropic `max_tokens`, OpenAI
+    /// `length`, Gemini `MAX_TOKENS`) or `refusal` (Anthropic `refusal`, OpenAI text sent as
+    /// `delta.refusal`, Gemini `SAFETY`); default: the natural stop or tool use.
+    pub stop: Option<String>,
+    /// Cached prompt tokens reported with the usage (Anthropic `cache_read_input_tokens`,
+    /// OpenAI `prompt_tokens_details.cached_tokens`, Gemini `cachedContentTokenCount`).
+    pub cached: u64,
 }
 
 impl Turn {
@@ -116,6 +123,18 @@ impl Turn {
     /// Sets usage.
     pub fn usage(mut self, input: u64, output: u64) -> Self {
         self.usage = (input, output);
+        self
+    }
+
+    /// Sets how the answer stops (`max_tokens` or `refusal`, see [`Turn::stop`]).
+    pub fn stop(mut self, reason: &str) -> Self {
+        self.stop = Some(reason.into());
+        self
+    }
+
+    /// Reports `n` cached prompt tokens.
+    pub fn cached(mut self, n: u64) -> Self {
+        self.cached = n;
         self
     }
 
@@ -322,7 +341,7 @@ impl Reply {
             Some("message_start"),
             &json!({"type":"message_start","message":{"id":"msg_fake01","type":"message","role":"assistant",
                 "content":[],"model":"claude-fake","stop_reason":null,"stop_sequence":null,
-                "usage":{"input_tokens":turn.usage.0,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":1}}}),
+                "usage":{"input_tokens":turn.usage.0,"cache_creation_input_tokens":0,"cache_read_input_tokens":turn.cached,"output_tokens":1}}}),
         ));
         let mut index = 0;
         if !turn.thinking.is_empty() {
@@ -380,10 +399,10 @@ impl Reply {
             ));
             index += 1;
         }
-        let stop = if turn.tools.is_empty() {
-            "end_turn"
-        } else {
-            "tool_use"
+        let stop = match &turn.stop {
+            Some(s) => s.as_str(),
+            None if turn.tools.is_empty() => "end_turn",
+            None => "tool_use",
         };
         f.push(sse_frame(Some("message_delta"), &json!({"type":"message_delta","delta":{"stop_reason":stop,"stop_sequence":null},"usage":{"output_tokens":turn.usage.1}})));
         f.push(sse_frame(
@@ -405,12 +424,15 @@ impl Reply {
         for t in &turn.thinking {
             f.push(sse_frame(None, &chunk(json!([{"index":0,"delta":{"reasoning_content":t},"logprobs":null,"finish_reason":null}]))));
         }
+        let field = if turn.stop.as_deref() == Some("refusal") {
+            "refusal"
+        } else {
+            "content"
+        };
         for t in &turn.text {
             f.push(sse_frame(
                 None,
-                &chunk(
-                    json!([{"index":0,"delta":{"content":t},"logprobs":null,"finish_reason":null}]),
-                ),
+                &chunk(json!([{"index":0,"delta":{field:t},"logprobs":null,"finish_reason":null}])),
             ));
         }
         for (i, (id, name, args)) in turn.tools.iter().enumerate() {
@@ -419,17 +441,19 @@ impl Reply {
                 f.push(sse_frame(None, &chunk(json!([{"index":0,"delta":{"tool_calls":[{"index":i,"function":{"arguments":frag}}]},"logprobs":null,"finish_reason":null}]))));
             }
         }
-        let finish = if turn.tools.is_empty() {
-            "stop"
-        } else {
-            "tool_calls"
+        let finish = match turn.stop.as_deref() {
+            Some("max_tokens") => "length",
+            Some(_) => "stop",
+            None if turn.tools.is_empty() => "stop",
+            None => "tool_calls",
         };
         f.push(sse_frame(
             None,
             &chunk(json!([{"index":0,"delta":{},"logprobs":null,"finish_reason":finish}])),
         ));
         let mut usage = chunk(json!([]));
-        usage["usage"] = json!({"prompt_tokens":turn.usage.0,"completion_tokens":turn.usage.1,"total_tokens":turn.usage.0 + turn.usage.1});
+        usage["usage"] = json!({"prompt_tokens":turn.usage.0,"completion_tokens":turn.usage.1,"total_tokens":turn.usage.0 + turn.usage.1,
+                                "prompt_tokens_details":{"cached_tokens":turn.cached}});
         f.push(sse_frame(None, &usage));
         f.push("data: [DONE]\n\n".to_string());
         Self::sse(f)
@@ -463,8 +487,14 @@ impl Reply {
         } else {
             Value::Array(calls)
         };
-        f.push(frame(json!({"candidates":[{"content":{"parts":last_parts,"role":"model"},"finishReason":"STOP","index":0}],
-            "usageMetadata":{"promptTokenCount":turn.usage.0,"candidatesTokenCount":turn.usage.1,"totalTokenCount":turn.usage.0 + turn.usage.1},
+        let finish = match turn.stop.as_deref() {
+            Some("max_tokens") => "MAX_TOKENS",
+            Some(_) => "SAFETY",
+            None => "STOP",
+        };
+        f.push(frame(json!({"candidates":[{"content":{"parts":last_parts,"role":"model"},"finishReason":finish,"index":0}],
+            "usageMetadata":{"promptTokenCount":turn.usage.0,"candidatesTokenCount":turn.usage.1,"totalTokenCount":turn.usage.0 + turn.usage.1,
+                             "cachedContentTokenCount":turn.cached},
             "modelVersion":"gemini-fake"})));
         Self::sse(f)
     }
