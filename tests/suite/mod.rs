@@ -9,6 +9,7 @@ mod engine_batch;
 mod engine_context;
 mod engine_events;
 mod engine_loop;
+mod engine_stops;
 mod fake_server_invariants;
 mod hooks_command_executor;
 mod hooks_http_executor;
