@@ -22,7 +22,11 @@ async fn a_tool_only_first_round_gives_no_leading_separator() {
         {"deltas":["Found ","it"]}
     ]));
     let cap = Capture::default();
-    let a = agent(p, vec![TestTool::new("t", Ok(json!("ok"))) as Arc<dyn Tool>], |_| {});
+    let a = agent(
+        p,
+        vec![TestTool::new("t", Ok(json!("ok"))) as Arc<dyn Tool>],
+        |_| {},
+    );
     let r = a.run("go", cap.options()).await.unwrap();
     assert_eq!(deltas(&cap), vec!["Found ", "it"]);
     assert_eq!(r.response, "Found it");
@@ -36,7 +40,11 @@ async fn text_tool_text_streams_exactly_one_separator() {
         {"deltas":["Found ","it"]}
     ]));
     let cap = Capture::default();
-    let a = agent(p, vec![TestTool::new("t", Ok(json!("ok"))) as Arc<dyn Tool>], |_| {});
+    let a = agent(
+        p,
+        vec![TestTool::new("t", Ok(json!("ok"))) as Arc<dyn Tool>],
+        |_| {},
+    );
     a.run("go", cap.options()).await.unwrap();
     assert_eq!(deltas(&cap), vec!["Looking", "\n\n", "Found ", "it"]);
     // Never recorded in history.
@@ -46,13 +54,18 @@ async fn text_tool_text_streams_exactly_one_separator() {
 #[tokio::test]
 async fn the_forced_summary_is_separated_only_from_earlier_text() {
     for (first, want) in [
-        (json!({"deltas":["Looking"],"tool_calls":[{"id":"a","name":"t"}]}), vec!["Looking", "\n\n", "sum"]),
+        (
+            json!({"deltas":["Looking"],"tool_calls":[{"id":"a","name":"t"}]}),
+            vec!["Looking", "\n\n", "sum"],
+        ),
         (json!({"tool_calls":[{"id":"a","name":"t"}]}), vec!["sum"]),
     ] {
         let p = scripted(json!([first, {"deltas":["sum"]}]));
         let cap = Capture::default();
         let t = TestTool::new("t", Ok(json!("ok")));
-        let a = agent(p, vec![t as Arc<dyn Tool>], |c| c.max_execution_rounds = Some(1));
+        let a = agent(p, vec![t as Arc<dyn Tool>], |c| {
+            c.max_execution_rounds = Some(1)
+        });
         let r = a.run("go", cap.options()).await.unwrap();
         assert_eq!(r.stop, RunStop::MaxRounds);
         assert_eq!(deltas(&cap), want);
@@ -76,7 +89,11 @@ async fn an_empty_answer_after_tool_rounds_still_gets_the_summary() {
         {"text":""},
         {"text":"summary"}
     ]));
-    let a = agent(p.clone(), vec![TestTool::new("t", Ok(json!("ok"))) as Arc<dyn Tool>], |_| {});
+    let a = agent(
+        p.clone(),
+        vec![TestTool::new("t", Ok(json!("ok"))) as Arc<dyn Tool>],
+        |_| {},
+    );
     let r = a.run("go", Default::default()).await.unwrap();
     assert_eq!(p.call_count(), 3);
     assert_eq!(r.response, "summary");
@@ -86,8 +103,16 @@ async fn an_empty_answer_after_tool_rounds_still_gets_the_summary() {
 async fn a_refusal_ends_the_turn_with_its_text() {
     // Without text (Anthropic), with text (OpenAI), and after a tool round.
     let cases = [
-        (json!([{"text":"","stop_reason":"refusal"}, {"text":"hidden"}]), "", 1),
-        (json!([{"text":"I can't help.","stop_reason":"refusal"}, {"text":"hidden"}]), "I can't help.", 1),
+        (
+            json!([{"text":"","stop_reason":"refusal"}, {"text":"hidden"}]),
+            "",
+            1,
+        ),
+        (
+            json!([{"text":"I can't help.","stop_reason":"refusal"}, {"text":"hidden"}]),
+            "I can't help.",
+            1,
+        ),
         (
             json!([{"text":"Checking.","tool_calls":[{"id":"a","name":"t"}]},
                    {"text":"No.","stop_reason":"refusal"}, {"text":"hidden"}]),
@@ -97,16 +122,27 @@ async fn a_refusal_ends_the_turn_with_its_text() {
     ];
     for (turns, answer, calls) in cases {
         let p = scripted(turns);
-        let a = agent(p.clone(), vec![TestTool::new("t", Ok(json!("ok"))) as Arc<dyn Tool>], |_| {});
+        let a = agent(
+            p.clone(),
+            vec![TestTool::new("t", Ok(json!("ok"))) as Arc<dyn Tool>],
+            |_| {},
+        );
         let r = a.run("go", Default::default()).await.unwrap();
         assert_eq!(r.stop, RunStop::Refusal);
         assert_eq!(r.response, answer);
         assert_eq!(p.call_count(), calls, "no hidden call after a refusal");
         let last = a.messages().last().unwrap().clone();
         if answer.is_empty() {
-            assert_eq!(last.role, Role::User, "an empty refusal leaves no assistant message");
+            assert_eq!(
+                last.role,
+                Role::User,
+                "an empty refusal leaves no assistant message"
+            );
         } else {
-            assert_eq!((last.role, last.content.as_str()), (Role::Assistant, answer));
+            assert_eq!(
+                (last.role, last.content.as_str()),
+                (Role::Assistant, answer)
+            );
         }
     }
 }
@@ -164,14 +200,29 @@ async fn usage_is_summed_over_the_turns_calls() {
          "usage":{"input_tokens":10,"output_tokens":2,"cache_read_tokens":4}},
         {"text":"done","usage":{"input_tokens":20,"output_tokens":3,"cache_creation_tokens":5}}
     ]));
-    let a = agent(p, vec![TestTool::new("t", Ok(json!("ok"))) as Arc<dyn Tool>], |_| {});
+    let a = agent(
+        p,
+        vec![TestTool::new("t", Ok(json!("ok"))) as Arc<dyn Tool>],
+        |_| {},
+    );
     let r = a.run("go", Default::default()).await.unwrap();
     let u = r.usage.unwrap();
     assert_eq!(
-        (u.input_tokens, u.output_tokens, u.cache_read_tokens, u.cache_creation_tokens, u.total()),
+        (
+            u.input_tokens,
+            u.output_tokens,
+            u.cache_read_tokens,
+            u.cache_creation_tokens,
+            u.total()
+        ),
         (30, 5, 4, 5, 35)
     );
     // Each assistant message keeps its own call's usage.
-    let first = a.messages().iter().find(|m| m.role == Role::Assistant).unwrap().clone();
+    let first = a
+        .messages()
+        .iter()
+        .find(|m| m.role == Role::Assistant)
+        .unwrap()
+        .clone();
     assert_eq!(first.meta("inputTokens"), Some(&json!(10)));
 }

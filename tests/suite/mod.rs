@@ -15,6 +15,7 @@ mod hooks_command_executor;
 mod hooks_http_executor;
 mod hooks_integration;
 mod providers_anthropic;
+mod providers_end_to_end;
 mod providers_gemini;
 mod providers_openai;
 mod providers_stream_fidelity;
