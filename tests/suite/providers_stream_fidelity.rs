@@ -54,7 +54,7 @@ async fn cached_prompt_tokens_are_reported() {
 fn drop_from(stream: &[u8], marker: &str) -> Vec<u8> {
     let text = String::from_utf8(stream.to_vec()).unwrap();
     let at = text.rfind(marker).expect("marker");
-    text[..at].as_bytes().to_vec()
+    text.as_bytes()[..at].to_vec()
 }
 
 #[tokio::test]
@@ -173,7 +173,7 @@ async fn anthropic_malformed_block_sequences_are_named() {
             vec![
                 TEXT0,
                 STOP0,
-                &tool1[..],
+                tool1,
                 r#"{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"a"}}"#,
             ],
             "`text_delta` for content block 1, which is a tool_use block",

@@ -176,7 +176,7 @@ pub(crate) async fn run_round(ctx: &mut RunCtx<'_>, round: u32) -> RoundOutcome 
         let results: Vec<_> = msg
             .tool_calls
             .iter()
-            .map(|c| batch::ToolRunResult::cut_at_max_tokens(c))
+            .map(batch::ToolRunResult::cut_at_max_tokens)
             .collect();
         record::record_results(ctx, round, &msg.tool_calls, &results);
         return end;
