@@ -269,3 +269,25 @@ async fn a_tool_call_cut_at_max_tokens_is_reported_to_the_model_not_run() {
     );
     assert_eq!(body["messages"][1]["content"][1]["input"], json!({}));
 }
+
+#[tokio::test]
+async fn an_answer_of_only_server_tool_blocks_is_kept_in_history() {
+    let server = FakeServer::start();
+    let turn = Turn::default().server_tool("srv_1", "web_search", r#"{"query":"q"}"#);
+    server.enqueue(Reply::anthropic(&turn));
+    server.enqueue(Reply::anthropic(&Turn::text(["ok"])));
+    let a = agent_for(&server, vec![]);
+    a.run("search", RunOptions::default()).await.unwrap();
+    assert_eq!(server.requests().len(), 1, "no hidden call");
+    let kept = a.messages()[1].clone();
+    assert_eq!((kept.role, kept.content.as_str()), (Role::Assistant, ""));
+    a.run("next", RunOptions::default()).await.unwrap();
+    let sent = &server.requests()[1].body["messages"][1];
+    assert_eq!(sent["role"], "assistant");
+    assert_eq!(
+        sent["content"][0],
+        json!({"type": "server_tool_use", "id": "srv_1", "name": "web_search", "input": {"query": "q"}})
+    );
+    assert_eq!(sent["content"][1]["type"], "web_search_tool_result");
+    assert_eq!(sent["content"][1]["tool_use_id"], "srv_1");
+}

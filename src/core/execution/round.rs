@@ -128,7 +128,10 @@ pub(crate) async fn run_round(ctx: &mut RunCtx<'_>, round: u32) -> RoundOutcome 
         _ => RoundOutcome::Done,
     };
     add_usage(ctx, response.usage);
-    if !aborted && response.tool_calls.is_empty() && response.content.trim().is_empty() {
+    let blank = response.tool_calls.is_empty()
+        && response.content.trim().is_empty()
+        && response.native.is_none(); // server-tool blocks alone are kept
+    if !aborted && blank {
         lock(ctx.store).discard_pending();
         return match end {
             RoundOutcome::Done => RoundOutcome::Empty,
