@@ -5,135 +5,24 @@
 //! Blocks must start in index order and deltas / stops must name a started, still open block;
 //! anything else is a malformed stream. Blocks the universal message cannot hold (server-tool
 //! use and results, unknown types) are kept, in order with the text and tool-use blocks, as the
-//! response's [`NativeContent`] so the next request sends them back verbatim.
+//! response's [`crate::core::message::NativeContent`] so the next request sends them back verbatim.
 
 use serde::Deserialize;
-use serde_json::{json, Map, Value};
+use serde_json::Value;
 
+use super::blocks::{kind_label, native_content, parse_input, Block, Kind};
 use super::fast_path::fast_text_delta;
-use super::API_SURFACE;
+use super::wire::{
+    BlockDelta, BlockStart, BlockStop, ErrorBody, ErrorEvent, MessageDelta, MessageStart, Typed,
+    Usage,
+};
 use crate::core::errors::RobotaError;
-use crate::core::message::NativeContent;
 use crate::core::provider::{ChatResponse, StopReason, StreamSink};
 use crate::providers::config::HttpProviderConfig;
-use crate::providers::convert::{args_object, Accumulated, JsonStr, PartialCall};
+use crate::providers::convert::{Accumulated, PartialCall};
 use crate::providers::errors::{malformed, who};
 use crate::providers::http::StreamDecoder;
 use crate::providers::sse::SseEvent;
-
-#[derive(Deserialize)]
-struct Typed<'a> {
-    #[serde(rename = "type", borrow)]
-    kind: JsonStr<'a>,
-}
-
-#[derive(Deserialize, Default)]
-struct Usage {
-    #[serde(default)]
-    input_tokens: Option<u64>,
-    #[serde(default)]
-    output_tokens: Option<u64>,
-    #[serde(default)]
-    cache_creation_input_tokens: Option<u64>,
-    #[serde(default)]
-    cache_read_input_tokens: Option<u64>,
-}
-
-#[derive(Deserialize)]
-struct MessageStart {
-    message: StartMessage,
-}
-
-#[derive(Deserialize)]
-struct StartMessage {
-    #[serde(default)]
-    usage: Option<Usage>,
-}
-
-#[derive(Deserialize)]
-struct BlockStart {
-    index: usize,
-    content_block: Map<String, Value>,
-}
-
-#[derive(Deserialize)]
-struct BlockDelta<'a> {
-    index: usize,
-    #[serde(borrow)]
-    delta: Delta<'a>,
-}
-
-#[derive(Deserialize)]
-struct Delta<'a> {
-    #[serde(rename = "type", borrow)]
-    kind: JsonStr<'a>,
-    #[serde(default, borrow)]
-    text: Option<JsonStr<'a>>,
-    #[serde(default, borrow)]
-    partial_json: Option<JsonStr<'a>>,
-    #[serde(default, borrow)]
-    thinking: Option<JsonStr<'a>>,
-    #[serde(default)]
-    citation: Option<Value>,
-}
-
-#[derive(Deserialize)]
-struct BlockStop {
-    index: usize,
-}
-
-#[derive(Deserialize)]
-struct MessageDelta {
-    #[serde(default)]
-    delta: MessageDeltaBody,
-    #[serde(default)]
-    usage: Option<Usage>,
-}
-
-#[derive(Deserialize, Default)]
-struct MessageDeltaBody {
-    #[serde(default)]
-    stop_reason: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct ErrorEvent {
-    error: ErrorBody,
-}
-
-#[derive(Deserialize)]
-struct ErrorBody {
-    #[serde(rename = "type", default)]
-    kind: String,
-    #[serde(default)]
-    message: String,
-}
-
-/// What a content block holds.
-#[derive(Debug)]
-enum Kind {
-    /// Text: the byte ranges of the accumulated content its deltas filled (one range unless
-    /// blocks interleave) and the citations of its `citations_delta`s.
-    Text {
-        ranges: Vec<(usize, usize)>,
-        citations: Vec<Value>,
-    },
-    Thinking,
-    /// Index into `acc.calls`.
-    Tool(usize),
-    /// Any other block (server-tool use and results, future types) as it started, with the
-    /// input JSON its `input_json_delta`s streamed.
-    Native {
-        block: Map<String, Value>,
-        input: String,
-    },
-}
-
-#[derive(Debug)]
-struct Block {
-    kind: Kind,
-    open: bool,
-}
 
 /// Decodes Anthropic stream events.
 pub struct AnthropicDecoder {
@@ -159,52 +48,14 @@ impl AnthropicDecoder {
 
     /// The response; vendor blocks the universal fields cannot hold go to `native`.
     pub fn into_response(self, aborted: bool) -> ChatResponse {
-        let native = if aborted { None } else { self.native() };
+        let native = if aborted {
+            None
+        } else {
+            native_content(&self.blocks, &self.acc.content, &self.acc.calls)
+        };
         let mut r = self.acc.into_response(aborted);
         r.native = native;
         r
-    }
-
-    /// Every block in order when at least one of them is a native-only block.
-    fn native(&self) -> Option<NativeContent> {
-        if !self
-            .blocks
-            .iter()
-            .any(|b| matches!(b.kind, Kind::Native { .. }))
-        {
-            return None;
-        }
-        let mut blocks = Vec::with_capacity(self.blocks.len());
-        for b in &self.blocks {
-            match &b.kind {
-                Kind::Text { ranges, citations } => {
-                    let text: String = ranges
-                        .iter()
-                        .filter_map(|&(s, e)| self.acc.content.get(s..e))
-                        .collect();
-                    if text.is_empty() {
-                        continue; // the API rejects empty text blocks
-                    }
-                    let mut block = json!({"type": "text", "text": text});
-                    if !citations.is_empty() {
-                        block["citations"] = Value::Array(citations.clone());
-                    }
-                    blocks.push(block);
-                }
-                Kind::Thinking => {}
-                Kind::Tool(i) => {
-                    if let Some(c) = self.acc.calls.get(*i) {
-                        blocks.push(json!({"type": "tool_use", "id": c.id, "name": c.name,
-                                           "input": args_object(&c.arguments)}));
-                    }
-                }
-                Kind::Native { block, input } => blocks.push(finish_native(block, input)),
-            }
-        }
-        Some(NativeContent {
-            format: API_SURFACE.to_string(),
-            blocks,
-        })
     }
 
     fn parse<'a, T: Deserialize<'a>>(&self, ev: &str, data: &'a str) -> Result<T, RobotaError> {
@@ -411,33 +262,6 @@ impl AnthropicDecoder {
     }
 }
 
-fn kind_label(kind: &Kind) -> &'static str {
-    match kind {
-        Kind::Text { .. } => "text",
-        Kind::Thinking => "thinking",
-        Kind::Tool(_) => "tool_use",
-        Kind::Native { .. } => "server or unknown",
-    }
-}
-
-/// A native block's input: the streamed JSON when any came (kept as a string when it does not
-/// parse), else the input it started with, else `{}`.
-fn parse_input(block: &Map<String, Value>, input: &str) -> Value {
-    if input.trim().is_empty() {
-        return block.get("input").cloned().unwrap_or_else(|| json!({}));
-    }
-    serde_json::from_str(input).unwrap_or_else(|_| Value::String(input.to_string()))
-}
-
-/// A native block as it is sent back: as started, with its streamed input (if it has one).
-fn finish_native(block: &Map<String, Value>, input: &str) -> Value {
-    let mut out = block.clone();
-    if !input.trim().is_empty() || out.contains_key("input") {
-        out.insert("input".into(), parse_input(block, input));
-    }
-    Value::Object(out)
-}
-
 impl StreamDecoder for AnthropicDecoder {
     fn event(&mut self, ev: SseEvent<'_>, sink: &mut dyn StreamSink) -> Result<(), RobotaError> {
         let owned_kind;
@@ -529,107 +353,5 @@ impl StreamDecoder for AnthropicDecoder {
         self.acc.reset();
         self.blocks.clear();
         self.stopped = false;
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::providers::config::ProviderKind;
-
-    struct S(String);
-    impl StreamSink for S {
-        fn on_text(&mut self, d: &str) {
-            self.0.push_str(d);
-        }
-    }
-
-    fn cfg() -> HttpProviderConfig {
-        HttpProviderConfig::parse("a", ProviderKind::Anthropic, &json!({})).unwrap()
-    }
-
-    fn feed(d: &mut AnthropicDecoder, sink: &mut S, event: &str, data: &str) -> Result<(), String> {
-        d.event(
-            SseEvent {
-                event,
-                data,
-                id: "",
-            },
-            sink,
-        )
-        .map_err(|e| e.to_string())
-    }
-
-    #[test]
-    fn fast_and_full_paths_agree() {
-        for text in ["plain", r#"esc\n\"q\""#, r"\u00e9t\u00e9", ""] {
-            let mut d = AnthropicDecoder::new(cfg(), "m");
-            let mut sink = S(String::new());
-            let start = r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#;
-            feed(&mut d, &mut sink, "content_block_start", start).unwrap();
-            for data in [
-                format!(
-                    r#"{{"type":"content_block_delta","index":0,"delta":{{"type":"text_delta","text":"{text}"}}}}"#
-                ),
-                format!(
-                    r#"{{"delta":{{"text":"{text}","type":"text_delta"}},"index":0,"type":"content_block_delta"}}"#
-                ),
-            ] {
-                feed(&mut d, &mut sink, "content_block_delta", &data).unwrap();
-            }
-            let want: String = serde_json::from_str(&format!("\"{text}\"")).unwrap();
-            assert_eq!(sink.0, format!("{want}{want}"));
-            assert_eq!(d.acc.content, sink.0);
-        }
-    }
-
-    #[test]
-    fn interleaved_text_blocks_keep_their_own_text() {
-        let mut d = AnthropicDecoder::new(cfg(), "m");
-        let mut sink = S(String::new());
-        let start = |i: usize, t: &str| {
-            format!(r#"{{"type":"content_block_start","index":{i},"content_block":{t}}}"#)
-        };
-        let text = |i: usize, t: &str| {
-            format!(
-                r#"{{"type":"content_block_delta","index":{i},"delta":{{"type":"text_delta","text":"{t}"}}}}"#
-            )
-        };
-        let f =
-            |d: &mut AnthropicDecoder, s: &mut S, e: &str, x: String| feed(d, s, e, &x).unwrap();
-        f(
-            &mut d,
-            &mut sink,
-            "content_block_start",
-            start(0, r#"{"type":"text","text":"A"}"#),
-        );
-        f(
-            &mut d,
-            &mut sink,
-            "content_block_start",
-            start(
-                1,
-                r#"{"type":"web_search_tool_result","tool_use_id":"s","content":[]}"#,
-            ),
-        );
-        f(
-            &mut d,
-            &mut sink,
-            "content_block_start",
-            start(2, r#"{"type":"text","text":""}"#),
-        );
-        f(&mut d, &mut sink, "content_block_delta", text(2, "b"));
-        f(&mut d, &mut sink, "content_block_delta", text(0, "a"));
-        f(&mut d, &mut sink, "content_block_delta", text(2, "c"));
-        assert_eq!(sink.0, "Abac");
-        let n = d.into_response(false).native.unwrap();
-        assert_eq!(
-            n.blocks,
-            vec![
-                json!({"type":"text","text":"Aa"}),
-                json!({"type":"web_search_tool_result","tool_use_id":"s","content":[]}),
-                json!({"type":"text","text":"bc"}),
-            ]
-        );
     }
 }

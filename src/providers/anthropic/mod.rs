@@ -5,8 +5,12 @@
 //! kept vendor blocks ([`crate::core::message::NativeContent`], e.g. server-tool use and
 //! results) is sent back block for block.
 
+mod blocks;
 mod decoder;
+#[cfg(test)]
+mod decoder_tests;
 mod fast_path;
+mod wire;
 
 pub use decoder::AnthropicDecoder;
 
