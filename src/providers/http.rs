@@ -13,7 +13,9 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::config::{HttpProviderConfig, MAX_RETRY_DELAY};
-use super::errors::{parse_retry_after, redact, status_error, vendor_message, who};
+use super::errors::{
+    parse_retry_after, redact, scrub, status_error, strip_url, vendor_message, who,
+};
 use super::sse::{SseEvent, SseParser};
 use crate::core::env_ref::{is_env_reference, resolve_env_reference, ENV_REFERENCE_PREFIX};
 use crate::core::errors::RobotaError;
@@ -427,57 +429,6 @@ impl HttpTransport {
             // A server answering without SSE will not change its mind on a retry.
             recoverable: event_stream,
         }
-    }
-}
-
-/// `base_url` without user info or query (never shown: they may carry credentials).
-pub fn display_url(url: &str) -> String {
-    match reqwest::Url::parse(url) {
-        Ok(mut u) => {
-            let _ = u.set_username("");
-            let _ = u.set_password(None);
-            u.set_query(None);
-            u.as_str().trim_end_matches('/').to_string()
-        }
-        Err(_) => "<invalid url>".to_string(),
-    }
-}
-
-fn strip_url(e: &reqwest::Error) -> String {
-    let mut text = e.to_string();
-    if let Some(u) = e.url() {
-        text = text.replace(u.as_str(), "");
-    }
-    text
-}
-
-/// Removes the key from every text of an error.
-fn scrub(e: RobotaError, key: Option<&str>) -> RobotaError {
-    let Some(k) = key else { return e };
-    let r = |s: String| redact(&s, Some(k));
-    match e {
-        RobotaError::Provider {
-            provider,
-            message,
-            status,
-            recoverable,
-        } => RobotaError::Provider {
-            provider,
-            message: r(message),
-            status,
-            recoverable,
-        },
-        RobotaError::Authentication(m) => RobotaError::Authentication(r(m)),
-        RobotaError::RateLimit {
-            message,
-            retry_after,
-        } => RobotaError::RateLimit {
-            message: r(message),
-            retry_after,
-        },
-        RobotaError::Network(m) => RobotaError::Network(r(m)),
-        RobotaError::Configuration(m) => RobotaError::Configuration(r(m)),
-        other => other,
     }
 }
 
