@@ -6,7 +6,9 @@
 #![allow(dead_code)]
 
 pub mod engine;
+pub mod fake_reply;
 pub mod fake_server;
+pub mod fake_wire;
 pub mod invariants;
 pub mod provider_cases;
 pub mod session;
