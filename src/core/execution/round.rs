@@ -71,7 +71,7 @@ pub(crate) async fn run_round(ctx: &mut RunCtx<'_>, round: u32) -> RoundOutcome 
         temperature: ctx.config.temperature,
         native_web_tools: ctx.config.native_web_tools,
     };
-    let (response, streamed) = match call_provider(ctx, request, round, true).await {
+    let (mut response, streamed) = match call_provider(ctx, request, round, true).await {
         Ok(r) => r,
         Err(CallError::Aborted) => {
             let committed = lock(ctx.store)
@@ -158,7 +158,7 @@ pub(crate) async fn run_round(ctx: &mut RunCtx<'_>, round: u32) -> RoundOutcome 
         for call in &response.tool_calls {
             s.append_tool_call(call.clone());
         }
-        if let Some(native) = response.native.clone().filter(|_| !aborted) {
+        if let Some(native) = response.native.take().filter(|_| !aborted) {
             s.set_pending_native(native);
         }
         let state = if aborted {
