@@ -319,7 +319,14 @@ impl HttpTransport {
                 biased;
                 _ = cancel.cancelled() => return Ok(StreamOutcome::Aborted),
                 c = response.chunk() => c,
-                _ = &mut sleep => return Err(self.idle_error("while streaming").into()),
+                // A stream that stalls after its final event (no `message_stop` / `[DONE]`
+                // yet) already holds the whole answer.
+                _ = &mut sleep => {
+                    if decoder.complete() {
+                        return Ok(StreamOutcome::Complete);
+                    }
+                    return Err(self.idle_error("while streaming").into());
+                }
             };
             match chunk {
                 Ok(Some(bytes)) => {

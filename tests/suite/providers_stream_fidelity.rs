@@ -231,3 +231,26 @@ async fn tool_calls_cut_at_max_tokens_keep_their_partial_arguments() {
         assert_eq!(r.tool_calls[0].function.arguments, "{\"text\": \"lo");
     }
 }
+
+#[tokio::test]
+async fn a_stream_stalling_after_its_final_event_is_complete() {
+    use crate::support::fake_server::FakeServer;
+    use crate::support::provider_cases::{chat, provider, Rec};
+    use tokio_util::sync::CancellationToken;
+    // Everything but `message_stop` / `[DONE]`, then the server stalls.
+    for kind in ["anthropic", "openai"] {
+        let server = FakeServer::start();
+        let reply = Reply::for_kind(kind, &Turn::text(["all", " here"]));
+        let n = reply.frame_count() - 1;
+        server.enqueue(reply.hang_after(n));
+        let p = provider(
+            &server,
+            kind,
+            serde_json::json!({"timeout_ms": 500, "max_retries": 0}),
+        );
+        let r = chat(p.as_ref(), &mut Rec::default(), CancellationToken::new()).await;
+        let r = r.unwrap_or_else(|e| panic!("{kind}: {e}"));
+        assert_eq!(r.content, "all here");
+        assert_eq!(r.stop_reason, StopReason::EndTurn);
+    }
+}
