@@ -23,7 +23,9 @@
 #[allow(dead_code)]
 #[path = "../tests/support"]
 mod support {
+    pub mod fake_reply;
     pub mod fake_server;
+    pub mod fake_wire;
     pub mod invariants;
 }
 

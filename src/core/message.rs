@@ -116,6 +116,18 @@ pub enum Part {
     },
 }
 
+/// An assistant message's content in a vendor's own format, for what the universal fields cannot
+/// hold (e.g. Anthropic server-tool use and result blocks). The provider of that format sends
+/// it back verbatim in later requests; other providers ignore it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NativeContent {
+    /// The wire format, e.g. `anthropic-messages`.
+    pub format: String,
+    /// The content blocks in the vendor's order (text and tool-use blocks included, so the
+    /// order survives; their text and arguments also live in `content` and `toolCalls`).
+    pub blocks: Vec<Value>,
+}
+
 /// Flat metadata map (values: strings, numbers, booleans, arrays, maps of numbers).
 pub type Metadata = Map<String, Value>;
 
@@ -148,6 +160,10 @@ pub struct Message {
     /// Optional metadata.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Metadata>,
+    /// Assistant content in a vendor's own format, when the universal fields cannot hold all
+    /// of it (see [`NativeContent`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub native: Option<NativeContent>,
     /// ISO-8601 creation time.
     #[serde(default = "now_iso")]
     pub timestamp: String,
@@ -169,6 +185,7 @@ impl Message {
             name: None,
             parts: None,
             metadata: None,
+            native: None,
             timestamp: now_iso(),
         }
     }

@@ -8,7 +8,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::errors::RobotaError;
-use super::message::{Message, ToolCall};
+use super::message::{Message, NativeContent, ToolCall};
 use super::tokens::TokenUsage;
 
 /// A tool schema as sent to providers: `{name, description, parameters}`.
@@ -64,7 +64,7 @@ impl Default for ProviderCapabilities {
 }
 
 /// Why the model stopped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum StopReason {
     /// Natural end.
@@ -72,8 +72,11 @@ pub enum StopReason {
     EndTurn,
     /// Wants tools.
     ToolUse,
-    /// Hit max tokens.
+    /// Hit max tokens: the output is cut.
     MaxTokens,
+    /// The model refused (Anthropic `refusal`, OpenAI `delta.refusal`); the content holds the
+    /// refusal text, if any.
+    Refusal,
     /// Cancelled by the caller: the content is partial.
     Aborted,
     /// Anything else the vendor said.
@@ -157,6 +160,8 @@ pub struct ChatResponse {
     pub usage: Option<TokenUsage>,
     /// Why it stopped; `Aborted` when cancelled (content is then partial).
     pub stop_reason: StopReason,
+    /// Content the universal fields cannot hold, to be kept in history and sent back verbatim.
+    pub native: Option<NativeContent>,
 }
 
 /// A model provider: streams one chat turn.

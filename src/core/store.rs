@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use super::history::{EventEntry, HistoryEntry};
-use super::message::{Message, MessageState, Metadata, Role, ToolCall};
+use super::message::{Message, MessageState, Metadata, NativeContent, Role, ToolCall};
 use super::tokens::{estimate_from_parts, read_token_usage, ContextEstimate};
 use super::util::new_uuid;
 
@@ -20,6 +20,8 @@ pub struct PendingAssistant {
     pub text: String,
     /// Tool calls collected so far (deduplicated by id).
     pub tool_calls: Vec<ToolCall>,
+    /// Vendor-format content kept with the message ([`Message::native`]).
+    pub native: Option<NativeContent>,
 }
 
 /// Append-only conversation history.
@@ -196,6 +198,13 @@ impl ConversationStore {
         }
     }
 
+    /// Keeps vendor-format content with the pending message (no-op without one).
+    pub fn set_pending_native(&mut self, native: NativeContent) {
+        if let Some(p) = self.pending.as_mut() {
+            p.native = Some(native);
+        }
+    }
+
     /// `hasPendingAssistant()`.
     pub fn has_pending(&self) -> bool {
         self.pending.is_some()
@@ -219,6 +228,7 @@ impl ConversationStore {
         m.state = state;
         m.tool_calls = p.tool_calls;
         m.metadata = metadata;
+        m.native = p.native;
         let m = Arc::new(m);
         let idx = self.push_message(m.clone());
         Some((m, idx))

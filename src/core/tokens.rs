@@ -18,9 +18,10 @@ pub struct TokenUsage {
     pub output_tokens: u64,
     /// Total, when the provider reported one.
     pub total_tokens: Option<u64>,
-    /// Anthropic cache-read tokens.
+    /// Prompt tokens read from the cache (Anthropic `cache_read_input_tokens`, OpenAI
+    /// `prompt_tokens_details.cached_tokens`, Gemini `cachedContentTokenCount`).
     pub cache_read_tokens: u64,
-    /// Anthropic cache-creation tokens.
+    /// Prompt tokens written to the cache (Anthropic `cache_creation_input_tokens`).
     pub cache_creation_tokens: u64,
 }
 
@@ -29,6 +30,18 @@ impl TokenUsage {
     pub fn total(&self) -> u64 {
         self.total_tokens
             .unwrap_or(self.input_tokens + self.output_tokens)
+    }
+}
+
+impl std::ops::AddAssign for TokenUsage {
+    /// Sums two calls' usage (a turn's usage); the total is the sum of both totals.
+    fn add_assign(&mut self, other: TokenUsage) {
+        let total = self.total() + other.total();
+        self.input_tokens += other.input_tokens;
+        self.output_tokens += other.output_tokens;
+        self.cache_read_tokens += other.cache_read_tokens;
+        self.cache_creation_tokens += other.cache_creation_tokens;
+        self.total_tokens = Some(total);
     }
 }
 

@@ -123,6 +123,7 @@ impl Accumulated {
                 tool_calls: Vec::new(),
                 usage: self.usage,
                 stop_reason: StopReason::Aborted,
+                native: None,
             };
         }
         let tool_calls: Vec<ToolCall> = self
@@ -153,6 +154,7 @@ impl Accumulated {
             tool_calls,
             usage: self.usage,
             stop_reason,
+            native: None,
         }
     }
 }

@@ -83,10 +83,7 @@ pub fn status_error(
         },
         404 => RobotaError::Provider {
             provider: cfg.name.clone(),
-            message: format!(
-                "{text} (check base_url \"{}\")",
-                super::http::display_url(&cfg.base_url)
-            ),
+            message: format!("{text} (check base_url \"{}\")", display_url(&cfg.base_url)),
             status: Some(status),
             recoverable: false,
         },
@@ -142,6 +139,57 @@ pub fn parse_retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duratio
     let when = chrono::DateTime::parse_from_rfc2822(v).ok()?;
     let delta = when.with_timezone(&chrono::Utc) - chrono::Utc::now();
     Some(delta.to_std().unwrap_or(Duration::ZERO))
+}
+
+/// `base_url` without user info or query (never shown: they may carry credentials).
+pub fn display_url(url: &str) -> String {
+    match reqwest::Url::parse(url) {
+        Ok(mut u) => {
+            let _ = u.set_username("");
+            let _ = u.set_password(None);
+            u.set_query(None);
+            u.as_str().trim_end_matches('/').to_string()
+        }
+        Err(_) => "<invalid url>".to_string(),
+    }
+}
+
+pub(crate) fn strip_url(e: &reqwest::Error) -> String {
+    let mut text = e.to_string();
+    if let Some(u) = e.url() {
+        text = text.replace(u.as_str(), "");
+    }
+    text
+}
+
+/// Removes the key from every text of an error.
+pub(crate) fn scrub(e: RobotaError, key: Option<&str>) -> RobotaError {
+    let Some(k) = key else { return e };
+    let r = |s: String| redact(&s, Some(k));
+    match e {
+        RobotaError::Provider {
+            provider,
+            message,
+            status,
+            recoverable,
+        } => RobotaError::Provider {
+            provider,
+            message: r(message),
+            status,
+            recoverable,
+        },
+        RobotaError::Authentication(m) => RobotaError::Authentication(r(m)),
+        RobotaError::RateLimit {
+            message,
+            retry_after,
+        } => RobotaError::RateLimit {
+            message: r(message),
+            retry_after,
+        },
+        RobotaError::Network(m) => RobotaError::Network(r(m)),
+        RobotaError::Configuration(m) => RobotaError::Configuration(r(m)),
+        other => other,
+    }
 }
 
 #[cfg(test)]

@@ -339,6 +339,7 @@ impl StreamDecoder for GeminiDecoder {
                     "STOP" if !self.acc.calls.is_empty() => StopReason::ToolUse,
                     "STOP" => StopReason::EndTurn,
                     "MAX_TOKENS" => StopReason::MaxTokens,
+                    "SAFETY" | "PROHIBITED_CONTENT" | "BLOCKLIST" | "SPII" => StopReason::Refusal,
                     _ => StopReason::Other,
                 });
             }

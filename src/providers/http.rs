@@ -13,7 +13,9 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::config::{HttpProviderConfig, MAX_RETRY_DELAY};
-use super::errors::{parse_retry_after, redact, status_error, vendor_message, who};
+use super::errors::{
+    parse_retry_after, redact, scrub, status_error, strip_url, vendor_message, who,
+};
 use super::sse::{SseEvent, SseParser};
 use crate::core::env_ref::{is_env_reference, resolve_env_reference, ENV_REFERENCE_PREFIX};
 use crate::core::errors::RobotaError;
@@ -317,7 +319,14 @@ impl HttpTransport {
                 biased;
                 _ = cancel.cancelled() => return Ok(StreamOutcome::Aborted),
                 c = response.chunk() => c,
-                _ = &mut sleep => return Err(self.idle_error("while streaming").into()),
+                // A stream that stalls after its final event (no `message_stop` / `[DONE]`
+                // yet) already holds the whole answer.
+                _ = &mut sleep => {
+                    if decoder.complete() {
+                        return Ok(StreamOutcome::Complete);
+                    }
+                    return Err(self.idle_error("while streaming").into());
+                }
             };
             match chunk {
                 Ok(Some(bytes)) => {
@@ -334,27 +343,66 @@ impl HttpTransport {
                     }
                 }
                 Ok(None) => {
-                    if decoder.complete() {
-                        return Ok(StreamOutcome::Complete);
-                    }
-                    return Err(self.cut(decoder, parser, None, &content_type, key).into());
-                }
-                Err(e) => {
+                    let mid_event =
+                        self.finish_stream(parser, decoder, sink, api_surface, &mut seq)?;
                     if decoder.complete() {
                         return Ok(StreamOutcome::Complete);
                     }
                     return Err(self
-                        .cut(decoder, parser, Some(&e), &content_type, key)
+                        .cut(decoder, mid_event, None, &content_type, key)
+                        .into());
+                }
+                Err(e) => {
+                    let mid_event =
+                        self.finish_stream(parser, decoder, sink, api_surface, &mut seq)?;
+                    if decoder.complete() {
+                        return Ok(StreamOutcome::Complete);
+                    }
+                    return Err(self
+                        .cut(decoder, mid_event, Some(&e), &content_type, key)
                         .into());
                 }
             }
         }
     }
 
+    /// End of the body: hands a last event that lacks its closing blank line to the decoder
+    /// when its data is complete (JSON that parses, or `[DONE]`), as the vendors' SDKs do.
+    /// Returns true when an incomplete event was left over (the stream was cut mid-event).
+    fn finish_stream(
+        &self,
+        parser: &mut SseParser,
+        decoder: &mut dyn StreamDecoder,
+        sink: &mut dyn StreamSink,
+        api_surface: &'static str,
+        seq: &mut u64,
+    ) -> Result<bool, RobotaError> {
+        if !parser.has_partial_event() {
+            return Ok(false);
+        }
+        let wants_raw = sink.wants_raw_payloads();
+        let mut cut = true;
+        parser.finish(|ev| {
+            let data = ev.data.trim();
+            let whole = data == "[DONE]"
+                || (!data.is_empty()
+                    && serde_json::from_str::<serde::de::IgnoredAny>(data).is_ok());
+            if !whole {
+                return Ok(());
+            }
+            cut = false;
+            if wants_raw {
+                raw_event(&self.cfg.name, api_surface, &ev, seq, sink);
+            }
+            decoder.event(ev, sink)
+        })?;
+        Ok(cut)
+    }
+
     fn cut(
         &self,
         decoder: &dyn StreamDecoder,
-        parser: &SseParser,
+        mid_event: bool,
         error: Option<&reqwest::Error>,
         content_type: &str,
         key: Option<&str>,
@@ -365,7 +413,7 @@ impl HttpTransport {
             decoder.end_marker()
         );
         let event_stream = content_type.starts_with("text/event-stream");
-        if event_stream && parser.has_partial_event() {
+        if event_stream && mid_event {
             message.push_str(" (cut in the middle of an event)");
         }
         if let Some(e) = error {
@@ -388,57 +436,6 @@ impl HttpTransport {
             // A server answering without SSE will not change its mind on a retry.
             recoverable: event_stream,
         }
-    }
-}
-
-/// `base_url` without user info or query (never shown: they may carry credentials).
-pub fn display_url(url: &str) -> String {
-    match reqwest::Url::parse(url) {
-        Ok(mut u) => {
-            let _ = u.set_username("");
-            let _ = u.set_password(None);
-            u.set_query(None);
-            u.as_str().trim_end_matches('/').to_string()
-        }
-        Err(_) => "<invalid url>".to_string(),
-    }
-}
-
-fn strip_url(e: &reqwest::Error) -> String {
-    let mut text = e.to_string();
-    if let Some(u) = e.url() {
-        text = text.replace(u.as_str(), "");
-    }
-    text
-}
-
-/// Removes the key from every text of an error.
-fn scrub(e: RobotaError, key: Option<&str>) -> RobotaError {
-    let Some(k) = key else { return e };
-    let r = |s: String| redact(&s, Some(k));
-    match e {
-        RobotaError::Provider {
-            provider,
-            message,
-            status,
-            recoverable,
-        } => RobotaError::Provider {
-            provider,
-            message: r(message),
-            status,
-            recoverable,
-        },
-        RobotaError::Authentication(m) => RobotaError::Authentication(r(m)),
-        RobotaError::RateLimit {
-            message,
-            retry_after,
-        } => RobotaError::RateLimit {
-            message: r(message),
-            retry_after,
-        },
-        RobotaError::Network(m) => RobotaError::Network(r(m)),
-        RobotaError::Configuration(m) => RobotaError::Configuration(r(m)),
-        other => other,
     }
 }
 

@@ -15,6 +15,8 @@ pub mod http;
 pub mod openai;
 pub mod scripted;
 pub mod sse;
+#[cfg(test)]
+mod sse_tests;
 
 use std::sync::Arc;
 

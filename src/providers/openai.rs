@@ -3,8 +3,9 @@
 //! `openai-compatible`: Ollama, llama.cpp server, vLLM, LM Studio, proxies) by `base_url`.
 //!
 //! Stream: `data: {chunk}` lines with `choices[].delta.content`, `delta.tool_calls[]` whose
-//! `function.arguments` arrive in fragments keyed by `index`, `finish_reason`, a final
-//! usage-only chunk (`choices: []`), then `data: [DONE]`.
+//! `function.arguments` arrive in fragments keyed by `index`, `delta.refusal` (the refusal text:
+//! streamed as the answer, stop reason `refusal`), `finish_reason`, a final usage-only chunk
+//! (`choices: []`), then `data: [DONE]`.
 
 use std::sync::Arc;
 
@@ -163,6 +164,8 @@ struct ChunkDelta<'a> {
     #[serde(default, borrow)]
     content: Option<JsonStr<'a>>,
     #[serde(default, borrow)]
+    refusal: Option<JsonStr<'a>>,
+    #[serde(default, borrow)]
     reasoning_content: Option<JsonStr<'a>>,
     #[serde(default, borrow)]
     reasoning: Option<JsonStr<'a>>,
@@ -219,6 +222,8 @@ pub struct OpenAiDecoder {
     pub acc: Accumulated,
     /// `tool_calls[].index` → position in `acc.calls`.
     slots: Vec<(usize, usize)>,
+    /// `delta.refusal` text came: the answer is a refusal.
+    refused: bool,
     finished: bool,
     done: bool,
 }
@@ -230,6 +235,7 @@ impl OpenAiDecoder {
             cfg,
             acc: Accumulated::default(),
             slots: Vec::new(),
+            refused: false,
             finished: false,
             done: false,
         }
@@ -299,8 +305,10 @@ impl StreamDecoder for OpenAiDecoder {
                         sink.on_thinking(&r);
                     }
                 }
-                if let Some(c) = d.content {
-                    if !c.is_empty() {
+                // A refusal is the answer's text, streamed like content.
+                for (c, refusal) in [(d.content, false), (d.refusal, true)] {
+                    if let Some(c) = c.filter(|c| !c.is_empty()) {
+                        self.refused |= refusal;
                         self.acc.content.push_str(&c);
                         self.acc.delivered = true;
                         sink.on_text(&c);
@@ -313,6 +321,7 @@ impl StreamDecoder for OpenAiDecoder {
             if let Some(r) = choice.finish_reason {
                 self.finished = true;
                 self.acc.stop = Some(match &*r {
+                    "stop" if self.refused => StopReason::Refusal,
                     "stop" => StopReason::EndTurn,
                     "tool_calls" | "function_call" => StopReason::ToolUse,
                     "length" => StopReason::MaxTokens,
@@ -352,6 +361,7 @@ impl StreamDecoder for OpenAiDecoder {
     fn reset(&mut self) {
         self.acc.reset();
         self.slots.clear();
+        self.refused = false;
         self.finished = false;
         self.done = false;
     }

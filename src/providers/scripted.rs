@@ -5,7 +5,8 @@
 //!   {"deltas":["Hel","lo"],"delay_ms":5,"usage":{"input_tokens":10,"output_tokens":2}},
 //!   {"text":"Reading.","tool_calls":[{"id":"call_0","name":"Read","arguments":{"filePath":"/a"}}]},
 //!   {"error":{"kind":"provider","message":"boom"}},
-//!   {"deltas":["partial"],"hang":true}
+//!   {"deltas":["partial"],"hang":true},
+//!   {"text":"I can't help with that.","stop_reason":"refusal"}
 //! ],"fallback":"echo"}
 //! ```
 //! When the turns run out, `fallback` decides: `"echo"` (default) answers `offline:<last user text>`,
@@ -62,6 +63,12 @@ pub struct ScriptedUsage {
     /// Output tokens.
     #[serde(default)]
     pub output_tokens: u64,
+    /// Prompt tokens read from the cache.
+    #[serde(default)]
+    pub cache_read_tokens: u64,
+    /// Prompt tokens written to the cache.
+    #[serde(default)]
+    pub cache_creation_tokens: u64,
 }
 
 /// One scripted turn.
@@ -92,6 +99,10 @@ pub struct ScriptedTurn {
     /// After streaming, wait until aborted and return the partial text.
     #[serde(default)]
     pub hang: bool,
+    /// Stop reason (`end_turn`, `tool_use`, `max_tokens`, `refusal`); by default `tool_use`
+    /// with tool calls, else `end_turn`.
+    #[serde(default)]
+    pub stop_reason: Option<StopReason>,
 }
 
 /// The whole script.
@@ -356,18 +367,21 @@ impl Provider for ScriptedProvider {
         let usage = turn.usage.map(|u| TokenUsage {
             input_tokens: u.input_tokens,
             output_tokens: u.output_tokens,
+            cache_read_tokens: u.cache_read_tokens,
+            cache_creation_tokens: u.cache_creation_tokens,
             ..Default::default()
         });
-        let stop_reason = if tool_calls.is_empty() {
-            StopReason::EndTurn
-        } else {
-            StopReason::ToolUse
+        let stop_reason = match turn.stop_reason {
+            Some(s) => s,
+            None if tool_calls.is_empty() => StopReason::EndTurn,
+            None => StopReason::ToolUse,
         };
         Ok(ChatResponse {
             content,
             tool_calls,
             usage,
             stop_reason,
+            native: None,
         })
     }
 }

@@ -2,8 +2,10 @@
 //!
 //! Follows the WHATWG event-stream rules: lines end in CRLF, LF or CR (also when the CR and the
 //! LF arrive in different chunks); `:` starts a comment; `data:` lines of one event are joined
-//! with `\n`; a blank line dispatches the event; an event without `data` is not dispatched; a
-//! half-received event at end of stream is dropped (see [`SseParser::has_partial_event`]).
+//! with `\n`; a blank line dispatches the event; an event without `data` is not dispatched. At
+//! end of stream [`SseParser::finish`] dispatches a last event whose closing blank line (or
+//! final line terminator) never came; callers decide whether it is complete
+//! (see [`SseParser::has_partial_event`]).
 //!
 //! Zero-copy: when an event's single `data` line lies inside the chunk being fed, the callback
 //! receives a slice of that chunk; only events spanning chunks or with several data lines are
@@ -89,6 +91,28 @@ impl SseParser {
     /// True when bytes of an event arrived that were never dispatched (a stream cut mid-event).
     pub fn has_partial_event(&self) -> bool {
         !self.partial.is_empty() || self.pending_fields
+    }
+
+    /// End of stream: dispatches the event still being built, as if a blank line followed (a
+    /// last line without terminator counts as a line). Nothing happens when no event is pending.
+    /// The parser is reset afterwards.
+    pub fn finish<E>(
+        &mut self,
+        mut on_event: impl FnMut(SseEvent<'_>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        if !self.partial.is_empty() {
+            let line = std::mem::take(&mut self.partial);
+            let r = self.line_owned(&line, &mut on_event);
+            self.partial = line;
+            r?;
+        }
+        let r = if self.pending_fields {
+            self.dispatch(None, &mut on_event)
+        } else {
+            Ok(())
+        };
+        self.reset();
+        r
     }
 
     /// Feeds one chunk; calls `on_event` for every complete event, in order. Stops at the first
@@ -283,120 +307,5 @@ fn split_field(line: &[u8]) -> (&[u8], usize) {
             };
             (&line[..c], v)
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn collect(chunks: &[&[u8]]) -> Vec<(String, String)> {
-        let mut p = SseParser::new();
-        let mut out = Vec::new();
-        for c in chunks {
-            p.feed::<()>(c, |e| {
-                out.push((e.event.to_string(), e.data.to_string()));
-                Ok(())
-            })
-            .unwrap();
-        }
-        out
-    }
-
-    fn ev(e: &str, d: &str) -> (String, String) {
-        (e.to_string(), d.to_string())
-    }
-
-    #[test]
-    fn lf_and_crlf_and_cr() {
-        let want = vec![ev("a", "1"), ev("", "2")];
-        assert_eq!(collect(&[b"event: a\ndata: 1\n\ndata: 2\n\n"]), want);
-        assert_eq!(
-            collect(&[b"event: a\r\ndata: 1\r\n\r\ndata: 2\r\n\r\n"]),
-            want
-        );
-        assert_eq!(collect(&[b"event: a\rdata: 1\r\rdata: 2\r\r"]), want);
-    }
-
-    #[test]
-    fn every_split_point_gives_the_same_events() {
-        let stream: &[u8] =
-            b": comment\r\nevent: x\r\ndata: {\"a\":1}\r\n\r\ndata:first\ndata: second\n\nevent: y\rdata: \xc3\xa9t\xc3\xa9\r\r";
-        let whole = collect(&[stream]);
-        assert_eq!(
-            whole,
-            vec![
-                ev("x", "{\"a\":1}"),
-                ev("", "first\nsecond"),
-                ev("y", "été")
-            ]
-        );
-        for i in 0..=stream.len() {
-            for j in i..=stream.len() {
-                let got = collect(&[&stream[..i], &stream[i..j], &stream[j..]]);
-                assert_eq!(got, whole, "split at {i},{j}");
-            }
-        }
-    }
-
-    #[test]
-    fn comments_and_events_without_data_are_not_dispatched() {
-        assert_eq!(
-            collect(&[b": ping\n\nevent: only\n\nid: 7\nretry: 10\n\n"]),
-            vec![]
-        );
-    }
-
-    #[test]
-    fn field_without_space_and_empty_data() {
-        assert_eq!(
-            collect(&[b"data:x\n\ndata\n\ndata:\n\n"]),
-            vec![ev("", "x"), ev("", ""), ev("", "")]
-        );
-    }
-
-    #[test]
-    fn partial_event_at_end_is_reported() {
-        let mut p = SseParser::new();
-        let mut n = 0;
-        p.feed::<()>(b"data: 1\n\ndata: {\"cut", |_| {
-            n += 1;
-            Ok(())
-        })
-        .unwrap();
-        assert_eq!(n, 1);
-        assert!(p.has_partial_event());
-        p.reset();
-        assert!(!p.has_partial_event());
-        p.feed::<()>(b"data: 1\n", |_| Ok(())).unwrap();
-        assert!(p.has_partial_event());
-    }
-
-    #[test]
-    fn callback_error_stops_feeding() {
-        let mut p = SseParser::new();
-        let mut seen = Vec::new();
-        let r = p.feed(b"data: a\n\ndata: b\n\ndata: c\n\n", |e| {
-            seen.push(e.data.to_string());
-            if e.data == "b" {
-                Err("stop")
-            } else {
-                Ok(())
-            }
-        });
-        assert_eq!(r, Err("stop"));
-        assert_eq!(seen, vec!["a", "b"]);
-    }
-
-    #[test]
-    fn id_is_kept_across_events() {
-        let mut p = SseParser::new();
-        let mut ids = Vec::new();
-        p.feed::<()>(b"id: 5\ndata: a\n\ndata: b\n\n", |e| {
-            ids.push(e.id.to_string());
-            Ok(())
-        })
-        .unwrap();
-        assert_eq!(ids, vec!["5", "5"]);
     }
 }

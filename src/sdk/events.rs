@@ -31,11 +31,15 @@ pub const CONTEXT_UPDATE: u32 = 11;
 pub const COMPACTED: u32 = 12;
 /// `ROBOTA_EVENT_EXECUTION` (replay events, only with `replay_events`).
 pub const EXECUTION: u32 = 13;
-/// `ROBOTA_EVENT_WARNING`.
+/// `ROBOTA_EVENT_WARNING`: `{"message", "code"?, ...}` (e.g. `code:"MAX_TOKENS"` when the
+/// model's output was cut).
 pub const WARNING: u32 = 14;
 /// `ROBOTA_EVENT_ERROR`.
 pub const ERROR: u32 = 15;
-/// `ROBOTA_EVENT_TURN_COMPLETED`.
+/// `ROBOTA_EVENT_TURN_COMPLETED`: `stop_reason` is `complete`, `aborted`, `error`,
+/// `max_rounds`, `context_limit`, `refusal` or `max_tokens`; `usage` (`input_tokens`,
+/// `output_tokens`, `total_tokens`, `cache_read_tokens`, `cache_creation_tokens`) is the sum
+/// over the turn's model calls.
 pub const TURN_COMPLETED: u32 = 16;
 /// `ROBOTA_EVENT_SESSION_CLOSED`: the last event of a session.
 pub const SESSION_CLOSED: u32 = 17;

@@ -35,7 +35,7 @@ void test_streaming_thread(void) {
     const char *done = rec_payload(&r, ROBOTA_EVENT_TURN_COMPLETED, 0);
     CHECK_CONTAINS(done, "\"stop_reason\":\"complete\"");
     CHECK_CONTAINS(done, "\"response\":\"Hello w\xc3\xb6rld\"");
-    CHECK_CONTAINS(done, "\"usage\":{\"input_tokens\":10,\"output_tokens\":3,\"total_tokens\":13}");
+    CHECK_CONTAINS(done, "\"usage\":{\"cache_creation_tokens\":0,\"cache_read_tokens\":0,\"input_tokens\":10,\"output_tokens\":3,\"total_tokens\":13}");
     CHECK_CONTAINS(done, "\"v\":1");
     /* the reentrancy probe ran inside the first callback */
     CHECK_EQ_INT(r.reentrancy_status_wait, ROBOTA_E_REENTRANT);

@@ -1,12 +1,16 @@
 //! Shared test support for every suite module: the fake model server ([`fake_server`]), engine
 //! helpers ([`engine`]: scripted agents, recording tools, event capture), session fixtures
 //! ([`session`]), built-in tool fixtures ([`tools`]) and the per-vendor provider cases
-//! ([`provider_cases`]) that `providers_*` run for each wire format.
+//! ([`provider_cases`]) that `providers_*` run for each wire format, and the vendors' recorded
+//! streams ([`vendor_streams`]).
 #![allow(dead_code)]
 
 pub mod engine;
+pub mod fake_reply;
 pub mod fake_server;
+pub mod fake_wire;
 pub mod invariants;
 pub mod provider_cases;
 pub mod session;
 pub mod tools;
+pub mod vendor_streams;

@@ -68,11 +68,35 @@ impl ToolRunResult {
         }
     }
 
+    /// The result of a call the model emitted when its output was cut at `max_tokens`: not
+    /// run; the model learns its output was cut (and, when the arguments are not complete
+    /// JSON, that this call is the one cut), never "invalid JSON".
+    pub(crate) fn cut_at_max_tokens(call: &ToolCall) -> Self {
+        let complete = matches!(
+            serde_json::from_str::<Value>(&call.function.arguments),
+            Ok(Value::Object(_))
+        );
+        let mut r = Self::failure(if complete {
+            MAX_TOKENS_NOT_RUN
+        } else {
+            MAX_TOKENS_CUT_CALL
+        });
+        r.metadata
+            .insert("errorCode".into(), Value::String("max_tokens".into()));
+        r
+    }
+
     /// True for an unknown-tool skip.
     pub fn is_unknown_tool(&self) -> bool {
         self.metadata.get("errorCode").and_then(Value::as_str) == Some("unknown_tool")
     }
 }
+
+/// Result of a tool call cut by `max_tokens` (shown to the model as `Error: …`).
+pub const MAX_TOKENS_CUT_CALL: &str = "output was cut at max_tokens before this tool call was complete; the tool was not run. Continue with a shorter output or split the work.";
+
+/// Result of a complete tool call in an output cut by `max_tokens`.
+pub const MAX_TOKENS_NOT_RUN: &str = "output was cut at max_tokens; this tool call was not run.";
 
 fn parse_arguments(call: &ToolCall) -> ToolRequest {
     let raw = call.function.arguments.trim();

@@ -17,6 +17,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use batch::{
     execute_batch, BatchContext, BatchMode, ToolRequest, ToolRunResult, INTERRUPTED_TOOL_ERROR,
+    MAX_TOKENS_CUT_CALL, MAX_TOKENS_NOT_RUN,
 };
 pub use emitter::Emitter;
 pub use guard::HARD_BLOCK_PERCENT;
@@ -48,6 +49,10 @@ pub enum RunStop {
     Error,
     /// Aborted by the caller.
     Aborted,
+    /// The model refused; the answer is its refusal text (possibly empty).
+    Refusal,
+    /// The model's output was cut at `max_tokens` (a cut tool call is not run).
+    MaxTokens,
 }
 
 /// Result of one run (`IExecutionResult`).
@@ -59,7 +64,8 @@ pub struct ExecutionResult {
     pub execution_id: String,
     /// Wall time.
     pub duration_ms: u64,
-    /// Usage of the last provider call that reported it.
+    /// Usage summed over the run's provider calls (forced summary included); `None` when no
+    /// call reported any.
     pub usage: Option<TokenUsage>,
     /// Executed tool names (unknown tools excluded), in call order.
     pub tools_executed: Vec<String>,
@@ -71,6 +77,9 @@ pub struct ExecutionResult {
     pub stop: RunStop,
     /// Provider error text when `stop == Error`.
     pub error: Option<String>,
+    /// Whether retrying the failed call may succeed (`stop == Error`; false e.g. for a prompt
+    /// the vendor blocked for safety).
+    pub error_recoverable: bool,
     /// Number of provider rounds performed (forced summary excluded).
     pub rounds: u32,
     /// Budget outcome of each tool round, in order.
@@ -87,9 +96,14 @@ pub(crate) struct RunCtx<'a> {
     pub context_window: u64,
     pub cumulative_input_tokens: u64,
     pub tools_executed: Vec<String>,
-    pub last_usage: Option<TokenUsage>,
+    /// Usage summed over the run's calls.
+    pub usage: Option<TokenUsage>,
+    /// Some round streamed text (a later round's text is then preceded by `"\n\n"`).
     pub streamed_any: bool,
     pub provider_error: Option<String>,
+    pub provider_error_recoverable: bool,
+    /// The answer when the round that ended the run decided it (a refusal).
+    pub final_response: Option<String>,
     pub tool_outcomes: Vec<ToolResultsOutcome>,
     /// Tool schemas, built once per run.
     pub tool_schemas: Vec<super::provider::ToolSchema>,
@@ -101,6 +115,8 @@ pub(crate) enum RoundOutcome {
     Continue { unknown_tools: Vec<String> },
     /// A final answer was committed.
     Done,
+    /// The model refused or hit `max_tokens`: the run ends here, without a forced summary.
+    Stopped(RunStop),
     /// Empty response: fall through to the forced summary.
     Empty,
     /// The pre-send guard blocked.
@@ -109,6 +125,16 @@ pub(crate) enum RoundOutcome {
     ProviderFailed,
     /// Aborted.
     Aborted,
+}
+
+/// Adds one call's usage to the run's sum.
+pub(crate) fn add_usage(ctx: &mut RunCtx<'_>, usage: Option<TokenUsage>) {
+    if let Some(u) = usage {
+        match &mut ctx.usage {
+            Some(total) => *total += u,
+            None => ctx.usage = Some(u),
+        }
+    }
 }
 
 fn resolve_max_rounds(config: &AgentConfig, options: &RunOptions) -> Result<u64, RobotaError> {
@@ -169,9 +195,11 @@ pub async fn execute(
             .unwrap_or_else(|| super::models::model_context_window(&config.model)),
         cumulative_input_tokens: 0,
         tools_executed: Vec::new(),
-        last_usage: None,
+        usage: None,
         streamed_any: false,
         provider_error: None,
+        provider_error_recoverable: false,
+        final_response: None,
         tool_outcomes: Vec::new(),
         tool_schemas: config.tools.iter().map(|t| t.schema()).collect(),
     };
@@ -209,6 +237,10 @@ pub async fn execute(
                 }
             }
             RoundOutcome::Done => break,
+            RoundOutcome::Stopped(s) => {
+                stop = s;
+                break;
+            }
             RoundOutcome::Empty => break,
             RoundOutcome::ContextBlocked => {
                 stop = RunStop::ContextLimit;
@@ -225,11 +257,15 @@ pub async fn execute(
         }
     }
 
+    // The forced summary only follows tool rounds: it is never a hidden call after a round
+    // in which no tool ran (an empty answer, a refusal, a cut output).
     let needs_summary = {
         let s = lock(store);
         !s.messages().last().is_some_and(|m| m.is_final_answer())
     };
-    if needs_summary && !ctx.cancel.is_cancelled() && stop != RunStop::Error {
+    let tools_ran = !ctx.tool_outcomes.is_empty();
+    let summary_stop = matches!(stop, RunStop::Complete | RunStop::MaxRounds);
+    if needs_summary && tools_ran && summary_stop && !ctx.cancel.is_cancelled() {
         let instruction = if forced_by_unknown {
             summary::unknown_tools_instruction(&unknown_names)
         } else {
@@ -241,24 +277,28 @@ pub async fn execute(
         stop = RunStop::Aborted;
     }
 
-    let response = {
-        let s = lock(store);
-        s.messages()[turn_start..]
-            .iter()
-            .rev()
-            .find(|m| m.role == Role::Assistant && !m.content.is_empty())
-            .map_or_else(|| NO_RESPONSE_TEXT.to_string(), |m| m.content.clone())
+    let response = match (stop, ctx.final_response.take()) {
+        (RunStop::Refusal, Some(r)) => r,
+        _ => {
+            let s = lock(store);
+            s.messages()[turn_start..]
+                .iter()
+                .rev()
+                .find(|m| m.role == Role::Assistant && !m.content.is_empty())
+                .map_or_else(|| NO_RESPONSE_TEXT.to_string(), |m| m.content.clone())
+        }
     };
     Ok(ExecutionResult {
         response,
         execution_id,
         duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
-        usage: ctx.last_usage,
+        usage: ctx.usage,
         tools_executed: ctx.tools_executed,
         success: true,
         interrupted: stop == RunStop::Aborted,
         stop,
         error: ctx.provider_error,
+        error_recoverable: ctx.provider_error_recoverable,
         rounds: round,
         tool_outcomes: ctx.tool_outcomes,
     })

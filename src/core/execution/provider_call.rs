@@ -1,5 +1,5 @@
-//! One provider call: the wrapped stream sink (pending buffer, replay deltas, run callbacks)
-//! and the idle timeout that resets on every delta.
+//! One provider call: the wrapped stream sink (pending buffer, replay deltas, run callbacks,
+//! the round separator) and the idle timeout that resets on every delta.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -17,9 +17,18 @@ use serde_json::{json, Value};
 pub(crate) enum CallError {
     /// The run was aborted before the provider returned anything usable.
     Aborted,
-    /// Any other failure (message shown as `Request failed: <message>`).
-    Failed(String),
+    /// Any other failure (message shown as `Request failed: <message>`); `recoverable` tells
+    /// whether retrying may succeed.
+    Failed {
+        /// The error text.
+        message: String,
+        /// [`RobotaError::is_recoverable`] of the failure.
+        recoverable: bool,
+    },
 }
+
+/// Streamed to the host between two rounds' text (never recorded in history).
+pub(crate) const ROUND_SEPARATOR: &str = "\n\n";
 
 struct RoundSink<'a> {
     store: Option<&'a Mutex<ConversationStore>>,
@@ -32,6 +41,9 @@ struct RoundSink<'a> {
     started: Instant,
     last_activity: &'a AtomicU64,
     streamed: bool,
+    /// An earlier call of the run streamed text: [`ROUND_SEPARATOR`] goes to the host before
+    /// this call's first text delta.
+    separator_pending: bool,
 }
 
 impl RoundSink<'_> {
@@ -61,6 +73,9 @@ impl StreamSink for RoundSink<'_> {
             lock(store).append_streaming(delta);
         }
         if let Some(cb) = self.on_text {
+            if std::mem::take(&mut self.separator_pending) {
+                cb(ROUND_SEPARATOR);
+            }
             cb(delta);
         }
     }
@@ -114,6 +129,7 @@ pub(crate) async fn call_provider(
         started: Instant::now(),
         last_activity: &last_activity,
         streamed: false,
+        separator_pending: ctx.streamed_any,
     };
     let started = sink.started;
     let provider_cancel = ctx.cancel.child_token();
@@ -153,11 +169,17 @@ pub(crate) async fn call_provider(
     match result {
         Ok(resp) => Ok((resp, streamed)),
         Err(_) if ctx.cancel.is_cancelled() => Err(CallError::Aborted),
-        Err(RobotaError::Provider { message, .. })
-            if message.starts_with("Provider call idle timeout") =>
-        {
-            Err(CallError::Failed(message))
-        }
-        Err(e) => Err(CallError::Failed(e.to_string())),
+        Err(RobotaError::Provider {
+            message,
+            recoverable,
+            ..
+        }) if message.starts_with("Provider call idle timeout") => Err(CallError::Failed {
+            message,
+            recoverable,
+        }),
+        Err(e) => Err(CallError::Failed {
+            recoverable: e.is_recoverable(),
+            message: e.to_string(),
+        }),
     }
 }

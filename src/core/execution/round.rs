@@ -1,11 +1,14 @@
-//! One round (reference §3.2): guard → separator → provider call → commit → tools → results.
+//! One round (reference §3.2): guard → provider call → commit → tools → results. The round
+//! separator is streamed lazily by the call's sink, only between two rounds' text. A refusal
+//! or a cut output (`max_tokens`) ends the run; a tool call cut by `max_tokens` is not run: its
+//! result tells the model the output was cut.
 
 use std::sync::Arc;
 
 use serde_json::{json, Map};
 
 use super::provider_call::{call_provider, CallError};
-use super::{batch, guard, record, RoundOutcome, RunCtx};
+use super::{add_usage, batch, guard, record, RoundOutcome, RunCtx, RunStop};
 use crate::core::agent::lock;
 use crate::core::events::names;
 use crate::core::message::{Message, MessageState};
@@ -42,11 +45,6 @@ pub(crate) async fn run_round(ctx: &mut RunCtx<'_>, round: u32) -> RoundOutcome 
         append_assistant(ctx, round, diagnostic);
         return RoundOutcome::ContextBlocked;
     }
-    if round >= 2 {
-        if let Some(cb) = &ctx.options.on_text_delta {
-            cb("\n\n");
-        }
-    }
     let messages = {
         let mut s = lock(ctx.store);
         s.begin_assistant();
@@ -73,7 +71,7 @@ pub(crate) async fn run_round(ctx: &mut RunCtx<'_>, round: u32) -> RoundOutcome 
         temperature: ctx.config.temperature,
         native_web_tools: ctx.config.native_web_tools,
     };
-    let (response, streamed) = match call_provider(ctx, request, round, true).await {
+    let (mut response, streamed) = match call_provider(ctx, request, round, true).await {
         Ok(r) => r,
         Err(CallError::Aborted) => {
             let committed = lock(ctx.store)
@@ -83,7 +81,10 @@ pub(crate) async fn run_round(ctx: &mut RunCtx<'_>, round: u32) -> RoundOutcome 
             }
             return RoundOutcome::Aborted;
         }
-        Err(CallError::Failed(message)) => {
+        Err(CallError::Failed {
+            message,
+            recoverable,
+        }) => {
             lock(ctx.store).discard_pending();
             let mut meta = round_meta(round);
             meta.insert("providerError".into(), json!(true));
@@ -93,6 +94,7 @@ pub(crate) async fn run_round(ctx: &mut RunCtx<'_>, round: u32) -> RoundOutcome 
                 Message::assistant(format!("Request failed: {message}")).with_metadata(meta),
             );
             ctx.provider_error = Some(message);
+            ctx.provider_error_recoverable = recoverable;
             return RoundOutcome::ProviderFailed;
         }
     };
@@ -116,9 +118,25 @@ pub(crate) async fn run_round(ctx: &mut RunCtx<'_>, round: u32) -> RoundOutcome 
                 d.insert("toolCallsCount".into(), json!(response.tool_calls.len()));
             });
     }
-    if !aborted && response.tool_calls.is_empty() && response.content.trim().is_empty() {
+    // How the model's stop ends the run (refusal, cut output) when no tool runs next.
+    let end = match response.stop_reason {
+        StopReason::Refusal => {
+            ctx.final_response = Some(response.content.clone());
+            RoundOutcome::Stopped(RunStop::Refusal)
+        }
+        StopReason::MaxTokens => RoundOutcome::Stopped(RunStop::MaxTokens),
+        _ => RoundOutcome::Done,
+    };
+    add_usage(ctx, response.usage);
+    let blank = response.tool_calls.is_empty()
+        && response.content.trim().is_empty()
+        && response.native.is_none(); // server-tool blocks alone are kept
+    if !aborted && blank {
         lock(ctx.store).discard_pending();
-        return RoundOutcome::Empty;
+        return match end {
+            RoundOutcome::Done => RoundOutcome::Empty,
+            stopped => stopped,
+        };
     }
     let mut meta = round_meta(round);
     if let Some(u) = response.usage {
@@ -131,7 +149,6 @@ pub(crate) async fn run_round(ctx: &mut RunCtx<'_>, round: u32) -> RoundOutcome 
             "usage".into(),
             json!({"totalTokens": u.total(), "inputTokens": u.input_tokens, "outputTokens": u.output_tokens}),
         );
-        ctx.last_usage = Some(u);
     }
     let (msg, idx) = {
         let mut s = lock(ctx.store);
@@ -140,6 +157,9 @@ pub(crate) async fn run_round(ctx: &mut RunCtx<'_>, round: u32) -> RoundOutcome 
         }
         for call in &response.tool_calls {
             s.append_tool_call(call.clone());
+        }
+        if let Some(native) = response.native.take().filter(|_| !aborted) {
+            s.set_pending_native(native);
         }
         let state = if aborted {
             MessageState::Interrupted
@@ -153,11 +173,16 @@ pub(crate) async fn run_round(ctx: &mut RunCtx<'_>, round: u32) -> RoundOutcome 
     };
     emit_committed(ctx, round, &msg, idx);
     if msg.tool_calls.is_empty() {
-        return if aborted {
-            RoundOutcome::Aborted
-        } else {
-            RoundOutcome::Done
-        };
+        return if aborted { RoundOutcome::Aborted } else { end };
+    }
+    if response.stop_reason == StopReason::MaxTokens && !aborted {
+        let results: Vec<_> = msg
+            .tool_calls
+            .iter()
+            .map(batch::ToolRunResult::cut_at_max_tokens)
+            .collect();
+        record::record_results(ctx, round, &msg.tool_calls, &results);
+        return end;
     }
     let results = batch::run_tool_calls(ctx, round, &msg.tool_calls).await;
     let unknown = record::record_results(ctx, round, &msg.tool_calls, &results);

@@ -55,11 +55,6 @@ pub(crate) async fn forced_summary(ctx: &mut RunCtx<'_>, round: u32, instruction
             d.insert("forcedSummary".into(), json!(true));
         });
     }
-    if ctx.streamed_any {
-        if let Some(cb) = &ctx.options.on_text_delta {
-            cb("\n\n");
-        }
-    }
     let request = ChatRequest {
         messages: &messages,
         tools: &[],
@@ -70,12 +65,10 @@ pub(crate) async fn forced_summary(ctx: &mut RunCtx<'_>, round: u32, instruction
     };
     let text = match call_provider(ctx, request, round, false).await {
         Ok((resp, _)) => {
-            if let Some(u) = resp.usage {
-                ctx.last_usage = Some(u);
-            }
+            super::add_usage(ctx, resp.usage);
             resp.content
         }
-        Err(CallError::Aborted) | Err(CallError::Failed(_)) => return,
+        Err(CallError::Aborted | CallError::Failed { .. }) => return,
     };
     let mut meta = serde_json::Map::new();
     meta.insert("round".into(), json!(round));

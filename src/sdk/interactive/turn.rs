@@ -71,7 +71,7 @@ impl InteractiveSession {
                     RunStop::Aborted => self.finish_aborted(turn_id, start_idx, r.usage),
                     RunStop::Error => {
                         let msg = r.error.clone().unwrap_or_else(|| r.response.clone());
-                        self.finish_error(turn_id, "PROVIDER_ERROR", &msg)
+                        self.finish_error_with(turn_id, "PROVIDER_ERROR", &msg, r.error_recoverable)
                     }
                     stop => self.finish_ok(turn_id, start_idx, &r.response, stop, r.usage),
                 }
@@ -186,8 +186,17 @@ impl InteractiveSession {
         let stop_reason = match stop {
             RunStop::MaxRounds => "max_rounds",
             RunStop::ContextLimit => "context_limit",
+            RunStop::Refusal => "refusal",
+            RunStop::MaxTokens => "max_tokens",
             _ => "complete",
         };
+        if stop == RunStop::MaxTokens {
+            self.inner.core.link.emit_event(Event::json(
+                events::WARNING,
+                turn_id,
+                json!({"code": "MAX_TOKENS", "message": "the model's output was cut at max_tokens; the answer is incomplete (a cut tool call was not run)"}),
+            ));
+        }
         self.emit_completed(turn_id, stop_reason, response, start_idx, usage, None);
         TurnOutcome::Done
     }
@@ -228,6 +237,17 @@ impl InteractiveSession {
     }
 
     pub(super) fn finish_error(&self, turn_id: u64, code: &str, message: &str) -> TurnOutcome {
+        self.finish_error_with(turn_id, code, message, code == "PROVIDER_ERROR")
+    }
+
+    /// [`Self::finish_error`] with the error's own recoverability.
+    fn finish_error_with(
+        &self,
+        turn_id: u64,
+        code: &str,
+        message: &str,
+        recoverable: bool,
+    ) -> TurnOutcome {
         self.flush_messages();
         {
             let mut st = self.inner.core.lock();
@@ -244,7 +264,7 @@ impl InteractiveSession {
         self.inner.core.link.emit_event(Event::json(
             events::ERROR,
             turn_id,
-            json!({"code": code, "category": category, "recoverable": code == "PROVIDER_ERROR", "message": message}),
+            json!({"code": code, "category": category, "recoverable": recoverable, "message": message}),
         ));
         self.emit_completed(turn_id, "error", "", usize::MAX, None, Some(message));
         TurnOutcome::Failed(message.to_string())
@@ -259,9 +279,11 @@ impl InteractiveSession {
         usage: Option<TokenUsage>,
         error: Option<&str>,
     ) {
+        // Summed over the turn's model calls.
         let usage = usage.map(|u| {
             json!({"input_tokens": u.input_tokens, "output_tokens": u.output_tokens,
-                   "total_tokens": u.total()})
+                   "total_tokens": u.total(), "cache_read_tokens": u.cache_read_tokens,
+                   "cache_creation_tokens": u.cache_creation_tokens})
         });
         let mut doc = json!({
             "turn_id": turn_id,

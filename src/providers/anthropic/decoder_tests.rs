@@ -1,0 +1,106 @@
+//! Unit tests of [`super::AnthropicDecoder`]: fast and full text paths agree, interleaved text
+//! blocks keep their own text in the kept vendor blocks.
+
+use serde_json::json;
+
+use super::AnthropicDecoder;
+use crate::core::provider::StreamSink;
+use crate::providers::config::{HttpProviderConfig, ProviderKind};
+use crate::providers::http::StreamDecoder;
+use crate::providers::sse::SseEvent;
+
+struct S(String);
+impl StreamSink for S {
+    fn on_text(&mut self, d: &str) {
+        self.0.push_str(d);
+    }
+}
+
+fn cfg() -> HttpProviderConfig {
+    HttpProviderConfig::parse("a", ProviderKind::Anthropic, &json!({})).unwrap()
+}
+
+fn feed(d: &mut AnthropicDecoder, sink: &mut S, event: &str, data: &str) -> Result<(), String> {
+    d.event(
+        SseEvent {
+            event,
+            data,
+            id: "",
+        },
+        sink,
+    )
+    .map_err(|e| e.to_string())
+}
+
+#[test]
+fn fast_and_full_paths_agree() {
+    for text in ["plain", r#"esc\n\"q\""#, r"\u00e9t\u00e9", ""] {
+        let mut d = AnthropicDecoder::new(cfg(), "m");
+        let mut sink = S(String::new());
+        let start =
+            r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#;
+        feed(&mut d, &mut sink, "content_block_start", start).unwrap();
+        for data in [
+            format!(
+                r#"{{"type":"content_block_delta","index":0,"delta":{{"type":"text_delta","text":"{text}"}}}}"#
+            ),
+            format!(
+                r#"{{"delta":{{"text":"{text}","type":"text_delta"}},"index":0,"type":"content_block_delta"}}"#
+            ),
+        ] {
+            feed(&mut d, &mut sink, "content_block_delta", &data).unwrap();
+        }
+        let want: String = serde_json::from_str(&format!("\"{text}\"")).unwrap();
+        assert_eq!(sink.0, format!("{want}{want}"));
+        assert_eq!(d.acc.content, sink.0);
+    }
+}
+
+#[test]
+fn interleaved_text_blocks_keep_their_own_text() {
+    let mut d = AnthropicDecoder::new(cfg(), "m");
+    let mut sink = S(String::new());
+    let start = |i: usize, t: &str| {
+        format!(r#"{{"type":"content_block_start","index":{i},"content_block":{t}}}"#)
+    };
+    let text = |i: usize, t: &str| {
+        format!(
+            r#"{{"type":"content_block_delta","index":{i},"delta":{{"type":"text_delta","text":"{t}"}}}}"#
+        )
+    };
+    let f = |d: &mut AnthropicDecoder, s: &mut S, e: &str, x: String| feed(d, s, e, &x).unwrap();
+    f(
+        &mut d,
+        &mut sink,
+        "content_block_start",
+        start(0, r#"{"type":"text","text":"A"}"#),
+    );
+    f(
+        &mut d,
+        &mut sink,
+        "content_block_start",
+        start(
+            1,
+            r#"{"type":"web_search_tool_result","tool_use_id":"s","content":[]}"#,
+        ),
+    );
+    f(
+        &mut d,
+        &mut sink,
+        "content_block_start",
+        start(2, r#"{"type":"text","text":""}"#),
+    );
+    f(&mut d, &mut sink, "content_block_delta", text(2, "b"));
+    f(&mut d, &mut sink, "content_block_delta", text(0, "a"));
+    f(&mut d, &mut sink, "content_block_delta", text(2, "c"));
+    assert_eq!(sink.0, "Abac");
+    let n = d.into_response(false).native.unwrap();
+    assert_eq!(
+        n.blocks,
+        vec![
+            json!({"type":"text","text":"Aa"}),
+            json!({"type":"web_search_tool_result","tool_use_id":"s","content":[]}),
+            json!({"type":"text","text":"bc"}),
+        ]
+    );
+}

@@ -1,0 +1,147 @@
+//! The fast path for the hottest Anthropic event, a compact `text_delta`.
+
+use std::borrow::Cow;
+
+/// Fast path for the hottest event, a compact text delta exactly as Anthropic sends it:
+/// `{"type":"content_block_delta","index":N,"delta":{"type":"text_delta","text":"…"}}`.
+/// Anything else (spacing, other field order, other delta types) returns `None` and goes
+/// through the full decoder. Escaped text is decoded by `serde_json`.
+pub(super) fn fast_text_delta(data: &str) -> Option<(usize, Cow<'_, str>)> {
+    const HEAD: &str = r#"{"type":"content_block_delta","index":"#;
+    const MID: &str = r#","delta":{"type":"text_delta","text":""#;
+    let rest = strip_json_prefix(data, HEAD)?;
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 || digits > 9 {
+        return None;
+    }
+    let index: usize = rest[..digits].parse().ok()?;
+    let body = strip_json_prefix(&rest[digits..], MID)?;
+    // Find the closing quote, skipping escaped characters.
+    let bytes = body.as_bytes();
+    let mut i = 0;
+    let mut escaped = false;
+    loop {
+        i += memchr::memchr2(b'"', b'\\', &bytes[i..])?;
+        if bytes[i] == b'\\' {
+            escaped = true;
+            i += 2;
+            if i > bytes.len() {
+                return None;
+            }
+            continue;
+        }
+        break;
+    }
+    if !matches!(&body[i..], "\"}}" | "\"} }" | "\" }}" | "\" } }") {
+        return None;
+    }
+    let raw = &body[..i];
+    if raw.bytes().any(|b| b < 0x20) {
+        return None; // not valid JSON: let the full decoder report it
+    }
+    if !escaped {
+        return Some((index, Cow::Borrowed(raw)));
+    }
+    let start = data.len() - body.len() - 1;
+    let quoted = &data[start..start + i + 2];
+    serde_json::from_str::<String>(quoted)
+        .ok()
+        .map(|s| (index, Cow::Owned(s)))
+}
+
+/// Strips `lit` from the front of `input`, allowing one space after each `:` and `,` of `lit`
+/// (the compact form the API sends and the spaced form of its documentation).
+fn strip_json_prefix<'a>(input: &'a str, lit: &str) -> Option<&'a str> {
+    if let Some(rest) = input.strip_prefix(lit) {
+        return Some(rest); // the compact form: one comparison
+    }
+    let (inp, lit) = (input.as_bytes(), lit.as_bytes());
+    let mut i = 0;
+    for &c in lit {
+        if inp.get(i) != Some(&c) {
+            return None;
+        }
+        i += 1;
+        if (c == b':' || c == b',') && inp.get(i) == Some(&b' ') {
+            i += 1;
+        }
+    }
+    // `i` follows an ASCII byte of `lit`, so it is a char boundary.
+    input.get(i..)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fast_path_matches_only_the_exact_shapes() {
+        let f = |s: &str| fast_text_delta(s).map(|(i, t)| (i, t.into_owned()));
+        assert_eq!(
+            f(
+                r#"{"type":"content_block_delta","index":3,"delta":{"type":"text_delta","text":"Hi there"}}"#
+            ),
+            Some((3, "Hi there".to_string()))
+        );
+        assert!(matches!(
+            fast_text_delta(
+                r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"plain"}}"#
+            ),
+            Some((0, std::borrow::Cow::Borrowed("plain")))
+        ));
+        assert_eq!(
+            f(
+                r#"{"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "a\n\"b\" \u00e9\\"}}"#
+            ),
+            Some((0, "a\n\"b\" é\\".to_string()))
+        );
+        assert_eq!(
+            f(
+                r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":""}}"#
+            ),
+            Some((0, String::new()))
+        );
+        // Other shapes fall back to the full decoder.
+        assert_eq!(
+            f(
+                r#"{"index":0,"type":"content_block_delta","delta":{"type":"text_delta","text":"x"}}"#
+            ),
+            None
+        );
+        assert_eq!(
+            f(
+                r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x","extra":1}}"#
+            ),
+            None
+        );
+        assert_eq!(
+            f(
+                r#"{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"x"}}"#
+            ),
+            None
+        );
+        assert_eq!(
+            f(r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x\"#),
+            None
+        );
+        assert_eq!(
+            f(
+                r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x"}"#
+            ),
+            None
+        );
+        assert_eq!(
+            f(
+                r#"{"type":"content_block_delta","index":,"delta":{"type":"text_delta","text":"x"}}"#
+            ),
+            None
+        );
+        assert_eq!(f("{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"a\nb\"}}"), None);
+        assert_eq!(
+            f(
+                r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"\é"}}"#
+            ),
+            None
+        );
+    }
+}
