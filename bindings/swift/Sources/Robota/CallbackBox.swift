@@ -41,34 +41,38 @@ let releaseBox: robota_free_fn = { userData in
 
 /// Counts `free_fn` calls for boxes a test watches (an empty dictionary otherwise).
 enum ReleaseLedger {
-    private static let lock = NSLock()
-    private static var serial: UInt64 = 0
-    private static var watched: [UInt64: Int] = [:]
+    /// Lock-protected state (a class, so the static is an immutable reference).
+    private final class State: @unchecked Sendable {
+        let lock = NSLock()
+        var serial: UInt64 = 0
+        var watched: [UInt64: Int] = [:]
+    }
+    private static let state = State()
 
     static func nextSerial() -> UInt64 {
-        lock.lock()
-        defer { lock.unlock() }
-        serial += 1
-        return serial
+        state.lock.lock()
+        defer { state.lock.unlock() }
+        state.serial += 1
+        return state.serial
     }
 
     /// Starts counting releases of box `serial`.
     static func watch(_ serial: UInt64) {
-        lock.lock()
-        watched[serial] = 0
-        lock.unlock()
+        state.lock.lock()
+        state.watched[serial] = 0
+        state.lock.unlock()
     }
 
     static func released(_ serial: UInt64) {
-        lock.lock()
-        if let n = watched[serial] { watched[serial] = n + 1 }
-        lock.unlock()
+        state.lock.lock()
+        if let n = state.watched[serial] { state.watched[serial] = n + 1 }
+        state.lock.unlock()
     }
 
     /// How often a watched box was released (`nil` when not watched).
     static func releases(of serial: UInt64) -> Int? {
-        lock.lock()
-        defer { lock.unlock() }
-        return watched[serial]
+        state.lock.lock()
+        defer { state.lock.unlock() }
+        return state.watched[serial]
     }
 }

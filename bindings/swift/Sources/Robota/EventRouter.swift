@@ -9,8 +9,8 @@ struct SessionHandlers: Sendable {
 }
 
 /// The `user_data` of a session: decodes each event, runs the handlers it calls for, and
-/// routes it to the stream of its turn. Callbacks of one session never overlap (one
-/// dispatcher thread, or the one pumping thread), so the decoder needs no lock.
+/// routes it to the stream of its turn. The decoder's options never change after init, so
+/// concurrent decodes (pull hosts reading from several threads) are safe.
 final class EventRouter: CallbackBox, @unchecked Sendable {
     typealias Continuation = AsyncThrowingStream<Event, Error>.Continuation
 
