@@ -64,6 +64,9 @@ extension Session {
     /// A consistent snapshot of the history, also during a turn (`robota_session_messages`).
     public func messages(view: MessagesView = .conversation) throws -> [ChatMessage] {
         struct Doc: Decodable { let messages: [ChatMessage] }
+        guard view != .history else {
+            throw RobotaError(code: .invalidConfig, message: "the history view holds timeline entries, not messages: use history()")
+        }
         return try JSONCoding.decode(Doc.self, from: messagesJSON(view: view), what: "messages").messages
     }
 

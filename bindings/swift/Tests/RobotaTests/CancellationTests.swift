@@ -19,7 +19,7 @@ final class CancellationTests: XCTestCase {
             }
             return deltas
         }
-        let turn = await twoDeltas.take()
+        let turn = try await twoDeltas.take()
         consumer.cancel()
         let deltasSeen = try await consumer.value
         XCTAssertEqual(deltasSeen, 2)
@@ -54,15 +54,15 @@ final class CancellationTests: XCTestCase {
         let log = EventLog()
         let s = try rt.session(config: Fixture.session, onEvent: log.observer)
         let consumer = Task { try await s.run("find slowly") }
-        let callID = await started.take()
+        let callID = try await started.take()
         consumer.cancel()
         do {
             _ = try await consumer.value
             XCTFail("run should throw CancellationError")
         } catch is CancellationError {}
-        let sawCancellation = await handlerSawCancellation.take()
+        let sawCancellation = try await handlerSawCancellation.take()
         XCTAssertTrue(sawCancellation)
-        await log.untilCompleted()
+        try await log.untilCompleted()
         let events = log.events
         XCTAssertTrue(events.contains(.toolCallCancelled(callID: callID)), "\(events)")
         XCTAssertEqual(events.toolEnds.first?.output, "Error: Execution interrupted by user")
@@ -75,7 +75,7 @@ final class CancellationTests: XCTestCase {
         let log = EventLog()
         let s = try rt.session(config: Fixture.session, onEvent: log.observer)
         let consumer = Task { try await s.run("hang") }
-        await log.until { $0.contains { if case .textDelta = $0.event { return true } else { return false } } }
+        try await log.until { $0.contains { if case .textDelta = $0.event { return true } else { return false } } }
         Task.detached { try s.abort() }
         let result = try await consumer.value
         XCTAssertEqual(result.stopReason, .aborted)

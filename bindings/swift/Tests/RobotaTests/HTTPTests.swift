@@ -19,7 +19,7 @@ final class HTTPTests: XCTestCase {
         let answer = Mailbox<String>()
         try rt.registerTool(Fixture.lookup) { call -> JSONValue in
             XCTAssertEqual(call.arguments, ["key": "h"])
-            return ["found": .string(await answer.take())]
+            return ["found": .string(try await answer.take())]
         }
         let s = try rt.session(config: SessionConfig(provider: "fake", model: "gpt-test"))
         var events: [Event] = []
@@ -36,13 +36,13 @@ final class HTTPTests: XCTestCase {
         let requests = try server.requests()
         XCTAssertEqual(requests.count, 2)
         XCTAssertEqual(requests.first?["path"], "/v1/chat/completions")
-        let secondBody = try XCTUnwrap(requests.last?["body"]?.stringValue)
+        let secondBody = try XCTUnwrap(requests.last?["body"]).jsonString()
         XCTAssertTrue(secondBody.contains(#""tool_call_id":"call_1""#), secondBody)
     }
 
     func testAnthropicCancellingTheConsumerDropsTheConnection() async throws {
         let server = try FakeModelServer()
-        try server.enqueue("anthropic", text: ["part", "ial", "never"], hangAfter: 4)
+        try server.enqueue("anthropic", text: ["part", "ial", "never"], hangAfter: 5)  // message_start, block start, ping, 2 deltas
         let rt = try runtime(server, kind: .anthropic, path: "")
         let s = try rt.session(config: SessionConfig(provider: "fake", model: "claude-test"))
         let got = Mailbox<UInt64>()
@@ -55,7 +55,7 @@ final class HTTPTests: XCTestCase {
                 if text == "partial" { got.put(turn) }
             }
         }
-        let turn = await got.take()
+        let turn = try await got.take()
         consumer.cancel()
         try await consumer.value
         await assertRobotaErrorAsync(.aborted) { try await s.wait(turn: turn, timeout: 30) }
@@ -74,8 +74,11 @@ final class HTTPTests: XCTestCase {
             XCTFail("the turn should fail")
         } catch let e as RobotaError {
             XCTAssertEqual(e.code, .provider)
+            XCTAssertTrue(e.message.contains("returned HTTP 401: bad key"), e.message)
+            // the taxonomy of the turn's ERROR event is passed through
+            XCTAssertNotNil(e.kind)
             XCTAssertNotNil(e.category)
-            XCTAssertEqual(e.recoverable, false)
+            XCTAssertNotNil(e.recoverable)
         }
     }
 }

@@ -35,7 +35,7 @@ final class LifetimeTests: XCTestCase {
         let serial = s!.router.serial
         ReleaseLedger.watch(serial)
         try s!.submit("hang")
-        await log.until { $0.contains { if case .textDelta = $0.event { return true } else { return false } } }
+        try await log.until { $0.contains { if case .textDelta = $0.event { return true } else { return false } } }
         s = nil  // releases a session with a running turn: never blocks
         await fulfillment(of: [gone], timeout: 30)
         XCTAssertEqual(ReleaseLedger.releases(of: serial), 1)
@@ -86,7 +86,7 @@ final class LifetimeTests: XCTestCase {
         }
         ReleaseLedger.watch(serial)
         _ = try Runtime(config: RuntimeConfig(providers: ["a": .scripted(turns: []), "b": .scripted(turns: [])], workerThreads: 1))
-        let message = await line.take()
+        let message = try await line.take()
         XCTAssertEqual(message, "runtime started: 2 provider(s), 1 worker thread(s)")
         try RobotaLibrary.removeLogHandler()
         await fulfillment(of: [gone], timeout: 30)

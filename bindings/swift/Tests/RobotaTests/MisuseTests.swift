@@ -29,7 +29,7 @@ final class MisuseTests: XCTestCase {
         let actual = try await s.run("before").response
         XCTAssertEqual(actual, "offline:before")
         try s.close()
-        await log.until { $0.contains { $0.event == .sessionClosed } }
+        try await log.until { $0.contains { $0.event == .sessionClosed } }
         XCTAssertEqual(log.events.last, .sessionClosed)
         XCTAssertNoThrow(try s.close(), "closing twice is harmless")
         await assertRobotaErrorAsync(.closed) { _ = try await s.run("after") }
@@ -74,7 +74,7 @@ final class MisuseTests: XCTestCase {
         assertRobotaError(.unsupported) { _ = try s.nextEvent(timeout: 0) }
         assertRobotaError(.unsupported) { _ = try s.dispatch() }
         _ = try await s.run("go")
-        let actual = await reentrant.take()
+        let actual = try await reentrant.take()
         XCTAssertEqual(actual, .reentrant)
 
         let pull = try rt.session(config: SessionConfig(provider: "s", model: "m", delivery: .pull))

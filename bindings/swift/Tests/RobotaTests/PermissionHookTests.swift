@@ -38,7 +38,7 @@ final class PermissionHookTests: XCTestCase {
         let asked = EventLog()
         let s = try rt.session(config: Fixture.session, onPermission: { request in
             asked.append(TurnEvent(turnID: 0, event: .permissionRequest(request)))
-            return await decisions.take()
+            return (try? await decisions.take()) ?? .deny
         })
 
         let allowed = try await collect(s.stream("allow it"))

@@ -46,6 +46,11 @@ final class StreamingTests: XCTestCase {
         XCTAssertEqual(conversation.map(\.content), ["be brief", "q1", "first answer", "q2", "offline:q2"])
         XCTAssertEqual(try s.state().messageCount, 2, "one per completed answer")
         XCTAssertFalse(try s.state().executing)
+
+        XCTAssertEqual(try s.messages(view: .messages).map(\.content), ["q1", "first answer", "q2", "offline:q2"])
+        let timeline = try s.history()
+        XCTAssertEqual(timeline.count, 4)
+        assertRobotaError(.invalidConfig, containing: "use history()") { _ = try s.messages(view: .history) }
     }
 
     func testAFailedTurnThrowsTheProvidersErrorWithItsTaxonomy() async throws {
@@ -72,7 +77,7 @@ final class StreamingTests: XCTestCase {
         let s = try rt.session(config: Fixture.session, onEvent: log.observer)
         let turn = try s.submit("x")
         try await s.wait(turn: turn, timeout: 30)
-        await log.untilCompleted()
+        try await log.untilCompleted()
         XCTAssertEqual(log.events.text, "ab")
         XCTAssertEqual(log.events.completed?.turnID, turn)
     }

@@ -51,32 +51,61 @@ extension Array where Element == Event {
     var toolStarts: [ToolStart] { compactMap { if case .toolStart(let e) = $0 { return e } else { return nil } } }
 }
 
-/// A value handed from one task to another; `take` suspends until `put` (no polling, no sleeps).
+/// A wait that ran past its deadline (a test that would otherwise hang fails instead).
+struct TestTimeout: Error, CustomStringConvertible {
+    let what: String
+    var description: String { "timed out after \(Deadline.seconds) s waiting for \(what)" }
+}
+
+/// How long a test waits for an event before failing.
+enum Deadline {
+    static let seconds: Double = 30
+
+    /// Calls `expire` once the deadline passed (unless the waiter was served first).
+    static func arm(_ expire: @escaping @Sendable () -> Void) {
+        Task {
+            try? await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000))
+            expire()
+        }
+    }
+}
+
+/// A value handed from one task to another; `take` suspends until `put` (no polling).
 final class Mailbox<T: Sendable>: @unchecked Sendable {
     private let lock = NSLock()
     private var value: T?
-    private var waiters: [CheckedContinuation<T, Never>] = []
+    private var waiters: [UUID: CheckedContinuation<T?, Never>] = [:]
 
     func put(_ v: T) {
         lock.lock()
         value = v
-        let ws = waiters
-        waiters = []
+        let ws = waiters.values
+        waiters = [:]
         lock.unlock()
         ws.forEach { $0.resume(returning: v) }
     }
 
-    func take() async -> T {
-        await withCheckedContinuation { c in
+    /// The value, once put; throws `TestTimeout` after `Deadline.seconds`.
+    func take() async throws -> T {
+        let id = UUID()
+        let v: T? = await withCheckedContinuation { c in
             lock.lock()
             if let v = value {
                 lock.unlock()
                 c.resume(returning: v)
-            } else {
-                waiters.append(c)
+                return
+            }
+            waiters[id] = c
+            lock.unlock()
+            Deadline.arm { [self] in
+                lock.lock()
+                let w = waiters.removeValue(forKey: id)
                 lock.unlock()
+                w?.resume(returning: nil)
             }
         }
+        guard let v else { throw TestTimeout(what: "a \(T.self)") }
+        return v
     }
 
     var peek: T? {
@@ -88,25 +117,20 @@ final class Mailbox<T: Sendable>: @unchecked Sendable {
 
 /// Events seen by an `onEvent` observer, thread-safe.
 final class EventLog: @unchecked Sendable {
+    private typealias Waiter = (predicate: ([TurnEvent]) -> Bool, continuation: CheckedContinuation<Bool, Never>)
     private let lock = NSLock()
     private var items: [TurnEvent] = []
-    private var waiters: [(predicate: ([TurnEvent]) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
+    private var waiters: [UUID: Waiter] = [:]
 
     var observer: EventObserver { { [self] in self.append($0) } }
 
     func append(_ e: TurnEvent) {
         lock.lock()
         items.append(e)
-        var ready: [CheckedContinuation<Void, Never>] = []
-        waiters.removeAll { w in
-            if w.predicate(items) {
-                ready.append(w.continuation)
-                return true
-            }
-            return false
-        }
+        let ready = waiters.filter { $0.value.predicate(items) }
+        ready.keys.forEach { waiters[$0] = nil }
         lock.unlock()
-        ready.forEach { $0.resume() }
+        ready.values.forEach { $0.continuation.resume(returning: true) }
     }
 
     var events: [Event] {
@@ -116,22 +140,31 @@ final class EventLog: @unchecked Sendable {
     }
 
     /// Suspends until a `.turnCompleted` was recorded.
-    func untilCompleted(count: Int = 1) async {
-        await until { $0.filter { if case .turnCompleted = $0.event { return true } else { return false } }.count >= count }
+    func untilCompleted(count: Int = 1) async throws {
+        try await until { $0.filter { if case .turnCompleted = $0.event { return true } else { return false } }.count >= count }
     }
 
-    /// Suspends until the recorded events satisfy `predicate`.
-    func until(_ predicate: @escaping ([TurnEvent]) -> Bool) async {
-        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+    /// Suspends until the recorded events satisfy `predicate`; throws `TestTimeout` after
+    /// `Deadline.seconds`.
+    func until(_ predicate: @escaping ([TurnEvent]) -> Bool) async throws {
+        let id = UUID()
+        let met: Bool = await withCheckedContinuation { c in
             lock.lock()
             if predicate(items) {
                 lock.unlock()
-                c.resume()
-            } else {
-                waiters.append((predicate, c))
+                c.resume(returning: true)
+                return
+            }
+            waiters[id] = (predicate, c)
+            lock.unlock()
+            Deadline.arm { [self] in
+                lock.lock()
+                let w = waiters.removeValue(forKey: id)
                 lock.unlock()
+                w?.continuation.resume(returning: false)
             }
         }
+        if !met { throw TestTimeout(what: "events matching a condition (seen: \(events))") }
     }
 }
 

@@ -48,11 +48,11 @@ final class ToolTests: XCTestCase {
         let started = Mailbox<UInt64>()
         try rt.registerTool(Fixture.lookup) { call in
             started.put(call.callID)
-            return await answer.take()
+            return try await answer.take()
         }
         let s = try rt.session(config: Fixture.session)
         let consumer = Task { try await collect(s.stream("find k2")) }
-        let callID = await started.take()
+        let callID = try await started.take()
         XCTAssertGreaterThan(callID, 0)
         XCTAssertEqual(try s.state().executing, true)
         Task.detached { answer.put("answered later") }
