@@ -111,11 +111,6 @@ public struct StopReason: RawRepresentable, Codable, Hashable, Sendable, Express
     public let rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }
     public init(stringLiteral value: String) { rawValue = value }
-    public init(from decoder: Decoder) throws { rawValue = try decoder.singleValueContainer().decode(String.self) }
-    public func encode(to encoder: Encoder) throws {
-        var c = encoder.singleValueContainer()
-        try c.encode(rawValue)
-    }
 
     public static let complete: StopReason = "complete"
     public static let aborted: StopReason = "aborted"

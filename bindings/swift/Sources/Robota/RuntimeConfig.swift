@@ -46,16 +46,12 @@ public struct RuntimeConfig: ExtensibleDocument, Sendable, Equatable {
 
 /// One model provider: a wire format (`kind`) and where and how to reach it.
 public struct ProviderConfig: ExtensibleDocument, Sendable, Equatable {
-    /// A provider kind. Known kinds are static members; others pass through.
+    /// A provider kind. Known kinds are static members; others pass through. (Codable as its
+    /// raw string, by the standard library's `RawRepresentable` conformance.)
     public struct Kind: RawRepresentable, Codable, Hashable, Sendable, ExpressibleByStringLiteral {
         public let rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
         public init(stringLiteral value: String) { rawValue = value }
-        public init(from decoder: Decoder) throws { rawValue = try decoder.singleValueContainer().decode(String.self) }
-        public func encode(to encoder: Encoder) throws {
-            var c = encoder.singleValueContainer()
-            try c.encode(rawValue)
-        }
 
         public static let anthropic: Kind = "anthropic"
         public static let openai: Kind = "openai"

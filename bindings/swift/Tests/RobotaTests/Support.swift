@@ -182,12 +182,9 @@ func assertRobotaError(
 ) {
     do {
         try body()
-        XCTFail("expected \(code.description) error", file: file, line: line)
-    } catch let e as RobotaError {
-        XCTAssertEqual(e.code, code, "\(e)", file: file, line: line)
-        XCTAssertTrue(text.isEmpty || e.message.contains(text), "\"\(e.message)\" does not contain \"\(text)\"", file: file, line: line)
+        check(nil, is: code, containing: text, file: file, line: line)
     } catch {
-        XCTFail("unexpected error \(error)", file: file, line: line)
+        check(error, is: code, containing: text, file: file, line: line)
     }
 }
 
@@ -198,13 +195,17 @@ func assertRobotaErrorAsync(
 ) async {
     do {
         try await body()
-        XCTFail("expected \(code.description) error", file: file, line: line)
-    } catch let e as RobotaError {
-        XCTAssertEqual(e.code, code, "\(e)", file: file, line: line)
-        XCTAssertTrue(text.isEmpty || e.message.contains(text), "\"\(e.message)\" does not contain \"\(text)\"", file: file, line: line)
+        check(nil, is: code, containing: text, file: file, line: line)
     } catch {
-        XCTFail("unexpected error \(error)", file: file, line: line)
+        check(error, is: code, containing: text, file: file, line: line)
     }
+}
+
+private func check(_ error: Error?, is code: RobotaError.Code, containing text: String, file: StaticString, line: UInt) {
+    guard let error else { return XCTFail("expected \(code.description) error", file: file, line: line) }
+    guard let e = error as? RobotaError else { return XCTFail("unexpected error \(error)", file: file, line: line) }
+    XCTAssertEqual(e.code, code, "\(e)", file: file, line: line)
+    XCTAssertTrue(text.isEmpty || e.message.contains(text), "\"\(e.message)\" does not contain \"\(text)\"", file: file, line: line)
 }
 
 /// A weak reference a `@Sendable` closure can capture (an observer that needs its own session).
