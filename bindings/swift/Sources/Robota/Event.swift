@@ -1,0 +1,97 @@
+import CRobota
+import Foundation
+
+/// One session event (`ROBOTA_EVENT_*`), decoded. Kinds this binding does not know yet (the
+/// list is append-only) arrive as `.other` with their payload.
+public enum Event: Sendable, Equatable, Codable {
+    case turnStarted(TurnStarted)
+    case textDelta(String)
+    case thinkingDelta(String)
+    /// A message committed to the history.
+    case message(ChatMessage)
+    case toolStart(ToolStart)
+    case toolEnd(ToolEnd)
+    /// A call of a host tool registered without a handler; answer with `Runtime.completeToolCall`.
+    case toolCall(ToolCall)
+    case toolCallCancelled(callID: UInt64)
+    /// Answered by the session's `onPermission` handler, or with `Runtime.respond(to:with:)`.
+    case permissionRequest(PermissionRequest)
+    /// Answered by the session's `onHook` handler, or with `Runtime.respond(to:with:)`.
+    case hookRequest(HookRequest)
+    case contextUpdate(ContextState)
+    case compacted(JSONValue)
+    /// A replay boundary event (sessions with `replayEvents`).
+    case execution(JSONValue)
+    case warning(Warning)
+    case error(ErrorEvent)
+    case turnCompleted(TurnResult)
+    /// The last event of a session.
+    case sessionClosed
+    case other(kind: UInt32, payload: JSONValue)
+
+    /// Decodes the payload of event `kind` as the C callback hands it over. Never fails: a
+    /// payload that does not have the expected shape becomes `.other`.
+    init(kind: UInt32, payload: UnsafeRawBufferPointer, decoder: JSONDecoder) {
+        func text() -> String { String(decoding: payload, as: UTF8.self) }
+        switch Int32(kind) {
+        case ROBOTA_EVENT_TEXT_DELTA: self = .textDelta(text())
+        case ROBOTA_EVENT_THINKING_DELTA: self = .thinkingDelta(text())
+        default:
+            let data = Data(payload)
+            self = Event(kind: kind, data: data, decoder: decoder)
+                ?? .other(kind: kind, payload: (try? decoder.decode(JSONValue.self, from: data)) ?? .string(text()))
+        }
+    }
+
+    /// Decodes a pull-mode event document (`{"v":1,"kind":N,"type","turn_id",…payload}`).
+    init(pulled doc: JSONValue, decoder: JSONDecoder) {
+        let kind = UInt32(clamping: doc["kind"]?.intValue ?? 0)
+        switch Int32(kind) {
+        case ROBOTA_EVENT_TEXT_DELTA: self = .textDelta(doc["text"]?.stringValue ?? "")
+        case ROBOTA_EVENT_THINKING_DELTA: self = .thinkingDelta(doc["text"]?.stringValue ?? "")
+        default:
+            self = Event(kind: kind, data: Data(doc.jsonString().utf8), decoder: decoder) ?? .other(kind: kind, payload: doc)
+        }
+    }
+
+    private init?(kind: UInt32, data: Data, decoder: JSONDecoder) {
+        func d<T: Decodable>(_ t: T.Type) -> T? { try? decoder.decode(T.self, from: data) }
+        switch Int32(kind) {
+        case ROBOTA_EVENT_TURN_STARTED: guard let v = d(TurnStarted.self) else { return nil }; self = .turnStarted(v)
+        case ROBOTA_EVENT_MESSAGE: guard let v = d(ChatMessage.self) else { return nil }; self = .message(v)
+        case ROBOTA_EVENT_TOOL_START: guard let v = d(ToolStart.self) else { return nil }; self = .toolStart(v)
+        case ROBOTA_EVENT_TOOL_END: guard let v = d(ToolEnd.self) else { return nil }; self = .toolEnd(v)
+        case ROBOTA_EVENT_TOOL_CALL: guard let v = d(ToolCall.self) else { return nil }; self = .toolCall(v)
+        case ROBOTA_EVENT_TOOL_CALL_CANCELLED:
+            guard let v = d(CallID.self) else { return nil }
+            self = .toolCallCancelled(callID: v.callID)
+        case ROBOTA_EVENT_PERMISSION_REQUEST:
+            guard let v = d(PermissionRequest.self) else { return nil }
+            self = .permissionRequest(v)
+        case ROBOTA_EVENT_HOOK_REQUEST: guard let v = d(HookRequest.self) else { return nil }; self = .hookRequest(v)
+        case ROBOTA_EVENT_CONTEXT_UPDATE: guard let v = d(ContextState.self) else { return nil }; self = .contextUpdate(v)
+        case ROBOTA_EVENT_COMPACTED: guard let v = d(JSONValue.self) else { return nil }; self = .compacted(v)
+        case ROBOTA_EVENT_EXECUTION: guard let v = d(JSONValue.self) else { return nil }; self = .execution(v)
+        case ROBOTA_EVENT_WARNING: guard let v = d(Warning.self) else { return nil }; self = .warning(v)
+        case ROBOTA_EVENT_ERROR: guard let v = d(ErrorEvent.self) else { return nil }; self = .error(v)
+        case ROBOTA_EVENT_TURN_COMPLETED: guard let v = d(TurnResult.self) else { return nil }; self = .turnCompleted(v)
+        case ROBOTA_EVENT_SESSION_CLOSED: self = .sessionClosed
+        default: return nil
+        }
+    }
+
+    private struct CallID: Decodable {
+        let callID: UInt64
+        enum CodingKeys: String, CodingKey { case callID = "call_id" }
+    }
+}
+
+/// An event with the turn it belongs to (0 for session-level events such as `.sessionClosed`).
+public struct TurnEvent: Sendable, Equatable {
+    public let turnID: UInt64
+    public let event: Event
+    public init(turnID: UInt64, event: Event) {
+        self.turnID = turnID
+        self.event = event
+    }
+}

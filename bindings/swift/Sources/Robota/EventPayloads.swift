@@ -1,0 +1,157 @@
+import Foundation
+
+/// `ROBOTA_EVENT_TURN_STARTED`.
+public struct TurnStarted: Codable, Sendable, Equatable {
+    public let turnID: UInt64
+    /// The submitted input document.
+    public let input: JSONValue?
+    enum CodingKeys: String, CodingKey {
+        case turnID = "turn_id"
+        case input
+    }
+}
+
+/// A history message (the Robota universal message, camelCase keys as the library writes them).
+public struct ChatMessage: Codable, Sendable, Equatable {
+    public let id: String?
+    /// `"user"`, `"assistant"`, `"system"` or `"tool"`.
+    public let role: String
+    public let content: String
+    /// `"complete"` or `"interrupted"`.
+    public let state: String?
+    public let toolCalls: [MessageToolCall]?
+    public let toolCallId: String?
+    public let name: String?
+    public let metadata: JSONValue?
+    public let timestamp: String?
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        id = try c.decodeIfPresent(String.self, forKey: .id)
+        role = try c.decode(String.self, forKey: .role)
+        content = try c.decodeIfPresent(String.self, forKey: .content) ?? ""
+        state = try c.decodeIfPresent(String.self, forKey: .state)
+        toolCalls = try c.decodeIfPresent([MessageToolCall].self, forKey: .toolCalls)
+        toolCallId = try c.decodeIfPresent(String.self, forKey: .toolCallId)
+        name = try c.decodeIfPresent(String.self, forKey: .name)
+        metadata = try c.decodeIfPresent(JSONValue.self, forKey: .metadata)
+        timestamp = try c.decodeIfPresent(String.self, forKey: .timestamp)
+    }
+}
+
+/// A tool call recorded in an assistant message.
+public struct MessageToolCall: Codable, Sendable, Equatable {
+    public struct Function: Codable, Sendable, Equatable {
+        public let name: String
+        /// The arguments as the model wrote them (JSON text).
+        public let arguments: String
+    }
+    public let id: String
+    public let type: String?
+    public let function: Function
+}
+
+/// `ROBOTA_EVENT_TOOL_START`.
+public struct ToolStart: Codable, Sendable, Equatable {
+    public let toolCallID: String
+    public let toolName: String
+    /// The argument a UI shows first (a path, a pattern…).
+    public let firstArg: String?
+    public let arguments: JSONValue?
+    enum CodingKeys: String, CodingKey {
+        case toolCallID = "tool_call_id"
+        case toolName = "tool_name"
+        case firstArg = "first_arg"
+        case arguments
+    }
+}
+
+/// `ROBOTA_EVENT_TOOL_END`.
+public struct ToolEnd: Codable, Sendable, Equatable {
+    public let toolCallID: String
+    public let toolName: String
+    /// `"success"`, `"error"` or `"denied"`.
+    public let result: String
+    public let output: String?
+    enum CodingKeys: String, CodingKey {
+        case toolCallID = "tool_call_id"
+        case toolName = "tool_name"
+        case result, output
+    }
+}
+
+/// `ROBOTA_EVENT_CONTEXT_UPDATE` (and the `context_state` of results and state).
+public struct ContextState: Codable, Sendable, Equatable {
+    public let usedTokens: UInt64
+    public let maxTokens: UInt64
+    public let usedPercentage: Double
+    enum CodingKeys: String, CodingKey {
+        case usedTokens = "used_tokens"
+        case maxTokens = "max_tokens"
+        case usedPercentage = "used_percentage"
+    }
+}
+
+/// `ROBOTA_EVENT_WARNING`.
+public struct Warning: Codable, Sendable, Equatable {
+    public let message: String
+    public let code: String?
+}
+
+/// `ROBOTA_EVENT_ERROR`: a failure in the Robota error taxonomy.
+public struct ErrorEvent: Codable, Sendable, Equatable {
+    public let code: String?
+    public let category: String?
+    public let recoverable: Bool?
+    public let message: String
+}
+
+/// Why a turn stopped. Known reasons are static members; later ones pass through.
+public struct StopReason: RawRepresentable, Codable, Hashable, Sendable, ExpressibleByStringLiteral {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public init(stringLiteral value: String) { rawValue = value }
+
+    public static let complete: StopReason = "complete"
+    public static let aborted: StopReason = "aborted"
+    public static let error: StopReason = "error"
+    public static let maxRounds: StopReason = "max_rounds"
+    public static let contextLimit: StopReason = "context_limit"
+    public static let refusal: StopReason = "refusal"
+    public static let maxTokens: StopReason = "max_tokens"
+    public static let budget: StopReason = "budget"
+}
+
+/// Token usage summed over a turn's model calls.
+public struct Usage: Codable, Sendable, Equatable {
+    public let inputTokens: UInt64
+    public let outputTokens: UInt64
+    public let totalTokens: UInt64?
+    enum CodingKeys: String, CodingKey {
+        case inputTokens = "input_tokens"
+        case outputTokens = "output_tokens"
+        case totalTokens = "total_tokens"
+    }
+}
+
+/// `ROBOTA_EVENT_TURN_COMPLETED`: how a turn ended; what `Session.run` returns.
+public struct TurnResult: Codable, Sendable, Equatable {
+    public let turnID: UInt64
+    public let stopReason: StopReason
+    /// The final assistant text.
+    public let response: String
+    /// One entry per tool the turn ran (`{"name","args"}`).
+    public let toolSummaries: [JSONValue]?
+    public let contextState: ContextState?
+    public let usage: Usage?
+    /// Why a failed turn failed.
+    public let error: String?
+    enum CodingKeys: String, CodingKey {
+        case turnID = "turn_id"
+        case stopReason = "stop_reason"
+        case response
+        case toolSummaries = "tool_summaries"
+        case contextState = "context_state"
+        case usage, error
+    }
+}

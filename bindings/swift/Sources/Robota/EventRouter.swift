@@ -1,0 +1,115 @@
+import CRobota
+import Foundation
+
+/// The handlers a session was created with.
+struct SessionHandlers: Sendable {
+    var permission: PermissionHandler?
+    var hook: HookHandler?
+    var observer: EventObserver?
+}
+
+/// The `user_data` of a session: decodes each event, runs the handlers it calls for, and
+/// routes it to the stream of its turn. The decoder's options never change after init, so
+/// concurrent decodes (pull hosts reading from several threads) are safe.
+final class EventRouter: CallbackBox, @unchecked Sendable {
+    typealias Continuation = AsyncThrowingStream<Event, Error>.Continuation
+
+    /// Strong: answering requests needs the runtime handle. The library owns this box and
+    /// releases it when the session is released, so this is no cycle.
+    let runtime: Runtime
+    let handlers: SessionHandlers
+    private let decoder = JSONDecoder()
+    private let lock = NSLock()
+    private var streams: [UInt64: Continuation] = [:]
+    private var closed = false
+
+    init(runtime: Runtime, handlers: SessionHandlers) {
+        self.runtime = runtime
+        self.handlers = handlers
+    }
+
+    deinit {
+        // The session was released with streams still open: they end (their turns were aborted).
+        let error = RobotaError(code: .closed, message: "the session was released")
+        streams.values.forEach { $0.finish(throwing: error) }
+    }
+
+    /// Submits with `submit` and registers `continuation` for the new turn. The lock is held
+    /// across the submit so the turn's first event cannot be routed before its stream exists.
+    func open(_ continuation: Continuation, submit: () throws -> UInt64) throws -> UInt64 {
+        lock.lock()
+        defer { lock.unlock() }
+        if closed { throw RobotaError(code: .closed, message: "the session is closed") }
+        let turnID = try submit()
+        streams[turnID] = continuation
+        return turnID
+    }
+
+    /// An event from the C callback.
+    func deliver(kind: UInt32, turnID: UInt64, payload: UnsafeRawBufferPointer, session: OpaquePointer?) {
+        route(TurnEvent(turnID: turnID, event: Event(kind: kind, payload: payload, decoder: decoder)), session: session)
+    }
+
+    /// A pull-mode event document.
+    func deliver(pulled json: String, session: OpaquePointer) -> TurnEvent {
+        let doc = (try? JSONValue(parsing: json)) ?? .object([:])
+        let event = TurnEvent(
+            turnID: UInt64(clamping: doc["turn_id"]?.intValue ?? 0), event: Event(pulled: doc, decoder: decoder))
+        route(event, session: session)
+        return event
+    }
+
+    private func route(_ item: TurnEvent, session: OpaquePointer?) {
+        act(on: item.event, session: session)
+        handlers.observer?(item)
+        lock.lock()
+        let stream = streams[item.turnID]
+        var ending: [Continuation] = []
+        switch item.event {
+        case .turnCompleted:
+            streams[item.turnID] = nil
+        case .sessionClosed:
+            closed = true
+            ending = Array(streams.values)
+            streams.removeAll()
+        default:
+            break
+        }
+        lock.unlock()
+        stream?.yield(item.event)
+        if case .turnCompleted = item.event { stream?.finish() }
+        ending.forEach { $0.finish() }
+    }
+
+    /// Runs what an event asks of the host: handlers for requests, cancellation of tool tasks.
+    private func act(on event: Event, session: OpaquePointer?) {
+        let runtime = self.runtime
+        switch event {
+        case .toolCallCancelled(let callID):
+            runtime.toolTasks.cancel(callID)
+        case .toolCall(let call):
+            // Pull sessions get calls of handler-backed tools as events: run the handler here.
+            if let handler = runtime.toolHandler(named: call.toolName) {
+                runtime.toolTasks.start(call, session: session, handler: handler, runtime: runtime)
+            }
+        case .permissionRequest(let request):
+            if let handler = handlers.permission {
+                Task { try? runtime.respond(to: request, with: await handler(request)) }
+            }
+        case .hookRequest(let request):
+            if let handler = handlers.hook {
+                Task { try? runtime.respond(to: request, with: await handler(request)) }
+            }
+        default:
+            break
+        }
+    }
+}
+
+/// `robota_event_fn` of every session.
+let eventTrampoline: robota_event_fn = { userData, session, kind, turnID, payload, length in
+    guard let router = CallbackBox.from(userData, as: EventRouter.self) else { return }
+    router.deliver(
+        kind: kind, turnID: turnID, payload: UnsafeRawBufferPointer(start: payload, count: payload == nil ? 0 : length),
+        session: session)
+}

@@ -1,0 +1,142 @@
+import Foundation
+
+/// A host tool's registration document (`{"name","description","input_schema","read_only"?,"timeout_ms"?}`).
+public struct ToolDefinition: Codable, Sendable, Equatable {
+    public var name: String
+    public var description: String
+    /// JSON Schema of the arguments; the library checks calls against it.
+    public var inputSchema: JSONValue
+    /// A read-only tool runs without a permission prompt in the default mode.
+    public var readOnly: Bool?
+    /// How long a call may take before the library cancels it.
+    public var timeoutMs: Int?
+
+    public init(
+        name: String, description: String, inputSchema: JSONValue = ["type": "object"], readOnly: Bool? = nil,
+        timeoutMs: Int? = nil
+    ) {
+        self.name = name
+        self.description = description
+        self.inputSchema = inputSchema
+        self.readOnly = readOnly
+        self.timeoutMs = timeoutMs
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case name, description
+        case inputSchema = "input_schema"
+        case readOnly = "read_only"
+        case timeoutMs = "timeout_ms"
+    }
+}
+
+/// A call of a host tool.
+public struct ToolCall: Codable, Sendable, Equatable {
+    /// The id to answer (`Runtime.completeToolCall`); a handler's return value answers it.
+    public let callID: UInt64
+    public let toolName: String
+    public let arguments: JSONValue
+
+    public init(callID: UInt64, toolName: String, arguments: JSONValue) {
+        self.callID = callID
+        self.toolName = toolName
+        self.arguments = arguments
+    }
+
+    /// The arguments decoded as `T`.
+    public func decodeArguments<T: Decodable>(_ type: T.Type) throws -> T { try arguments.decode(T.self) }
+
+    enum CodingKeys: String, CodingKey {
+        case callID = "call_id"
+        case toolName = "tool_name"
+        case arguments
+    }
+}
+
+/// `ROBOTA_EVENT_PERMISSION_REQUEST`: the model wants a tool that needs approval.
+public struct PermissionRequest: Codable, Sendable, Equatable {
+    public let requestID: UInt64
+    public let toolName: String
+    public let arguments: JSONValue?
+    public let reason: String?
+    enum CodingKeys: String, CodingKey {
+        case requestID = "request_id"
+        case toolName = "tool_name"
+        case arguments, reason
+    }
+}
+
+/// The answer to a permission request.
+public enum PermissionDecision: Sendable, Equatable {
+    case allow
+    case deny
+    /// Allow, and allow this tool for the rest of the session.
+    case allowAlways
+
+    var json: String {
+        switch self {
+        case .allow: return #"{"decision":"allow","remember":false}"#
+        case .deny: return #"{"decision":"deny","remember":false}"#
+        case .allowAlways: return #"{"decision":"allow","remember":true}"#
+        }
+    }
+}
+
+/// `ROBOTA_EVENT_HOOK_REQUEST`: a `{"type":"host"}` hook to run. `input` is the whole Robota
+/// hook input (`hook_event_name`, `tool_name`, `tool_input`, …).
+public struct HookRequest: Codable, Sendable, Equatable {
+    public let requestID: UInt64
+    public let hookEventName: String
+    public let toolName: String?
+    public let toolInput: JSONValue?
+    public let input: JSONValue
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        requestID = try c.decode(UInt64.self, forKey: .requestID)
+        hookEventName = try c.decodeIfPresent(String.self, forKey: .hookEventName) ?? ""
+        toolName = try c.decodeIfPresent(String.self, forKey: .toolName)
+        toolInput = try c.decodeIfPresent(JSONValue.self, forKey: .toolInput)
+        input = try JSONValue(from: decoder)
+    }
+
+    public func encode(to encoder: Encoder) throws { try input.encode(to: encoder) }
+
+    enum CodingKeys: String, CodingKey {
+        case requestID = "request_id"
+        case hookEventName = "hook_event_name"
+        case toolName = "tool_name"
+        case toolInput = "tool_input"
+    }
+}
+
+/// The answer to a host hook, as a command hook would give it: exit code 0 proceeds, 2 blocks
+/// (the model sees `stderr`), anything else is a non-blocking error.
+public struct HookResponse: Codable, Sendable, Equatable {
+    public var exitCode: Int32
+    public var stdout: String
+    public var stderr: String
+
+    public init(exitCode: Int32, stdout: String = "", stderr: String = "") {
+        self.exitCode = exitCode
+        self.stdout = stdout
+        self.stderr = stderr
+    }
+
+    /// Exit code 0.
+    public static let proceed = HookResponse(exitCode: 0)
+    /// Exit code 2 with `reason` on stderr.
+    public static func block(_ reason: String) -> HookResponse { HookResponse(exitCode: 2, stderr: reason) }
+
+    enum CodingKeys: String, CodingKey {
+        case exitCode = "exit_code"
+        case stdout, stderr
+    }
+}
+
+/// The answer of a session command (`{"message","success","data"?}`).
+public struct CommandResult: Codable, Sendable, Equatable {
+    public let message: String
+    public let success: Bool
+    public let data: JSONValue?
+}

@@ -1,0 +1,220 @@
+import CRobota
+import Foundation
+
+/// A conversation (`robota_session`): history, tools, permissions and hooks, running one turn
+/// at a time. Thread-safe. `deinit` releases it without blocking: a running turn is aborted
+/// and the handlers of its host tools are cancelled.
+public final class Session: @unchecked Sendable {
+    /// The runtime this session runs on (kept alive by the session).
+    public let runtime: Runtime
+    /// How this session delivers events; `stream`/`run` need `.thread` or `.pump`.
+    public let delivery: Delivery
+    /// The session id (kept by `resume`, new for `fork`).
+    public let id: String
+    let handle: OpaquePointer
+    let router: EventRouter
+
+    init(runtime: Runtime, handle: OpaquePointer, router: EventRouter) {
+        self.runtime = runtime
+        self.handle = handle
+        self.router = router
+        let state = try? checkString { robota_session_state(handle, $0, $1) }
+        let doc = state.flatMap { try? JSONValue(parsing: $0) }
+        delivery = doc?["delivery"]?.stringValue.flatMap(Delivery.init(rawValue:)) ?? .thread
+        id = doc?["session_id"]?.stringValue ?? ""
+    }
+
+    deinit {
+        robota_session_free(handle)
+        runtime.toolTasks.cancelAll(session: handle)
+    }
+
+    /// Submits `input` and streams the turn's events, ending after `.turnCompleted`.
+    /// Cancelling the consuming task (or dropping the stream early) aborts the turn. Errors
+    /// of the submit (closed session, a prompt already queued) are thrown by the stream.
+    public func stream(_ input: PromptInput) -> AsyncThrowingStream<Event, Error> {
+        AsyncThrowingStream { continuation in
+            guard delivery != .pull else {
+                continuation.finish(throwing: RobotaError(
+                    code: .unsupported,
+                    message: "stream() needs \"thread\" or \"pump\" delivery; a pull session reads events with nextEvent()"))
+                return
+            }
+            do {
+                let document = try JSONCoding.encode(input)
+                let turnID = try router.open(continuation) { try submit(json: document) }
+                continuation.onTermination = { [self] termination in
+                    if case .cancelled = termination { _ = robota_session_abort(handle, turnID) }
+                }
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
+    }
+
+    /// Streams the turn of a plain-text prompt.
+    public func stream(_ prompt: String) -> AsyncThrowingStream<Event, Error> { stream(PromptInput(prompt)) }
+
+    /// Runs one turn to its end and returns how it ended. Throws `RobotaError` when the turn
+    /// failed (the provider's error, with its taxonomy) and `CancellationError` when the task
+    /// was cancelled (the turn is aborted). An abort from elsewhere returns `.aborted`.
+    public func run(_ input: PromptInput) async throws -> TurnResult {
+        var result: TurnResult?
+        var failure: ErrorEvent?
+        for try await event in stream(input) {
+            switch event {
+            case .turnCompleted(let r): result = r
+            case .error(let e): failure = e
+            default: break
+            }
+        }
+        try Task.checkCancellation()
+        guard let result else { throw RobotaError(code: .closed, message: "the session closed before the turn completed") }
+        if result.stopReason == .error {
+            throw RobotaError(turnFailure: failure, status: .provider, fallback: result.error ?? "the turn failed")
+        }
+        return result
+    }
+
+    /// Runs one turn of a plain-text prompt.
+    public func run(_ prompt: String) async throws -> TurnResult { try await run(PromptInput(prompt)) }
+
+    /// Submits a prompt without a stream (`robota_session_submit`) and returns its turn id; its
+    /// events reach the session's `onEvent` observer. Queued while a turn runs (one at most;
+    /// a further one throws `.busy`).
+    @discardableResult
+    public func submit(_ input: PromptInput) throws -> UInt64 { try submit(json: JSONCoding.encode(input)) }
+
+    /// Submits a raw input document.
+    @discardableResult
+    public func submit(json: String) throws -> UInt64 {
+        var turnID: UInt64 = 0
+        try check { error in json.withCString { robota_session_submit(handle, $0, &turnID, error) } }
+        return turnID
+    }
+
+    /// Aborts turn `turnID` (0: the running one) and drops the queued prompt (`robota_session_abort`).
+    public func abort(turn turnID: UInt64 = 0) throws { try checkStatus(robota_session_abort(handle, turnID)) }
+
+    /// Closes the session but keeps it readable (`robota_session_close`): aborts, drops the
+    /// queued prompt, delivers `.sessionClosed` last; later submits throw `.closed`.
+    public func close() throws { try checkStatus(robota_session_close(handle)) }
+
+    /// Waits until turn `turnID` finished (0: until the session is idle) without blocking the
+    /// caller's thread (`robota_session_wait` on a helper thread). Throws `.aborted` for an
+    /// aborted turn, `.provider` for a failed one, `.timeout` when `timeout` (seconds) ran out.
+    public func wait(turn turnID: UInt64 = 0, timeout: TimeInterval? = nil) async throws {
+        let ms = milliseconds(timeout)
+        let outcome: Result<Void, RobotaError> = await withCheckedContinuation { continuation in
+            Thread { [self] in
+                continuation.resume(returning: Result { try waitBlocking(turn: turnID, milliseconds: ms) }
+                    .mapError { $0 as? RobotaError ?? RobotaError(code: .internal, message: "\($0)") })
+            }.start()
+        }
+        try outcome.get()
+    }
+
+    /// `robota_session_wait` on the calling thread (blocks it). Throws `.reentrant` inside a callback.
+    public func waitBlocking(turn turnID: UInt64 = 0, timeout: TimeInterval? = nil) throws {
+        try waitBlocking(turn: turnID, milliseconds: milliseconds(timeout))
+    }
+
+    private func waitBlocking(turn turnID: UInt64, milliseconds: Int32) throws {
+        try check { robota_session_wait(handle, turnID, milliseconds, $0) }
+    }
+
+    /// An independent copy (`robota_session_fork`): history, mode and approvals, a new id.
+    /// `overrides` replaces session fields (e.g. `["delivery": "pull"]`).
+    public func fork(
+        overrides: [String: JSONValue] = [:], onPermission: PermissionHandler? = nil, onHook: HookHandler? = nil,
+        onEvent: EventObserver? = nil
+    ) throws -> Session {
+        let json = try JSONCoding.encode(overrides)
+        return try runtime.openSession(SessionHandlers(permission: onPermission, hook: onHook, observer: onEvent)) {
+            fn, userData, free, out, error in
+            json.withCString { robota_session_fork(handle, $0, fn, userData, free, out, error) }
+        }
+    }
+}
+
+/// Milliseconds for the C wait functions: nil = forever (-1).
+func milliseconds(_ timeout: TimeInterval?) -> Int32 {
+    guard let timeout else { return -1 }
+    return Int32(clamping: Int64((max(0, timeout) * 1000).rounded(.up)))
+}
+
+extension Runtime {
+    /// Creates a session (`robota_session_new`). `onPermission` and `onHook` answer requests
+    /// (without them the requests only appear as events, answered with `respond(to:with:)`);
+    /// `onEvent` sees every event.
+    public func session(
+        config: SessionConfig, onPermission: PermissionHandler? = nil, onHook: HookHandler? = nil,
+        onEvent: EventObserver? = nil
+    ) throws -> Session {
+        try session(json: config.jsonText(), onPermission: onPermission, onHook: onHook, onEvent: onEvent)
+    }
+
+    /// Creates a session from session JSON text.
+    public func session(
+        json: String, onPermission: PermissionHandler? = nil, onHook: HookHandler? = nil, onEvent: EventObserver? = nil
+    ) throws -> Session {
+        try openSession(SessionHandlers(permission: onPermission, hook: onHook, observer: onEvent)) {
+            fn, userData, free, out, error in
+            json.withCString { robota_session_new(handle, $0, fn, userData, free, out, error) }
+        }
+    }
+
+    /// Reopens a saved session (`robota_session_resume`) from `Session.save()` output.
+    /// `overrides` replaces saved fields (`delivery`, `model`, `hooks`, …).
+    public func resume(
+        snapshot: String, overrides: [String: JSONValue] = [:], onPermission: PermissionHandler? = nil,
+        onHook: HookHandler? = nil, onEvent: EventObserver? = nil
+    ) throws -> Session {
+        var doc = overrides
+        doc["v"] = 1
+        do {
+            doc["snapshot"] = try JSONValue(parsing: snapshot)
+        } catch {
+            throw RobotaError(code: .invalidJSON, message: "snapshot is not valid JSON: \(error)")
+        }
+        return try resume(json: JSONCoding.encode(doc), onPermission: onPermission, onHook: onHook, onEvent: onEvent)
+    }
+
+    /// Reopens a session stored under the runtime's `session_dir` by its id.
+    public func resume(
+        sessionID: String, overrides: [String: JSONValue] = [:], onPermission: PermissionHandler? = nil,
+        onHook: HookHandler? = nil, onEvent: EventObserver? = nil
+    ) throws -> Session {
+        var doc = overrides
+        doc["v"] = 1
+        doc["session_id"] = .string(sessionID)
+        return try resume(json: JSONCoding.encode(doc), onPermission: onPermission, onHook: onHook, onEvent: onEvent)
+    }
+
+    /// Reopens a session from a raw resume document.
+    public func resume(
+        json: String, onPermission: PermissionHandler? = nil, onHook: HookHandler? = nil, onEvent: EventObserver? = nil
+    ) throws -> Session {
+        try openSession(SessionHandlers(permission: onPermission, hook: onHook, observer: onEvent)) {
+            fn, userData, free, out, error in
+            json.withCString { robota_session_resume(handle, $0, fn, userData, free, out, error) }
+        }
+    }
+
+    /// Runs one of the session constructors with a fresh router as `user_data`.
+    func openSession(
+        _ handlers: SessionHandlers,
+        _ create: (
+            robota_event_fn, UnsafeMutableRawPointer, robota_free_fn, UnsafeMutablePointer<OpaquePointer?>,
+            UnsafeMutablePointer<OpaquePointer?>
+        ) -> Int32
+    ) throws -> Session {
+        let router = EventRouter(runtime: self, handlers: handlers)
+        var out: OpaquePointer?
+        try router.register { userData in
+            try check { error in create(eventTrampoline, userData, releaseBox, &out, error) }
+        }
+        guard let out else { throw RobotaError(code: .internal, message: "the library returned no session") }
+        return Session(runtime: self, handle: out, router: router)
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+
+/// The session document (`robota_session_new`). Keys without a field (`budget`, `agents`,
+/// `mcp_servers`, `temperature`, …) go in `extra`.
+public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
+    /// The runtime provider this session talks to.
+    public var provider: String
+    public var model: String
+    public var systemPrompt: String?
+    /// Working directory of the built-in tools.
+    public var cwd: String?
+    /// Built-in and host tools the model may use (default: every host tool registered so far).
+    public var tools: [String]?
+    public var permissionMode: PermissionMode?
+    public var permissions: PermissionRules?
+    /// Robota hooks config, e.g. `["PreToolUse": [["matcher": "Bash", "hooks": [["type": "host"]]]]]`;
+    /// `{"type":"host"}` hooks are answered by the session's `onHook` handler.
+    public var hooks: JSONValue?
+    public var maxRounds: Int?
+    /// How events reach the host; the `stream`/`run` API needs `.thread` (default) or `.pump`.
+    public var delivery: Delivery?
+    /// `"none"` (default), `"project"` or `"user"`: which settings files and context to load.
+    public var settings: String?
+    public var sessionID: String?
+    public var name: String?
+    /// Save the session under the runtime's `session_dir` after every turn.
+    public var persist: Bool?
+    /// Deliver replay boundary events (`Event.execution`).
+    public var replayEvents: Bool?
+    public var extra: [String: JSONValue]
+
+    public init(
+        provider: String, model: String, systemPrompt: String? = nil, cwd: String? = nil,
+        tools: [String]? = nil, permissionMode: PermissionMode? = nil, permissions: PermissionRules? = nil,
+        hooks: JSONValue? = nil, maxRounds: Int? = nil, delivery: Delivery? = nil, settings: String? = nil,
+        sessionID: String? = nil, name: String? = nil, persist: Bool? = nil, replayEvents: Bool? = nil,
+        extra: [String: JSONValue] = [:]
+    ) {
+        self.provider = provider
+        self.model = model
+        self.systemPrompt = systemPrompt
+        self.cwd = cwd
+        self.tools = tools
+        self.permissionMode = permissionMode
+        self.permissions = permissions
+        self.hooks = hooks
+        self.maxRounds = maxRounds
+        self.delivery = delivery
+        self.settings = settings
+        self.sessionID = sessionID
+        self.name = name
+        self.persist = persist
+        self.replayEvents = replayEvents
+        self.extra = extra
+    }
+
+    static let knownKeys: Set<String> = [
+        "v", "provider", "model", "system_prompt", "cwd", "tools", "permission_mode", "permissions", "hooks",
+        "max_rounds", "delivery", "settings", "session_id", "name", "persist", "replay_events",
+    ]
+
+    func encodeKnown(to c: inout KeyedEncodingContainer<DynamicKey>) throws {
+        try c.put(1, "v")
+        try c.put(provider, "provider")
+        try c.put(model, "model")
+        try c.put(systemPrompt, "system_prompt")
+        try c.put(cwd, "cwd")
+        try c.put(tools, "tools")
+        try c.put(permissionMode, "permission_mode")
+        try c.put(permissions, "permissions")
+        try c.put(hooks, "hooks")
+        try c.put(maxRounds, "max_rounds")
+        try c.put(delivery, "delivery")
+        try c.put(settings, "settings")
+        try c.put(sessionID, "session_id")
+        try c.put(name, "name")
+        try c.put(persist, "persist")
+        try c.put(replayEvents, "replay_events")
+    }
+
+    init(reading c: KeyedDecodingContainer<DynamicKey>) throws {
+        self.init(
+            provider: try c.need("provider"), model: try c.need("model"), systemPrompt: try c.get("system_prompt"),
+            cwd: try c.get("cwd"), tools: try c.get("tools"), permissionMode: try c.get("permission_mode"),
+            permissions: try c.get("permissions"), hooks: try c.get("hooks"), maxRounds: try c.get("max_rounds"),
+            delivery: try c.get("delivery"), settings: try c.get("settings"), sessionID: try c.get("session_id"),
+            name: try c.get("name"), persist: try c.get("persist"), replayEvents: try c.get("replay_events"))
+    }
+
+    public func encode(to encoder: Encoder) throws { try encodeDocument(to: encoder) }
+    public init(from decoder: Decoder) throws { try self.init(document: decoder) }
+}
+
+/// How a session's events reach the host (see the header's threading contract).
+public enum Delivery: String, Codable, Sendable {
+    /// Callbacks on a library-owned dispatcher thread, one at a time, in order.
+    case thread
+    /// Nothing until the host calls `Session.dispatch`; callbacks then run on that thread.
+    case pump
+    /// No callbacks: the host reads events with `Session.nextEvent`.
+    case pull
+}
+
+/// The session's permission mode.
+public enum PermissionMode: String, Codable, Sendable {
+    case plan
+    case `default`
+    case acceptEdits
+    case bypassPermissions
+}
+
+/// Allow and deny rules, e.g. `"Read"`, `"Bash(git status:*)"`.
+public struct PermissionRules: Codable, Sendable, Equatable {
+    public var allow: [String]
+    public var deny: [String]
+    public init(allow: [String] = [], deny: [String] = []) {
+        self.allow = allow
+        self.deny = deny
+    }
+}
+
+/// A prompt to submit (`{"text","display_input"?,"raw_input"?}`).
+public struct PromptInput: Codable, Sendable, Equatable, ExpressibleByStringLiteral {
+    public var text: String
+    /// What a UI shows instead of `text`.
+    public var displayInput: String?
+    /// What the user typed before any expansion.
+    public var rawInput: String?
+
+    public init(_ text: String, displayInput: String? = nil, rawInput: String? = nil) {
+        self.text = text
+        self.displayInput = displayInput
+        self.rawInput = rawInput
+    }
+
+    public init(stringLiteral value: String) { self.init(value) }
+
+    enum CodingKeys: String, CodingKey {
+        case text
+        case displayInput = "display_input"
+        case rawInput = "raw_input"
+    }
+}

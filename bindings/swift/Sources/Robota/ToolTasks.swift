@@ -1,0 +1,90 @@
+import CRobota
+import Foundation
+
+/// The `user_data` of a host tool registration: the handler and a weak way back to the runtime.
+final class ToolBox: CallbackBox, @unchecked Sendable {
+    /// Runs one call and returns the result as JSON text.
+    typealias Handler = @Sendable (ToolCall) async throws -> String
+
+    /// Weak: the library owns this box for the runtime's lifetime, so a strong reference would
+    /// keep the runtime alive forever. Calls only come from sessions, which hold the runtime.
+    weak var runtime: Runtime?
+    let handler: Handler
+
+    init(runtime: Runtime, handler: @escaping Handler) {
+        self.runtime = runtime
+        self.handler = handler
+    }
+}
+
+/// `robota_tool_fn`: starts the handler in a task; the task answers the call when it finishes.
+let toolTrampoline: robota_tool_fn = { userData, session, callID, name, input, length in
+    guard let box = CallbackBox.from(userData, as: ToolBox.self), let runtime = box.runtime else { return }
+    let text = input.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: length), as: UTF8.self) } ?? ""
+    let call = ToolCall(
+        callID: callID, toolName: name.map { String(cString: $0) } ?? "",
+        arguments: (try? JSONValue(parsing: text)) ?? .string(text))
+    runtime.toolTasks.start(call, session: session, handler: box.handler, runtime: runtime)
+}
+
+/// The tasks running host tool handlers, by call id, so a `tool_call_cancelled` event (or the
+/// release of the session) cancels the right one. The library calls a tool and later reports
+/// its cancellation on the same delivering thread, in order, so a cancellation never arrives
+/// before its call was started here.
+final class ToolTasks: @unchecked Sendable {
+    private let lock = NSLock()
+    private var running: [UInt64: (session: Int, task: Task<Void, Never>)] = [:]
+
+    /// Runs `handler` for `call` and answers the call with its result or its error.
+    func start(_ call: ToolCall, session: OpaquePointer?, handler: @escaping ToolBox.Handler, runtime: Runtime) {
+        lock.lock()
+        defer { lock.unlock() }
+        // Created under the lock so the task's own removal cannot run before this insertion.
+        let task = Task { [self] in
+            do {
+                let result = try await handler(call)
+                try? runtime.completeToolCall(call.callID, json: result)
+            } catch {
+                try? runtime.completeToolCall(call.callID, json: failureText(error), isError: true)
+            }
+            finished(call.callID)
+        }
+        running[call.callID] = (Int(bitPattern: session), task)
+    }
+
+    private func finished(_ callID: UInt64) {
+        lock.lock()
+        running[callID] = nil
+        lock.unlock()
+    }
+
+    /// Cancels the handler of call `callID`, if it still runs.
+    func cancel(_ callID: UInt64) {
+        lock.lock()
+        let task = running[callID]?.task
+        lock.unlock()
+        task?.cancel()
+    }
+
+    /// Cancels every handler still running for `session` (the session was released).
+    func cancelAll(session: OpaquePointer) {
+        let key = Int(bitPattern: session)
+        lock.lock()
+        let tasks = running.values.filter { $0.session == key }.map(\.task)
+        lock.unlock()
+        tasks.forEach { $0.cancel() }
+    }
+
+    /// How many handlers are running (tests).
+    var count: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return running.count
+    }
+}
+
+/// What the model sees when a handler throws: the error's description, as a JSON string.
+func failureText(_ error: Error) -> String {
+    let text = (error as? LocalizedError)?.errorDescription ?? String(describing: error)
+    return (try? JSONCoding.encode(text)) ?? "\"tool failed\""
+}

@@ -1,0 +1,65 @@
+import XCTest
+
+@testable import Robota
+
+final class PersistenceTests: XCTestCase {
+    func testSaveResumeAndForkKeepHistoriesApart() async throws {
+        let rt = try Runtime(config: RuntimeConfig(providers: [
+            "s": ProviderConfig(kind: .scripted, apiKey: "sk-very-secret", extra: ["turns": [["text": "first answer"]]]),
+        ]))
+        let s = try rt.session(config: SessionConfig(provider: "s", model: "m", systemPrompt: "sys", name: "demo"))
+        _ = try await s.run("q1")
+
+        let snapshot = try s.save()
+        XCTAssertTrue(snapshot.contains(#""kind":"robota.session""#), snapshot)
+        XCTAssertFalse(snapshot.contains("sk-very-secret"))
+
+        let resumed = try rt.resume(snapshot: snapshot)
+        XCTAssertEqual(resumed.id, s.id)
+        XCTAssertFalse(resumed.id.isEmpty)
+        XCTAssertEqual(try resumed.messages(), try s.messages())
+        XCTAssertEqual(try resumed.state().name, "demo")
+        XCTAssertEqual(try resumed.state().messageCount, 1)
+        // a resumed session continues the conversation (on a fresh provider instance: its
+        // script starts over)
+        let actual = try await resumed.run("q2").response
+        XCTAssertEqual(actual, "first answer")
+        XCTAssertEqual(try resumed.messages().map(\.content), ["sys", "q1", "first answer", "q2", "first answer"])
+
+        let fork = try s.fork(overrides: ["delivery": "pump"])
+        XCTAssertNotEqual(fork.id, s.id)
+        XCTAssertEqual(fork.delivery, .pump)
+        XCTAssertEqual(try fork.state().delivery, .pump)
+        let turn = try fork.submit("only in fork")
+        try await fork.wait(turn: turn, timeout: 30)
+        XCTAssertTrue(try fork.messages().contains { $0.content == "only in fork" })
+        XCTAssertFalse(try s.messages().contains { $0.content == "only in fork" })
+        XCTAssertEqual(try s.messages().map(\.content), ["sys", "q1", "first answer"])
+    }
+
+    func testResumeOverridesAndBadSnapshotsNameTheProblem() async throws {
+        let rt = try Fixture.runtime()
+        let s = try rt.session(config: Fixture.session)
+        _ = try await s.run("hello")
+        let pulled = try rt.resume(snapshot: s.save(), overrides: ["delivery": "pull"])
+        XCTAssertEqual(pulled.delivery, .pull)
+        assertRobotaError(.invalidConfig, containing: #"snapshot: field "kind" must be "robota.session""#) {
+            _ = try rt.resume(snapshot: #"{"kind":"other"}"#)
+        }
+        assertRobotaError(.invalidJSON, containing: "snapshot is not valid JSON") {
+            _ = try rt.resume(snapshot: "not json")
+        }
+    }
+
+    func testPersistedSessionsResumeByID() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("robota-swift-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let rt = try Runtime(config: RuntimeConfig(
+            providers: ["s": .scripted(turns: [["text": "kept"]])], sessionDir: dir.path))
+        let s = try rt.session(config: SessionConfig(provider: "s", model: "m", persist: true))
+        _ = try await s.run("remember me")
+        let again = try rt.resume(sessionID: s.id)
+        XCTAssertEqual(try again.messages().map(\.content), ["remember me", "kept"])
+        assertRobotaError(.notFound) { _ = try rt.resume(sessionID: "no-such-session") }
+    }
+}
