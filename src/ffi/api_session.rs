@@ -180,7 +180,7 @@ pub extern "C" fn robota_session_free(s: *mut robota_session) {
     guard((), || {
         if let Some(obj) = handles::free_session(s) {
             obj.queue.detach();
-            obj.session.close();
+            obj.session.release();
         }
     });
 }

@@ -321,8 +321,7 @@ impl InteractiveSession {
         }
         core.cond.notify_all();
         if emit_closed {
-            core.link
-                .emit_event(Event::json(events::SESSION_CLOSED, 0, json!({})));
+            self.end_and_report_closed();
         }
         if let Some((id, input, cancel)) = next {
             self.spawn_turn(id, input, cancel);
