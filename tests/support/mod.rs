@@ -6,6 +6,7 @@
 
 pub mod engine;
 pub mod fake_server;
+pub mod ffi;
 pub mod invariants;
 pub mod provider_cases;
 pub mod session;
