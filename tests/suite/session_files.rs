@@ -2,6 +2,7 @@
 //! (never a torn one), and a `session_id` is validated wherever it becomes a path (create,
 //! resume by id or snapshot, fork, save).
 
+use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -61,7 +62,7 @@ fn save_loop_child() {
         )
     }
     .unwrap();
-    let filler = "x".repeat(4_000);
+    let filler = "x".repeat(20_000);
     let mut out = std::io::stdout();
     for n in 1u64.. {
         run_turn(s, &format!("turn {n} {filler}"));
@@ -106,6 +107,31 @@ fn check_every_file_resumes(dir: &Path, round: u64) -> u64 {
     count
 }
 
+/// What identifies the saved file's current version.
+fn fingerprint(path: &Path) -> Option<(u64, std::time::SystemTime)> {
+    let m = std::fs::metadata(path).ok()?;
+    Some((m.len(), m.modified().ok()?))
+}
+
+fn names_in(dir: &Path) -> BTreeSet<std::ffi::OsString> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.file_name()))
+        .collect()
+}
+
+/// Returns as soon as the directory shows a save in progress: a new file (a temp file) or a
+/// change of the session file (a plain write would be truncating it now).
+fn wait_until_a_save_starts(dir: &Path, round: u64) {
+    let target = dir.join(format!("{GROWING}.json"));
+    let names = names_in(dir);
+    let base = fingerprint(&target);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while fingerprint(&target) == base && names_in(dir) == names {
+        assert!(Instant::now() < deadline, "round {round}: no save started");
+    }
+}
+
 /// Kills the child when the test fails half-way (no orphan keeps saving).
 struct KillOnDrop(std::process::Child);
 
@@ -148,10 +174,15 @@ fn saves_survive_sigkill_at_any_moment() {
                 break;
             }
         }
-        // Then let it run into its next save for a varying moment (0 to ~3 ms) and kill it.
-        let spin_until = Instant::now() + Duration::from_micros((round * 613) % 3_000);
-        while Instant::now() < spin_until {
-            std::hint::spin_loop();
+        if round % 2 == 0 {
+            // Let it run into its next turn for a varying moment (0 to ~3 ms).
+            let spin_until = Instant::now() + Duration::from_micros((round * 613) % 3_000);
+            while Instant::now() < spin_until {
+                std::hint::spin_loop();
+            }
+        } else {
+            // Or catch its next save in the act.
+            wait_until_a_save_starts(dir.path(), round);
         }
         child.0.kill().unwrap(); // SIGKILL
         child.0.wait().unwrap();
