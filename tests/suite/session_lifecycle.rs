@@ -135,7 +135,7 @@ fn a_pre_tool_use_block_means_no_permission_request_and_no_run() {
         {"type": "command", "command": "echo no writes here >&2; exit 2"}]}]});
     let s = ffi::session_new(rt, &cfg.to_string()).unwrap();
     ffi::submit(s, "write it");
-    let events = ffi::events_until(s, "turn_completed");
+    let events = ffi::events_until_any(s, &["turn_completed", "permission_request"]);
     assert!(
         !types(&events).contains(&"permission_request"),
         "{:?}",

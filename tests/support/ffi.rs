@@ -101,10 +101,15 @@ pub fn next_event(s: *mut robota_session) -> Value {
 
 /// Pull events up to and including the first of type `until`.
 pub fn events_until(s: *mut robota_session, until: &str) -> Vec<Value> {
+    events_until_any(s, &[until])
+}
+
+/// Pull events up to and including the first whose type is one of `until`.
+pub fn events_until_any(s: *mut robota_session, until: &[&str]) -> Vec<Value> {
     let mut seen = Vec::new();
     loop {
         let ev = next_event(s);
-        let done = ev["type"] == until;
+        let done = until.iter().any(|u| ev["type"] == *u);
         seen.push(ev);
         if done {
             return seen;
