@@ -409,7 +409,10 @@ robota_status robota_request_respond(robota_runtime *rt, uint64_t request_id, co
 
 /**
  * Creates a session from its JSON (`{"v":1,"provider","model","system_prompt"?,"cwd"?,
- * "tools"?,"permission_mode"?,"permissions"?,"hooks"?,"max_rounds"?,"delivery"?,…}`).
+ * "tools"?,"permission_mode"?,"permissions"?,"hooks"?,"max_rounds"?,"delivery"?,
+ * "session_id"?,"persist"?,…}`). A `session_id` names the file `<session_dir>/<id>.json`, so it
+ * is 1 to 128 characters from A-Z a-z 0-9 `_` `.` `-`, not starting with `.` (also on resume
+ * and fork); `persist` saves it after each turn, atomically (temp file, fsync, rename).
  * `fn_` receives events in `thread`/`pump` delivery (may be NULL; unused in `pull`).
  * `free_fn(user_data)` runs once after the last callback; on failure it is not called.
  * Errors: `ROBOTA_E_NOT_FOUND` (unknown provider or tool), `ROBOTA_E_INVALID_CONFIG`,
@@ -435,13 +438,16 @@ robota_status robota_session_fork(robota_session *s, const char *fork_json, robo
  * Releases a session without blocking: aborts a running turn, withdraws its pending ids,
  * drops undelivered events, and guarantees no new callback starts after it returns (one
  * already running may finish). Safe from the session's own callbacks and from finalizers.
- * NULL and already-freed handles are ignored.
+ * `SessionEnd` hooks run (on a library thread) unless `robota_session_close` ran them; host
+ * hooks are not asked any more. NULL and already-freed handles are ignored.
  */
 void robota_session_free(robota_session *s);
 
 /**
- * Closes a session but keeps the handle: aborts, drops the queued prompt, and delivers
- * `ROBOTA_EVENT_SESSION_CLOSED` as the last event; later submits fail with `ROBOTA_E_CLOSED`.
+ * Closes a session but keeps the handle: aborts, drops the queued prompt, runs the
+ * `SessionEnd` hooks once the turn has stopped (once per session, with `robota_session_free`),
+ * and delivers `ROBOTA_EVENT_SESSION_CLOSED` after them as the last event; later submits fail
+ * with `ROBOTA_E_CLOSED`.
  */
 robota_status robota_session_close(robota_session *s);
 

@@ -127,7 +127,7 @@ impl HookExecutor for HostHookExecutor {
         cancel: CancellationToken,
     ) -> HookResult {
         let _ = def;
-        if !self.link.can_answer {
+        if !self.link.answerable() {
             return HookResult::default();
         }
         let (id, rx) = self
@@ -135,6 +135,11 @@ impl HookExecutor for HostHookExecutor {
             .shared
             .pending
             .issue(PendingKind::Hook, self.link.owner);
+        if !self.link.answerable() {
+            // Released while issuing: the release's withdrawal may have run before the issue.
+            self.link.shared.pending.cancel(id);
+            return HookResult::default();
+        }
         let mut payload = match input {
             Value::Object(m) => m.clone(),
             other => {

@@ -131,11 +131,12 @@ pub fn check_strict(what: &str, map: &Map<String, Value>, known: &[&str]) -> Sdk
     if map.get("strict").and_then(Value::as_bool) != Some(true) {
         return Ok(());
     }
-    let unknown: Vec<&str> = map
+    let mut unknown: Vec<&str> = map
         .keys()
         .map(String::as_str)
         .filter(|k| !known.contains(k) && *k != "v" && *k != "strict")
         .collect();
+    unknown.sort_unstable();
     if unknown.is_empty() {
         Ok(())
     } else {
@@ -301,6 +302,16 @@ pub fn parse_mode(what: &str, map: &Map<String, Value>) -> SdkResult<Option<Perm
     }
 }
 
+/// Optional `session_id`: it may become a file name (`<session_dir>/<id>.json`), so it must
+/// pass [`crate::session::check_session_id`] wherever a session is created, resumed or forked.
+fn opt_session_id(w: &str, map: &Map<String, Value>) -> SdkResult<Option<String>> {
+    let id = opt_str(w, map, "session_id")?;
+    if let Some(id) = &id {
+        crate::session::check_session_id(id).map_err(|e| SdkError::config(format!("{w}: {e}")))?;
+    }
+    Ok(id)
+}
+
 /// Parses a session document already decoded to an object.
 pub fn parse_session_map(map: &Map<String, Value>) -> SdkResult<SessionConfig> {
     const W: &str = "session config";
@@ -375,7 +386,7 @@ pub fn parse_session_map(map: &Map<String, Value>) -> SdkResult<SessionConfig> {
         max_rounds,
         delivery: parse_delivery(W, map)?.unwrap_or(Delivery::Thread),
         settings,
-        session_id: opt_str(W, map, "session_id")?,
+        session_id: opt_session_id(W, map)?,
         persist: opt_bool(W, map, "persist")?,
         replay_events: opt_bool(W, map, "replay_events")?,
         request_timeout_ms: opt_u64(W, map, "request_timeout_ms")?,

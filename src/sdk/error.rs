@@ -53,7 +53,7 @@ pub struct SdkError {
     /// English message naming what is wrong.
     pub message: String,
     /// Details (`{"code","category","recoverable",…}`) when a Robota error is behind it.
-    pub details: Option<Value>,
+    pub details: Option<Box<Value>>,
 }
 
 impl std::fmt::Display for SdkError {
@@ -92,7 +92,7 @@ impl SdkError {
         SdkError {
             code,
             message: e.to_string(),
-            details: Some(robota_details(e)),
+            details: Some(Box::new(robota_details(e))),
         }
     }
 }

@@ -2,7 +2,7 @@
 //! `robota_tool_call_complete` (inside the callback or later, from any thread).
 
 use std::any::Any;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -157,9 +157,16 @@ pub struct SessionLink {
     pub request_timeout_ms: u64,
     /// Whether anybody can answer requests (false: thread/pump session without callback).
     pub can_answer: bool,
+    /// Set when the host released the session handle: nobody can answer any more.
+    pub released: AtomicBool,
 }
 
 impl SessionLink {
+    /// Whether a request issued now can still be answered by the host.
+    pub fn answerable(&self) -> bool {
+        self.can_answer && !self.released.load(Ordering::Acquire)
+    }
+
     /// Emits an event for the running turn.
     pub fn emit(&self, kind: u32, fields: Value) {
         (self.sink)(Event::json(kind, self.turn.load(Ordering::Relaxed), fields));

@@ -41,6 +41,7 @@ use crate::session::{
     ApprovalHandler, ContextState, Session, SessionObserver, SessionOptions, ToolEndResult,
 };
 
+mod end;
 mod turn;
 
 /// Outcomes remembered for `wait` on finished turns.
@@ -176,10 +177,10 @@ fn context_json(c: &ContextState) -> Value {
 }
 
 impl SessionObserver for Core {
-    fn on_tool_start(&self, call_id: &str, name: &str, args: &Value) {
+    fn on_tool_start(&self, call_id: &str, name: &str, args: &Value, schema: &Value) {
         let st = {
             let mut s = self.lock();
-            let st = s.tools.start(name, args);
+            let st = s.tools.start(name, args, schema);
             s.history.push(HistoryEntry::Event(EventEntry::new(
                 "tool-start",
                 json!(st),
@@ -292,6 +293,7 @@ impl InteractiveSession {
                 .request_timeout_ms
                 .unwrap_or(shared.config.request_timeout_ms),
             can_answer,
+            released: Default::default(),
         });
         let host_defs = shared.host_tools();
         let mut tools: Vec<Arc<dyn Tool>> = Vec::new();
@@ -583,8 +585,8 @@ impl InteractiveSession {
         ));
     }
 
-    /// Closes the session: aborts, drops the queue, withdraws pending ids. `session_closed` is
-    /// emitted once the running turn (if any) has reported.
+    /// Closes the session: aborts, drops the queue, withdraws pending ids. Once the running
+    /// turn (if any) has reported, `SessionEnd` hooks fire (once) and `session_closed` follows.
     pub fn close(&self) {
         let core = &self.inner.core;
         let (dropped, emit_now) = {
@@ -608,8 +610,7 @@ impl InteractiveSession {
         core.link.shared.pending.cancel_owner(core.link.owner);
         core.cond.notify_all();
         if emit_now {
-            core.link
-                .emit_event(Event::json(events::SESSION_CLOSED, 0, json!({})));
+            self.end_and_report_closed();
         }
     }
 

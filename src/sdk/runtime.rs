@@ -67,14 +67,20 @@ impl RuntimeShared {
         t.push(j);
     }
 
-    /// Joins every tracked thread except the calling one.
+    /// Joins every tracked thread except the calling one, including threads that the joined
+    /// ones start meanwhile (a turn that ends a closed session starts its SessionEnd thread).
     pub fn join_threads(&self) {
         let me = std::thread::current().id();
-        let all: Vec<_> =
-            std::mem::take(&mut *self.threads.lock().unwrap_or_else(|p| p.into_inner()));
-        for j in all {
-            if j.thread().id() != me {
-                let _ = j.join();
+        loop {
+            let all: Vec<_> =
+                std::mem::take(&mut *self.threads.lock().unwrap_or_else(|p| p.into_inner()));
+            if all.is_empty() {
+                break;
+            }
+            for j in all {
+                if j.thread().id() != me {
+                    let _ = j.join();
+                }
             }
         }
     }

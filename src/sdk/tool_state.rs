@@ -53,15 +53,21 @@ pub struct ToolState {
     pub result: Option<ToolOutcome>,
 }
 
-/// First argument value: strings raw, others JSON; longer than 80 chars → first 47 + `...` + last 30.
-pub fn first_arg(args: &Value) -> String {
-    let raw = match args {
-        Value::Object(m) => match m.values().next() {
-            None => String::new(),
-            Some(Value::String(s)) => s.clone(),
-            Some(v) => v.to_string(),
-        },
-        _ => String::new(),
+/// The value of the first argument in the schema's property order (`schema.properties` as
+/// declared; an argument the schema does not list comes after the listed ones, in the order
+/// received): strings raw, others JSON; longer than 80 chars → first 47 + `...` + last 30.
+pub fn first_arg(args: &Value, schema: &Value) -> String {
+    let Value::Object(m) = args else {
+        return String::new();
+    };
+    let declared = schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .and_then(|props| props.keys().find_map(|k| m.get(k)));
+    let raw = match declared.or_else(|| m.values().next()) {
+        None => String::new(),
+        Some(Value::String(s)) => s.clone(),
+        Some(v) => v.to_string(),
     };
     let n = raw.chars().count();
     if n <= 80 {
@@ -84,11 +90,11 @@ impl ToolStates {
         self.items.clear();
     }
 
-    /// A tool started; returns its state.
-    pub fn start(&mut self, name: &str, args: &Value) -> ToolState {
+    /// A tool started (`schema`: its JSON Schema, for the argument order); returns its state.
+    pub fn start(&mut self, name: &str, args: &Value, schema: &Value) -> ToolState {
         let st = ToolState {
             tool_name: name.to_string(),
-            first_arg: first_arg(args),
+            first_arg: first_arg(args, schema),
             is_running: true,
             result: None,
         };
@@ -110,7 +116,7 @@ impl ToolStates {
         } else {
             let t = ToolState {
                 tool_name: name.to_string(),
-                first_arg: first_arg(args),
+                first_arg: first_arg(args, &Value::Null),
                 is_running: false,
                 result: Some(outcome),
             };
@@ -165,19 +171,34 @@ mod tests {
 
     #[test]
     fn first_arg_shortens_long_values() {
-        assert_eq!(first_arg(&json!({"filePath": "/a/b"})), "/a/b");
-        assert_eq!(first_arg(&json!({"n": 5, "x": "y"})), "5");
-        assert_eq!(first_arg(&json!({})), "");
+        let none = Value::Null;
+        assert_eq!(first_arg(&json!({"filePath": "/a/b"}), &none), "/a/b");
+        assert_eq!(first_arg(&json!({"n": 5, "x": "y"}), &none), "5");
+        assert_eq!(first_arg(&json!({}), &none), "");
         let long: String = "a".repeat(50) + &"b".repeat(50);
-        let s = first_arg(&json!({ "p": long }));
+        let s = first_arg(&json!({ "p": long }), &none);
         assert_eq!(s, "a".repeat(47) + "..." + &"b".repeat(30));
+    }
+
+    #[test]
+    fn first_arg_follows_the_schema_property_order() {
+        let schema = json!({"type": "object", "properties": {
+            "zeta": {"type": "string"}, "alpha": {"type": "string"}, "mid": {"type": "number"}}});
+        // Received in another order: the schema's first property present wins.
+        let args = json!({"alpha": "a", "mid": 3, "zeta": "z"});
+        assert_eq!(first_arg(&args, &schema), "z");
+        assert_eq!(first_arg(&json!({"mid": 3, "alpha": "a"}), &schema), "a");
+        assert_eq!(first_arg(&json!({"mid": 3}), &schema), "3");
+        // Arguments the schema does not list only count when no listed one is present.
+        assert_eq!(first_arg(&json!({"other": "o", "mid": 3}), &schema), "3");
+        assert_eq!(first_arg(&json!({"other": "o"}), &schema), "o");
     }
 
     #[test]
     fn end_marks_first_running_entry_and_summarizes() {
         let mut t = ToolStates::default();
-        t.start("Read", &json!({"filePath": "/x"}));
-        t.start("Read", &json!({"filePath": "/y"}));
+        t.start("Read", &json!({"filePath": "/x"}), &Value::Null);
+        t.start("Read", &json!({"filePath": "/y"}), &Value::Null);
         t.end("Read", &json!({"filePath": "/x"}), ToolOutcome::Success);
         t.end("Write", &json!({"filePath": "/z"}), ToolOutcome::Denied);
         assert_eq!(t.summary(), "✓ Read(/x)\n⟳ Read(/y)\n⊘ Write(/z)");

@@ -1,6 +1,7 @@
-//! PermissionEnforcer: the session's [`ToolDispatcher`]. Per call: permission (mode + allow/deny
-//! on normalized paths + the session allow list) → approval handler when needed → PreToolUse
-//! hooks → the tool → truncation → PostToolUse hooks. It never fails into the loop: refusals
+//! PermissionEnforcer: the session's [`ToolDispatcher`]. Per call (reference §11.3): PreToolUse
+//! hooks (a block ends the call: no permission prompt, the tool does not run) → permission
+//! (mode + allow/deny on normalized paths + the session allow list) → approval handler when
+//! needed → the tool → truncation → PostToolUse hooks. It never fails into the loop: refusals
 //! and blocks become tool results that explain themselves.
 
 use std::panic::AssertUnwindSafe;
@@ -250,12 +251,6 @@ impl PermissionEnforcer {
         ctx: &ToolContext,
     ) -> (ToolResult, ToolEndResult) {
         let name = tool.name();
-        if let GateDecision::Deny(text) = self.gate(name, &args, ctx).await {
-            return (
-                Ok(Value::String(failure_json(&text))),
-                ToolEndResult::Denied,
-            );
-        }
         if !self.hooks.groups(HookEvent::PreToolUse).is_empty() {
             let input = Value::Object(self.tool_hook_input(HookEvent::PreToolUse, name, &args));
             let pre = run_hooks_with_cancel(
@@ -274,6 +269,13 @@ impl PermissionEnforcer {
                 let text = failure_json(&format!("{BLOCKED_BY_HOOK_PREFIX}{reason}"));
                 return (Ok(Value::String(text)), ToolEndResult::Denied);
             }
+        }
+        // After PreToolUse (reference §11.3): a hook block means nobody is asked.
+        if let GateDecision::Deny(text) = self.gate(name, &args, ctx).await {
+            return (
+                Ok(Value::String(failure_json(&text))),
+                ToolEndResult::Denied,
+            );
         }
         let executed = AssertUnwindSafe(tool.execute(args.clone(), ctx))
             .catch_unwind()
@@ -324,7 +326,7 @@ impl ToolDispatcher for PermissionEnforcer {
     async fn dispatch(&self, tool: &Arc<dyn Tool>, args: Value, ctx: &ToolContext) -> ToolResult {
         let name = tool.name().to_string();
         if let Some(o) = &self.observer {
-            o.on_tool_start(&ctx.call_id, &name, &args);
+            o.on_tool_start(&ctx.call_id, &name, &args, tool.parameters());
         }
         let observed_args = if self.observer.is_some() {
             args.clone()

@@ -251,6 +251,11 @@ impl Session {
         })
     }
 
+    /// Whether any hook group is configured for `event`.
+    pub fn has_hooks(&self, event: HookEvent) -> bool {
+        !self.hooks.groups(event).is_empty()
+    }
+
     /// Fires `event` with the common keys (`session_id`, `cwd`, `hook_event_name`,
     /// `permission_mode`) plus `fields`; warnings go to the observer.
     pub async fn fire_hook(

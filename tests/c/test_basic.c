@@ -79,7 +79,7 @@ void test_commands(void) {
     robota_string_free(out);
     CHECK_EQ_INT(robota_session_command(s, "{\"name\":\"cost\"}", &out, NULL), ROBOTA_OK);
     CHECK_CONTAINS(out, "\"message\":\"Session: sess-1\\nMessages: 1\"");
-    CHECK_CONTAINS(out, "\"data\":{\"messageCount\":1,\"sessionId\":\"sess-1\"}");
+    CHECK_CONTAINS(out, "\"data\":{\"sessionId\":\"sess-1\",\"messageCount\":1}");
     robota_string_free(out);
     CHECK_EQ_INT(robota_session_command(s, "{\"name\":\"context\"}", &out, NULL), ROBOTA_OK);
     CHECK_CONTAINS(out, "\"message\":\"Context: ");

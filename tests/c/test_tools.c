@@ -75,14 +75,14 @@ void test_host_tool_sync(void) {
     CHECK_CONTAINS(rec_payload(&r, ROBOTA_EVENT_TOOL_END, 0), "\"output\":\"{\\\"value\\\":42}\"");
     const char *done = rec_payload(&r, ROBOTA_EVENT_TURN_COMPLETED, 0);
     CHECK_CONTAINS(done, "\"response\":\"Done.\"");
-    CHECK_CONTAINS(done, "\"tool_summaries\":[{\"args\":{\"key\":\"k1\"},\"name\":\"lookup\"}]");
+    CHECK_CONTAINS(done, "\"tool_summaries\":[{\"name\":\"lookup\",\"args\":{\"key\":\"k1\"}}]");
     char *m = messages_json(s, NULL);
     CHECK_CONTAINS(m, "\"role\":\"tool\",\"content\":\"{\\\"value\\\":42}\"");
     robota_string_free(m);
     m = messages_json(s, "{\"view\":\"history\"}");
     CHECK_CONTAINS(m, "\"type\":\"tool-start\"");
     CHECK_CONTAINS(m, "\"type\":\"tool-end\"");
-    CHECK_CONTAINS(m, "\"type\":\"tool-summary\",\"data\":{\"summary\":\"\xe2\x9c\x93 lookup(k1)\"");
+    CHECK_CONTAINS(m, "\"type\":\"tool-summary\",\"data\":{\"tools\":[{\"toolName\":\"lookup\",\"firstArg\":\"k1\",\"isRunning\":false,\"result\":\"success\"}],\"summary\":\"\xe2\x9c\x93 lookup(k1)\"");
     robota_string_free(m);
     robota_session_free(s);
     robota_runtime_free(rt);
@@ -281,7 +281,7 @@ void test_pull_mode(void) {
     CHECK(ev == NULL);
     uint64_t turn = submit_text(s, "pull it");
     ev = next_of_kind(s, "turn_started");
-    CHECK_CONTAINS(ev, "{\"input\":{\"text\":\"pull it\"},\"kind\":1,");
+    CHECK_CONTAINS(ev, "{\"v\":1,\"kind\":1,\"type\":\"turn_started\",\"turn_id\":1,\"input\":{\"text\":\"pull it\"}}");
     robota_string_free(ev);
     ev = next_of_kind(s, "text_delta");
     CHECK_CONTAINS(ev, "\"text\":\"Calling.\"");

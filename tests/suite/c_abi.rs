@@ -89,7 +89,12 @@ fn c_abi_tests_pass_natively_and_under_valgrind() {
     if have("valgrind") {
         run_http(&exe, Some("valgrind"));
         let o = Command::new("valgrind")
-            .args(["--error-exitcode=1", "--leak-check=full", "--quiet"])
+            .args([
+                "--error-exitcode=1",
+                "--leak-check=full",
+                "--quiet",
+                "--num-callers=100",
+            ])
             .arg(format!(
                 "--suppressions={}/tests/c/valgrind.supp",
                 env!("CARGO_MANIFEST_DIR")
@@ -121,12 +126,17 @@ fn run_http(exe: &Path, wrapper: Option<&str>) {
     let mut cmd = match wrapper {
         Some(w) => {
             let mut c = Command::new(w);
-            c.args(["--error-exitcode=1", "--leak-check=full", "--quiet"])
-                .arg(format!(
-                    "--suppressions={}/tests/c/valgrind.supp",
-                    env!("CARGO_MANIFEST_DIR")
-                ))
-                .arg(exe);
+            c.args([
+                "--error-exitcode=1",
+                "--leak-check=full",
+                "--quiet",
+                "--num-callers=100",
+            ])
+            .arg(format!(
+                "--suppressions={}/tests/c/valgrind.supp",
+                env!("CARGO_MANIFEST_DIR")
+            ))
+            .arg(exe);
             c
         }
         None => Command::new(exe),

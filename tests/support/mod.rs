@@ -9,6 +9,7 @@ pub mod engine;
 pub mod fake_reply;
 pub mod fake_server;
 pub mod fake_wire;
+pub mod ffi;
 pub mod invariants;
 pub mod provider_cases;
 pub mod session;

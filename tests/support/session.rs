@@ -123,7 +123,7 @@ pub struct RecObserver {
 }
 
 impl SessionObserver for RecObserver {
-    fn on_tool_start(&self, call_id: &str, tool: &str, _args: &Value) {
+    fn on_tool_start(&self, call_id: &str, tool: &str, _args: &Value, _schema: &Value) {
         self.lines
             .lock()
             .unwrap()

@@ -304,11 +304,23 @@ impl InteractiveSession {
 
     pub(super) fn finish(&self, turn_id: u64, outcome: TurnOutcome) {
         let core = &self.inner.core;
+        core.lock().updated_at = now_iso();
+        // Saved while the turn still counts as running: once `wait` returns (or
+        // `session_closed` arrives) the session file is written.
+        let persist = self.inner.cfg.lock().map(|c| c.persist).unwrap_or(false);
+        if persist {
+            if let Err(e) = crate::sdk::snapshot::persist(self) {
+                core.link.emit_event(Event::json(
+                    events::WARNING,
+                    turn_id,
+                    json!({"message": format!("could not persist the session: {e}")}),
+                ));
+            }
+        }
         let next = {
             let mut st = core.lock();
             st.executing = false;
             st.current = None;
-            st.updated_at = now_iso();
             push_outcome(&mut st, turn_id, outcome);
             if st.closed {
                 None
@@ -331,20 +343,9 @@ impl InteractiveSession {
                 false
             }
         };
-        let persist = self.inner.cfg.lock().map(|c| c.persist).unwrap_or(false);
-        if persist {
-            if let Err(e) = crate::sdk::snapshot::persist(self) {
-                core.link.emit_event(Event::json(
-                    events::WARNING,
-                    turn_id,
-                    json!({"message": format!("could not persist the session: {e}")}),
-                ));
-            }
-        }
         core.cond.notify_all();
         if emit_closed {
-            core.link
-                .emit_event(Event::json(events::SESSION_CLOSED, 0, json!({})));
+            self.end_and_report_closed();
         }
         if let Some((id, input, cancel)) = next {
             self.spawn_turn(id, input, cancel);

@@ -1,0 +1,66 @@
+//! The end of an [`InteractiveSession`]: `SessionEnd` hooks fire exactly once, when the session
+//! is closed (`robota_session_close` or `robota_session_free`, whichever comes first) and no
+//! turn runs any more; `session_closed` is the last event and follows them.
+
+use std::sync::atomic::Ordering;
+
+use serde_json::json;
+
+use super::InteractiveSession;
+use crate::core::hooks::HookEvent;
+use crate::sdk::events::{self, Event};
+
+/// `reason` of the `SessionEnd` hook input when the host closes or frees the session.
+const SESSION_END_REASON: &str = "other";
+
+impl InteractiveSession {
+    /// Called once, at the transition to "closed and idle": fires `SessionEnd` then emits
+    /// `session_closed`. Without `SessionEnd` hooks both happen now; with hooks they run on a
+    /// library thread (joined when the runtime goes away), so close and free never wait for
+    /// a hook.
+    pub(super) fn end_and_report_closed(&self) {
+        if !self.inner.session.has_hooks(HookEvent::SessionEnd) {
+            self.emit_closed();
+            return;
+        }
+        let me = self.clone();
+        let shared = self.inner.core.link.shared.clone();
+        let handle = shared.handle.clone();
+        let spawned = std::thread::Builder::new()
+            .name("robota-session-end".into())
+            .spawn(move || {
+                crate::sdk::signals::block_sigpipe_on_this_thread();
+                handle.block_on(me.inner.session.end(SESSION_END_REASON));
+                me.emit_closed();
+            });
+        match spawned {
+            Ok(j) => shared.track_thread(j),
+            Err(e) => {
+                self.inner.core.link.emit_event(Event::json(
+                    events::WARNING,
+                    0,
+                    json!({"message": format!("SessionEnd hooks skipped: cannot start a thread: {e}")}),
+                ));
+                self.emit_closed();
+            }
+        }
+    }
+
+    fn emit_closed(&self) {
+        self.inner
+            .core
+            .link
+            .emit_event(Event::json(events::SESSION_CLOSED, 0, json!({})));
+    }
+
+    /// The host released its handle (`robota_session_free`): nobody can answer requests any
+    /// more (a host `SessionEnd` hook gets no answer and is skipped), then [`Self::close`].
+    pub fn release(&self) {
+        let link = &self.inner.core.link;
+        link.released.store(true, Ordering::Release);
+        self.close();
+        // Withdraws a request issued before the release (e.g. by a SessionEnd host hook that
+        // an earlier close started).
+        link.shared.pending.cancel_owner(link.owner);
+    }
+}

@@ -1,0 +1,139 @@
+//! Session files on disk: the one rule for session ids that become file names, and the one
+//! atomic writer every session file goes through (temp file in the same directory, write,
+//! fsync, rename over the target, fsync the directory), so a crash at any moment leaves either
+//! the old or the new file, never a torn one.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Longest accepted session id.
+pub const MAX_SESSION_ID_LEN: usize = 128;
+
+/// The rule [`check_session_id`] enforces, as error messages state it.
+pub const SESSION_ID_RULE: &str =
+    "1 to 128 characters from A-Z, a-z, 0-9, '_', '.' and '-', not starting with '.'";
+
+/// Characters of a rejected id quoted in the error message.
+const QUOTED_ID_CHARS: usize = 64;
+
+/// Temp files of this process get distinct names (with the pid, unique across processes).
+static TEMP_SEQ: AtomicU64 = AtomicU64::new(0);
+
+/// Checks that `id` can name a file inside a session directory: [`SESSION_ID_RULE`]. The error
+/// names the id (shortened when long) and the rule.
+pub fn check_session_id(id: &str) -> Result<(), String> {
+    let allowed = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-');
+    let ok = !id.is_empty()
+        && id.len() <= MAX_SESSION_ID_LEN
+        && !id.starts_with('.')
+        && id.bytes().all(allowed);
+    if ok {
+        return Ok(());
+    }
+    let n = id.chars().count();
+    let shown: String = if n > QUOTED_ID_CHARS {
+        let head: String = id.chars().take(QUOTED_ID_CHARS).collect();
+        format!("{head:?}… ({n} characters)")
+    } else {
+        format!("{id:?}")
+    };
+    Err(format!(
+        "invalid session_id {shown}: a session id is {SESSION_ID_RULE}"
+    ))
+}
+
+/// `<dir>/<id>.json`, after [`check_session_id`] (so the path never leaves `dir`).
+pub fn session_file_path(dir: &Path, id: &str) -> Result<PathBuf, String> {
+    check_session_id(id)?;
+    Ok(dir.join(format!("{id}.json")))
+}
+
+/// Writes `data` to `path` atomically: a new temp file beside it (`.<name>.<pid>.<n>.tmp`),
+/// write, fsync the file, rename over `path`, fsync the directory. On failure the temp file
+/// is removed and `path` is untouched. Concurrent writers of one path never mix their bytes:
+/// the last rename wins.
+pub fn write_atomic(path: &Path, data: &[u8]) -> io::Result<()> {
+    let Some(name) = path.file_name() else {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("\"{}\" does not name a file", path.display()),
+        ));
+    };
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let tmp = dir.join(format!(
+        ".{}.{}.{}.tmp",
+        name.to_string_lossy(),
+        std::process::id(),
+        TEMP_SEQ.fetch_add(1, Ordering::Relaxed)
+    ));
+    let written = write_new_synced(&tmp, data).and_then(|()| fs::rename(&tmp, path));
+    if let Err(e) = written {
+        let _ = fs::remove_file(&tmp);
+        return Err(e);
+    }
+    sync_dir(dir)
+}
+
+fn write_new_synced(tmp: &Path, data: &[u8]) -> io::Result<()> {
+    let mut f = OpenOptions::new().write(true).create_new(true).open(tmp)?;
+    f.write_all(data)?;
+    f.sync_all()
+}
+
+/// Makes a rename inside `dir` durable (a no-op where directories cannot be opened).
+fn sync_dir(dir: &Path) -> io::Result<()> {
+    if cfg!(unix) {
+        File::open(dir)?.sync_all()
+    } else {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_follow_the_rule() {
+        for ok in ["a", "sess-1", "A_b.c-9", "x..y", &"z".repeat(128)] {
+            assert_eq!(check_session_id(ok), Ok(()), "{ok}");
+        }
+        for bad in [
+            "",
+            ".hidden",
+            "../x",
+            "/abs",
+            "a/b",
+            "a\\b",
+            "é",
+            "a b",
+            &"z".repeat(129),
+        ] {
+            let e = check_session_id(bad).unwrap_err();
+            assert!(e.contains(SESSION_ID_RULE), "{e}");
+        }
+        let e = check_session_id(&"/".repeat(200)).unwrap_err();
+        assert!(e.contains("(200 characters)"), "{e}");
+    }
+
+    #[test]
+    fn write_atomic_replaces_and_leaves_no_temp_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("s.json");
+        write_atomic(&p, b"old").unwrap();
+        write_atomic(&p, b"new").unwrap();
+        assert_eq!(fs::read(&p).unwrap(), b"new");
+        let names: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("s.json")]);
+        let missing = dir.path().join("no/such/dir/s.json");
+        assert!(write_atomic(&missing, b"x").is_err());
+    }
+}

@@ -1,0 +1,134 @@
+//! Driving the C ABI from Rust tests as a host would: runtimes and `pull`-delivery sessions
+//! (no callbacks), events read as JSON, and errors read back as (status, message).
+
+use std::ffi::{c_char, CStr, CString};
+use std::ptr::null_mut;
+
+use robota::ffi::handles::{robota_runtime, robota_session};
+use robota::ffi::*;
+use serde_json::Value;
+
+/// A failed call: its status and the error message.
+#[derive(Debug)]
+pub struct Failure {
+    pub status: robota_status,
+    pub message: String,
+}
+
+fn c(s: &str) -> CString {
+    CString::new(s).unwrap()
+}
+
+/// Takes the error object a call wrote (if any) into a [`Failure`].
+fn failure(status: robota_status, e: *mut robota_error) -> Failure {
+    let msg = robota_error_message(e);
+    let message = if msg.is_null() {
+        String::new()
+    } else {
+        // SAFETY: a non-NULL message is NUL-terminated and valid until `robota_error_free`.
+        unsafe { CStr::from_ptr(msg) }
+            .to_string_lossy()
+            .into_owned()
+    };
+    robota_error_free(e);
+    Failure { status, message }
+}
+
+fn owned_string(p: *mut c_char) -> String {
+    // SAFETY: the library wrote a NUL-terminated string it owns; we free it right after.
+    let s = unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned();
+    robota_string_free(p);
+    s
+}
+
+/// A runtime from its config JSON.
+pub fn runtime(config: &str) -> *mut robota_runtime {
+    let mut rt = null_mut();
+    let mut e = null_mut();
+    let st = robota_runtime_new(c(config).as_ptr(), &mut rt, &mut e);
+    assert_eq!(st, ROBOTA_OK, "{:?}", failure(st, e));
+    rt
+}
+
+/// Opens a session with `open(out, out_error)`; `Err` holds the failure.
+fn open_with(
+    open: impl FnOnce(*mut *mut robota_session, *mut *mut robota_error) -> robota_status,
+) -> Result<*mut robota_session, Failure> {
+    let mut s = null_mut();
+    let mut e = null_mut();
+    match open(&mut s, &mut e) {
+        ROBOTA_OK => Ok(s),
+        st => Err(failure(st, e)),
+    }
+}
+
+/// `robota_session_new` without a callback.
+pub fn session_new(rt: *mut robota_runtime, json: &str) -> Result<*mut robota_session, Failure> {
+    let j = c(json);
+    open_with(|out, e| robota_session_new(rt, j.as_ptr(), None, null_mut(), None, out, e))
+}
+
+/// `robota_session_resume` without a callback.
+pub fn session_resume(rt: *mut robota_runtime, json: &str) -> Result<*mut robota_session, Failure> {
+    let j = c(json);
+    open_with(|out, e| robota_session_resume(rt, j.as_ptr(), None, null_mut(), None, out, e))
+}
+
+/// `robota_session_fork` without a callback.
+pub fn session_fork(s: *mut robota_session, json: &str) -> Result<*mut robota_session, Failure> {
+    let j = c(json);
+    open_with(|out, e| robota_session_fork(s, j.as_ptr(), None, null_mut(), None, out, e))
+}
+
+/// Submits `text` and returns the turn id.
+pub fn submit(s: *mut robota_session, text: &str) -> u64 {
+    let input = serde_json::json!({ "text": text }).to_string();
+    let mut turn = 0;
+    let mut e = null_mut();
+    let st = robota_session_submit(s, c(&input).as_ptr(), &mut turn, &mut e);
+    assert_eq!(st, ROBOTA_OK, "{:?}", failure(st, e));
+    turn
+}
+
+/// The next pull event (waits up to 30 s; panics when none came).
+pub fn next_event(s: *mut robota_session) -> Value {
+    let mut out = null_mut();
+    let mut e = null_mut();
+    let st = robota_session_next_event(s, 30_000, &mut out, &mut e);
+    assert_eq!(st, ROBOTA_OK, "{:?}", failure(st, e));
+    serde_json::from_str(&owned_string(out)).unwrap()
+}
+
+/// Pull events up to and including the first of type `until`.
+pub fn events_until(s: *mut robota_session, until: &str) -> Vec<Value> {
+    events_until_any(s, &[until])
+}
+
+/// Pull events up to and including the first whose type is one of `until`.
+pub fn events_until_any(s: *mut robota_session, until: &[&str]) -> Vec<Value> {
+    let mut seen = Vec::new();
+    loop {
+        let ev = next_event(s);
+        let done = until.iter().any(|u| ev["type"] == *u);
+        seen.push(ev);
+        if done {
+            return seen;
+        }
+    }
+}
+
+/// `robota_session_save` as JSON.
+pub fn save(s: *mut robota_session) -> Value {
+    let mut out = null_mut();
+    let mut e = null_mut();
+    let st = robota_session_save(s, &mut out, &mut e);
+    assert_eq!(st, ROBOTA_OK, "{:?}", failure(st, e));
+    serde_json::from_str(&owned_string(out)).unwrap()
+}
+
+/// Answers request `id` with `json`.
+pub fn respond(rt: *mut robota_runtime, id: u64, json: &str) {
+    let mut e = null_mut();
+    let st = robota_request_respond(rt, id, c(json).as_ptr(), &mut e);
+    assert_eq!(st, ROBOTA_OK, "{:?}", failure(st, e));
+}
