@@ -155,3 +155,53 @@ fn run_http(exe: &Path, wrapper: Option<&str>) {
         String::from_utf8_lossy(&o.stderr)
     );
 }
+
+/// The README's C quick start, compiled as written with only the provider entry swapped for
+/// the scripted one (a 60-delta answer), prints the whole answer on every run: `submit → wait
+/// → free` loses nothing and needs no sleep.
+#[test]
+fn readme_quick_start_prints_the_whole_answer_every_time() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).expect("README.md is readable");
+    let section = &readme[readme
+        .find("## C quick start")
+        .expect("quick start section")..];
+    let start = section.find("```c\n").expect("a C block") + "```c\n".len();
+    let block = &section[start..start + section[start..].find("\n```").expect("block end")];
+    let anthropic = r#"\"kind\":\"anthropic\","#;
+    assert!(block.contains(anthropic), "{block}");
+    let deltas: Vec<String> = (0..60).map(|i| format!(r#"\"w{i:02} \""#)).collect();
+    let scripted = format!(
+        r#"\"kind\":\"scripted\",\"turns\":[{{\"deltas\":[{}]}}],"#,
+        deltas.join(",")
+    );
+    let src = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("readme_quick_start.c");
+    std::fs::write(&src, block.replace(anthropic, &scripted)).expect("write the C file");
+    let lib = build_cdylib();
+    let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("readme_quick_start");
+    let o = Command::new("gcc")
+        .args(["-std=c11", "-Wall", "-Wextra", "-Werror"])
+        .arg(format!("-I{}", root.join("include").display()))
+        .arg(&src)
+        .arg(format!("-L{}", lib.display()))
+        .arg("-lrobota")
+        .arg(format!("-Wl,-rpath,{}", lib.display()))
+        .arg("-o")
+        .arg(&exe)
+        .output()
+        .expect("gcc runs");
+    assert!(
+        o.status.success(),
+        "the quick start does not compile:\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let expected: String = (0..60).map(|i| format!("w{i:02} ")).collect::<String>() + "\n[ok]\n";
+    for run in 0..30 {
+        let o = Command::new(&exe)
+            .env("ANTHROPIC_API_KEY", "unused-by-the-scripted-provider")
+            .output()
+            .expect("the quick start runs");
+        assert!(o.status.success(), "run {run}: {o:?}");
+        assert_eq!(String::from_utf8_lossy(&o.stdout), expected, "run {run}");
+    }
+}
