@@ -165,8 +165,7 @@ static int run_turn(robota_session *s, const char *text) {
             robota_session_abort(s, turn);
         }
     }
-    /* let the dispatcher print the tail of the turn */
-    usleep(50 * 1000);
+    /* wait returned after the turn's last callback: everything is printed already */
     return st == ROBOTA_OK || st == ROBOTA_E_ABORTED ? 0 : 1;
 }
 

@@ -1,11 +1,10 @@
 /* host_tool_async — a host tool completed later from another thread (a job queue, a game's
- * main thread, a Swift task...). The tool callback only records the call; a worker thread
- * answers it 200 ms later with robota_tool_call_complete. Runs offline (scripted provider). */
+ * main thread, a Swift task...). The tool callback only records the call and returns; a worker
+ * thread answers it with robota_tool_call_complete. Runs offline (scripted provider). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "robota.h"
 
@@ -18,8 +17,7 @@ typedef struct {
 
 static void *worker(void *p) {
     job *j = (job *)p;
-    struct timespec ts = {0, 200 * 1000000L};
-    nanosleep(&ts, NULL);
+    /* ... the real work happens here, as long as it takes ... */
     char result[512];
     snprintf(result, sizeof result, "{\"temperature_c\":21.5,\"query\":%s}", j->input);
     printf("[worker] completing call %llu\n", (unsigned long long)j->call_id);
@@ -71,9 +69,8 @@ int main(void) {
     }
     uint64_t turn = 0;
     robota_session_submit(s, "{\"text\":\"What is the weather in Seoul?\"}", &turn, NULL);
+    /* returns once the turn's last callback has returned: all its output is printed */
     robota_status st = robota_session_wait(s, turn, 30000, NULL);
-    struct timespec ts = {0, 50 * 1000000L};
-    nanosleep(&ts, NULL);
     printf("\n[turn %llu finished: %s]\n", (unsigned long long)turn, robota_status_str(st));
     robota_session_free(s);
     robota_runtime_free(g_rt);

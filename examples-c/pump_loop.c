@@ -1,8 +1,8 @@
 /* pump_loop — a game-loop style host: the session uses "pump" delivery, so callbacks run only
- * inside robota_session_dispatch, on this thread, once per frame (like Unity's Update()). */
+ * inside robota_session_dispatch, on this thread, once per frame (like Unity's Update()).
+ * Here dispatch's timeout (up to 16 ms for the first event) stands in for the frame time. */
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "robota.h"
 
@@ -43,15 +43,13 @@ int main(void) {
         return 1;
     }
     robota_session_submit(s, "{\"text\":\"Hello NPC\"}", NULL, NULL);
-    struct timespec frame = {0, 16 * 1000000L};
     for (g.frame = 0; !g.done && g.frame < 10000; g.frame++) {
         /* ... update the world, render ... then deliver whatever the agent produced */
-        int n = robota_session_dispatch(s, 0, 0);
+        int n = robota_session_dispatch(s, 0, 16);
         if (n < 0) {
             fprintf(stderr, "dispatch: %s\n", robota_status_str(n));
             break;
         }
-        nanosleep(&frame, NULL);
     }
     printf("%d text deltas over %d frames\n", g.deltas, g.frame);
     robota_session_free(s);

@@ -12,14 +12,23 @@
  *    - "pull": no event callback; the host reads events as JSON with
  *      robota_session_next_event. Tool calls, permission and hook requests arrive as
  *      events too, so a pull host needs no callbacks.
+ *    robota_session_wait returns only once the turn's events were handed over: in "thread"
+ *    mode after the turn's ROBOTA_EVENT_TURN_COMPLETED callback has returned (so every event
+ *    of the turn reached the host); in "pump"/"pull" mode once TURN_COMPLETED is queued (the
+ *    next robota_session_dispatch / robota_session_next_event calls hand over everything).
+ *    So submit -> wait -> free never loses an event of the turn.
  * 3. Reentrancy: the library holds no lock while calling out. Inside a callback the host may
  *    call submit, abort, close, tool_call_complete, request_respond, messages, state, save,
  *    command, string/error functions and *_free (deferred). Blocking calls
  *    (robota_session_wait, robota_session_dispatch, robota_session_next_event with a
  *    timeout) return ROBOTA_E_REENTRANT from inside a callback instead of deadlocking.
- * 4. robota_session_free never blocks: it aborts a running turn, cancels pending ids, and
- *    guarantees no new callback starts after it returns; safe from finalizers and from the
- *    session's own callbacks.
+ * 4. robota_session_free never blocks, whatever was freed first: it aborts a running turn,
+ *    cancels pending ids, drops events not yet delivered, and guarantees no new callback
+ *    starts after it returns (one already running may finish; the session's free_fn runs
+ *    after it); safe from finalizers and from the session's own callbacks. When the session
+ *    held the last reference to its runtime, the runtime shuts down on a library thread after
+ *    the call returns (its registrations' free_fn run last); robota_runtime_free, when it
+ *    drops the last reference, joins the library's threads before it returns.
  * 5. Abort is cooperative and prompt: the model stream is dropped, queued tools are skipped
  *    with "Execution interrupted by user", a pending host tool call gets a
  *    ROBOTA_EVENT_TOOL_CALL_CANCELLED event.
@@ -307,11 +316,6 @@ typedef void (*robota_event_fn)(void *user_data, robota_session *session, uint32
  */
 #define ROBOTA_E_INVALID_UTF8 -18
 
-/**
- * `ROBOTA_E_PANIC` for void-ish functions.
- */
-#define PANIC ROBOTA_E_PANIC
-
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -435,11 +439,15 @@ robota_status robota_session_resume(robota_runtime *rt, const char *resume_json,
 robota_status robota_session_fork(robota_session *s, const char *fork_json, robota_event_fn fn_, void *user_data, robota_free_fn free_fn, robota_session **out, robota_error **out_error);
 
 /**
- * Releases a session without blocking: aborts a running turn, withdraws its pending ids,
- * drops undelivered events, and guarantees no new callback starts after it returns (one
- * already running may finish). Safe from the session's own callbacks and from finalizers.
- * `SessionEnd` hooks run (on a library thread) unless `robota_session_close` ran them; host
- * hooks are not asked any more. NULL and already-freed handles are ignored.
+ * Releases a session without blocking, whatever was freed first (when it holds the last
+ * reference to its runtime, the runtime shuts down on a thread of its own): aborts a running
+ * turn, withdraws its pending ids, drops events not yet delivered, and guarantees no new
+ * callback starts after it returns (one already running may finish; `free_fn` runs after it).
+ * Events of a turn `robota_session_wait` returned for were delivered already (`thread`) or
+ * are dropped only if the host did not dispatch/read them (`pump`/`pull`). `SessionEnd`
+ * hooks run (on a library thread) unless `robota_session_close` ran them; host hooks are not
+ * asked any more. Safe from the session's own callbacks and from finalizers. NULL and
+ * already-freed handles are ignored.
  */
 void robota_session_free(robota_session *s);
 
@@ -466,9 +474,14 @@ robota_status robota_session_submit(robota_session *s, const char *input_json, u
 robota_status robota_session_abort(robota_session *s, uint64_t turn_id);
 
 /**
- * Waits until turn `turn_id` finished (0 = until the session is idle). `timeout_ms`: -1 =
- * forever, 0 = poll. Returns `ROBOTA_OK`, `ROBOTA_E_TIMEOUT`, `ROBOTA_E_ABORTED` (the turn
- * was aborted), `ROBOTA_E_PROVIDER` (the turn failed), `ROBOTA_E_NOT_FOUND`, or
+ * Waits until turn `turn_id` finished and its events were delivered (0 = every turn submitted
+ * so far, i.e. until the session is idle). Delivered means: in `thread` delivery the turn's
+ * `ROBOTA_EVENT_TURN_COMPLETED` callback has returned, so every event of the turn reached the
+ * host; in `pump`/`pull` delivery `TURN_COMPLETED` is queued, so the next
+ * `robota_session_dispatch` / `robota_session_next_event` calls hand over everything. Hence
+ * `submit → wait → free` never loses an event. `timeout_ms`: -1 = forever, 0 = poll.
+ * Returns `ROBOTA_OK`, `ROBOTA_E_TIMEOUT`, `ROBOTA_E_ABORTED` (the turn was aborted),
+ * `ROBOTA_E_PROVIDER` (the turn failed), `ROBOTA_E_NOT_FOUND` (never submitted), or
  * `ROBOTA_E_REENTRANT` when called from inside a callback.
  */
 robota_status robota_session_wait(robota_session *s, uint64_t turn_id, int32_t timeout_ms, robota_error **out_error);

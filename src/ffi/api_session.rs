@@ -2,17 +2,15 @@
 
 use std::ffi::{c_char, c_void};
 use std::sync::Arc;
-use std::time::Duration;
 
 use serde_json::Value;
 
 use super::callbacks::{in_callback, robota_event_fn, robota_free_fn, EventReg, Owned};
-use super::delivery::{Queue, SessionObj};
+use super::delivery::Queue;
 use super::handles::{self, robota_runtime, robota_session};
-use super::status::{err, robota_error, robota_status, status_of, ROBOTA_OK};
-use super::strings::{
-    boundary, guard, need_out, opt_str_arg, str_arg, string_out, write_out, PANIC,
-};
+use super::session_obj::{RuntimeRef, SessionObj};
+use super::status::{err, robota_error, robota_status, status_of, ROBOTA_E_PANIC, ROBOTA_OK};
+use super::strings::{boundary, guard, need_out, opt_str_arg, str_arg, string_out, write_out};
 use crate::sdk::config::{parse_session_config, Delivery, SessionConfig};
 use crate::sdk::error::{ErrorCode, SdkError};
 use crate::sdk::interactive::{InteractiveSession, Restore, TurnInput};
@@ -45,7 +43,7 @@ fn open(
             let obj = Arc::new(SessionObj {
                 session,
                 queue: queue.clone(),
-                runtime,
+                runtime: RuntimeRef::new(runtime),
             });
             let h = handles::new_session(obj);
             queue.set_session_ptr(h);
@@ -174,11 +172,15 @@ pub extern "C" fn robota_session_fork(
     })
 }
 
-/// Releases a session without blocking: aborts a running turn, withdraws its pending ids,
-/// drops undelivered events, and guarantees no new callback starts after it returns (one
-/// already running may finish). Safe from the session's own callbacks and from finalizers.
-/// `SessionEnd` hooks run (on a library thread) unless `robota_session_close` ran them; host
-/// hooks are not asked any more. NULL and already-freed handles are ignored.
+/// Releases a session without blocking, whatever was freed first (when it holds the last
+/// reference to its runtime, the runtime shuts down on a thread of its own): aborts a running
+/// turn, withdraws its pending ids, drops events not yet delivered, and guarantees no new
+/// callback starts after it returns (one already running may finish; `free_fn` runs after it).
+/// Events of a turn `robota_session_wait` returned for were delivered already (`thread`) or
+/// are dropped only if the host did not dispatch/read them (`pump`/`pull`). `SessionEnd`
+/// hooks run (on a library thread) unless `robota_session_close` ran them; host hooks are not
+/// asked any more. Safe from the session's own callbacks and from finalizers. NULL and
+/// already-freed handles are ignored.
 #[no_mangle]
 pub extern "C" fn robota_session_free(s: *mut robota_session) {
     guard((), || {
@@ -195,7 +197,7 @@ pub extern "C" fn robota_session_free(s: *mut robota_session) {
 /// with `ROBOTA_E_CLOSED`.
 #[no_mangle]
 pub extern "C" fn robota_session_close(s: *mut robota_session) -> robota_status {
-    guard(PANIC, || match handles::session(s) {
+    guard(ROBOTA_E_PANIC, || match handles::session(s) {
         Ok(obj) => {
             obj.session.close();
             ROBOTA_OK
@@ -233,7 +235,7 @@ pub extern "C" fn robota_session_submit(
 /// `ROBOTA_E_NOT_FOUND` for a turn id never issued.
 #[no_mangle]
 pub extern "C" fn robota_session_abort(s: *mut robota_session, turn_id: u64) -> robota_status {
-    guard(PANIC, || {
+    guard(ROBOTA_E_PANIC, || {
         match handles::session(s).and_then(|o| o.session.abort(turn_id)) {
             Ok(()) => ROBOTA_OK,
             Err(e) => status_of(e.code),
@@ -241,9 +243,14 @@ pub extern "C" fn robota_session_abort(s: *mut robota_session, turn_id: u64) -> 
     })
 }
 
-/// Waits until turn `turn_id` finished (0 = until the session is idle). `timeout_ms`: -1 =
-/// forever, 0 = poll. Returns `ROBOTA_OK`, `ROBOTA_E_TIMEOUT`, `ROBOTA_E_ABORTED` (the turn
-/// was aborted), `ROBOTA_E_PROVIDER` (the turn failed), `ROBOTA_E_NOT_FOUND`, or
+/// Waits until turn `turn_id` finished and its events were delivered (0 = every turn submitted
+/// so far, i.e. until the session is idle). Delivered means: in `thread` delivery the turn's
+/// `ROBOTA_EVENT_TURN_COMPLETED` callback has returned, so every event of the turn reached the
+/// host; in `pump`/`pull` delivery `TURN_COMPLETED` is queued, so the next
+/// `robota_session_dispatch` / `robota_session_next_event` calls hand over everything. Hence
+/// `submit → wait → free` never loses an event. `timeout_ms`: -1 = forever, 0 = poll.
+/// Returns `ROBOTA_OK`, `ROBOTA_E_TIMEOUT`, `ROBOTA_E_ABORTED` (the turn was aborted),
+/// `ROBOTA_E_PROVIDER` (the turn failed), `ROBOTA_E_NOT_FOUND` (never submitted), or
 /// `ROBOTA_E_REENTRANT` when called from inside a callback.
 #[no_mangle]
 pub extern "C" fn robota_session_wait(
@@ -260,12 +267,7 @@ pub extern "C" fn robota_session_wait(
                 "robota_session_wait was called from inside a callback",
             ));
         }
-        let timeout = if timeout_ms < 0 {
-            None
-        } else {
-            Some(Duration::from_millis(u64::from(timeout_ms.unsigned_abs())))
-        };
-        obj.session.wait(turn_id, timeout)
+        obj.wait(turn_id, timeout_ms)
     })
 }
 
@@ -388,7 +390,7 @@ fn session_json_out(
     s: *mut robota_session,
     out_json: *mut *mut c_char,
     out_error: *mut *mut robota_error,
-    doc: impl FnOnce(&super::delivery::SessionObj) -> String,
+    doc: impl FnOnce(&SessionObj) -> String,
 ) -> robota_status {
     boundary(out_error, || {
         let obj = handles::session(s)?;
@@ -431,7 +433,7 @@ pub extern "C" fn robota_session_dispatch(
     max_events: i32,
     timeout_ms: i32,
 ) -> i32 {
-    guard(PANIC, || {
+    guard(ROBOTA_E_PANIC, || {
         match handles::session(s).and_then(|o| o.queue.dispatch(max_events, timeout_ms)) {
             Ok(n) => n,
             Err(e) => status_of(e.code),

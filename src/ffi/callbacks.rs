@@ -5,6 +5,7 @@ use std::cell::Cell;
 use std::ffi::{c_char, c_void};
 
 use super::handles::robota_session;
+use crate::sdk::events::{self, Event, Payload};
 
 /// Releases `user_data`.
 #[allow(non_camel_case_types)]
@@ -212,4 +213,43 @@ pub fn nul_terminated(s: String) -> Vec<u8> {
     let mut v = s.into_bytes();
     v.push(0);
     v
+}
+
+/// Delivers one event through the callbacks (thread and pump modes).
+pub fn deliver(ev: Event, reg: Option<&EventReg>, session: *mut robota_session) {
+    let kind = ev.kind;
+    let turn = ev.turn_id;
+    match ev.payload {
+        Payload::Text(t) => {
+            if let Some(r) = reg {
+                r.call(session, kind, turn, &nul_terminated(t));
+            }
+        }
+        Payload::Json(v) => {
+            if let Some(r) = reg {
+                r.call(session, kind, turn, &nul_terminated(v.to_string()));
+            }
+        }
+        Payload::ToolCall(c) => {
+            let tool = c
+                .handler
+                .as_ref()
+                .and_then(|h| h.clone().downcast::<ToolReg>().ok())
+                .filter(|t| t.f.is_some());
+            match tool {
+                Some(t) => t.call(
+                    session,
+                    c.call_id,
+                    &nul_terminated(c.tool_name.clone()),
+                    &nul_terminated(c.input_json.clone()),
+                ),
+                None => {
+                    if let Some(r) = reg {
+                        let doc = events::tool_call_json(&c).to_string();
+                        r.call(session, kind, turn, &nul_terminated(doc));
+                    }
+                }
+            }
+        }
+    }
 }

@@ -1,19 +1,20 @@
 //! Event delivery per session: `thread` (a dispatcher thread owned by the library, started
 //! when events arrive and gone when the session is idle), `pump` (`robota_session_dispatch`)
-//! and `pull` (`robota_session_next_event`). No lock is held while calling out.
+//! and `pull` (`robota_session_next_event`). No lock is held while calling out. The queue also
+//! records which turns' `TURN_COMPLETED` reached the host, for `robota_session_wait`.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use super::callbacks::{in_callback, nul_terminated, EventReg, ToolReg};
+use super::callbacks::{deliver, in_callback, EventReg};
+use super::delivered::DeliveredTurns;
 use super::handles::robota_session;
 use super::status::err;
 use crate::sdk::config::Delivery;
 use crate::sdk::error::{ErrorCode, SdkError};
 use crate::sdk::events::{self, Event, EventSink, Payload};
-use crate::sdk::interactive::InteractiveSession;
-use crate::sdk::runtime::{Runtime, RuntimeShared};
+use crate::sdk::runtime::RuntimeShared;
 
 /// How long an idle dispatcher thread waits for more events before it exits.
 const DISPATCHER_LINGER: Duration = Duration::from_millis(200);
@@ -30,6 +31,10 @@ struct QState {
     session_ptr: usize,
     /// Threads blocked on the condvar (a push only signals when somebody waits).
     waiters: u32,
+    /// Turns whose `TURN_COMPLETED` was handed over to the host.
+    delivered: DeliveredTurns,
+    /// Threads blocked in [`Queue::wait_delivered`].
+    delivery_waiters: u32,
 }
 
 /// A session's event queue.
@@ -39,6 +44,8 @@ pub struct Queue {
     gate: std::sync::atomic::AtomicU8,
     state: Mutex<QState>,
     cond: Condvar,
+    /// Signalled when a turn's `TURN_COMPLETED` was handed over, and on detach.
+    delivered_cond: Condvar,
     shared: Arc<RuntimeShared>,
 }
 
@@ -57,6 +64,7 @@ impl Queue {
                 ..Default::default()
             }),
             cond: Condvar::new(),
+            delivered_cond: Condvar::new(),
             shared,
         })
     }
@@ -80,15 +88,26 @@ impl Queue {
         self.lock().session_ptr = p as usize;
     }
 
+    /// Records that `turn`'s `TURN_COMPLETED` was handed over and wakes `wait_delivered`.
+    fn mark_delivered(&self, st: &mut QState, turn: u64) {
+        st.delivered.mark(turn);
+        if st.delivery_waiters > 0 {
+            self.delivered_cond.notify_all();
+        }
+    }
+
     fn push(self: &Arc<Self>, ev: Event) {
         let mut st = self.lock();
-        if st.detached || st.closed_queued {
-            return;
+        let discarded = st.detached
+            || st.closed_queued
+            || (self.mode == Delivery::Thread
+                && !st.reg.as_ref().is_some_and(|r| r.f.is_some())
+                && !matches!(&ev.payload, Payload::ToolCall(c) if c.handler.is_some()));
+        if ev.kind == events::TURN_COMPLETED && (discarded || self.mode != Delivery::Thread) {
+            // Nobody will ever see it, or (pump/pull) queued is handed over.
+            self.mark_delivered(&mut st, ev.turn_id);
         }
-        if self.mode == Delivery::Thread
-            && !st.reg.as_ref().is_some_and(|r| r.f.is_some())
-            && !matches!(&ev.payload, Payload::ToolCall(c) if c.handler.is_some())
-        {
+        if discarded {
             return;
         }
         if ev.kind == events::SESSION_CLOSED {
@@ -128,6 +147,7 @@ impl Queue {
 
     fn dispatcher_loop(self: Arc<Self>) {
         let mut batch: VecDeque<Event> = VecDeque::new();
+        let mut completed: Vec<u64> = Vec::new();
         loop {
             let (reg, ptr) = {
                 let mut st = self.lock();
@@ -158,9 +178,24 @@ impl Queue {
                 (st.reg.clone(), st.session_ptr)
             };
             while let Some(ev) = batch.pop_front() {
+                let turn = ev.turn_id;
+                let kind = ev.kind;
                 if !self.deliver_gated(ev, reg.as_deref(), ptr as *mut robota_session) {
                     batch.clear();
                     break;
+                }
+                if kind == events::TURN_COMPLETED {
+                    // The callback returned: every event of the turn reached the host.
+                    completed.push(turn);
+                }
+            }
+            // Release the registration first: a host that frees the session as soon as `wait`
+            // returns then gets its `free_fn` called inside `robota_session_free`.
+            drop(reg);
+            if !completed.is_empty() {
+                let mut st = self.lock();
+                for turn in completed.drain(..) {
+                    self.mark_delivered(&mut st, turn);
                 }
             }
         }
@@ -199,7 +234,7 @@ impl Queue {
                 if count > 0 {
                     break;
                 }
-                match wait_step(&self.cond, st, deadline) {
+                match wait_step(&self.cond, st, deadline, waiters) {
                     (s, true) => {
                         st = s;
                         continue;
@@ -257,7 +292,7 @@ impl Queue {
                     "the session is closed; no more events",
                 ));
             }
-            match wait_step(&self.cond, st, deadline) {
+            match wait_step(&self.cond, st, deadline, waiters) {
                 (s, true) => st = s,
                 (_, false) => {
                     return Err(err(
@@ -297,6 +332,37 @@ impl Queue {
         true
     }
 
+    /// Waits until turn `turn_id`'s `TURN_COMPLETED` was handed over to the host (`thread`:
+    /// its callback returned; `pump`/`pull`: it is queued), or with `turn_id == 0` those of
+    /// every turn up to `last_turn`. Returns at once when delivery was detached (freed).
+    pub fn wait_delivered(
+        &self,
+        turn_id: u64,
+        last_turn: u64,
+        deadline: Option<Instant>,
+    ) -> Result<(), SdkError> {
+        let mut st = self.lock();
+        loop {
+            let done = if turn_id == 0 {
+                st.delivered.all_upto(last_turn)
+            } else {
+                st.delivered.has(turn_id)
+            };
+            if done || st.detached {
+                return Ok(());
+            }
+            match wait_step(&self.delivered_cond, st, deadline, delivery_waiters) {
+                (s, true) => st = s,
+                (_, false) => {
+                    return Err(err(
+                        ErrorCode::Timeout,
+                        format!("turn {turn_id} finished but its events were not all delivered within the timeout"),
+                    ))
+                }
+            }
+        }
+    }
+
     /// Stops delivery for good: drops queued events and the callback registration (its
     /// `free_fn` runs now, or after an in-flight callback returns).
     pub fn detach(&self) {
@@ -309,6 +375,7 @@ impl Queue {
             st.reg.take()
         };
         self.cond.notify_all();
+        self.delivered_cond.notify_all();
         drop(reg);
     }
 }
@@ -317,7 +384,8 @@ const GATE_OPEN: u8 = 0;
 const GATE_CALLING: u8 = 1;
 const GATE_CLOSED: u8 = 2;
 
-fn deadline_of(timeout_ms: i32) -> Option<Instant> {
+/// The deadline of a C timeout (`-1` or any negative value = none).
+pub fn deadline_of(timeout_ms: i32) -> Option<Instant> {
     if timeout_ms < 0 {
         None
     } else {
@@ -325,18 +393,28 @@ fn deadline_of(timeout_ms: i32) -> Option<Instant> {
     }
 }
 
-/// Waits once; returns the guard and whether waiting may continue.
+fn waiters(st: &mut QState) -> &mut u32 {
+    &mut st.waiters
+}
+
+fn delivery_waiters(st: &mut QState) -> &mut u32 {
+    &mut st.delivery_waiters
+}
+
+/// Waits once on `cond`, counted in the `count` field (a signal is only sent when somebody
+/// waits); returns the guard and whether waiting may continue.
 fn wait_step<'a>(
     cond: &Condvar,
     st: MutexGuard<'a, QState>,
     deadline: Option<Instant>,
+    count: fn(&mut QState) -> &mut u32,
 ) -> (MutexGuard<'a, QState>, bool) {
     let mut st = st;
     match deadline {
         None => {
-            st.waiters += 1;
+            *count(&mut st) += 1;
             let mut g = cond.wait(st).unwrap_or_else(|p| p.into_inner());
-            g.waiters -= 1;
+            *count(&mut g) -= 1;
             (g, true)
         }
         Some(d) => {
@@ -344,69 +422,13 @@ fn wait_step<'a>(
             if now >= d {
                 return (st, false);
             }
-            st.waiters += 1;
+            *count(&mut st) += 1;
             let mut g = cond
                 .wait_timeout(st, d - now)
                 .unwrap_or_else(|p| p.into_inner())
                 .0;
-            g.waiters -= 1;
+            *count(&mut g) -= 1;
             (g, true)
         }
-    }
-}
-
-/// Delivers one event through the callbacks (thread and pump modes).
-fn deliver(ev: Event, reg: Option<&EventReg>, session: *mut robota_session) {
-    let kind = ev.kind;
-    let turn = ev.turn_id;
-    match ev.payload {
-        Payload::Text(t) => {
-            if let Some(r) = reg {
-                r.call(session, kind, turn, &nul_terminated(t));
-            }
-        }
-        Payload::Json(v) => {
-            if let Some(r) = reg {
-                r.call(session, kind, turn, &nul_terminated(v.to_string()));
-            }
-        }
-        Payload::ToolCall(c) => {
-            let tool = c
-                .handler
-                .as_ref()
-                .and_then(|h| h.clone().downcast::<ToolReg>().ok())
-                .filter(|t| t.f.is_some());
-            match tool {
-                Some(t) => t.call(
-                    session,
-                    c.call_id,
-                    &nul_terminated(c.tool_name.clone()),
-                    &nul_terminated(c.input_json.clone()),
-                ),
-                None => {
-                    if let Some(r) = reg {
-                        let doc = events::tool_call_json(&c).to_string();
-                        r.call(session, kind, turn, &nul_terminated(doc));
-                    }
-                }
-            }
-        }
-    }
-}
-
-/// What a session handle holds.
-pub struct SessionObj {
-    /// The session.
-    pub session: InteractiveSession,
-    /// Its queue.
-    pub queue: Arc<Queue>,
-    /// Keeps the runtime alive.
-    pub runtime: Arc<Runtime>,
-}
-
-impl Drop for SessionObj {
-    fn drop(&mut self) {
-        self.session.close();
-        self.queue.detach();
     }
 }

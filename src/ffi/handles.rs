@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use super::delivery::SessionObj;
+use super::session_obj::SessionObj;
 use super::status::err;
 use crate::sdk::error::{ErrorCode, SdkError};
 use crate::sdk::runtime::Runtime;

@@ -10,8 +10,10 @@ pub mod api_lib;
 pub mod api_runtime;
 pub mod api_session;
 pub mod callbacks;
+pub mod delivered;
 pub mod delivery;
 pub mod handles;
+pub mod session_obj;
 pub mod status;
 pub mod strings;
 

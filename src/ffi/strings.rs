@@ -3,7 +3,7 @@
 use std::ffi::{c_char, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use super::status::{robota_error, robota_status, status_of, ROBOTA_E_PANIC, ROBOTA_OK};
+use super::status::{robota_error, robota_status, status_of, ROBOTA_OK};
 use crate::sdk::error::{ErrorCode, SdkError};
 
 /// Borrows a NUL-terminated UTF-8 argument named `what`.
@@ -102,6 +102,3 @@ pub fn boundary(
 pub fn guard<T>(on_panic: T, f: impl FnOnce() -> T) -> T {
     catch_unwind(AssertUnwindSafe(f)).unwrap_or(on_panic)
 }
-
-/// `ROBOTA_E_PANIC` for void-ish functions.
-pub const PANIC: robota_status = ROBOTA_E_PANIC;

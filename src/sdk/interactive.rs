@@ -548,14 +548,14 @@ impl InteractiveSession {
                 if let Some((_, c)) = &st.current {
                     c.cancel();
                 }
-                st.queued.take()
+                take_queued(&mut st)
             } else if Some(turn_id) == queued {
-                st.queued.take()
+                take_queued(&mut st)
             } else {
                 None
             }
         };
-        if let Some((q, _)) = dropped {
+        if let Some(q) = dropped {
             self.drop_queued(q);
         }
         Ok(())
@@ -563,19 +563,13 @@ impl InteractiveSession {
 
     /// `cancelQueue`: drops the queued prompt; returns its turn id.
     pub fn cancel_queue(&self) -> Option<u64> {
-        let q = self.inner.core.lock().queued.take();
-        q.map(|(id, _)| {
-            self.drop_queued(id);
-            id
-        })
+        let q = take_queued(&mut self.inner.core.lock());
+        q.inspect(|id| self.drop_queued(*id))
     }
 
+    /// Reports a prompt [`take_queued`] dropped.
     fn drop_queued(&self, id: u64) {
         let core = &self.inner.core;
-        {
-            let mut st = core.lock();
-            push_outcome(&mut st, id, TurnOutcome::Aborted);
-        }
         core.cond.notify_all();
         core.link.emit_event(Event::json(
             events::TURN_COMPLETED,
@@ -602,9 +596,9 @@ impl InteractiveSession {
             if emit_now {
                 st.closed_emitted = true;
             }
-            (st.queued.take(), emit_now)
+            (take_queued(&mut st), emit_now)
         };
-        if let Some((q, _)) = dropped {
+        if let Some(q) = dropped {
             self.drop_queued(q);
         }
         core.link.shared.pending.cancel_owner(core.link.owner);
@@ -671,6 +665,11 @@ impl InteractiveSession {
                 }
             }
         }
+    }
+
+    /// The id of the last turn submitted (0 = none yet).
+    pub fn last_turn_id(&self) -> u64 {
+        self.inner.core.lock().next_turn
     }
 
     /// `isExecuting`.
@@ -844,6 +843,14 @@ impl InteractiveSession {
     pub fn new_entry_id() -> String {
         new_uuid()
     }
+}
+
+/// Drops the queued prompt and records its turn as aborted in the same critical section, so
+/// `wait` never finds the turn gone from the queue without an outcome (it would report `Ok`).
+fn take_queued(st: &mut State) -> Option<u64> {
+    let (id, _) = st.queued.take()?;
+    push_outcome(st, id, TurnOutcome::Aborted);
+    Some(id)
 }
 
 fn push_outcome(st: &mut State, id: u64, o: TurnOutcome) {

@@ -173,6 +173,44 @@ int rec_index(recorder *r, uint32_t kind) {
     return res;
 }
 
+static void shutdown_watch_fired(void *ud) {
+    shutdown_watch *w = (shutdown_watch *)ud;
+    pthread_mutex_lock(&w->mu);
+    w->gone++;
+    pthread_cond_broadcast(&w->cv);
+    pthread_mutex_unlock(&w->mu);
+}
+
+static void shutdown_watch_tool(void *ud, robota_session *s, uint64_t id, const char *name, const char *in, size_t n) {
+    (void)ud; (void)s; (void)id; (void)name; (void)in; (void)n;
+}
+
+void shutdown_watch_start(shutdown_watch *w, robota_runtime *rt) {
+    memset(w, 0, sizeof *w);
+    pthread_mutex_init(&w->mu, NULL);
+    pthread_cond_init(&w->cv, NULL);
+    CHECK_EQ_INT(robota_runtime_register_tool(rt,
+                                              "{\"name\":\"shutdown_watch\",\"description\":\"never called\","
+                                              "\"input_schema\":{\"type\":\"object\"}}",
+                                              shutdown_watch_tool, w, shutdown_watch_fired, NULL),
+                 ROBOTA_OK);
+}
+
+int shutdown_watch_wait(shutdown_watch *w) {
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += 30;
+    pthread_mutex_lock(&w->mu);
+    while (w->gone == 0 && pthread_cond_timedwait(&w->cv, &w->mu, &deadline) == 0) {
+    }
+    int gone = w->gone;
+    pthread_mutex_unlock(&w->mu);
+    CHECK_EQ_INT(gone, 1);
+    pthread_mutex_destroy(&w->mu);
+    pthread_cond_destroy(&w->cv);
+    return gone == 1;
+}
+
 robota_runtime *make_runtime(const char *config) {
     robota_runtime *rt = NULL;
     robota_error *e = NULL;

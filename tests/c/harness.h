@@ -83,6 +83,19 @@ const char *rec_payload(recorder *r, uint32_t kind, int i);
 /* Index of the first event of `kind`, or -1. */
 int rec_index(recorder *r, uint32_t kind);
 
+/* Observes a runtime's end: a never-called host tool whose free_fn runs once the runtime has
+ * shut down (after robota_runtime_free, or after the session holding its last reference was
+ * freed: the shutdown then finishes on a library thread). */
+typedef struct {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int gone;
+} shutdown_watch;
+
+void shutdown_watch_start(shutdown_watch *w, robota_runtime *rt);
+/* Waits (30 s deadline) until the runtime has shut down; returns 1 when it did. */
+int shutdown_watch_wait(shutdown_watch *w);
+
 /* Creates a runtime from config JSON or aborts the test run. */
 robota_runtime *make_runtime(const char *config);
 /* Creates a session or returns NULL (status in *st). */

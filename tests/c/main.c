@@ -25,6 +25,10 @@ void test_misuse(void);
 void test_log_callback(void);
 void test_http_streaming_and_tool(void);
 void test_http_abort_mid_stream(void);
+void test_quickstart_thread(void);
+void test_quickstart_pump(void);
+void test_quickstart_pull(void);
+void test_free_session_after_runtime_is_prompt(void);
 
 static const struct {
     const char *name;
@@ -52,6 +56,10 @@ static const struct {
     {"log_callback", test_log_callback},
     {"http_streaming_and_tool", test_http_streaming_and_tool},
     {"http_abort_mid_stream", test_http_abort_mid_stream},
+    {"quickstart_thread", test_quickstart_thread},
+    {"quickstart_pump", test_quickstart_pump},
+    {"quickstart_pull", test_quickstart_pull},
+    {"free_session_after_runtime_is_prompt", test_free_session_after_runtime_is_prompt},
 };
 
 int main(int argc, char **argv) {

@@ -173,9 +173,12 @@ void test_queue_and_abort_mid_stream(void) {
     CHECK_EQ_INT(robota_session_close(s), ROBOTA_OK);
     rec_wait(&r, ROBOTA_EVENT_SESSION_CLOSED, 1);
     CHECK_EQ_INT(robota_session_submit(s, "{\"text\":\"x\"}", NULL, NULL), ROBOTA_E_CLOSED);
+    shutdown_watch w;
+    shutdown_watch_start(&w, rt);
     robota_runtime_free(rt); /* free order does not matter */
     robota_session_free(s);
     CHECK_EQ_INT(r.freed, 1);
+    shutdown_watch_wait(&w); /* the runtime's shutdown finishes on a library thread */
     rec_destroy(&r);
 }
 

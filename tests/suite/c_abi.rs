@@ -47,6 +47,7 @@ fn compile_c_tests(lib_dir: &Path) -> PathBuf {
         "test_basic.c",
         "test_tools.c",
         "test_http.c",
+        "test_delivery.c",
         "main.c",
     ] {
         cmd.arg(root.join("tests/c").join(f));
@@ -73,6 +74,9 @@ fn have(tool: &str) -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
+/// Quick-start iterations per delivery mode under valgrind (`tests/c/test_delivery.c`).
+const VALGRIND_QUICKSTART_RUNS: &str = "50";
+
 #[test]
 fn c_abi_tests_pass_natively_and_under_valgrind() {
     let lib = build_cdylib();
@@ -84,7 +88,7 @@ fn c_abi_tests_pass_natively_and_under_valgrind() {
         "C tests failed:\n{stdout}\n{}",
         String::from_utf8_lossy(&o.stderr)
     );
-    assert!(stdout.contains("22 test(s), 0 failure(s)"), "{stdout}");
+    assert!(stdout.contains("26 test(s), 0 failure(s)"), "{stdout}");
     run_http(&exe, None);
     if have("valgrind") {
         run_http(&exe, Some("valgrind"));
@@ -100,6 +104,9 @@ fn c_abi_tests_pass_natively_and_under_valgrind() {
                 env!("CARGO_MANIFEST_DIR")
             ))
             .arg(&exe)
+            // 50 quick-start runs per delivery mode instead of 200: valgrind makes each about
+            // 30x slower; the native run above and the ASan run (.ci/c_asan.sh) keep 200.
+            .env("ROBOTA_C_TEST_QUICKSTART_RUNS", VALGRIND_QUICKSTART_RUNS)
             .output()
             .expect("valgrind runs");
         assert!(
@@ -157,4 +164,54 @@ fn run_http(exe: &Path, wrapper: Option<&str>) {
         "C HTTP tests failed ({wrapper:?}):\n{stdout}\n{}",
         String::from_utf8_lossy(&o.stderr)
     );
+}
+
+/// The README's C quick start, compiled as written with only the provider entry swapped for
+/// the scripted one (a 60-delta answer), prints the whole answer on every run: `submit → wait
+/// → free` loses nothing and needs no sleep.
+#[test]
+fn readme_quick_start_prints_the_whole_answer_every_time() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).expect("README.md is readable");
+    let section = &readme[readme
+        .find("## C quick start")
+        .expect("quick start section")..];
+    let start = section.find("```c\n").expect("a C block") + "```c\n".len();
+    let block = &section[start..start + section[start..].find("\n```").expect("block end")];
+    let anthropic = r#"\"kind\":\"anthropic\","#;
+    assert!(block.contains(anthropic), "{block}");
+    let deltas: Vec<String> = (0..60).map(|i| format!(r#"\"w{i:02} \""#)).collect();
+    let scripted = format!(
+        r#"\"kind\":\"scripted\",\"turns\":[{{\"deltas\":[{}]}}],"#,
+        deltas.join(",")
+    );
+    let src = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("readme_quick_start.c");
+    std::fs::write(&src, block.replace(anthropic, &scripted)).expect("write the C file");
+    let lib = build_cdylib();
+    let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("readme_quick_start");
+    let o = Command::new("gcc")
+        .args(["-std=c11", "-Wall", "-Wextra", "-Werror"])
+        .arg(format!("-I{}", root.join("include").display()))
+        .arg(&src)
+        .arg(format!("-L{}", lib.display()))
+        .arg("-lrobota")
+        .arg(format!("-Wl,-rpath,{}", lib.display()))
+        .arg("-o")
+        .arg(&exe)
+        .output()
+        .expect("gcc runs");
+    assert!(
+        o.status.success(),
+        "the quick start does not compile:\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let expected: String = (0..60).map(|i| format!("w{i:02} ")).collect::<String>() + "\n[ok]\n";
+    for run in 0..30 {
+        let o = Command::new(&exe)
+            .env("ANTHROPIC_API_KEY", "unused-by-the-scripted-provider")
+            .output()
+            .expect("the quick start runs");
+        assert!(o.status.success(), "run {run}: {o:?}");
+        assert_eq!(String::from_utf8_lossy(&o.stdout), expected, "run {run}");
+    }
 }

@@ -11,6 +11,8 @@ mod engine_events;
 mod engine_loop;
 mod engine_stops;
 mod fake_server_invariants;
+mod ffi_wait_delivered;
+mod header_hygiene;
 mod hooks_command_executor;
 mod hooks_http_executor;
 mod hooks_integration;

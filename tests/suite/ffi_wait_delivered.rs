@@ -1,0 +1,182 @@
+//! "Wait means delivered" through the exported C functions, called as a C host would:
+//! `robota_session_wait` returns only after the turn's `TURN_COMPLETED` callback returned
+//! (`thread` delivery), also for `wait(0)`, aborted turns and a dropped queued prompt.
+
+use std::ffi::{c_char, c_void, CString};
+use std::ptr::null_mut;
+use std::sync::{Condvar, Mutex};
+
+use robota::ffi::handles::{robota_runtime, robota_session};
+use robota::ffi::*;
+
+/// What the callback saw, and a gate that holds the `TURN_COMPLETED` callback until opened.
+#[derive(Default)]
+struct Seen {
+    state: Mutex<SeenState>,
+    cond: Condvar,
+}
+
+#[derive(Default)]
+struct SeenState {
+    text: String,
+    /// Turn ids of the `TURN_COMPLETED` callbacks that returned, in order.
+    completed: Vec<u64>,
+    /// While true, a `TURN_COMPLETED` callback blocks (entered = it is blocked now).
+    hold_completed: bool,
+    entered_completed: bool,
+}
+
+unsafe extern "C" fn on_event(
+    ud: *mut c_void,
+    _s: *mut robota_session,
+    kind: u32,
+    turn: u64,
+    p: *const c_char,
+    n: usize,
+) {
+    // SAFETY: `ud` is the `Seen` the test passed and keeps alive past the session.
+    let seen = unsafe { &*(ud as *const Seen) };
+    // SAFETY: the payload is `n` readable bytes for the duration of the callback.
+    let payload = unsafe { std::slice::from_raw_parts(p.cast::<u8>(), n) };
+    let mut st = seen.state.lock().unwrap();
+    match kind {
+        ROBOTA_EVENT_TEXT_DELTA => {
+            st.text.push_str(std::str::from_utf8(payload).unwrap());
+            seen.cond.notify_all();
+        }
+        ROBOTA_EVENT_TURN_COMPLETED => {
+            st.entered_completed = true;
+            seen.cond.notify_all();
+            while st.hold_completed {
+                st = seen.cond.wait(st).unwrap();
+            }
+            st.completed.push(turn);
+        }
+        _ => {}
+    }
+}
+
+fn runtime(config: &str) -> *mut robota_runtime {
+    let mut rt = null_mut();
+    let cfg = CString::new(config).unwrap();
+    assert_eq!(
+        robota_runtime_new(cfg.as_ptr(), &mut rt, null_mut()),
+        ROBOTA_OK
+    );
+    rt
+}
+
+fn session(rt: *mut robota_runtime, seen: &Seen) -> *mut robota_session {
+    let mut s = null_mut();
+    let json = c"{\"v\":1,\"provider\":\"s\",\"model\":\"m\"}";
+    let ud = seen as *const Seen as *mut c_void;
+    assert_eq!(
+        robota_session_new(
+            rt,
+            json.as_ptr(),
+            Some(on_event),
+            ud,
+            None,
+            &mut s,
+            null_mut()
+        ),
+        ROBOTA_OK
+    );
+    s
+}
+
+fn submit(s: *mut robota_session, text: &str) -> u64 {
+    let input = CString::new(format!("{{\"text\":\"{text}\"}}")).unwrap();
+    let mut turn = 0;
+    assert_eq!(
+        robota_session_submit(s, input.as_ptr(), &mut turn, null_mut()),
+        ROBOTA_OK
+    );
+    turn
+}
+
+const TWO_DELTAS: &str = r#"{"v":1,"providers":{"s":{"kind":"scripted","turns":[{"deltas":["a","b"]},{"deltas":["c"]}]}}}"#;
+
+#[test]
+fn wait_does_not_return_while_the_turn_completed_callback_runs() {
+    let rt = runtime(TWO_DELTAS);
+    let seen = Seen::default();
+    seen.state.lock().unwrap().hold_completed = true;
+    let s = session(rt, &seen);
+    let turn = submit(s, "go");
+    {
+        let mut st = seen.state.lock().unwrap();
+        while !st.entered_completed {
+            st = seen.cond.wait(st).unwrap();
+        }
+    }
+    // The engine is done and TURN_COMPLETED is in the host's hands, but its callback has not
+    // returned: wait must not report the turn as delivered.
+    assert_eq!(
+        robota_session_wait(s, turn, 0, null_mut()),
+        ROBOTA_E_TIMEOUT
+    );
+    assert_eq!(robota_session_wait(s, 0, 100, null_mut()), ROBOTA_E_TIMEOUT);
+    seen.state.lock().unwrap().hold_completed = false;
+    seen.cond.notify_all();
+    assert_eq!(robota_session_wait(s, turn, -1, null_mut()), ROBOTA_OK);
+    assert_eq!(seen.state.lock().unwrap().completed, [turn]);
+    assert_eq!(robota_session_wait(s, 0, 0, null_mut()), ROBOTA_OK);
+    robota_session_free(s);
+    robota_runtime_free(rt);
+}
+
+#[test]
+fn wait_zero_returns_after_every_turn_was_delivered() {
+    let rt = runtime(TWO_DELTAS);
+    for _ in 0..20 {
+        let seen = Seen::default();
+        let s = session(rt, &seen);
+        let first = submit(s, "one");
+        let second = submit(s, "two"); // queued behind the first
+        assert_eq!(robota_session_wait(s, 0, 30_000, null_mut()), ROBOTA_OK);
+        {
+            let st = seen.state.lock().unwrap();
+            assert_eq!(st.completed, [first, second]);
+            assert_eq!(st.text, "abc");
+        }
+        robota_session_free(s);
+    }
+    robota_runtime_free(rt);
+}
+
+#[test]
+fn aborted_and_dropped_queued_turns_are_delivered_before_wait_returns() {
+    let rt = runtime(
+        r#"{"v":1,"providers":{"s":{"kind":"scripted","turns":[{"deltas":["partial"],"hang":true}]}}}"#,
+    );
+    for _ in 0..20 {
+        let seen = Seen::default();
+        let s = session(rt, &seen);
+        let running = submit(s, "hang");
+        let queued = submit(s, "queued");
+        {
+            let mut st = seen.state.lock().unwrap();
+            while st.text.is_empty() {
+                st = seen.cond.wait(st).unwrap();
+            }
+        }
+        assert_eq!(robota_session_abort(s, 0), ROBOTA_OK);
+        assert_eq!(
+            robota_session_wait(s, queued, 30_000, null_mut()),
+            ROBOTA_E_ABORTED
+        );
+        assert!(seen.state.lock().unwrap().completed.contains(&queued));
+        assert_eq!(
+            robota_session_wait(s, running, 30_000, null_mut()),
+            ROBOTA_E_ABORTED
+        );
+        // Both reported once; in either order (the running turn may finish its abort before
+        // the dropped prompt's report is emitted).
+        let mut completed = seen.state.lock().unwrap().completed.clone();
+        completed.sort_unstable();
+        assert_eq!(completed, [running, queued]);
+        robota_session_free(s);
+    }
+    robota_runtime_free(rt);
+}
