@@ -99,6 +99,18 @@ void rec_free_fn(void *ud) {
     pthread_mutex_unlock(&r->mu);
 }
 
+int rec_wait_freed(recorder *r) {
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += 30;
+    pthread_mutex_lock(&r->mu);
+    while (r->freed == 0 && pthread_cond_timedwait(&r->cv, &r->mu, &deadline) == 0) {
+    }
+    int n = r->freed;
+    pthread_mutex_unlock(&r->mu);
+    return n;
+}
+
 int rec_count(recorder *r, uint32_t kind) {
     int c = 0;
     pthread_mutex_lock(&r->mu);

@@ -76,6 +76,9 @@ void rec_free_fn(void *ud);
 int rec_count(recorder *r, uint32_t kind);
 /* Waits until at least `n` events of `kind` were recorded (30 s deadline). */
 int rec_wait(recorder *r, uint32_t kind, int n);
+/* Waits (up to 30 s) until the session's free_fn ran; returns how often it ran. free_fn may run
+   just after robota_session_free returns when a callback was still finishing (the contract). */
+int rec_wait_freed(recorder *r);
 /* Concatenated text deltas. Caller frees. */
 char *rec_text(recorder *r);
 /* Payload of the i-th event of `kind` (borrowed), or NULL. */

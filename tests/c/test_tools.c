@@ -87,7 +87,7 @@ void test_host_tool_sync(void) {
     robota_session_free(s);
     robota_runtime_free(rt);
     CHECK_EQ_INT(t.freed, 1);
-    CHECK_EQ_INT(r.freed, 1);
+    CHECK_EQ_INT(rec_wait_freed(&r), 1);
     rec_destroy(&r);
 }
 
@@ -251,7 +251,7 @@ void test_pump_mode(void) {
     CHECK_EQ_INT(robota_session_next_event(s, 0, &ev, NULL), ROBOTA_E_UNSUPPORTED);
     robota_session_free(s);
     robota_runtime_free(rt);
-    CHECK_EQ_INT(r.freed, 1);
+    CHECK_EQ_INT(rec_wait_freed(&r), 1);
     rec_destroy(&r);
 }
 
