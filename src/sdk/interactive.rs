@@ -142,6 +142,9 @@ struct State {
     message_count: u64,
     closed: bool,
     closed_emitted: bool,
+    /// Dropped queued prompts whose `turn_completed` is not emitted yet; `session_closed`
+    /// waits for them so it stays the last event.
+    drop_reports: u32,
     msg_flushed: usize,
     dirty: bool,
     last_usage: Option<TokenUsage>,
@@ -567,7 +570,8 @@ impl InteractiveSession {
         q.inspect(|id| self.drop_queued(*id))
     }
 
-    /// Reports a prompt [`take_queued`] dropped.
+    /// Reports a prompt [`take_queued`] dropped; when the session was closed meanwhile and
+    /// nothing else is left to report, `session_closed` follows (it is always the last event).
     fn drop_queued(&self, id: u64) {
         let core = &self.inner.core;
         core.cond.notify_all();
@@ -577,6 +581,14 @@ impl InteractiveSession {
             json!({"turn_id": id, "stop_reason": "aborted", "started": false, "response": "",
                    "tool_summaries": [], "context_state": self.context_state(), "usage": null}),
         ));
+        let emit_closed = {
+            let mut st = core.lock();
+            st.drop_reports = st.drop_reports.saturating_sub(1);
+            take_closed_report(&mut st)
+        };
+        if emit_closed {
+            self.end_and_report_closed();
+        }
     }
 
     /// Closes the session: aborts, drops the queue, withdraws pending ids. Once the running
@@ -592,17 +604,14 @@ impl InteractiveSession {
             if let Some((_, c)) = &st.current {
                 c.cancel();
             }
-            let emit_now = !st.executing;
-            if emit_now {
-                st.closed_emitted = true;
-            }
-            (take_queued(&mut st), emit_now)
+            let dropped = take_queued(&mut st);
+            (dropped, take_closed_report(&mut st))
         };
+        core.link.shared.pending.cancel_owner(core.link.owner);
+        core.cond.notify_all();
         if let Some(q) = dropped {
             self.drop_queued(q);
         }
-        core.link.shared.pending.cancel_owner(core.link.owner);
-        core.cond.notify_all();
         if emit_now {
             self.end_and_report_closed();
         }
@@ -847,10 +856,23 @@ impl InteractiveSession {
 
 /// Drops the queued prompt and records its turn as aborted in the same critical section, so
 /// `wait` never finds the turn gone from the queue without an outcome (it would report `Ok`).
+/// The caller must report it with [`InteractiveSession::drop_queued`].
 fn take_queued(st: &mut State) -> Option<u64> {
     let (id, _) = st.queued.take()?;
     push_outcome(st, id, TurnOutcome::Aborted);
+    st.drop_reports += 1;
     Some(id)
+}
+
+/// True (once) when the session is closed, no turn runs and no dropped prompt still has to
+/// report: the caller then emits `session_closed`, the last event.
+fn take_closed_report(st: &mut State) -> bool {
+    if st.closed && !st.closed_emitted && !st.executing && st.drop_reports == 0 {
+        st.closed_emitted = true;
+        true
+    } else {
+        false
+    }
 }
 
 fn push_outcome(st: &mut State, id: u64, o: TurnOutcome) {

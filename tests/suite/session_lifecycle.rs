@@ -193,3 +193,39 @@ fn first_arg_is_the_first_argument_in_the_schema_order() {
     robota_session_free(s);
     robota_runtime_free(rt);
 }
+
+#[test]
+fn session_closed_is_last_even_when_close_drops_a_queued_prompt() {
+    let rt = ffi::runtime(
+        r#"{"v":1,"providers":{"s":{"kind":"scripted","turns":[{"deltas":["a","b"],"hang":true}]}}}"#,
+    );
+    for _ in 0..50 {
+        let s = ffi::session_new(
+            rt,
+            r#"{"v":1,"provider":"s","model":"m","delivery":"pull"}"#,
+        )
+        .unwrap();
+        let running = ffi::submit(s, "one");
+        let queued = ffi::submit(s, "two");
+        let mut seen = ffi::events_until(s, "text_delta");
+        assert_eq!(robota_session_close(s), ROBOTA_OK);
+        seen.extend(ffi::events_until(s, "session_closed"));
+        let completed: Vec<u64> = seen
+            .iter()
+            .filter(|e| e["type"] == "turn_completed")
+            .map(|e| e["turn_id"].as_u64().unwrap())
+            .collect();
+        let mut sorted = completed.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, vec![running, queued], "{seen:?}");
+        assert_eq!(seen.last().unwrap()["type"], "session_closed");
+        // Nothing follows `session_closed`.
+        let mut e = std::ptr::null_mut();
+        assert_eq!(
+            robota_session_next_event(s, 0, &mut e, std::ptr::null_mut()),
+            ROBOTA_E_CLOSED
+        );
+        robota_session_free(s);
+    }
+    robota_runtime_free(rt);
+}

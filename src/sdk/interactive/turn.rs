@@ -334,15 +334,7 @@ impl InteractiveSession {
             }
         };
         core.link.turn.store(0, Ordering::Relaxed);
-        let emit_closed = {
-            let mut st = core.lock();
-            if st.closed && !st.closed_emitted && !st.executing {
-                st.closed_emitted = true;
-                true
-            } else {
-                false
-            }
-        };
+        let emit_closed = super::take_closed_report(&mut core.lock());
         core.cond.notify_all();
         if emit_closed {
             self.end_and_report_closed();
