@@ -82,6 +82,7 @@ fn build_c_host() -> PathBuf {
 /// Runs one fresh child to completion; its stdout is one JSON line.
 fn run_child(program: &Path, args: &[&str]) -> ChildRun {
     let spawned_ns = mono_ns();
+    #[allow(clippy::zombie_processes)] // reaped below by wait4, which also gives its rusage
     let mut child = Command::new(program)
         .args(args)
         .stdout(Stdio::piped())
@@ -170,9 +171,7 @@ fn main() {
     while let Some(a) = it.next() {
         match a.as_str() {
             "--runs" => runs = it.next().and_then(|n| n.parse().ok()).expect("--runs N"),
-            "--kind" => {
-                kinds = vec![it.next().and_then(|k| Kind::parse(k)).expect("--kind KIND")]
-            }
+            "--kind" => kinds = vec![it.next().and_then(|k| Kind::parse(k)).expect("--kind KIND")],
             _ => {} // `cargo bench` passes `--bench`
         }
     }
@@ -180,7 +179,9 @@ fn main() {
     println!(
         "floor: {runs} fresh processes per figure and host; {} cores; load average {}",
         std::thread::available_parallelism().map_or(0, |n| n.get()),
-        std::fs::read_to_string("/proc/loadavg").unwrap_or_default().trim()
+        std::fs::read_to_string("/proc/loadavg")
+            .unwrap_or_default()
+            .trim()
     );
     for kind in kinds {
         let url = server::base_url(server::start(kind), kind);

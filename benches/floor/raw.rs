@@ -211,7 +211,11 @@ async fn call(
 
 fn add(args: &str) -> Result<i64, String> {
     let v: Value = serde_json::from_str(args).map_err(|e| format!("tool args: {e}"))?;
-    let n = |k: &str| v.get(k).and_then(Value::as_i64).ok_or(format!("tool arg {k}"));
+    let n = |k: &str| {
+        v.get(k)
+            .and_then(Value::as_i64)
+            .ok_or(format!("tool arg {k}"))
+    };
     Ok(n("a")? + n("b")?)
 }
 
@@ -220,14 +224,18 @@ fn push_tool_round(kind: Kind, messages: &mut Vec<Value>, answer: Answer, result
     match kind {
         Kind::Anthropic => {
             let input: Value = serde_json::from_str(&answer.tool_args).unwrap_or(Value::Null);
-            messages.push(json!({"role":"assistant","content":[{"type":"text","text":answer.text},
-                {"type":"tool_use","id":answer.tool_id,"name":"add","input":input}]}));
+            messages.push(
+                json!({"role":"assistant","content":[{"type":"text","text":answer.text},
+                {"type":"tool_use","id":answer.tool_id,"name":"add","input":input}]}),
+            );
             messages.push(json!({"role":"user","content":[{"type":"tool_result",
                 "tool_use_id":answer.tool_id,"content":result.to_string()}]}));
         }
         Kind::OpenAi => {
-            messages.push(json!({"role":"assistant","content":answer.text,"tool_calls":[{"id":answer.tool_id,
-                "type":"function","function":{"name":"add","arguments":answer.tool_args}}]}));
+            messages.push(
+                json!({"role":"assistant","content":answer.text,"tool_calls":[{"id":answer.tool_id,
+                "type":"function","function":{"name":"add","arguments":answer.tool_args}}]}),
+            );
             messages.push(
                 json!({"role":"tool","tool_call_id":answer.tool_id,"content":result.to_string()}),
             );

@@ -33,6 +33,9 @@ pub(crate) struct Figures {
     pub(crate) abi: Vec<Sample>,
 }
 
+/// Reads one figure from a sample.
+type Getter = fn(&Sample) -> i64;
+
 /// Median, min and max of one figure.
 struct Stat {
     median: f64,
@@ -40,7 +43,7 @@ struct Stat {
     max: f64,
 }
 
-fn stat(samples: &[Sample], get: fn(&Sample) -> i64) -> Stat {
+fn stat(samples: &[Sample], get: Getter) -> Stat {
     let mut v: Vec<i64> = samples.iter().map(get).collect();
     v.sort_unstable();
     let n = v.len();
@@ -78,19 +81,62 @@ fn fmt(s: &Stat, unit: Unit) -> String {
 
 /// Prints the table for one wire format.
 pub(crate) fn print(kind: &str, f: &Figures) {
-    let rows: [(&str, fn(&Sample) -> i64, Unit, &str); 9] = [
-        ("cold: process start → first delta", |s| s.cold_ns, Unit::Ms, "≤ 1.5×"),
-        ("one scenario end to end (process start → done)", |s| s.one_ns, Unit::Ms, "≤ 1.5×"),
-        ("warm time per scenario (50 in a row)", |s| s.warm_ns, Unit::Ms, "≤ 1.3×"),
-        ("CPU per scenario (warm)", |s| s.warm_cpu_ns, Unit::Ms, "≤ 1.5×"),
+    let rows: [(&str, Getter, Unit, &str); 9] = [
+        (
+            "cold: process start → first delta",
+            |s| s.cold_ns,
+            Unit::Ms,
+            "≤ 1.5×",
+        ),
+        (
+            "one scenario end to end (process start → done)",
+            |s| s.one_ns,
+            Unit::Ms,
+            "≤ 1.5×",
+        ),
+        (
+            "warm time per scenario (50 in a row)",
+            |s| s.warm_ns,
+            Unit::Ms,
+            "≤ 1.3×",
+        ),
+        (
+            "CPU per scenario (warm)",
+            |s| s.warm_cpu_ns,
+            Unit::Ms,
+            "≤ 1.5×",
+        ),
         ("peak RSS, one scenario", |s| s.one_rss_kb, Unit::Mb, "≤ 2×"),
-        ("100 concurrent scenarios: wall", |s| s.conc_wall_ns, Unit::Ms, "≤ 1.5×"),
-        ("100 concurrent scenarios: CPU", |s| s.conc_cpu_ns, Unit::Ms, "≤ 1.5×"),
-        ("100 concurrent scenarios: peak RSS", |s| s.conc_rss_kb, Unit::Mb, "≤ 2×"),
-        ("CPU of the one-scenario process", |s| s.one_cpu_ns, Unit::Ms, "—"),
+        (
+            "100 concurrent scenarios: wall",
+            |s| s.conc_wall_ns,
+            Unit::Ms,
+            "≤ 1.5×",
+        ),
+        (
+            "100 concurrent scenarios: CPU",
+            |s| s.conc_cpu_ns,
+            Unit::Ms,
+            "≤ 1.5×",
+        ),
+        (
+            "100 concurrent scenarios: peak RSS",
+            |s| s.conc_rss_kb,
+            Unit::Mb,
+            "≤ 2×",
+        ),
+        (
+            "CPU of the one-scenario process",
+            |s| s.one_cpu_ns,
+            Unit::Ms,
+            "—",
+        ),
     ];
     println!();
-    println!("## {kind} wire format — median (min–max) of {} fresh processes", f.raw.len());
+    println!(
+        "## {kind} wire format — median (min–max) of {} fresh processes",
+        f.raw.len()
+    );
     println!("| figure | raw loop | library via C ABI | ratio | goal |");
     println!("|---|---|---|---|---|");
     for (name, get, unit, goal) in rows {

@@ -26,9 +26,10 @@ struct Responses {
 
 fn http_response(reply: &Reply) -> Vec<u8> {
     let body = reply.frames_bytes();
-    let mut out = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\n\
+    let mut out =
+        b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\n\
                     transfer-encoding: chunked\r\n\r\n"
-        .to_vec();
+            .to_vec();
     out.extend_from_slice(format!("{:x}\r\n", body.len()).as_bytes());
     out.extend_from_slice(&body);
     out.extend_from_slice(b"\r\n0\r\n\r\n");
@@ -116,7 +117,8 @@ pub(crate) fn start(kind: Kind) -> SocketAddr {
                 .expect("server runtime");
             rt.block_on(async move {
                 let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-                tx.send(listener.local_addr().expect("addr")).expect("send addr");
+                tx.send(listener.local_addr().expect("addr"))
+                    .expect("send addr");
                 loop {
                     if let Ok((sock, _)) = listener.accept().await {
                         let _ = sock.set_nodelay(true);
