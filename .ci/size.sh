@@ -15,7 +15,7 @@ if [[ -z "$lib" ]]; then
   exit 1
 fi
 size=$(wc -c <"$lib")
-echo "shipped cdylib $lib: $size bytes ($(awk -v s="$size" 'BEGIN{printf "%.2f", s/1048576}') MB), limit $LIMIT_BYTES bytes (8 MB)"
+echo "shipped cdylib $lib: $size bytes ($(awk -v s="$size" 'BEGIN{printf "%.2f", s/1048576}') MiB), limit $LIMIT_BYTES bytes (8 MiB)"
 if ((size > LIMIT_BYTES)); then
   echo "FAIL: the shipped cdylib grew past 8 MB; see README 'Performance' (cargo bloat) for what weighs" >&2
   exit 1
