@@ -1,0 +1,207 @@
+/* The floor benchmark's C host: drives the library only through include/robota.h, as an
+ * embedding application would. Built and spawned by benches/floor/main.rs (one fresh process
+ * per measurement).
+ *
+ *   floor_host MODE KIND BASE_URL
+ *     MODE single : one scenario; prints {"first_delta_ns":T,"done_ns":T} (CLOCK_MONOTONIC)
+ *     MODE warm   : one warm-up scenario, then 50 in a row; prints {"wall_ns","cpu_ns"}
+ *     MODE conc   : 100 scenarios at once (100 sessions); prints {"wall_ns","cpu_ns"}
+ *     (every line also carries "peak_rss_kb": VmHWM at the end)
+ *     KIND        : anthropic | openai
+ *
+ * A scenario: a new session with one host tool add(a,b); the model calls it in 3 rounds, then
+ * streams a 50-delta answer. The host checks every scenario saw 53 model text deltas (one per
+ * tool round plus 50) and 3 tool calls, and exits non-zero otherwise.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "robota.h"
+
+#define WARM_RUNS 50
+#define CONC_RUNS 100
+#define DELTAS_PER_SCENARIO 53
+#define TOOL_CALLS_PER_SCENARIO 3
+
+static robota_runtime *rt;
+static atomic_long tool_calls;
+
+struct scenario {
+    robota_session *session;
+    uint64_t turn;
+    atomic_long deltas;
+    atomic_llong first_delta_ns;
+    /* Set by TURN_COMPLETED: robota_session_wait can return before the thread-mode dispatcher
+     * delivered the turn's last events (seen on main at e12da3a), so the host also waits for
+     * the event itself. */
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int completed;
+};
+
+static long long now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static long long cpu_ns(void) {
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ((long long)ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000LL +
+           ((long long)ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000LL;
+}
+
+/* Peak resident set of this process (VmHWM), in KB. */
+static long peak_rss_kb(void) {
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long kb = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (strncmp(line, "VmHWM:", 6) == 0) kb = strtol(line + 6, NULL, 10);
+    if (f) fclose(f);
+    return kb;
+}
+
+static void die(const char *what, robota_error *err) {
+    fprintf(stderr, "floor_host: %s failed: %s\n", what, err ? robota_error_message(err) : "?");
+    exit(2);
+}
+
+static void on_event(void *ud, robota_session *s, uint32_t kind, uint64_t turn, const char *p,
+                     size_t n) {
+    (void)s, (void)turn;
+    struct scenario *sc = ud;
+    /* The library streams a "\n\n" separator between rounds' texts: not a model delta. */
+    if (kind == ROBOTA_EVENT_TEXT_DELTA && !(n == 2 && p[0] == '\n' && p[1] == '\n')) {
+        long long zero = 0;
+        atomic_compare_exchange_strong(&sc->first_delta_ns, &zero, now_ns());
+        atomic_fetch_add(&sc->deltas, 1);
+    } else if (kind == ROBOTA_EVENT_TURN_COMPLETED) {
+        pthread_mutex_lock(&sc->lock);
+        sc->completed = 1;
+        pthread_cond_signal(&sc->cond);
+        pthread_mutex_unlock(&sc->lock);
+    }
+}
+
+/* Input is {"a":N,"b":M}; the result is the sum as a JSON number. */
+static void on_tool(void *ud, robota_session *s, uint64_t call_id, const char *name,
+                    const char *input, size_t n) {
+    (void)ud, (void)s, (void)name, (void)n;
+    long a = 0, b = 0;
+    const char *pa = strstr(input, "\"a\":");
+    const char *pb = strstr(input, "\"b\":");
+    if (pa) a = strtol(pa + 4, NULL, 10);
+    if (pb) b = strtol(pb + 4, NULL, 10);
+    char out[32];
+    snprintf(out, sizeof out, "%ld", a + b);
+    atomic_fetch_add(&tool_calls, 1);
+    robota_error *err = NULL;
+    if (robota_tool_call_complete(rt, call_id, out, 0, &err) != ROBOTA_OK) die("tool_call_complete", err);
+}
+
+static void start(struct scenario *sc) {
+    robota_error *err = NULL;
+    atomic_store(&sc->deltas, 0);
+    atomic_store(&sc->first_delta_ns, 0);
+    pthread_mutex_init(&sc->lock, NULL);
+    pthread_cond_init(&sc->cond, NULL);
+    sc->completed = 0;
+    if (robota_session_new(rt,
+                           "{\"v\":1,\"provider\":\"p\",\"model\":\"m\",\"tools\":[\"add\"],"
+                           "\"permission_mode\":\"bypassPermissions\"}",
+                           on_event, sc, NULL, &sc->session, &err) != ROBOTA_OK)
+        die("session_new", err);
+    if (robota_session_submit(sc->session, "{\"text\":\"Add 1 and 2, three times.\"}", &sc->turn,
+                              &err) != ROBOTA_OK)
+        die("session_submit", err);
+}
+
+static void finish(struct scenario *sc) {
+    robota_error *err = NULL;
+    if (robota_session_wait(sc->session, sc->turn, -1, &err) != ROBOTA_OK) die("session_wait", err);
+    pthread_mutex_lock(&sc->lock);
+    while (!sc->completed) pthread_cond_wait(&sc->cond, &sc->lock);
+    pthread_mutex_unlock(&sc->lock);
+    robota_session_free(sc->session);
+    if (atomic_load(&sc->deltas) != DELTAS_PER_SCENARIO) {
+        fprintf(stderr, "floor_host: %ld text deltas, expected %d\n", atomic_load(&sc->deltas),
+                DELTAS_PER_SCENARIO);
+        exit(3);
+    }
+}
+
+static void check_tools(long scenarios) {
+    if (atomic_load(&tool_calls) != scenarios * TOOL_CALLS_PER_SCENARIO) {
+        fprintf(stderr, "floor_host: %ld tool calls for %ld scenarios\n", atomic_load(&tool_calls),
+                scenarios);
+        exit(3);
+    }
+}
+
+int main(int argc, char **argv) {
+    if (argc != 4) {
+        fprintf(stderr, "usage: floor_host single|warm|conc anthropic|openai BASE_URL\n");
+        return 64;
+    }
+    const char *mode = argv[1], *kind = argv[2], *url = argv[3];
+    char config[512];
+    snprintf(config, sizeof config,
+             "{\"v\":1,\"providers\":{\"p\":{\"kind\":\"%s\",\"base_url\":\"%s\","
+             "\"api_key\":\"floor-key\",\"max_retries\":0}}}",
+             kind, url);
+    robota_error *err = NULL;
+    if (robota_runtime_new(config, &rt, &err) != ROBOTA_OK) die("runtime_new", err);
+    if (robota_runtime_register_tool(
+            rt,
+            "{\"name\":\"add\",\"description\":\"Adds two integers.\",\"read_only\":true,"
+            "\"input_schema\":{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"integer\"},"
+            "\"b\":{\"type\":\"integer\"}},\"required\":[\"a\",\"b\"]}}",
+            on_tool, NULL, NULL, &err) != ROBOTA_OK)
+        die("register_tool", err);
+
+    if (strcmp(mode, "single") == 0) {
+        static struct scenario sc;
+        start(&sc);
+        finish(&sc);
+        long long done = now_ns();
+        check_tools(1);
+        printf("{\"first_delta_ns\":%lld,\"done_ns\":%lld,\"peak_rss_kb\":%ld}\n",
+               atomic_load(&sc.first_delta_ns), done, peak_rss_kb());
+    } else if (strcmp(mode, "warm") == 0) {
+        static struct scenario sc;
+        start(&sc);
+        finish(&sc);
+        long long t0 = now_ns(), c0 = cpu_ns();
+        for (int i = 0; i < WARM_RUNS; i++) {
+            start(&sc);
+            finish(&sc);
+        }
+        long long wall = now_ns() - t0, cpu = cpu_ns() - c0;
+        check_tools(WARM_RUNS + 1);
+        printf("{\"wall_ns\":%lld,\"cpu_ns\":%lld,\"scenarios\":%d,\"peak_rss_kb\":%ld}\n", wall, cpu,
+               WARM_RUNS, peak_rss_kb());
+    } else if (strcmp(mode, "conc") == 0) {
+        static struct scenario sc[CONC_RUNS];
+        long long t0 = now_ns(), c0 = cpu_ns();
+        for (int i = 0; i < CONC_RUNS; i++) start(&sc[i]);
+        for (int i = 0; i < CONC_RUNS; i++) finish(&sc[i]);
+        long long wall = now_ns() - t0, cpu = cpu_ns() - c0;
+        check_tools(CONC_RUNS);
+        printf("{\"wall_ns\":%lld,\"cpu_ns\":%lld,\"scenarios\":%d,\"peak_rss_kb\":%ld}\n", wall, cpu,
+               CONC_RUNS, peak_rss_kb());
+    } else {
+        fprintf(stderr, "floor_host: unknown mode %s\n", mode);
+        return 64;
+    }
+    fflush(stdout);
+    robota_runtime_free(rt);
+    return 0;
+}

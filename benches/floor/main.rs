@@ -1,0 +1,196 @@
+//! The floor benchmark (`cargo bench --bench floor`): the library driven through its C ABI by a
+//! C host (`host.c`, compiled here with `cc` against `include/robota.h` and the cdylib) beside a
+//! hand-written raw loop (`raw.rs`, this binary re-run as `floor raw …`), on the same scenario
+//! against the project's fake model server on 127.0.0.1, for the Anthropic and OpenAI wire
+//! formats. Every figure is measured in fresh child processes (5 each; medians with the
+//! min–max spread); peak RSS is the child's `VmHWM`.
+//!
+//! Options (after `--`): `--runs N` (default 5), `--kind anthropic|openai` (default both).
+//! For profiling, `floor serve KIND` runs only the fake server (prints its base URL, stops when
+//! stdin closes) and `floor raw MODE KIND URL` runs only the raw loop; the C host is
+//! `target/release/floor_host MODE KIND URL` (see docs/perf.md).
+#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)] // a harness: failing loudly is the point
+
+mod raw;
+mod report;
+mod scenario;
+mod server;
+mod support;
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+
+use report::{Figures, Sample};
+use scenario::{cpu_ns, mono_ns, rusage_cpu_ns, Kind, WARM_RUNS};
+
+/// Which program drives the scenario.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Host {
+    Raw,
+    Abi,
+}
+
+/// What a finished child reported.
+struct ChildRun {
+    spawned_ns: i64,
+    line: Value,
+    cpu_ns: i64,
+}
+
+/// The target profile directory holding the cdylib (`target/release`): this binary lives in
+/// its `deps/`.
+fn profile_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("current exe");
+    exe.parent()
+        .and_then(Path::parent)
+        .expect("bench binary in target/<profile>/deps")
+        .to_path_buf()
+}
+
+/// Compiles `host.c` against the header and the freshly built cdylib.
+fn build_c_host() -> PathBuf {
+    let dir = profile_dir();
+    let lib = ["", "deps"]
+        .iter()
+        .map(|d| dir.join(d))
+        .find(|d| d.join("librobota.so").exists())
+        .expect("librobota.so next to the bench binary (built by cargo bench)");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = dir.join("floor_host");
+    let status = Command::new(std::env::var("CC").unwrap_or_else(|_| "cc".into()))
+        .arg("-O2")
+        .arg("-std=c11")
+        .arg("-D_POSIX_C_SOURCE=200809L")
+        .arg("-I")
+        .arg(root.join("include"))
+        .arg(root.join("benches/floor/host.c"))
+        .arg("-o")
+        .arg(&out)
+        .arg(format!("-L{}", lib.display()))
+        .arg(format!("-Wl,-rpath,{}", lib.display()))
+        .arg("-lrobota")
+        .arg("-lpthread")
+        .status()
+        .expect("run cc");
+    assert!(status.success(), "compiling benches/floor/host.c failed");
+    out
+}
+
+/// Runs one fresh child to completion; its stdout is one JSON line.
+fn run_child(program: &Path, args: &[&str]) -> ChildRun {
+    let spawned_ns = mono_ns();
+    #[allow(clippy::zombie_processes)] // reaped below by wait4, which also gives its rusage
+    let mut child = Command::new(program)
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("spawn host");
+    let mut out = String::new();
+    child
+        .stdout
+        .take()
+        .expect("piped stdout")
+        .read_to_string(&mut out)
+        .expect("read host output");
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value for wait4 to overwrite.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `child.id()` is our unreaped child; `status` and `ru` are valid and writable.
+    let pid = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut ru) };
+    assert_eq!(pid, child.id() as libc::pid_t, "wait4");
+    assert!(
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        "{} {args:?} failed (status {status})",
+        program.display()
+    );
+    let line = serde_json::from_str(out.trim()).expect("host prints one JSON line");
+    ChildRun {
+        spawned_ns,
+        line,
+        cpu_ns: rusage_cpu_ns(&ru),
+    }
+}
+
+fn field(run: &ChildRun, name: &str) -> i64 {
+    run.line[name]
+        .as_i64()
+        .unwrap_or_else(|| panic!("host output lacks {name}: {}", run.line))
+}
+
+/// One sample of every figure for one host: three fresh processes (single, warm, conc).
+fn sample(host: Host, kind: Kind, url: &str, c_host: &Path) -> Sample {
+    let exe = std::env::current_exe().expect("current exe");
+    let run = |mode: &str| match host {
+        Host::Raw => run_child(&exe, &["raw", mode, kind.as_str(), url]),
+        Host::Abi => run_child(c_host, &[mode, kind.as_str(), url]),
+    };
+    let single = run("single");
+    let server_before = cpu_ns();
+    let warm = run("warm");
+    let server_warm_ns = cpu_ns() - server_before;
+    let conc = run("conc");
+    Sample {
+        cold_ns: field(&single, "first_delta_ns") - single.spawned_ns,
+        one_ns: field(&single, "done_ns") - single.spawned_ns,
+        one_cpu_ns: single.cpu_ns,
+        one_rss_kb: field(&single, "peak_rss_kb"),
+        warm_ns: field(&warm, "wall_ns") / WARM_RUNS as i64,
+        warm_cpu_ns: field(&warm, "cpu_ns") / WARM_RUNS as i64,
+        server_cpu_ns: server_warm_ns / (WARM_RUNS as i64 + 1),
+        conc_wall_ns: field(&conc, "wall_ns"),
+        conc_cpu_ns: field(&conc, "cpu_ns"),
+        conc_rss_kb: field(&conc, "peak_rss_kb"),
+    }
+}
+
+/// `floor serve KIND`: the scenario's fake server alone, until stdin closes.
+fn serve(args: &[String]) -> i32 {
+    let Some(kind) = args.first().and_then(|k| Kind::parse(k)) else {
+        eprintln!("usage: floor serve anthropic|openai");
+        return 64;
+    };
+    println!("{}", server::base_url(server::start(kind), kind));
+    let _ = std::io::stdin().read_to_end(&mut Vec::new());
+    0
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        Some("raw") => std::process::exit(raw::main(&args[1..])),
+        Some("serve") => std::process::exit(serve(&args[1..])),
+        _ => {}
+    }
+    let mut runs = 5;
+    let mut kinds = Kind::ALL.to_vec();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--runs" => runs = it.next().and_then(|n| n.parse().ok()).expect("--runs N"),
+            "--kind" => kinds = vec![it.next().and_then(|k| Kind::parse(k)).expect("--kind KIND")],
+            _ => {} // `cargo bench` passes `--bench`
+        }
+    }
+    let c_host = build_c_host();
+    println!(
+        "floor: {runs} fresh processes per figure and host; {} cores; load average {}",
+        std::thread::available_parallelism().map_or(0, |n| n.get()),
+        std::fs::read_to_string("/proc/loadavg")
+            .unwrap_or_default()
+            .trim()
+    );
+    for kind in kinds {
+        let url = server::base_url(server::start(kind), kind);
+        let mut figures = Figures::default();
+        for _ in 0..runs {
+            // Interleaved, so load changes hit both hosts alike.
+            figures.raw.push(sample(Host::Raw, kind, &url, &c_host));
+            figures.abi.push(sample(Host::Abi, kind, &url, &c_host));
+        }
+        report::print(kind.as_str(), &figures);
+    }
+}

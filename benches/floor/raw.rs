@@ -1,0 +1,347 @@
+//! The floor: a hand-written agent loop for the benchmark's scenario, no library code —
+//! reqwest on a current-thread Tokio runtime, hand SSE line splitting, borrowed serde structs
+//! for the events, the history as a `Vec<Value>`. It reports the same JSON lines as `host.c`.
+
+use std::borrow::Cow;
+use std::time::Instant;
+
+use futures_util::StreamExt;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use crate::scenario::{
+    cpu_ns, mono_ns, peak_rss_kb, Kind, CONC_RUNS, DELTAS_PER_SCENARIO, PROMPT, WARM_RUNS,
+};
+
+/// What one scenario saw.
+#[derive(Default)]
+struct Seen {
+    first_delta_ns: i64,
+    deltas: usize,
+    tool_calls: usize,
+}
+
+#[derive(Serialize)]
+struct Request<'a> {
+    model: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_tokens: Option<u32>,
+    stream: bool,
+    tools: &'a Value,
+    messages: &'a [Value],
+}
+
+#[derive(Deserialize)]
+struct AnthropicEvent<'a> {
+    #[serde(borrow, default)]
+    delta: Option<AnthropicDelta<'a>>,
+    #[serde(borrow, default)]
+    content_block: Option<AnthropicBlock<'a>>,
+}
+
+#[derive(Deserialize)]
+struct AnthropicDelta<'a> {
+    #[serde(borrow, default)]
+    text: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    partial_json: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+struct AnthropicBlock<'a> {
+    #[serde(borrow, default)]
+    id: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+struct OpenAiChunk<'a> {
+    #[serde(borrow, default)]
+    choices: Vec<OpenAiChoice<'a>>,
+}
+
+#[derive(Deserialize)]
+struct OpenAiChoice<'a> {
+    #[serde(borrow, default)]
+    delta: Option<OpenAiDelta<'a>>,
+}
+
+#[derive(Deserialize)]
+struct OpenAiDelta<'a> {
+    #[serde(borrow, default)]
+    content: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    tool_calls: Vec<OpenAiToolCall<'a>>,
+}
+
+#[derive(Deserialize)]
+struct OpenAiToolCall<'a> {
+    #[serde(borrow, default)]
+    id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    function: Option<OpenAiFunction<'a>>,
+}
+
+#[derive(Deserialize)]
+struct OpenAiFunction<'a> {
+    #[serde(borrow, default)]
+    arguments: Option<Cow<'a, str>>,
+}
+
+/// One model answer, accumulated from its stream.
+#[derive(Default)]
+struct Answer {
+    text: String,
+    tool_id: String,
+    tool_args: String,
+}
+
+fn tools(kind: Kind) -> Value {
+    let schema = json!({"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}},"required":["a","b"]});
+    match kind {
+        Kind::Anthropic => {
+            json!([{"name":"add","description":"Adds two integers.","input_schema":schema}])
+        }
+        Kind::OpenAi => {
+            json!([{"type":"function","function":{"name":"add","description":"Adds two integers.","parameters":schema}}])
+        }
+    }
+}
+
+/// Applies one SSE `data:` payload to the answer.
+fn on_data(kind: Kind, data: &[u8], answer: &mut Answer, seen: &mut Seen) -> Result<(), String> {
+    let text = match kind {
+        Kind::Anthropic => {
+            let ev: AnthropicEvent<'_> = serde_json::from_slice(data).map_err(|e| e.to_string())?;
+            if let Some(id) = ev.content_block.and_then(|b| b.id) {
+                answer.tool_id = id.into_owned();
+            }
+            match ev.delta {
+                Some(AnthropicDelta {
+                    partial_json: Some(p),
+                    ..
+                }) => {
+                    answer.tool_args.push_str(&p);
+                    None
+                }
+                Some(AnthropicDelta { text, .. }) => text,
+                None => None,
+            }
+        }
+        Kind::OpenAi => {
+            if data == b"[DONE]" {
+                return Ok(());
+            }
+            let chunk: OpenAiChunk<'_> = serde_json::from_slice(data).map_err(|e| e.to_string())?;
+            let Some(delta) = chunk.choices.into_iter().next().and_then(|c| c.delta) else {
+                return Ok(());
+            };
+            for call in delta.tool_calls {
+                if let Some(id) = call.id {
+                    answer.tool_id = id.into_owned();
+                }
+                if let Some(a) = call.function.and_then(|f| f.arguments) {
+                    answer.tool_args.push_str(&a);
+                }
+            }
+            delta.content.filter(|c| !c.is_empty())
+        }
+    };
+    if let Some(t) = text {
+        if seen.deltas == 0 {
+            seen.first_delta_ns = mono_ns();
+        }
+        seen.deltas += 1;
+        answer.text.push_str(&t);
+    }
+    Ok(())
+}
+
+/// One model call: POST the history, stream and parse the answer.
+async fn call(
+    client: &reqwest::Client,
+    kind: Kind,
+    url: &str,
+    tools: &Value,
+    messages: &[Value],
+    seen: &mut Seen,
+) -> Result<Answer, String> {
+    let body = serde_json::to_vec(&Request {
+        model: "m",
+        max_tokens: (kind == Kind::Anthropic).then_some(4096),
+        stream: true,
+        tools,
+        messages,
+    })
+    .map_err(|e| e.to_string())?;
+    let req = match kind {
+        Kind::Anthropic => client
+            .post(format!("{url}/v1/messages"))
+            .header("x-api-key", "floor-key")
+            .header("anthropic-version", "2023-06-01"),
+        Kind::OpenAi => client
+            .post(format!("{url}/chat/completions"))
+            .bearer_auth("floor-key"),
+    };
+    let resp = req
+        .header("content-type", "application/json")
+        .body(body)
+        .send()
+        .await
+        .map_err(|e| e.to_string())?;
+    if !resp.status().is_success() {
+        return Err(format!("HTTP {}", resp.status()));
+    }
+    let mut stream = resp.bytes_stream();
+    let mut buf: Vec<u8> = Vec::new();
+    let mut answer = Answer::default();
+    while let Some(chunk) = stream.next().await {
+        buf.extend_from_slice(&chunk.map_err(|e| e.to_string())?);
+        let mut start = 0;
+        while let Some(n) = memchr::memchr(b'\n', &buf[start..]) {
+            let line = &buf[start..start + n];
+            if let Some(data) = line.strip_prefix(b"data: ") {
+                on_data(kind, data, &mut answer, seen)?;
+            }
+            start += n + 1;
+        }
+        buf.drain(..start);
+    }
+    Ok(answer)
+}
+
+fn add(args: &str) -> Result<i64, String> {
+    let v: Value = serde_json::from_str(args).map_err(|e| format!("tool args: {e}"))?;
+    let n = |k: &str| {
+        v.get(k)
+            .and_then(Value::as_i64)
+            .ok_or(format!("tool arg {k}"))
+    };
+    Ok(n("a")? + n("b")?)
+}
+
+/// Appends the assistant's tool call and the tool's result to the history.
+fn push_tool_round(kind: Kind, messages: &mut Vec<Value>, answer: Answer, result: i64) {
+    match kind {
+        Kind::Anthropic => {
+            let input: Value = serde_json::from_str(&answer.tool_args).unwrap_or(Value::Null);
+            messages.push(
+                json!({"role":"assistant","content":[{"type":"text","text":answer.text},
+                {"type":"tool_use","id":answer.tool_id,"name":"add","input":input}]}),
+            );
+            messages.push(json!({"role":"user","content":[{"type":"tool_result",
+                "tool_use_id":answer.tool_id,"content":result.to_string()}]}));
+        }
+        Kind::OpenAi => {
+            messages.push(
+                json!({"role":"assistant","content":answer.text,"tool_calls":[{"id":answer.tool_id,
+                "type":"function","function":{"name":"add","arguments":answer.tool_args}}]}),
+            );
+            messages.push(
+                json!({"role":"tool","tool_call_id":answer.tool_id,"content":result.to_string()}),
+            );
+        }
+    }
+}
+
+/// One scenario: rounds until the model answers without a tool call.
+async fn scenario(
+    client: &reqwest::Client,
+    kind: Kind,
+    url: &str,
+    tools: &Value,
+) -> Result<Seen, String> {
+    let mut seen = Seen::default();
+    let mut messages = vec![json!({"role":"user","content":PROMPT})];
+    loop {
+        let answer = call(client, kind, url, tools, &messages, &mut seen).await?;
+        if answer.tool_id.is_empty() {
+            messages.push(json!({"role":"assistant","content":answer.text}));
+            break;
+        }
+        seen.tool_calls += 1;
+        let result = add(&answer.tool_args)?;
+        push_tool_round(kind, &mut messages, answer, result);
+    }
+    if seen.deltas != DELTAS_PER_SCENARIO || seen.tool_calls != 3 {
+        return Err(format!(
+            "{} text deltas and {} tool calls, expected {DELTAS_PER_SCENARIO} and 3",
+            seen.deltas, seen.tool_calls
+        ));
+    }
+    Ok(seen)
+}
+
+async fn run(mode: &str, kind: Kind, url: &str) -> Result<String, String> {
+    let client = reqwest::Client::new();
+    let tools = tools(kind);
+    match mode {
+        "single" => {
+            let seen = scenario(&client, kind, url, &tools).await?;
+            Ok(format!(
+                "{{\"first_delta_ns\":{},\"done_ns\":{},\"peak_rss_kb\":{}}}",
+                seen.first_delta_ns,
+                mono_ns(),
+                peak_rss_kb()
+            ))
+        }
+        "warm" => {
+            scenario(&client, kind, url, &tools).await?;
+            let (t0, c0) = (Instant::now(), cpu_ns());
+            for _ in 0..WARM_RUNS {
+                scenario(&client, kind, url, &tools).await?;
+            }
+            Ok(format!(
+                "{{\"wall_ns\":{},\"cpu_ns\":{},\"scenarios\":{WARM_RUNS},\"peak_rss_kb\":{}}}",
+                t0.elapsed().as_nanos(),
+                cpu_ns() - c0,
+                peak_rss_kb()
+            ))
+        }
+        "conc" => {
+            let (t0, c0) = (Instant::now(), cpu_ns());
+            let all = (0..CONC_RUNS).map(|_| scenario(&client, kind, url, &tools));
+            for r in futures_util::future::join_all(all).await {
+                r?;
+            }
+            Ok(format!(
+                "{{\"wall_ns\":{},\"cpu_ns\":{},\"scenarios\":{CONC_RUNS},\"peak_rss_kb\":{}}}",
+                t0.elapsed().as_nanos(),
+                cpu_ns() - c0,
+                peak_rss_kb()
+            ))
+        }
+        other => Err(format!("unknown mode {other}")),
+    }
+}
+
+/// `floor raw MODE KIND BASE_URL`: runs the raw loop and prints its JSON line.
+pub(crate) fn main(args: &[String]) -> i32 {
+    let [mode, kind, url] = args else {
+        eprintln!("usage: floor raw single|warm|conc anthropic|openai BASE_URL");
+        return 64;
+    };
+    let Some(kind) = Kind::parse(kind) else {
+        eprintln!("floor raw: unknown kind {kind}");
+        return 64;
+    };
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("floor raw: runtime: {e}");
+            return 2;
+        }
+    };
+    match rt.block_on(run(mode, kind, url)) {
+        Ok(line) => {
+            println!("{line}");
+            0
+        }
+        Err(e) => {
+            eprintln!("floor raw: {e}");
+            3
+        }
+    }
+}

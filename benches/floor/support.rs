@@ -1,0 +1,8 @@
+//! The project's fake model server (`tests/support`), shared with the integration tests.
+
+#[allow(dead_code)] // the tests use the rest
+#[path = "../../tests/support/fake_server.rs"]
+pub(crate) mod fake_server;
+#[allow(dead_code)]
+#[path = "../../tests/support/invariants.rs"]
+pub(crate) mod invariants;
