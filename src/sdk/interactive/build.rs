@@ -155,6 +155,7 @@ impl InteractiveSession {
         so.permissions = cfg.permissions.clone();
         so.hooks = hooks;
         so.extra_hook_executors = vec![host_hooks];
+        so.http_client = Some(shared.http.clone());
         so.approval_handler = Some(approval.clone() as Arc<dyn ApprovalHandler>);
         so.observer = Some(core.clone() as Arc<dyn SessionObserver>);
         so.max_turns = cfg.max_rounds;

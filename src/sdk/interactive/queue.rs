@@ -41,29 +41,11 @@ impl InteractiveSession {
         Ok(id)
     }
 
+    /// Starts the turn as a task on the runtime's workers (no thread per turn).
     pub(super) fn spawn_turn(&self, id: u64, input: TurnInput, cancel: CancellationToken) {
-        // The engine's turn future is driven by `block_on` on a short-lived turn thread: it
-        // does not have to be `Send`, and the workers stay free for I/O.
-        let me = self.clone();
-        let shared = self.inner.core.link.shared.clone();
-        let handle = shared.handle.clone();
-        let spawned = std::thread::Builder::new()
-            .name("robota-turn".into())
-            .spawn(move || {
-                crate::sdk::signals::block_sigpipe_on_this_thread();
-                handle.block_on(me.run_turn(id, input, cancel))
-            });
-        match spawned {
-            Ok(j) => shared.track_thread(j),
-            Err(e) => {
-                let outcome = self.finish_error(
-                    id,
-                    "INTERNAL",
-                    &format!("cannot start the turn thread: {e}"),
-                );
-                self.finish(id, outcome);
-            }
-        }
+        let turn = self.clone().run_turn(id, input, cancel);
+        let shared = &self.inner.core.link.shared;
+        shared.work.spawn(&shared.handle, assert_send(turn));
     }
 
     /// Aborts turn `turn_id` (0 = the running one) and clears the queue. Idempotent; aborting a
@@ -255,4 +237,10 @@ pub(super) fn push_outcome(st: &mut State, id: u64, o: TurnOutcome) {
         st.outcomes.pop_front();
     }
     st.outcomes.push_back((id, o));
+}
+
+/// Compile-time guard: the turn future must stay `Send`, so a turn is a task on the runtime's
+/// workers and never needs a thread of its own.
+fn assert_send<F: std::future::Future + Send>(f: F) -> F {
+    f
 }
