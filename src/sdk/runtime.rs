@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::config::{parse_runtime_config, RuntimeConfig};
 use super::error::{ErrorCode, SdkError, SdkResult};
-use super::host_tool::HostToolDef;
+use super::host_tool::{HostToolDef, HostToolHandler};
 use super::pending::PendingRegistry;
 use super::work::LibraryWork;
 use crate::core::provider::Provider;
@@ -173,7 +173,7 @@ impl Runtime {
     pub fn register_tool(
         &self,
         tool_json: &str,
-        handler: Option<Arc<dyn std::any::Any + Send + Sync>>,
+        handler: Option<Arc<dyn HostToolHandler>>,
     ) -> SdkResult<()> {
         let def = HostToolDef::from_json(tool_json, handler)?;
         let mut tools = self.shared.tools.write().unwrap_or_else(|p| p.into_inner());

@@ -6,7 +6,7 @@ use std::ffi::{c_char, c_void, CString};
 use std::ptr::null_mut;
 use std::sync::{Condvar, Mutex};
 
-use robota::ffi::handles::{robota_runtime, robota_session};
+use robota::ffi::{robota_runtime, robota_session};
 use robota::ffi::*;
 
 /// What the callback saw, and a gate that holds the `TURN_COMPLETED` callback until opened.

@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use robota::ffi::handles::{robota_runtime, robota_session};
+use robota::ffi::{robota_runtime, robota_session};
 use robota::ffi::*;
 use serde_json::{json, Value};
 

@@ -4,7 +4,7 @@
 use std::ffi::{c_char, CStr, CString};
 use std::ptr::null_mut;
 
-use robota::ffi::handles::{robota_runtime, robota_session};
+use robota::ffi::{robota_runtime, robota_session};
 use robota::ffi::*;
 use serde_json::Value;
 
