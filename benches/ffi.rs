@@ -9,8 +9,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use robota::ffi::{robota_runtime, robota_session};
 use robota::ffi::*;
+use robota::ffi::{robota_runtime, robota_session};
 
 fn c(s: &str) -> CString {
     CString::new(s).unwrap()

@@ -195,7 +195,13 @@ impl LogReg {
 
 impl EventReg {
     /// Calls the event callback; `payload` must end with a NUL byte not counted in the length.
-    pub(crate) fn call(&self, session: *mut robota_session, kind: u32, turn_id: u64, payload: &[u8]) {
+    pub(crate) fn call(
+        &self,
+        session: *mut robota_session,
+        kind: u32,
+        turn_id: u64,
+        payload: &[u8],
+    ) {
         let Some(f) = self.f else { return };
         let len = payload.len().saturating_sub(1);
         let _scope = CallbackScope::enter();

@@ -225,6 +225,17 @@ impl HttpTransport {
             if delay > MAX_RETRY_DELAY {
                 return Err(failure.error);
             }
+            crate::log_at!(
+                crate::core::log::DEBUG,
+                "robota::providers",
+                "provider \"{}\": attempt {} failed ({}), retry {} of {} in {} ms",
+                self.cfg.name,
+                attempt + 1,
+                failure.error.code(),
+                attempt + 1,
+                self.cfg.max_retries,
+                delay.as_millis()
+            );
             tokio::select! {
                 _ = cancel.cancelled() => return Ok(StreamOutcome::Aborted),
                 _ = tokio::time::sleep(delay) => {}

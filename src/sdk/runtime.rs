@@ -14,7 +14,7 @@ use super::host_tool::{HostToolDef, HostToolHandler};
 use super::pending::PendingRegistry;
 use super::work::LibraryWork;
 use crate::core::provider::Provider;
-use crate::providers::{create_provider, new_http_client};
+use crate::providers::{create_provider, new_http_client, ProviderKind};
 use crate::tools::{StdFs, TokioProcess, ToolEnv, ToolsConfig};
 
 /// What sessions and their tasks share (never owns the tokio runtime itself, so the last
@@ -60,7 +60,7 @@ impl RuntimeShared {
                 ),
             ));
         };
-        build_provider(name, kind, profile, &self.http)
+        build_provider(name, *kind, profile, &self.http)
     }
 
     /// The built-in tool `name` for `cwd` (one shared instance per runtime and directory), on
@@ -96,12 +96,12 @@ impl RuntimeShared {
 /// profile may carry the common HTTP keys (`api_key`, `base_url`, …); they are ignored.
 pub fn build_provider(
     name: &str,
-    kind: &str,
+    kind: ProviderKind,
     profile: &Value,
     http: &reqwest::Client,
 ) -> SdkResult<Arc<dyn Provider>> {
     let mut p = profile.clone();
-    if kind == "scripted" {
+    if kind == ProviderKind::Scripted {
         if let Value::Object(m) = &mut p {
             m.retain(|k, _| matches!(k.as_str(), "kind" | "turns" | "fallback" | "name"));
         }

@@ -194,8 +194,8 @@ impl InteractiveSession {
             ),
             other => {
                 return Err(SdkError::config(format!(
-                    "query_json: unknown view \"{other}\" (expected conversation, messages or history)"
-                )))
+                "query_json: unknown view \"{other}\" (expected conversation, messages or history)"
+            )))
             }
         })
     }
