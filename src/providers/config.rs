@@ -11,6 +11,7 @@ use std::time::Duration;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::{Map, Value};
 
+use crate::core::env_ref::EnvVars;
 use crate::core::errors::RobotaError;
 
 /// Which wire format a provider speaks.
@@ -130,6 +131,8 @@ pub struct HttpProviderConfig {
     pub web_search: bool,
     /// `anthropic-version` header value.
     pub anthropic_version: String,
+    /// Where an `api_key` of `$ENV:NAME` is looked up (default: the process environment).
+    pub env: EnvVars,
 }
 
 impl std::fmt::Debug for HttpProviderConfig {
@@ -275,6 +278,7 @@ impl HttpProviderConfig {
             max_tokens,
             web_search,
             anthropic_version,
+            env: EnvVars::process(),
         })
     }
 }

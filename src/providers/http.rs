@@ -17,7 +17,7 @@ use super::errors::{
     parse_retry_after, redact, scrub, status_error, strip_url, vendor_message, who,
 };
 use super::sse::{SseEvent, SseParser};
-use crate::core::env_ref::{is_env_reference, resolve_env_reference, ENV_REFERENCE_PREFIX};
+use crate::core::env_ref::{is_env_reference, ENV_REFERENCE_PREFIX};
 use crate::core::errors::RobotaError;
 use crate::core::provider::{RawPayloadEvent, RawPayloadKind, StreamSink};
 
@@ -113,7 +113,7 @@ impl HttpTransport {
     pub fn api_key(&self) -> Result<Option<String>, RobotaError> {
         match self.cfg.api_key.as_deref() {
             None => Ok(None),
-            Some(k) if is_env_reference(k) => match resolve_env_reference(k) {
+            Some(k) if is_env_reference(k) => match self.cfg.env.resolve(k) {
                 Some(v) => Ok(Some(v)),
                 None => Err(RobotaError::Authentication(format!(
                     "{}: the API key environment variable \"{}\" is not set",

@@ -18,6 +18,7 @@ pub mod sse;
 #[cfg(test)]
 mod sse_tests;
 
+use crate::core::env_ref::EnvVars;
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -39,6 +40,17 @@ pub fn create_provider(
     name: &str,
     config: &Value,
     client: &reqwest::Client,
+) -> Result<Arc<dyn Provider>, RobotaError> {
+    create_provider_in(name, config, client, &EnvVars::process())
+}
+
+/// [`create_provider`] with `$ENV:NAME` keys looked up in `env` (variables passed explicitly
+/// first, then the process environment).
+pub fn create_provider_in(
+    name: &str,
+    config: &Value,
+    client: &reqwest::Client,
+    env: &EnvVars,
 ) -> Result<Arc<dyn Provider>, RobotaError> {
     let obj = config.as_object().ok_or_else(|| {
         RobotaError::Configuration(format!("provider \"{name}\": entry must be a JSON object"))
@@ -63,7 +75,12 @@ pub fn create_provider(
             ProviderKind::list(", ", " or ")
         )));
     };
-    let http = || HttpProviderConfig::parse(name, kind, config);
+    let http = || {
+        HttpProviderConfig::parse(name, kind, config).map(|mut c| {
+            c.env = env.clone();
+            c
+        })
+    };
     Ok(match kind {
         ProviderKind::Scripted => Arc::new(scripted_provider(name, config)?),
         ProviderKind::Anthropic => Arc::new(AnthropicProvider::new(http()?, client.clone())),
