@@ -17,6 +17,7 @@ pub mod scripted;
 pub mod sse;
 #[cfg(test)]
 mod sse_tests;
+pub mod stream;
 
 use crate::core::env_ref::EnvVars;
 use std::sync::Arc;

@@ -9,7 +9,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::config::{parse_runtime_config, RuntimeConfig};
-use super::error::{ErrorCode, SdkError, SdkResult};
+use super::error::{list_or_none, ErrorCode, SdkError, SdkResult};
 use super::host_tool::{HostToolDef, HostToolHandler};
 use super::pending::PendingRegistry;
 use super::work::LibraryWork;
@@ -52,11 +52,7 @@ impl RuntimeShared {
                 ErrorCode::NotFound,
                 format!(
                     "unknown provider \"{name}\" (configured: {})",
-                    if known.is_empty() {
-                        "none".to_string()
-                    } else {
-                        known.join(", ")
-                    }
+                    list_or_none(&known)
                 ),
             ));
         };

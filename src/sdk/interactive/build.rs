@@ -11,7 +11,7 @@ use crate::core::tool::Tool;
 use crate::core::util::{now_iso, prefixed_id};
 use crate::sdk::bridge::{HostApproval, HostHookExecutor};
 use crate::sdk::config::SessionConfig;
-use crate::sdk::error::{ErrorCode, SdkError, SdkResult};
+use crate::sdk::error::{list_or_none, ErrorCode, SdkError, SdkResult};
 use crate::sdk::events::EventSink;
 use crate::sdk::host_tool::{SessionHostTool, SessionLink};
 use crate::sdk::runtime::RuntimeShared;
@@ -76,11 +76,7 @@ fn session_tools(
                         ErrorCode::NotFound,
                         format!(
                             "session config: unknown tool \"{n}\" (available: {})",
-                            if known.is_empty() {
-                                "none".into()
-                            } else {
-                                known.join(", ")
-                            }
+                            list_or_none(&known)
                         ),
                     ));
                 }
