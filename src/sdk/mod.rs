@@ -16,3 +16,4 @@ pub mod runtime;
 mod signals;
 pub mod snapshot;
 pub mod tool_state;
+pub mod work;
