@@ -25,14 +25,14 @@ const PROGRESS: &str = "@saved ";
 /// Children killed by the SIGKILL test.
 const KILLS: u64 = 24;
 
-fn runtime_with_dir(dir: &Path) -> *mut robota::ffi::handles::robota_runtime {
+fn runtime_with_dir(dir: &Path) -> *mut robota::ffi::robota_runtime {
     ffi::runtime(
         &json!({"v":1,"providers":{"s":{"kind":"scripted"}},"session_dir": dir}).to_string(),
     )
 }
 
 /// Waits for `turn` after draining its events (pull delivery).
-fn run_turn(s: *mut robota::ffi::handles::robota_session, text: &str) {
+fn run_turn(s: *mut robota::ffi::robota_session, text: &str) {
     let turn = ffi::submit(s, text);
     ffi::events_until(s, "turn_completed");
     assert_eq!(
@@ -196,7 +196,7 @@ fn saves_survive_sigkill_at_any_moment() {
     assert!(last_count >= KILLS, "{last_count}");
 }
 
-fn rejected(r: Result<*mut robota::ffi::handles::robota_session, Failure>, id: &str) {
+fn rejected(r: Result<*mut robota::ffi::robota_session, Failure>, id: &str) {
     let f = r.err().unwrap_or_else(|| panic!("{id:?} was accepted"));
     assert_eq!(f.status, ROBOTA_E_INVALID_CONFIG, "{id:?}: {}", f.message);
     assert!(f.message.contains(SESSION_ID_RULE), "{}", f.message);
