@@ -270,6 +270,18 @@ pub(crate) fn nul_terminated(s: String) -> Vec<u8> {
     v
 }
 
+/// `doc` as compact JSON text followed by a NUL, written straight into the buffer (no
+/// `fmt::Write` round trip per piece, as `Value::to_string` makes).
+fn json_nul_terminated(doc: &serde_json::Value) -> Vec<u8> {
+    let mut buf = Vec::with_capacity(256);
+    if serde_json::to_writer(&mut buf, doc).is_err() {
+        // Writing a `Value` into memory cannot fail; keep the text form regardless.
+        buf = doc.to_string().into_bytes();
+    }
+    buf.push(0);
+    buf
+}
+
 /// Delivers one event through the callbacks (thread and pump modes).
 pub(crate) fn deliver(ev: Event, reg: Option<&EventReg>, session: *mut robota_session) {
     let kind = ev.kind;
@@ -282,7 +294,7 @@ pub(crate) fn deliver(ev: Event, reg: Option<&EventReg>, session: *mut robota_se
         }
         Payload::Json(v) => {
             if let Some(r) = reg {
-                r.call(session, kind, turn, &nul_terminated(v.to_string()));
+                r.call(session, kind, turn, &json_nul_terminated(&v));
             }
         }
         Payload::ToolCall(c) => {
@@ -291,8 +303,8 @@ pub(crate) fn deliver(ev: Event, reg: Option<&EventReg>, session: *mut robota_se
                 .as_ref()
                 .is_some_and(|h| h.call(session as usize, &c));
             if let (false, Some(r)) = (handled, reg) {
-                let doc = events::tool_call_json(&c).to_string();
-                r.call(session, kind, turn, &nul_terminated(doc));
+                let doc = events::tool_call_json(&c);
+                r.call(session, kind, turn, &json_nul_terminated(&doc));
             }
         }
     }
