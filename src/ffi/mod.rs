@@ -9,6 +9,7 @@
 pub mod api_lib;
 pub mod api_runtime;
 pub mod api_session;
+pub mod api_store;
 pub mod callbacks;
 pub mod delivered;
 pub mod delivery;
@@ -20,4 +21,5 @@ pub mod strings;
 pub use api_lib::*;
 pub use api_runtime::*;
 pub use api_session::*;
+pub use api_store::*;
 pub use status::*;

@@ -103,6 +103,12 @@ pub struct SessionConfig {
     pub request_timeout_ms: Option<u64>,
     /// User-facing name.
     pub name: Option<String>,
+    /// Context window in tokens (overrides the model table).
+    pub context_window: Option<u64>,
+    /// Auto-compaction threshold (`0 < t ≤ 1`; `false` disables; default 0.835).
+    pub auto_compact_threshold: Option<f64>,
+    /// Focus of compaction summaries (default: CLAUDE.md's "Compact Instructions").
+    pub compact_instructions: Option<String>,
 }
 
 /// Parses a document that must be a JSON object with `"v":1` (absent `v` means 1).
@@ -254,7 +260,7 @@ pub fn parse_runtime_config(text: &str) -> SdkResult<RuntimeConfig> {
 }
 
 /// Keys of the session document.
-pub const SESSION_KEYS: [&str; 18] = [
+pub const SESSION_KEYS: [&str; 21] = [
     "provider",
     "model",
     "system_prompt",
@@ -273,6 +279,9 @@ pub const SESSION_KEYS: [&str; 18] = [
     "name",
     "snapshot",
     "strict",
+    "context_window",
+    "auto_compact_threshold",
+    "compact_instructions",
 ];
 
 /// Parses a delivery name.
@@ -391,6 +400,16 @@ pub fn parse_session_map(map: &Map<String, Value>) -> SdkResult<SessionConfig> {
         replay_events: opt_bool(W, map, "replay_events")?,
         request_timeout_ms: opt_u64(W, map, "request_timeout_ms")?,
         name: opt_str(W, map, "name")?,
+        context_window: match opt_u64(W, map, "context_window")? {
+            Some(0) => {
+                return Err(SdkError::config(format!(
+                    "{W}: field \"context_window\" must be a positive integer"
+                )))
+            }
+            n => n,
+        },
+        auto_compact_threshold: crate::sdk::compact_config::parse_threshold(W, map)?,
+        compact_instructions: opt_str(W, map, "compact_instructions")?,
     })
 }
 

@@ -26,6 +26,7 @@ use crate::core::tokens::TokenUsage;
 use crate::session::Session;
 
 mod build;
+mod compact;
 mod end;
 mod input;
 mod observer;

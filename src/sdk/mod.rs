@@ -5,6 +5,7 @@
 
 pub mod bridge;
 pub mod commands;
+pub mod compact_config;
 pub mod config;
 pub mod error;
 pub mod events;
@@ -15,5 +16,6 @@ pub mod pending;
 pub mod runtime;
 mod signals;
 pub mod snapshot;
+pub mod store_api;
 pub mod tool_state;
 pub mod work;

@@ -55,6 +55,10 @@ pub struct SessionOptions {
     pub hook_env: BTreeMap<String, String>,
     /// The HTTP client of `http` hooks (the runtime's shared pool); `None` = one of their own.
     pub http_client: Option<reqwest::Client>,
+    /// Auto-compaction threshold (`0 < t ≤ 1`; `None` = disabled; default 0.835).
+    pub auto_compact_threshold: Option<f64>,
+    /// Default focus of compaction summaries (CLAUDE.md "Compact Instructions").
+    pub compact_instructions: Option<String>,
 }
 
 impl SessionOptions {
@@ -79,6 +83,8 @@ impl SessionOptions {
             history: None,
             hook_env: BTreeMap::new(),
             http_client: None,
+            auto_compact_threshold: Some(super::context::AUTO_COMPACT_THRESHOLD),
+            compact_instructions: None,
         }
     }
 }
@@ -97,6 +103,8 @@ pub struct SessionRunOptions {
     /// The user's raw input for `UserPromptSubmit` (`prompt`/`user_message`), when it differs
     /// from the message content (e.g. a slash command expanded into a prompt).
     pub raw_input: Option<String>,
+    /// The caller already ran [`super::Session::auto_compact`] for this turn.
+    pub skip_auto_compact: bool,
 }
 
 /// Why a run failed.

@@ -32,13 +32,20 @@ pub const STOP_RESPONSE_CHARS: usize = 500;
 /// `StopFailure` reason of an aborted run.
 pub const ABORTED_REASON: &str = "Aborted";
 
+/// Auto-compaction threshold and default focus instructions.
+pub(super) struct CompactionSettings {
+    pub(super) threshold: Mutex<Option<f64>>,
+    pub(super) instructions: Option<String>,
+}
+
 /// A session: one conversation with tools, permissions and hooks.
 pub struct Session {
-    agent: Agent,
+    pub(super) agent: Agent,
     enforcer: Arc<PermissionEnforcer>,
     hooks: Arc<HooksConfig>,
     registry: Arc<HookExecutorRegistry>,
-    observer: Option<Arc<dyn SessionObserver>>,
+    pub(super) observer: Option<Arc<dyn SessionObserver>>,
+    pub(super) compaction: CompactionSettings,
     session_id: String,
     cwd: PathBuf,
     context_max_tokens: Option<u64>,
@@ -134,6 +141,10 @@ impl Session {
             hooks,
             registry,
             observer: opts.observer,
+            compaction: CompactionSettings {
+                threshold: Mutex::new(opts.auto_compact_threshold),
+                instructions: opts.compact_instructions,
+            },
             session_id,
             cwd,
             context_max_tokens: opts.context_max_tokens,
@@ -242,7 +253,7 @@ impl Session {
         }
     }
 
-    fn refresh_context(&self) -> ContextState {
+    pub(super) fn refresh_context(&self) -> ContextState {
         let store = lock(self.agent.store());
         let mut t = lock(&self.tracker);
         t.update_from_store(&store);
@@ -334,7 +345,11 @@ impl Session {
         }
         let _reset = Reset(&self.running);
         let cancel = opts.cancel.clone().unwrap_or_default();
-        self.refresh_context();
+        if opts.skip_auto_compact {
+            self.refresh_context();
+        } else {
+            self.auto_compact(&cancel).await;
+        }
 
         if !self.start_fired.swap(true, Ordering::AcqRel) {
             let fields = Self::fields(vec![("env", self.env_value())]);

@@ -25,6 +25,7 @@ mod providers_vendor_streams;
 mod scripted_provider;
 mod session_basic;
 mod session_builtins;
+mod session_compaction;
 mod session_enforcer;
 mod session_files;
 mod session_hooks;

@@ -19,16 +19,11 @@ use crate::sdk::runtime::RuntimeShared;
 use crate::session::{ApprovalHandler, Session, SessionObserver, SessionOptions};
 
 /// Refuses session configs this build cannot honour.
-fn check_config(shared: &RuntimeShared, cfg: &SessionConfig) -> SdkResult<()> {
+fn check_config(_shared: &RuntimeShared, cfg: &SessionConfig) -> SdkResult<()> {
     if cfg.settings == "project" {
         return Err(SdkError::new(
             ErrorCode::Unsupported,
             "session config: \"settings\": \"project\" is not supported by this build yet",
-        ));
-    }
-    if cfg.persist && shared.config.session_dir.is_none() {
-        return Err(SdkError::config(
-            "session config: \"persist\": true needs \"session_dir\" in the runtime config",
         ));
     }
     Ok(())
@@ -162,6 +157,12 @@ impl InteractiveSession {
         so.provider_timeout_ms = Some(PROVIDER_IDLE_TIMEOUT_MS);
         so.session_id = Some(session_id.clone());
         so.history = Some(ConversationStore::from_entries(restore.conversation));
+        so.context_max_tokens = cfg.context_window;
+        so.auto_compact_threshold = cfg.auto_compact_threshold;
+        so.compact_instructions = crate::sdk::compact_config::compact_instructions(
+            cfg.compact_instructions.as_deref(),
+            &so.cwd,
+        );
         let session =
             Session::new(so).map_err(|e| SdkError::robota(ErrorCode::InvalidConfig, &e))?;
         let _ = approval.enforcer.set(Arc::downgrade(session.enforcer()));

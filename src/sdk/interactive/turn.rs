@@ -40,6 +40,7 @@ impl InteractiveSession {
             events::TURN_STARTED,
             json!({"turn_id": turn_id, "input": input.to_json()}),
         );
+        self.auto_compact(turn_id, &cancel).await;
         let start_idx = inner.session.agent().messages().len();
         let opts = self.run_options(turn_id, &cancel, input.raw_input.clone());
         let outcome = match inner
@@ -136,6 +137,7 @@ impl InteractiveSession {
             on_thinking_delta: Some(on_thinking),
             on_event,
             raw_input,
+            skip_auto_compact: true,
         }
     }
 
