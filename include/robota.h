@@ -531,6 +531,20 @@ robota_status robota_session_next_event(robota_session *s, int32_t timeout_ms, c
  */
 int32_t robota_session_dispatch(robota_session *s, int32_t max_events, int32_t timeout_ms);
 
+/**
+ * Lists saved sessions. `query_json` may be NULL or `{"cwd"?,"limit"?}`. Writes (owned
+ * string) `{"v":1,"sessions":[{"id","name","cwd","created_at","updated_at","message_count"}],
+ * "skipped":[{"file","error"}]}`, newest first; a corrupt or truncated file is skipped and
+ * named in `skipped`. A missing directory lists nothing.
+ */
+robota_status robota_store_list(robota_runtime *rt, const char *query_json, char **out_json, robota_error **out_error);
+
+/**
+ * Deletes the saved session `session_id`. `ROBOTA_E_NOT_FOUND` when there is none,
+ * `ROBOTA_E_INVALID_CONFIG` for an id that cannot name a session file.
+ */
+robota_status robota_store_delete(robota_runtime *rt, const char *session_id, robota_error **out_error);
+
 #ifdef __cplusplus
 }  // extern "C"
 #endif  // __cplusplus

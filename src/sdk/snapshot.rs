@@ -43,6 +43,9 @@ fn config_fields(c: &SessionConfig) -> Map<String, Value> {
     if let Some(h) = &c.hooks {
         m.insert("hooks".into(), h.clone());
     }
+    if c.persist {
+        m.insert("persist".into(), json!(true));
+    }
     if let Some(w) = c.context_window {
         m.insert("context_window".into(), json!(w));
     }
