@@ -155,6 +155,14 @@ type SessionConfig struct {
 	ReplayEvents     bool   `json:"replay_events,omitempty"`
 	RequestTimeoutMS int    `json:"request_timeout_ms,omitempty"`
 	Strict           bool   `json:"strict,omitempty"`
+	// ContextWindow overrides the model's context window in tokens (0 = the model's).
+	ContextWindow int `json:"context_window,omitempty"`
+	// AutoCompactThreshold is a number in (0, 1] (default 0.835) or false (no automatic
+	// compaction); nil keeps the default.
+	AutoCompactThreshold any `json:"auto_compact_threshold,omitempty"`
+	// CompactInstructions focus compaction summaries (default: CLAUDE.md's
+	// "Compact Instructions" section).
+	CompactInstructions string `json:"compact_instructions,omitempty"`
 	// Extra holds keys this struct does not name.
 	Extra map[string]any `json:"-"`
 

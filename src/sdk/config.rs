@@ -109,6 +109,8 @@ pub struct SessionConfig {
     pub auto_compact_threshold: Option<f64>,
     /// Focus of compaction summaries (default: CLAUDE.md's "Compact Instructions").
     pub compact_instructions: Option<String>,
+    /// Directory of the JSONL transcript (`transcript`: `true` = `<cwd>/.robota/logs`).
+    pub transcript: Option<std::path::PathBuf>,
 }
 
 /// Parses a document that must be a JSON object with `"v":1` (absent `v` means 1).
@@ -260,7 +262,7 @@ pub fn parse_runtime_config(text: &str) -> SdkResult<RuntimeConfig> {
 }
 
 /// Keys of the session document.
-pub const SESSION_KEYS: [&str; 21] = [
+pub const SESSION_KEYS: [&str; 22] = [
     "provider",
     "model",
     "system_prompt",
@@ -282,6 +284,7 @@ pub const SESSION_KEYS: [&str; 21] = [
     "context_window",
     "auto_compact_threshold",
     "compact_instructions",
+    "transcript",
 ];
 
 /// Parses a delivery name.
@@ -333,6 +336,7 @@ pub fn parse_session_map(map: &Map<String, Value>) -> SdkResult<SessionConfig> {
             .map(|p| p.to_string_lossy().into_owned())
             .unwrap_or_else(|_| ".".into()),
     };
+    let transcript = crate::sdk::transcript_tap::parse(W, map, &cwd)?;
     let tools = match map.get("tools") {
         None | Some(Value::Null) => None,
         Some(Value::Array(a)) => Some(
@@ -410,6 +414,7 @@ pub fn parse_session_map(map: &Map<String, Value>) -> SdkResult<SessionConfig> {
         },
         auto_compact_threshold: crate::sdk::compact_config::parse_threshold(W, map)?,
         compact_instructions: opt_str(W, map, "compact_instructions")?,
+        transcript,
     })
 }
 

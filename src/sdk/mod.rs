@@ -18,4 +18,5 @@ mod signals;
 pub mod snapshot;
 pub mod store_api;
 pub mod tool_state;
+pub mod transcript_tap;
 pub mod work;

@@ -56,6 +56,9 @@ fn config_fields(c: &SessionConfig) -> Map<String, Value> {
     if let Some(i) = &c.compact_instructions {
         m.insert("compact_instructions".into(), json!(i));
     }
+    if let Some(t) = &c.transcript {
+        m.insert("transcript".into(), json!(t));
+    }
     m
 }
 

@@ -14,6 +14,8 @@ pub mod paths;
 pub mod session;
 pub mod store;
 pub mod store_list;
+pub mod transcript;
+pub mod transcript_check;
 
 pub use approval::{approval_prompt_text, ApprovalDecision, ApprovalHandler};
 pub use compaction::{CompactError, CompactTrigger, Compaction};

@@ -29,11 +29,15 @@ void test_quickstart_thread(void);
 void test_quickstart_pump(void);
 void test_quickstart_pull(void);
 void test_free_session_after_runtime_is_prompt(void);
+void test_store_list_delete_resume(void);
+void test_compact_command(void);
 
 static const struct {
     const char *name;
     void (*fn)(void);
 } TESTS[] = {
+    {"store_list_delete_resume", test_store_list_delete_resume},
+    {"compact_command", test_compact_command},
     {"version", test_version},
     {"streaming_thread", test_streaming_thread},
     {"commands", test_commands},

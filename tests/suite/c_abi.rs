@@ -48,6 +48,7 @@ fn compile_c_tests(lib_dir: &Path) -> PathBuf {
         "test_tools.c",
         "test_http.c",
         "test_delivery.c",
+        "test_store.c",
         "main.c",
     ] {
         cmd.arg(root.join("tests/c").join(f));

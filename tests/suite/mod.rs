@@ -24,6 +24,7 @@ mod providers_stream_fidelity;
 mod providers_vendor_streams;
 mod scripted_provider;
 mod sdk_store;
+mod sdk_transcript;
 mod session_basic;
 mod session_builtins;
 mod session_compaction;

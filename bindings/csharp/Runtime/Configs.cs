@@ -161,6 +161,18 @@ namespace Robota
         /// <summary>Persist the session in the runtime's session directory.</summary>
         public bool? Persist { get; set; }
 
+        /// <summary>Context window in tokens (overrides the model's).</summary>
+        public long? ContextWindow { get; set; }
+
+        /// <summary>Automatic compaction threshold, greater than 0 and at most 1 (default 0.835).</summary>
+        public double? AutoCompactThreshold { get; set; }
+
+        /// <summary>True turns automatic compaction off.</summary>
+        public bool AutoCompactDisabled { get; set; }
+
+        /// <summary>Focus of compaction summaries (default: CLAUDE.md's "Compact Instructions").</summary>
+        public string CompactInstructions { get; set; }
+
         /// <summary>Any further fields, written as they are (budget, temperature, ...).</summary>
         public IDictionary<string, object> Extra { get; } = new Dictionary<string, object>();
 
@@ -193,6 +205,10 @@ namespace Robota
             if (MaxRounds.HasValue) d["max_rounds"] = MaxRounds.Value;
             if (SessionId != null) d["session_id"] = SessionId;
             if (Persist.HasValue) d["persist"] = Persist.Value;
+            if (ContextWindow.HasValue) d["context_window"] = ContextWindow.Value;
+            if (AutoCompactDisabled) d["auto_compact_threshold"] = false;
+            else if (AutoCompactThreshold.HasValue) d["auto_compact_threshold"] = AutoCompactThreshold.Value;
+            if (CompactInstructions != null) d["compact_instructions"] = CompactInstructions;
             foreach (var kv in Extra) d[kv.Key] = kv.Value;
             return Json.Serialize(d);
         }

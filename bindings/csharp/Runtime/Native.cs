@@ -85,6 +85,12 @@ namespace Robota
         internal static extern int robota_request_respond_via(IntPtr runtime, ulong requestId, byte[] responseJson, out IntPtr error);
 
         [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern int robota_store_list(RuntimeHandle runtime, byte[] queryJson, out IntPtr outJson, out IntPtr error);
+
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern int robota_store_delete(RuntimeHandle runtime, byte[] sessionId, out IntPtr error);
+
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
         internal static extern int robota_session_new(RuntimeHandle runtime, byte[] sessionJson, EventFn fn, IntPtr userData, FreeFn freeFn, out IntPtr session, out IntPtr error);
 
         [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]

@@ -139,6 +139,29 @@ namespace Robota
         }
 
         /// <summary>
+        /// Lists the sessions saved in the runtime's session directory (robota_store_list):
+        /// <paramref name="queryJson"/> is null or <c>{"cwd"?,"limit"?}</c>; returns
+        /// <c>{"v":1,"sessions":[{"id","name","cwd","created_at","updated_at","message_count"}],"skipped":[{"file","error"}]}</c>, newest first.
+        /// </summary>
+        public string ListSessionsJson(string queryJson = null)
+        {
+            ThrowIfDisposed();
+            IntPtr json, err;
+            var status = NativeMethods.robota_store_list(Handle, queryJson == null ? null : Utf8.Encode(queryJson), out json, out err);
+            Errors.Check(status, err);
+            return Utf8.TakeOwned(json);
+        }
+
+        /// <summary>Deletes a saved session (robota_store_delete); throws with status NotFound when there is none.</summary>
+        public void DeleteSession(string sessionId)
+        {
+            ThrowIfDisposed();
+            IntPtr err;
+            var status = NativeMethods.robota_store_delete(Handle, Utf8.Encode(sessionId ?? throw new ArgumentNullException(nameof(sessionId))), out err);
+            Errors.Check(status, err);
+        }
+
+        /// <summary>
         /// Answers host tool call <paramref name="callId"/> with raw JSON (text that is not JSON is
         /// taken as a plain string). Returns false when the call is stale.
         /// </summary>

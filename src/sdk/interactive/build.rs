@@ -102,6 +102,9 @@ impl InteractiveSession {
             .session_id
             .clone()
             .unwrap_or_else(|| prefixed_id("session"));
+        let tool_names: Vec<String> = cfg.tools.clone().unwrap_or_default();
+        let (sink, transcript_warning) =
+            crate::sdk::transcript_tap::attach(sink, &cfg, &session_id, &tool_names);
         let link = Arc::new(SessionLink {
             owner: shared.next_session_uid(),
             shared: shared.clone(),
@@ -178,6 +181,9 @@ impl InteractiveSession {
         {
             let mut st = core.lock();
             st.msg_flushed = agent.messages().len();
+        }
+        if let Some(w) = transcript_warning {
+            link.emit(crate::sdk::events::WARNING, w);
         }
         crate::core::log::log(
             crate::core::log::DEBUG,

@@ -27,6 +27,12 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
     public var persist: Bool?
     /// Deliver replay boundary events (`Event.execution`).
     public var replayEvents: Bool?
+    /// Context window in tokens (overrides the model's).
+    public var contextWindow: Int?
+    /// Automatic compaction threshold: a number in (0, 1] (default 0.835) or `false` (off).
+    public var autoCompactThreshold: JSONValue?
+    /// Focus of compaction summaries (default: CLAUDE.md's "Compact Instructions").
+    public var compactInstructions: String?
     public var extra: [String: JSONValue]
 
     public init(
@@ -34,6 +40,7 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
         tools: [String]? = nil, permissionMode: PermissionMode? = nil, permissions: PermissionRules? = nil,
         hooks: JSONValue? = nil, maxRounds: Int? = nil, delivery: Delivery? = nil, settings: String? = nil,
         sessionID: String? = nil, name: String? = nil, persist: Bool? = nil, replayEvents: Bool? = nil,
+        contextWindow: Int? = nil, autoCompactThreshold: JSONValue? = nil, compactInstructions: String? = nil,
         extra: [String: JSONValue] = [:]
     ) {
         self.provider = provider
@@ -51,12 +58,16 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
         self.name = name
         self.persist = persist
         self.replayEvents = replayEvents
+        self.contextWindow = contextWindow
+        self.autoCompactThreshold = autoCompactThreshold
+        self.compactInstructions = compactInstructions
         self.extra = extra
     }
 
     static let knownKeys: Set<String> = [
         "v", "provider", "model", "system_prompt", "cwd", "tools", "permission_mode", "permissions", "hooks",
         "max_rounds", "delivery", "settings", "session_id", "name", "persist", "replay_events",
+        "context_window", "auto_compact_threshold", "compact_instructions",
     ]
 
     func encodeKnown(to c: inout KeyedEncodingContainer<DynamicKey>) throws {
@@ -76,6 +87,9 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
         try c.put(name, "name")
         try c.put(persist, "persist")
         try c.put(replayEvents, "replay_events")
+        try c.put(contextWindow, "context_window")
+        try c.put(autoCompactThreshold, "auto_compact_threshold")
+        try c.put(compactInstructions, "compact_instructions")
     }
 
     init(reading c: KeyedDecodingContainer<DynamicKey>) throws {
@@ -84,7 +98,9 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
             cwd: try c.get("cwd"), tools: try c.get("tools"), permissionMode: try c.get("permission_mode"),
             permissions: try c.get("permissions"), hooks: try c.get("hooks"), maxRounds: try c.get("max_rounds"),
             delivery: try c.get("delivery"), settings: try c.get("settings"), sessionID: try c.get("session_id"),
-            name: try c.get("name"), persist: try c.get("persist"), replayEvents: try c.get("replay_events"))
+            name: try c.get("name"), persist: try c.get("persist"), replayEvents: try c.get("replay_events"),
+            contextWindow: try c.get("context_window"), autoCompactThreshold: try c.get("auto_compact_threshold"),
+            compactInstructions: try c.get("compact_instructions"))
     }
 
     public func encode(to encoder: Encoder) throws { try encodeDocument(to: encoder) }
