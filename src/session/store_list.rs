@@ -79,7 +79,7 @@ pub fn list(dir: &Path, cwd: Option<&str>, limit: Option<usize>) -> Result<Listi
         }
         match read_summary(&entry.path()) {
             Ok(s) => {
-                if cwd.is_none_or(|c| c == s.cwd) {
+                if cwd.map_or(true, |c| c == s.cwd) {
                     out.sessions.push(s);
                 }
             }
