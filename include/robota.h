@@ -489,7 +489,8 @@ robota_status robota_session_wait(robota_session *s, uint64_t turn_id, int32_t t
 /**
  * Runs a command `{"name":"help"|"clear"|"context"|"cost"|"model"|"mode"|"permissions"|
  * "cancel_queue"|…,"args":"…"}` → `{"v":1,"message","success","data"?}` (owned string).
- * `ROBOTA_E_NOT_FOUND` for an unknown command; `ROBOTA_E_BUSY` for `clear` during a turn.
+ * `ROBOTA_E_NOT_FOUND` for an unknown command; `ROBOTA_E_BUSY` for `clear` or `compact` during
+ * a turn. `compact` blocks until the summary is in (`ROBOTA_E_REENTRANT` inside a callback).
  */
 robota_status robota_session_command(robota_session *s, const char *command_json, char **out_json, robota_error **out_error);
 

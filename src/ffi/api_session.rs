@@ -273,7 +273,8 @@ pub extern "C" fn robota_session_wait(
 
 /// Runs a command `{"name":"help"|"clear"|"context"|"cost"|"model"|"mode"|"permissions"|
 /// "cancel_queue"|…,"args":"…"}` → `{"v":1,"message","success","data"?}` (owned string).
-/// `ROBOTA_E_NOT_FOUND` for an unknown command; `ROBOTA_E_BUSY` for `clear` during a turn.
+/// `ROBOTA_E_NOT_FOUND` for an unknown command; `ROBOTA_E_BUSY` for `clear` or `compact` during
+/// a turn. `compact` blocks until the summary is in (`ROBOTA_E_REENTRANT` inside a callback).
 #[no_mangle]
 pub extern "C" fn robota_session_command(
     s: *mut robota_session,
@@ -286,6 +287,12 @@ pub extern "C" fn robota_session_command(
         need_out(out_json, "out_json")?;
         // SAFETY: NULL or a NUL-terminated string valid for the call.
         let text = unsafe { str_arg(command_json, "command_json") }?;
+        if in_callback() && crate::sdk::interactive::is_compact_command(text) {
+            return Err(err(
+                ErrorCode::Reentrant,
+                "the compact command waits for the model; run it outside callbacks",
+            ));
+        }
         let v = commands::execute_json(&obj.session, text)?;
         // SAFETY: checked non-NULL.
         unsafe { write_out(out_json, string_out(v.to_string())) };

@@ -35,6 +35,7 @@ mod settings;
 mod turn;
 mod views;
 
+pub use compact::is_compact_command;
 pub use input::{TurnInput, TurnOutcome};
 
 /// Outcomes remembered for `wait` on finished turns.

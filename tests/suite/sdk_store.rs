@@ -280,6 +280,11 @@ fn store_lists_deletes_and_resumes_by_id_across_runtimes() {
     assert_eq!(saved["messages"][0]["content"], "hello s-one");
     assert_eq!(saved["messages"][1]["content"], "offline:hello s-one");
     turn(s, "again");
+    // rename persists at once (reference setName).
+    let out = ffi::command(s, r#"{"name":"rename","args":"renamed one"}"#).unwrap();
+    assert_eq!(out["message"], "Session renamed to \"renamed one\".");
+    let listed = ffi::store_list(rt, Some(r#"{"limit":1}"#)).unwrap();
+    assert_eq!(listed["sessions"][0]["name"], "renamed one");
     robota_session_free(s);
     let list = ffi::store_list(rt, None).unwrap();
     assert_eq!(list["sessions"][0]["id"], "s-one");

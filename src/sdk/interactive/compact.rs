@@ -106,6 +106,19 @@ impl InteractiveSession {
     }
 }
 
+/// Whether `command_json` is the `compact` command (which blocks its caller: a host must not
+/// run it from inside a callback).
+pub fn is_compact_command(command_json: &str) -> bool {
+    serde_json::from_str::<Value>(command_json)
+        .ok()
+        .and_then(|v| {
+            v.get("name")
+                .and_then(Value::as_str)
+                .map(|n| n == "compact")
+        })
+        .unwrap_or(false)
+}
+
 /// The `compacted` event payload: `{"trigger","summary","before","after"}`.
 pub(super) fn compacted_json(c: &Compaction) -> Value {
     json!({

@@ -310,16 +310,7 @@ impl InteractiveSession {
         core.lock().updated_at = now_iso();
         // Saved while the turn still counts as running: once `wait` returns (or
         // `session_closed` arrives) the session file is written.
-        let persist = self.inner.cfg.lock().map(|c| c.persist).unwrap_or(false);
-        if persist {
-            if let Err(e) = crate::sdk::snapshot::persist(self) {
-                core.link.emit_event(Event::json(
-                    events::WARNING,
-                    turn_id,
-                    json!({"message": format!("could not persist the session: {e}")}),
-                ));
-            }
-        }
+        self.persist_if_enabled(turn_id);
         let next = {
             let mut st = core.lock();
             st.executing = false;
