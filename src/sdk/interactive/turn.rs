@@ -282,6 +282,10 @@ impl InteractiveSession {
         usage: Option<TokenUsage>,
         error: Option<&str>,
     ) {
+        // Saved before `turn_completed` goes out: a host that sees the turn complete (or whose
+        // `wait` returns) finds the session file written.
+        self.inner.core.lock().updated_at = now_iso();
+        self.persist_if_enabled(turn_id);
         // Summed over the turn's model calls.
         let usage = usage.map(|u| {
             json!({"input_tokens": u.input_tokens, "output_tokens": u.output_tokens,
@@ -307,10 +311,6 @@ impl InteractiveSession {
 
     pub(super) fn finish(&self, turn_id: u64, outcome: TurnOutcome) {
         let core = &self.inner.core;
-        core.lock().updated_at = now_iso();
-        // Saved while the turn still counts as running: once `wait` returns (or
-        // `session_closed` arrives) the session file is written.
-        self.persist_if_enabled(turn_id);
         let next = {
             let mut st = core.lock();
             st.executing = false;
