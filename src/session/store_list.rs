@@ -6,8 +6,8 @@
 //! read or parsed is skipped and reported by name.
 
 use std::fs::{self, File};
-use std::io::{self, Read, Seek, SeekFrom};
-use std::path::Path;
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -18,7 +18,11 @@ use super::store::{session_file_path, StoreError};
 pub const SNAPSHOT_KIND: &str = "robota.session";
 
 /// Bytes read from the start of a file for its summary.
-const HEAD_BYTES: usize = 4096;
+const HEAD_BYTES: usize = 2048;
+/// Threads reading heads at most.
+const MAX_LIST_THREADS: usize = 4;
+/// Fewer files than this per thread are not worth a thread.
+const MIN_FILES_PER_THREAD: usize = 256;
 /// Bytes read from the end of a file to check it is complete.
 const TAIL_BYTES: u64 = 16;
 
@@ -70,24 +74,32 @@ pub fn list(dir: &Path, cwd: Option<&str>, limit: Option<usize>) -> Result<Listi
             )))
         }
     };
+    let files: Vec<(String, PathBuf)> = entries
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().into_string().ok()?;
+            (name.ends_with(".json") && !name.starts_with('.')).then(|| (name, e.path()))
+        })
+        .collect();
+    // Reading the heads is syscall-bound: split it over the available cores.
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, MAX_LIST_THREADS);
+    let chunk = files.len().div_ceil(workers).max(MIN_FILES_PER_THREAD);
+    let parts: Vec<Listing> = std::thread::scope(|scope| {
+        let handles: Vec<_> = files
+            .chunks(chunk)
+            .map(|part| scope.spawn(move || read_part(part, cwd)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_default())
+            .collect()
+    });
     let mut out = Listing::default();
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(name) = name.to_str() else { continue };
-        if !name.ends_with(".json") || name.starts_with('.') {
-            continue;
-        }
-        match read_summary(&entry.path()) {
-            Ok(s) => {
-                if cwd.map_or(true, |c| c == s.cwd) {
-                    out.sessions.push(s);
-                }
-            }
-            Err(error) => out.skipped.push(SkippedFile {
-                file: name.to_string(),
-                error,
-            }),
-        }
+    for p in parts {
+        out.sessions.extend(p.sessions);
+        out.skipped.extend(p.skipped);
     }
     out.sessions.sort_unstable_by(|a, b| {
         b.updated_at
@@ -116,6 +128,38 @@ pub fn delete(dir: &Path, id: &str) -> Result<(), StoreError> {
     })
 }
 
+/// One positional read (no seek syscall where the OS has `pread`).
+fn read_at(f: &mut File, offset: u64, buf: &mut [u8]) -> io::Result<()> {
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::FileExt::read_exact_at(f, buf, offset)
+    }
+    #[cfg(not(unix))]
+    {
+        use std::io::{Seek, SeekFrom};
+        f.seek(SeekFrom::Start(offset))?;
+        f.read_exact(buf)
+    }
+}
+
+fn read_part(files: &[(String, PathBuf)], cwd: Option<&str>) -> Listing {
+    let mut out = Listing::default();
+    for (name, path) in files {
+        match read_summary(path) {
+            Ok(s) => {
+                if cwd.map_or(true, |c| c == s.cwd) {
+                    out.sessions.push(s);
+                }
+            }
+            Err(error) => out.skipped.push(SkippedFile {
+                file: name.clone(),
+                error,
+            }),
+        }
+    }
+    out
+}
+
 fn read_summary(path: &Path) -> Result<SessionSummary, String> {
     let mut f = File::open(path).map_err(|e| format!("cannot open: {e}"))?;
     let len = f.metadata().map_err(|e| e.to_string())?.len();
@@ -123,9 +167,7 @@ fn read_summary(path: &Path) -> Result<SessionSummary, String> {
     f.read_exact(&mut head).map_err(|e| e.to_string())?;
     if len as usize > HEAD_BYTES {
         let mut tail = [0u8; TAIL_BYTES as usize];
-        f.seek(SeekFrom::Start(len - TAIL_BYTES))
-            .and_then(|_| f.read_exact(&mut tail))
-            .map_err(|e| e.to_string())?;
+        read_at(&mut f, len - TAIL_BYTES, &mut tail).map_err(|e| e.to_string())?;
         if tail.trim_ascii_end().last() != Some(&b'}') {
             return Err("the file is truncated (it does not end with '}')".into());
         }
