@@ -320,3 +320,46 @@ fn store_lists_deletes_and_resumes_by_id_across_runtimes() {
     );
     robota_runtime_free(rt);
 }
+
+#[test]
+fn listing_many_files_in_parallel_keeps_order_filters_and_names_bad_files() {
+    use robota::session::store_list::list;
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..700u32 {
+        let doc = json!({"v":1,"kind":"robota.session","session_id":format!("s{i:04}"),
+            "name": null, "cwd": if i % 2 == 0 {"/even"} else {"/odd"},
+            "created_at":"2026-01-01T00:00:00.000Z",
+            "updated_at": format!("2026-01-01T00:{:02}:{:02}.000Z", i / 60, i % 60),
+            "message_count": i, "config": {}, "messages": []});
+        std::fs::write(
+            dir.path().join(format!("s{i:04}.json")),
+            serde_json::to_string_pretty(&doc).unwrap(),
+        )
+        .unwrap();
+    }
+    std::fs::write(dir.path().join("zz.json"), "not json").unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "ignored").unwrap();
+    let all = list(dir.path(), None, None).unwrap();
+    assert_eq!(all.sessions.len(), 700);
+    assert_eq!(all.sessions[0].id, "s0699");
+    assert_eq!(all.sessions[699].id, "s0000");
+    assert_eq!(all.sessions[0].message_count, 699);
+    assert!(all
+        .sessions
+        .windows(2)
+        .all(|w| w[0].updated_at >= w[1].updated_at));
+    assert_eq!(all.skipped.len(), 1);
+    assert_eq!(all.skipped[0].file, "zz.json");
+    assert!(
+        all.skipped[0].error.starts_with("not a session file"),
+        "{:?}",
+        all.skipped
+    );
+    let odd = list(dir.path(), Some("/odd"), Some(3)).unwrap();
+    let ids: Vec<&str> = odd.sessions.iter().map(|s| s.id.as_str()).collect();
+    assert_eq!(ids, vec!["s0699", "s0697", "s0695"]);
+    assert!(list(&dir.path().join("missing"), None, None)
+        .unwrap()
+        .sessions
+        .is_empty());
+}
