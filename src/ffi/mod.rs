@@ -6,6 +6,7 @@
 //! is checked (NULL, live-handle table) before use, hence the module-wide clippy allowance.
 #![allow(clippy::not_unsafe_ptr_arg_deref)]
 
+pub mod api_host_io;
 pub mod api_lib;
 pub mod api_runtime;
 pub mod api_session;
@@ -17,6 +18,7 @@ pub mod session_obj;
 pub mod status;
 pub mod strings;
 
+pub use api_host_io::*;
 pub use api_lib::*;
 pub use api_runtime::*;
 pub use api_session::*;

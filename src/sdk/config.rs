@@ -103,6 +103,8 @@ pub struct SessionConfig {
     pub request_timeout_ms: Option<u64>,
     /// User-facing name.
     pub name: Option<String>,
+    /// Built-in tools run through the host's I/O port (`robota_runtime_set_host_io`).
+    pub host_io: bool,
 }
 
 /// Parses a document that must be a JSON object with `"v":1` (absent `v` means 1).
@@ -254,7 +256,7 @@ pub fn parse_runtime_config(text: &str) -> SdkResult<RuntimeConfig> {
 }
 
 /// Keys of the session document.
-pub const SESSION_KEYS: [&str; 18] = [
+pub const SESSION_KEYS: [&str; 19] = [
     "provider",
     "model",
     "system_prompt",
@@ -273,6 +275,7 @@ pub const SESSION_KEYS: [&str; 18] = [
     "name",
     "snapshot",
     "strict",
+    "host_io",
 ];
 
 /// Parses a delivery name.
@@ -391,6 +394,7 @@ pub fn parse_session_map(map: &Map<String, Value>) -> SdkResult<SessionConfig> {
         replay_events: opt_bool(W, map, "replay_events")?,
         request_timeout_ms: opt_u64(W, map, "request_timeout_ms")?,
         name: opt_str(W, map, "name")?,
+        host_io: opt_bool(W, map, "host_io")?,
     })
 }
 

@@ -8,6 +8,7 @@ pub mod commands;
 pub mod config;
 pub mod error;
 pub mod events;
+pub mod host_io;
 pub mod host_tool;
 pub mod interactive;
 pub use crate::core::log;

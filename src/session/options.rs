@@ -55,6 +55,9 @@ pub struct SessionOptions {
     pub hook_env: BTreeMap<String, String>,
     /// The HTTP client of `http` hooks (the runtime's shared pool); `None` = one of their own.
     pub http_client: Option<reqwest::Client>,
+    /// `cwd` names a directory of a host-supplied file system (host I/O): it must be absolute
+    /// and is normalized lexically instead of being checked on the real disk.
+    pub virtual_cwd: bool,
 }
 
 impl SessionOptions {
@@ -78,6 +81,7 @@ impl SessionOptions {
             context_max_tokens: None,
             history: None,
             hook_env: BTreeMap::new(),
+            virtual_cwd: false,
             http_client: None,
         }
     }

@@ -29,6 +29,9 @@ void test_quickstart_thread(void);
 void test_quickstart_pump(void);
 void test_quickstart_pull(void);
 void test_free_session_after_runtime_is_prompt(void);
+void test_host_io_virtual_fs(void);
+void test_host_io_pull_async_and_abort(void);
+void test_host_io_wrong_shape_pump(void);
 
 static const struct {
     const char *name;
@@ -60,6 +63,9 @@ static const struct {
     {"quickstart_pump", test_quickstart_pump},
     {"quickstart_pull", test_quickstart_pull},
     {"free_session_after_runtime_is_prompt", test_free_session_after_runtime_is_prompt},
+    {"host_io_virtual_fs", test_host_io_virtual_fs},
+    {"host_io_pull_async_and_abort", test_host_io_pull_async_and_abort},
+    {"host_io_wrong_shape_pump", test_host_io_wrong_shape_pump},
 };
 
 int main(int argc, char **argv) {

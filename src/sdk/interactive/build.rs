@@ -31,6 +31,18 @@ fn check_config(shared: &RuntimeShared, cfg: &SessionConfig) -> SdkResult<()> {
             "session config: \"persist\": true needs \"session_dir\" in the runtime config",
         ));
     }
+    if cfg.host_io
+        && cfg.delivery != crate::sdk::config::Delivery::Pull
+        && shared
+            .host_io
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .is_none()
+    {
+        return Err(SdkError::config(
+            "session config: \"host_io\": true needs a host I/O callback (robota_runtime_set_host_io) or \"delivery\": \"pull\"",
+        ));
+    }
     Ok(())
 }
 
@@ -43,11 +55,18 @@ fn session_tools(
     link: &Arc<SessionLink>,
 ) -> SdkResult<Vec<Arc<dyn Tool>>> {
     let host_defs = shared.host_tools();
+    let host_env = cfg
+        .host_io
+        .then(|| crate::sdk::host_io::tool_env(shared, &cfg.cwd, link));
+    let builtin = |n: &str| match &host_env {
+        Some(env) => crate::tools::builtin_tool_in(n, env),
+        None => shared.builtin_tool(n, &cfg.cwd),
+    };
     let mut tools: Vec<Arc<dyn Tool>> = Vec::new();
     match &cfg.tools {
         None => {
             for n in crate::tools::BUILTIN_TOOL_NAMES {
-                if let Some(t) = shared.builtin_tool(n, &cfg.cwd) {
+                if let Some(t) = builtin(n) {
                     tools.push(t);
                 }
             }
@@ -65,7 +84,7 @@ fn session_tools(
                         def: d.clone(),
                         link: link.clone(),
                     }));
-                } else if let Some(t) = shared.builtin_tool(n, &cfg.cwd) {
+                } else if let Some(t) = builtin(n) {
                     tools.push(t);
                 } else {
                     let mut known: Vec<String> = crate::tools::BUILTIN_TOOL_NAMES
@@ -151,6 +170,7 @@ impl InteractiveSession {
         so.system_message = cfg.system_prompt.clone().unwrap_or_default();
         so.tools = tools;
         so.cwd = PathBuf::from(&cfg.cwd);
+        so.virtual_cwd = cfg.host_io;
         so.permission_mode = cfg.permission_mode;
         so.permissions = cfg.permissions.clone();
         so.hooks = hooks;

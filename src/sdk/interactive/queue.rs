@@ -65,6 +65,11 @@ impl InteractiveSession {
                 if let Some((_, c)) = &st.current {
                     c.cancel();
                 }
+                // Host I/O waits on blocking threads: withdraw its ids (late answers are stale).
+                let link = &self.inner.core.link;
+                link.shared
+                    .pending
+                    .cancel_owner_kind(link.owner, crate::sdk::pending::PendingKind::HostIo);
                 take_queued(&mut st)
             } else if Some(turn_id) == queued {
                 take_queued(&mut st)
