@@ -155,6 +155,8 @@ type SessionConfig struct {
 	ReplayEvents     bool   `json:"replay_events,omitempty"`
 	RequestTimeoutMS int    `json:"request_timeout_ms,omitempty"`
 	Strict           bool   `json:"strict,omitempty"`
+	// HostIO runs the built-in tools through the runtime's HostIOHandler (Runtime.SetHostIO).
+	HostIO bool `json:"host_io,omitempty"`
 	// Extra holds keys this struct does not name.
 	Extra map[string]any `json:"-"`
 

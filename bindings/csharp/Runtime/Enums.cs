@@ -82,6 +82,8 @@ namespace Robota
         TurnCompleted = 16,
         /// <summary>Last event of a session.</summary>
         SessionClosed = 17,
+        /// <summary><c>{"io_id","request":{"v":1,"op",...}}</c>: a host I/O request (pull delivery).</summary>
+        HostIo = 19,
     }
 
     /// <summary>Log levels (ROBOTA_LOG_*).</summary>

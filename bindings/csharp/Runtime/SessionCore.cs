@@ -211,6 +211,7 @@ namespace Robota
                 case EventKind.ToolCallCancelled: OnToolCallCancelled(ev); break;
                 case EventKind.PermissionRequest: OnPermission(sender, ev); break;
                 case EventKind.HookRequest: OnHook(sender, ev); break;
+                case EventKind.HostIo: Owner.HostIoEvent(ev); break;
                 case EventKind.Error:
                     lock (gate)
                     {
