@@ -329,6 +329,11 @@ typedef void (*robota_event_fn)(void *user_data, robota_session *session, uint32
  */
 #define ROBOTA_E_INVALID_UTF8 -18
 
+/**
+ * The session's budget is exhausted (`"budget"`): the turn stopped, or a submit was refused.
+ */
+#define ROBOTA_E_BUDGET -19
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus

@@ -105,6 +105,8 @@ pub struct SessionConfig {
     pub name: Option<String>,
     /// Built-in tools run through the host's I/O port (`robota_runtime_set_host_io`).
     pub host_io: bool,
+    /// Hard limits over the session's life (`"budget"`).
+    pub budget: Option<crate::core::budget::BudgetLimits>,
 }
 
 /// Parses a document that must be a JSON object with `"v":1` (absent `v` means 1).
@@ -256,7 +258,7 @@ pub fn parse_runtime_config(text: &str) -> SdkResult<RuntimeConfig> {
 }
 
 /// Keys of the session document.
-pub const SESSION_KEYS: [&str; 19] = [
+pub const SESSION_KEYS: [&str; 20] = [
     "provider",
     "model",
     "system_prompt",
@@ -276,6 +278,7 @@ pub const SESSION_KEYS: [&str; 19] = [
     "snapshot",
     "strict",
     "host_io",
+    "budget",
 ];
 
 /// Parses a delivery name.
@@ -379,7 +382,6 @@ pub fn parse_session_map(map: &Map<String, Value>) -> SdkResult<SessionConfig> {
     }
     Ok(SessionConfig {
         provider,
-        model,
         system_prompt: opt_str(W, map, "system_prompt")?,
         cwd,
         tools,
@@ -395,6 +397,8 @@ pub fn parse_session_map(map: &Map<String, Value>) -> SdkResult<SessionConfig> {
         request_timeout_ms: opt_u64(W, map, "request_timeout_ms")?,
         name: opt_str(W, map, "name")?,
         host_io: opt_bool(W, map, "host_io")?,
+        budget: super::budget::parse_budget(map, &model)?,
+        model,
     })
 }
 

@@ -101,6 +101,8 @@ pub struct SessionRunOptions {
     /// The user's raw input for `UserPromptSubmit` (`prompt`/`user_message`), when it differs
     /// from the message content (e.g. a slash command expanded into a prompt).
     pub raw_input: Option<String>,
+    /// The session's budget (checked before each model call).
+    pub budget: Option<std::sync::Arc<crate::core::budget::Budget>>,
 }
 
 /// Why a run failed.

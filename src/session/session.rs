@@ -399,6 +399,7 @@ impl Session {
             on_event: opts.on_event.clone(),
             max_execution_rounds: None,
             owner_path: Vec::new(),
+            budget: opts.budget.clone(),
         };
         let result = self.agent.run(message, run_opts).await;
         let after = self.refresh_context();

@@ -138,7 +138,16 @@ impl InteractiveSession {
             released: Default::default(),
         });
         let host_defs = shared.host_tools();
-        let tools = session_tools(&shared, &cfg, &link)?;
+        let budget = cfg.budget.clone().map(|l| {
+            Arc::new(crate::core::budget::Budget::new(
+                l,
+                crate::core::budget::BudgetSpent::default(),
+            ))
+        });
+        let mut tools = session_tools(&shared, &cfg, &link)?;
+        if let Some(b) = &budget {
+            tools = crate::sdk::budget::wrap_tools(tools, b);
+        }
         let core = Arc::new(Core {
             link: link.clone(),
             state: Mutex::new(State {
@@ -210,6 +219,7 @@ impl InteractiveSession {
                 cfg: Mutex::new(cfg),
                 session_id,
                 created_at: restore.created_at.unwrap_or_else(now_iso),
+                budget,
             }),
         })
     }
