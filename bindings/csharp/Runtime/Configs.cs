@@ -164,6 +164,9 @@ namespace Robota
         /// <summary>Any further fields, written as they are (budget, temperature, ...).</summary>
         public IDictionary<string, object> Extra { get; } = new Dictionary<string, object>();
 
+        /// <summary>Hard limits over the session's life (null = none).</summary>
+        public SessionBudget Budget { get; set; }
+
         /// <summary>Runs the built-in tools through the runtime's host I/O handler (<see cref="RobotaRuntime.SetHostIo"/>).</summary>
         public bool? HostIo { get; set; }
 
@@ -197,6 +200,7 @@ namespace Robota
             if (SessionId != null) d["session_id"] = SessionId;
             if (Persist.HasValue) d["persist"] = Persist.Value;
             if (HostIo.HasValue) d["host_io"] = HostIo.Value;
+            if (Budget != null) d["budget"] = Budget.ToDictionary();
             foreach (var kv in Extra) d[kv.Key] = kv.Value;
             return Json.Serialize(d);
         }

@@ -41,6 +41,8 @@ namespace Robota
         VersionMismatch = -17,
         /// <summary>A string argument is not valid UTF-8.</summary>
         InvalidUtf8 = -18,
+        /// <summary>The session's budget is exhausted (<see cref="SessionConfig.Budget"/>).</summary>
+        Budget = -19,
     }
 
     /// <summary>Event kinds (ROBOTA_EVENT_*; append-only).</summary>

@@ -333,6 +333,10 @@ namespace Robota
             {
                 w.Tcs.TrySetCanceled(w.Token);
             }
+            else if (result.StopReason == "budget")
+            {
+                w.Tcs.TrySetException(RobotaException.FromErrorEvent(RobotaStatus.Budget, w.LastError, "the session's budget is exhausted"));
+            }
             else if (result.StopReason == "error")
             {
                 w.Tcs.TrySetException(RobotaException.FromErrorEvent(RobotaStatus.Provider, w.LastError, "the turn failed"));
