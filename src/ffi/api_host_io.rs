@@ -4,16 +4,12 @@
 use std::ffi::{c_char, c_void};
 use std::sync::Arc;
 
-use serde_json::Value;
-
+use super::args::str_arg;
+use super::boundary::boundary;
 use super::callbacks::{nul_terminated, robota_free_fn, CallbackScope, Owned};
 use super::handles::{self, robota_runtime, robota_session};
-use super::status::{err, robota_error, robota_status};
-use super::strings::{boundary, str_arg};
-use crate::sdk::error::{parse_json, ErrorCode};
-use crate::sdk::events::{Event, Payload};
-use crate::sdk::pending::{Answer, AnswerError, PendingKind};
-use crate::sdk::runtime::RuntimeShared;
+use super::status::{robota_error, robota_status, ROBOTA_OK};
+use crate::sdk::host_io_host::HostIoHandler;
 
 /// Receives a host I/O request (`{"v":1,"op":"read"|"write"|"stat"|"list"|"exec",…}`,
 /// borrowed for the call and NUL-terminated). Answer it once with `robota_host_io_complete`,
@@ -30,11 +26,28 @@ pub type robota_host_io_fn = Option<
 >;
 
 /// A host I/O callback registration.
-pub struct HostIoReg {
-    /// Callback.
-    pub f: robota_host_io_fn,
-    /// Data.
-    pub owned: Owned,
+struct HostIoReg {
+    f: robota_host_io_fn,
+    owned: Owned,
+}
+
+impl HostIoHandler for HostIoReg {
+    fn call(&self, session: usize, io_id: u64, request_json: &str) {
+        let Some(f) = self.f else { return };
+        let request = nul_terminated(request_json.to_string());
+        let _scope = CallbackScope::enter();
+        // SAFETY: the host registered `f` for `user_data`; `request` is NUL-terminated and
+        // outlives the call; `session` is the handle the host received.
+        unsafe {
+            f(
+                self.owned.user_data(),
+                session as *mut robota_session,
+                io_id,
+                request.as_ptr().cast(),
+                request.len().saturating_sub(1),
+            )
+        };
+    }
 }
 
 /// Sets the runtime's host I/O callback, used by the built-in tools of sessions created with
@@ -55,32 +68,20 @@ pub extern "C" fn robota_runtime_set_host_io(
     free_fn: robota_free_fn,
     out_error: *mut *mut robota_error,
 ) -> robota_status {
-    let mut reg = Some(HostIoReg {
-        f: fn_,
-        owned: Owned::new(user_data, free_fn),
-    });
-    let status = boundary(out_error, || {
+    boundary(out_error, || {
+        let reg = Arc::new(HostIoReg {
+            f: fn_,
+            owned: Owned::new(user_data, free_fn),
+        });
         let runtime = handles::runtime(rt)?;
-        let new: Option<Arc<dyn std::any::Any + Send + Sync>> = match reg.take() {
-            Some(r) if r.f.is_some() => Some(Arc::new(r)),
-            Some(_) => None,
-            None => return Err(err(ErrorCode::Internal, "registration consumed twice")),
+        reg.owned.arm();
+        let handler: Option<Arc<dyn HostIoHandler>> = match fn_ {
+            Some(_) => Some(reg),
+            None => None,
         };
-        let old = {
-            let mut slot = runtime
-                .shared()
-                .host_io
-                .write()
-                .unwrap_or_else(|p| p.into_inner());
-            std::mem::replace(&mut *slot, new)
-        };
-        drop(old);
-        Ok(())
-    });
-    if let Some(mut r) = reg {
-        r.owned.disarm();
-    }
-    status
+        runtime.set_host_io(handler);
+        Ok(ROBOTA_OK)
+    })
 }
 
 /// Answers host I/O request `io_id` with `response_json` (a JSON object, see
@@ -98,60 +99,8 @@ pub extern "C" fn robota_host_io_complete(
 ) -> robota_status {
     boundary(out_error, || {
         let runtime = handles::runtime(rt)?;
-        // SAFETY: NULL or a NUL-terminated string valid for the call.
-        let text = unsafe { str_arg(response_json, "response_json") }?;
-        let value = parse_json("response_json", text)?;
-        if !value.is_object() {
-            return Err(err(
-                ErrorCode::InvalidConfig,
-                "response_json: a host I/O answer must be a JSON object",
-            ));
-        }
-        runtime
-            .shared()
-            .pending
-            .answer(io_id, &[PendingKind::HostIo], Answer::Response(value))
-            .map_err(|e| match e {
-                AnswerError::NotFound(m) => err(ErrorCode::NotFound, m),
-                AnswerError::Stale(m) => err(ErrorCode::Stale, m),
-            })
+        let text = str_arg(response_json, "response_json")?;
+        runtime.complete_host_io(io_id, text)?;
+        Ok(ROBOTA_OK)
     })
-}
-
-/// Hands a `HOST_IO` event to the runtime's host I/O callback (thread and pump delivery).
-/// Without a callback the request is withdrawn, so the tool fails instead of waiting.
-pub fn deliver(shared: &RuntimeShared, ev: Event, session: *mut robota_session) {
-    let Payload::Json(doc) = ev.payload else {
-        return;
-    };
-    let io_id = doc.get("io_id").and_then(Value::as_u64).unwrap_or(0);
-    let reg = shared
-        .host_io
-        .read()
-        .unwrap_or_else(|p| p.into_inner())
-        .clone()
-        .and_then(|r| r.downcast::<HostIoReg>().ok());
-    let Some(f) = reg.as_ref().and_then(|r| r.f) else {
-        shared.pending.cancel(io_id);
-        return;
-    };
-    let request = nul_terminated(
-        doc.get("request")
-            .map_or_else(String::new, Value::to_string),
-    );
-    let user_data = reg
-        .as_ref()
-        .map_or(std::ptr::null_mut(), |r| r.owned.user_data());
-    let _scope = CallbackScope::enter();
-    // SAFETY: the host registered `f` for `user_data`; `request` is NUL-terminated and outlives
-    // the call; `session` is the handle the host received.
-    unsafe {
-        f(
-            user_data,
-            session,
-            io_id,
-            request.as_ptr().cast(),
-            request.len().saturating_sub(1),
-        )
-    };
 }
