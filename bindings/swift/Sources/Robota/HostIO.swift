@@ -42,7 +42,7 @@ final class HostIOSlot: @unchecked Sendable {
         return handler
     }
 
-    func set(_ h: HostIOHandler) {
+    func set(_ h: @escaping HostIOHandler) {
         lock.lock()
         handler = h
         lock.unlock()
