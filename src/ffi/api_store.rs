@@ -3,9 +3,10 @@
 
 use std::ffi::c_char;
 
+use super::args::{opt_str_arg, str_arg, string_out, Out};
+use super::boundary::boundary;
 use super::handles::{self, robota_runtime};
-use super::status::{robota_error, robota_status};
-use super::strings::{boundary, need_out, opt_str_arg, str_arg, string_out, write_out};
+use super::status::{robota_error, robota_status, ROBOTA_OK};
 use crate::sdk::store_api;
 
 /// Lists saved sessions. `query_json` may be NULL or `{"cwd"?,"limit"?}`. Writes (owned
@@ -21,13 +22,11 @@ pub extern "C" fn robota_store_list(
 ) -> robota_status {
     boundary(out_error, || {
         let runtime = handles::runtime(rt)?;
-        need_out(out_json, "out_json")?;
-        // SAFETY: NULL or a NUL-terminated string valid for the call.
-        let query = unsafe { opt_str_arg(query_json, "query_json") }?;
+        let out = Out::required(out_json, "out_json")?;
+        let query = opt_str_arg(query_json, "query_json")?;
         let v = store_api::list_json(runtime.shared(), query)?;
-        // SAFETY: checked non-NULL.
-        unsafe { write_out(out_json, string_out(v.to_string())) };
-        Ok(())
+        out.put(string_out(v.to_string()));
+        Ok(ROBOTA_OK)
     })
 }
 
@@ -41,8 +40,8 @@ pub extern "C" fn robota_store_delete(
 ) -> robota_status {
     boundary(out_error, || {
         let runtime = handles::runtime(rt)?;
-        // SAFETY: NULL or a NUL-terminated string valid for the call.
-        let id = unsafe { str_arg(session_id, "session_id") }?;
-        store_api::delete(runtime.shared(), id)
+        let id = str_arg(session_id, "session_id")?;
+        store_api::delete(runtime.shared(), id)?;
+        Ok(ROBOTA_OK)
     })
 }

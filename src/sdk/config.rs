@@ -7,15 +7,7 @@ use serde_json::{Map, Value};
 
 use super::error::{ErrorCode, SdkError, SdkResult};
 use crate::core::permissions::{PermissionLists, PermissionMode};
-
-/// Provider kinds a runtime config may name.
-pub const PROVIDER_KINDS: [&str; 5] = [
-    "anthropic",
-    "openai",
-    "openai-compatible",
-    "gemini",
-    "scripted",
-];
+use crate::providers::ProviderKind;
 
 /// Default tokio worker threads per runtime.
 pub const DEFAULT_WORKER_THREADS: usize = 2;
@@ -35,7 +27,7 @@ pub enum TimeoutDecision {
 #[derive(Debug, Clone)]
 pub struct RuntimeConfig {
     /// Provider profiles by name: `(kind, the whole profile object)`.
-    pub providers: BTreeMap<String, (String, Value)>,
+    pub providers: BTreeMap<String, (ProviderKind, Value)>,
     /// Tokio worker threads.
     pub worker_threads: usize,
     /// Where `persist: true` sessions are written.
@@ -111,6 +103,10 @@ pub struct SessionConfig {
     pub compact_instructions: Option<String>,
     /// Directory of the JSONL transcript (`transcript`: `true` = `<cwd>/.robota/logs`).
     pub transcript: Option<std::path::PathBuf>,
+    /// Built-in tools run through the host's I/O port (`robota_runtime_set_host_io`).
+    pub host_io: bool,
+    /// Hard limits over the session's life (`"budget"`).
+    pub budget: Option<crate::core::budget::BudgetLimits>,
 }
 
 /// Parses a document that must be a JSON object with `"v":1` (absent `v` means 1).
@@ -220,13 +216,13 @@ pub fn parse_runtime_config(text: &str) -> SdkResult<RuntimeConfig> {
             )));
         };
         let what = format!("{W}: provider \"{name}\"");
-        let kind = req_str(&what, p, "kind")?;
-        if !PROVIDER_KINDS.contains(&kind.as_str()) {
+        let kind_name = req_str(&what, p, "kind")?;
+        let Some(kind) = ProviderKind::parse(&kind_name) else {
             return Err(SdkError::config(format!(
-                "{what}: unknown kind \"{kind}\" (expected one of: {})",
-                PROVIDER_KINDS.join(", ")
+                "{what}: unknown kind \"{kind_name}\" (expected one of: {})",
+                ProviderKind::list(", ", ", ")
             )));
-        }
+        };
         opt_str(&what, p, "base_url")?;
         opt_str(&what, p, "api_key")?;
         opt_u64(&what, p, "timeout_ms")?;
@@ -262,7 +258,7 @@ pub fn parse_runtime_config(text: &str) -> SdkResult<RuntimeConfig> {
 }
 
 /// Keys of the session document.
-pub const SESSION_KEYS: [&str; 22] = [
+pub const SESSION_KEYS: [&str; 24] = [
     "provider",
     "model",
     "system_prompt",
@@ -285,6 +281,8 @@ pub const SESSION_KEYS: [&str; 22] = [
     "auto_compact_threshold",
     "compact_instructions",
     "transcript",
+    "host_io",
+    "budget",
 ];
 
 /// Parses a delivery name.
@@ -389,7 +387,6 @@ pub fn parse_session_map(map: &Map<String, Value>) -> SdkResult<SessionConfig> {
     }
     Ok(SessionConfig {
         provider,
-        model,
         system_prompt: opt_str(W, map, "system_prompt")?,
         cwd,
         tools,
@@ -415,6 +412,9 @@ pub fn parse_session_map(map: &Map<String, Value>) -> SdkResult<SessionConfig> {
         auto_compact_threshold: crate::sdk::compact_config::parse_threshold(W, map)?,
         compact_instructions: opt_str(W, map, "compact_instructions")?,
         transcript,
+        host_io: opt_bool(W, map, "host_io")?,
+        budget: super::budget::parse_budget(map, &model)?,
+        model,
     })
 }
 
@@ -450,7 +450,7 @@ mod tests {
         let ok = parse_runtime_config(r#"{"v":1,"providers":{"s":{"kind":"scripted"}},"extra":1}"#)
             .unwrap();
         assert_eq!(ok.worker_threads, 2);
-        assert_eq!(ok.providers["s"].0, "scripted");
+        assert_eq!(ok.providers["s"].0, ProviderKind::Scripted);
     }
 
     #[test]

@@ -3,12 +3,16 @@
 //! system commands and session snapshots. Everything here is safe Rust; `crate::ffi` is a thin
 //! C veneer over it.
 
+pub mod answers;
 pub mod bridge;
+pub mod budget;
 pub mod commands;
 pub mod compact_config;
 pub mod config;
 pub mod error;
 pub mod events;
+pub mod host_io;
+pub mod host_io_host;
 pub mod host_tool;
 pub mod interactive;
 pub use crate::core::log;

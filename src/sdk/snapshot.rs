@@ -59,6 +59,12 @@ fn config_fields(c: &SessionConfig) -> Map<String, Value> {
     if let Some(t) = &c.transcript {
         m.insert("transcript".into(), json!(t));
     }
+    if c.host_io {
+        m.insert("host_io".into(), json!(true));
+    }
+    if let Some(b) = &c.budget {
+        m.insert("budget".into(), json!(b));
+    }
     m
 }
 

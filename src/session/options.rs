@@ -1,5 +1,6 @@
 //! Session construction and run options, and the run error.
 
+use crate::core::env_ref::EnvVars;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -53,12 +54,18 @@ pub struct SessionOptions {
     pub history: Option<ConversationStore>,
     /// Environment applied to command hooks (the settings `env` map; values may be `$ENV:NAME`).
     pub hook_env: BTreeMap<String, String>,
+    /// Where `$ENV:NAME` references of hooks (the `hook_env` values, HTTP hook headers) are
+    /// looked up: variables passed explicitly first, then the process environment.
+    pub env_vars: EnvVars,
     /// The HTTP client of `http` hooks (the runtime's shared pool); `None` = one of their own.
     pub http_client: Option<reqwest::Client>,
     /// Auto-compaction threshold (`0 < t ≤ 1`; `None` = disabled; default 0.835).
     pub auto_compact_threshold: Option<f64>,
     /// Default focus of compaction summaries (CLAUDE.md "Compact Instructions").
     pub compact_instructions: Option<String>,
+    /// `cwd` names a directory of a host-supplied file system (host I/O): it must be absolute
+    /// and is normalized lexically instead of being checked on the real disk.
+    pub virtual_cwd: bool,
 }
 
 impl SessionOptions {
@@ -82,6 +89,8 @@ impl SessionOptions {
             context_max_tokens: None,
             history: None,
             hook_env: BTreeMap::new(),
+            env_vars: EnvVars::process(),
+            virtual_cwd: false,
             http_client: None,
             auto_compact_threshold: Some(super::context::AUTO_COMPACT_THRESHOLD),
             compact_instructions: None,
@@ -105,6 +114,8 @@ pub struct SessionRunOptions {
     pub raw_input: Option<String>,
     /// The caller already ran [`super::Session::auto_compact`] for this turn.
     pub skip_auto_compact: bool,
+    /// The session's budget (checked before each model call).
+    pub budget: Option<std::sync::Arc<crate::core::budget::Budget>>,
 }
 
 /// Why a run failed.

@@ -17,7 +17,7 @@ fn types(events: &[Value]) -> Vec<String> {
         .collect()
 }
 
-fn turn(s: *mut robota::ffi::handles::robota_session, text: &str) -> Vec<Value> {
+fn turn(s: *mut robota::ffi::robota_session, text: &str) -> Vec<Value> {
     let id = ffi::submit(s, text);
     let evs = ffi::events_until(s, "turn_completed");
     assert_eq!(
@@ -174,7 +174,7 @@ fn automatic_compaction_before_a_turn_and_a_blocking_precompact_hook() {
     robota_runtime_free(rt);
 }
 
-fn persisted(rt: *mut robota::ffi::handles::robota_runtime, id: &str, cwd: &Path, extra: Value) {
+fn persisted(rt: *mut robota::ffi::robota_runtime, id: &str, cwd: &Path, extra: Value) {
     let mut cfg = json!({"v":1,"provider":"s","model":"m","cwd":cwd,"delivery":"pull",
                          "persist":true,"session_id":id});
     for (k, v) in extra.as_object().unwrap() {

@@ -176,6 +176,12 @@ namespace Robota
         /// <summary>Any further fields, written as they are (budget, temperature, ...).</summary>
         public IDictionary<string, object> Extra { get; } = new Dictionary<string, object>();
 
+        /// <summary>Hard limits over the session's life (null = none).</summary>
+        public SessionBudget Budget { get; set; }
+
+        /// <summary>Runs the built-in tools through the runtime's host I/O handler (<see cref="RobotaRuntime.SetHostIo"/>).</summary>
+        public bool? HostIo { get; set; }
+
         /// <summary>The JSON name of a delivery mode.</summary>
         public static string DeliveryName(Delivery d) => d == Delivery.Pump ? "pump" : d == Delivery.Pull ? "pull" : "thread";
 
@@ -209,6 +215,8 @@ namespace Robota
             if (AutoCompactDisabled) d["auto_compact_threshold"] = false;
             else if (AutoCompactThreshold.HasValue) d["auto_compact_threshold"] = AutoCompactThreshold.Value;
             if (CompactInstructions != null) d["compact_instructions"] = CompactInstructions;
+            if (HostIo.HasValue) d["host_io"] = HostIo.Value;
+            if (Budget != null) d["budget"] = Budget.ToDictionary();
             foreach (var kv in Extra) d[kv.Key] = kv.Value;
             return Json.Serialize(d);
         }

@@ -1,7 +1,6 @@
 //! Building an [`InteractiveSession`]: the tool set (built-ins and host tools), hooks, the
 //! host approval and hook bridges, and the generic session underneath.
 
-use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
 
@@ -12,18 +11,30 @@ use crate::core::tool::Tool;
 use crate::core::util::{now_iso, prefixed_id};
 use crate::sdk::bridge::{HostApproval, HostHookExecutor};
 use crate::sdk::config::SessionConfig;
-use crate::sdk::error::{ErrorCode, SdkError, SdkResult};
+use crate::sdk::error::{list_or_none, ErrorCode, SdkError, SdkResult};
 use crate::sdk::events::EventSink;
 use crate::sdk::host_tool::{SessionHostTool, SessionLink};
 use crate::sdk::runtime::RuntimeShared;
 use crate::session::{ApprovalHandler, Session, SessionObserver, SessionOptions};
 
 /// Refuses session configs this build cannot honour.
-fn check_config(_shared: &RuntimeShared, cfg: &SessionConfig) -> SdkResult<()> {
+fn check_config(shared: &RuntimeShared, cfg: &SessionConfig) -> SdkResult<()> {
     if cfg.settings == "project" {
         return Err(SdkError::new(
             ErrorCode::Unsupported,
             "session config: \"settings\": \"project\" is not supported by this build yet",
+        ));
+    }
+    if cfg.host_io
+        && cfg.delivery != crate::sdk::config::Delivery::Pull
+        && shared
+            .host_io
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .is_none()
+    {
+        return Err(SdkError::config(
+            "session config: \"host_io\": true needs a host I/O callback (robota_runtime_set_host_io) or \"delivery\": \"pull\"",
         ));
     }
     Ok(())
@@ -38,11 +49,18 @@ fn session_tools(
     link: &Arc<SessionLink>,
 ) -> SdkResult<Vec<Arc<dyn Tool>>> {
     let host_defs = shared.host_tools();
+    let host_env = cfg
+        .host_io
+        .then(|| crate::sdk::host_io::tool_env(shared, &cfg.cwd, link));
+    let builtin = |n: &str| match &host_env {
+        Some(env) => crate::tools::builtin_tool_in(n, env),
+        None => shared.builtin_tool(n, &cfg.cwd),
+    };
     let mut tools: Vec<Arc<dyn Tool>> = Vec::new();
     match &cfg.tools {
         None => {
             for n in crate::tools::BUILTIN_TOOL_NAMES {
-                if let Some(t) = shared.builtin_tool(n, &cfg.cwd) {
+                if let Some(t) = builtin(n) {
                     tools.push(t);
                 }
             }
@@ -60,7 +78,7 @@ fn session_tools(
                         def: d.clone(),
                         link: link.clone(),
                     }));
-                } else if let Some(t) = shared.builtin_tool(n, &cfg.cwd) {
+                } else if let Some(t) = builtin(n) {
                     tools.push(t);
                 } else {
                     let mut known: Vec<String> = crate::tools::BUILTIN_TOOL_NAMES
@@ -72,11 +90,7 @@ fn session_tools(
                         ErrorCode::NotFound,
                         format!(
                             "session config: unknown tool \"{n}\" (available: {})",
-                            if known.is_empty() {
-                                "none".into()
-                            } else {
-                                known.join(", ")
-                            }
+                            list_or_none(&known)
                         ),
                     ));
                 }
@@ -116,8 +130,16 @@ impl InteractiveSession {
             can_answer,
             released: Default::default(),
         });
-        let host_defs = shared.host_tools();
-        let tools = session_tools(&shared, &cfg, &link)?;
+        let budget = cfg.budget.clone().map(|l| {
+            Arc::new(crate::core::budget::Budget::new(
+                l,
+                crate::core::budget::BudgetSpent::default(),
+            ))
+        });
+        let mut tools = session_tools(&shared, &cfg, &link)?;
+        if let Some(b) = &budget {
+            tools = crate::sdk::budget::wrap_tools(tools, b);
+        }
         let core = Arc::new(Core {
             link: link.clone(),
             state: Mutex::new(State {
@@ -134,14 +156,8 @@ impl InteractiveSession {
             Some(v) => HooksConfig::from_json(v)
                 .map_err(|e| SdkError::config(format!("session config: field \"hooks\": {e}")))?,
         };
-        let read_only: BTreeSet<String> = host_defs
-            .iter()
-            .filter(|d| d.read_only)
-            .map(|d| d.name.clone())
-            .collect();
         let approval = Arc::new(HostApproval {
             link: link.clone(),
-            read_only,
             enforcer: OnceLock::new(),
         });
         let host_hooks: Arc<dyn HookExecutor> = Arc::new(HostHookExecutor { link: link.clone() });
@@ -149,6 +165,7 @@ impl InteractiveSession {
         so.system_message = cfg.system_prompt.clone().unwrap_or_default();
         so.tools = tools;
         so.cwd = PathBuf::from(&cfg.cwd);
+        so.virtual_cwd = cfg.host_io;
         so.permission_mode = cfg.permission_mode;
         so.permissions = cfg.permissions.clone();
         so.hooks = hooks;
@@ -197,6 +214,7 @@ impl InteractiveSession {
                 cfg: Mutex::new(cfg),
                 session_id,
                 created_at: restore.created_at.unwrap_or_else(now_iso),
+                budget,
             }),
         })
     }

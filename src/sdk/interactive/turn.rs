@@ -43,11 +43,17 @@ impl InteractiveSession {
         self.auto_compact(turn_id, &cancel).await;
         let start_idx = inner.session.agent().messages().len();
         let opts = self.run_options(turn_id, &cancel, input.raw_input.clone());
-        let outcome = match inner
+        if let Some(b) = &inner.budget {
+            b.begin_turn();
+        }
+        let result = inner
             .session
             .run(Message::user(input.text.clone()), opts)
-            .await
-        {
+            .await;
+        if let Some(b) = &inner.budget {
+            b.end_turn();
+        }
+        let outcome = match result {
             Err(SessionRunError::PromptBlocked { reason }) => {
                 let reason = if reason.is_empty() {
                     "Blocked by hook".to_string()
@@ -75,6 +81,7 @@ impl InteractiveSession {
                         let msg = r.error.clone().unwrap_or_else(|| r.response.clone());
                         self.finish_error_with(turn_id, "PROVIDER_ERROR", &msg, r.error_recoverable)
                     }
+                    RunStop::Budget => self.finish_budget(turn_id, start_idx, &r.response, r.usage),
                     stop => self.finish_ok(turn_id, start_idx, &r.response, stop, r.usage),
                 }
             }
@@ -138,6 +145,7 @@ impl InteractiveSession {
             on_event,
             raw_input,
             skip_auto_compact: true,
+            budget: self.inner.budget.clone(),
         }
     }
 
@@ -166,6 +174,30 @@ impl InteractiveSession {
         }
     }
 
+    /// A turn the budget stopped: the `ERROR` event naming the limit, then `turn_completed`
+    /// with `stop_reason:"budget"` (the answer so far kept).
+    fn finish_budget(
+        &self,
+        turn_id: u64,
+        start_idx: usize,
+        response: &str,
+        usage: Option<TokenUsage>,
+    ) -> TurnOutcome {
+        let exceeded = self.inner.budget.as_ref().and_then(|b| b.exhausted());
+        let message = exceeded
+            .as_ref()
+            .map_or_else(|| "budget exceeded".to_string(), |e| e.message());
+        if let Some(e) = &exceeded {
+            self.inner.core.link.emit_event(Event::json(
+                events::ERROR,
+                turn_id,
+                crate::sdk::budget::exceeded_event(e),
+            ));
+        }
+        self.finish_ok(turn_id, start_idx, response, RunStop::Budget, usage);
+        TurnOutcome::Budget(message)
+    }
+
     fn finish_ok(
         &self,
         turn_id: u64,
@@ -191,6 +223,7 @@ impl InteractiveSession {
             RunStop::ContextLimit => "context_limit",
             RunStop::Refusal => "refusal",
             RunStop::MaxTokens => "max_tokens",
+            RunStop::Budget => "budget",
             _ => "complete",
         };
         if stop == RunStop::MaxTokens {
@@ -282,10 +315,7 @@ impl InteractiveSession {
         usage: Option<TokenUsage>,
         error: Option<&str>,
     ) {
-        // Saved before `turn_completed` goes out: a host that sees the turn complete (or whose
-        // `wait` returns) finds the session file written.
-        self.inner.core.lock().updated_at = now_iso();
-        self.persist_if_enabled(turn_id);
+        self.persist_before_report(turn_id);
         // Summed over the turn's model calls.
         let usage = usage.map(|u| {
             json!({"input_tokens": u.input_tokens, "output_tokens": u.output_tokens,
@@ -307,6 +337,13 @@ impl InteractiveSession {
             .core
             .link
             .emit_event(Event::json(events::TURN_COMPLETED, turn_id, doc));
+    }
+
+    /// Saves the session (when `persist` is on) before its `TURN_COMPLETED` is emitted: a host
+    /// that reacts to that event, or to `wait` returning, finds the session file written.
+    fn persist_before_report(&self, turn_id: u64) {
+        self.inner.core.lock().updated_at = now_iso();
+        self.persist_if_enabled(turn_id);
     }
 
     pub(super) fn finish(&self, turn_id: u64, outcome: TurnOutcome) {

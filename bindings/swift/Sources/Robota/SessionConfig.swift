@@ -33,6 +33,10 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
     public var autoCompactThreshold: JSONValue?
     /// Focus of compaction summaries (default: CLAUDE.md's "Compact Instructions").
     public var compactInstructions: String?
+    /// Run the built-in tools through the runtime's host I/O handler (`Runtime.setHostIO`).
+    public var hostIO: Bool?
+    /// Hard limits over the session's life.
+    public var budget: SessionBudget?
     public var extra: [String: JSONValue]
 
     public init(
@@ -42,6 +46,7 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
         sessionID: String? = nil, name: String? = nil, persist: Bool? = nil, replayEvents: Bool? = nil,
         contextWindow: Int? = nil, autoCompactThreshold: JSONValue? = nil, compactInstructions: String? = nil,
         extra: [String: JSONValue] = [:]
+        hostIO: Bool? = nil, budget: SessionBudget? = nil, extra: [String: JSONValue] = [:]
     ) {
         self.provider = provider
         self.model = model
@@ -61,6 +66,8 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
         self.contextWindow = contextWindow
         self.autoCompactThreshold = autoCompactThreshold
         self.compactInstructions = compactInstructions
+        self.hostIO = hostIO
+        self.budget = budget
         self.extra = extra
     }
 
@@ -68,6 +75,7 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
         "v", "provider", "model", "system_prompt", "cwd", "tools", "permission_mode", "permissions", "hooks",
         "max_rounds", "delivery", "settings", "session_id", "name", "persist", "replay_events",
         "context_window", "auto_compact_threshold", "compact_instructions",
+        "max_rounds", "delivery", "settings", "session_id", "name", "persist", "replay_events", "host_io", "budget",
     ]
 
     func encodeKnown(to c: inout KeyedEncodingContainer<DynamicKey>) throws {
@@ -90,6 +98,8 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
         try c.put(contextWindow, "context_window")
         try c.put(autoCompactThreshold, "auto_compact_threshold")
         try c.put(compactInstructions, "compact_instructions")
+        try c.put(hostIO, "host_io")
+        try c.put(budget, "budget")
     }
 
     init(reading c: KeyedDecodingContainer<DynamicKey>) throws {
@@ -101,6 +111,7 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
             name: try c.get("name"), persist: try c.get("persist"), replayEvents: try c.get("replay_events"),
             contextWindow: try c.get("context_window"), autoCompactThreshold: try c.get("auto_compact_threshold"),
             compactInstructions: try c.get("compact_instructions"))
+            hostIO: try c.get("host_io"), budget: try c.get("budget"))
     }
 
     public func encode(to encoder: Encoder) throws { try encodeDocument(to: encoder) }
