@@ -45,7 +45,6 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
         hooks: JSONValue? = nil, maxRounds: Int? = nil, delivery: Delivery? = nil, settings: String? = nil,
         sessionID: String? = nil, name: String? = nil, persist: Bool? = nil, replayEvents: Bool? = nil,
         contextWindow: Int? = nil, autoCompactThreshold: JSONValue? = nil, compactInstructions: String? = nil,
-        extra: [String: JSONValue] = [:]
         hostIO: Bool? = nil, budget: SessionBudget? = nil, extra: [String: JSONValue] = [:]
     ) {
         self.provider = provider
@@ -75,7 +74,7 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
         "v", "provider", "model", "system_prompt", "cwd", "tools", "permission_mode", "permissions", "hooks",
         "max_rounds", "delivery", "settings", "session_id", "name", "persist", "replay_events",
         "context_window", "auto_compact_threshold", "compact_instructions",
-        "max_rounds", "delivery", "settings", "session_id", "name", "persist", "replay_events", "host_io", "budget",
+        "host_io", "budget",
     ]
 
     func encodeKnown(to c: inout KeyedEncodingContainer<DynamicKey>) throws {
@@ -110,7 +109,7 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
             delivery: try c.get("delivery"), settings: try c.get("settings"), sessionID: try c.get("session_id"),
             name: try c.get("name"), persist: try c.get("persist"), replayEvents: try c.get("replay_events"),
             contextWindow: try c.get("context_window"), autoCompactThreshold: try c.get("auto_compact_threshold"),
-            compactInstructions: try c.get("compact_instructions"))
+            compactInstructions: try c.get("compact_instructions"),
             hostIO: try c.get("host_io"), budget: try c.get("budget"))
     }
 
