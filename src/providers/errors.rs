@@ -115,7 +115,11 @@ pub fn status_error(
 pub fn malformed(cfg: &HttpProviderConfig, what: &str) -> RobotaError {
     RobotaError::Provider {
         provider: cfg.name.clone(),
-        message: format!("{} sent a malformed stream: {what}", who(cfg)),
+        message: format!(
+            "{} at {} sent a malformed stream: {what}",
+            who(cfg),
+            display_url(&cfg.base_url)
+        ),
         status: None,
         recoverable: false,
     }

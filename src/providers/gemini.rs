@@ -270,7 +270,6 @@ pub struct GeminiDecoder {
     pub acc: Accumulated,
     /// Thought signatures of the calls of this response (call id → signature).
     pub signatures: Vec<(String, String)>,
-    finished: bool,
 }
 
 impl GeminiDecoder {
@@ -280,7 +279,6 @@ impl GeminiDecoder {
             cfg,
             acc: Accumulated::default(),
             signatures: Vec::new(),
-            finished: false,
         }
     }
 }
@@ -334,7 +332,6 @@ impl StreamDecoder for GeminiDecoder {
                 }
             }
             if let Some(fr) = cand.finish_reason {
-                self.finished = true;
                 self.acc.stop = Some(match fr.as_str() {
                     "STOP" if !self.acc.calls.is_empty() => StopReason::ToolUse,
                     "STOP" => StopReason::EndTurn,
@@ -362,26 +359,25 @@ impl StreamDecoder for GeminiDecoder {
         Ok(())
     }
 
-    fn delivered(&self) -> bool {
-        self.acc.delivered
-    }
-
-    fn complete(&self) -> bool {
-        self.finished
+    fn accumulated(&self) -> &Accumulated {
+        &self.acc
     }
 
     fn done(&self) -> bool {
         false // no end sentinel: read until the server closes (usage may follow)
     }
 
-    fn end_marker(&self) -> &'static str {
+    fn stop_marker(&self) -> &'static str {
         "finishReason"
+    }
+
+    fn whole_response(&self, body: Value) -> Vec<crate::providers::whole::WholeEvent> {
+        crate::providers::whole::gemini(body)
     }
 
     fn reset(&mut self) {
         self.acc.reset();
         self.signatures.clear();
-        self.finished = false;
     }
 }
 

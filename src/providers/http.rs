@@ -13,18 +13,22 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::config::{HttpProviderConfig, MAX_RETRY_DELAY};
+use super::convert::Accumulated;
 use super::errors::{
-    parse_retry_after, redact, scrub, status_error, strip_url, vendor_message, who,
+    display_url, parse_retry_after, redact, scrub, status_error, strip_url, vendor_message, who,
 };
 use super::sse::{SseEvent, SseParser};
+use super::whole::WholeEvent;
 use crate::core::env_ref::{is_env_reference, resolve_env_reference, ENV_REFERENCE_PREFIX};
 use crate::core::errors::RobotaError;
-use crate::core::provider::{RawPayloadEvent, RawPayloadKind, StreamSink};
+use crate::core::provider::{RawPayloadEvent, RawPayloadKind, StopReason, StreamSink};
 
 /// Connect timeout of the shared client.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// Largest error body read (the rest is ignored).
 const MAX_ERROR_BODY: usize = 64 * 1024;
+/// Largest non-streamed (`application/json`) answer read.
+const MAX_WHOLE_BODY: usize = 32 * 1024 * 1024;
 
 /// Builds the per-runtime client: one connection pool shared by all its sessions.
 pub fn new_http_client() -> Result<reqwest::Client, RobotaError> {
@@ -49,21 +53,33 @@ pub enum AuthStyle {
 }
 
 /// Turns one wire format's SSE events into sink calls and an accumulated response.
+///
+/// The finish rule, the same for every provider: a stream is finished only when the vendor
+/// said why it stopped (OpenAI-style `finish_reason`, Anthropic `message_delta.stop_reason`,
+/// Gemini `finishReason`), i.e. when [`Accumulated::stop`] is set. An end marker (`[DONE]`,
+/// `message_stop`) or the end of the body without one is a cut stream: a recoverable provider
+/// error, retried while nothing reached the caller, never a complete answer.
 pub trait StreamDecoder: Send {
     /// Handles one event.
     fn event(&mut self, event: SseEvent<'_>, sink: &mut dyn StreamSink) -> Result<(), RobotaError>;
+    /// What was decoded so far.
+    fn accumulated(&self) -> &Accumulated;
     /// True once any content reached the caller (the call is then never retried).
-    fn delivered(&self) -> bool;
-    /// True once the stream's end marker was seen.
-    fn complete(&self) -> bool;
-    /// True when reading can stop now (the end marker was seen and nothing may follow).
-    fn done(&self) -> bool {
-        self.complete()
+    fn delivered(&self) -> bool {
+        self.accumulated().delivered
     }
-    /// The end marker's name, for the "stream ended before …" error.
-    fn end_marker(&self) -> &'static str;
+    /// True once the vendor gave the stop reason (the finish rule above).
+    fn complete(&self) -> bool {
+        self.accumulated().stop.is_some()
+    }
+    /// True when reading can stop now: the vendor's end marker was seen, nothing may follow.
+    fn done(&self) -> bool;
+    /// What the vendor sends to say why it stopped, for the "stream ended before …" error.
+    fn stop_marker(&self) -> &'static str;
     /// Clears all state before a retry.
     fn reset(&mut self);
+    /// A non-streamed answer (`application/json`) as the stream events it stands for.
+    fn whole_response(&self, body: Value) -> Vec<WholeEvent>;
 }
 
 /// How a streamed call ended.
@@ -290,7 +306,7 @@ impl HttpTransport {
             let text = tokio::select! {
                 biased;
                 _ = cancel.cancelled() => return Ok(StreamOutcome::Aborted),
-                t = read_limited(response) => t,
+                t = read_limited(response, MAX_ERROR_BODY) => t,
                 _ = tokio::time::sleep(idle) => String::new(),
             };
             let mut message = redact(&vendor_message(&text), key);
@@ -309,11 +325,38 @@ impl HttpTransport {
             .and_then(|v| v.to_str().ok())
             .unwrap_or("")
             .to_string();
+        if content_type.starts_with("text/html") {
+            let text = tokio::select! {
+                biased;
+                _ = cancel.cancelled() => return Ok(StreamOutcome::Aborted),
+                t = read_limited(response, MAX_ERROR_BODY) => t,
+                _ = tokio::time::sleep(idle) => String::new(),
+            };
+            return Err(self
+                .bad_body(
+                    "answered a web page (`text/html`), not an event stream: check base_url",
+                    &text,
+                    key,
+                )
+                .into());
+        }
+        if content_type.starts_with("application/json") {
+            let text = tokio::select! {
+                biased;
+                _ = cancel.cancelled() => return Ok(StreamOutcome::Aborted),
+                t = read_limited(response, MAX_WHOLE_BODY) => t,
+                _ = tokio::time::sleep(idle) => return Err(self.idle_error("reading the response").into()),
+            };
+            return self
+                .whole(&text, decoder, sink, api_surface, key)
+                .map_err(AttemptError::from);
+        }
         let mut response = response;
         let sleep = tokio::time::sleep(idle);
         tokio::pin!(sleep);
         let wants_raw = sink.wants_raw_payloads();
         let mut seq = 0u64;
+        let mut events = 0usize;
         loop {
             let chunk = tokio::select! {
                 biased;
@@ -323,7 +366,7 @@ impl HttpTransport {
                 // yet) already holds the whole answer.
                 _ = &mut sleep => {
                     if decoder.complete() {
-                        return Ok(StreamOutcome::Complete);
+                        return self.finished(decoder, key).map_err(AttemptError::from);
                     }
                     return Err(self.idle_error("while streaming").into());
                 }
@@ -333,36 +376,138 @@ impl HttpTransport {
                     sleep.as_mut().reset(Instant::now() + idle);
                     sink.on_activity();
                     parser.feed(&bytes, |ev| {
+                        events += 1;
                         if wants_raw {
                             raw_event(&self.cfg.name, api_surface, &ev, &mut seq, sink);
                         }
                         decoder.event(ev, sink)
                     })?;
                     if decoder.done() {
-                        return Ok(StreamOutcome::Complete);
+                        if decoder.complete() {
+                            return self.finished(decoder, key).map_err(AttemptError::from);
+                        }
+                        return Err(self
+                            .cut(decoder, events, false, None, &content_type, key)
+                            .into());
                     }
                 }
                 Ok(None) => {
                     let mid_event =
                         self.finish_stream(parser, decoder, sink, api_surface, &mut seq)?;
                     if decoder.complete() {
-                        return Ok(StreamOutcome::Complete);
+                        return self.finished(decoder, key).map_err(AttemptError::from);
                     }
                     return Err(self
-                        .cut(decoder, mid_event, None, &content_type, key)
+                        .cut(decoder, events, mid_event, None, &content_type, key)
                         .into());
                 }
                 Err(e) => {
                     let mid_event =
                         self.finish_stream(parser, decoder, sink, api_surface, &mut seq)?;
                     if decoder.complete() {
-                        return Ok(StreamOutcome::Complete);
+                        return self.finished(decoder, key).map_err(AttemptError::from);
                     }
                     return Err(self
-                        .cut(decoder, mid_event, Some(&e), &content_type, key)
+                        .cut(decoder, events, mid_event, Some(&e), &content_type, key)
                         .into());
                 }
             }
+        }
+    }
+
+    /// A non-streamed answer used as the complete response (the finish rule still applies).
+    fn whole(
+        &self,
+        text: &str,
+        decoder: &mut dyn StreamDecoder,
+        sink: &mut dyn StreamSink,
+        api_surface: &'static str,
+        key: Option<&str>,
+    ) -> Result<StreamOutcome, RobotaError> {
+        let body: Value = serde_json::from_str(text).map_err(|e| {
+            self.bad_body(
+                &format!("answered `application/json` that is not JSON ({e})"),
+                text,
+                key,
+            )
+        })?;
+        if sink.wants_raw_payloads() {
+            sink.on_raw_payload(RawPayloadEvent {
+                provider: self.cfg.name.clone(),
+                api_surface: Some(api_surface.to_string()),
+                payload_kind: RawPayloadKind::Response,
+                sequence: None,
+                payload: body.clone(),
+            });
+        }
+        sink.on_activity();
+        for (event, data) in decoder.whole_response(body) {
+            decoder.event(
+                SseEvent {
+                    event,
+                    data: &data,
+                    id: "",
+                },
+                sink,
+            )?;
+        }
+        if decoder.complete() {
+            return self.finished(decoder, key);
+        }
+        Err(self.cut(decoder, 1, false, None, "application/json", key))
+    }
+
+    /// The vendor gave its stop reason: the answer is complete unless a tool call's arguments
+    /// never closed (JSON cut short) without a `max_tokens` stop, which no tool can run.
+    fn finished(
+        &self,
+        decoder: &dyn StreamDecoder,
+        key: Option<&str>,
+    ) -> Result<StreamOutcome, RobotaError> {
+        let acc = decoder.accumulated();
+        // At `max_tokens` a cut call is expected: the engine reports it to the model.
+        if acc.stop == Some(StopReason::MaxTokens) {
+            return Ok(StreamOutcome::Complete);
+        }
+        for call in &acc.calls {
+            let args = call.arguments.trim();
+            if args.is_empty() {
+                continue;
+            }
+            if let Err(e) = serde_json::from_str::<serde::de::IgnoredAny>(args) {
+                if e.is_eof() {
+                    return Err(self.bad_body(
+                        &format!(
+                            "sent tool call `{}` ({}) whose arguments never close",
+                            call.name, call.id
+                        ),
+                        args,
+                        key,
+                    ));
+                }
+            }
+        }
+        Ok(StreamOutcome::Complete)
+    }
+
+    /// A body the provider cannot use, named with the base URL and the start of the body.
+    fn bad_body(&self, problem: &str, body: &str, key: Option<&str>) -> RobotaError {
+        let head: String = body.trim().chars().take(120).collect();
+        let message = format!(
+            "{} at {} {problem}: {}",
+            who(&self.cfg),
+            display_url(&self.cfg.base_url),
+            if head.is_empty() {
+                "(empty body)".to_string()
+            } else {
+                format!("`{head}`")
+            }
+        );
+        RobotaError::Provider {
+            provider: self.cfg.name.clone(),
+            message: redact(&message, key),
+            status: None,
+            recoverable: false,
         }
     }
 
@@ -402,16 +547,26 @@ impl HttpTransport {
     fn cut(
         &self,
         decoder: &dyn StreamDecoder,
+        events: usize,
         mid_event: bool,
         error: Option<&reqwest::Error>,
         content_type: &str,
         key: Option<&str>,
     ) -> RobotaError {
-        let mut message = format!(
-            "{}: the stream ended before its `{}` event",
-            who(&self.cfg),
-            decoder.end_marker()
-        );
+        let mut message = if events == 0 && !mid_event {
+            format!(
+                "{} at {}: the response ended without any event (an empty stream)",
+                who(&self.cfg),
+                display_url(&self.cfg.base_url),
+            )
+        } else {
+            format!(
+                "{} at {}: the stream ended without a stop reason (no `{}`): the answer is cut",
+                who(&self.cfg),
+                display_url(&self.cfg.base_url),
+                decoder.stop_marker()
+            )
+        };
         let event_stream = content_type.starts_with("text/event-stream");
         if event_stream && mid_event {
             message.push_str(" (cut in the middle of an event)");
@@ -458,12 +613,12 @@ fn raw_event(
     *seq += 1;
 }
 
-async fn read_limited(mut response: reqwest::Response) -> String {
+async fn read_limited(mut response: reqwest::Response, limit: usize) -> String {
     let mut buf = Vec::new();
     while let Ok(Some(chunk)) = response.chunk().await {
         buf.extend_from_slice(&chunk);
-        if buf.len() >= MAX_ERROR_BODY {
-            buf.truncate(MAX_ERROR_BODY);
+        if buf.len() >= limit {
+            buf.truncate(limit);
             break;
         }
     }

@@ -17,6 +17,7 @@ pub mod scripted;
 pub mod sse;
 #[cfg(test)]
 mod sse_tests;
+pub mod whole;
 
 use std::sync::Arc;
 

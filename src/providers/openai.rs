@@ -224,7 +224,6 @@ pub struct OpenAiDecoder {
     slots: Vec<(usize, usize)>,
     /// `delta.refusal` text came: the answer is a refusal.
     refused: bool,
-    finished: bool,
     done: bool,
 }
 
@@ -236,7 +235,6 @@ impl OpenAiDecoder {
             acc: Accumulated::default(),
             slots: Vec::new(),
             refused: false,
-            finished: false,
             done: false,
         }
     }
@@ -319,7 +317,6 @@ impl StreamDecoder for OpenAiDecoder {
                 }
             }
             if let Some(r) = choice.finish_reason {
-                self.finished = true;
                 self.acc.stop = Some(match &*r {
                     "stop" if self.refused => StopReason::Refusal,
                     "stop" => StopReason::EndTurn,
@@ -341,28 +338,26 @@ impl StreamDecoder for OpenAiDecoder {
         Ok(())
     }
 
-    fn delivered(&self) -> bool {
-        self.acc.delivered
-    }
-
-    fn complete(&self) -> bool {
-        // `[DONE]` is the documented end; a server closing right after `finish_reason` is accepted.
-        self.done || self.finished
+    fn accumulated(&self) -> &Accumulated {
+        &self.acc
     }
 
     fn done(&self) -> bool {
         self.done
     }
 
-    fn end_marker(&self) -> &'static str {
-        "data: [DONE]"
+    fn stop_marker(&self) -> &'static str {
+        "finish_reason"
+    }
+
+    fn whole_response(&self, body: Value) -> Vec<crate::providers::whole::WholeEvent> {
+        crate::providers::whole::openai(body)
     }
 
     fn reset(&mut self) {
         self.acc.reset();
         self.slots.clear();
         self.refused = false;
-        self.finished = false;
         self.done = false;
     }
 }

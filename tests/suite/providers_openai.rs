@@ -307,26 +307,3 @@ async fn openai_provider_named_differently_from_kind() {
     .unwrap();
     assert_eq!(r.content, "x");
 }
-
-#[tokio::test]
-async fn openai_non_streaming_answer_is_a_clear_error_not_retried() {
-    let server = FakeServer::start();
-    server.enqueue(Reply::error(
-        200,
-        r#"{"choices":[{"message":{"content":"hi"}}]}"#,
-    ));
-    let p = cases::provider(&server, KIND, json!({}));
-    let e = cases::chat(
-        p.as_ref(),
-        &mut cases::Rec::default(),
-        CancellationToken::new(),
-    )
-    .await
-    .unwrap_err();
-    assert_eq!(
-        e.to_string(),
-        "Provider Error (openai): openai: the stream ended before its `data: [DONE]` event (the response was `application/json`, not `text/event-stream`)"
-    );
-    assert!(!e.is_recoverable());
-    assert_eq!(server.requests().len(), 1);
-}

@@ -528,7 +528,8 @@ pub async fn malformed_and_cut(kind: &str) {
     let text = e.to_string();
     assert!(
         text.starts_with(&format!(
-            "Provider Error ({kind}): {kind} sent a malformed stream: bad JSON in "
+            "Provider Error ({kind}): {kind} at {} sent a malformed stream: bad JSON in ",
+            server.base_url_for(kind)
         )),
         "{text}"
     );
@@ -545,13 +546,14 @@ pub async fn malformed_and_cut(kind: &str) {
         .unwrap_err();
     assert_eq!(sink.text, vec!["a"]);
     let end = match kind {
-        "anthropic" => "message_stop",
+        "anthropic" => "message_delta.stop_reason",
         "gemini" => "finishReason",
-        _ => "data: [DONE]",
+        _ => "finish_reason",
     };
     assert!(
-        e.to_string()
-            .contains(&format!("the stream ended before its `{end}` event")),
+        e.to_string().contains(&format!(
+            "the stream ended without a stop reason (no `{end}`)"
+        )),
         "{e}"
     );
     assert_eq!(
