@@ -61,6 +61,34 @@ fn looks_like_context_overflow(msg: &str) -> bool {
         || (m.contains("token") && m.contains("exceed"))
 }
 
+/// A 404 naming a model, or a 400/422 saying the model does not exist (Ollama, LiteLLM, vLLM).
+fn names_unknown_model(status: u16, msg: &str) -> bool {
+    let m = msg.to_ascii_lowercase();
+    if !m.contains("model") {
+        return false;
+    }
+    status == 404
+        || [
+            "not found",
+            "does not exist",
+            "invalid model",
+            "unknown model",
+            "no such model",
+        ]
+        .iter()
+        .any(|p| m.contains(p))
+}
+
+/// A server error whose body says the request is invalid: retrying it cannot succeed.
+fn looks_like_validation(msg: &str) -> bool {
+    let m = msg.to_ascii_lowercase();
+    m.contains("validation error")
+        || m.contains("validationerror")
+        || m.contains("invalid request")
+        || m.contains("input should be")
+        || m.contains("field required")
+}
+
 /// Maps a non-success HTTP status to the taxonomy. `message` is the vendor's text (already
 /// redacted).
 pub fn status_error(
@@ -77,7 +105,7 @@ pub fn status_error(
             message: text,
             retry_after,
         },
-        404 if message.to_ascii_lowercase().contains("model") => RobotaError::ModelNotAvailable {
+        400 | 404 | 422 if names_unknown_model(status, message) => RobotaError::ModelNotAvailable {
             model: model.to_string(),
             provider: cfg.name.clone(),
         },
@@ -96,11 +124,20 @@ pub fn status_error(
             status: Some(status),
             recoverable: false,
         },
-        s if s >= 500 => RobotaError::Provider {
+        // The same request may succeed later: a timeout, a conflict, a server error — unless
+        // the server says the request itself is invalid (llama-cpp-python answers a bad
+        // message with HTTP 500 and a validation error).
+        408 | 409 => RobotaError::Provider {
             provider: cfg.name.clone(),
             message: text,
             status: Some(status),
             recoverable: true,
+        },
+        s if s >= 500 => RobotaError::Provider {
+            provider: cfg.name.clone(),
+            recoverable: !looks_like_validation(message),
+            message: text,
+            status: Some(status),
         },
         _ => RobotaError::Provider {
             provider: cfg.name.clone(),
@@ -249,6 +286,29 @@ mod tests {
         assert!(!e.is_recoverable());
         assert!(e.to_string().contains("context too long"));
         assert!(status_error(&c, 503, "x", "m", None).is_recoverable());
+        assert!(status_error(&c, 408, "x", "m", None).is_recoverable());
+        assert!(status_error(&c, 409, "x", "m", None).is_recoverable());
+        assert!(!status_error(&c, 422, "x", "m", None).is_recoverable());
+        let e = status_error(
+            &c,
+            500,
+            "1 validation error for ChatCompletionRequest messages.1.content: Input should be a valid string",
+            "m",
+            None,
+        );
+        assert!(!e.is_recoverable(), "a validation error is not retried");
+        assert!(e.to_string().contains("Input should be a valid string"));
+        assert_eq!(
+            status_error(
+                &c,
+                400,
+                "model \"llama9\" not found, try pulling it first",
+                "llama9",
+                None
+            )
+            .code(),
+            "MODEL_NOT_AVAILABLE"
+        );
         assert!(!status_error(&c, 400, "x", "m", None).is_recoverable());
     }
 

@@ -77,11 +77,12 @@ pub fn convert_messages(messages: &[Arc<Message>]) -> Vec<Value> {
             Role::Assistant => {
                 let text = m.content_for_api();
                 let mut v = json!({"role": "assistant"});
-                v["content"] = if text.is_empty() && !m.tool_calls.is_empty() {
-                    Value::Null
-                } else {
-                    Value::String(text.into_owned())
-                };
+                // Tool calls without text: no `content` key at all. OpenAI documents it as
+                // optional; llama-cpp-python rejects `null`; vLLM, llama.cpp and Ollama accept
+                // an absent key.
+                if !(text.is_empty() && !m.tool_calls.is_empty()) {
+                    v["content"] = Value::String(text.into_owned());
+                }
                 if !m.tool_calls.is_empty() {
                     v["tool_calls"] = m
                         .tool_calls

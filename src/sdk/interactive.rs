@@ -110,8 +110,9 @@ pub enum TurnOutcome {
     Done,
     /// Aborted (also a queued prompt dropped by abort/cancel_queue/close).
     Aborted,
-    /// Failed with this message.
-    Failed(String),
+    /// Failed with this message and its taxonomy details (`{"v","code","category",
+    /// "recoverable","message"}`).
+    Failed(String, Value),
 }
 
 /// Everything restored by resume/fork.
@@ -649,10 +650,11 @@ impl InteractiveSession {
                         ErrorCode::Aborted,
                         format!("turn {turn_id} was aborted"),
                     )),
-                    Some((_, TurnOutcome::Failed(m))) => Err(SdkError::new(
-                        ErrorCode::Provider,
-                        format!("turn {turn_id} failed: {m}"),
-                    )),
+                    Some((_, TurnOutcome::Failed(m, details))) => Err(SdkError {
+                        code: ErrorCode::Provider,
+                        message: format!("turn {turn_id} failed: {m}"),
+                        details: Some(Box::new(details.clone())),
+                    }),
                     _ => Ok(()),
                 };
             }

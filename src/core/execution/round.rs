@@ -81,10 +81,7 @@ pub(crate) async fn run_round(ctx: &mut RunCtx<'_>, round: u32) -> RoundOutcome 
             }
             return RoundOutcome::Aborted;
         }
-        Err(CallError::Failed {
-            message,
-            recoverable,
-        }) => {
+        Err(CallError::Failed { message, error }) => {
             lock(ctx.store).discard_pending();
             let mut meta = round_meta(round);
             meta.insert("providerError".into(), json!(true));
@@ -94,7 +91,8 @@ pub(crate) async fn run_round(ctx: &mut RunCtx<'_>, round: u32) -> RoundOutcome 
                 Message::assistant(format!("Request failed: {message}")).with_metadata(meta),
             );
             ctx.provider_error = Some(message);
-            ctx.provider_error_recoverable = recoverable;
+            ctx.provider_error_recoverable = error.is_recoverable();
+            ctx.provider_error_class = Some(error);
             return RoundOutcome::ProviderFailed;
         }
     };
