@@ -5,7 +5,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::config::HttpProviderConfig;
-use crate::core::errors::RobotaError;
+use crate::core::errors::{RobotaError, CONTEXT_OVERFLOW};
 
 /// Replaces every occurrence of the secret in `text` with `[REDACTED]`.
 pub fn redact(text: &str, secret: Option<&str>) -> String {
@@ -115,11 +115,15 @@ pub fn status_error(
             status: Some(status),
             recoverable: false,
         },
-        400 | 413 if looks_like_context_overflow(message) => RobotaError::Provider {
+        400 | 413 | 422 if looks_like_context_overflow(message) => RobotaError::Provider {
             provider: cfg.name.clone(),
             message: format!(
-                "{} returned HTTP {status}: context too long for model \"{model}\": {message}",
-                who(cfg)
+                "{} returned HTTP {status}: {CONTEXT_OVERFLOW}{} of model \"{model}\": {message}",
+                who(cfg),
+                match super::context_window::window_from_error(message) {
+                    Some(n) => format!(" ({n} tokens)"),
+                    None => String::new(),
+                }
             ),
             status: Some(status),
             recoverable: false,
@@ -284,7 +288,11 @@ mod tests {
             None,
         );
         assert!(!e.is_recoverable());
-        assert!(e.to_string().contains("context too long"));
+        assert_eq!(
+            e.to_string(),
+            "Provider Error (main): main (openai) returned HTTP 400: the prompt does not fit the context window (8192 tokens) of model \"m\": This model's maximum context length is 8192 tokens"
+        );
+        assert!(e.is_context_overflow());
         assert!(status_error(&c, 503, "x", "m", None).is_recoverable());
         assert!(status_error(&c, 408, "x", "m", None).is_recoverable());
         assert!(status_error(&c, 409, "x", "m", None).is_recoverable());

@@ -28,6 +28,7 @@ use crate::core::provider::{
     assert_native_web_tools_available, ChatRequest, ChatResponse, Provider, ProviderCapabilities,
     StopReason, StreamSink,
 };
+use crate::core::tool_choice::ToolChoice;
 
 /// API surface label of raw payloads.
 pub const API_SURFACE: &str = "gemini-generate-content";
@@ -169,6 +170,15 @@ pub fn request_body(
             })
             .collect();
         body["tools"] = json!([{ "functionDeclarations": decls }]);
+        let config = match request.tool_choice {
+            ToolChoice::Auto => None,
+            ToolChoice::None => Some(json!({"mode": "NONE"})),
+            ToolChoice::Required => Some(json!({"mode": "ANY"})),
+            ToolChoice::Tool(n) => Some(json!({"mode": "ANY", "allowedFunctionNames": [n]})),
+        };
+        if let Some(c) = config {
+            body["toolConfig"] = json!({ "functionCallingConfig": c });
+        }
     }
     let mut gen = serde_json::Map::new();
     if let Some(n) = request.max_tokens.or(cfg.max_tokens) {

@@ -124,6 +124,11 @@ impl HttpTransport {
         &self.cfg
     }
 
+    /// The shared client.
+    pub fn client(&self) -> &reqwest::Client {
+        &self.client
+    }
+
     /// Resolves the key now (`$ENV:NAME` is read at every call). An unset variable is an
     /// authentication error naming the variable, never its value.
     pub fn api_key(&self) -> Result<Option<String>, RobotaError> {

@@ -8,6 +8,7 @@
 
 pub mod anthropic;
 pub mod config;
+pub mod context_window;
 pub mod convert;
 pub mod errors;
 pub mod gemini;
@@ -25,6 +26,7 @@ use serde_json::Value;
 
 pub use anthropic::AnthropicProvider;
 pub use config::{HttpProviderConfig, ProviderKind};
+pub use context_window::ContextWindows;
 pub use gemini::GeminiProvider;
 pub use http::new_http_client;
 pub use openai::OpenAiProvider;
@@ -40,6 +42,16 @@ pub fn create_provider(
     name: &str,
     config: &Value,
     client: &reqwest::Client,
+) -> Result<Arc<dyn Provider>, RobotaError> {
+    create_provider_in(name, config, client, &Arc::new(ContextWindows::new()))
+}
+
+/// [`create_provider`] sharing the runtime's cache of served context windows.
+pub fn create_provider_in(
+    name: &str,
+    config: &Value,
+    client: &reqwest::Client,
+    windows: &Arc<ContextWindows>,
 ) -> Result<Arc<dyn Provider>, RobotaError> {
     let obj = config.as_object().ok_or_else(|| {
         RobotaError::Configuration(format!("provider \"{name}\": entry must be a JSON object"))
@@ -82,7 +94,7 @@ pub fn create_provider(
     Ok(match kind {
         ProviderKind::Anthropic => Arc::new(AnthropicProvider::new(cfg, client)),
         ProviderKind::OpenAi | ProviderKind::OpenAiCompatible => {
-            Arc::new(OpenAiProvider::new(cfg, client))
+            Arc::new(OpenAiProvider::new(cfg, client).with_windows(windows.clone()))
         }
         ProviderKind::Gemini => Arc::new(GeminiProvider::new(cfg, client)),
     })

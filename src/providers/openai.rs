@@ -15,6 +15,7 @@ use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
 use super::config::{HttpProviderConfig, ProviderKind};
+use super::context_window::{discover, window_from_error, ContextWindows};
 use super::convert::{data_url, first_indexed, Accumulated, Indexed, JsonStr, PartialCall};
 use super::errors::{malformed, redact, vendor_message, who};
 use super::http::{AuthStyle, HttpTransport, StreamDecoder, StreamOutcome};
@@ -25,6 +26,7 @@ use crate::core::provider::{
     assert_native_web_tools_available, ChatRequest, ChatResponse, Provider, ProviderCapabilities,
     StopReason, StreamSink,
 };
+use crate::core::tool_choice::ToolChoice;
 
 /// API surface label of raw payloads.
 pub const API_SURFACE: &str = "chat-completions";
@@ -33,6 +35,7 @@ pub const API_SURFACE: &str = "chat-completions";
 pub struct OpenAiProvider {
     http: HttpTransport,
     url: String,
+    windows: Arc<ContextWindows>,
 }
 
 impl OpenAiProvider {
@@ -42,7 +45,14 @@ impl OpenAiProvider {
         OpenAiProvider {
             http: HttpTransport::new(cfg, client),
             url,
+            windows: Arc::new(ContextWindows::new()),
         }
+    }
+
+    /// Shares the runtime's cache of served context windows.
+    pub fn with_windows(mut self, windows: Arc<ContextWindows>) -> Self {
+        self.windows = windows;
+        self
     }
 }
 
@@ -136,6 +146,14 @@ pub fn request_body(cfg: &HttpProviderConfig, request: &ChatRequest<'_>) -> Valu
                 }})
             })
             .collect();
+        match request.tool_choice {
+            ToolChoice::Auto => {}
+            ToolChoice::None => body["tool_choice"] = json!("none"),
+            ToolChoice::Required => body["tool_choice"] = json!("required"),
+            ToolChoice::Tool(n) => {
+                body["tool_choice"] = json!({"type": "function", "function": {"name": n}})
+            }
+        }
     }
     body
 }
@@ -373,6 +391,28 @@ impl Provider for OpenAiProvider {
         ProviderCapabilities::default()
     }
 
+    async fn context_window(&self, model: &str) -> Option<u64> {
+        let cfg = self.http.config();
+        if let Some(known) = self.windows.get(&cfg.base_url, model) {
+            return known;
+        }
+        if cfg.kind != ProviderKind::OpenAiCompatible {
+            return None;
+        }
+        let key = self.http.api_key().ok().flatten();
+        let headers = cfg.headers.clone();
+        let auth = move |r: reqwest::RequestBuilder| {
+            let r = r.headers(headers.clone());
+            match &key {
+                Some(k) => r.bearer_auth(k),
+                None => r,
+            }
+        };
+        let found = discover(self.http.client(), &cfg.base_url, model, &auth).await;
+        self.windows.learn(&cfg.base_url, model, found);
+        self.windows.get(&cfg.base_url, model).flatten()
+    }
+
     async fn chat(
         &self,
         request: ChatRequest<'_>,
@@ -395,7 +435,13 @@ impl Provider for OpenAiProvider {
                 sink,
                 &cancel,
             )
-            .await?;
+            .await
+            .inspect_err(|e| {
+                // "This model's maximum context length is N tokens": the served window.
+                if let Some(n) = window_from_error(&e.to_string()) {
+                    self.windows.learn(&cfg.base_url, request.model, Some(n));
+                }
+            })?;
         Ok(decoder.acc.into_response(outcome == StreamOutcome::Aborted))
     }
 }

@@ -1,6 +1,7 @@
 //! The runtime config and session JSON documents (ABI.md "JSON documents"), validated with
 //! messages that name the offending field.
 
+use crate::core::tool_choice::ToolChoice;
 use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
@@ -103,6 +104,10 @@ pub struct SessionConfig {
     pub request_timeout_ms: Option<u64>,
     /// User-facing name.
     pub name: Option<String>,
+    /// Context window override (tokens).
+    pub context_window: Option<u64>,
+    /// Default tool choice of every turn.
+    pub tool_choice: Option<ToolChoice>,
 }
 
 /// Parses a document that must be a JSON object with `"v":1` (absent `v` means 1).
@@ -254,7 +259,9 @@ pub fn parse_runtime_config(text: &str) -> SdkResult<RuntimeConfig> {
 }
 
 /// Keys of the session document.
-pub const SESSION_KEYS: [&str; 18] = [
+pub const SESSION_KEYS: [&str; 20] = [
+    "context_window",
+    "tool_choice",
     "provider",
     "model",
     "system_prompt",
@@ -391,6 +398,21 @@ pub fn parse_session_map(map: &Map<String, Value>) -> SdkResult<SessionConfig> {
         replay_events: opt_bool(W, map, "replay_events")?,
         request_timeout_ms: opt_u64(W, map, "request_timeout_ms")?,
         name: opt_str(W, map, "name")?,
+        context_window: match opt_u64(W, map, "context_window")? {
+            Some(0) => {
+                return Err(SdkError::config(format!(
+                    "{W}: field \"context_window\" must be at least 1"
+                )))
+            }
+            n => n,
+        },
+        tool_choice: match map.get("tool_choice") {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(
+                ToolChoice::from_json(&format!("{W}: field \"tool_choice\""), v)
+                    .map_err(|e| SdkError::robota(ErrorCode::InvalidConfig, &e))?,
+            ),
+        },
     })
 }
 

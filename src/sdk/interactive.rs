@@ -36,6 +36,7 @@ use crate::core::permissions::{PermissionLists, PermissionMode};
 use crate::core::store::ConversationStore;
 use crate::core::tokens::{estimate_context_with_len, TokenUsage};
 use crate::core::tool::Tool;
+use crate::core::tool_choice::ToolChoice;
 use crate::core::util::{new_uuid, now_iso, prefixed_id, round2};
 use crate::session::{
     ApprovalHandler, ContextState, Session, SessionObserver, SessionOptions, ToolEndResult,
@@ -43,6 +44,7 @@ use crate::session::{
 
 mod end;
 mod turn;
+mod window;
 
 /// Outcomes remembered for `wait` on finished turns.
 const OUTCOMES_KEPT: usize = 1024;
@@ -69,10 +71,12 @@ pub struct TurnInput {
     pub display_input: Option<String>,
     /// What hooks match on (default: `text`).
     pub raw_input: Option<String>,
+    /// Tool choice of this turn only (wins over the session's `tool_choice`).
+    pub tool_choice: Option<ToolChoice>,
 }
 
 impl TurnInput {
-    /// Parses `{"text":"…","display_input"?,"raw_input"?}`.
+    /// Parses `{"text":"…","display_input"?,"raw_input"?,"tool_choice"?}`.
     pub fn from_json(text: &str) -> SdkResult<Self> {
         let map = super::config::parse_object("input_json", text)?;
         let field = |k: &str| -> SdkResult<Option<String>> {
@@ -90,6 +94,13 @@ impl TurnInput {
             text,
             display_input: field("display_input")?,
             raw_input: field("raw_input")?,
+            tool_choice: match map.get("tool_choice") {
+                None | Some(Value::Null) => None,
+                Some(v) => Some(
+                    ToolChoice::from_json("input_json: field \"tool_choice\"", v)
+                        .map_err(|e| SdkError::robota(ErrorCode::InvalidConfig, &e))?,
+                ),
+            },
         })
     }
 
@@ -138,6 +149,8 @@ struct State {
     next_turn: u64,
     outcomes: VecDeque<(u64, TurnOutcome)>,
     streaming_text: String,
+    /// The `CONTEXT_WINDOW_ASSUMED` warning was sent.
+    window_warned: bool,
     tools: ToolStates,
     history: Vec<HistoryEntry>,
     message_count: u64,
@@ -381,6 +394,8 @@ impl InteractiveSession {
         so.approval_handler = Some(approval.clone() as Arc<dyn ApprovalHandler>);
         so.observer = Some(core.clone() as Arc<dyn SessionObserver>);
         so.max_turns = cfg.max_rounds;
+        so.context_max_tokens = cfg.context_window;
+        so.tool_choice = cfg.tool_choice.clone().unwrap_or_default();
         so.provider_timeout_ms = Some(PROVIDER_IDLE_TIMEOUT_MS);
         so.session_id = Some(session_id.clone());
         so.history = Some(ConversationStore::from_entries(restore.conversation));
@@ -483,6 +498,15 @@ impl InteractiveSession {
     /// Submits a prompt; returns its turn id. Queues when a turn runs; [`ErrorCode::Busy`] when
     /// a prompt is already queued; [`ErrorCode::Closed`] after close.
     pub fn submit(&self, input: TurnInput) -> SdkResult<u64> {
+        if let Some(choice) = &input.tool_choice {
+            let tools = self.inner.session.agent().config().tools;
+            choice
+                .check(
+                    "input_json: field \"tool_choice\"",
+                    tools.iter().map(|t| t.name()),
+                )
+                .map_err(|e| SdkError::robota(ErrorCode::InvalidConfig, &e))?;
+        }
         let core = &self.inner.core;
         let (id, cancel) = {
             let mut st = core.lock();

@@ -13,7 +13,7 @@ use super::error::{ErrorCode, SdkError, SdkResult};
 use super::host_tool::HostToolDef;
 use super::pending::PendingRegistry;
 use crate::core::provider::Provider;
-use crate::providers::{create_provider, new_http_client};
+use crate::providers::{create_provider_in, new_http_client};
 
 /// What sessions and their tasks share (never owns the tokio runtime itself, so the last
 /// reference can be dropped anywhere, including on a worker thread).
@@ -22,6 +22,8 @@ pub struct RuntimeShared {
     pub handle: tokio::runtime::Handle,
     /// The shared HTTP connection pool.
     pub http: reqwest::Client,
+    /// Context windows the servers told, by base URL and model (asked once per runtime).
+    pub windows: Arc<crate::providers::ContextWindows>,
     /// The parsed config.
     pub config: RuntimeConfig,
     /// Host tools by registration order.
@@ -57,7 +59,7 @@ impl RuntimeShared {
                 ),
             ));
         };
-        build_provider(name, kind, profile, &self.http)
+        build_provider(name, kind, profile, &self.http, &self.windows)
     }
 
     /// Keeps a library thread to join when the runtime goes away.
@@ -110,6 +112,7 @@ pub fn build_provider(
     kind: &str,
     profile: &Value,
     http: &reqwest::Client,
+    windows: &Arc<crate::providers::ContextWindows>,
 ) -> SdkResult<Arc<dyn Provider>> {
     let mut p = profile.clone();
     if kind == "scripted" {
@@ -117,7 +120,7 @@ pub fn build_provider(
             m.retain(|k, _| matches!(k.as_str(), "kind" | "turns" | "fallback" | "name"));
         }
     }
-    create_provider(name, &p, http).map_err(|e| {
+    create_provider_in(name, &p, http, windows).map_err(|e| {
         let mut err = SdkError::robota(ErrorCode::InvalidConfig, &e);
         err.message = format!("runtime config: {}", err.message);
         err
@@ -150,6 +153,7 @@ impl Runtime {
         let shared = Arc::new(RuntimeShared {
             handle: tokio.handle().clone(),
             http,
+            windows: Arc::new(crate::providers::ContextWindows::new()),
             config,
             tools: RwLock::new(Vec::new()),
             pending: PendingRegistry::new(),

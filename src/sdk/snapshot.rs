@@ -40,6 +40,12 @@ fn config_fields(c: &SessionConfig) -> Map<String, Value> {
     if let Some(n) = &c.name {
         m.insert("name".into(), json!(n));
     }
+    if let Some(w) = c.context_window {
+        m.insert("context_window".into(), json!(w));
+    }
+    if let Some(t) = &c.tool_choice {
+        m.insert("tool_choice".into(), t.to_json());
+    }
     m
 }
 

@@ -257,7 +257,7 @@ async fn openai_unknown_model_and_context_overflow() {
     .unwrap_err();
     assert!(
         e.to_string().contains(
-            "context too long for model \"test-model\": This model's maximum context length"
+            "the prompt does not fit the context window (128000 tokens) of model \"test-model\": This model's maximum context length"
         ),
         "{e}"
     );

@@ -41,7 +41,13 @@ impl InteractiveSession {
             json!({"turn_id": turn_id, "input": input.to_json()}),
         );
         let start_idx = inner.session.agent().messages().len();
-        let opts = self.run_options(turn_id, &cancel, input.raw_input.clone());
+        self.resolve_window(turn_id).await;
+        let opts = self.run_options(
+            turn_id,
+            &cancel,
+            input.raw_input.clone(),
+            input.tool_choice.clone(),
+        );
         let outcome = match inner
             .session
             .run(Message::user(input.text.clone()), opts)
@@ -72,6 +78,14 @@ impl InteractiveSession {
                 }
                 match r.stop {
                     RunStop::Aborted => self.finish_aborted(turn_id, start_idx, r.usage),
+                    RunStop::ContextLimit if r.error_class.is_some() => {
+                        // The server said the prompt does not fit its window.
+                        let msg = r.error.clone().unwrap_or_else(|| r.response.clone());
+                        let details = r.error_class.as_ref().map(robota_details);
+                        let mut details = details.unwrap_or_default();
+                        details["message"] = json!(msg);
+                        self.finish_failed(turn_id, "context_limit", &msg, details)
+                    }
                     RunStop::Error => {
                         let msg = r.error.clone().unwrap_or_else(|| r.response.clone());
                         let mut details = match &r.error_class {
@@ -95,6 +109,7 @@ impl InteractiveSession {
         turn_id: u64,
         cancel: &CancellationToken,
         raw_input: Option<String>,
+        tool_choice: Option<crate::core::tool_choice::ToolChoice>,
     ) -> SessionRunOptions {
         let me = self.clone();
         let on_text: crate::core::events::TextDeltaFn = Arc::new(move |d: &str| {
@@ -145,6 +160,7 @@ impl InteractiveSession {
             on_thinking_delta: Some(on_thinking),
             on_event,
             raw_input,
+            tool_choice,
         }
     }
 
@@ -261,6 +277,17 @@ impl InteractiveSession {
     /// "message"}`), `TURN_COMPLETED` carries `error` (the text) and `error_details`, and
     /// `wait` returns them as its error's details.
     fn finish_error_details(&self, turn_id: u64, message: &str, details: Value) -> TurnOutcome {
+        self.finish_failed(turn_id, "error", message, details)
+    }
+
+    /// [`Self::finish_error_details`] with the turn's `stop_reason`.
+    fn finish_failed(
+        &self,
+        turn_id: u64,
+        stop_reason: &str,
+        message: &str,
+        details: Value,
+    ) -> TurnOutcome {
         self.flush_messages();
         {
             let mut st = self.inner.core.lock();
@@ -279,7 +306,7 @@ impl InteractiveSession {
             .emit_event(Event::json(events::ERROR, turn_id, event.clone()));
         self.emit_completed(
             turn_id,
-            "error",
+            stop_reason,
             "",
             usize::MAX,
             None,
