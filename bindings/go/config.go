@@ -155,6 +155,11 @@ type SessionConfig struct {
 	ReplayEvents     bool   `json:"replay_events,omitempty"`
 	RequestTimeoutMS int    `json:"request_timeout_ms,omitempty"`
 	Strict           bool   `json:"strict,omitempty"`
+	// ContextWindow overrides the window the library uses (default: the window the server
+	// tells, else the model table, else a stated default with a CONTEXT_WINDOW_ASSUMED warning).
+	ContextWindow int `json:"context_window,omitempty"`
+	// ToolChoice is every turn's default tool choice (nil = auto).
+	ToolChoice *ToolChoice `json:"tool_choice,omitempty"`
 	// Extra holds keys this struct does not name.
 	Extra map[string]any `json:"-"`
 

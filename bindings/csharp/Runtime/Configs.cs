@@ -113,6 +113,45 @@ namespace Robota
     }
 
     /// <summary>The session document (<c>robota_session_new</c>).</summary>
+    /// <summary>
+    /// Whether the model may, must or must not call a tool, or which one (<c>"auto"</c>,
+    /// <c>"none"</c>, <c>"required"</c> or <c>{"name":"TOOL"}</c>): a session's default
+    /// (<see cref="SessionConfig.ToolChoice"/>) or one turn's. <see cref="Required"/> and a named
+    /// tool hold for the turn's first model call only; a named tool the session lacks fails with
+    /// <see cref="RobotaStatus.InvalidConfig"/> naming it.
+    /// </summary>
+    public sealed class ToolChoice
+    {
+        private readonly string mode;
+
+        private ToolChoice(string mode, string name)
+        {
+            this.mode = mode;
+            Name = name;
+        }
+
+        /// <summary>The model decides (the default).</summary>
+        public static readonly ToolChoice Auto = new ToolChoice("auto", null);
+
+        /// <summary>No tool call.</summary>
+        public static readonly ToolChoice None = new ToolChoice("none", null);
+
+        /// <summary>At least one tool call.</summary>
+        public static readonly ToolChoice Required = new ToolChoice("required", null);
+
+        /// <summary>A call to the tool <paramref name="name"/>.</summary>
+        public static ToolChoice Tool(string name) => new ToolChoice(null, name ?? throw new ArgumentNullException(nameof(name)));
+
+        /// <summary>The named tool, or null.</summary>
+        public string Name { get; }
+
+        /// <summary>The value as the JSON documents carry it.</summary>
+        internal object JsonValue() => mode != null ? (object)mode : new Dictionary<string, object> { { "name", Name } };
+
+        /// <summary>The JSON form.</summary>
+        public override string ToString() => Json.Serialize(JsonValue());
+    }
+
     public sealed class SessionConfig
     {
         /// <summary>Creates a config for a provider profile and a model.</summary>
@@ -161,6 +200,12 @@ namespace Robota
         /// <summary>Persist the session in the runtime's session directory.</summary>
         public bool? Persist { get; set; }
 
+        /// <summary>The context window in tokens (default: what the server tells, else the model table, else a stated default with a <c>CONTEXT_WINDOW_ASSUMED</c> warning).</summary>
+        public int? ContextWindow { get; set; }
+
+        /// <summary>Every turn's default tool choice (null = auto).</summary>
+        public ToolChoice ToolChoice { get; set; }
+
         /// <summary>Any further fields, written as they are (budget, temperature, ...).</summary>
         public IDictionary<string, object> Extra { get; } = new Dictionary<string, object>();
 
@@ -193,6 +238,8 @@ namespace Robota
             if (MaxRounds.HasValue) d["max_rounds"] = MaxRounds.Value;
             if (SessionId != null) d["session_id"] = SessionId;
             if (Persist.HasValue) d["persist"] = Persist.Value;
+            if (ContextWindow.HasValue) d["context_window"] = ContextWindow.Value;
+            if (ToolChoice != null) d["tool_choice"] = ToolChoice.JsonValue();
             foreach (var kv in Extra) d[kv.Key] = kv.Value;
             return Json.Serialize(d);
         }
