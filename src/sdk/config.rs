@@ -108,6 +108,10 @@ pub struct SessionConfig {
     pub context_window: Option<u64>,
     /// Default tool choice of every turn.
     pub tool_choice: Option<ToolChoice>,
+    /// Sampling temperature of every model call.
+    pub temperature: Option<f32>,
+    /// Output cap of every model call (tokens).
+    pub max_tokens: Option<u32>,
 }
 
 /// Parses a document that must be a JSON object with `"v":1` (absent `v` means 1).
@@ -259,7 +263,9 @@ pub fn parse_runtime_config(text: &str) -> SdkResult<RuntimeConfig> {
 }
 
 /// Keys of the session document.
-pub const SESSION_KEYS: [&str; 20] = [
+pub const SESSION_KEYS: [&str; 22] = [
+    "temperature",
+    "max_tokens",
     "context_window",
     "tool_choice",
     "provider",
@@ -405,6 +411,27 @@ pub fn parse_session_map(map: &Map<String, Value>) -> SdkResult<SessionConfig> {
                 )))
             }
             n => n,
+        },
+        temperature: match map.get("temperature") {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(
+                v.as_f64()
+                    .filter(|t| (0.0..=2.0).contains(t))
+                    .ok_or_else(|| {
+                        SdkError::config(format!(
+                            "{W}: field \"temperature\" must be a number from 0 to 2"
+                        ))
+                    })? as f32,
+            ),
+        },
+        max_tokens: match opt_u64(W, map, "max_tokens")? {
+            None => None,
+            Some(n) => Some(u32::try_from(n).ok().filter(|n| *n > 0).ok_or_else(|| {
+                SdkError::config(format!(
+                    "{W}: field \"max_tokens\" must be from 1 to {}",
+                    u32::MAX
+                ))
+            })?),
         },
         tool_choice: match map.get("tool_choice") {
             None | Some(Value::Null) => None,

@@ -408,7 +408,11 @@ impl InteractiveSession {
         let sid = session_id.clone();
         session
             .agent()
-            .update_config(|c| c.conversation_id = sid)
+            .update_config(|c| {
+                c.conversation_id = sid;
+                c.temperature = cfg.temperature;
+                c.max_tokens = cfg.max_tokens;
+            })
             .map_err(|e| SdkError::robota(ErrorCode::InvalidConfig, &e))?;
         let agent = session.agent();
         {

@@ -9,6 +9,8 @@ from gguf import GGUFWriter, TokenType
 SEED = 20261124
 N_EMBD, N_HEAD, N_LAYER, N_FF, N_CTX_TRAIN = 128, 4, 2, 256, 8192
 EOS_SCALE = float(__import__('os').environ.get('EOS_SCALE', '3.2'))
+# Peaked logits: the top token wins under the servers' default sampling too (deterministic).
+OUT_SCALE = float(__import__('os').environ.get('OUT_SCALE', '2.0'))
 
 def vocab():
     tokens = ["<unk>", "<s>", "</s>"]
@@ -75,7 +77,7 @@ def main(out):
         t(f"blk.{i}.ffn_up.weight", N_FF, N_EMBD)
         t(f"blk.{i}.ffn_down.weight", N_EMBD, N_FF)
     w.add_tensor("output_norm.weight", np.ones(N_EMBD, dtype=np.float32))
-    out_w = (rng.standard_normal((n_vocab, N_EMBD)) * 0.5).astype(np.float32)
+    out_w = (rng.standard_normal((n_vocab, N_EMBD)) * OUT_SCALE).astype(np.float32)
     # End of turn (`</s>`) gets a stronger row: greedy replies end by themselves after a few
     # tokens for most prompts instead of always running into max_tokens.
     out_w[2] *= EOS_SCALE

@@ -35,6 +35,7 @@ mod session_files;
 mod session_hooks;
 mod session_lifecycle;
 mod session_permissions;
+mod session_sampling;
 mod session_security;
 mod tools_bash;
 mod tools_fs;
