@@ -27,6 +27,8 @@ use crate::core::provider::{RawPayloadEvent, RawPayloadKind, StopReason, StreamS
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// Largest error body read (the rest is ignored).
 const MAX_ERROR_BODY: usize = 64 * 1024;
+/// Text of the error for a `200` event stream that carried no event at all.
+pub const EMPTY_STREAM: &str = "the response ended without any event";
 /// Largest non-streamed (`application/json`) answer read.
 const MAX_WHOLE_BODY: usize = 32 * 1024 * 1024;
 
@@ -560,7 +562,7 @@ impl HttpTransport {
     ) -> RobotaError {
         let mut message = if events == 0 && !mid_event {
             format!(
-                "{} at {}: the response ended without any event (an empty stream)",
+                "{} at {}: {EMPTY_STREAM} (an empty stream)",
                 who(&self.cfg),
                 display_url(&self.cfg.base_url),
             )

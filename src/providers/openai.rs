@@ -18,7 +18,7 @@ use super::config::{HttpProviderConfig, ProviderKind};
 use super::context_window::{discover, window_from_error, ContextWindows};
 use super::convert::{data_url, first_indexed, Accumulated, Indexed, JsonStr, PartialCall};
 use super::errors::{malformed, redact, vendor_message, who};
-use super::http::{AuthStyle, HttpTransport, StreamDecoder, StreamOutcome};
+use super::http::{AuthStyle, HttpTransport, StreamDecoder, StreamOutcome, EMPTY_STREAM};
 use super::sse::SseEvent;
 use crate::core::errors::RobotaError;
 use crate::core::message::{Message, Part, Role};
@@ -423,7 +423,7 @@ impl Provider for OpenAiProvider {
         let cfg = self.http.config();
         let body = request_body(cfg, &request);
         let mut decoder = OpenAiDecoder::new(cfg.clone());
-        let outcome = self
+        let mut result = self
             .http
             .stream(
                 &self.url,
@@ -435,13 +435,39 @@ impl Provider for OpenAiProvider {
                 sink,
                 &cancel,
             )
-            .await
-            .inspect_err(|e| {
-                // "This model's maximum context length is N tokens": the served window.
-                if let Some(n) = window_from_error(&e.to_string()) {
-                    self.windows.learn(&cfg.base_url, request.model, Some(n));
-                }
-            })?;
+            .await;
+        // An OpenAI-compatible server that answers a streamed request with an empty event
+        // stream (llama-cpp-python does so for a prompt longer than its window) says why when
+        // asked once without streaming; its answer, or its error, is the call's.
+        if cfg.kind == ProviderKind::OpenAiCompatible
+            && matches!(&result, Err(e) if e.to_string().contains(EMPTY_STREAM))
+        {
+            let mut plain = body.clone();
+            if let Some(o) = plain.as_object_mut() {
+                o.insert("stream".into(), Value::Bool(false));
+                o.remove("stream_options");
+            }
+            decoder.reset();
+            result = self
+                .http
+                .stream(
+                    &self.url,
+                    AuthStyle::Bearer,
+                    &plain,
+                    request.model,
+                    API_SURFACE,
+                    &mut decoder,
+                    sink,
+                    &cancel,
+                )
+                .await;
+        }
+        let outcome = result.inspect_err(|e| {
+            // "This model's maximum context length is N tokens": the served window.
+            if let Some(n) = window_from_error(&e.to_string()) {
+                self.windows.learn(&cfg.base_url, request.model, Some(n));
+            }
+        })?;
         Ok(decoder.acc.into_response(outcome == StreamOutcome::Aborted))
     }
 }

@@ -170,3 +170,35 @@ fn an_overflow_error_ends_the_turn_with_context_limit_and_teaches_the_window() {
     assert_eq!(window(&host), 2048);
     assert_eq!(host.last_completed()["response"], "short");
 }
+
+#[test]
+fn an_empty_stream_is_asked_again_without_streaming_and_its_overflow_error_is_used() {
+    // llama-cpp-python answers a streamed request whose prompt exceeds its window with HTTP 200
+    // and an empty event stream; asked without streaming it names the window.
+    let server = FakeServer::start();
+    let rt = runtime(compatible(&server));
+    let host = Host::open(&rt, json!({"model": "local", "tools": []})).unwrap();
+    server.enqueue(Reply::sse(Vec::new()));
+    server.enqueue(Reply::error(
+        400,
+        r#"{"error":{"message":"This model's maximum context length is 512 tokens. However, you requested 3327 tokens (3322 in the messages, 5 in the completion). Please reduce the length of the messages or completion.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}"#,
+    ));
+    host.turn(json!({"text": "long"})).unwrap_err();
+    let done = host.last_completed();
+    assert_eq!(done["stop_reason"], "context_limit");
+    assert!(done["error"].as_str().unwrap().contains("(512 tokens)"));
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 2);
+    assert_eq!(reqs[0].body["stream"], true);
+    assert_eq!(reqs[1].body["stream"], false);
+    assert!(reqs[1].body.get("stream_options").is_none());
+    // A plain answer to the second ask is the turn's answer.
+    server.enqueue(Reply::sse(Vec::new()));
+    server.enqueue(Reply::error(
+        200,
+        r#"{"id":"c","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"fine"},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}}"#,
+    ));
+    host.turn(json!({"text": "short"})).unwrap();
+    assert_eq!(host.last_completed()["response"], "fine");
+    assert_eq!(window(&host), 512);
+}
