@@ -86,13 +86,10 @@ pub fn convert_messages(messages: &[Arc<Message>]) -> Vec<Value> {
             Role::User => json!({"role": "user", "content": user_content(m)}),
             Role::Assistant => {
                 let text = m.content_for_api();
-                let mut v = json!({"role": "assistant"});
-                // Tool calls without text: no `content` key at all. OpenAI documents it as
-                // optional; llama-cpp-python rejects `null`; vLLM, llama.cpp and Ollama accept
-                // an absent key.
-                if !(text.is_empty() && !m.tool_calls.is_empty()) {
-                    v["content"] = Value::String(text.into_owned());
-                }
+                // Tool calls without text: `"content": ""`. OpenAI, vLLM, llama.cpp and Ollama
+                // accept it; llama-cpp-python rejects `null` (a validation error) and its chat
+                // templates fail on a missing key ("'dict object' has no attribute 'content'").
+                let mut v = json!({"role": "assistant", "content": text});
                 if !m.tool_calls.is_empty() {
                     v["tool_calls"] = m
                         .tool_calls

@@ -17,6 +17,7 @@ mod header_hygiene;
 mod hooks_command_executor;
 mod hooks_http_executor;
 mod hooks_integration;
+mod interop_servers;
 mod providers_anthropic;
 mod providers_bad_answers;
 mod providers_context_window;

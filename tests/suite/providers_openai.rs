@@ -137,7 +137,7 @@ async fn openai_request_shape() {
                 {"role": "system", "content": "Be brief."},
                 {"role": "user", "content": "Hi"},
                 {"role": "assistant", "content": "Half\n\n[This response was interrupted by the user]"},
-                {"role": "assistant", "tool_calls": [
+                {"role": "assistant", "content": "", "tool_calls": [
                     {"id": "call_0", "type": "function", "function": {"name": "echo", "arguments": "{\"text\":\"q\"}"}}
                 ]},
                 {"role": "tool", "tool_call_id": "call_0", "content": "echo:q"},

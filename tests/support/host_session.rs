@@ -46,6 +46,35 @@ impl Host {
         self.session.wait(t, Some(Duration::from_secs(30)))
     }
 
+    /// Submits `input` without waiting; the turn id.
+    pub fn submit(&self, input: Value) -> u64 {
+        self.session
+            .submit(TurnInput::from_json(&input.to_string()).unwrap())
+            .unwrap()
+    }
+
+    /// Waits for turn `t`.
+    pub fn wait(&self, t: u64) -> Result<(), SdkError> {
+        self.session.wait(t, Some(Duration::from_secs(300)))
+    }
+
+    /// The streamed text of the last turn (its `TEXT_DELTA`s).
+    pub fn text(&self) -> String {
+        let seen = self.seen.lock().unwrap();
+        let start = seen
+            .iter()
+            .rposition(|e| e.kind == events::TURN_STARTED)
+            .unwrap_or(0);
+        seen[start..]
+            .iter()
+            .filter(|e| e.kind == events::TEXT_DELTA)
+            .filter_map(|e| match &e.payload {
+                Payload::Text(t) => Some(t.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// Payloads of the JSON events of `kind` so far.
     pub fn json(&self, kind: u32) -> Vec<Value> {
         self.seen
