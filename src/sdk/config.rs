@@ -1,7 +1,7 @@
 //! The runtime config and session JSON documents (ABI.md "JSON documents"), validated with
 //! messages that name the offending field.
 
-use crate::core::tool_choice::ToolChoice;
+pub use super::call_settings::CallSettings;
 use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
@@ -104,14 +104,8 @@ pub struct SessionConfig {
     pub request_timeout_ms: Option<u64>,
     /// User-facing name.
     pub name: Option<String>,
-    /// Context window override (tokens).
-    pub context_window: Option<u64>,
-    /// Default tool choice of every turn.
-    pub tool_choice: Option<ToolChoice>,
-    /// Sampling temperature of every model call.
-    pub temperature: Option<f32>,
-    /// Output cap of every model call (tokens).
-    pub max_tokens: Option<u32>,
+    /// Model-call settings (`context_window`, `tool_choice`, `temperature`, `max_tokens`).
+    pub call: CallSettings,
 }
 
 /// Parses a document that must be a JSON object with `"v":1` (absent `v` means 1).
@@ -404,42 +398,7 @@ pub fn parse_session_map(map: &Map<String, Value>) -> SdkResult<SessionConfig> {
         replay_events: opt_bool(W, map, "replay_events")?,
         request_timeout_ms: opt_u64(W, map, "request_timeout_ms")?,
         name: opt_str(W, map, "name")?,
-        context_window: match opt_u64(W, map, "context_window")? {
-            Some(0) => {
-                return Err(SdkError::config(format!(
-                    "{W}: field \"context_window\" must be at least 1"
-                )))
-            }
-            n => n,
-        },
-        temperature: match map.get("temperature") {
-            None | Some(Value::Null) => None,
-            Some(v) => Some(
-                v.as_f64()
-                    .filter(|t| (0.0..=2.0).contains(t))
-                    .ok_or_else(|| {
-                        SdkError::config(format!(
-                            "{W}: field \"temperature\" must be a number from 0 to 2"
-                        ))
-                    })? as f32,
-            ),
-        },
-        max_tokens: match opt_u64(W, map, "max_tokens")? {
-            None => None,
-            Some(n) => Some(u32::try_from(n).ok().filter(|n| *n > 0).ok_or_else(|| {
-                SdkError::config(format!(
-                    "{W}: field \"max_tokens\" must be from 1 to {}",
-                    u32::MAX
-                ))
-            })?),
-        },
-        tool_choice: match map.get("tool_choice") {
-            None | Some(Value::Null) => None,
-            Some(v) => Some(
-                ToolChoice::from_json(&format!("{W}: field \"tool_choice\""), v)
-                    .map_err(|e| SdkError::robota(ErrorCode::InvalidConfig, &e))?,
-            ),
-        },
+        call: CallSettings::parse(W, map)?,
     })
 }
 

@@ -394,8 +394,8 @@ impl InteractiveSession {
         so.approval_handler = Some(approval.clone() as Arc<dyn ApprovalHandler>);
         so.observer = Some(core.clone() as Arc<dyn SessionObserver>);
         so.max_turns = cfg.max_rounds;
-        so.context_max_tokens = cfg.context_window;
-        so.tool_choice = cfg.tool_choice.clone().unwrap_or_default();
+        so.context_max_tokens = cfg.call.context_window;
+        so.tool_choice = cfg.call.tool_choice.clone().unwrap_or_default();
         so.provider_timeout_ms = Some(PROVIDER_IDLE_TIMEOUT_MS);
         so.session_id = Some(session_id.clone());
         so.history = Some(ConversationStore::from_entries(restore.conversation));
@@ -410,8 +410,8 @@ impl InteractiveSession {
             .agent()
             .update_config(|c| {
                 c.conversation_id = sid;
-                c.temperature = cfg.temperature;
-                c.max_tokens = cfg.max_tokens;
+                c.temperature = cfg.call.temperature;
+                c.max_tokens = cfg.call.max_tokens;
             })
             .map_err(|e| SdkError::robota(ErrorCode::InvalidConfig, &e))?;
         let agent = session.agent();

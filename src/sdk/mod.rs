@@ -4,6 +4,7 @@
 //! C veneer over it.
 
 pub mod bridge;
+pub mod call_settings;
 pub mod commands;
 pub mod config;
 pub mod error;

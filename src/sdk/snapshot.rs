@@ -40,18 +40,7 @@ fn config_fields(c: &SessionConfig) -> Map<String, Value> {
     if let Some(n) = &c.name {
         m.insert("name".into(), json!(n));
     }
-    if let Some(w) = c.context_window {
-        m.insert("context_window".into(), json!(w));
-    }
-    if let Some(t) = c.temperature {
-        m.insert("temperature".into(), json!(t));
-    }
-    if let Some(n) = c.max_tokens {
-        m.insert("max_tokens".into(), json!(n));
-    }
-    if let Some(t) = &c.tool_choice {
-        m.insert("tool_choice".into(), t.to_json());
-    }
+    c.call.write(&mut m);
     m
 }
 
