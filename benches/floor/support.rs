@@ -6,3 +6,9 @@ pub(crate) mod fake_server;
 #[allow(dead_code)]
 #[path = "../../tests/support/invariants.rs"]
 pub(crate) mod invariants;
+#[allow(dead_code)]
+#[path = "../../tests/support/fake_reply.rs"]
+pub(crate) mod fake_reply;
+#[allow(dead_code)]
+#[path = "../../tests/support/fake_wire.rs"]
+pub(crate) mod fake_wire;

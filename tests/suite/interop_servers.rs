@@ -185,7 +185,7 @@ fn interop_anthropic_route_of_litellm() {
         .enable_all()
         .build()
         .unwrap();
-    let body = serde_json::to_value(&host_request(&s)).unwrap();
+    let body = serde_json::to_value(host_request(&s)).unwrap();
     let v: Value = rt2.block_on(async {
         reqwest::Client::new()
             .post(format!("{}/v1/messages", s.litellm))
