@@ -70,7 +70,7 @@ func TestToolChoiceReachesTheServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(reqs) != 2 || string(reqs[0].Body.ToolChoice) != `"required"` ||
-		string(reqs[1].Body.ToolChoice) != `{"function":{"name":"lookup"},"type":"function"}` {
+		string(reqs[1].Body.ToolChoice) != `{"type":"function","function":{"name":"lookup"}}` {
 		t.Fatalf("requests = %s / %s", reqs[0].Body.ToolChoice, reqs[1].Body.ToolChoice)
 	}
 }
