@@ -112,7 +112,6 @@ namespace Robota
         }
     }
 
-    /// <summary>The session document (<c>robota_session_new</c>).</summary>
     /// <summary>
     /// Whether the model may, must or must not call a tool, or which one (<c>"auto"</c>,
     /// <c>"none"</c>, <c>"required"</c> or <c>{"name":"TOOL"}</c>): a session's default
@@ -152,6 +151,7 @@ namespace Robota
         public override string ToString() => Json.Serialize(JsonValue());
     }
 
+    /// <summary>The session document (<c>robota_session_new</c>).</summary>
     public sealed class SessionConfig
     {
         /// <summary>Creates a config for a provider profile and a model.</summary>

@@ -98,7 +98,7 @@ namespace Robota
         /// <summary>The session closed; nothing follows.</summary>
         public event EventHandler<RobotaEvent> SessionClosed { add { lock (Core.Gate) Core.SessionClosed += value; } remove { lock (Core.Gate) Core.SessionClosed -= value; } }
 
-        /// <summary>A turn ended (also for turns started with <see cref="Submit"/>).</summary>
+        /// <summary>A turn ended (also for turns started with <see cref="Submit(string)"/>).</summary>
         public event EventHandler<TurnResult> TurnCompleted { add { lock (Core.Gate) Core.TurnCompleted += value; } remove { lock (Core.Gate) Core.TurnCompleted -= value; } }
 
         /// <summary>

@@ -103,11 +103,11 @@ namespace Robota.Tests
                     Expect.Equal(RobotaStatus.Ok, s.Wait(s.Submit("two", ToolChoice.Tool(Fixtures.ReadOnlyTool().Name)), 30000), "second turn");
                     var requests = (List<object>)fake.Send("{\"cmd\":\"requests\"}")["requests"];
                     Expect.Equal(2, requests.Count, "two model requests");
-                    string Body(int i)
+                    System.Func<int, string> Body = i =>
                     {
                         var r = (Dictionary<string, object>)requests[i];
                         return r["body"] as string ?? Json.Serialize(r["body"]);
-                    }
+                    };
                     Expect.Contains(Body(0), "\"tool_choice\":\"required\"", "session tool choice");
                     Expect.Contains(Body(1), "\"tool_choice\":{", "turn tool choice");
                     Expect.Contains(Body(1), "\"name\":\"" + Fixtures.ReadOnlyTool().Name + "\"", "the named tool");
