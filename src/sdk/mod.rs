@@ -3,6 +3,7 @@
 //! system commands and session snapshots. Everything here is safe Rust; `crate::ffi` is a thin
 //! C veneer over it.
 
+pub mod answers;
 pub mod bridge;
 pub mod call_settings;
 pub mod commands;
@@ -17,3 +18,4 @@ pub mod runtime;
 mod signals;
 pub mod snapshot;
 pub mod tool_state;
+pub mod work;

@@ -9,11 +9,14 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::config::{parse_runtime_config, RuntimeConfig};
-use super::error::{ErrorCode, SdkError, SdkResult};
-use super::host_tool::HostToolDef;
+use super::error::{list_or_none, ErrorCode, SdkError, SdkResult};
+use super::host_tool::{HostToolDef, HostToolHandler};
 use super::pending::PendingRegistry;
+use super::work::LibraryWork;
+use crate::core::env_ref::EnvVars;
 use crate::core::provider::Provider;
-use crate::providers::{create_provider_in, new_http_client};
+use crate::providers::{create_provider_with, new_http_client, ProviderKind};
+use crate::tools::{StdFs, TokioProcess, ToolEnv, ToolsConfig};
 
 /// What sessions and their tasks share (never owns the tokio runtime itself, so the last
 /// reference can be dropped anywhere, including on a worker thread).
@@ -31,7 +34,8 @@ pub struct RuntimeShared {
     /// Ids waiting for host answers.
     pub pending: PendingRegistry,
     next_session: AtomicU64,
-    threads: Mutex<Vec<std::thread::JoinHandle<()>>>,
+    /// Library tasks and threads, awaited when the runtime goes away.
+    pub work: LibraryWork,
     /// Built-in tool instances by working directory, shared by the sessions of this runtime
     /// (they are stateless; sharing keeps idle sessions small and creation fast).
     builtins: Mutex<std::collections::HashMap<(String, String), Arc<dyn crate::core::tool::Tool>>>,
@@ -51,50 +55,32 @@ impl RuntimeShared {
                 ErrorCode::NotFound,
                 format!(
                     "unknown provider \"{name}\" (configured: {})",
-                    if known.is_empty() {
-                        "none".to_string()
-                    } else {
-                        known.join(", ")
-                    }
+                    list_or_none(&known)
                 ),
             ));
         };
-        build_provider(name, kind, profile, &self.http, &self.windows)
+        build_provider(name, *kind, profile, &self.http, &self.windows)
     }
 
-    /// Keeps a library thread to join when the runtime goes away.
-    pub fn track_thread(&self, j: std::thread::JoinHandle<()>) {
-        let mut t = self.threads.lock().unwrap_or_else(|p| p.into_inner());
-        t.retain(|h| !h.is_finished());
-        t.push(j);
-    }
-
-    /// Joins every tracked thread except the calling one, including threads that the joined
-    /// ones start meanwhile (a turn that ends a closed session starts its SessionEnd thread).
-    pub fn join_threads(&self) {
-        let me = std::thread::current().id();
-        loop {
-            let all: Vec<_> =
-                std::mem::take(&mut *self.threads.lock().unwrap_or_else(|p| p.into_inner()));
-            if all.is_empty() {
-                break;
-            }
-            for j in all {
-                if j.thread().id() != me {
-                    let _ = j.join();
-                }
-            }
-        }
-    }
-
-    /// The built-in tool `name` for `cwd` (one shared instance per runtime and directory).
+    /// The built-in tool `name` for `cwd` (one shared instance per runtime and directory), on
+    /// the runtime's HTTP client.
     pub fn builtin_tool(&self, name: &str, cwd: &str) -> Option<Arc<dyn crate::core::tool::Tool>> {
         let key = (name.to_string(), cwd.to_string());
         let mut cache = self.builtins.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(t) = cache.get(&key) {
             return Some(t.clone());
         }
-        let t = crate::tools::builtin_tool(name, std::path::Path::new(cwd))?;
+        let config = ToolsConfig {
+            http_client: Some(self.http.clone()),
+            ..ToolsConfig::default()
+        };
+        let env = ToolEnv::with_ports(
+            std::path::Path::new(cwd),
+            Arc::new(StdFs),
+            Arc::new(TokioProcess),
+            config,
+        );
+        let t = crate::tools::builtin_tool_in(name, &env)?;
         cache.insert(key, t.clone());
         Some(t)
     }
@@ -109,18 +95,18 @@ impl RuntimeShared {
 /// profile may carry the common HTTP keys (`api_key`, `base_url`, …); they are ignored.
 pub fn build_provider(
     name: &str,
-    kind: &str,
+    kind: ProviderKind,
     profile: &Value,
     http: &reqwest::Client,
     windows: &Arc<crate::providers::ContextWindows>,
 ) -> SdkResult<Arc<dyn Provider>> {
     let mut p = profile.clone();
-    if kind == "scripted" {
+    if kind == ProviderKind::Scripted {
         if let Value::Object(m) = &mut p {
             m.retain(|k, _| matches!(k.as_str(), "kind" | "turns" | "fallback" | "name"));
         }
     }
-    create_provider_in(name, &p, http, windows).map_err(|e| {
+    create_provider_with(name, &p, http, &EnvVars::process(), windows).map_err(|e| {
         let mut err = SdkError::robota(ErrorCode::InvalidConfig, &e);
         err.message = format!("runtime config: {}", err.message);
         err
@@ -158,7 +144,7 @@ impl Runtime {
             tools: RwLock::new(Vec::new()),
             pending: PendingRegistry::new(),
             next_session: AtomicU64::new(0),
-            threads: Mutex::new(Vec::new()),
+            work: LibraryWork::default(),
             builtins: Mutex::new(std::collections::HashMap::new()),
         });
         // Surface broken profiles now rather than at the first session.
@@ -188,7 +174,7 @@ impl Runtime {
     pub fn register_tool(
         &self,
         tool_json: &str,
-        handler: Option<Arc<dyn std::any::Any + Send + Sync>>,
+        handler: Option<Arc<dyn HostToolHandler>>,
     ) -> SdkResult<()> {
         let def = HostToolDef::from_json(tool_json, handler)?;
         let mut tools = self.shared.tools.write().unwrap_or_else(|p| p.into_inner());
@@ -214,7 +200,7 @@ impl Runtime {
 
 impl Drop for Runtime {
     fn drop(&mut self) {
-        self.shared.join_threads();
+        self.shared.work.wait_idle();
         let rt = self
             .tokio
             .get_mut()

@@ -8,8 +8,6 @@ use std::net::TcpListener;
 use std::ptr::null_mut;
 use std::sync::{Condvar, Mutex};
 
-use robota::ffi::callbacks::robota_event_fn;
-use robota::ffi::handles::robota_session;
 use robota::ffi::*;
 use serde_json::{json, Value};
 

@@ -12,6 +12,7 @@ pub mod fake_wire;
 pub mod ffi;
 pub mod host_session;
 pub mod invariants;
+pub mod log;
 pub mod provider_cases;
 pub mod session;
 pub mod tools;

@@ -8,7 +8,8 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
-use super::{push_outcome, InteractiveSession, TurnInput, TurnOutcome};
+use super::queue::{push_outcome, take_closed_report};
+use super::{InteractiveSession, TurnInput, TurnOutcome};
 use crate::core::execution::RunStop;
 use crate::core::history::{EventEntry, HistoryEntry};
 use crate::core::message::{Message, Role};
@@ -324,6 +325,7 @@ impl InteractiveSession {
         usage: Option<TokenUsage>,
         error: Option<(&str, Value)>,
     ) {
+        self.persist_before_report(turn_id);
         // Summed over the turn's model calls.
         let usage = usage.map(|u| {
             json!({"input_tokens": u.input_tokens, "output_tokens": u.output_tokens,
@@ -348,11 +350,11 @@ impl InteractiveSession {
             .emit_event(Event::json(events::TURN_COMPLETED, turn_id, doc));
     }
 
-    pub(super) fn finish(&self, turn_id: u64, outcome: TurnOutcome) {
+    /// Saves the session (when `persist` is on) before its `TURN_COMPLETED` is emitted: a host
+    /// that reacts to that event, or to `wait` returning, finds the session file written.
+    fn persist_before_report(&self, turn_id: u64) {
         let core = &self.inner.core;
         core.lock().updated_at = now_iso();
-        // Saved while the turn still counts as running: once `wait` returns (or
-        // `session_closed` arrives) the session file is written.
         let persist = self.inner.cfg.lock().map(|c| c.persist).unwrap_or(false);
         if persist {
             if let Err(e) = crate::sdk::snapshot::persist(self) {
@@ -363,6 +365,10 @@ impl InteractiveSession {
                 ));
             }
         }
+    }
+
+    pub(super) fn finish(&self, turn_id: u64, outcome: TurnOutcome) {
+        let core = &self.inner.core;
         let next = {
             let mut st = core.lock();
             st.executing = false;
@@ -380,7 +386,7 @@ impl InteractiveSession {
             }
         };
         core.link.turn.store(0, Ordering::Relaxed);
-        let emit_closed = super::take_closed_report(&mut core.lock());
+        let emit_closed = take_closed_report(&mut core.lock());
         core.cond.notify_all();
         if emit_closed {
             self.end_and_report_closed();
