@@ -100,3 +100,27 @@ async fn a_cut_stream_before_any_content_is_retried() {
         assert_eq!(server.requests().len(), 2, "{kind}");
     }
 }
+
+#[test]
+fn a_cut_reply_fails_the_session_turn_without_another_model_call() {
+    for kind in ["anthropic", "openai", "gemini"] {
+        let server = FakeServer::start();
+        server.enqueue(unfinished(kind, Some("half an ans")));
+        let rt = crate::support::host_session::runtime(server.provider_config(kind));
+        let host = crate::support::host_session::Host::open(&rt, json!({"tools": []})).unwrap();
+        let e = host.turn(json!({"text": "hi"})).unwrap_err();
+        assert_eq!(
+            e.details.as_deref().unwrap()["code"],
+            "PROVIDER_ERROR",
+            "{kind}"
+        );
+        let done = host.last_completed();
+        assert_eq!(done["stop_reason"], "error", "{kind}: never complete");
+        assert_eq!(done["error_details"]["recoverable"], true, "{kind}");
+        assert!(done["error"]
+            .as_str()
+            .unwrap()
+            .contains("the stream ended without a stop reason"));
+        assert_eq!(server.requests().len(), 1, "{kind}: no hidden model call");
+    }
+}
