@@ -118,6 +118,9 @@ pub struct RunOptions {
     pub owner_path: Vec<OwnerPathSegment>,
     /// Tool choice of this run (wins over config).
     pub tool_choice: Option<ToolChoice>,
+    /// The session's budget: asked before each model call (the run stops with
+    /// `RunStop::Budget` when it refuses).
+    pub budget: Option<std::sync::Arc<super::budget::Budget>>,
 }
 
 /// The agent: a config plus an append-only conversation.

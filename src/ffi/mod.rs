@@ -9,6 +9,7 @@
 //! is checked (NULL, live-handle table) before use, hence the module-wide clippy allowance.
 #![allow(clippy::not_unsafe_ptr_arg_deref)]
 
+mod api_host_io;
 mod api_lib;
 mod api_runtime;
 mod api_session;
@@ -21,6 +22,7 @@ mod handles;
 mod session_obj;
 mod status;
 
+pub use api_host_io::*;
 pub use api_lib::*;
 pub use api_runtime::*;
 pub use api_session::*;

@@ -98,6 +98,10 @@ pub struct SessionConfig {
     pub name: Option<String>,
     /// Model-call settings (`context_window`, `tool_choice`, `temperature`, `max_tokens`).
     pub call: CallSettings,
+    /// Built-in tools run through the host's I/O port (`robota_runtime_set_host_io`).
+    pub host_io: bool,
+    /// Hard limits over the session's life (`"budget"`).
+    pub budget: Option<crate::core::budget::BudgetLimits>,
 }
 
 /// Parses a document that must be a JSON object with `"v":1` (absent `v` means 1).
@@ -249,7 +253,7 @@ pub fn parse_runtime_config(text: &str) -> SdkResult<RuntimeConfig> {
 }
 
 /// Keys of the session document.
-pub const SESSION_KEYS: [&str; 22] = [
+pub const SESSION_KEYS: [&str; 24] = [
     "temperature",
     "max_tokens",
     "context_window",
@@ -272,6 +276,8 @@ pub const SESSION_KEYS: [&str; 22] = [
     "name",
     "snapshot",
     "strict",
+    "host_io",
+    "budget",
 ];
 
 /// Parses a delivery name.
@@ -375,7 +381,6 @@ pub fn parse_session_map(map: &Map<String, Value>) -> SdkResult<SessionConfig> {
     }
     Ok(SessionConfig {
         provider,
-        model,
         system_prompt: opt_str(W, map, "system_prompt")?,
         cwd,
         tools,
@@ -391,6 +396,9 @@ pub fn parse_session_map(map: &Map<String, Value>) -> SdkResult<SessionConfig> {
         request_timeout_ms: opt_u64(W, map, "request_timeout_ms")?,
         name: opt_str(W, map, "name")?,
         call: CallSettings::parse(W, map)?,
+        host_io: opt_bool(W, map, "host_io")?,
+        budget: super::budget::parse_budget(map, &model)?,
+        model,
     })
 }
 

@@ -5,11 +5,14 @@
 
 pub mod answers;
 pub mod bridge;
+pub mod budget;
 pub mod call_settings;
 pub mod commands;
 pub mod config;
 pub mod error;
 pub mod events;
+pub mod host_io;
+pub mod host_io_host;
 pub mod host_tool;
 pub mod interactive;
 pub use crate::core::log;

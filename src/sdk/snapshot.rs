@@ -40,6 +40,12 @@ fn config_fields(c: &SessionConfig) -> Map<String, Value> {
     if let Some(n) = &c.name {
         m.insert("name".into(), json!(n));
     }
+    if c.host_io {
+        m.insert("host_io".into(), json!(true));
+    }
+    if let Some(b) = &c.budget {
+        m.insert("budget".into(), json!(b));
+    }
     c.call.write(&mut m);
     m
 }

@@ -62,6 +62,9 @@ pub struct SessionOptions {
     pub env_vars: EnvVars,
     /// The HTTP client of `http` hooks (the runtime's shared pool); `None` = one of their own.
     pub http_client: Option<reqwest::Client>,
+    /// `cwd` names a directory of a host-supplied file system (host I/O): it must be absolute
+    /// and is normalized lexically instead of being checked on the real disk.
+    pub virtual_cwd: bool,
 }
 
 impl SessionOptions {
@@ -87,6 +90,7 @@ impl SessionOptions {
             history: None,
             hook_env: BTreeMap::new(),
             env_vars: EnvVars::process(),
+            virtual_cwd: false,
             http_client: None,
         }
     }
@@ -108,6 +112,8 @@ pub struct SessionRunOptions {
     pub raw_input: Option<String>,
     /// Tool choice of this run (wins over the session's).
     pub tool_choice: Option<ToolChoice>,
+    /// The session's budget (checked before each model call).
+    pub budget: Option<std::sync::Arc<crate::core::budget::Budget>>,
 }
 
 /// Why a run failed.

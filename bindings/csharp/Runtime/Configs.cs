@@ -209,6 +209,12 @@ namespace Robota
         /// <summary>Any further fields, written as they are (budget, temperature, ...).</summary>
         public IDictionary<string, object> Extra { get; } = new Dictionary<string, object>();
 
+        /// <summary>Hard limits over the session's life (null = none).</summary>
+        public SessionBudget Budget { get; set; }
+
+        /// <summary>Runs the built-in tools through the runtime's host I/O handler (<see cref="RobotaRuntime.SetHostIo"/>).</summary>
+        public bool? HostIo { get; set; }
+
         /// <summary>The JSON name of a delivery mode.</summary>
         public static string DeliveryName(Delivery d) => d == Delivery.Pump ? "pump" : d == Delivery.Pull ? "pull" : "thread";
 
@@ -238,6 +244,8 @@ namespace Robota
             if (MaxRounds.HasValue) d["max_rounds"] = MaxRounds.Value;
             if (SessionId != null) d["session_id"] = SessionId;
             if (Persist.HasValue) d["persist"] = Persist.Value;
+            if (HostIo.HasValue) d["host_io"] = HostIo.Value;
+            if (Budget != null) d["budget"] = Budget.ToDictionary();
             if (ContextWindow.HasValue) d["context_window"] = ContextWindow.Value;
             if (ToolChoice != null) d["tool_choice"] = ToolChoice.JsonValue();
             foreach (var kv in Extra) d[kv.Key] = kv.Value;

@@ -67,4 +67,6 @@ pub enum TurnOutcome {
     /// Failed with this message and its taxonomy details (`{"v","code","category",
     /// "recoverable","message"}`).
     Failed(String, Value),
+    /// Stopped by the session's budget (this message names the limit).
+    Budget(String),
 }

@@ -49,11 +49,17 @@ impl InteractiveSession {
             input.raw_input.clone(),
             input.tool_choice.clone(),
         );
-        let outcome = match inner
+        if let Some(b) = &inner.budget {
+            b.begin_turn();
+        }
+        let result = inner
             .session
             .run(Message::user(input.text.clone()), opts)
-            .await
-        {
+            .await;
+        if let Some(b) = &inner.budget {
+            b.end_turn();
+        }
+        let outcome = match result {
             Err(SessionRunError::PromptBlocked { reason }) => {
                 let reason = if reason.is_empty() {
                     "Blocked by hook".to_string()
@@ -98,6 +104,7 @@ impl InteractiveSession {
                         details["message"] = json!(msg);
                         self.finish_error_details(turn_id, &msg, details)
                     }
+                    RunStop::Budget => self.finish_budget(turn_id, start_idx, &r.response, r.usage),
                     stop => self.finish_ok(turn_id, start_idx, &r.response, stop, r.usage),
                 }
             }
@@ -162,6 +169,7 @@ impl InteractiveSession {
             on_event,
             raw_input,
             tool_choice,
+            budget: self.inner.budget.clone(),
         }
     }
 
@@ -190,6 +198,30 @@ impl InteractiveSession {
         }
     }
 
+    /// A turn the budget stopped: the `ERROR` event naming the limit, then `turn_completed`
+    /// with `stop_reason:"budget"` (the answer so far kept).
+    fn finish_budget(
+        &self,
+        turn_id: u64,
+        start_idx: usize,
+        response: &str,
+        usage: Option<TokenUsage>,
+    ) -> TurnOutcome {
+        let exceeded = self.inner.budget.as_ref().and_then(|b| b.exhausted());
+        let message = exceeded
+            .as_ref()
+            .map_or_else(|| "budget exceeded".to_string(), |e| e.message());
+        if let Some(e) = &exceeded {
+            self.inner.core.link.emit_event(Event::json(
+                events::ERROR,
+                turn_id,
+                crate::sdk::budget::exceeded_event(e),
+            ));
+        }
+        self.finish_ok(turn_id, start_idx, response, RunStop::Budget, usage);
+        TurnOutcome::Budget(message)
+    }
+
     fn finish_ok(
         &self,
         turn_id: u64,
@@ -215,6 +247,7 @@ impl InteractiveSession {
             RunStop::ContextLimit => "context_limit",
             RunStop::Refusal => "refusal",
             RunStop::MaxTokens => "max_tokens",
+            RunStop::Budget => "budget",
             _ => "complete",
         };
         if stop == RunStop::MaxTokens {

@@ -27,6 +27,10 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
     public var persist: Bool?
     /// Deliver replay boundary events (`Event.execution`).
     public var replayEvents: Bool?
+    /// Run the built-in tools through the runtime's host I/O handler (`Runtime.setHostIO`).
+    public var hostIO: Bool?
+    /// Hard limits over the session's life.
+    public var budget: SessionBudget?
     /// The context window in tokens (default: what the server tells, else the model table, else
     /// a stated default with a `CONTEXT_WINDOW_ASSUMED` warning).
     public var contextWindow: Int?
@@ -39,7 +43,8 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
         tools: [String]? = nil, permissionMode: PermissionMode? = nil, permissions: PermissionRules? = nil,
         hooks: JSONValue? = nil, maxRounds: Int? = nil, delivery: Delivery? = nil, settings: String? = nil,
         sessionID: String? = nil, name: String? = nil, persist: Bool? = nil, replayEvents: Bool? = nil,
-        contextWindow: Int? = nil, toolChoice: ToolChoice? = nil, extra: [String: JSONValue] = [:]
+        hostIO: Bool? = nil, budget: SessionBudget? = nil, contextWindow: Int? = nil, toolChoice: ToolChoice? = nil,
+        extra: [String: JSONValue] = [:]
     ) {
         self.provider = provider
         self.model = model
@@ -56,6 +61,8 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
         self.name = name
         self.persist = persist
         self.replayEvents = replayEvents
+        self.hostIO = hostIO
+        self.budget = budget
         self.contextWindow = contextWindow
         self.toolChoice = toolChoice
         self.extra = extra
@@ -63,7 +70,7 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
 
     static let knownKeys: Set<String> = [
         "v", "provider", "model", "system_prompt", "cwd", "tools", "permission_mode", "permissions", "hooks",
-        "max_rounds", "delivery", "settings", "session_id", "name", "persist", "replay_events",
+        "max_rounds", "delivery", "settings", "session_id", "name", "persist", "replay_events", "host_io", "budget",
         "context_window", "tool_choice",
     ]
 
@@ -84,6 +91,8 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
         try c.put(name, "name")
         try c.put(persist, "persist")
         try c.put(replayEvents, "replay_events")
+        try c.put(hostIO, "host_io")
+        try c.put(budget, "budget")
         try c.put(contextWindow, "context_window")
         try c.put(toolChoice, "tool_choice")
     }
@@ -95,6 +104,7 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
             permissions: try c.get("permissions"), hooks: try c.get("hooks"), maxRounds: try c.get("max_rounds"),
             delivery: try c.get("delivery"), settings: try c.get("settings"), sessionID: try c.get("session_id"),
             name: try c.get("name"), persist: try c.get("persist"), replayEvents: try c.get("replay_events"),
+            hostIO: try c.get("host_io"), budget: try c.get("budget"),
             contextWindow: try c.get("context_window"), toolChoice: try c.get("tool_choice"))
     }
 
