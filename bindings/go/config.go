@@ -155,8 +155,6 @@ type SessionConfig struct {
 	ReplayEvents     bool   `json:"replay_events,omitempty"`
 	RequestTimeoutMS int    `json:"request_timeout_ms,omitempty"`
 	Strict           bool   `json:"strict,omitempty"`
-	// ContextWindow overrides the model's context window in tokens (0 = the model's).
-	ContextWindow int `json:"context_window,omitempty"`
 	// AutoCompactThreshold is a number in (0, 1] (default 0.835) or false (no automatic
 	// compaction); nil keeps the default.
 	AutoCompactThreshold any `json:"auto_compact_threshold,omitempty"`
@@ -167,6 +165,11 @@ type SessionConfig struct {
 	Budget *Budget `json:"budget,omitempty"`
 	// HostIO runs the built-in tools through the runtime's HostIOHandler (Runtime.SetHostIO).
 	HostIO bool `json:"host_io,omitempty"`
+	// ContextWindow overrides the window the library uses (default: the window the server
+	// tells, else the model table, else a stated default with a CONTEXT_WINDOW_ASSUMED warning).
+	ContextWindow int `json:"context_window,omitempty"`
+	// ToolChoice is every turn's default tool choice (nil = auto).
+	ToolChoice *ToolChoice `json:"tool_choice,omitempty"`
 	// Extra holds keys this struct does not name.
 	Extra map[string]any `json:"-"`
 

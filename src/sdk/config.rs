@@ -1,6 +1,7 @@
 //! The runtime config and session JSON documents (ABI.md "JSON documents"), validated with
 //! messages that name the offending field.
 
+pub use super::call_settings::CallSettings;
 use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
@@ -95,14 +96,14 @@ pub struct SessionConfig {
     pub request_timeout_ms: Option<u64>,
     /// User-facing name.
     pub name: Option<String>,
-    /// Context window in tokens (overrides the model table).
-    pub context_window: Option<u64>,
     /// Auto-compaction threshold (`0 < t ≤ 1`; `false` disables; default 0.835).
     pub auto_compact_threshold: Option<f64>,
     /// Focus of compaction summaries (default: CLAUDE.md's "Compact Instructions").
     pub compact_instructions: Option<String>,
     /// Directory of the JSONL transcript (`transcript`: `true` = `<cwd>/.robota/logs`).
     pub transcript: Option<std::path::PathBuf>,
+    /// Model-call settings (`context_window`, `tool_choice`, `temperature`, `max_tokens`).
+    pub call: CallSettings,
     /// Built-in tools run through the host's I/O port (`robota_runtime_set_host_io`).
     pub host_io: bool,
     /// Hard limits over the session's life (`"budget"`).
@@ -258,7 +259,11 @@ pub fn parse_runtime_config(text: &str) -> SdkResult<RuntimeConfig> {
 }
 
 /// Keys of the session document.
-pub const SESSION_KEYS: [&str; 24] = [
+pub const SESSION_KEYS: [&str; 27] = [
+    "temperature",
+    "max_tokens",
+    "context_window",
+    "tool_choice",
     "provider",
     "model",
     "system_prompt",
@@ -277,7 +282,6 @@ pub const SESSION_KEYS: [&str; 24] = [
     "name",
     "snapshot",
     "strict",
-    "context_window",
     "auto_compact_threshold",
     "compact_instructions",
     "transcript",
@@ -401,17 +405,10 @@ pub fn parse_session_map(map: &Map<String, Value>) -> SdkResult<SessionConfig> {
         replay_events: opt_bool(W, map, "replay_events")?,
         request_timeout_ms: opt_u64(W, map, "request_timeout_ms")?,
         name: opt_str(W, map, "name")?,
-        context_window: match opt_u64(W, map, "context_window")? {
-            Some(0) => {
-                return Err(SdkError::config(format!(
-                    "{W}: field \"context_window\" must be a positive integer"
-                )))
-            }
-            n => n,
-        },
         auto_compact_threshold: crate::sdk::compact_config::parse_threshold(W, map)?,
         compact_instructions: opt_str(W, map, "compact_instructions")?,
         transcript,
+        call: CallSettings::parse(W, map)?,
         host_io: opt_bool(W, map, "host_io")?,
         budget: super::budget::parse_budget(map, &model)?,
         model,

@@ -6,6 +6,7 @@
 pub mod answers;
 pub mod bridge;
 pub mod budget;
+pub mod call_settings;
 pub mod commands;
 pub mod compact_config;
 pub mod config;

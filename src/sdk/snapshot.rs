@@ -46,9 +46,6 @@ fn config_fields(c: &SessionConfig) -> Map<String, Value> {
     if c.persist {
         m.insert("persist".into(), json!(true));
     }
-    if let Some(w) = c.context_window {
-        m.insert("context_window".into(), json!(w));
-    }
     m.insert(
         "auto_compact_threshold".into(),
         c.auto_compact_threshold.map_or(json!(false), |t| json!(t)),
@@ -65,6 +62,7 @@ fn config_fields(c: &SessionConfig) -> Map<String, Value> {
     if let Some(b) = &c.budget {
         m.insert("budget".into(), json!(b));
     }
+    c.call.write(&mut m);
     m
 }
 

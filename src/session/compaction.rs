@@ -17,6 +17,7 @@ use crate::core::agent::lock;
 use crate::core::hooks::HookEvent;
 use crate::core::message::{Message, Role};
 use crate::core::provider::{ChatRequest, NativeWebToolRequest, StreamSink};
+use crate::core::tool_choice::ToolChoice;
 
 /// Prefix of the assistant message that replaces the history.
 pub const SUMMARY_PREFIX: &str = "[Context Summary]\n";
@@ -216,6 +217,7 @@ impl Session {
             max_tokens: None,
             temperature: None,
             native_web_tools: NativeWebToolRequest::default(),
+            tool_choice: &ToolChoice::Auto,
         };
         let reply = config
             .provider

@@ -174,10 +174,11 @@ impl InteractiveSession {
         so.approval_handler = Some(approval.clone() as Arc<dyn ApprovalHandler>);
         so.observer = Some(core.clone() as Arc<dyn SessionObserver>);
         so.max_turns = cfg.max_rounds;
+        so.context_max_tokens = cfg.call.context_window;
+        so.tool_choice = cfg.call.tool_choice.clone().unwrap_or_default();
         so.provider_timeout_ms = Some(PROVIDER_IDLE_TIMEOUT_MS);
         so.session_id = Some(session_id.clone());
         so.history = Some(ConversationStore::from_entries(restore.conversation));
-        so.context_max_tokens = cfg.context_window;
         so.auto_compact_threshold = cfg.auto_compact_threshold;
         so.compact_instructions = crate::sdk::compact_config::compact_instructions(
             cfg.compact_instructions.as_deref(),
@@ -192,7 +193,11 @@ impl InteractiveSession {
         let sid = session_id.clone();
         session
             .agent()
-            .update_config(|c| c.conversation_id = sid)
+            .update_config(|c| {
+                c.conversation_id = sid;
+                c.temperature = cfg.call.temperature;
+                c.max_tokens = cfg.call.max_tokens;
+            })
             .map_err(|e| SdkError::robota(ErrorCode::InvalidConfig, &e))?;
         let agent = session.agent();
         {

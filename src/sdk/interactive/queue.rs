@@ -14,6 +14,15 @@ impl InteractiveSession {
     /// Submits a prompt; returns its turn id. Queues when a turn runs; [`ErrorCode::Busy`] when
     /// a prompt is already queued; [`ErrorCode::Closed`] after close.
     pub fn submit(&self, input: TurnInput) -> SdkResult<u64> {
+        if let Some(choice) = &input.tool_choice {
+            let tools = self.inner.session.agent().config().tools;
+            choice
+                .check(
+                    "input_json: field \"tool_choice\"",
+                    tools.iter().map(|t| t.name()),
+                )
+                .map_err(|e| SdkError::robota(ErrorCode::InvalidConfig, &e))?;
+        }
         let core = &self.inner.core;
         let (id, cancel) = {
             let mut st = core.lock();
@@ -175,10 +184,11 @@ impl InteractiveSession {
                         ErrorCode::Budget,
                         format!("turn {turn_id} stopped: {m}"),
                     )),
-                    Some((_, TurnOutcome::Failed(m))) => Err(SdkError::new(
-                        ErrorCode::Provider,
-                        format!("turn {turn_id} failed: {m}"),
-                    )),
+                    Some((_, TurnOutcome::Failed(m, details))) => Err(SdkError {
+                        code: ErrorCode::Provider,
+                        message: format!("turn {turn_id} failed: {m}"),
+                        details: Some(Box::new(details.clone())),
+                    }),
                     _ => Ok(()),
                 };
             }
