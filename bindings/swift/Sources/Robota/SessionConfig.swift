@@ -205,8 +205,6 @@ public struct PromptInput: Codable, Sendable, Equatable, ExpressibleByStringLite
         self.displayInput = displayInput
         self.rawInput = rawInput
         self.toolChoice = toolChoice
-        self.autoCompactThreshold = autoCompactThreshold
-        self.compactInstructions = compactInstructions
     }
 
     public init(stringLiteral value: String) { self.init(value) }
