@@ -157,6 +157,12 @@
 #define ROBOTA_EVENT_SESSION_CLOSED 17
 
 /**
+ * A host I/O request (`{"io_id","request":{"v":1,"op",…}}`) in pull mode; answer it with
+ * `robota_host_io_complete`.
+ */
+#define ROBOTA_EVENT_HOST_IO 19
+
+/**
  * Log level: trace.
  */
 #define ROBOTA_LOG_TRACE 0
@@ -202,14 +208,21 @@ typedef struct robota_session robota_session;
 typedef int32_t robota_status;
 
 /**
- * Receives library log lines.
+ * Receives a host I/O request (`{"v":1,"op":"read"|"write"|"stat"|"list"|"exec",…}`,
+ * borrowed for the call and NUL-terminated). Answer it once with `robota_host_io_complete`,
+ * inside the callback or later from any thread.
  */
-typedef void (*robota_log_fn)(void *user_data, int32_t level, const char *target, const char *message, size_t message_len);
+typedef void (*robota_host_io_fn)(void *user_data, robota_session *session, uint64_t io_id, const char *request_json, size_t request_len);
 
 /**
  * Releases `user_data`.
  */
 typedef void (*robota_free_fn)(void *user_data);
+
+/**
+ * Receives library log lines.
+ */
+typedef void (*robota_log_fn)(void *user_data, int32_t level, const char *target, const char *message, size_t message_len);
 
 /**
  * Runs a host tool. Answer with `robota_tool_call_complete` (now or later, any thread).
@@ -316,9 +329,38 @@ typedef void (*robota_event_fn)(void *user_data, robota_session *session, uint32
  */
 #define ROBOTA_E_INVALID_UTF8 -18
 
+/**
+ * The session's budget is exhausted (`"budget"`): the turn stopped, or a submit was refused.
+ */
+#define ROBOTA_E_BUDGET -19
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
+
+/**
+ * Sets the runtime's host I/O callback, used by the built-in tools of sessions created with
+ * `"host_io": true` in `thread` and `pump` delivery (in `pull` delivery requests arrive as
+ * `ROBOTA_EVENT_HOST_IO` events instead). Requests: `{"v":1,"op":"read","path"}` →
+ * `{"content"}`; `{"op":"write","path","content"}` → `{}`; `{"op":"stat","path"}` →
+ * `{"exists","is_dir","size","mtime_ms"}`; `{"op":"list","path"}` →
+ * `{"entries":[{"name","is_dir"}]}`; `{"op":"exec","command","cwd","timeout_ms","env"}` →
+ * `{"exit_code","stdout","stderr"}`; any op may be answered `{"error":"message"}`, and
+ * `{"error":"unsupported"}` for an op the host does not offer. Paths are absolute, normalized
+ * and permission-checked. A later call replaces the registration (the old `free_fn` runs once
+ * no callback uses it); `fn_` NULL removes it. On failure `free_fn` is not called.
+ */
+robota_status robota_runtime_set_host_io(robota_runtime *rt, robota_host_io_fn fn_, void *user_data, robota_free_fn free_fn, robota_error **out_error);
+
+/**
+ * Answers host I/O request `io_id` with `response_json` (a JSON object, see
+ * `robota_runtime_set_host_io`). Callable from any thread, also inside the callback. A
+ * wrong-shaped answer fails the tool with a message naming the op and the field. Errors:
+ * `ROBOTA_E_STALE` (already answered, or its turn was aborted / the session closed),
+ * `ROBOTA_E_NOT_FOUND` (never issued, or not a host I/O request), `ROBOTA_E_INVALID_JSON`,
+ * `ROBOTA_E_INVALID_CONFIG` (not a JSON object; the request keeps waiting).
+ */
+robota_status robota_host_io_complete(robota_runtime *rt, uint64_t io_id, const char *response_json, robota_error **out_error);
 
 /**
  * The library's ABI version, `(major << 16) | minor`; equals `ROBOTA_ABI_VERSION` of the
@@ -417,6 +459,20 @@ robota_status robota_request_respond(robota_runtime *rt, uint64_t request_id, co
  * "session_id"?,"persist"?,…}`). A `session_id` names the file `<session_dir>/<id>.json`, so it
  * is 1 to 128 characters from A-Z a-z 0-9 `_` `.` `-`, not starting with `.` (also on resume
  * and fork); `persist` saves it after each turn, atomically (temp file, fsync, rename).
+ * `"tool_choice"?:"auto"|"none"|"required"|{"name":"TOOL"}` (default `"auto"`; `required` and a
+ * named tool hold for a turn's first model call only; a named tool the session lacks is
+ * `ROBOTA_E_INVALID_CONFIG` naming it) maps to Anthropic `tool_choice`, OpenAI `tool_choice` and
+ * Gemini `toolConfig.functionCallingConfig`. `"context_window"?:N` sets the window; without it
+ * the library uses the window an `openai-compatible` server serves (llama.cpp `/props`, vLLM
+ * `/v1/models`, LM Studio `/api/v0/models`, Ollama `/api/show`, or the window named by a
+ * "maximum context length is N tokens" error; asked once per runtime and model), else the model
+ * table, else 200000 tokens with one `WARNING` `code:"CONTEXT_WINDOW_ASSUMED"` per session.
+ * A server's "context length exceeded" answer ends the turn with `stop_reason:"context_limit"`
+ * and an `ERROR` naming the window. Failed turns: the `ERROR` event and
+ * `TURN_COMPLETED.error_details` carry `{"code","category","recoverable","message"}` of the
+ * taxonomy (`AUTHENTICATION_ERROR` for HTTP 401/403, `RATE_LIMIT_ERROR` for 429,
+ * `NETWORK_ERROR` for connect/DNS/TLS/reset, `MODEL_NOT_AVAILABLE`, else `PROVIDER_ERROR`), as
+ * do the details of the `robota_error` that `robota_session_wait` returns.
  * `fn_` receives events in `thread`/`pump` delivery (may be NULL; unused in `pull`).
  * `free_fn(user_data)` runs once after the last callback; on failure it is not called.
  * Errors: `ROBOTA_E_NOT_FOUND` (unknown provider or tool), `ROBOTA_E_INVALID_CONFIG`,
@@ -460,7 +516,9 @@ void robota_session_free(robota_session *s);
 robota_status robota_session_close(robota_session *s);
 
 /**
- * Submits a prompt (`{"text":"…","display_input"?,"raw_input"?}`); writes its turn id.
+ * Submits a prompt (`{"text":"…","display_input"?,"raw_input"?,"tool_choice"?}`; `tool_choice`
+ * holds for this turn only, a named tool the session lacks is `ROBOTA_E_INVALID_CONFIG`);
+ * writes its turn id.
  * While a turn runs the prompt is queued (one at most): a further submit returns
  * `ROBOTA_E_BUSY` and does not replace the queued prompt. `ROBOTA_E_CLOSED` after close.
  */
@@ -489,7 +547,8 @@ robota_status robota_session_wait(robota_session *s, uint64_t turn_id, int32_t t
 /**
  * Runs a command `{"name":"help"|"clear"|"context"|"cost"|"model"|"mode"|"permissions"|
  * "cancel_queue"|…,"args":"…"}` → `{"v":1,"message","success","data"?}` (owned string).
- * `ROBOTA_E_NOT_FOUND` for an unknown command; `ROBOTA_E_BUSY` for `clear` during a turn.
+ * `ROBOTA_E_NOT_FOUND` for an unknown command; `ROBOTA_E_BUSY` for `clear` or `compact` during
+ * a turn. `compact` blocks until the summary is in (`ROBOTA_E_REENTRANT` inside a callback).
  */
 robota_status robota_session_command(robota_session *s, const char *command_json, char **out_json, robota_error **out_error);
 
@@ -530,6 +589,20 @@ robota_status robota_session_next_event(robota_session *s, int32_t timeout_ms, c
  * `ROBOTA_E_UNSUPPORTED` for other delivery modes, `ROBOTA_E_BUSY` when another thread pumps).
  */
 int32_t robota_session_dispatch(robota_session *s, int32_t max_events, int32_t timeout_ms);
+
+/**
+ * Lists saved sessions. `query_json` may be NULL or `{"cwd"?,"limit"?}`. Writes (owned
+ * string) `{"v":1,"sessions":[{"id","name","cwd","created_at","updated_at","message_count"}],
+ * "skipped":[{"file","error"}]}`, newest first; a corrupt or truncated file is skipped and
+ * named in `skipped`. A missing directory lists nothing.
+ */
+robota_status robota_store_list(robota_runtime *rt, const char *query_json, char **out_json, robota_error **out_error);
+
+/**
+ * Deletes the saved session `session_id`. `ROBOTA_E_NOT_FOUND` when there is none,
+ * `ROBOTA_E_INVALID_CONFIG` for an id that cannot name a session file.
+ */
+robota_status robota_store_delete(robota_runtime *rt, const char *session_id, robota_error **out_error);
 
 #ifdef __cplusplus
 }  // extern "C"

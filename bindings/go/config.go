@@ -155,6 +155,21 @@ type SessionConfig struct {
 	ReplayEvents     bool   `json:"replay_events,omitempty"`
 	RequestTimeoutMS int    `json:"request_timeout_ms,omitempty"`
 	Strict           bool   `json:"strict,omitempty"`
+	// AutoCompactThreshold is a number in (0, 1] (default 0.835) or false (no automatic
+	// compaction); nil keeps the default.
+	AutoCompactThreshold any `json:"auto_compact_threshold,omitempty"`
+	// CompactInstructions focus compaction summaries (default: CLAUDE.md's
+	// "Compact Instructions" section).
+	CompactInstructions string `json:"compact_instructions,omitempty"`
+	// Budget sets hard limits over the session's life (nil = none).
+	Budget *Budget `json:"budget,omitempty"`
+	// HostIO runs the built-in tools through the runtime's HostIOHandler (Runtime.SetHostIO).
+	HostIO bool `json:"host_io,omitempty"`
+	// ContextWindow overrides the window the library uses (default: the window the server
+	// tells, else the model table, else a stated default with a CONTEXT_WINDOW_ASSUMED warning).
+	ContextWindow int `json:"context_window,omitempty"`
+	// ToolChoice is every turn's default tool choice (nil = auto).
+	ToolChoice *ToolChoice `json:"tool_choice,omitempty"`
 	// Extra holds keys this struct does not name.
 	Extra map[string]any `json:"-"`
 
@@ -164,6 +179,15 @@ type SessionConfig struct {
 	// OnHook runs "host" hooks. Nil: hooks proceed (exit 0), unless Events() is being read,
 	// in which case the host answers with Session.RespondHook.
 	OnHook HookHandler `json:"-"`
+}
+
+// Budget is the session's hard limits; zero fields are unlimited. A turn that would exceed
+// one stops with StopBudget (Turn.Wait: ErrBudget) and later submits fail with ErrBudget.
+type Budget struct {
+	MaxTotalTokens uint64 `json:"max_total_tokens,omitempty"`
+	MaxWallMS      uint64 `json:"max_wall_ms,omitempty"`
+	MaxToolCalls   uint64 `json:"max_tool_calls,omitempty"`
+	MaxModelCalls  uint64 `json:"max_model_calls,omitempty"`
 }
 
 // Overrides change fields of a resumed or forked session; zero fields keep the saved ones.

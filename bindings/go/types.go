@@ -10,6 +10,8 @@ type Input struct {
 	DisplayInput string `json:"display_input,omitempty"`
 	// RawInput is kept for hooks (e.g. the unexpanded slash command).
 	RawInput string `json:"raw_input,omitempty"`
+	// ToolChoice, when set, is this turn's tool choice (wins over the session's).
+	ToolChoice *ToolChoice `json:"tool_choice,omitempty"`
 }
 
 // Message is a message of the conversation (the Robota universal message).
@@ -56,6 +58,7 @@ const (
 	StopError        StopReason = "error"
 	StopMaxRounds    StopReason = "max_rounds"
 	StopContextLimit StopReason = "context_limit"
+	StopBudget       StopReason = "budget"
 )
 
 // Result is the outcome of one turn (the TurnCompleted payload).

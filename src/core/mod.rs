@@ -2,6 +2,7 @@
 //! replay events, permissions, errors, models and token estimation.
 
 pub mod agent;
+pub mod budget;
 pub mod env_ref;
 pub mod errors;
 pub mod events;
@@ -16,5 +17,6 @@ pub mod provider;
 pub mod store;
 pub mod tokens;
 pub mod tool;
+pub mod tool_choice;
 pub mod truncation;
 pub mod util;

@@ -9,9 +9,11 @@
 //! is checked (NULL, live-handle table) before use, hence the module-wide clippy allowance.
 #![allow(clippy::not_unsafe_ptr_arg_deref)]
 
+mod api_host_io;
 mod api_lib;
 mod api_runtime;
 mod api_session;
+mod api_store;
 mod args;
 mod boundary;
 mod callbacks;
@@ -21,9 +23,11 @@ mod handles;
 mod session_obj;
 mod status;
 
+pub use api_host_io::*;
 pub use api_lib::*;
 pub use api_runtime::*;
 pub use api_session::*;
+pub use api_store::*;
 pub use callbacks::{robota_event_fn, robota_free_fn, robota_log_fn, robota_tool_fn};
 pub use handles::{robota_runtime, robota_session};
 pub use status::*;

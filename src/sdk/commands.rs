@@ -95,12 +95,20 @@ pub fn execute(s: &InteractiveSession, name: &str, args: &str) -> SdkResult<Valu
             s.clear()?;
             result("Conversation cleared.", true, None)
         }
-        "compact" => {
-            return Err(SdkError::new(
-                ErrorCode::Unsupported,
-                "the compact command is not available in this build yet",
-            ))
-        }
+        "compact" => match s.compact(trimmed)? {
+            Ok(c) => result(
+                format!(
+                    "Context compacted: {}% -> {}%",
+                    pct(c.before.used_percentage),
+                    pct(c.after.used_percentage)
+                ),
+                true,
+                Some(json!({"before": c.before.used_percentage,
+                            "after": c.after.used_percentage,
+                            "summary": c.summary})),
+            ),
+            Err(e) => result(format!("Context not compacted: {e}"), false, None),
+        },
         "mode" => {
             if first.is_empty() {
                 let m = s.permission_state().mode.as_str();

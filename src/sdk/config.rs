@@ -1,6 +1,7 @@
 //! The runtime config and session JSON documents (ABI.md "JSON documents"), validated with
 //! messages that name the offending field.
 
+pub use super::call_settings::CallSettings;
 use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
@@ -95,6 +96,18 @@ pub struct SessionConfig {
     pub request_timeout_ms: Option<u64>,
     /// User-facing name.
     pub name: Option<String>,
+    /// Auto-compaction threshold (`0 < t ≤ 1`; `false` disables; default 0.835).
+    pub auto_compact_threshold: Option<f64>,
+    /// Focus of compaction summaries (default: CLAUDE.md's "Compact Instructions").
+    pub compact_instructions: Option<String>,
+    /// Directory of the JSONL transcript (`transcript`: `true` = `<cwd>/.robota/logs`).
+    pub transcript: Option<std::path::PathBuf>,
+    /// Model-call settings (`context_window`, `tool_choice`, `temperature`, `max_tokens`).
+    pub call: CallSettings,
+    /// Built-in tools run through the host's I/O port (`robota_runtime_set_host_io`).
+    pub host_io: bool,
+    /// Hard limits over the session's life (`"budget"`).
+    pub budget: Option<crate::core::budget::BudgetLimits>,
 }
 
 /// Parses a document that must be a JSON object with `"v":1` (absent `v` means 1).
@@ -246,7 +259,11 @@ pub fn parse_runtime_config(text: &str) -> SdkResult<RuntimeConfig> {
 }
 
 /// Keys of the session document.
-pub const SESSION_KEYS: [&str; 18] = [
+pub const SESSION_KEYS: [&str; 27] = [
+    "temperature",
+    "max_tokens",
+    "context_window",
+    "tool_choice",
     "provider",
     "model",
     "system_prompt",
@@ -265,6 +282,11 @@ pub const SESSION_KEYS: [&str; 18] = [
     "name",
     "snapshot",
     "strict",
+    "auto_compact_threshold",
+    "compact_instructions",
+    "transcript",
+    "host_io",
+    "budget",
 ];
 
 /// Parses a delivery name.
@@ -316,6 +338,7 @@ pub fn parse_session_map(map: &Map<String, Value>) -> SdkResult<SessionConfig> {
             .map(|p| p.to_string_lossy().into_owned())
             .unwrap_or_else(|_| ".".into()),
     };
+    let transcript = crate::sdk::transcript_tap::parse(W, map, &cwd)?;
     let tools = match map.get("tools") {
         None | Some(Value::Null) => None,
         Some(Value::Array(a)) => Some(
@@ -368,7 +391,6 @@ pub fn parse_session_map(map: &Map<String, Value>) -> SdkResult<SessionConfig> {
     }
     Ok(SessionConfig {
         provider,
-        model,
         system_prompt: opt_str(W, map, "system_prompt")?,
         cwd,
         tools,
@@ -383,6 +405,13 @@ pub fn parse_session_map(map: &Map<String, Value>) -> SdkResult<SessionConfig> {
         replay_events: opt_bool(W, map, "replay_events")?,
         request_timeout_ms: opt_u64(W, map, "request_timeout_ms")?,
         name: opt_str(W, map, "name")?,
+        auto_compact_threshold: crate::sdk::compact_config::parse_threshold(W, map)?,
+        compact_instructions: opt_str(W, map, "compact_instructions")?,
+        transcript,
+        call: CallSettings::parse(W, map)?,
+        host_io: opt_bool(W, map, "host_io")?,
+        budget: super::budget::parse_budget(map, &model)?,
+        model,
     })
 }
 

@@ -26,6 +26,7 @@ use crate::core::tokens::TokenUsage;
 use crate::session::Session;
 
 mod build;
+mod compact;
 mod end;
 mod input;
 mod observer;
@@ -33,7 +34,9 @@ mod queue;
 mod settings;
 mod turn;
 mod views;
+mod window;
 
+pub use compact::is_compact_command;
 pub use input::{TurnInput, TurnOutcome};
 
 /// Outcomes remembered for `wait` on finished turns.
@@ -75,6 +78,8 @@ struct State {
     next_turn: u64,
     outcomes: VecDeque<(u64, TurnOutcome)>,
     streaming_text: String,
+    /// The `CONTEXT_WINDOW_ASSUMED` warning was sent.
+    window_warned: bool,
     tools: ToolStates,
     history: Vec<HistoryEntry>,
     message_count: u64,
@@ -109,6 +114,8 @@ struct Inner {
     cfg: Mutex<SessionConfig>,
     session_id: String,
     created_at: String,
+    /// The session's budget (`"budget"`).
+    budget: Option<Arc<crate::core::budget::Budget>>,
 }
 
 /// The event-driven session.

@@ -5,10 +5,15 @@
 
 pub mod answers;
 pub mod bridge;
+pub mod budget;
+pub mod call_settings;
 pub mod commands;
+pub mod compact_config;
 pub mod config;
 pub mod error;
 pub mod events;
+pub mod host_io;
+pub mod host_io_host;
 pub mod host_tool;
 pub mod interactive;
 pub use crate::core::log;
@@ -16,5 +21,7 @@ pub mod pending;
 pub mod runtime;
 mod signals;
 pub mod snapshot;
+pub mod store_api;
 pub mod tool_state;
+pub mod transcript_tap;
 pub mod work;

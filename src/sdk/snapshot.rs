@@ -1,5 +1,5 @@
 //! Session snapshots: `robota_session_save` writes a versioned JSON document (no secrets: the
-//! provider is named by its profile, never by its key; hooks are not stored), and resume/fork
+//! provider is named by its profile, never by its key; hooks, permissions and mode are kept), and resume/fork
 //! rebuild a session from it.
 
 use std::path::Path;
@@ -12,12 +12,12 @@ use super::error::{ErrorCode, SdkError, SdkResult};
 use super::events::EventSink;
 use super::interactive::{InteractiveSession, Restore};
 use super::runtime::RuntimeShared;
+use super::store_api::store_error;
 use crate::core::history::HistoryEntry;
 use crate::core::message::Message;
-use crate::session::store::{self, StoreError};
+use crate::session::store;
 
-/// `kind` of a snapshot document.
-pub const SNAPSHOT_KIND: &str = "robota.session";
+pub use crate::session::store_list::SNAPSHOT_KIND;
 
 /// Session fields of a config that a snapshot keeps.
 fn config_fields(c: &SessionConfig) -> Map<String, Value> {
@@ -40,6 +40,29 @@ fn config_fields(c: &SessionConfig) -> Map<String, Value> {
     if let Some(n) = &c.name {
         m.insert("name".into(), json!(n));
     }
+    if let Some(h) = &c.hooks {
+        m.insert("hooks".into(), h.clone());
+    }
+    if c.persist {
+        m.insert("persist".into(), json!(true));
+    }
+    m.insert(
+        "auto_compact_threshold".into(),
+        c.auto_compact_threshold.map_or(json!(false), |t| json!(t)),
+    );
+    if let Some(i) = &c.compact_instructions {
+        m.insert("compact_instructions".into(), json!(i));
+    }
+    if let Some(t) = &c.transcript {
+        m.insert("transcript".into(), json!(t));
+    }
+    if c.host_io {
+        m.insert("host_io".into(), json!(true));
+    }
+    if let Some(b) = &c.budget {
+        m.insert("budget".into(), json!(b));
+    }
+    c.call.write(&mut m);
     m
 }
 
@@ -50,10 +73,13 @@ pub fn snapshot(s: &InteractiveSession) -> Value {
     doc.insert("v".into(), json!(1));
     doc.insert("kind".into(), json!(SNAPSHOT_KIND));
     doc.insert("session_id".into(), json!(s.session_id()));
+    // The summary a listing reads: scalars first, one per line (see store_list).
+    doc.insert("name".into(), json!(cfg.name));
+    doc.insert("cwd".into(), json!(cfg.cwd));
     doc.insert("created_at".into(), json!(s.created_at()));
     doc.insert("updated_at".into(), json!(s.updated_at()));
-    doc.insert("config".into(), Value::Object(config_fields(&cfg)));
     doc.insert("message_count".into(), json!(s.message_count()));
+    doc.insert("config".into(), Value::Object(config_fields(&cfg)));
     doc.insert("session_allowed_tools".into(), json!(s.session_allowed()));
     let conv = s.conversation();
     let msgs: Vec<&Message> = conv.iter().map(|m| m.as_ref()).collect();
@@ -64,29 +90,16 @@ pub fn snapshot(s: &InteractiveSession) -> Value {
 
 /// Writes the snapshot to `<session_dir>/<id>.json`.
 pub fn persist(s: &InteractiveSession) -> SdkResult<()> {
-    let Some(dir) = s.shared().config.session_dir.clone() else {
-        return Err(SdkError::config(
-            "persist needs \"session_dir\" in the runtime config",
-        ));
-    };
+    let dir = super::store_api::session_dir(s.shared());
     write_snapshot(&dir, s.session_id(), &snapshot(s))
 }
 
 /// Writes `doc` to `<dir>/<id>.json` through the session store ([`store::save`]: atomic);
 /// `id` must pass [`check_session_id`](crate::session::check_session_id).
-pub fn write_snapshot(dir: &str, id: &str, doc: &Value) -> SdkResult<()> {
+pub fn write_snapshot(dir: impl AsRef<Path>, id: &str, doc: &Value) -> SdkResult<()> {
     let text = serde_json::to_string_pretty(doc)
         .map_err(|e| SdkError::new(ErrorCode::Internal, e.to_string()))?;
-    store::save(Path::new(dir), id, &text).map_err(store_error)
-}
-
-/// The SDK error of a session-store failure.
-fn store_error(e: StoreError) -> SdkError {
-    match e {
-        StoreError::InvalidId(m) => SdkError::config(m),
-        StoreError::NotFound(m) => SdkError::new(ErrorCode::NotFound, m),
-        StoreError::Io(m) => SdkError::new(ErrorCode::Io, m),
-    }
+    store::save(dir.as_ref(), id, &text).map_err(store_error)
 }
 
 fn restore_from(doc: &Map<String, Value>) -> SdkResult<Restore> {
@@ -158,15 +171,11 @@ pub fn parse_resume(
             } else {
                 let Some(id) = map.get("session_id").and_then(Value::as_str) else {
                     return Err(SdkError::config(
-                        "resume_json: missing required field \"snapshot\" (or \"session_id\" with a runtime \"session_dir\")",
+                        "resume_json: missing required field \"snapshot\" (or \"session_id\")",
                     ));
                 };
-                let Some(dir) = &shared.config.session_dir else {
-                    return Err(SdkError::config(
-                        "resume_json: resuming by \"session_id\" needs \"session_dir\" in the runtime config",
-                    ));
-                };
-                let text = store::load(Path::new(dir), id).map_err(store_error)?;
+                let dir = super::store_api::session_dir(shared);
+                let text = store::load(&dir, id).map_err(store_error)?;
                 parse_object("saved session", &text)?
             }
         }
@@ -214,9 +223,6 @@ pub fn parse_fork(
     fork_json: Option<&str>,
 ) -> SdkResult<(SessionConfig, Restore)> {
     let mut cfg_map = config_fields(&src.config());
-    if let Some(h) = src.config().hooks {
-        cfg_map.insert("hooks".into(), h);
-    }
     cfg_map.insert(
         "session_id".into(),
         json!(InteractiveSession::new_session_id()),

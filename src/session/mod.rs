@@ -3,6 +3,7 @@
 //! PostToolUse hooks, output truncation), with the hook lifecycle and context tracking.
 
 pub mod approval;
+pub mod compaction;
 pub mod context;
 pub mod enforcer;
 pub mod observer;
@@ -12,8 +13,12 @@ pub mod paths;
 #[allow(clippy::module_inception)]
 pub mod session;
 pub mod store;
+pub mod store_list;
+pub mod transcript;
+pub mod transcript_check;
 
 pub use approval::{approval_prompt_text, ApprovalDecision, ApprovalHandler};
+pub use compaction::{CompactError, CompactTrigger, Compaction};
 pub use context::{ContextState, ContextWindowTracker, AUTO_COMPACT_THRESHOLD};
 pub use enforcer::{GateDecision, PermissionEnforcer};
 pub use observer::{SessionObserver, ToolEndResult};

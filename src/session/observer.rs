@@ -40,6 +40,10 @@ pub trait SessionObserver: Send + Sync {
     fn on_context_update(&self, state: &ContextState) {
         let _ = state;
     }
+    /// The history was compacted (before the `on_context_update` that follows).
+    fn on_compacted(&self, compaction: &super::compaction::Compaction) {
+        let _ = compaction;
+    }
     /// Something went wrong but the session carries on (a hook failed or timed out, …).
     fn on_warning(&self, message: &str) {
         let _ = message;

@@ -16,6 +16,7 @@ use crate::core::permissions::{PermissionLists, PermissionMode};
 use crate::core::provider::Provider;
 use crate::core::store::ConversationStore;
 use crate::core::tool::Tool;
+use crate::core::tool_choice::ToolChoice;
 
 /// Everything a [`super::Session`] is built from (`ISessionOptions`).
 #[derive(Clone)]
@@ -50,6 +51,8 @@ pub struct SessionOptions {
     pub session_id: Option<String>,
     /// Context window override (default: the model table).
     pub context_max_tokens: Option<u64>,
+    /// Default tool choice of every turn; a named tool must be among `tools`.
+    pub tool_choice: ToolChoice,
     /// Existing history to continue (resume / fork).
     pub history: Option<ConversationStore>,
     /// Environment applied to command hooks (the settings `env` map; values may be `$ENV:NAME`).
@@ -59,6 +62,13 @@ pub struct SessionOptions {
     pub env_vars: EnvVars,
     /// The HTTP client of `http` hooks (the runtime's shared pool); `None` = one of their own.
     pub http_client: Option<reqwest::Client>,
+    /// Auto-compaction threshold (`0 < t ≤ 1`; `None` = disabled; default 0.835).
+    pub auto_compact_threshold: Option<f64>,
+    /// Default focus of compaction summaries (CLAUDE.md "Compact Instructions").
+    pub compact_instructions: Option<String>,
+    /// `cwd` names a directory of a host-supplied file system (host I/O): it must be absolute
+    /// and is normalized lexically instead of being checked on the real disk.
+    pub virtual_cwd: bool,
 }
 
 impl SessionOptions {
@@ -80,10 +90,14 @@ impl SessionOptions {
             provider_timeout_ms: None,
             session_id: None,
             context_max_tokens: None,
+            tool_choice: ToolChoice::Auto,
             history: None,
             hook_env: BTreeMap::new(),
             env_vars: EnvVars::process(),
+            virtual_cwd: false,
             http_client: None,
+            auto_compact_threshold: Some(super::context::AUTO_COMPACT_THRESHOLD),
+            compact_instructions: None,
         }
     }
 }
@@ -102,6 +116,12 @@ pub struct SessionRunOptions {
     /// The user's raw input for `UserPromptSubmit` (`prompt`/`user_message`), when it differs
     /// from the message content (e.g. a slash command expanded into a prompt).
     pub raw_input: Option<String>,
+    /// The caller already ran [`super::Session::auto_compact`] for this turn.
+    pub skip_auto_compact: bool,
+    /// Tool choice of this run (wins over the session's).
+    pub tool_choice: Option<ToolChoice>,
+    /// The session's budget (checked before each model call).
+    pub budget: Option<std::sync::Arc<crate::core::budget::Budget>>,
 }
 
 /// Why a run failed.

@@ -32,13 +32,20 @@ pub const STOP_RESPONSE_CHARS: usize = 500;
 /// `StopFailure` reason of an aborted run.
 pub const ABORTED_REASON: &str = "Aborted";
 
+/// Auto-compaction threshold and default focus instructions.
+pub(super) struct CompactionSettings {
+    pub(super) threshold: Mutex<Option<f64>>,
+    pub(super) instructions: Option<String>,
+}
+
 /// A session: one conversation with tools, permissions and hooks.
 pub struct Session {
-    agent: Agent,
+    pub(super) agent: Agent,
     enforcer: Arc<PermissionEnforcer>,
     hooks: Arc<HooksConfig>,
     registry: Arc<HookExecutorRegistry>,
-    observer: Option<Arc<dyn SessionObserver>>,
+    pub(super) observer: Option<Arc<dyn SessionObserver>>,
+    pub(super) compaction: CompactionSettings,
     session_id: String,
     cwd: PathBuf,
     context_max_tokens: Option<u64>,
@@ -49,7 +56,16 @@ pub struct Session {
     running: AtomicBool,
 }
 
-fn resolve_cwd(cwd: &Path) -> Result<PathBuf, RobotaError> {
+fn resolve_cwd(cwd: &Path, virtual_cwd: bool) -> Result<PathBuf, RobotaError> {
+    if virtual_cwd {
+        if !cwd.is_absolute() {
+            return Err(RobotaError::Configuration(format!(
+                "Session cwd \"{}\" must be an absolute path of the host's file system",
+                cwd.display()
+            )));
+        }
+        return Ok(crate::tools::config::normalize_lexical(cwd));
+    }
     let base = if cwd.as_os_str().is_empty() {
         std::env::current_dir().map_err(|e| {
             RobotaError::Configuration(format!(
@@ -76,7 +92,7 @@ impl Session {
     /// Builds a session. Spawns nothing and needs no async runtime (safe on any thread); the
     /// `SessionStart` hook fires at the beginning of the first run.
     pub fn new(opts: SessionOptions) -> Result<Session, RobotaError> {
-        let cwd = resolve_cwd(&opts.cwd)?;
+        let cwd = resolve_cwd(&opts.cwd, opts.virtual_cwd)?;
         if let Some(n) = opts.max_turns {
             if n < 0 {
                 return Err(RobotaError::Validation(format!(
@@ -124,6 +140,11 @@ impl Session {
         config.max_execution_rounds = Some(opts.max_turns.unwrap_or(0));
         config.timeout_ms = opts.provider_timeout_ms;
         config.context_window = opts.context_max_tokens;
+        opts.tool_choice.check(
+            "session config: field \"tool_choice\"",
+            config.tools.iter().map(|t| t.name()),
+        )?;
+        config.tool_choice = opts.tool_choice;
         let max_tokens = opts
             .context_max_tokens
             .unwrap_or_else(|| model_context_window(&config.model));
@@ -136,6 +157,10 @@ impl Session {
             hooks,
             registry,
             observer: opts.observer,
+            compaction: CompactionSettings {
+                threshold: Mutex::new(opts.auto_compact_threshold),
+                instructions: opts.compact_instructions,
+            },
             session_id,
             cwd,
             context_max_tokens: opts.context_max_tokens,
@@ -208,6 +233,23 @@ impl Session {
         self.notify_context(&state);
     }
 
+    /// Uses `window` as the context window (one the provider's server told) unless the session
+    /// set `context_max_tokens`.
+    pub fn set_served_window(&self, window: u64) -> Result<(), RobotaError> {
+        if self.context_max_tokens.is_some() {
+            return Ok(());
+        }
+        self.agent
+            .update_config(|c| c.context_window = Some(window))?;
+        lock(&self.tracker).set_max_tokens(window);
+        Ok(())
+    }
+
+    /// Whether the session's window was given (`context_max_tokens`).
+    pub fn has_window_override(&self) -> bool {
+        self.context_max_tokens.is_some()
+    }
+
     /// Switches the model (the window follows it unless `context_max_tokens` was given).
     pub fn set_model(&self, model: &str) -> Result<(), RobotaError> {
         self.agent.update_config(|c| c.model = model.to_string())?;
@@ -244,7 +286,7 @@ impl Session {
         }
     }
 
-    fn refresh_context(&self) -> ContextState {
+    pub(super) fn refresh_context(&self) -> ContextState {
         let store = lock(self.agent.store());
         let mut t = lock(&self.tracker);
         t.update_from_store(&store);
@@ -336,7 +378,11 @@ impl Session {
         }
         let _reset = Reset(&self.running);
         let cancel = opts.cancel.clone().unwrap_or_default();
-        self.refresh_context();
+        if opts.skip_auto_compact {
+            self.refresh_context();
+        } else {
+            self.auto_compact(&cancel).await;
+        }
 
         if !self.start_fired.swap(true, Ordering::AcqRel) {
             let fields = Self::fields(vec![("env", self.env_value())]);
@@ -392,6 +438,8 @@ impl Session {
             on_event: opts.on_event.clone(),
             max_execution_rounds: None,
             owner_path: Vec::new(),
+            tool_choice: opts.tool_choice.clone(),
+            budget: opts.budget.clone(),
         };
         let result = self.agent.run(message, run_opts).await;
         let after = self.refresh_context();

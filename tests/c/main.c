@@ -29,11 +29,23 @@ void test_quickstart_thread(void);
 void test_quickstart_pump(void);
 void test_quickstart_pull(void);
 void test_free_session_after_runtime_is_prompt(void);
+void test_store_list_delete_resume(void);
+void test_compact_command(void);
+void test_host_io_virtual_fs(void);
+void test_host_io_pull_async_and_abort(void);
+void test_host_io_wrong_shape_pump(void);
+void test_budget_model_calls(void);
+void test_budget_tool_calls(void);
+void test_budget_tokens(void);
+void test_budget_wall_time(void);
+void test_budget_bad_config(void);
 
 static const struct {
     const char *name;
     void (*fn)(void);
 } TESTS[] = {
+    {"store_list_delete_resume", test_store_list_delete_resume},
+    {"compact_command", test_compact_command},
     {"version", test_version},
     {"streaming_thread", test_streaming_thread},
     {"commands", test_commands},
@@ -60,6 +72,14 @@ static const struct {
     {"quickstart_pump", test_quickstart_pump},
     {"quickstart_pull", test_quickstart_pull},
     {"free_session_after_runtime_is_prompt", test_free_session_after_runtime_is_prompt},
+    {"host_io_virtual_fs", test_host_io_virtual_fs},
+    {"host_io_pull_async_and_abort", test_host_io_pull_async_and_abort},
+    {"host_io_wrong_shape_pump", test_host_io_wrong_shape_pump},
+    {"budget_model_calls", test_budget_model_calls},
+    {"budget_tool_calls", test_budget_tool_calls},
+    {"budget_tokens", test_budget_tokens},
+    {"budget_wall_time", test_budget_wall_time},
+    {"budget_bad_config", test_budget_bad_config},
 };
 
 int main(int argc, char **argv) {

@@ -25,7 +25,7 @@ async fn near_capacity_blocks_before_the_call_with_diagnostics() {
     let est = estimate_serialized_tokens(&msgs[..1]);
     let pct = est as f64 / 1000.0 * 100.0;
     let expected = format!(
-        "Context window is near capacity. Cannot process further in this round. Estimated {} / 1,000 tokens ({}%) exceeds the hard-block threshold 95%. Run /compact and retry.",
+        "Context window is near capacity. Cannot process further in this round. Estimated {} / 1,000 tokens ({}%) exceeds the hard-block threshold 95%. Compact the conversation (the \"compact\" command) and retry.",
         format_thousands(est),
         pct.round() as u64
     );

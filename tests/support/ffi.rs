@@ -132,3 +132,34 @@ pub fn respond(rt: *mut robota_runtime, id: u64, json: &str) {
     let st = robota_request_respond(rt, id, c(json).as_ptr(), &mut e);
     assert_eq!(st, ROBOTA_OK, "{:?}", failure(st, e));
 }
+
+/// `robota_session_command` as JSON.
+pub fn command(s: *mut robota_session, json: &str) -> Result<Value, Failure> {
+    let mut out = null_mut();
+    let mut e = null_mut();
+    match robota_session_command(s, c(json).as_ptr(), &mut out, &mut e) {
+        ROBOTA_OK => Ok(serde_json::from_str(&owned_string(out)).unwrap()),
+        st => Err(failure(st, e)),
+    }
+}
+
+/// `robota_store_list` as JSON (`query` None = NULL).
+pub fn store_list(rt: *mut robota_runtime, query: Option<&str>) -> Result<Value, Failure> {
+    let q = query.map(c);
+    let mut out = null_mut();
+    let mut e = null_mut();
+    let qp = q.as_ref().map_or(std::ptr::null(), |q| q.as_ptr());
+    match robota_store_list(rt, qp, &mut out, &mut e) {
+        ROBOTA_OK => Ok(serde_json::from_str(&owned_string(out)).unwrap()),
+        st => Err(failure(st, e)),
+    }
+}
+
+/// `robota_store_delete`.
+pub fn store_delete(rt: *mut robota_runtime, id: &str) -> Result<(), Failure> {
+    let mut e = null_mut();
+    match robota_store_delete(rt, c(id).as_ptr(), &mut e) {
+        ROBOTA_OK => Ok(()),
+        st => Err(failure(st, e)),
+    }
+}

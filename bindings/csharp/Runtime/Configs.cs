@@ -112,6 +112,45 @@ namespace Robota
         }
     }
 
+    /// <summary>
+    /// Whether the model may, must or must not call a tool, or which one (<c>"auto"</c>,
+    /// <c>"none"</c>, <c>"required"</c> or <c>{"name":"TOOL"}</c>): a session's default
+    /// (<see cref="SessionConfig.ToolChoice"/>) or one turn's. <see cref="Required"/> and a named
+    /// tool hold for the turn's first model call only; a named tool the session lacks fails with
+    /// <see cref="RobotaStatus.InvalidConfig"/> naming it.
+    /// </summary>
+    public sealed class ToolChoice
+    {
+        private readonly string mode;
+
+        private ToolChoice(string mode, string name)
+        {
+            this.mode = mode;
+            Name = name;
+        }
+
+        /// <summary>The model decides (the default).</summary>
+        public static readonly ToolChoice Auto = new ToolChoice("auto", null);
+
+        /// <summary>No tool call.</summary>
+        public static readonly ToolChoice None = new ToolChoice("none", null);
+
+        /// <summary>At least one tool call.</summary>
+        public static readonly ToolChoice Required = new ToolChoice("required", null);
+
+        /// <summary>A call to the tool <paramref name="name"/>.</summary>
+        public static ToolChoice Tool(string name) => new ToolChoice(null, name ?? throw new ArgumentNullException(nameof(name)));
+
+        /// <summary>The named tool, or null.</summary>
+        public string Name { get; }
+
+        /// <summary>The value as the JSON documents carry it.</summary>
+        internal object JsonValue() => mode != null ? (object)mode : new Dictionary<string, object> { { "name", Name } };
+
+        /// <summary>The JSON form.</summary>
+        public override string ToString() => Json.Serialize(JsonValue());
+    }
+
     /// <summary>The session document (<c>robota_session_new</c>).</summary>
     public sealed class SessionConfig
     {
@@ -161,8 +200,29 @@ namespace Robota
         /// <summary>Persist the session in the runtime's session directory.</summary>
         public bool? Persist { get; set; }
 
+        /// <summary>The context window in tokens (default: what the server tells, else the model table, else a stated default with a <c>CONTEXT_WINDOW_ASSUMED</c> warning).</summary>
+        public int? ContextWindow { get; set; }
+
+        /// <summary>Every turn's default tool choice (null = auto).</summary>
+        public ToolChoice ToolChoice { get; set; }
+
+        /// <summary>Automatic compaction threshold, greater than 0 and at most 1 (default 0.835).</summary>
+        public double? AutoCompactThreshold { get; set; }
+
+        /// <summary>True turns automatic compaction off.</summary>
+        public bool AutoCompactDisabled { get; set; }
+
+        /// <summary>Focus of compaction summaries (default: CLAUDE.md's "Compact Instructions").</summary>
+        public string CompactInstructions { get; set; }
+
         /// <summary>Any further fields, written as they are (budget, temperature, ...).</summary>
         public IDictionary<string, object> Extra { get; } = new Dictionary<string, object>();
+
+        /// <summary>Hard limits over the session's life (null = none).</summary>
+        public SessionBudget Budget { get; set; }
+
+        /// <summary>Runs the built-in tools through the runtime's host I/O handler (<see cref="RobotaRuntime.SetHostIo"/>).</summary>
+        public bool? HostIo { get; set; }
 
         /// <summary>The JSON name of a delivery mode.</summary>
         public static string DeliveryName(Delivery d) => d == Delivery.Pump ? "pump" : d == Delivery.Pull ? "pull" : "thread";
@@ -193,6 +253,13 @@ namespace Robota
             if (MaxRounds.HasValue) d["max_rounds"] = MaxRounds.Value;
             if (SessionId != null) d["session_id"] = SessionId;
             if (Persist.HasValue) d["persist"] = Persist.Value;
+            if (HostIo.HasValue) d["host_io"] = HostIo.Value;
+            if (Budget != null) d["budget"] = Budget.ToDictionary();
+            if (ContextWindow.HasValue) d["context_window"] = ContextWindow.Value;
+            if (ToolChoice != null) d["tool_choice"] = ToolChoice.JsonValue();
+            if (AutoCompactDisabled) d["auto_compact_threshold"] = false;
+            else if (AutoCompactThreshold.HasValue) d["auto_compact_threshold"] = AutoCompactThreshold.Value;
+            if (CompactInstructions != null) d["compact_instructions"] = CompactInstructions;
             foreach (var kv in Extra) d[kv.Key] = kv.Value;
             return Json.Serialize(d);
         }

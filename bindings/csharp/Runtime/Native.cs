@@ -15,6 +15,10 @@ namespace Robota
     [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
     internal delegate void ToolFn(IntPtr userData, IntPtr session, ulong callId, IntPtr toolName, IntPtr inputJson, UIntPtr inputLen);
 
+    /// <summary>Receives a host I/O request (robota_host_io_fn).</summary>
+    [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
+    internal delegate void HostIoFn(IntPtr userData, IntPtr session, ulong ioId, IntPtr requestJson, UIntPtr requestLen);
+
     /// <summary>Receives library log lines (robota_log_fn).</summary>
     [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
     internal delegate void LogFn(IntPtr userData, int level, IntPtr target, IntPtr message, UIntPtr messageLen);
@@ -74,6 +78,12 @@ namespace Robota
         internal static extern int robota_tool_call_complete(RuntimeHandle runtime, ulong callId, byte[] resultJson, int isError, out IntPtr error);
 
         [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern int robota_runtime_set_host_io(RuntimeHandle runtime, HostIoFn fn, IntPtr userData, FreeFn freeFn, out IntPtr error);
+
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern int robota_host_io_complete(RuntimeHandle runtime, ulong ioId, byte[] responseJson, out IntPtr error);
+
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
         internal static extern int robota_request_respond(RuntimeHandle runtime, ulong requestId, byte[] responseJson, out IntPtr error);
 
         /// <summary>robota_tool_call_complete through a runtime pointer a live session keeps alive.</summary>
@@ -83,6 +93,12 @@ namespace Robota
         /// <summary>robota_request_respond through a runtime pointer a live session keeps alive.</summary>
         [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, EntryPoint = "robota_request_respond")]
         internal static extern int robota_request_respond_via(IntPtr runtime, ulong requestId, byte[] responseJson, out IntPtr error);
+
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern int robota_store_list(RuntimeHandle runtime, byte[] queryJson, out IntPtr outJson, out IntPtr error);
+
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern int robota_store_delete(RuntimeHandle runtime, byte[] sessionId, out IntPtr error);
 
         [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
         internal static extern int robota_session_new(RuntimeHandle runtime, byte[] sessionJson, EventFn fn, IntPtr userData, FreeFn freeFn, out IntPtr session, out IntPtr error);

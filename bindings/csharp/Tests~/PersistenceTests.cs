@@ -85,6 +85,56 @@ namespace Robota.Tests
         }
 
         [Test]
+        private static void StoreListsAndDeletesSessions()
+        {
+            var dir = System.IO.Path.Combine(System.IO.Path.GetTempPath(), "robota-cs-store-" + System.Guid.NewGuid().ToString("N"));
+            try
+            {
+                var cfg = new RuntimeConfig { SessionDir = dir }.AddProvider("s", ProviderConfig.Scripted());
+                using (var rt = new RobotaRuntime(cfg))
+                {
+                    Expect.Equal("{\"v\":1,\"sessions\":[],\"skipped\":[]}", rt.ListSessionsJson(), "empty store");
+                    var sc = new SessionConfig("s", "m") { Persist = true, SessionId = "cs-1", ContextWindow = 100000, AutoCompactThreshold = 0.5, CompactInstructions = "keep decisions" };
+                    using (var s = rt.CreateSession(sc))
+                    {
+                        Expect.Await(s.RunAsync("hello"), "RunAsync");
+                        var snap = s.Save();
+                        Expect.Contains(snap, "\"context_window\":100000", "context window in the snapshot");
+                        Expect.Contains(snap, "\"compact_instructions\":\"keep decisions\"", "compact instructions in the snapshot");
+                    }
+                    System.IO.File.WriteAllText(System.IO.Path.Combine(dir, "bad.json"), "{");
+                    var list = rt.ListSessionsJson("{\"limit\":5}");
+                    Expect.Contains(list, "\"id\":\"cs-1\"", "listed");
+                    Expect.Contains(list, "\"message_count\":1", "message count");
+                    Expect.Contains(list, "\"skipped\":[{\"file\":\"bad.json\"", "corrupt file named");
+                    Expect.Fails(RobotaStatus.NotFound, () => rt.DeleteSession("nope"), "nope");
+                    rt.DeleteSession("cs-1");
+                    Expect.NotContains(rt.ListSessionsJson(), "cs-1", "deleted");
+                }
+            }
+            finally
+            {
+                if (System.IO.Directory.Exists(dir))
+                {
+                    System.IO.Directory.Delete(dir, true);
+                }
+            }
+        }
+
+        [Test]
+        private static void CompactCommandReplacesHistory()
+        {
+            using (var rt = Fixtures.Runtime("[{\"text\":\"answer\"},{\"text\":\"the summary\"}]"))
+            using (var s = rt.CreateSession(Fixtures.Session()))
+            {
+                Expect.Await(s.RunAsync("q"), "RunAsync");
+                var res = s.CommandJson("{\"name\":\"compact\",\"args\":\"focus\"}");
+                Expect.Contains(res, "\"message\":\"Context compacted: ", "compacted");
+                Expect.Contains(s.MessagesJson(), "[Context Summary]\\nthe summary", "summary in history");
+            }
+        }
+
+        [Test]
         private static void CommandsAndViews()
         {
             using (var rt = Fixtures.Runtime("[]"))

@@ -32,7 +32,7 @@ pub(crate) fn check(ctx: &RunCtx<'_>, round: u32) -> Option<Message> {
         est.used_tokens as f64 / limit as f64 * 100.0
     };
     let text = format!(
-        "Context window is near capacity. Cannot process further in this round. Estimated {} / {} tokens ({}%) exceeds the hard-block threshold {}%. Run /compact and retry.",
+        "Context window is near capacity. Cannot process further in this round. Estimated {} / {} tokens ({}%) exceeds the hard-block threshold {}%. Compact the conversation (the \"compact\" command) and retry.",
         format_thousands(est.used_tokens),
         format_thousands(limit),
         pct.round() as u64,

@@ -25,9 +25,16 @@ fn check_config(shared: &RuntimeShared, cfg: &SessionConfig) -> SdkResult<()> {
             "session config: \"settings\": \"project\" is not supported by this build yet",
         ));
     }
-    if cfg.persist && shared.config.session_dir.is_none() {
+    if cfg.host_io
+        && cfg.delivery != crate::sdk::config::Delivery::Pull
+        && shared
+            .host_io
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .is_none()
+    {
         return Err(SdkError::config(
-            "session config: \"persist\": true needs \"session_dir\" in the runtime config",
+            "session config: \"host_io\": true needs a host I/O callback (robota_runtime_set_host_io) or \"delivery\": \"pull\"",
         ));
     }
     Ok(())
@@ -42,11 +49,18 @@ fn session_tools(
     link: &Arc<SessionLink>,
 ) -> SdkResult<Vec<Arc<dyn Tool>>> {
     let host_defs = shared.host_tools();
+    let host_env = cfg
+        .host_io
+        .then(|| crate::sdk::host_io::tool_env(shared, &cfg.cwd, link));
+    let builtin = |n: &str| match &host_env {
+        Some(env) => crate::tools::builtin_tool_in(n, env),
+        None => shared.builtin_tool(n, &cfg.cwd),
+    };
     let mut tools: Vec<Arc<dyn Tool>> = Vec::new();
     match &cfg.tools {
         None => {
             for n in crate::tools::BUILTIN_TOOL_NAMES {
-                if let Some(t) = shared.builtin_tool(n, &cfg.cwd) {
+                if let Some(t) = builtin(n) {
                     tools.push(t);
                 }
             }
@@ -64,7 +78,7 @@ fn session_tools(
                         def: d.clone(),
                         link: link.clone(),
                     }));
-                } else if let Some(t) = shared.builtin_tool(n, &cfg.cwd) {
+                } else if let Some(t) = builtin(n) {
                     tools.push(t);
                 } else {
                     let mut known: Vec<String> = crate::tools::BUILTIN_TOOL_NAMES
@@ -102,6 +116,9 @@ impl InteractiveSession {
             .session_id
             .clone()
             .unwrap_or_else(|| prefixed_id("session"));
+        let tool_names: Vec<String> = cfg.tools.clone().unwrap_or_default();
+        let (sink, transcript_warning) =
+            crate::sdk::transcript_tap::attach(sink, &cfg, &session_id, &tool_names);
         let link = Arc::new(SessionLink {
             owner: shared.next_session_uid(),
             shared: shared.clone(),
@@ -113,7 +130,16 @@ impl InteractiveSession {
             can_answer,
             released: Default::default(),
         });
-        let tools = session_tools(&shared, &cfg, &link)?;
+        let budget = cfg.budget.clone().map(|l| {
+            Arc::new(crate::core::budget::Budget::new(
+                l,
+                crate::core::budget::BudgetSpent::default(),
+            ))
+        });
+        let mut tools = session_tools(&shared, &cfg, &link)?;
+        if let Some(b) = &budget {
+            tools = crate::sdk::budget::wrap_tools(tools, b);
+        }
         let core = Arc::new(Core {
             link: link.clone(),
             state: Mutex::new(State {
@@ -139,6 +165,7 @@ impl InteractiveSession {
         so.system_message = cfg.system_prompt.clone().unwrap_or_default();
         so.tools = tools;
         so.cwd = PathBuf::from(&cfg.cwd);
+        so.virtual_cwd = cfg.host_io;
         so.permission_mode = cfg.permission_mode;
         so.permissions = cfg.permissions.clone();
         so.hooks = hooks;
@@ -147,9 +174,16 @@ impl InteractiveSession {
         so.approval_handler = Some(approval.clone() as Arc<dyn ApprovalHandler>);
         so.observer = Some(core.clone() as Arc<dyn SessionObserver>);
         so.max_turns = cfg.max_rounds;
+        so.context_max_tokens = cfg.call.context_window;
+        so.tool_choice = cfg.call.tool_choice.clone().unwrap_or_default();
         so.provider_timeout_ms = Some(PROVIDER_IDLE_TIMEOUT_MS);
         so.session_id = Some(session_id.clone());
         so.history = Some(ConversationStore::from_entries(restore.conversation));
+        so.auto_compact_threshold = cfg.auto_compact_threshold;
+        so.compact_instructions = crate::sdk::compact_config::compact_instructions(
+            cfg.compact_instructions.as_deref(),
+            &so.cwd,
+        );
         let session =
             Session::new(so).map_err(|e| SdkError::robota(ErrorCode::InvalidConfig, &e))?;
         let _ = approval.enforcer.set(Arc::downgrade(session.enforcer()));
@@ -159,12 +193,19 @@ impl InteractiveSession {
         let sid = session_id.clone();
         session
             .agent()
-            .update_config(|c| c.conversation_id = sid)
+            .update_config(|c| {
+                c.conversation_id = sid;
+                c.temperature = cfg.call.temperature;
+                c.max_tokens = cfg.call.max_tokens;
+            })
             .map_err(|e| SdkError::robota(ErrorCode::InvalidConfig, &e))?;
         let agent = session.agent();
         {
             let mut st = core.lock();
             st.msg_flushed = agent.messages().len();
+        }
+        if let Some(w) = transcript_warning {
+            link.emit(crate::sdk::events::WARNING, w);
         }
         crate::core::log::log(
             crate::core::log::DEBUG,
@@ -178,6 +219,7 @@ impl InteractiveSession {
                 cfg: Mutex::new(cfg),
                 session_id,
                 created_at: restore.created_at.unwrap_or_else(now_iso),
+                budget,
             }),
         })
     }

@@ -8,7 +8,7 @@ use super::Core;
 use crate::core::history::{EventEntry, HistoryEntry};
 use crate::sdk::events;
 use crate::sdk::tool_state::ToolOutcome;
-use crate::session::{ContextState, SessionObserver, ToolEndResult};
+use crate::session::{Compaction, ContextState, SessionObserver, ToolEndResult};
 
 fn outcome_of(result: ToolEndResult) -> ToolOutcome {
     match result {
@@ -19,7 +19,7 @@ fn outcome_of(result: ToolEndResult) -> ToolOutcome {
 }
 
 /// The `context_update` payload (`{used_tokens, max_tokens, used_percentage, remaining_percentage}`).
-fn context_json(c: &ContextState) -> Value {
+pub(super) fn context_json(c: &ContextState) -> Value {
     json!({"used_tokens": c.used_tokens, "max_tokens": c.max_tokens,
            "used_percentage": c.used_percentage, "remaining_percentage": c.remaining_percentage})
 }
@@ -80,6 +80,17 @@ impl SessionObserver for Core {
 
     fn on_context_update(&self, state: &ContextState) {
         self.link.emit(events::CONTEXT_UPDATE, context_json(state));
+    }
+
+    fn on_compacted(&self, c: &Compaction) {
+        self.lock()
+            .history
+            .push(HistoryEntry::Event(EventEntry::new(
+                "compact",
+                json!({"trigger": c.trigger.as_str(), "summary": c.summary}),
+            )));
+        self.link
+            .emit(events::COMPACTED, super::compact::compacted_json(c));
     }
 
     fn on_warning(&self, message: &str) {

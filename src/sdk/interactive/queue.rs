@@ -14,11 +14,23 @@ impl InteractiveSession {
     /// Submits a prompt; returns its turn id. Queues when a turn runs; [`ErrorCode::Busy`] when
     /// a prompt is already queued; [`ErrorCode::Closed`] after close.
     pub fn submit(&self, input: TurnInput) -> SdkResult<u64> {
+        if let Some(choice) = &input.tool_choice {
+            let tools = self.inner.session.agent().config().tools;
+            choice
+                .check(
+                    "input_json: field \"tool_choice\"",
+                    tools.iter().map(|t| t.name()),
+                )
+                .map_err(|e| SdkError::robota(ErrorCode::InvalidConfig, &e))?;
+        }
         let core = &self.inner.core;
         let (id, cancel) = {
             let mut st = core.lock();
             if st.closed {
                 return Err(SdkError::new(ErrorCode::Closed, "the session is closed"));
+            }
+            if let Some(e) = self.inner.budget.as_ref().and_then(|b| b.exhausted()) {
+                return Err(SdkError::new(ErrorCode::Budget, e.message()));
             }
             if let Some((q, _)) = &st.queued {
                 return Err(SdkError::new(
@@ -65,6 +77,11 @@ impl InteractiveSession {
                 if let Some((_, c)) = &st.current {
                     c.cancel();
                 }
+                // Host I/O waits on blocking threads: withdraw its ids (late answers are stale).
+                let link = &self.inner.core.link;
+                link.shared
+                    .pending
+                    .cancel_owner_kind(link.owner, crate::sdk::pending::PendingKind::HostIo);
                 take_queued(&mut st)
             } else if Some(turn_id) == queued {
                 take_queued(&mut st)
@@ -163,10 +180,15 @@ impl InteractiveSession {
                         ErrorCode::Aborted,
                         format!("turn {turn_id} was aborted"),
                     )),
-                    Some((_, TurnOutcome::Failed(m))) => Err(SdkError::new(
-                        ErrorCode::Provider,
-                        format!("turn {turn_id} failed: {m}"),
+                    Some((_, TurnOutcome::Budget(m))) => Err(SdkError::new(
+                        ErrorCode::Budget,
+                        format!("turn {turn_id} stopped: {m}"),
                     )),
+                    Some((_, TurnOutcome::Failed(m, details))) => Err(SdkError {
+                        code: ErrorCode::Provider,
+                        message: format!("turn {turn_id} failed: {m}"),
+                        details: Some(Box::new(details.clone())),
+                    }),
                     _ => Ok(()),
                 };
             }

@@ -73,6 +73,21 @@ impl InteractiveSession {
     /// Renames the session.
     pub fn set_name(&self, name: &str) {
         self.inner.core.lock().name = Some(name.to_string());
+        self.persist_if_enabled(0);
+    }
+
+    /// With `persist: true`, saves the session file now; a failure is a `WARNING` event.
+    pub(super) fn persist_if_enabled(&self, turn_id: u64) {
+        let persist = self.inner.cfg.lock().map(|c| c.persist).unwrap_or(false);
+        if persist {
+            if let Err(e) = crate::sdk::snapshot::persist(self) {
+                self.inner.core.link.emit_event(crate::sdk::events::Event::json(
+                    crate::sdk::events::WARNING,
+                    turn_id,
+                    serde_json::json!({"message": format!("could not persist the session: {e}")}),
+                ));
+            }
+        }
     }
 
     /// Session-approved tools.

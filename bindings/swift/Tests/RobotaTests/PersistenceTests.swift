@@ -62,4 +62,38 @@ final class PersistenceTests: XCTestCase {
         XCTAssertEqual(try again.messages().map(\.content), ["remember me", "kept"])
         assertRobotaError(.notFound) { _ = try rt.resume(sessionID: "no-such-session") }
     }
+
+    func testStoreListsAndDeletesSessions() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("robota-swift-store-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let rt = try Runtime(config: RuntimeConfig(
+            providers: ["s": .scripted(turns: [["text": "kept"]])], sessionDir: dir.path))
+        XCTAssertEqual(try rt.listSessions(), SessionList(sessions: [], skipped: []))
+        let s = try rt.session(config: SessionConfig(
+            provider: "s", model: "m", sessionID: "sw-1", name: "from Swift", persist: true,
+            contextWindow: 100_000, autoCompactThreshold: .number(0.5), compactInstructions: "keep decisions"))
+        _ = try await s.run("hello")
+        XCTAssertTrue(try s.save().contains(#""compact_instructions":"keep decisions""#))
+        try Data("{".utf8).write(to: dir.appendingPathComponent("bad.json"))
+        let list = try rt.listSessions(limit: 5)
+        XCTAssertEqual(list.sessions.map(\.id), ["sw-1"])
+        XCTAssertEqual(list.sessions.first?.name, "from Swift")
+        XCTAssertEqual(list.sessions.first?.messageCount, 1)
+        XCTAssertEqual(list.skipped.map(\.file), ["bad.json"])
+        assertRobotaError(.notFound) { try rt.deleteSession(id: "nope") }
+        try rt.deleteSession(id: "sw-1")
+        XCTAssertEqual(try rt.listSessions().sessions, [])
+    }
+
+    func testCompactCommandReplacesHistory() async throws {
+        let rt = try Runtime(config: RuntimeConfig(providers: [
+            "s": .scripted(turns: [["text": "answer"], ["text": "the summary"]]),
+        ]))
+        let s = try rt.session(config: SessionConfig(provider: "s", model: "m", systemPrompt: "sys"))
+        _ = try await s.run("q")
+        let result = try s.command("compact", args: "focus")
+        XCTAssertTrue(result.success)
+        XCTAssertTrue(result.message.hasPrefix("Context compacted: "), result.message)
+        XCTAssertEqual(try s.messages().map(\.content), ["sys", "[Context Summary]\nthe summary"])
+    }
 }

@@ -1,0 +1,38 @@
+//! Session-JSON compaction settings: `auto_compact_threshold` and the default compaction focus
+//! (`compact_instructions`, else the "Compact Instructions" section of the CLAUDE.md files
+//! from the filesystem root down to `cwd`, reference §12.3).
+
+use std::path::Path;
+
+use serde_json::{Map, Value};
+
+use super::error::{SdkError, SdkResult};
+use crate::session::compaction::compact_instructions_section;
+use crate::session::AUTO_COMPACT_THRESHOLD;
+
+/// `auto_compact_threshold`: absent → 0.835, `false` → disabled, else `0 < t ≤ 1`.
+pub fn parse_threshold(what: &str, map: &Map<String, Value>) -> SdkResult<Option<f64>> {
+    match map.get("auto_compact_threshold") {
+        None | Some(Value::Null) => Ok(Some(AUTO_COMPACT_THRESHOLD)),
+        Some(Value::Bool(false)) => Ok(None),
+        Some(v) => match v.as_f64() {
+            Some(t) if t > 0.0 && t <= 1.0 => Ok(Some(t)),
+            _ => Err(SdkError::config(format!(
+                "{what}: field \"auto_compact_threshold\" must be a number greater than 0 and at most 1, or false, got {v}"
+            ))),
+        },
+    }
+}
+
+/// The compaction focus of a session in `cwd`: `given`, else CLAUDE.md's section.
+pub fn compact_instructions(given: Option<&str>, cwd: &Path) -> Option<String> {
+    if let Some(g) = given.map(str::trim).filter(|g| !g.is_empty()) {
+        return Some(g.to_string());
+    }
+    let mut texts: Vec<String> = cwd
+        .ancestors()
+        .filter_map(|d| std::fs::read_to_string(d.join("CLAUDE.md")).ok())
+        .collect();
+    texts.reverse();
+    compact_instructions_section(&texts.join("\n\n"))
+}

@@ -1,0 +1,130 @@
+//! Compaction of an [`InteractiveSession`]: the `compact` command (manual, blocking the caller
+//! until the summary is in) and the automatic compaction before a turn.
+
+use serde_json::{json, Value};
+use tokio_util::sync::CancellationToken;
+
+use super::InteractiveSession;
+use crate::sdk::error::{ErrorCode, SdkError, SdkResult};
+use crate::sdk::events::{self, Event};
+use crate::session::{CompactError, CompactTrigger, Compaction};
+
+impl InteractiveSession {
+    /// Runs automatic compaction when due (before a turn); a failure is a `WARNING` event with
+    /// `code:"COMPACTION_FAILED"` and the turn goes on with the history unchanged.
+    pub(super) async fn auto_compact(&self, turn_id: u64, cancel: &CancellationToken) {
+        let session = &self.inner.session;
+        if !session.auto_compact_due() {
+            return;
+        }
+        match session.compact(None, CompactTrigger::Auto, cancel).await {
+            Ok(_) => self.after_compaction(),
+            Err(e) => self.inner.core.link.emit_event(Event::json(
+                events::WARNING,
+                turn_id,
+                json!({"code": "COMPACTION_FAILED",
+                       "message": format!("automatic compaction did not happen: {e}")}),
+            )),
+        }
+    }
+
+    /// The messages before the compaction were reported already; the new history is not
+    /// re-sent as `message` events (the `compacted` event carries the summary).
+    fn after_compaction(&self) {
+        let n = self.inner.session.agent().messages().len();
+        let mut st = self.inner.core.lock();
+        st.msg_flushed = n;
+        st.dirty = true;
+    }
+
+    /// `compact [instructions]`: summarizes the conversation now. Blocks the calling thread
+    /// until the summary request is answered; refused while a turn runs ([`ErrorCode::Busy`])
+    /// and from inside a callback or a runtime task ([`ErrorCode::Reentrant`]).
+    pub fn compact(&self, instructions: &str) -> SdkResult<Result<Compaction, CompactError>> {
+        if tokio::runtime::Handle::try_current().is_ok() {
+            return Err(SdkError::new(
+                ErrorCode::Reentrant,
+                "compact blocks until the summary is in; call it outside callbacks and runtime tasks",
+            ));
+        }
+        {
+            let mut st = self.inner.core.lock();
+            if st.closed {
+                return Err(SdkError::new(ErrorCode::Closed, "the session is closed"));
+            }
+            if st.executing {
+                return Err(SdkError::new(
+                    ErrorCode::Busy,
+                    "Another prompt or command is already running. Wait for it to finish.",
+                ));
+            }
+            st.executing = true;
+        }
+        let (tx, rx) = std::sync::mpsc::channel();
+        let me = self.clone();
+        let focus = Some(instructions.trim().to_string()).filter(|s| !s.is_empty());
+        let shared = self.shared().clone();
+        shared.work.spawn(&shared.handle, async move {
+            let cancel = CancellationToken::new();
+            let r = me
+                .inner
+                .session
+                .compact(focus.as_deref(), CompactTrigger::Manual, &cancel)
+                .await;
+            if r.is_ok() {
+                me.after_compaction();
+            }
+            let _ = tx.send(r);
+        });
+        let result = rx.recv().map_err(|_| {
+            SdkError::new(
+                ErrorCode::Closed,
+                "the runtime stopped before the compaction finished",
+            )
+        });
+        let next = {
+            let mut st = self.inner.core.lock();
+            st.executing = false;
+            match st.queued.take() {
+                Some((id, input)) if !st.closed => {
+                    let cancel = CancellationToken::new();
+                    st.executing = true;
+                    st.current = Some((id, cancel.clone()));
+                    Some((id, input, cancel))
+                }
+                other => {
+                    st.queued = other;
+                    None
+                }
+            }
+        };
+        self.inner.core.cond.notify_all();
+        if let Some((id, input, cancel)) = next {
+            self.spawn_turn(id, input, cancel);
+        }
+        result
+    }
+}
+
+/// Whether `command_json` is the `compact` command (which blocks its caller: a host must not
+/// run it from inside a callback).
+pub fn is_compact_command(command_json: &str) -> bool {
+    serde_json::from_str::<Value>(command_json)
+        .ok()
+        .and_then(|v| {
+            v.get("name")
+                .and_then(Value::as_str)
+                .map(|n| n == "compact")
+        })
+        .unwrap_or(false)
+}
+
+/// The `compacted` event payload: `{"trigger","summary","before","after"}`.
+pub(super) fn compacted_json(c: &Compaction) -> Value {
+    json!({
+        "trigger": c.trigger.as_str(),
+        "summary": c.summary,
+        "before": super::observer::context_json(&c.before),
+        "after": super::observer::context_json(&c.after),
+    })
+}

@@ -1,0 +1,102 @@
+//! Session transcripts (session JSON `"transcript": true | "DIR"`): every event the session
+//! emits is also appended to `<DIR>/<session_id>.jsonl` (`true`: `<cwd>/.robota/logs`, the
+//! reference's directory) before the host gets it, one line per event, redacted, fsync'd when
+//! a turn completes and when the session closes. A transcript that cannot be opened or
+//! written gives one `WARNING` event (`code:"TRANSCRIPT_FAILED"`) and the session goes on.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use serde_json::{json, Map, Value};
+
+use super::config::SessionConfig;
+use super::error::{SdkError, SdkResult};
+use super::events::{self, kind_name, tool_call_json, Event, EventSink, Payload};
+use crate::session::transcript::Transcript;
+
+/// `transcript`: absent/`false` → none, `true` → `<cwd>/.robota/logs`, a string → that
+/// directory (relative to `cwd`).
+pub fn parse(what: &str, map: &Map<String, Value>, cwd: &str) -> SdkResult<Option<PathBuf>> {
+    match map.get("transcript") {
+        None | Some(Value::Null) | Some(Value::Bool(false)) => Ok(None),
+        Some(Value::Bool(true)) => Ok(Some(Path::new(cwd).join(".robota").join("logs"))),
+        Some(Value::String(d)) if !d.is_empty() => Ok(Some(Path::new(cwd).join(d))),
+        Some(v) => Err(SdkError::config(format!(
+            "{what}: field \"transcript\" must be true, false or a directory path, got {v}"
+        ))),
+    }
+}
+
+fn write(t: &Transcript, ev: &Event) -> std::io::Result<()> {
+    let name = kind_name(ev.kind);
+    match &ev.payload {
+        Payload::Text(text) => t.record_text(name, ev.turn_id, "text", text)?,
+        Payload::Json(Value::Object(m)) => t.record(name, ev.turn_id, m)?,
+        Payload::Json(other) => {
+            let mut m = Map::new();
+            m.insert("data".into(), other.clone());
+            t.record(name, ev.turn_id, &m)?
+        }
+        Payload::ToolCall(c) => match tool_call_json(c) {
+            Value::Object(m) => t.record(name, ev.turn_id, &m)?,
+            _ => t.record(name, ev.turn_id, &Map::new())?,
+        },
+    }
+    if ev.kind == events::TURN_COMPLETED || ev.kind == events::SESSION_CLOSED {
+        t.sync()?;
+    }
+    Ok(())
+}
+
+fn warning(path: &Path, e: &dyn std::fmt::Display) -> Value {
+    json!({"code": "TRANSCRIPT_FAILED",
+           "message": format!("the transcript {} cannot be written ({e}); the session goes on without it", path.display())})
+}
+
+/// Wraps `sink` so every event is logged first. Returns the sink and, when the transcript
+/// cannot be opened, the `WARNING` payload to emit once the session exists.
+pub fn attach(
+    sink: EventSink,
+    cfg: &SessionConfig,
+    session_id: &str,
+    tool_names: &[String],
+) -> (EventSink, Option<Value>) {
+    let Some(dir) = &cfg.transcript else {
+        return (sink, None);
+    };
+    let t = match Transcript::open(dir, session_id) {
+        Ok(t) => t,
+        Err(e) => {
+            return (
+                sink,
+                Some(warning(&dir.join(format!("{session_id}.jsonl")), &e)),
+            )
+        }
+    };
+    let system = cfg.system_prompt.clone().unwrap_or_default();
+    let init = json!({"cwd": cfg.cwd, "model": cfg.model, "provider": cfg.provider,
+                      "systemPromptLength": system.chars().count(), "systemPrompt": system,
+                      "tools": tool_names});
+    if let Value::Object(m) = &init {
+        if let Err(e) = t.record("session_init", 0, m) {
+            return (sink, Some(warning(t.path(), &e)));
+        }
+    }
+    let failed = AtomicBool::new(false);
+    let tapped: EventSink = Arc::new(move |ev: Event| {
+        if !failed.load(Ordering::Relaxed) {
+            if let Err(e) = write(&t, &ev) {
+                if !failed.swap(true, Ordering::Relaxed) {
+                    sink(Event::json(
+                        events::WARNING,
+                        ev.turn_id,
+                        warning(t.path(), &e),
+                    ));
+                }
+            }
+        }
+        sink(ev)
+    });
+    (tapped, None)
+}

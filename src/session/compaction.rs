@@ -1,0 +1,259 @@
+//! Compaction (reference §11.5): the conversation is summarized by the session's own provider
+//! and the history replaced by `[system, assistant "[Context Summary]\n<summary>"]`.
+//!
+//! Differences from the reference, on purpose: a `PreCompact` hook that exits 2 blocks the
+//! compaction (history untouched), and a failed or empty summary leaves the history untouched
+//! and says why instead of storing `(compaction failed)`.
+
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use super::context::ContextState;
+use super::session::Session;
+use crate::core::agent::lock;
+use crate::core::hooks::HookEvent;
+use crate::core::message::{Message, Role};
+use crate::core::provider::{ChatRequest, NativeWebToolRequest, StreamSink};
+use crate::core::tool_choice::ToolChoice;
+
+/// Prefix of the assistant message that replaces the history.
+pub const SUMMARY_PREFIX: &str = "[Context Summary]\n";
+
+/// What started a compaction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CompactTrigger {
+    /// The `compact` command.
+    Manual,
+    /// The context window reached the auto-compaction threshold.
+    Auto,
+}
+
+impl CompactTrigger {
+    /// `"manual"` or `"auto"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CompactTrigger::Manual => "manual",
+            CompactTrigger::Auto => "auto",
+        }
+    }
+}
+
+/// A finished compaction.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Compaction {
+    /// What started it.
+    pub trigger: CompactTrigger,
+    /// The model's summary (without the `[Context Summary]` prefix).
+    pub summary: String,
+    /// Context state before.
+    pub before: ContextState,
+    /// Context state after.
+    pub after: ContextState,
+}
+
+/// Why a compaction did not happen (the history is untouched in every case).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum CompactError {
+    /// Nothing to compact (no conversation yet).
+    #[error("there is no conversation to compact")]
+    Empty,
+    /// A `PreCompact` hook exited 2.
+    #[error("compaction blocked by a PreCompact hook: {0}")]
+    Blocked(String),
+    /// The summary request failed, was aborted or returned nothing.
+    #[error("the summary request failed: {0}")]
+    Failed(String),
+}
+
+/// The reference's summary prompt over `messages` (system messages skipped).
+pub fn summary_prompt(messages: &[Arc<Message>], instructions: Option<&str>) -> String {
+    let mut p =
+        String::with_capacity(512 + messages.iter().map(|m| m.content.len() + 12).sum::<usize>());
+    p.push_str(
+        "Summarize the following conversation concisely, preserving:\n\
+         - User's original requests and goals\n\
+         - Key decisions and conclusions\n\
+         - Important code changes and file paths\n\
+         - Current task status and next steps\n",
+    );
+    match instructions.filter(|s| !s.trim().is_empty()) {
+        Some(i) => {
+            let _ = write!(p, "\nAdditional focus:\n{i}\n\n");
+        }
+        None => p.push('\n'),
+    }
+    p.push_str(
+        "Drop verbose tool outputs, debugging steps, and exploratory work that didn't lead to results.\n\nConversation:",
+    );
+    for m in messages.iter().filter(|m| m.role != Role::System) {
+        let _ = write!(p, "\n{}: {}", m.role.as_str(), m.content);
+    }
+    p
+}
+
+/// The "Compact Instructions" section of CLAUDE.md text (reference §12.3): from the first
+/// heading whose line contains `compact instructions` (any case) to the next heading of the
+/// same or a higher level; trimmed, `None` when absent or empty.
+pub fn compact_instructions_section(text: &str) -> Option<String> {
+    let level = |line: &str| {
+        let n = line.chars().take_while(|c| *c == '#').count();
+        let heading = (1..=6).contains(&n) && line[n..].starts_with([' ', '\t']);
+        heading.then_some(n)
+    };
+    let mut out: Option<(usize, Vec<&str>)> = None;
+    for line in text.lines() {
+        let lv = level(line.trim_start());
+        match (&mut out, lv) {
+            (None, Some(_)) if line.to_lowercase().contains("compact instructions") => {
+                out = Some((lv.unwrap_or(1), Vec::new()));
+            }
+            (Some((start, _)), Some(l)) if l <= *start => break,
+            (Some((_, lines)), _) => lines.push(line),
+            _ => {}
+        }
+    }
+    let body = out?.1.join("\n").trim().to_string();
+    (!body.is_empty()).then_some(body)
+}
+
+struct Discard;
+
+impl StreamSink for Discard {
+    fn on_text(&mut self, _delta: &str) {}
+}
+
+impl Session {
+    /// The auto-compaction threshold (`None` = disabled).
+    pub fn auto_compact_threshold(&self) -> Option<f64> {
+        *lock(&self.compaction.threshold)
+    }
+
+    /// Changes the auto-compaction threshold (`0 < t ≤ 1`, `None` disables it).
+    pub fn set_auto_compact_threshold(&self, threshold: Option<f64>) -> Result<(), String> {
+        if let Some(t) = threshold {
+            if !(t > 0.0 && t <= 1.0) {
+                return Err(
+                    "autoCompactThreshold must be a number greater than 0 and at most 1.".into(),
+                );
+            }
+        }
+        *lock(&self.compaction.threshold) = threshold;
+        Ok(())
+    }
+
+    /// Whether the history (as of now) reached the auto-compaction threshold.
+    pub fn auto_compact_due(&self) -> bool {
+        let state = self.refresh_context();
+        let t = self.auto_compact_threshold();
+        t.is_some_and(|t| state.used_percentage >= t * 100.0)
+    }
+
+    /// Compacts when due (trigger `auto`); a blocked or failed compaction is reported to the
+    /// observer as a warning and the session goes on with its history unchanged.
+    pub async fn auto_compact(&self, cancel: &CancellationToken) -> Option<Compaction> {
+        if !self.auto_compact_due() {
+            return None;
+        }
+        match self.compact(None, CompactTrigger::Auto, cancel).await {
+            Ok(c) => Some(c),
+            Err(e) => {
+                if let Some(o) = &self.observer {
+                    o.on_warning(&format!("automatic compaction did not happen: {e}"));
+                }
+                None
+            }
+        }
+    }
+
+    /// `compact(instructions?)`: summarizes the conversation with the session's provider and
+    /// replaces the history with the summary. `instructions` default to the session's
+    /// compact instructions. The history is untouched on any error.
+    pub async fn compact(
+        &self,
+        instructions: Option<&str>,
+        trigger: CompactTrigger,
+        cancel: &CancellationToken,
+    ) -> Result<Compaction, CompactError> {
+        let instructions = instructions
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string);
+        let messages = self.agent.messages();
+        if !messages.iter().any(|m| m.role != Role::System) {
+            return Err(CompactError::Empty);
+        }
+        let before = self.refresh_context();
+        // Reference quirk kept: PreCompact's trigger is "manual" only when instructions were given.
+        let pre_trigger = if instructions.is_some() {
+            "manual"
+        } else {
+            "auto"
+        };
+        let mut fields = serde_json::Map::new();
+        fields.insert("trigger".into(), Value::String(pre_trigger.into()));
+        if let Some(i) = &instructions {
+            fields.insert("custom_instructions".into(), Value::String(i.clone()));
+        }
+        let pre = self
+            .fire_hook(HookEvent::PreCompact, fields, cancel.clone())
+            .await;
+        if pre.blocked {
+            return Err(CompactError::Blocked(
+                pre.reason.unwrap_or_else(|| "Blocked by hook".into()),
+            ));
+        }
+        let focus = instructions.or_else(|| self.compaction.instructions.clone());
+        let prompt = summary_prompt(&messages, focus.as_deref());
+        drop(messages);
+        let config = self.agent.config();
+        let request_msgs = [Arc::new(Message::user(prompt))];
+        let request = ChatRequest {
+            messages: &request_msgs,
+            tools: &[],
+            model: &config.model,
+            max_tokens: None,
+            temperature: None,
+            native_web_tools: NativeWebToolRequest::default(),
+            tool_choice: &ToolChoice::Auto,
+        };
+        let reply = config
+            .provider
+            .chat(request, &mut Discard, cancel.clone())
+            .await
+            .map_err(|e| CompactError::Failed(e.to_string()))?;
+        if cancel.is_cancelled() {
+            return Err(CompactError::Failed("aborted".into()));
+        }
+        let summary = reply.content.trim().to_string();
+        if summary.is_empty() {
+            return Err(CompactError::Failed(
+                "the model returned an empty summary".into(),
+            ));
+        }
+        {
+            let mut store = lock(self.agent.store());
+            store.clear(true);
+            store.append(Message::assistant(format!("{SUMMARY_PREFIX}{summary}")));
+        }
+        let after = self.refresh_context();
+        let mut fields = serde_json::Map::new();
+        fields.insert("trigger".into(), Value::String(trigger.as_str().into()));
+        fields.insert("compact_summary".into(), Value::String(summary.clone()));
+        self.fire_hook(HookEvent::PostCompact, fields, CancellationToken::new())
+            .await;
+        let done = Compaction {
+            trigger,
+            summary,
+            before,
+            after,
+        };
+        if let Some(o) = &self.observer {
+            o.on_compacted(&done);
+            o.on_context_update(&after);
+        }
+        Ok(done)
+    }
+}
