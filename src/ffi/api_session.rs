@@ -45,8 +45,10 @@ fn open(
                 queue: queue.clone(),
                 runtime: RuntimeRef::new(runtime),
             });
+            let started = obj.session.clone();
             let h = handles::new_session(obj);
             queue.set_session_ptr(h);
+            started.emit_startup_warnings();
             // SAFETY: `out` was checked non-NULL by the caller.
             unsafe { write_out(out, h) };
             Ok(())

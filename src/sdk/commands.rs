@@ -139,6 +139,7 @@ pub fn execute(s: &InteractiveSession, name: &str, args: &str) -> SdkResult<Valu
             if first.is_empty() {
                 result("Usage: language <code> (e.g., ko, en, ja, zh)", false, None)
             } else {
+                s.set_language(first)?;
                 result(
                     format!("Language set to \"{first}\"."),
                     true,

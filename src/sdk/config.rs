@@ -44,6 +44,9 @@ pub struct RuntimeConfig {
     pub request_timeout_ms: u64,
     /// What an unanswered permission request becomes.
     pub request_timeout_decision: TimeoutDecision,
+    /// Variables looked up before the process environment (`$ENV:` in settings files,
+    /// `ROBOTA_HOME`, `HOME`); the process environment is never changed.
+    pub env: BTreeMap<String, String>,
 }
 
 /// How a session delivers events.
@@ -103,6 +106,12 @@ pub struct SessionConfig {
     pub request_timeout_ms: Option<u64>,
     /// User-facing name.
     pub name: Option<String>,
+    /// Model parameters, response language and system-prompt mode (ABI.md v1.1).
+    pub params: super::params::SessionParams,
+    /// Built-in tool configuration (`tool_config`: `{"limits","env","webSearch"}`).
+    pub tool_config: Option<std::sync::Arc<crate::tools::ToolsConfig>>,
+    /// Whether `permission_mode` was given (settings' trust level applies otherwise).
+    pub mode_given: bool,
 }
 
 /// Parses a document that must be a JSON object with `"v":1` (absent `v` means 1).
@@ -183,7 +192,8 @@ fn opt_bool(what: &str, map: &Map<String, Value>, key: &str) -> SdkResult<bool> 
     }
 }
 
-const RUNTIME_KEYS: [&str; 5] = [
+const RUNTIME_KEYS: [&str; 6] = [
+    "env",
     "providers",
     "worker_threads",
     "session_dir",
@@ -250,11 +260,19 @@ pub fn parse_runtime_config(text: &str) -> SdkResult<RuntimeConfig> {
         request_timeout_ms: opt_u64(W, &map, "request_timeout_ms")?
             .unwrap_or(DEFAULT_REQUEST_TIMEOUT_MS),
         request_timeout_decision,
+        env: match map.get("env") {
+            None | Some(Value::Null) => BTreeMap::new(),
+            Some(v) => serde_json::from_value(v.clone()).map_err(|_| {
+                SdkError::config(format!(
+                    "{W}: field \"env\" must be an object of string values"
+                ))
+            })?,
+        },
     })
 }
 
 /// Keys of the session document.
-pub const SESSION_KEYS: [&str; 18] = [
+pub const SESSION_KEYS: [&str; 25] = [
     "provider",
     "model",
     "system_prompt",
@@ -273,6 +291,13 @@ pub const SESSION_KEYS: [&str; 18] = [
     "name",
     "snapshot",
     "strict",
+    "system_prompt_mode",
+    "language",
+    "temperature",
+    "max_tokens",
+    "thinking",
+    "context_window",
+    "tool_config",
 ];
 
 /// Parses a delivery name.
@@ -316,8 +341,19 @@ fn opt_session_id(w: &str, map: &Map<String, Value>) -> SdkResult<Option<String>
 pub fn parse_session_map(map: &Map<String, Value>) -> SdkResult<SessionConfig> {
     const W: &str = "session config";
     check_strict(W, map, &SESSION_KEYS)?;
+    let settings = opt_str(W, map, "settings")?.unwrap_or_else(|| "none".into());
+    if crate::sdk::settings::SettingsScope::parse(&settings).is_none() {
+        return Err(SdkError::config(format!(
+            "{W}: field \"settings\" must be \"none\", \"user\" or \"project\", got \"{settings}\""
+        )));
+    }
     let provider = req_str(W, map, "provider")?;
-    let model = req_str(W, map, "model")?;
+    // With settings, the model may come from the settings' provider profile.
+    let model = match opt_str(W, map, "model")? {
+        Some(m) => m,
+        None if settings != "none" => String::new(),
+        None => req_str(W, map, "model")?,
+    };
     let cwd = match opt_str(W, map, "cwd")? {
         Some(c) => c,
         None => std::env::current_dir()
@@ -368,12 +404,6 @@ pub fn parse_session_map(map: &Map<String, Value>) -> SdkResult<SessionConfig> {
             ))
         })?),
     };
-    let settings = opt_str(W, map, "settings")?.unwrap_or_else(|| "none".into());
-    if settings != "none" && settings != "project" {
-        return Err(SdkError::config(format!(
-            "{W}: field \"settings\" must be \"none\" or \"project\", got \"{settings}\""
-        )));
-    }
     Ok(SessionConfig {
         provider,
         model,
@@ -391,6 +421,15 @@ pub fn parse_session_map(map: &Map<String, Value>) -> SdkResult<SessionConfig> {
         replay_events: opt_bool(W, map, "replay_events")?,
         request_timeout_ms: opt_u64(W, map, "request_timeout_ms")?,
         name: opt_str(W, map, "name")?,
+        params: super::params::SessionParams::parse(W, map)?,
+        tool_config: match map.get("tool_config") {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(std::sync::Arc::new(
+                crate::tools::ToolsConfig::from_json(v)
+                    .map_err(|e| SdkError::config(format!("{W}: field \"tool_config\": {e}")))?,
+            )),
+        },
+        mode_given: !matches!(map.get("permission_mode"), None | Some(Value::Null)),
     })
 }
 

@@ -270,12 +270,10 @@ impl InteractiveSession {
         can_answer: bool,
         restore: Option<Restore>,
     ) -> SdkResult<Self> {
-        if cfg.settings == "project" {
-            return Err(SdkError::new(
-                ErrorCode::Unsupported,
-                "session config: \"settings\": \"project\" is not supported by this build yet",
-            ));
-        }
+        let mut cfg = cfg;
+        let settings =
+            super::assembly::apply_settings(&mut cfg, &super::assembly::env_of(&shared))?;
+        let tool_env = super::assembly::tool_env(&cfg, settings.as_ref());
         if cfg.persist && shared.config.session_dir.is_none() {
             return Err(SdkError::config(
                 "session config: \"persist\": true needs \"session_dir\" in the runtime config",
@@ -303,7 +301,9 @@ impl InteractiveSession {
         match &cfg.tools {
             None => {
                 for n in builtin_names() {
-                    if let Some(t) = shared.builtin_tool(n, &cfg.cwd) {
+                    if let Some(t) =
+                        super::assembly::builtin(&shared, tool_env.as_ref(), n, &cfg.cwd)
+                    {
                         tools.push(t);
                     }
                 }
@@ -321,7 +321,9 @@ impl InteractiveSession {
                             def: d.clone(),
                             link: link.clone(),
                         }));
-                    } else if let Some(t) = shared.builtin_tool(n, &cfg.cwd) {
+                    } else if let Some(t) =
+                        super::assembly::builtin(&shared, tool_env.as_ref(), n, &cfg.cwd)
+                    {
                         tools.push(t);
                     } else {
                         let mut known: Vec<String> =
@@ -342,6 +344,8 @@ impl InteractiveSession {
                 }
             }
         }
+        cfg.params.prompt =
+            super::assembly::prompt_inputs(&cfg, settings.as_ref(), &tools).map(Arc::new);
         let core = Arc::new(Core {
             link: link.clone(),
             state: Mutex::new(State {
@@ -370,7 +374,11 @@ impl InteractiveSession {
         });
         let host_hooks: Arc<dyn HookExecutor> = Arc::new(HostHookExecutor { link: link.clone() });
         let mut so = SessionOptions::new(provider, cfg.model.clone());
-        so.system_message = cfg.system_prompt.clone().unwrap_or_default();
+        so.system_message = super::assembly::system_message(&cfg);
+        so.context_max_tokens = cfg.params.context_window;
+        if let Some(st) = &settings {
+            so.hook_env = st.env.clone();
+        }
         so.tools = tools;
         so.cwd = PathBuf::from(&cfg.cwd);
         so.permission_mode = cfg.permission_mode;
@@ -392,7 +400,11 @@ impl InteractiveSession {
         let sid = session_id.clone();
         session
             .agent()
-            .update_config(|c| c.conversation_id = sid)
+            .update_config(|c| {
+                c.conversation_id = sid;
+                c.temperature = cfg.params.temperature.map(|t| t as f32);
+                c.max_tokens = cfg.params.max_tokens;
+            })
             .map_err(|e| SdkError::robota(ErrorCode::InvalidConfig, &e))?;
         let agent = session.agent();
         {
@@ -466,6 +478,39 @@ impl InteractiveSession {
         self.inner
             .session
             .set_model(model)
+            .map_err(|e| SdkError::robota(ErrorCode::InvalidConfig, &e))
+    }
+
+    /// Emits the problems found while assembling the session (settings files, `$ENV:`
+    /// references) as `WARNING` events `{"code":"SETTINGS_INVALID","message"}`, once.
+    pub fn emit_startup_warnings(&self) {
+        let warnings = std::mem::take(
+            &mut self
+                .inner
+                .cfg
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .params
+                .warnings,
+        );
+        for w in warnings {
+            self.inner.core.link.emit(
+                events::WARNING,
+                json!({"code": "SETTINGS_INVALID", "message": w}),
+            );
+        }
+    }
+
+    /// Sets the response language; the system prompt changes from the next turn.
+    pub fn set_language(&self, language: &str) -> SdkResult<()> {
+        let message = {
+            let mut cfg = self.inner.cfg.lock().unwrap_or_else(|p| p.into_inner());
+            cfg.params.language = Some(language.to_string());
+            super::assembly::system_message(&cfg)
+        };
+        self.inner
+            .session
+            .set_system_message(&message)
             .map_err(|e| SdkError::robota(ErrorCode::InvalidConfig, &e))
     }
 

@@ -3,6 +3,7 @@
 //! system commands and session snapshots. Everything here is safe Rust; `crate::ffi` is a thin
 //! C veneer over it.
 
+pub mod assembly;
 pub mod bridge;
 pub mod commands;
 pub mod config;
@@ -11,8 +12,11 @@ pub mod events;
 pub mod host_tool;
 pub mod interactive;
 pub use crate::core::log;
+pub mod params;
 pub mod pending;
+pub mod project;
 pub mod runtime;
+pub mod settings;
 mod signals;
 pub mod snapshot;
 pub mod tool_state;

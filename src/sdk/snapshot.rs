@@ -40,6 +40,13 @@ fn config_fields(c: &SessionConfig) -> Map<String, Value> {
     if let Some(n) = &c.name {
         m.insert("name".into(), json!(n));
     }
+    if c.settings != "none" {
+        m.insert("settings".into(), json!(c.settings));
+    }
+    c.params.to_fields(&mut m);
+    if let Some(t) = &c.tool_config {
+        m.insert("tool_config".into(), json!(t.as_ref()));
+    }
     m
 }
 

@@ -132,3 +132,14 @@ pub fn respond(rt: *mut robota_runtime, id: u64, json: &str) {
     let st = robota_request_respond(rt, id, c(json).as_ptr(), &mut e);
     assert_eq!(st, ROBOTA_OK, "{:?}", failure(st, e));
 }
+
+/// `robota_session_command`: `Ok(result JSON)` or the failure.
+pub fn command(s: *mut robota_session, json: &str) -> Result<Value, Failure> {
+    let j = c(json);
+    let mut out = null_mut();
+    let mut e = null_mut();
+    match robota_session_command(s, j.as_ptr(), &mut out, &mut e) {
+        ROBOTA_OK => Ok(serde_json::from_str(&owned_string(out)).unwrap()),
+        st => Err(failure(st, e)),
+    }
+}
