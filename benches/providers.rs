@@ -154,6 +154,7 @@ fn bench_turn(c: &mut Criterion) {
                                 max_tokens: None,
                                 temperature: None,
                                 native_web_tools: NativeWebToolRequest::default(),
+                                thinking_budget: None,
                             };
                             let mut sink = CountSink::default();
                             p.chat(req, &mut sink, CancellationToken::new())

@@ -52,6 +52,8 @@ pub struct AgentConfig {
     pub context_window: Option<u64>,
     /// Native web tools requested on every call.
     pub native_web_tools: NativeWebToolRequest,
+    /// Extended thinking budget (tokens) requested on every call.
+    pub thinking_budget: Option<u32>,
 }
 
 impl AgentConfig {
@@ -73,6 +75,7 @@ impl AgentConfig {
             batch_mode: BatchMode::Parallel,
             context_window: None,
             native_web_tools: NativeWebToolRequest::default(),
+            thinking_budget: None,
         }
     }
 

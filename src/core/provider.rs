@@ -129,6 +129,8 @@ pub struct ChatRequest<'a> {
     pub temperature: Option<f32>,
     /// Native web tools requested for this call.
     pub native_web_tools: NativeWebToolRequest,
+    /// Extended thinking budget in tokens (Anthropic `thinking`, Gemini `thinkingConfig`).
+    pub thinking_budget: Option<u32>,
 }
 
 /// Receives what a provider streams. Called on the provider's task, in order.

@@ -272,7 +272,7 @@ pub fn parse_runtime_config(text: &str) -> SdkResult<RuntimeConfig> {
 }
 
 /// Keys of the session document.
-pub const SESSION_KEYS: [&str; 25] = [
+pub const SESSION_KEYS: [&str; 26] = [
     "provider",
     "model",
     "system_prompt",
@@ -298,6 +298,7 @@ pub const SESSION_KEYS: [&str; 25] = [
     "thinking",
     "context_window",
     "tool_config",
+    "native_web_search",
 ];
 
 /// Parses a delivery name.

@@ -404,6 +404,8 @@ impl InteractiveSession {
                 c.conversation_id = sid;
                 c.temperature = cfg.params.temperature.map(|t| t as f32);
                 c.max_tokens = cfg.params.max_tokens;
+                c.thinking_budget = cfg.params.thinking_budget;
+                c.native_web_tools.web_search |= cfg.params.native_web_search;
             })
             .map_err(|e| SdkError::robota(ErrorCode::InvalidConfig, &e))?;
         let agent = session.agent();

@@ -24,6 +24,9 @@ pub struct SessionParams {
     pub thinking_budget: Option<u32>,
     /// Context window override (tokens).
     pub context_window: Option<u64>,
+    /// Ask for the provider's native web search (Anthropic `web_search` server tool; the
+    /// provider profile must allow it with `"web_search": true`).
+    pub native_web_search: bool,
     /// The prompt's inputs once assembled (settings-enabled sessions).
     pub prompt: Option<Arc<PromptInputs>>,
     /// Problems found while assembling (reported as `WARNING` events).
@@ -89,6 +92,13 @@ impl SessionParams {
                 })?;
             p.thinking_budget = Some(u32_of(what, "thinking.budget_tokens", b)?);
         }
+        if let Some(v) = get("native_web_search") {
+            p.native_web_search = v.as_bool().ok_or_else(|| {
+                SdkError::config(format!(
+                    "{what}: field \"native_web_search\" must be true or false"
+                ))
+            })?;
+        }
         if let Some(v) = get("context_window") {
             p.context_window = Some(positive(what, "context_window", v)?);
         }
@@ -111,6 +121,9 @@ impl SessionParams {
         }
         if let Some(n) = self.thinking_budget {
             m.insert("thinking".into(), json!({ "budget_tokens": n }));
+        }
+        if self.native_web_search {
+            m.insert("native_web_search".into(), json!(true));
         }
         if let Some(n) = self.context_window {
             m.insert("context_window".into(), json!(n));

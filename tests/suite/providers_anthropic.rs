@@ -172,6 +172,7 @@ async fn anthropic_web_search_server_tool() {
             web_search: true,
             web_fetch: false,
         },
+        thinking_budget: None,
     };
     let mut sink = cases::Rec::default();
     let r = p

@@ -83,6 +83,7 @@ pub async fn chat(
         max_tokens: Some(100),
         temperature: None,
         native_web_tools: NativeWebToolRequest::default(),
+        thinking_budget: None,
     };
     p.chat(request, sink, cancel).await
 }
@@ -403,6 +404,7 @@ pub async fn cancel_returns_partial(kind: &str) {
         max_tokens: None,
         temperature: None,
         native_web_tools: NativeWebToolRequest::default(),
+        thinking_budget: None,
     };
     let r = p.chat(req, &mut sink, cancel).await.unwrap();
     assert_eq!(r.content, "partial");
@@ -750,6 +752,7 @@ pub async fn send(
         max_tokens: Some(64),
         temperature: Some(0.5),
         native_web_tools: NativeWebToolRequest::default(),
+        thinking_budget: None,
     };
     p.chat(req, &mut Rec::default(), CancellationToken::new())
         .await
