@@ -7,6 +7,7 @@
 #![allow(clippy::not_unsafe_ptr_arg_deref)]
 
 pub mod api_lib;
+pub mod api_query;
 pub mod api_runtime;
 pub mod api_session;
 pub mod callbacks;
@@ -18,6 +19,7 @@ pub mod status;
 pub mod strings;
 
 pub use api_lib::*;
+pub use api_query::*;
 pub use api_runtime::*;
 pub use api_session::*;
 pub use status::*;

@@ -15,6 +15,7 @@ pub use crate::core::log;
 pub mod params;
 pub mod pending;
 pub mod project;
+pub mod query;
 pub mod runtime;
 pub mod settings;
 mod signals;

@@ -29,6 +29,8 @@ void test_quickstart_thread(void);
 void test_quickstart_pump(void);
 void test_quickstart_pull(void);
 void test_free_session_after_runtime_is_prompt(void);
+void test_query_every_delivery_mode(void);
+void test_query_null_callback_bad_input_and_reentry(void);
 
 static const struct {
     const char *name;
@@ -60,6 +62,8 @@ static const struct {
     {"quickstart_pump", test_quickstart_pump},
     {"quickstart_pull", test_quickstart_pull},
     {"free_session_after_runtime_is_prompt", test_free_session_after_runtime_is_prompt},
+    {"query_every_delivery_mode", test_query_every_delivery_mode},
+    {"query_null_callback_bad_input_and_reentry", test_query_null_callback_bad_input_and_reentry},
 };
 
 int main(int argc, char **argv) {

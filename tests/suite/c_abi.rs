@@ -48,6 +48,7 @@ fn compile_c_tests(lib_dir: &Path) -> PathBuf {
         "test_tools.c",
         "test_http.c",
         "test_delivery.c",
+        "test_query.c",
         "main.c",
     ] {
         cmd.arg(root.join("tests/c").join(f));
@@ -88,7 +89,7 @@ fn c_abi_tests_pass_natively_and_under_valgrind() {
         "C tests failed:\n{stdout}\n{}",
         String::from_utf8_lossy(&o.stderr)
     );
-    assert!(stdout.contains("26 test(s), 0 failure(s)"), "{stdout}");
+    assert!(stdout.contains("28 test(s), 0 failure(s)"), "{stdout}");
     run_http(&exe, None);
     if have("valgrind") {
         run_http(&exe, Some("valgrind"));
