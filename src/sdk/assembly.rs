@@ -66,6 +66,12 @@ pub fn apply_settings(cfg: &mut SessionConfig, env: &EnvVars) -> SdkResult<Optio
     if cfg.params.language.is_none() {
         cfg.params.language = s.language.clone();
     }
+    cfg.params.skills = Arc::new(super::skills::discover(
+        &cwd,
+        dirs.robota.as_deref(),
+        scope == SettingsScope::Project,
+        &mut cfg.params.warnings,
+    ));
     Ok(Some(s))
 }
 
@@ -121,7 +127,13 @@ pub fn prompt_inputs(
             .iter()
             .map(|t| system_prompt::tool_line(t.name(), t.description()))
             .collect(),
-        skill_lines: Vec::new(),
+        skill_lines: cfg
+            .params
+            .skills
+            .iter()
+            .filter(|k| k.model_invocable)
+            .map(super::skills::prompt_line)
+            .collect(),
         host_prompt: cfg.system_prompt.clone(),
         replace: cfg.params.system_prompt_replace,
     })

@@ -529,6 +529,7 @@ impl InteractiveSession {
     /// Submits a prompt; returns its turn id. Queues when a turn runs; [`ErrorCode::Busy`] when
     /// a prompt is already queued; [`ErrorCode::Closed`] after close.
     pub fn submit(&self, input: TurnInput) -> SdkResult<u64> {
+        let input = super::command_registry::expand_input(self, input)?;
         let core = &self.inner.core;
         let (id, cancel) = {
             let mut st = core.lock();

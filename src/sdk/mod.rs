@@ -5,6 +5,7 @@
 
 pub mod assembly;
 pub mod bridge;
+pub mod command_registry;
 pub mod commands;
 pub mod config;
 pub mod error;
@@ -19,5 +20,7 @@ pub mod query;
 pub mod runtime;
 pub mod settings;
 mod signals;
+pub mod skills;
 pub mod snapshot;
+pub mod store_list;
 pub mod tool_state;

@@ -27,6 +27,8 @@ pub struct SessionParams {
     /// Ask for the provider's native web search (Anthropic `web_search` server tool; the
     /// provider profile must allow it with `"web_search": true`).
     pub native_web_search: bool,
+    /// Skills discovered for this session.
+    pub skills: Arc<Vec<super::skills::Skill>>,
     /// The prompt's inputs once assembled (settings-enabled sessions).
     pub prompt: Option<Arc<PromptInputs>>,
     /// Problems found while assembling (reported as `WARNING` events).

@@ -23,6 +23,7 @@ mod providers_openai;
 mod providers_stream_fidelity;
 mod providers_vendor_streams;
 mod scripted_provider;
+mod sdk_commands;
 mod sdk_params;
 mod sdk_settings;
 mod session_basic;
