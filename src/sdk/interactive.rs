@@ -484,7 +484,8 @@ impl InteractiveSession {
     }
 
     /// Emits the problems found while assembling the session (settings files, `$ENV:`
-    /// references) as `WARNING` events `{"code":"SETTINGS_INVALID","message"}`, once.
+    /// references, skills) as `WARNING` events `{"code":"SETTINGS_INVALID"|"SKILL_INVALID",
+    /// "message"}`, once.
     pub fn emit_startup_warnings(&self) {
         let warnings = std::mem::take(
             &mut self
@@ -496,10 +497,15 @@ impl InteractiveSession {
                 .warnings,
         );
         for w in warnings {
-            self.inner.core.link.emit(
-                events::WARNING,
-                json!({"code": "SETTINGS_INVALID", "message": w}),
-            );
+            let code = if w.starts_with("skill ") {
+                "SKILL_INVALID"
+            } else {
+                "SETTINGS_INVALID"
+            };
+            self.inner
+                .core
+                .link
+                .emit(events::WARNING, json!({"code": code, "message": w}));
         }
     }
 

@@ -89,6 +89,7 @@ fn help_lists_builtins_and_skills_and_skills_run_by_command_and_by_slash_input()
     );
     let w = next_event(s);
     assert_eq!(w["type"], "warning");
+    assert_eq!(w["code"], "SKILL_INVALID");
     assert_eq!(
         w["message"],
         format!(
