@@ -130,7 +130,7 @@ impl Queue {
                         .name("robota-dispatch".into())
                         .spawn(move || me.dispatcher_loop());
                     match spawned {
-                        Ok(j) => self.shared.track_thread(j),
+                        Ok(j) => self.shared.work.track_thread(j),
                         Err(_) => self.lock().dispatcher_running = false,
                     }
                 }

@@ -77,12 +77,17 @@ pub fn apply_settings(cfg: &mut SessionConfig, env: &EnvVars) -> SdkResult<Optio
 
 /// The built-in tools' environment: the session's `tool_config`, with the settings' `env`
 /// under it (the session's own `env` keys win). `None` = the runtime's shared defaults.
-pub fn tool_env(cfg: &SessionConfig, s: Option<&Settings>) -> Option<ToolEnv> {
+pub fn tool_env(
+    shared: &RuntimeShared,
+    cfg: &SessionConfig,
+    s: Option<&Settings>,
+) -> Option<ToolEnv> {
     let env = s.map(|s| &s.env).filter(|e| !e.is_empty());
     if cfg.tool_config.is_none() && env.is_none() {
         return None;
     }
     let mut tc: ToolsConfig = cfg.tool_config.as_deref().cloned().unwrap_or_default();
+    tc.http_client.get_or_insert_with(|| shared.http.clone());
     if let Some(e) = env {
         for (k, v) in e {
             tc.env.entry(k.clone()).or_insert_with(|| v.clone());

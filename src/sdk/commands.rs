@@ -62,7 +62,7 @@ fn persist_rename(s: &InteractiveSession) -> SdkResult<()> {
     let Some(dir) = s.shared().config.session_dir.clone() else {
         return Ok(());
     };
-    let saved = super::snapshot::snapshot_path(&dir, s.session_id())
+    let saved = crate::session::session_file_path(std::path::Path::new(&dir), s.session_id())
         .map(|p| p.exists())
         .unwrap_or(false);
     if s.config().persist || saved {

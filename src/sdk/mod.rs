@@ -24,3 +24,4 @@ pub mod skills;
 pub mod snapshot;
 pub mod store_list;
 pub mod tool_state;
+pub mod work;

@@ -12,8 +12,10 @@ use super::config::{parse_runtime_config, RuntimeConfig};
 use super::error::{ErrorCode, SdkError, SdkResult};
 use super::host_tool::HostToolDef;
 use super::pending::PendingRegistry;
+use super::work::LibraryWork;
 use crate::core::provider::Provider;
 use crate::providers::{create_provider, new_http_client};
+use crate::tools::{StdFs, TokioProcess, ToolEnv, ToolsConfig};
 
 /// What sessions and their tasks share (never owns the tokio runtime itself, so the last
 /// reference can be dropped anywhere, including on a worker thread).
@@ -29,7 +31,8 @@ pub struct RuntimeShared {
     /// Ids waiting for host answers.
     pub pending: PendingRegistry,
     next_session: AtomicU64,
-    threads: Mutex<Vec<std::thread::JoinHandle<()>>>,
+    /// Library tasks and threads, awaited when the runtime goes away.
+    pub work: LibraryWork,
     /// Built-in tool instances by working directory, shared by the sessions of this runtime
     /// (they are stateless; sharing keeps idle sessions small and creation fast).
     builtins: Mutex<std::collections::HashMap<(String, String), Arc<dyn crate::core::tool::Tool>>>,
@@ -60,39 +63,25 @@ impl RuntimeShared {
         build_provider(name, kind, profile, &self.http)
     }
 
-    /// Keeps a library thread to join when the runtime goes away.
-    pub fn track_thread(&self, j: std::thread::JoinHandle<()>) {
-        let mut t = self.threads.lock().unwrap_or_else(|p| p.into_inner());
-        t.retain(|h| !h.is_finished());
-        t.push(j);
-    }
-
-    /// Joins every tracked thread except the calling one, including threads that the joined
-    /// ones start meanwhile (a turn that ends a closed session starts its SessionEnd thread).
-    pub fn join_threads(&self) {
-        let me = std::thread::current().id();
-        loop {
-            let all: Vec<_> =
-                std::mem::take(&mut *self.threads.lock().unwrap_or_else(|p| p.into_inner()));
-            if all.is_empty() {
-                break;
-            }
-            for j in all {
-                if j.thread().id() != me {
-                    let _ = j.join();
-                }
-            }
-        }
-    }
-
-    /// The built-in tool `name` for `cwd` (one shared instance per runtime and directory).
+    /// The built-in tool `name` for `cwd` (one shared instance per runtime and directory), on
+    /// the runtime's HTTP client.
     pub fn builtin_tool(&self, name: &str, cwd: &str) -> Option<Arc<dyn crate::core::tool::Tool>> {
         let key = (name.to_string(), cwd.to_string());
         let mut cache = self.builtins.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(t) = cache.get(&key) {
             return Some(t.clone());
         }
-        let t = crate::tools::builtin_tool(name, std::path::Path::new(cwd))?;
+        let config = ToolsConfig {
+            http_client: Some(self.http.clone()),
+            ..ToolsConfig::default()
+        };
+        let env = ToolEnv::with_ports(
+            std::path::Path::new(cwd),
+            Arc::new(StdFs),
+            Arc::new(TokioProcess),
+            config,
+        );
+        let t = crate::tools::builtin_tool_in(name, &env)?;
         cache.insert(key, t.clone());
         Some(t)
     }
@@ -154,7 +143,7 @@ impl Runtime {
             tools: RwLock::new(Vec::new()),
             pending: PendingRegistry::new(),
             next_session: AtomicU64::new(0),
-            threads: Mutex::new(Vec::new()),
+            work: LibraryWork::default(),
             builtins: Mutex::new(std::collections::HashMap::new()),
         });
         // Surface broken profiles now rather than at the first session.
@@ -210,7 +199,7 @@ impl Runtime {
 
 impl Drop for Runtime {
     fn drop(&mut self) {
-        self.shared.join_threads();
+        self.shared.work.wait_idle();
         let rt = self
             .tokio
             .get_mut()

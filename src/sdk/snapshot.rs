@@ -2,7 +2,7 @@
 //! provider is named by its profile, never by its key; hooks are not stored), and resume/fork
 //! rebuild a session from it.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
@@ -14,7 +14,7 @@ use super::interactive::{InteractiveSession, Restore};
 use super::runtime::RuntimeShared;
 use crate::core::history::HistoryEntry;
 use crate::core::message::Message;
-use crate::session::{session_file_path, write_atomic};
+use crate::session::store::{self, StoreError};
 
 /// `kind` of a snapshot document.
 pub const SNAPSHOT_KIND: &str = "robota.session";
@@ -79,26 +79,21 @@ pub fn persist(s: &InteractiveSession) -> SdkResult<()> {
     write_snapshot(&dir, s.session_id(), &snapshot(s))
 }
 
-/// Writes `doc` to `<dir>/<id>.json` atomically ([`write_atomic`]); `id` must pass
-/// [`check_session_id`](crate::session::check_session_id).
+/// Writes `doc` to `<dir>/<id>.json` through the session store ([`store::save`]: atomic);
+/// `id` must pass [`check_session_id`](crate::session::check_session_id).
 pub fn write_snapshot(dir: &str, id: &str, doc: &Value) -> SdkResult<()> {
-    let path = snapshot_path(dir, id)?;
-    std::fs::create_dir_all(dir)
-        .map_err(|e| SdkError::new(ErrorCode::Io, format!("cannot create \"{dir}\": {e}")))?;
     let text = serde_json::to_string_pretty(doc)
         .map_err(|e| SdkError::new(ErrorCode::Internal, e.to_string()))?;
-    write_atomic(&path, text.as_bytes()).map_err(|e| {
-        SdkError::new(
-            ErrorCode::Io,
-            format!("cannot write \"{}\": {e}", path.display()),
-        )
-    })
+    store::save(Path::new(dir), id, &text).map_err(store_error)
 }
 
-/// `<dir>/<id>.json` for a valid id; an invalid one is `ROBOTA_E_INVALID_CONFIG` naming it and
-/// the rule (it would otherwise escape `dir`).
-pub fn snapshot_path(dir: &str, id: &str) -> SdkResult<PathBuf> {
-    session_file_path(Path::new(dir), id).map_err(SdkError::config)
+/// The SDK error of a session-store failure.
+fn store_error(e: StoreError) -> SdkError {
+    match e {
+        StoreError::InvalidId(m) => SdkError::config(m),
+        StoreError::NotFound(m) => SdkError::new(ErrorCode::NotFound, m),
+        StoreError::Io(m) => SdkError::new(ErrorCode::Io, m),
+    }
 }
 
 fn restore_from(doc: &Map<String, Value>) -> SdkResult<Restore> {
@@ -178,13 +173,7 @@ pub fn parse_resume(
                         "resume_json: resuming by \"session_id\" needs \"session_dir\" in the runtime config",
                     ));
                 };
-                let path = snapshot_path(dir, id)?;
-                let text = std::fs::read_to_string(&path).map_err(|e| {
-                    SdkError::new(
-                        ErrorCode::NotFound,
-                        format!("no saved session \"{id}\" ({}: {e})", path.display()),
-                    )
-                })?;
+                let text = store::load(Path::new(dir), id).map_err(store_error)?;
                 parse_object("saved session", &text)?
             }
         }

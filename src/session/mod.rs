@@ -5,19 +5,19 @@
 pub mod approval;
 pub mod context;
 pub mod enforcer;
-pub mod files;
 pub mod observer;
 pub mod options;
 pub mod output;
 pub mod paths;
 #[allow(clippy::module_inception)]
 pub mod session;
+pub mod store;
 
 pub use approval::{approval_prompt_text, ApprovalDecision, ApprovalHandler};
 pub use context::{ContextState, ContextWindowTracker, AUTO_COMPACT_THRESHOLD};
 pub use enforcer::{GateDecision, PermissionEnforcer};
-pub use files::{check_session_id, session_file_path, write_atomic};
 pub use observer::{SessionObserver, ToolEndResult};
 pub use options::{SessionOptions, SessionRunError, SessionRunOptions};
 pub use output::{failure_json, BLOCKED_BY_HOOK_PREFIX, PERMISSION_DENIED};
 pub use session::Session;
+pub use store::{check_session_id, session_file_path, write_atomic, StoreError};

@@ -53,6 +53,8 @@ pub struct SessionOptions {
     pub history: Option<ConversationStore>,
     /// Environment applied to command hooks (the settings `env` map; values may be `$ENV:NAME`).
     pub hook_env: BTreeMap<String, String>,
+    /// The HTTP client of `http` hooks (the runtime's shared pool); `None` = one of their own.
+    pub http_client: Option<reqwest::Client>,
 }
 
 impl SessionOptions {
@@ -76,6 +78,7 @@ impl SessionOptions {
             context_max_tokens: None,
             history: None,
             hook_env: BTreeMap::new(),
+            http_client: None,
         }
     }
 }

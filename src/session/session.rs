@@ -19,7 +19,7 @@ use crate::core::execution::{ExecutionResult, RunStop};
 use crate::core::history::HistoryEntry;
 use crate::core::hooks::{
     hook_input, run_hooks_with_cancel, CommandExecutor, HookEvent, HookExecutorRegistry,
-    HookRunOutcome, HooksConfig,
+    HookRunOutcome, HooksConfig, HttpExecutor,
 };
 use crate::core::message::Message;
 use crate::core::models::model_context_window;
@@ -93,8 +93,13 @@ impl Session {
             }
             None => prefixed_id("session"),
         };
-        let registry = HookExecutorRegistry::with_command_executor(
+        let http = match &opts.http_client {
+            Some(c) => HttpExecutor::with_client(c.clone()),
+            None => HttpExecutor::new(),
+        };
+        let registry = HookExecutorRegistry::with_builtins(
             CommandExecutor::new().with_env(opts.hook_env.clone()),
+            http,
         )
         .with_extras(opts.extra_hook_executors.iter().cloned())
         .map_err(RobotaError::Configuration)?;

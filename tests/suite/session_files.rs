@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use robota::ffi::*;
 use robota::sdk::error::ErrorCode;
 use robota::sdk::snapshot::write_snapshot;
-use robota::session::files::SESSION_ID_RULE;
+use robota::session::store::SESSION_ID_RULE;
 use serde_json::{json, Value};
 
 use crate::support::ffi::{self, Failure};

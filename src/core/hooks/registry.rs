@@ -58,9 +58,14 @@ impl HookExecutorRegistry {
 
     /// The built-ins with a configured command executor (e.g. the settings `env` overlay).
     pub fn with_command_executor(command: CommandExecutor) -> Self {
+        Self::with_builtins(command, HttpExecutor::new())
+    }
+
+    /// The built-ins as given (e.g. an `http` executor over the runtime's shared client).
+    pub fn with_builtins(command: CommandExecutor, http: HttpExecutor) -> Self {
         let mut executors: BTreeMap<String, Arc<dyn HookExecutor>> = BTreeMap::new();
         executors.insert("command".into(), Arc::new(command));
-        executors.insert("http".into(), Arc::new(HttpExecutor::new()));
+        executors.insert("http".into(), Arc::new(http));
         HookExecutorRegistry { executors }
     }
 

@@ -15,8 +15,8 @@ const SESSION_END_REASON: &str = "other";
 
 impl InteractiveSession {
     /// Called once, at the transition to "closed and idle": fires `SessionEnd` then emits
-    /// `session_closed`. Without `SessionEnd` hooks both happen now; with hooks they run on a
-    /// library thread (joined when the runtime goes away), so close and free never wait for
+    /// `session_closed`. Without `SessionEnd` hooks both happen now; with hooks they run as a
+    /// task on the runtime's workers (awaited when the runtime goes away), so close and free never wait for
     /// a hook.
     pub(super) fn end_and_report_closed(&self) {
         if !self.inner.session.has_hooks(HookEvent::SessionEnd) {
@@ -24,26 +24,11 @@ impl InteractiveSession {
             return;
         }
         let me = self.clone();
-        let shared = self.inner.core.link.shared.clone();
-        let handle = shared.handle.clone();
-        let spawned = std::thread::Builder::new()
-            .name("robota-session-end".into())
-            .spawn(move || {
-                crate::sdk::signals::block_sigpipe_on_this_thread();
-                handle.block_on(me.inner.session.end(SESSION_END_REASON));
-                me.emit_closed();
-            });
-        match spawned {
-            Ok(j) => shared.track_thread(j),
-            Err(e) => {
-                self.inner.core.link.emit_event(Event::json(
-                    events::WARNING,
-                    0,
-                    json!({"message": format!("SessionEnd hooks skipped: cannot start a thread: {e}")}),
-                ));
-                self.emit_closed();
-            }
-        }
+        let shared = &self.inner.core.link.shared;
+        shared.work.spawn(&shared.handle, async move {
+            me.inner.session.end(SESSION_END_REASON).await;
+            me.emit_closed();
+        });
     }
 
     fn emit_closed(&self) {

@@ -8,7 +8,8 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
-use super::{push_outcome, InteractiveSession, TurnInput, TurnOutcome};
+use super::queue::{push_outcome, take_closed_report};
+use super::{InteractiveSession, TurnInput, TurnOutcome};
 use crate::core::execution::RunStop;
 use crate::core::history::{EventEntry, HistoryEntry};
 use crate::core::message::{Message, Role};
@@ -334,7 +335,7 @@ impl InteractiveSession {
             }
         };
         core.link.turn.store(0, Ordering::Relaxed);
-        let emit_closed = super::take_closed_report(&mut core.lock());
+        let emit_closed = take_closed_report(&mut core.lock());
         core.cond.notify_all();
         if emit_closed {
             self.end_and_report_closed();

@@ -1,4 +1,4 @@
-//! Session files on disk: the one rule for session ids that become file names, and the one
+//! Session files on disk (the SessionStore): `<dir>/<id>.json` saved and loaded by id, the one rule for session ids that become file names, and the one
 //! atomic writer every session file goes through (temp file in the same directory, write,
 //! fsync, rename over the target, fsync the directory), so a crash at any moment leaves either
 //! the old or the new file, never a torn one.
@@ -77,6 +77,37 @@ pub fn write_atomic(path: &Path, data: &[u8]) -> io::Result<()> {
         return Err(e);
     }
     sync_dir(dir)
+}
+
+/// A failed [`save`] or [`load`]; the message names the id or the path and the cause.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StoreError {
+    /// The id breaks [`SESSION_ID_RULE`] (it would otherwise escape the directory).
+    InvalidId(String),
+    /// No saved session with that id (or it cannot be read).
+    NotFound(String),
+    /// The directory or the file cannot be written.
+    Io(String),
+}
+
+/// Saves `text` as `<dir>/<id>.json`, creating `dir` when missing, through [`write_atomic`].
+pub fn save(dir: &Path, id: &str, text: &str) -> Result<(), StoreError> {
+    let path = session_file_path(dir, id).map_err(StoreError::InvalidId)?;
+    fs::create_dir_all(dir)
+        .map_err(|e| StoreError::Io(format!("cannot create \"{}\": {e}", dir.display())))?;
+    write_atomic(&path, text.as_bytes())
+        .map_err(|e| StoreError::Io(format!("cannot write \"{}\": {e}", path.display())))
+}
+
+/// Loads the text of `<dir>/<id>.json`.
+pub fn load(dir: &Path, id: &str) -> Result<String, StoreError> {
+    let path = session_file_path(dir, id).map_err(StoreError::InvalidId)?;
+    fs::read_to_string(&path).map_err(|e| {
+        StoreError::NotFound(format!(
+            "no saved session \"{id}\" ({}: {e})",
+            path.display()
+        ))
+    })
 }
 
 fn write_new_synced(tmp: &Path, data: &[u8]) -> io::Result<()> {

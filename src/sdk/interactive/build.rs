@@ -1,0 +1,206 @@
+//! Building an [`InteractiveSession`]: the tool set (built-ins and host tools), hooks, the
+//! host approval and hook bridges, and the generic session underneath.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
+
+use super::{Core, Inner, InteractiveSession, Restore, State, PROVIDER_IDLE_TIMEOUT_MS};
+use crate::core::hooks::{HookExecutor, HooksConfig};
+use crate::core::store::ConversationStore;
+use crate::core::tool::Tool;
+use crate::core::util::{now_iso, prefixed_id};
+use crate::sdk::assembly;
+use crate::sdk::bridge::{HostApproval, HostHookExecutor};
+use crate::sdk::config::SessionConfig;
+use crate::sdk::error::{ErrorCode, SdkError, SdkResult};
+use crate::sdk::events::EventSink;
+use crate::sdk::host_tool::{SessionHostTool, SessionLink};
+use crate::sdk::runtime::RuntimeShared;
+use crate::session::{ApprovalHandler, Session, SessionObserver, SessionOptions};
+
+/// Refuses session configs this build cannot honour.
+fn check_config(shared: &RuntimeShared, cfg: &SessionConfig) -> SdkResult<()> {
+    if cfg.persist && shared.config.session_dir.is_none() {
+        return Err(SdkError::config(
+            "session config: \"persist\": true needs \"session_dir\" in the runtime config",
+        ));
+    }
+    Ok(())
+}
+
+/// The session's tools: all built-ins and host tools, or exactly the ones `cfg.tools` names
+/// (host tools win a name clash); an unknown name is [`ErrorCode::NotFound`] listing the
+/// available ones.
+fn session_tools(
+    shared: &RuntimeShared,
+    cfg: &SessionConfig,
+    link: &Arc<SessionLink>,
+    tool_env: Option<&crate::tools::ToolEnv>,
+) -> SdkResult<Vec<Arc<dyn Tool>>> {
+    let host_defs = shared.host_tools();
+    let mut tools: Vec<Arc<dyn Tool>> = Vec::new();
+    match &cfg.tools {
+        None => {
+            for n in crate::tools::BUILTIN_TOOL_NAMES {
+                if let Some(t) = assembly::builtin(shared, tool_env, n, &cfg.cwd) {
+                    tools.push(t);
+                }
+            }
+            for d in &host_defs {
+                tools.push(Arc::new(SessionHostTool {
+                    def: d.clone(),
+                    link: link.clone(),
+                }));
+            }
+        }
+        Some(names) => {
+            for n in names {
+                if let Some(d) = host_defs.iter().find(|d| &d.name == n) {
+                    tools.push(Arc::new(SessionHostTool {
+                        def: d.clone(),
+                        link: link.clone(),
+                    }));
+                } else if let Some(t) = assembly::builtin(shared, tool_env, n, &cfg.cwd) {
+                    tools.push(t);
+                } else {
+                    let mut known: Vec<String> = crate::tools::BUILTIN_TOOL_NAMES
+                        .iter()
+                        .map(|s| s.to_string())
+                        .collect();
+                    known.extend(host_defs.iter().map(|d| d.name.clone()));
+                    return Err(SdkError::new(
+                        ErrorCode::NotFound,
+                        format!(
+                            "session config: unknown tool \"{n}\" (available: {})",
+                            if known.is_empty() {
+                                "none".into()
+                            } else {
+                                known.join(", ")
+                            }
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(tools)
+}
+
+impl InteractiveSession {
+    /// Builds a session. `can_answer` says whether the host can answer requests at all.
+    pub fn new(
+        shared: Arc<RuntimeShared>,
+        cfg: SessionConfig,
+        sink: EventSink,
+        can_answer: bool,
+        restore: Option<Restore>,
+    ) -> SdkResult<Self> {
+        check_config(&shared, &cfg)?;
+        let mut cfg = cfg;
+        let settings = assembly::apply_settings(&mut cfg, &assembly::env_of(&shared))?;
+        let tool_env = assembly::tool_env(&shared, &cfg, settings.as_ref());
+        let provider = shared.make_provider(&cfg.provider)?;
+        let restore = restore.unwrap_or_default();
+        let session_id = cfg
+            .session_id
+            .clone()
+            .unwrap_or_else(|| prefixed_id("session"));
+        let link = Arc::new(SessionLink {
+            owner: shared.next_session_uid(),
+            shared: shared.clone(),
+            sink,
+            turn: Default::default(),
+            request_timeout_ms: cfg
+                .request_timeout_ms
+                .unwrap_or(shared.config.request_timeout_ms),
+            can_answer,
+            released: Default::default(),
+        });
+        let host_defs = shared.host_tools();
+        let tools = session_tools(&shared, &cfg, &link, tool_env.as_ref())?;
+        cfg.params.prompt = assembly::prompt_inputs(&cfg, settings.as_ref(), &tools).map(Arc::new);
+        let core = Arc::new(Core {
+            link: link.clone(),
+            state: Mutex::new(State {
+                history: restore.ui_history,
+                message_count: restore.message_count,
+                name: cfg.name.clone(),
+                updated_at: now_iso(),
+                ..Default::default()
+            }),
+            cond: Condvar::new(),
+        });
+        let hooks = match &cfg.hooks {
+            None => HooksConfig::default(),
+            Some(v) => HooksConfig::from_json(v)
+                .map_err(|e| SdkError::config(format!("session config: field \"hooks\": {e}")))?,
+        };
+        let read_only: BTreeSet<String> = host_defs
+            .iter()
+            .filter(|d| d.read_only)
+            .map(|d| d.name.clone())
+            .collect();
+        let approval = Arc::new(HostApproval {
+            link: link.clone(),
+            read_only,
+            enforcer: OnceLock::new(),
+        });
+        let host_hooks: Arc<dyn HookExecutor> = Arc::new(HostHookExecutor { link: link.clone() });
+        let mut so = SessionOptions::new(provider, cfg.model.clone());
+        so.system_message = assembly::system_message(&cfg);
+        so.context_max_tokens = cfg.params.context_window;
+        if let Some(st) = &settings {
+            so.hook_env = st.env.clone();
+        }
+        so.tools = tools;
+        so.cwd = PathBuf::from(&cfg.cwd);
+        so.permission_mode = cfg.permission_mode;
+        so.permissions = cfg.permissions.clone();
+        so.hooks = hooks;
+        so.extra_hook_executors = vec![host_hooks];
+        so.http_client = Some(shared.http.clone());
+        so.approval_handler = Some(approval.clone() as Arc<dyn ApprovalHandler>);
+        so.observer = Some(core.clone() as Arc<dyn SessionObserver>);
+        so.max_turns = cfg.max_rounds;
+        so.provider_timeout_ms = Some(PROVIDER_IDLE_TIMEOUT_MS);
+        so.session_id = Some(session_id.clone());
+        so.history = Some(ConversationStore::from_entries(restore.conversation));
+        let session =
+            Session::new(so).map_err(|e| SdkError::robota(ErrorCode::InvalidConfig, &e))?;
+        let _ = approval.enforcer.set(Arc::downgrade(session.enforcer()));
+        for t in &restore.session_allowed {
+            session.enforcer().allow_for_session(t);
+        }
+        let sid = session_id.clone();
+        session
+            .agent()
+            .update_config(|c| {
+                c.conversation_id = sid;
+                c.temperature = cfg.params.temperature.map(|t| t as f32);
+                c.max_tokens = cfg.params.max_tokens;
+                c.thinking_budget = cfg.params.thinking_budget;
+                c.native_web_tools.web_search |= cfg.params.native_web_search;
+            })
+            .map_err(|e| SdkError::robota(ErrorCode::InvalidConfig, &e))?;
+        let agent = session.agent();
+        {
+            let mut st = core.lock();
+            st.msg_flushed = agent.messages().len();
+        }
+        crate::core::log::log(
+            crate::core::log::DEBUG,
+            "robota::session",
+            format!("session {session_id} created ({})", cfg.delivery.as_str()),
+        );
+        Ok(InteractiveSession {
+            inner: Arc::new(Inner {
+                core,
+                session,
+                cfg: Mutex::new(cfg),
+                session_id,
+                created_at: restore.created_at.unwrap_or_else(now_iso),
+            }),
+        })
+    }
+}

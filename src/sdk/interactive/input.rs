@@ -1,0 +1,59 @@
+//! A prompt as the host submits it, and how a finished turn ended.
+
+use serde_json::{json, Map, Value};
+
+use crate::sdk::error::{SdkError, SdkResult};
+
+/// One prompt.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TurnInput {
+    /// What the model gets.
+    pub text: String,
+    /// What the UI shows (default: `text`).
+    pub display_input: Option<String>,
+    /// What hooks match on (default: `text`).
+    pub raw_input: Option<String>,
+}
+
+impl TurnInput {
+    /// Parses `{"text":"…","display_input"?,"raw_input"?}`.
+    pub fn from_json(text: &str) -> SdkResult<Self> {
+        let map = crate::sdk::config::parse_object("input_json", text)?;
+        let field = |k: &str| -> SdkResult<Option<String>> {
+            match map.get(k) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::String(s)) => Ok(Some(s.clone())),
+                Some(_) => Err(SdkError::config(format!(
+                    "input_json: field \"{k}\" must be a string"
+                ))),
+            }
+        };
+        let text = field("text")?
+            .ok_or_else(|| SdkError::config("input_json: missing required field \"text\""))?;
+        Ok(TurnInput {
+            text,
+            display_input: field("display_input")?,
+            raw_input: field("raw_input")?,
+        })
+    }
+
+    pub(super) fn to_json(&self) -> Value {
+        let mut m = Map::new();
+        m.insert("text".into(), json!(self.text));
+        if let Some(d) = &self.display_input {
+            m.insert("display_input".into(), json!(d));
+        }
+        Value::Object(m)
+    }
+}
+
+/// How a finished turn ended (for `wait`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum TurnOutcome {
+    /// Complete, max_rounds or context_limit.
+    Done,
+    /// Aborted (also a queued prompt dropped by abort/cancel_queue/close).
+    Aborted,
+    /// Failed with this message.
+    Failed(String),
+}

@@ -1,0 +1,88 @@
+//! The session observer of an [`InteractiveSession`](super::InteractiveSession): tool
+//! start/end entries in the UI timeline and the `tool_start`, `tool_end`, `context_update` and
+//! `warning` events.
+
+use serde_json::{json, Value};
+
+use super::Core;
+use crate::core::history::{EventEntry, HistoryEntry};
+use crate::sdk::events;
+use crate::sdk::tool_state::ToolOutcome;
+use crate::session::{ContextState, SessionObserver, ToolEndResult};
+
+fn outcome_of(result: ToolEndResult) -> ToolOutcome {
+    match result {
+        ToolEndResult::Success => ToolOutcome::Success,
+        ToolEndResult::Error => ToolOutcome::Error,
+        ToolEndResult::Denied => ToolOutcome::Denied,
+    }
+}
+
+/// The `context_update` payload (`{used_tokens, max_tokens, used_percentage, remaining_percentage}`).
+fn context_json(c: &ContextState) -> Value {
+    json!({"used_tokens": c.used_tokens, "max_tokens": c.max_tokens,
+           "used_percentage": c.used_percentage, "remaining_percentage": c.remaining_percentage})
+}
+
+impl SessionObserver for Core {
+    fn on_tool_start(&self, call_id: &str, name: &str, args: &Value, schema: &Value) {
+        let st = {
+            let mut s = self.lock();
+            let st = s.tools.start(name, args, schema);
+            s.history.push(HistoryEntry::Event(EventEntry::new(
+                "tool-start",
+                json!(st),
+            )));
+            st
+        };
+        self.link.emit(
+            events::TOOL_START,
+            json!({
+                "tool_call_id": call_id,
+                "tool_name": name,
+                "first_arg": st.first_arg,
+                "arguments": args,
+            }),
+        );
+    }
+
+    fn on_tool_end(
+        &self,
+        call_id: &str,
+        name: &str,
+        args: &Value,
+        result: ToolEndResult,
+        output: &str,
+    ) {
+        let outcome = outcome_of(result);
+        {
+            let mut s = self.lock();
+            let st = s.tools.end(name, args, outcome);
+            s.history
+                .push(HistoryEntry::Event(EventEntry::new("tool-end", json!(st))));
+            s.dirty = true;
+        }
+        let output = if outcome == ToolOutcome::Error {
+            format!("Error: {output}")
+        } else {
+            output.to_string()
+        };
+        self.link.emit(
+            events::TOOL_END,
+            json!({
+                "tool_call_id": call_id,
+                "tool_name": name,
+                "result": outcome.as_str(),
+                "output": output,
+            }),
+        );
+    }
+
+    fn on_context_update(&self, state: &ContextState) {
+        self.link.emit(events::CONTEXT_UPDATE, context_json(state));
+    }
+
+    fn on_warning(&self, message: &str) {
+        self.link.emit(events::WARNING, json!({"message": message}));
+    }
+}

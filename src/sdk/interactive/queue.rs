@@ -1,0 +1,247 @@
+//! The prompt queue of an [`InteractiveSession`]: submit (queue of one), abort, cancel_queue,
+//! close and wait, and the turn's spawn on the runtime.
+
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+use super::{InteractiveSession, State, TurnInput, TurnOutcome, OUTCOMES_KEPT};
+use crate::sdk::error::{ErrorCode, SdkError, SdkResult};
+use crate::sdk::events::{self, Event};
+
+impl InteractiveSession {
+    /// Submits a prompt; returns its turn id. Queues when a turn runs; [`ErrorCode::Busy`] when
+    /// a prompt is already queued; [`ErrorCode::Closed`] after close.
+    pub fn submit(&self, input: TurnInput) -> SdkResult<u64> {
+        let input = crate::sdk::command_registry::expand_input(self, input)?;
+        let core = &self.inner.core;
+        let (id, cancel) = {
+            let mut st = core.lock();
+            if st.closed {
+                return Err(SdkError::new(ErrorCode::Closed, "the session is closed"));
+            }
+            if let Some((q, _)) = &st.queued {
+                return Err(SdkError::new(
+                    ErrorCode::Busy,
+                    format!("a prompt is already queued (turn {q}); wait for it or drop it with the cancel_queue command"),
+                ));
+            }
+            st.next_turn += 1;
+            let id = st.next_turn;
+            if st.executing {
+                st.queued = Some((id, input));
+                return Ok(id);
+            }
+            let cancel = CancellationToken::new();
+            st.executing = true;
+            st.current = Some((id, cancel.clone()));
+            (id, cancel)
+        };
+        self.spawn_turn(id, input, cancel);
+        Ok(id)
+    }
+
+    /// Starts the turn as a task on the runtime's workers (no thread per turn).
+    pub(super) fn spawn_turn(&self, id: u64, input: TurnInput, cancel: CancellationToken) {
+        let turn = self.clone().run_turn(id, input, cancel);
+        let shared = &self.inner.core.link.shared;
+        shared.work.spawn(&shared.handle, assert_send(turn));
+    }
+
+    /// Aborts turn `turn_id` (0 = the running one) and clears the queue. Idempotent; aborting a
+    /// finished turn does nothing. [`ErrorCode::NotFound`] for an id never issued.
+    pub fn abort(&self, turn_id: u64) -> SdkResult<()> {
+        let dropped = {
+            let mut st = self.inner.core.lock();
+            if turn_id > st.next_turn {
+                return Err(SdkError::new(
+                    ErrorCode::NotFound,
+                    format!("turn {turn_id} was never submitted on this session"),
+                ));
+            }
+            let running = st.current.as_ref().map(|c| c.0);
+            let queued = st.queued.as_ref().map(|q| q.0);
+            if turn_id == 0 || Some(turn_id) == running {
+                if let Some((_, c)) = &st.current {
+                    c.cancel();
+                }
+                take_queued(&mut st)
+            } else if Some(turn_id) == queued {
+                take_queued(&mut st)
+            } else {
+                None
+            }
+        };
+        if let Some(q) = dropped {
+            self.drop_queued(q);
+        }
+        Ok(())
+    }
+
+    /// `cancelQueue`: drops the queued prompt; returns its turn id.
+    pub fn cancel_queue(&self) -> Option<u64> {
+        let q = take_queued(&mut self.inner.core.lock());
+        q.inspect(|id| self.drop_queued(*id))
+    }
+
+    /// Reports a prompt [`take_queued`] dropped; when the session was closed meanwhile and
+    /// nothing else is left to report, `session_closed` follows (it is always the last event).
+    pub(super) fn drop_queued(&self, id: u64) {
+        let core = &self.inner.core;
+        core.cond.notify_all();
+        core.link.emit_event(Event::json(
+            events::TURN_COMPLETED,
+            id,
+            json!({"turn_id": id, "stop_reason": "aborted", "started": false, "response": "",
+                   "tool_summaries": [], "context_state": self.context_state(), "usage": null}),
+        ));
+        let emit_closed = {
+            let mut st = core.lock();
+            st.drop_reports = st.drop_reports.saturating_sub(1);
+            take_closed_report(&mut st)
+        };
+        if emit_closed {
+            self.end_and_report_closed();
+        }
+    }
+
+    /// Closes the session: aborts, drops the queue, withdraws pending ids. Once the running
+    /// turn (if any) has reported, `SessionEnd` hooks fire (once) and `session_closed` follows.
+    pub fn close(&self) {
+        let core = &self.inner.core;
+        let (dropped, emit_now) = {
+            let mut st = core.lock();
+            if st.closed {
+                return;
+            }
+            st.closed = true;
+            if let Some((_, c)) = &st.current {
+                c.cancel();
+            }
+            let dropped = take_queued(&mut st);
+            (dropped, take_closed_report(&mut st))
+        };
+        core.link.shared.pending.cancel_owner(core.link.owner);
+        core.cond.notify_all();
+        if let Some(q) = dropped {
+            self.drop_queued(q);
+        }
+        if emit_now {
+            self.end_and_report_closed();
+        }
+    }
+
+    /// True once closed.
+    pub fn is_closed(&self) -> bool {
+        self.inner.core.lock().closed
+    }
+
+    /// Waits for turn `turn_id` (0 = until idle). `None` timeout = forever.
+    pub fn wait(&self, turn_id: u64, timeout: Option<Duration>) -> SdkResult<()> {
+        let core = &self.inner.core;
+        let deadline = timeout.map(|t| Instant::now() + t);
+        let mut st = core.lock();
+        loop {
+            if turn_id > st.next_turn {
+                return Err(SdkError::new(
+                    ErrorCode::NotFound,
+                    format!("turn {turn_id} was never submitted on this session"),
+                ));
+            }
+            let pending = if turn_id == 0 {
+                st.executing || st.queued.is_some()
+            } else {
+                st.current.as_ref().is_some_and(|c| c.0 == turn_id)
+                    || st.queued.as_ref().is_some_and(|q| q.0 == turn_id)
+            };
+            if !pending {
+                if turn_id == 0 {
+                    return Ok(());
+                }
+                return match st.outcomes.iter().find(|(id, _)| *id == turn_id) {
+                    Some((_, TurnOutcome::Aborted)) => Err(SdkError::new(
+                        ErrorCode::Aborted,
+                        format!("turn {turn_id} was aborted"),
+                    )),
+                    Some((_, TurnOutcome::Failed(m))) => Err(SdkError::new(
+                        ErrorCode::Provider,
+                        format!("turn {turn_id} failed: {m}"),
+                    )),
+                    _ => Ok(()),
+                };
+            }
+            match deadline {
+                None => st = core.cond.wait(st).unwrap_or_else(|p| p.into_inner()),
+                Some(d) => {
+                    let now = Instant::now();
+                    if now >= d {
+                        return Err(SdkError::new(
+                            ErrorCode::Timeout,
+                            format!("turn {turn_id} did not finish within the timeout"),
+                        ));
+                    }
+                    st = core
+                        .cond
+                        .wait_timeout(st, d - now)
+                        .unwrap_or_else(|p| p.into_inner())
+                        .0;
+                }
+            }
+        }
+    }
+
+    /// The id of the last turn submitted (0 = none yet).
+    pub fn last_turn_id(&self) -> u64 {
+        self.inner.core.lock().next_turn
+    }
+
+    /// `isExecuting`.
+    pub fn is_executing(&self) -> bool {
+        self.inner.core.lock().executing
+    }
+
+    /// `getPendingPrompt`.
+    pub fn pending_prompt(&self) -> Option<String> {
+        self.inner
+            .core
+            .lock()
+            .queued
+            .as_ref()
+            .map(|(_, i)| i.text.clone())
+    }
+}
+
+/// Drops the queued prompt and records its turn as aborted in the same critical section, so
+/// `wait` never finds the turn gone from the queue without an outcome (it would report `Ok`).
+/// The caller must report it with [`InteractiveSession::drop_queued`].
+pub(super) fn take_queued(st: &mut State) -> Option<u64> {
+    let (id, _) = st.queued.take()?;
+    push_outcome(st, id, TurnOutcome::Aborted);
+    st.drop_reports += 1;
+    Some(id)
+}
+
+/// True (once) when the session is closed, no turn runs and no dropped prompt still has to
+/// report: the caller then emits `session_closed`, the last event.
+pub(super) fn take_closed_report(st: &mut State) -> bool {
+    if st.closed && !st.closed_emitted && !st.executing && st.drop_reports == 0 {
+        st.closed_emitted = true;
+        true
+    } else {
+        false
+    }
+}
+
+pub(super) fn push_outcome(st: &mut State, id: u64, o: TurnOutcome) {
+    if st.outcomes.len() >= OUTCOMES_KEPT {
+        st.outcomes.pop_front();
+    }
+    st.outcomes.push_back((id, o));
+}
+
+/// Compile-time guard: the turn future must stay `Send`, so a turn is a task on the runtime's
+/// workers and never needs a thread of its own.
+fn assert_send<F: std::future::Future + Send>(f: F) -> F {
+    f
+}

@@ -1,0 +1,134 @@
+//! The settings of a running [`InteractiveSession`]: identity, config in force, permission
+//! mode, model and name.
+
+use std::sync::Arc;
+
+use super::{InteractiveSession, PermissionState};
+use crate::core::permissions::PermissionMode;
+use crate::core::util::{new_uuid, prefixed_id};
+use crate::sdk::config::SessionConfig;
+use crate::sdk::error::{ErrorCode, SdkError, SdkResult};
+use crate::sdk::runtime::RuntimeShared;
+
+impl InteractiveSession {
+    /// The runtime this session runs on.
+    pub fn shared(&self) -> &Arc<RuntimeShared> {
+        &self.inner.core.link.shared
+    }
+
+    /// Session id.
+    pub fn session_id(&self) -> &str {
+        &self.inner.session_id
+    }
+
+    /// Creation time.
+    pub fn created_at(&self) -> &str {
+        &self.inner.created_at
+    }
+
+    /// The config now in force (model and mode changes applied).
+    pub fn config(&self) -> SessionConfig {
+        let mut c = self
+            .inner
+            .cfg
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        c.model = self.inner.session.agent().config().model;
+        let p = self.permission_state();
+        c.permission_mode = p.mode;
+        c.permissions = p.lists;
+        c.name = self.name();
+        c
+    }
+
+    /// Permission state snapshot (read from the session's enforcer).
+    pub fn permission_state(&self) -> PermissionState {
+        let session = &self.inner.session;
+        PermissionState {
+            mode: session.permission_mode(),
+            lists: session.enforcer().lists().clone(),
+            session_allowed: session.session_allowed_tools().into_iter().collect(),
+        }
+    }
+
+    /// Sets the permission mode (applies to the next tool call).
+    pub fn set_permission_mode(&self, mode: PermissionMode) {
+        self.inner.session.set_permission_mode(mode);
+    }
+
+    /// Changes the model for the next turn.
+    pub fn set_model(&self, model: &str) -> SdkResult<()> {
+        self.inner
+            .session
+            .set_model(model)
+            .map_err(|e| SdkError::robota(ErrorCode::InvalidConfig, &e))
+    }
+
+    /// Emits the problems found while assembling the session (settings files, `$ENV:`
+    /// references, skills) as `WARNING` events `{"code":"SETTINGS_INVALID"|"SKILL_INVALID",
+    /// "message"}`, once.
+    pub fn emit_startup_warnings(&self) {
+        let warnings = std::mem::take(
+            &mut self
+                .inner
+                .cfg
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .params
+                .warnings,
+        );
+        for w in warnings {
+            let code = if w.starts_with("skill ") {
+                "SKILL_INVALID"
+            } else {
+                "SETTINGS_INVALID"
+            };
+            self.inner.core.link.emit(
+                crate::sdk::events::WARNING,
+                serde_json::json!({"code": code, "message": w}),
+            );
+        }
+    }
+
+    /// Sets the response language; the system prompt changes from the next turn.
+    pub fn set_language(&self, language: &str) -> SdkResult<()> {
+        let message = {
+            let mut cfg = self.inner.cfg.lock().unwrap_or_else(|p| p.into_inner());
+            cfg.params.language = Some(language.to_string());
+            crate::sdk::assembly::system_message(&cfg)
+        };
+        self.inner
+            .session
+            .set_system_message(&message)
+            .map_err(|e| SdkError::robota(ErrorCode::InvalidConfig, &e))
+    }
+
+    /// User-facing name.
+    pub fn name(&self) -> Option<String> {
+        self.inner.core.lock().name.clone()
+    }
+
+    /// Renames the session.
+    pub fn set_name(&self, name: &str) {
+        self.inner.core.lock().name = Some(name.to_string());
+    }
+
+    /// Session-approved tools.
+    pub fn session_allowed(&self) -> Vec<String> {
+        self.permission_state()
+            .session_allowed
+            .into_iter()
+            .collect()
+    }
+
+    /// A new unique id (helper for forks).
+    pub fn new_session_id() -> String {
+        prefixed_id("session")
+    }
+
+    /// Entry id helper (kept for hosts adding entries).
+    pub fn new_entry_id() -> String {
+        new_uuid()
+    }
+}

@@ -1,0 +1,158 @@
+//! Views of an [`InteractiveSession`]: streaming text, active tools, the UI and conversation
+//! timelines, context state, the state document, and the flush of committed messages.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+
+use super::{InteractiveSession, Restore};
+use crate::core::history::HistoryEntry;
+use crate::core::message::Message;
+use crate::core::models::model_context_window;
+use crate::core::tokens::estimate_context_with_len;
+use crate::core::util::round2;
+use crate::sdk::error::{ErrorCode, SdkError, SdkResult};
+use crate::sdk::events::{self, Event};
+use crate::sdk::tool_state::ToolState;
+
+impl InteractiveSession {
+    /// `getStreamingText`.
+    pub fn streaming_text(&self) -> String {
+        self.inner.core.lock().streaming_text.clone()
+    }
+
+    /// `getActiveTools`.
+    pub fn active_tools(&self) -> Vec<ToolState> {
+        self.inner.core.lock().tools.items().to_vec()
+    }
+
+    /// `getFullHistory`: the UI timeline.
+    pub fn full_history(&self) -> Vec<HistoryEntry> {
+        self.inner.core.lock().history.clone()
+    }
+
+    /// `getMessages`: chat entries of the UI timeline.
+    pub fn ui_messages(&self) -> Vec<Arc<Message>> {
+        crate::core::history::messages_of(&self.inner.core.lock().history)
+    }
+
+    /// The conversation the model sees (consistent snapshot, safe during a turn).
+    pub fn conversation(&self) -> Vec<Arc<Message>> {
+        self.inner.session.agent().messages()
+    }
+
+    /// The conversation timeline (chat + engine event entries).
+    pub fn conversation_entries(&self) -> Vec<HistoryEntry> {
+        self.inner.session.agent().history()
+    }
+
+    /// Successful turns.
+    pub fn message_count(&self) -> u64 {
+        self.inner.core.lock().message_count
+    }
+
+    /// Last save/turn time.
+    pub fn updated_at(&self) -> String {
+        self.inner.core.lock().updated_at.clone()
+    }
+
+    /// `getContextState`: `{used_tokens, max_tokens, used_percentage, remaining_percentage}`.
+    pub fn context_state(&self) -> Value {
+        let (used, max) = self.context_numbers();
+        let pct = if max == 0 {
+            0.0
+        } else {
+            round2((used as f64 / max as f64 * 100.0).min(100.0))
+        };
+        json!({"used_tokens": used, "max_tokens": max, "used_percentage": pct,
+               "remaining_percentage": round2(100.0 - pct)})
+    }
+
+    /// `(used, max)` tokens.
+    pub fn context_numbers(&self) -> (u64, u64) {
+        let (msgs, len) = {
+            let store = self.inner.session.agent().store();
+            let s = store.lock().unwrap_or_else(|p| p.into_inner());
+            (s.messages().to_vec(), s.serialized_len())
+        };
+        let cfg = self.inner.session.agent().config();
+        let max = cfg
+            .context_window
+            .unwrap_or_else(|| model_context_window(&cfg.model));
+        (estimate_context_with_len(&msgs, len, None).used_tokens, max)
+    }
+
+    /// `clearHistory` (refused while a turn runs).
+    pub fn clear(&self) -> SdkResult<()> {
+        let mut st = self.inner.core.lock();
+        if st.executing {
+            return Err(SdkError::new(
+                ErrorCode::Busy,
+                "Another prompt or command is already running. Wait for it to finish.",
+            ));
+        }
+        self.inner.session.agent().clear_history();
+        st.history.clear();
+        st.tools.clear();
+        st.streaming_text.clear();
+        st.msg_flushed = self.inner.session.agent().messages().len();
+        Ok(())
+    }
+
+    /// State document (`robota_session_state`).
+    pub fn state_json(&self) -> Value {
+        let ctx = self.context_state();
+        let perms = self.permission_state();
+        let model = self.inner.session.agent().config().model;
+        let cfg = self.config();
+        let st = self.inner.core.lock();
+        json!({
+            "v": 1,
+            "session_id": self.inner.session_id,
+            "name": st.name,
+            "executing": st.executing,
+            "closed": st.closed,
+            "current_turn": st.current.as_ref().map(|c| c.0),
+            "queued_turn": st.queued.as_ref().map(|q| q.0),
+            "pending_prompt": st.queued.as_ref().map(|q| q.1.text.clone()),
+            "streaming_text": st.streaming_text,
+            "active_tools": st.tools.items(),
+            "context_state": ctx,
+            "message_count": st.message_count,
+            "model": model,
+            "provider": cfg.provider,
+            "delivery": cfg.delivery.as_str(),
+            "permission_mode": perms.mode.as_str(),
+            "session_allowed_tools": perms.session_allowed,
+        })
+    }
+
+    pub(super) fn flush_messages(&self) {
+        let msgs = self.inner.session.agent().messages();
+        let (from, turn) = {
+            let mut st = self.inner.core.lock();
+            let from = st.msg_flushed.min(msgs.len());
+            st.msg_flushed = msgs.len();
+            (from, self.inner.core.link.turn.load(Ordering::Relaxed))
+        };
+        for m in &msgs[from..] {
+            self.inner.core.link.emit_event(Event::json(
+                events::MESSAGE,
+                turn,
+                serde_json::to_value(m.as_ref()).unwrap_or(Value::Null),
+            ));
+        }
+    }
+
+    /// Restore data for a fork (consistent copy, safe during a turn).
+    pub fn fork_restore(&self) -> Restore {
+        Restore {
+            conversation: self.inner.session.agent().history(),
+            ui_history: self.full_history(),
+            message_count: self.message_count(),
+            created_at: None,
+            session_allowed: self.session_allowed(),
+        }
+    }
+}

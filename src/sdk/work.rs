@@ -1,0 +1,98 @@
+//! The library's own work on a runtime: tasks on the workers (turns, `SessionEnd` hooks) and
+//! the few library threads (event dispatchers that run host callbacks). The runtime waits for
+//! all of it when it goes away, so a finishing turn still reports and persists.
+
+use std::future::Future;
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
+
+/// Tasks and threads the runtime waits for before it stops its workers.
+#[derive(Default)]
+pub struct LibraryWork {
+    threads: Mutex<Vec<JoinHandle<()>>>,
+    tasks: Arc<TaskCount>,
+}
+
+/// Live library tasks; `zero` is signalled when the last one ends.
+#[derive(Default)]
+struct TaskCount {
+    live: Mutex<usize>,
+    zero: Condvar,
+}
+
+/// Held by a running task; counts it out when the task ends or is dropped unfinished.
+struct TaskGuard(Arc<TaskCount>);
+
+impl Drop for TaskGuard {
+    fn drop(&mut self) {
+        let mut live = self.0.live.lock().unwrap_or_else(|p| p.into_inner());
+        *live = live.saturating_sub(1);
+        if *live == 0 {
+            self.0.zero.notify_all();
+        }
+    }
+}
+
+impl LibraryWork {
+    /// Spawns `task` on the workers of `handle`, counted until it ends.
+    pub fn spawn<F>(&self, handle: &tokio::runtime::Handle, task: F)
+    where
+        F: Future<Output = ()> + Send + 'static,
+    {
+        *self.tasks.live.lock().unwrap_or_else(|p| p.into_inner()) += 1;
+        let guard = TaskGuard(self.tasks.clone());
+        handle.spawn(async move {
+            let _counted = guard;
+            task.await;
+        });
+    }
+
+    /// Keeps a library thread to join when the runtime goes away.
+    pub fn track_thread(&self, j: JoinHandle<()>) {
+        let mut t = self.threads.lock().unwrap_or_else(|p| p.into_inner());
+        t.retain(|h| !h.is_finished());
+        t.push(j);
+    }
+
+    /// Waits until no library task runs and every tracked thread (except the calling one) has
+    /// ended, including work that the awaited work starts meanwhile (a turn that ends a closed
+    /// session starts its `SessionEnd` task; a finished turn's events start a dispatcher).
+    /// On a worker thread tasks are not awaited (that worker may be the one they need).
+    pub fn wait_idle(&self) {
+        let on_worker = tokio::runtime::Handle::try_current().is_ok();
+        loop {
+            if !on_worker {
+                let mut live = self.tasks.live.lock().unwrap_or_else(|p| p.into_inner());
+                while *live > 0 {
+                    live = self
+                        .tasks
+                        .zero
+                        .wait(live)
+                        .unwrap_or_else(|p| p.into_inner());
+                }
+            }
+            self.join_threads();
+            let tasks_left = *self.tasks.live.lock().unwrap_or_else(|p| p.into_inner()) > 0;
+            if on_worker || !tasks_left {
+                return;
+            }
+        }
+    }
+
+    /// Joins the tracked threads except the calling one.
+    fn join_threads(&self) {
+        let me = std::thread::current().id();
+        loop {
+            let all: Vec<_> =
+                std::mem::take(&mut *self.threads.lock().unwrap_or_else(|p| p.into_inner()));
+            if all.is_empty() {
+                return;
+            }
+            for j in all {
+                if j.thread().id() != me {
+                    let _ = j.join();
+                }
+            }
+        }
+    }
+}
