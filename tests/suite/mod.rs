@@ -25,6 +25,7 @@ mod providers_vendor_streams;
 mod scripted_provider;
 mod sdk_commands;
 mod sdk_params;
+mod sdk_query;
 mod sdk_settings;
 mod session_basic;
 mod session_builtins;
