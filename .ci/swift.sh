@@ -10,6 +10,17 @@ cargo build --release --lib
 cargo build --example fake_model_server
 SWIFT_RUN=../shared/tools/swift-run
 
+# Every function of the header is called by the binding (ABI.md: a function added to the header
+# is wrapped by every binding in the same change).
+missing=0
+for fn in $(grep -E '^[a-z].*[ *]robota_[a-z_0-9]+\(' include/robota.h | grep -v '^typedef' \
+             | sed -E 's/^.*[ *](robota_[a-z_0-9]+)\(.*$/\1/' | sort -u); do
+  if ! grep -qE "\\b$fn\\(" bindings/swift/Sources/Robota/*.swift; then
+    echo "include/robota.h function $fn has no wrapper in bindings/swift/Sources/Robota"; missing=1
+  fi
+done
+[ "$missing" = 0 ]
+
 "$SWIFT_RUN" --dir bindings/swift -- swift test
 "$SWIFT_RUN" --dir bindings/swift -- swift build --product robota-chat
 out=$("$SWIFT_RUN" --dir bindings/swift -- sh -c '.build/debug/robota-chat "hello" < /dev/null')

@@ -9,8 +9,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use robota::ffi::handles::{robota_runtime, robota_session};
 use robota::ffi::*;
+use robota::ffi::{robota_runtime, robota_session};
 
 fn c(s: &str) -> CString {
     CString::new(s).unwrap()
@@ -29,7 +29,7 @@ fn runtime(config: &str) -> *mut robota_runtime {
 fn session(
     rt: *mut robota_runtime,
     json: &str,
-    cb: robota::ffi::callbacks::robota_event_fn,
+    cb: robota::ffi::robota_event_fn,
     ud: *mut c_void,
 ) -> *mut robota_session {
     let mut s = null_mut();

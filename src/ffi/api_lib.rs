@@ -1,14 +1,14 @@
 //! Library-level exports: versions, status text, strings, error objects, the log callback.
 
-use std::ffi::{c_char, c_void, CString};
-use std::sync::Arc;
+use std::ffi::{c_char, c_void};
 
-use super::callbacks::{robota_free_fn, robota_log_fn, LogReg, Owned};
+use super::args::{obj_ref, take_boxed, take_string};
+use super::boundary::{boundary, NO_ERROR_OUT};
+use super::callbacks::{robota_free_fn, robota_log_fn, LogReg};
 use super::status::{
-    robota_error, robota_status, status_text, ROBOTA_ABI_VERSION, ROBOTA_E_NULL_ARG,
+    robota_error, robota_status, status_text, ROBOTA_ABI_VERSION, ROBOTA_E_NULL_ARG, ROBOTA_OK,
 };
-use super::strings::boundary;
-use crate::sdk::log;
+use crate::core::log;
 
 static VERSION_C: &str = concat!(env!("CARGO_PKG_VERSION"), "\0");
 
@@ -16,75 +16,65 @@ static VERSION_C: &str = concat!(env!("CARGO_PKG_VERSION"), "\0");
 /// header it was built with. Bindings refuse a different major or a lower minor.
 #[no_mangle]
 pub extern "C" fn robota_abi_version() -> u32 {
-    ROBOTA_ABI_VERSION
+    boundary(NO_ERROR_OUT, || Ok(ROBOTA_ABI_VERSION))
 }
 
 /// The library version (e.g. `"0.1.0"`). Static; never free it.
 #[no_mangle]
 pub extern "C" fn robota_version() -> *const c_char {
-    VERSION_C.as_ptr().cast()
+    boundary(NO_ERROR_OUT, || Ok(VERSION_C.as_ptr().cast()))
 }
 
 /// Static English text for a status (`"unknown status"` for values this build does not know).
 #[no_mangle]
 pub extern "C" fn robota_status_str(s: robota_status) -> *const c_char {
-    status_text(s).as_ptr().cast()
+    boundary(NO_ERROR_OUT, || Ok(status_text(s).as_ptr().cast()))
 }
 
 /// Frees a string returned through a `char **` output. NULL is a no-op.
 #[no_mangle]
 pub extern "C" fn robota_string_free(s: *mut c_char) {
-    if s.is_null() {
-        return;
-    }
-    // SAFETY: non-NULL strings handed out by this library come from `CString::into_raw`, and
-    // the caller passes each one back exactly once.
-    drop(unsafe { CString::from_raw(s) });
+    boundary(NO_ERROR_OUT, || {
+        drop(take_string(s));
+        Ok(())
+    })
 }
 
 /// The status code of an error object (`ROBOTA_E_NULL_ARG` for NULL).
 #[no_mangle]
 pub extern "C" fn robota_error_code(e: *const robota_error) -> i32 {
-    if e.is_null() {
-        return ROBOTA_E_NULL_ARG;
-    }
-    // SAFETY: non-NULL error objects come from this library and are valid until freed.
-    unsafe { (*e).status }
+    boundary(NO_ERROR_OUT, || {
+        Ok(obj_ref(e).map_or(ROBOTA_E_NULL_ARG, |e| e.status))
+    })
 }
 
 /// The message of an error object, naming what is wrong; valid until `robota_error_free`.
 /// NULL for a NULL error.
 #[no_mangle]
 pub extern "C" fn robota_error_message(e: *const robota_error) -> *const c_char {
-    if e.is_null() {
-        return std::ptr::null();
-    }
-    // SAFETY: as in `robota_error_code`.
-    unsafe { (*e).message.as_ptr() }
+    boundary(NO_ERROR_OUT, || {
+        Ok(obj_ref(e).map_or(std::ptr::null(), |e| e.message.as_ptr()))
+    })
 }
 
 /// Details of an error object as JSON (`{"v":1,"code","category","recoverable","message"}` of
 /// the Robota error taxonomy), or NULL when there are none. Valid until `robota_error_free`.
 #[no_mangle]
 pub extern "C" fn robota_error_details(e: *const robota_error) -> *const c_char {
-    if e.is_null() {
-        return std::ptr::null();
-    }
-    // SAFETY: as in `robota_error_code`.
-    match unsafe { &(*e).details } {
-        Some(d) => d.as_ptr(),
-        None => std::ptr::null(),
-    }
+    boundary(NO_ERROR_OUT, || {
+        Ok(obj_ref(e)
+            .and_then(|e| e.details.as_ref())
+            .map_or(std::ptr::null(), |d| d.as_ptr()))
+    })
 }
 
 /// Frees an error object. NULL is a no-op.
 #[no_mangle]
 pub extern "C" fn robota_error_free(e: *mut robota_error) {
-    if e.is_null() {
-        return;
-    }
-    // SAFETY: error objects come from `Box::into_raw` in the boundary; freed once by the caller.
-    drop(unsafe { Box::from_raw(e) });
+    boundary(NO_ERROR_OUT, || {
+        drop(take_boxed(e));
+        Ok(())
+    })
 }
 
 /// Installs the process-wide log callback (NULL `fn_` removes it). Lines with
@@ -99,25 +89,8 @@ pub extern "C" fn robota_set_log_callback(
     out_error: *mut *mut robota_error,
 ) -> robota_status {
     boundary(out_error, || {
-        set_log(fn_, user_data, free_fn, min_level);
-        Ok(())
+        let sink = LogReg::new(fn_, user_data, free_fn).into_sink();
+        drop(log::set_sink(sink, min_level));
+        Ok(ROBOTA_OK)
     })
-}
-
-fn set_log(fn_: robota_log_fn, user_data: *mut c_void, free_fn: robota_free_fn, min_level: i32) {
-    let reg = Arc::new(LogReg {
-        f: fn_,
-        owned: Owned::new(user_data, free_fn),
-    });
-    let sink: Option<log::LogSink> = if fn_.is_some() {
-        let r = reg.clone();
-        Some(Arc::new(move |level: i32, target: &str, msg: &str| {
-            r.call(level, target, msg)
-        }))
-    } else {
-        None
-    };
-    drop(reg);
-    let old = log::set_sink(sink, min_level);
-    drop(old);
 }

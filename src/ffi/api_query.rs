@@ -2,10 +2,11 @@
 
 use std::ffi::{c_char, c_void};
 
-use super::callbacks::{deliver, in_callback, robota_event_fn, robota_free_fn, EventReg, Owned};
+use super::args::{str_arg, string_out, Out};
+use super::boundary::boundary;
+use super::callbacks::{deliver, in_callback, robota_event_fn, robota_free_fn, EventReg};
 use super::handles::{self, robota_runtime};
-use super::status::{err, robota_error, robota_status};
-use super::strings::{boundary, need_out, str_arg, string_out, write_out};
+use super::status::{err, robota_error, robota_status, ROBOTA_OK};
 use crate::sdk::error::ErrorCode;
 
 /// One shot (`createQuery`): a temporary session built from `query_json` (session JSON plus
@@ -29,28 +30,23 @@ pub extern "C" fn robota_query(
     out_json: *mut *mut c_char,
     out_error: *mut *mut robota_error,
 ) -> robota_status {
-    let reg = EventReg {
-        f: fn_,
-        owned: Owned::new(user_data, free_fn),
-    };
-    let status = boundary(out_error, || {
+    boundary(out_error, || {
+        // Armed at once: `free_fn` runs when `reg` drops, before this returns, whatever happens.
+        let reg = EventReg::new(fn_, user_data, free_fn);
+        reg.owned.arm();
         if in_callback() {
             return Err(err(
                 ErrorCode::Reentrant,
                 "robota_query was called from inside a callback",
             ));
         }
-        need_out(out_json, "out_json")?;
+        let out = Out::required(out_json, "out_json")?;
         let runtime = handles::runtime(rt)?;
-        // SAFETY: NULL or a NUL-terminated string valid for the call.
-        let text = unsafe { str_arg(query_json, "query_json") }?;
-        let out = crate::sdk::query::run(runtime.shared().clone(), text, fn_.is_some(), |ev| {
+        let text = str_arg(query_json, "query_json")?;
+        let v = crate::sdk::query::run(runtime.shared().clone(), text, fn_.is_some(), |ev| {
             deliver(ev, Some(&reg), std::ptr::null_mut())
         })?;
-        // SAFETY: checked non-NULL.
-        unsafe { write_out(out_json, string_out(out.to_string())) };
-        Ok(())
-    });
-    drop(reg);
-    status
+        out.put(string_out(v.to_string()));
+        Ok(ROBOTA_OK)
+    })
 }

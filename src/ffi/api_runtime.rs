@@ -3,23 +3,12 @@
 use std::ffi::{c_char, c_void};
 use std::sync::Arc;
 
-use serde_json::Value;
-
-use super::callbacks::{robota_free_fn, robota_tool_fn, Owned, ToolReg};
+use super::args::{str_arg, Out};
+use super::boundary::{boundary, NO_ERROR_OUT};
+use super::callbacks::{robota_free_fn, robota_tool_fn, ToolReg};
 use super::handles::{self, robota_runtime};
-use super::status::{err, robota_error, robota_status};
-use super::strings::{boundary, need_out, str_arg, write_out};
-use crate::sdk::bridge::validate_response;
-use crate::sdk::error::{parse_json, ErrorCode, SdkError};
-use crate::sdk::pending::{Answer, AnswerError, PendingKind};
+use super::status::{robota_error, robota_status, ROBOTA_OK};
 use crate::sdk::runtime::Runtime;
-
-fn answer_error(e: AnswerError) -> SdkError {
-    match e {
-        AnswerError::NotFound(m) => err(ErrorCode::NotFound, m),
-        AnswerError::Stale(m) => err(ErrorCode::Stale, m),
-    }
-}
 
 /// Creates a runtime from its config JSON
 /// (`{"v":1,"providers":{"NAME":{"kind":…,"base_url"?,"api_key"?,…}},"worker_threads"?,
@@ -34,14 +23,11 @@ pub extern "C" fn robota_runtime_new(
     out_error: *mut *mut robota_error,
 ) -> robota_status {
     boundary(out_error, || {
-        need_out(out, "out")?;
-        // SAFETY: the caller passes NULL or a NUL-terminated string valid for the call.
-        let text = unsafe { str_arg(config_json, "config_json") }?;
+        let out = Out::required(out, "out")?;
+        let text = str_arg(config_json, "config_json")?;
         let rt = Runtime::from_json(text)?;
-        let h = handles::new_runtime(Arc::new(rt));
-        // SAFETY: `out` was checked non-NULL.
-        unsafe { write_out(out, h) };
-        Ok(())
+        out.put(handles::new_runtime(Arc::new(rt)));
+        Ok(ROBOTA_OK)
     })
 }
 
@@ -49,9 +35,10 @@ pub extern "C" fn robota_runtime_new(
 /// order does not matter. NULL and already-freed handles are ignored.
 #[no_mangle]
 pub extern "C" fn robota_runtime_free(rt: *mut robota_runtime) {
-    super::strings::guard((), || {
+    boundary(NO_ERROR_OUT, || {
         drop(handles::free_runtime(rt));
-    });
+        Ok(())
+    })
 }
 
 /// Registers a host tool (`{"name","description","input_schema":{JSON Schema},"read_only"?,
@@ -68,34 +55,14 @@ pub extern "C" fn robota_runtime_register_tool(
     free_fn: robota_free_fn,
     out_error: *mut *mut robota_error,
 ) -> robota_status {
-    let mut reg = Some(ToolReg {
-        f: fn_,
-        owned: Owned::new(user_data, free_fn),
-    });
-    let status = boundary(out_error, || {
+    boundary(out_error, || {
+        let reg = Arc::new(ToolReg::new(fn_, user_data, free_fn));
         let runtime = handles::runtime(rt)?;
-        // SAFETY: NULL or a NUL-terminated string valid for the call.
-        let text = unsafe { str_arg(tool_json, "tool_json") }?;
-        let handler: Arc<dyn std::any::Any + Send + Sync> = match reg.take() {
-            Some(r) => Arc::new(r),
-            None => return Err(err(ErrorCode::Internal, "registration consumed twice")),
-        };
-        match runtime.register_tool(text, Some(handler.clone())) {
-            Ok(()) => Ok(()),
-            Err(e) => {
-                if let Ok(r) = handler.downcast::<ToolReg>() {
-                    if let Ok(mut r) = Arc::try_unwrap(r) {
-                        r.owned.disarm();
-                    }
-                }
-                Err(e)
-            }
-        }
-    });
-    if let Some(mut r) = reg {
-        r.owned.disarm();
-    }
-    status
+        let text = str_arg(tool_json, "tool_json")?;
+        runtime.register_tool(text, Some(reg.clone()))?;
+        reg.arm();
+        Ok(ROBOTA_OK)
+    })
 }
 
 /// Answers host tool call `call_id` with `result_json` (any JSON value; text that is not JSON
@@ -112,22 +79,9 @@ pub extern "C" fn robota_tool_call_complete(
 ) -> robota_status {
     boundary(out_error, || {
         let runtime = handles::runtime(rt)?;
-        // SAFETY: NULL or a NUL-terminated string valid for the call.
-        let text = unsafe { str_arg(result_json, "result_json") }?;
-        let value =
-            serde_json::from_str::<Value>(text).unwrap_or_else(|_| Value::String(text.to_string()));
-        runtime
-            .shared()
-            .pending
-            .answer(
-                call_id,
-                &[PendingKind::ToolCall],
-                Answer::Tool {
-                    value,
-                    is_error: is_error != 0,
-                },
-            )
-            .map_err(answer_error)
+        let text = str_arg(result_json, "result_json")?;
+        runtime.complete_tool_call(call_id, text, is_error != 0)?;
+        Ok(ROBOTA_OK)
     })
 }
 
@@ -144,19 +98,8 @@ pub extern "C" fn robota_request_respond(
 ) -> robota_status {
     boundary(out_error, || {
         let runtime = handles::runtime(rt)?;
-        // SAFETY: NULL or a NUL-terminated string valid for the call.
-        let text = unsafe { str_arg(response_json, "response_json") }?;
-        let value = parse_json("response_json", text)?;
-        let pending = &runtime.shared().pending;
-        if let Some(kind) = pending.kind_of(request_id) {
-            validate_response(kind, &value).map_err(|m| err(ErrorCode::InvalidConfig, m))?;
-        }
-        pending
-            .answer(
-                request_id,
-                &[PendingKind::Permission, PendingKind::Hook],
-                Answer::Response(value),
-            )
-            .map_err(answer_error)
+        let text = str_arg(response_json, "response_json")?;
+        runtime.respond(request_id, text)?;
+        Ok(ROBOTA_OK)
     })
 }

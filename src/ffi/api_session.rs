@@ -1,107 +1,17 @@
 //! Session exports.
 
 use std::ffi::{c_char, c_void};
-use std::sync::Arc;
 
-use serde_json::Value;
-
-use super::callbacks::{in_callback, robota_event_fn, robota_free_fn, EventReg, Owned};
-use super::delivery::Queue;
+use super::args::{opt_str_arg, str_arg, string_out, Out};
+use super::boundary::{boundary, NO_ERROR_OUT};
+use super::callbacks::{in_callback, robota_event_fn, robota_free_fn, EventReg};
 use super::handles::{self, robota_runtime, robota_session};
-use super::session_obj::{RuntimeRef, SessionObj};
-use super::status::{err, robota_error, robota_status, status_of, ROBOTA_E_PANIC, ROBOTA_OK};
-use super::strings::{boundary, guard, need_out, opt_str_arg, str_arg, string_out, write_out};
-use crate::sdk::config::{parse_session_config, Delivery, SessionConfig};
-use crate::sdk::error::{ErrorCode, SdkError};
-use crate::sdk::interactive::{InteractiveSession, Restore, TurnInput};
-use crate::sdk::runtime::Runtime;
+use super::session_obj::open_session;
+use super::status::{err, robota_error, robota_status, ROBOTA_OK};
+use crate::sdk::config::parse_session_config;
+use crate::sdk::error::ErrorCode;
+use crate::sdk::interactive::TurnInput;
 use crate::sdk::{commands, snapshot};
-
-/// Builds a session object and publishes its handle.
-fn open(
-    runtime: Arc<Runtime>,
-    cfg: SessionConfig,
-    restore: Option<Restore>,
-    reg: EventReg,
-    out: *mut *mut robota_session,
-) -> Result<(), (SdkError, EventReg)> {
-    let has_cb = reg.f.is_some();
-    let mode = cfg.delivery;
-    let reg = Arc::new(reg);
-    let queue = Queue::new(mode, Some(reg.clone()), runtime.shared().clone());
-    let can_answer = mode == Delivery::Pull || has_cb;
-    let made = InteractiveSession::new(
-        runtime.shared().clone(),
-        cfg,
-        queue.sink(),
-        can_answer,
-        restore,
-    );
-    match made {
-        Ok(session) => {
-            drop(reg);
-            let obj = Arc::new(SessionObj {
-                session,
-                queue: queue.clone(),
-                runtime: RuntimeRef::new(runtime),
-            });
-            let started = obj.session.clone();
-            let h = handles::new_session(obj);
-            queue.set_session_ptr(h);
-            started.emit_startup_warnings();
-            // SAFETY: `out` was checked non-NULL by the caller.
-            unsafe { write_out(out, h) };
-            Ok(())
-        }
-        Err(e) => {
-            queue.detach();
-            drop(queue);
-            match Arc::try_unwrap(reg) {
-                Ok(r) => Err((e, r)),
-                Err(_) => Err((
-                    e,
-                    EventReg {
-                        f: None,
-                        owned: Owned::new(std::ptr::null_mut(), None),
-                    },
-                )),
-            }
-        }
-    }
-}
-
-/// Runs `make` and opens the session; on failure `free_fn` is not called.
-fn open_with(
-    out: *mut *mut robota_session,
-    fn_: robota_event_fn,
-    user_data: *mut c_void,
-    free_fn: robota_free_fn,
-    out_error: *mut *mut robota_error,
-    make: impl FnOnce() -> Result<(Arc<Runtime>, SessionConfig, Option<Restore>), SdkError>,
-) -> robota_status {
-    let mut reg = Some(EventReg {
-        f: fn_,
-        owned: Owned::new(user_data, free_fn),
-    });
-    let status = boundary(out_error, || {
-        need_out(out, "out")?;
-        let (runtime, cfg, restore) = make()?;
-        let r = reg
-            .take()
-            .ok_or_else(|| err(ErrorCode::Internal, "registration consumed twice"))?;
-        match open(runtime, cfg, restore, r, out) {
-            Ok(()) => Ok(()),
-            Err((e, r)) => {
-                reg = Some(r);
-                Err(e)
-            }
-        }
-    });
-    if let Some(mut r) = reg {
-        r.owned.disarm();
-    }
-    status
-}
 
 /// Creates a session from its JSON (`{"v":1,"provider","model","system_prompt"?,"cwd"?,
 /// "tools"?,"permission_mode"?,"permissions"?,"hooks"?,"max_rounds"?,"delivery"?,
@@ -125,11 +35,13 @@ pub extern "C" fn robota_session_new(
     out: *mut *mut robota_session,
     out_error: *mut *mut robota_error,
 ) -> robota_status {
-    open_with(out, fn_, user_data, free_fn, out_error, || {
+    boundary(out_error, || {
+        let out = Out::required(out, "out")?;
         let runtime = handles::runtime(rt)?;
-        // SAFETY: NULL or a NUL-terminated string valid for the call.
-        let text = unsafe { str_arg(session_json, "session_json") }?;
-        Ok((runtime, parse_session_config(text)?, None))
+        let cfg = parse_session_config(str_arg(session_json, "session_json")?)?;
+        let reg = EventReg::new(fn_, user_data, free_fn);
+        out.put(open_session(runtime, cfg, None, reg)?);
+        Ok(ROBOTA_OK)
     })
 }
 
@@ -146,12 +58,14 @@ pub extern "C" fn robota_session_resume(
     out: *mut *mut robota_session,
     out_error: *mut *mut robota_error,
 ) -> robota_status {
-    open_with(out, fn_, user_data, free_fn, out_error, || {
+    boundary(out_error, || {
+        let out = Out::required(out, "out")?;
         let runtime = handles::runtime(rt)?;
-        // SAFETY: NULL or a NUL-terminated string valid for the call.
-        let text = unsafe { str_arg(resume_json, "resume_json") }?;
+        let text = str_arg(resume_json, "resume_json")?;
         let (cfg, restore) = snapshot::parse_resume(runtime.shared(), text)?;
-        Ok((runtime, cfg, Some(restore)))
+        let reg = EventReg::new(fn_, user_data, free_fn);
+        out.put(open_session(runtime, cfg, Some(restore), reg)?);
+        Ok(ROBOTA_OK)
     })
 }
 
@@ -168,12 +82,14 @@ pub extern "C" fn robota_session_fork(
     out: *mut *mut robota_session,
     out_error: *mut *mut robota_error,
 ) -> robota_status {
-    open_with(out, fn_, user_data, free_fn, out_error, || {
+    boundary(out_error, || {
+        let out = Out::required(out, "out")?;
         let src = handles::session(s)?;
-        // SAFETY: NULL or a NUL-terminated string valid for the call.
-        let text = unsafe { opt_str_arg(fork_json, "fork_json") }?;
+        let text = opt_str_arg(fork_json, "fork_json")?;
         let (cfg, restore) = snapshot::parse_fork(&src.session, text)?;
-        Ok((src.runtime.clone(), cfg, Some(restore)))
+        let reg = EventReg::new(fn_, user_data, free_fn);
+        out.put(open_session(src.runtime.clone(), cfg, Some(restore), reg)?);
+        Ok(ROBOTA_OK)
     })
 }
 
@@ -188,12 +104,13 @@ pub extern "C" fn robota_session_fork(
 /// already-freed handles are ignored.
 #[no_mangle]
 pub extern "C" fn robota_session_free(s: *mut robota_session) {
-    guard((), || {
+    boundary(NO_ERROR_OUT, || {
         if let Some(obj) = handles::free_session(s) {
             obj.queue.detach();
             obj.session.release();
         }
-    });
+        Ok(())
+    })
 }
 
 /// Closes a session but keeps the handle: aborts, drops the queued prompt, runs the
@@ -202,12 +119,9 @@ pub extern "C" fn robota_session_free(s: *mut robota_session) {
 /// with `ROBOTA_E_CLOSED`.
 #[no_mangle]
 pub extern "C" fn robota_session_close(s: *mut robota_session) -> robota_status {
-    guard(ROBOTA_E_PANIC, || match handles::session(s) {
-        Ok(obj) => {
-            obj.session.close();
-            ROBOTA_OK
-        }
-        Err(e) => status_of(e.code),
+    boundary(NO_ERROR_OUT, || {
+        handles::session(s)?.session.close();
+        Ok(ROBOTA_OK)
     })
 }
 
@@ -223,15 +137,9 @@ pub extern "C" fn robota_session_submit(
 ) -> robota_status {
     boundary(out_error, || {
         let obj = handles::session(s)?;
-        // SAFETY: NULL or a NUL-terminated string valid for the call.
-        let text = unsafe { str_arg(input_json, "input_json") }?;
-        let input = TurnInput::from_json(text)?;
-        let id = obj.session.submit(input)?;
-        if !out_turn_id.is_null() {
-            // SAFETY: non-NULL output pointer supplied by the caller.
-            unsafe { write_out(out_turn_id, id) };
-        }
-        Ok(())
+        let input = TurnInput::from_json(str_arg(input_json, "input_json")?)?;
+        Out::optional(out_turn_id).put(obj.session.submit(input)?);
+        Ok(ROBOTA_OK)
     })
 }
 
@@ -240,11 +148,9 @@ pub extern "C" fn robota_session_submit(
 /// `ROBOTA_E_NOT_FOUND` for a turn id never issued.
 #[no_mangle]
 pub extern "C" fn robota_session_abort(s: *mut robota_session, turn_id: u64) -> robota_status {
-    guard(ROBOTA_E_PANIC, || {
-        match handles::session(s).and_then(|o| o.session.abort(turn_id)) {
-            Ok(()) => ROBOTA_OK,
-            Err(e) => status_of(e.code),
-        }
+    boundary(NO_ERROR_OUT, || {
+        handles::session(s)?.session.abort(turn_id)?;
+        Ok(ROBOTA_OK)
     })
 }
 
@@ -272,7 +178,8 @@ pub extern "C" fn robota_session_wait(
                 "robota_session_wait was called from inside a callback",
             ));
         }
-        obj.wait(turn_id, timeout_ms)
+        obj.wait(turn_id, timeout_ms)?;
+        Ok(ROBOTA_OK)
     })
 }
 
@@ -288,13 +195,11 @@ pub extern "C" fn robota_session_command(
 ) -> robota_status {
     boundary(out_error, || {
         let obj = handles::session(s)?;
-        need_out(out_json, "out_json")?;
-        // SAFETY: NULL or a NUL-terminated string valid for the call.
-        let text = unsafe { str_arg(command_json, "command_json") }?;
+        let out = Out::required(out_json, "out_json")?;
+        let text = str_arg(command_json, "command_json")?;
         let v = commands::execute_json(&obj.session, text)?;
-        // SAFETY: checked non-NULL.
-        unsafe { write_out(out_json, string_out(v.to_string())) };
-        Ok(())
+        out.put(string_out(v.to_string()));
+        Ok(ROBOTA_OK)
     })
 }
 
@@ -312,54 +217,10 @@ pub extern "C" fn robota_session_messages(
 ) -> robota_status {
     boundary(out_error, || {
         let obj = handles::session(s)?;
-        need_out(out_json, "out_json")?;
-        // SAFETY: NULL or a NUL-terminated string valid for the call.
-        let q = unsafe { opt_str_arg(query_json, "query_json") }?;
-        let view = match q {
-            None => "conversation".to_string(),
-            Some(t) => {
-                let m = crate::sdk::config::parse_object("query_json", t)?;
-                match m.get("view") {
-                    None => "conversation".to_string(),
-                    Some(Value::String(v)) => v.clone(),
-                    Some(_) => {
-                        return Err(err(
-                            ErrorCode::InvalidConfig,
-                            "query_json: field \"view\" must be a string",
-                        ))
-                    }
-                }
-            }
-        };
-        // Serialized straight from the structs so message fields keep their documented order.
-        let list_json = |msgs: Vec<Arc<crate::core::message::Message>>| {
-            let list: Vec<&crate::core::message::Message> =
-                msgs.iter().map(|m| m.as_ref()).collect();
-            serde_json::to_string(&list).unwrap_or_else(|_| "[]".into())
-        };
-        let doc = match view.as_str() {
-            "conversation" => format!(
-                "{{\"v\":1,\"view\":\"conversation\",\"messages\":{}}}",
-                list_json(obj.session.conversation())
-            ),
-            "messages" => format!(
-                "{{\"v\":1,\"view\":\"messages\",\"messages\":{}}}",
-                list_json(obj.session.ui_messages())
-            ),
-            "history" => format!(
-                "{{\"v\":1,\"view\":\"history\",\"entries\":{}}}",
-                serde_json::to_string(&obj.session.full_history()).unwrap_or_else(|_| "[]".into())
-            ),
-            other => {
-                return Err(err(
-                    ErrorCode::InvalidConfig,
-                    format!("query_json: unknown view \"{other}\" (expected conversation, messages or history)"),
-                ))
-            }
-        };
-        // SAFETY: checked non-NULL.
-        unsafe { write_out(out_json, string_out(doc)) };
-        Ok(())
+        let out = Out::required(out_json, "out_json")?;
+        let query = opt_str_arg(query_json, "query_json")?;
+        out.put(string_out(obj.session.messages_json(query)?));
+        Ok(ROBOTA_OK)
     })
 }
 
@@ -372,8 +233,11 @@ pub extern "C" fn robota_session_state(
     out_json: *mut *mut c_char,
     out_error: *mut *mut robota_error,
 ) -> robota_status {
-    session_json_out(s, out_json, out_error, |obj| {
-        obj.session.state_json().to_string()
+    boundary(out_error, || {
+        let obj = handles::session(s)?;
+        let out = Out::required(out_json, "out_json")?;
+        out.put(string_out(obj.session.state_json().to_string()));
+        Ok(ROBOTA_OK)
     })
 }
 
@@ -385,25 +249,11 @@ pub extern "C" fn robota_session_save(
     out_json: *mut *mut c_char,
     out_error: *mut *mut robota_error,
 ) -> robota_status {
-    session_json_out(s, out_json, out_error, |obj| {
-        snapshot::snapshot(&obj.session).to_string()
-    })
-}
-
-/// Shared body of the exports that write one JSON document about a session to `out_json`.
-fn session_json_out(
-    s: *mut robota_session,
-    out_json: *mut *mut c_char,
-    out_error: *mut *mut robota_error,
-    doc: impl FnOnce(&SessionObj) -> String,
-) -> robota_status {
     boundary(out_error, || {
         let obj = handles::session(s)?;
-        need_out(out_json, "out_json")?;
-        let text = doc(&obj);
-        // SAFETY: `out_json` was checked non-NULL by `need_out`.
-        unsafe { write_out(out_json, string_out(text)) };
-        Ok(())
+        let out = Out::required(out_json, "out_json")?;
+        out.put(string_out(snapshot::snapshot(&obj.session).to_string()));
+        Ok(ROBOTA_OK)
     })
 }
 
@@ -420,11 +270,9 @@ pub extern "C" fn robota_session_next_event(
 ) -> robota_status {
     boundary(out_error, || {
         let obj = handles::session(s)?;
-        need_out(out_event_json, "out_event_json")?;
-        let ev = obj.queue.next_event(timeout_ms)?;
-        // SAFETY: checked non-NULL.
-        unsafe { write_out(out_event_json, string_out(ev)) };
-        Ok(())
+        let out = Out::required(out_event_json, "out_event_json")?;
+        out.put(string_out(obj.queue.next_event(timeout_ms)?));
+        Ok(ROBOTA_OK)
     })
 }
 
@@ -438,10 +286,7 @@ pub extern "C" fn robota_session_dispatch(
     max_events: i32,
     timeout_ms: i32,
 ) -> i32 {
-    guard(ROBOTA_E_PANIC, || {
-        match handles::session(s).and_then(|o| o.queue.dispatch(max_events, timeout_ms)) {
-            Ok(n) => n,
-            Err(e) => status_of(e.code),
-        }
+    boundary(NO_ERROR_OUT, || {
+        handles::session(s)?.queue.dispatch(max_events, timeout_ms)
     })
 }

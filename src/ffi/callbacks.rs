@@ -5,7 +5,12 @@ use std::cell::Cell;
 use std::ffi::{c_char, c_void};
 
 use super::handles::robota_session;
-use crate::sdk::events::{self, Event, Payload};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use crate::core::log::LogSink;
+use crate::sdk::events::{self, Event, Payload, ToolCallPayload};
+use crate::sdk::host_tool::HostToolHandler;
 
 /// Releases `user_data`.
 #[allow(non_camel_case_types)]
@@ -54,16 +59,16 @@ thread_local! {
 }
 
 /// True while this thread runs a host callback.
-pub fn in_callback() -> bool {
+pub(crate) fn in_callback() -> bool {
     DEPTH.with(|d| d.get() > 0)
 }
 
 /// Marks this thread as inside a callback for the guard's lifetime.
-pub struct CallbackScope;
+pub(crate) struct CallbackScope;
 
 impl CallbackScope {
     /// Enters.
-    pub fn enter() -> Self {
+    pub(crate) fn enter() -> Self {
         DEPTH.with(|d| d.set(d.get() + 1));
         CallbackScope
     }
@@ -75,11 +80,13 @@ impl Drop for CallbackScope {
     }
 }
 
-/// `user_data` + `free_fn`, freed once on drop unless disarmed.
-pub struct Owned {
+/// `user_data` + `free_fn`, freed once on drop while armed. A registration is created
+/// unarmed and armed once it succeeded, so a failed registration call never runs `free_fn`
+/// (the caller still owns `user_data`).
+pub(crate) struct Owned {
     user_data: *mut c_void,
     free_fn: robota_free_fn,
-    armed: bool,
+    armed: AtomicBool,
 }
 
 // SAFETY: the ABI requires hosts to pass `user_data` that may be used from any thread (callbacks
@@ -89,29 +96,29 @@ unsafe impl Send for Owned {}
 unsafe impl Sync for Owned {}
 
 impl Owned {
-    /// Wraps a registration.
-    pub fn new(user_data: *mut c_void, free_fn: robota_free_fn) -> Self {
+    /// Wraps a registration, unarmed.
+    pub(crate) fn new(user_data: *mut c_void, free_fn: robota_free_fn) -> Self {
         Owned {
             user_data,
             free_fn,
-            armed: true,
+            armed: AtomicBool::new(false),
         }
     }
 
     /// The pointer.
-    pub fn user_data(&self) -> *mut c_void {
+    pub(crate) fn user_data(&self) -> *mut c_void {
         self.user_data
     }
 
-    /// Registration failed: ownership stays with the caller, `free_fn` is not called.
-    pub fn disarm(&mut self) {
-        self.armed = false;
+    /// The registration succeeded: `free_fn` runs when the last reference goes.
+    pub(crate) fn arm(&self) {
+        self.armed.store(true, Ordering::Release);
     }
 }
 
 impl Drop for Owned {
     fn drop(&mut self) {
-        if !self.armed {
+        if !self.armed.load(Ordering::Acquire) {
             return;
         }
         if let Some(f) = self.free_fn {
@@ -122,33 +129,79 @@ impl Drop for Owned {
     }
 }
 
-/// An event callback registration.
-pub struct EventReg {
-    /// Callback.
-    pub f: robota_event_fn,
-    /// Data.
-    pub owned: Owned,
+/// A session's event callback registration.
+pub(crate) struct EventReg {
+    /// The host's event function (NULL in `pull` delivery).
+    pub(crate) f: robota_event_fn,
+    /// Its `user_data` and `free_fn`.
+    pub(crate) owned: Owned,
 }
 
-/// A tool callback registration.
-pub struct ToolReg {
-    /// Callback.
-    pub f: robota_tool_fn,
-    /// Data.
-    pub owned: Owned,
+/// A host tool's callback registration.
+pub(crate) struct ToolReg {
+    f: robota_tool_fn,
+    owned: Owned,
 }
 
-/// A log callback registration.
-pub struct LogReg {
-    /// Callback.
-    pub f: robota_log_fn,
-    /// Data.
-    pub owned: Owned,
+/// The process-wide log callback registration.
+pub(crate) struct LogReg {
+    f: robota_log_fn,
+    owned: Owned,
+}
+
+impl EventReg {
+    /// A registration, unarmed until [`Owned::arm`].
+    pub(crate) fn new(f: robota_event_fn, user_data: *mut c_void, free_fn: robota_free_fn) -> Self {
+        EventReg {
+            f,
+            owned: Owned::new(user_data, free_fn),
+        }
+    }
+}
+
+impl ToolReg {
+    /// A registration, unarmed until [`ToolReg::arm`].
+    pub(crate) fn new(f: robota_tool_fn, user_data: *mut c_void, free_fn: robota_free_fn) -> Self {
+        ToolReg {
+            f,
+            owned: Owned::new(user_data, free_fn),
+        }
+    }
+
+    /// The registration succeeded (see [`Owned::arm`]).
+    pub(crate) fn arm(&self) {
+        self.owned.arm();
+    }
+}
+
+impl LogReg {
+    /// A registration (armed: installing a log sink cannot fail).
+    pub(crate) fn new(f: robota_log_fn, user_data: *mut c_void, free_fn: robota_free_fn) -> Self {
+        let owned = Owned::new(user_data, free_fn);
+        owned.arm();
+        LogReg { f, owned }
+    }
+
+    /// The log sink calling this registration; `None` without a function (the registration
+    /// is released at once then).
+    pub(crate) fn into_sink(self) -> Option<LogSink> {
+        self.f?;
+        let reg = Arc::new(self);
+        Some(Arc::new(move |level: i32, target: &str, msg: &str| {
+            reg.call(level, target, msg)
+        }))
+    }
 }
 
 impl EventReg {
     /// Calls the event callback; `payload` must end with a NUL byte not counted in the length.
-    pub fn call(&self, session: *mut robota_session, kind: u32, turn_id: u64, payload: &[u8]) {
+    pub(crate) fn call(
+        &self,
+        session: *mut robota_session,
+        kind: u32,
+        turn_id: u64,
+        payload: &[u8],
+    ) {
         let Some(f) = self.f else { return };
         let len = payload.len().saturating_sub(1);
         let _scope = CallbackScope::enter();
@@ -167,28 +220,30 @@ impl EventReg {
     }
 }
 
-impl ToolReg {
-    /// Calls the tool callback; strings must be NUL-terminated.
-    pub fn call(&self, session: *mut robota_session, call_id: u64, name: &[u8], input: &[u8]) {
-        let Some(f) = self.f else { return };
+impl HostToolHandler for ToolReg {
+    fn call(&self, session: usize, c: &ToolCallPayload) -> bool {
+        let Some(f) = self.f else { return false };
+        let name = nul_terminated(c.tool_name.clone());
+        let input = nul_terminated(c.input_json.clone());
         let _scope = CallbackScope::enter();
         // SAFETY: registered callback; both buffers NUL-terminated and alive for the call.
         unsafe {
             f(
                 self.owned.user_data(),
-                session,
-                call_id,
+                session as *mut robota_session,
+                c.call_id,
                 name.as_ptr().cast(),
                 input.as_ptr().cast(),
                 input.len().saturating_sub(1),
             )
         };
+        true
     }
 }
 
 impl LogReg {
     /// Calls the log callback.
-    pub fn call(&self, level: i32, target: &str, message: &str) {
+    fn call(&self, level: i32, target: &str, message: &str) {
         let Some(f) = self.f else { return };
         let mut t = target.as_bytes().to_vec();
         t.push(0);
@@ -209,14 +264,14 @@ impl LogReg {
 }
 
 /// NUL-terminated bytes of a string.
-pub fn nul_terminated(s: String) -> Vec<u8> {
+pub(crate) fn nul_terminated(s: String) -> Vec<u8> {
     let mut v = s.into_bytes();
     v.push(0);
     v
 }
 
 /// Delivers one event through the callbacks (thread and pump modes).
-pub fn deliver(ev: Event, reg: Option<&EventReg>, session: *mut robota_session) {
+pub(crate) fn deliver(ev: Event, reg: Option<&EventReg>, session: *mut robota_session) {
     let kind = ev.kind;
     let turn = ev.turn_id;
     match ev.payload {
@@ -231,24 +286,13 @@ pub fn deliver(ev: Event, reg: Option<&EventReg>, session: *mut robota_session) 
             }
         }
         Payload::ToolCall(c) => {
-            let tool = c
+            let handled = c
                 .handler
                 .as_ref()
-                .and_then(|h| h.clone().downcast::<ToolReg>().ok())
-                .filter(|t| t.f.is_some());
-            match tool {
-                Some(t) => t.call(
-                    session,
-                    c.call_id,
-                    &nul_terminated(c.tool_name.clone()),
-                    &nul_terminated(c.input_json.clone()),
-                ),
-                None => {
-                    if let Some(r) = reg {
-                        let doc = events::tool_call_json(&c).to_string();
-                        r.call(session, kind, turn, &nul_terminated(doc));
-                    }
-                }
+                .is_some_and(|h| h.call(session as usize, &c));
+            if let (false, Some(r)) = (handled, reg) {
+                let doc = events::tool_call_json(&c).to_string();
+                r.call(session, kind, turn, &nul_terminated(doc));
             }
         }
     }

@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 
 /// The set of turn ids whose `TURN_COMPLETED` was handed over.
 #[derive(Debug, Default)]
-pub struct DeliveredTurns {
+pub(crate) struct DeliveredTurns {
     /// Every turn id `<= upto` was handed over.
     upto: u64,
     /// Ids above `upto + 1` handed over early.
@@ -19,7 +19,7 @@ pub struct DeliveredTurns {
 
 impl DeliveredTurns {
     /// Records that `turn`'s `TURN_COMPLETED` was handed over (0 = no turn: ignored).
-    pub fn mark(&mut self, turn: u64) {
+    pub(crate) fn mark(&mut self, turn: u64) {
         if turn == 0 || turn <= self.upto {
             return;
         }
@@ -34,12 +34,12 @@ impl DeliveredTurns {
     }
 
     /// True once `turn`'s `TURN_COMPLETED` was handed over.
-    pub fn has(&self, turn: u64) -> bool {
+    pub(crate) fn has(&self, turn: u64) -> bool {
         turn <= self.upto || self.above.contains(&turn)
     }
 
     /// True once every turn `1..=last` was handed over.
-    pub fn all_upto(&self, last: u64) -> bool {
+    pub(crate) fn all_upto(&self, last: u64) -> bool {
         last <= self.upto
     }
 }

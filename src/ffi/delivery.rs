@@ -38,7 +38,7 @@ struct QState {
 }
 
 /// A session's event queue.
-pub struct Queue {
+pub(crate) struct Queue {
     mode: Delivery,
     /// Callback gate: open, calling or closed (see [`Queue::deliver_gated`]).
     gate: std::sync::atomic::AtomicU8,
@@ -51,7 +51,7 @@ pub struct Queue {
 
 impl Queue {
     /// A queue for `mode` with an optional callback.
-    pub fn new(
+    pub(crate) fn new(
         mode: Delivery,
         reg: Option<Arc<EventReg>>,
         shared: Arc<RuntimeShared>,
@@ -74,7 +74,7 @@ impl Queue {
     }
 
     /// The sink the session emits into.
-    pub fn sink(self: &Arc<Self>) -> EventSink {
+    pub(crate) fn sink(self: &Arc<Self>) -> EventSink {
         let q = Arc::downgrade(self);
         Arc::new(move |ev: Event| {
             if let Some(q) = q.upgrade() {
@@ -84,7 +84,7 @@ impl Queue {
     }
 
     /// Sets the handle pointer passed to callbacks.
-    pub fn set_session_ptr(&self, p: *mut robota_session) {
+    pub(crate) fn set_session_ptr(&self, p: *mut robota_session) {
         self.lock().session_ptr = p as usize;
     }
 
@@ -203,7 +203,7 @@ impl Queue {
 
     /// Pump mode: delivers up to `max` events (`<= 0` = all queued) on this thread, waiting up
     /// to `timeout_ms` (`-1` = forever) for the first one. Returns how many were delivered.
-    pub fn dispatch(&self, max: i32, timeout_ms: i32) -> Result<i32, SdkError> {
+    pub(crate) fn dispatch(&self, max: i32, timeout_ms: i32) -> Result<i32, SdkError> {
         if self.mode != Delivery::Pump {
             return Err(err(
                 ErrorCode::Unsupported,
@@ -263,7 +263,7 @@ impl Queue {
     }
 
     /// Pull mode: the next event as JSON, waiting up to `timeout_ms` (`-1` = forever).
-    pub fn next_event(&self, timeout_ms: i32) -> Result<String, SdkError> {
+    pub(crate) fn next_event(&self, timeout_ms: i32) -> Result<String, SdkError> {
         if self.mode != Delivery::Pull {
             return Err(err(
                 ErrorCode::Unsupported,
@@ -335,7 +335,7 @@ impl Queue {
     /// Waits until turn `turn_id`'s `TURN_COMPLETED` was handed over to the host (`thread`:
     /// its callback returned; `pump`/`pull`: it is queued), or with `turn_id == 0` those of
     /// every turn up to `last_turn`. Returns at once when delivery was detached (freed).
-    pub fn wait_delivered(
+    pub(crate) fn wait_delivered(
         &self,
         turn_id: u64,
         last_turn: u64,
@@ -365,7 +365,7 @@ impl Queue {
 
     /// Stops delivery for good: drops queued events and the callback registration (its
     /// `free_fn` runs now, or after an in-flight callback returns).
-    pub fn detach(&self) {
+    pub(crate) fn detach(&self) {
         let reg = {
             let mut st = self.lock();
             self.gate
@@ -385,7 +385,7 @@ const GATE_CALLING: u8 = 1;
 const GATE_CLOSED: u8 = 2;
 
 /// The deadline of a C timeout (`-1` or any negative value = none).
-pub fn deadline_of(timeout_ms: i32) -> Option<Instant> {
+pub(crate) fn deadline_of(timeout_ms: i32) -> Option<Instant> {
     if timeout_ms < 0 {
         None
     } else {

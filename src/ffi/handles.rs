@@ -40,7 +40,7 @@ fn live() -> std::sync::MutexGuard<'static, Option<HashMap<usize, Kind>>> {
 }
 
 /// Publishes a runtime handle.
-pub fn new_runtime(rt: Arc<Runtime>) -> *mut robota_runtime {
+pub(crate) fn new_runtime(rt: Arc<Runtime>) -> *mut robota_runtime {
     let p = Box::into_raw(Box::new(robota_runtime {
         magic: RUNTIME_MAGIC,
         inner: rt,
@@ -52,7 +52,7 @@ pub fn new_runtime(rt: Arc<Runtime>) -> *mut robota_runtime {
 }
 
 /// Publishes a session handle.
-pub fn new_session(s: Arc<SessionObj>) -> *mut robota_session {
+pub(crate) fn new_session(s: Arc<SessionObj>) -> *mut robota_session {
     let p = Box::into_raw(Box::new(robota_session {
         magic: SESSION_MAGIC,
         inner: s,
@@ -71,7 +71,7 @@ fn invalid(what: &str) -> SdkError {
 }
 
 /// The runtime behind a handle.
-pub fn runtime(p: *const robota_runtime) -> Result<Arc<Runtime>, SdkError> {
+pub(crate) fn runtime(p: *const robota_runtime) -> Result<Arc<Runtime>, SdkError> {
     if p.is_null() {
         return Err(err(ErrorCode::NullArg, "runtime handle is NULL"));
     }
@@ -89,7 +89,7 @@ pub fn runtime(p: *const robota_runtime) -> Result<Arc<Runtime>, SdkError> {
 }
 
 /// The session behind a handle.
-pub fn session(p: *const robota_session) -> Result<Arc<SessionObj>, SdkError> {
+pub(crate) fn session(p: *const robota_session) -> Result<Arc<SessionObj>, SdkError> {
     if p.is_null() {
         return Err(err(ErrorCode::NullArg, "session handle is NULL"));
     }
@@ -106,7 +106,7 @@ pub fn session(p: *const robota_session) -> Result<Arc<SessionObj>, SdkError> {
 }
 
 /// Unpublishes and frees a runtime handle; returns its object (None if not live).
-pub fn free_runtime(p: *mut robota_runtime) -> Option<Arc<Runtime>> {
+pub(crate) fn free_runtime(p: *mut robota_runtime) -> Option<Arc<Runtime>> {
     if p.is_null() {
         return None;
     }
@@ -129,7 +129,7 @@ pub fn free_runtime(p: *mut robota_runtime) -> Option<Arc<Runtime>> {
 }
 
 /// Unpublishes and frees a session handle; returns its object (None if not live).
-pub fn free_session(p: *mut robota_session) -> Option<Arc<SessionObj>> {
+pub(crate) fn free_session(p: *mut robota_session) -> Option<Arc<SessionObj>> {
     if p.is_null() {
         return None;
     }

@@ -1,25 +1,31 @@
 //! The C ABI (`include/robota.h`, contract in `shared/design/ABI.md`). The only module where
-//! `unsafe` is allowed. Every export: check pointers, enter the panic boundary, call one safe
-//! function, convert the result.
+//! `unsafe` is allowed. Every export reads `boundary(out_error, || { checks; one sdk call;
+//! convert })`: the panic boundary ([`boundary`](self::boundary)) first, then the pointer and
+//! string checks of [`args`](self::args) and `handles`, one call into `crate::sdk`, and the
+//! conversion of its result. Only the exports, their types and constants are public; the
+//! machinery (boundary, handle table, callbacks, delivery) is `pub(crate)`.
 //!
 //! The exports take raw pointers from C and cannot be `unsafe fn` for C callers; each pointer
 //! is checked (NULL, live-handle table) before use, hence the module-wide clippy allowance.
 #![allow(clippy::not_unsafe_ptr_arg_deref)]
 
-pub mod api_lib;
-pub mod api_query;
-pub mod api_runtime;
-pub mod api_session;
-pub mod callbacks;
-pub mod delivered;
-pub mod delivery;
-pub mod handles;
-pub mod session_obj;
-pub mod status;
-pub mod strings;
+mod api_lib;
+mod api_query;
+mod api_runtime;
+mod api_session;
+mod args;
+mod boundary;
+mod callbacks;
+mod delivered;
+mod delivery;
+mod handles;
+mod session_obj;
+mod status;
 
 pub use api_lib::*;
 pub use api_query::*;
 pub use api_runtime::*;
 pub use api_session::*;
+pub use callbacks::{robota_event_fn, robota_free_fn, robota_log_fn, robota_tool_fn};
+pub use handles::{robota_runtime, robota_session};
 pub use status::*;

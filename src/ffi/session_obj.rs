@@ -8,19 +8,62 @@ use std::ops::Deref;
 use std::sync::Arc;
 use std::time::Instant;
 
+use super::callbacks::EventReg;
 use super::delivery::{deadline_of, Queue};
+use super::handles::{self, robota_session};
+use crate::sdk::config::{Delivery, SessionConfig};
 use crate::sdk::error::{ErrorCode, SdkError};
-use crate::sdk::interactive::InteractiveSession;
+use crate::sdk::interactive::{InteractiveSession, Restore};
 use crate::sdk::runtime::Runtime;
 
+/// Builds a session with its event queue and publishes its handle. The registration is armed
+/// only on success: on failure `free_fn` is not called and the caller keeps `user_data`.
+pub(crate) fn open_session(
+    runtime: Arc<Runtime>,
+    cfg: SessionConfig,
+    restore: Option<Restore>,
+    reg: EventReg,
+) -> Result<*mut robota_session, SdkError> {
+    let mode = cfg.delivery;
+    let can_answer = mode == Delivery::Pull || reg.f.is_some();
+    let reg = Arc::new(reg);
+    let queue = Queue::new(mode, Some(reg.clone()), runtime.shared().clone());
+    let made = InteractiveSession::new(
+        runtime.shared().clone(),
+        cfg,
+        queue.sink(),
+        can_answer,
+        restore,
+    );
+    let session = match made {
+        Ok(s) => s,
+        Err(e) => {
+            queue.detach();
+            return Err(e);
+        }
+    };
+    reg.owned.arm();
+    let started = session.clone();
+    let obj = Arc::new(SessionObj {
+        session,
+        queue: queue.clone(),
+        runtime: RuntimeRef::new(runtime),
+    });
+    let h = handles::new_session(obj);
+    queue.set_session_ptr(h);
+    // Settings/skill problems, once the handle exists (callbacks receive it).
+    started.emit_startup_warnings();
+    Ok(h)
+}
+
 /// What a session handle holds.
-pub struct SessionObj {
+pub(crate) struct SessionObj {
     /// The session.
-    pub session: InteractiveSession,
+    pub(crate) session: InteractiveSession,
     /// Its queue.
-    pub queue: Arc<Queue>,
+    pub(crate) queue: Arc<Queue>,
     /// Keeps the runtime alive.
-    pub runtime: RuntimeRef,
+    pub(crate) runtime: RuntimeRef,
 }
 
 impl SessionObj {
@@ -28,7 +71,7 @@ impl SessionObj {
     /// its events were handed over — in `thread` delivery its `TURN_COMPLETED` callback
     /// returned, in `pump`/`pull` it is queued. `timeout_ms < 0` = forever. The turn's outcome
     /// decides the result (`Aborted`, `Provider`); `Timeout` when either step runs out of time.
-    pub fn wait(&self, turn_id: u64, timeout_ms: i32) -> Result<(), SdkError> {
+    pub(crate) fn wait(&self, turn_id: u64, timeout_ms: i32) -> Result<(), SdkError> {
         let deadline = deadline_of(timeout_ms);
         let remaining = deadline.map(|d| d.saturating_duration_since(Instant::now()));
         let outcome = self.session.wait(turn_id, remaining);
@@ -58,11 +101,11 @@ impl Drop for SessionObj {
 /// its library threads, which may be running a host callback, and stops its workers); a
 /// session is freed from finalizers and callbacks and must never block there, so that
 /// shutdown then moves to a short-lived thread of its own.
-pub struct RuntimeRef(ManuallyDrop<Arc<Runtime>>);
+pub(crate) struct RuntimeRef(ManuallyDrop<Arc<Runtime>>);
 
 impl RuntimeRef {
     /// Wraps a runtime reference.
-    pub fn new(runtime: Arc<Runtime>) -> Self {
+    pub(crate) fn new(runtime: Arc<Runtime>) -> Self {
         RuntimeRef(ManuallyDrop::new(runtime))
     }
 }

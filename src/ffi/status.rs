@@ -97,7 +97,7 @@ pub const ROBOTA_LOG_WARN: i32 = 3;
 pub const ROBOTA_LOG_ERROR: i32 = 4;
 
 /// Status of an error class.
-pub fn status_of(code: ErrorCode) -> robota_status {
+pub(crate) fn status_of(code: ErrorCode) -> robota_status {
     match code {
         ErrorCode::NullArg => ROBOTA_E_NULL_ARG,
         ErrorCode::InvalidHandle => ROBOTA_E_INVALID_HANDLE,
@@ -121,7 +121,7 @@ pub fn status_of(code: ErrorCode) -> robota_status {
 }
 
 /// Static English text of a status.
-pub fn status_text(s: robota_status) -> &'static str {
+pub(crate) fn status_text(s: robota_status) -> &'static str {
     match s {
         ROBOTA_OK => "ok\0",
         ROBOTA_E_NULL_ARG => "a required argument is NULL\0",
@@ -160,7 +160,7 @@ fn c_string(s: String) -> CString {
 
 impl robota_error {
     /// From a library error.
-    pub fn from_sdk(e: &SdkError) -> Self {
+    pub(crate) fn from_sdk(e: &SdkError) -> Self {
         robota_error {
             status: status_of(e.code),
             message: c_string(e.message.clone()),
@@ -170,7 +170,7 @@ impl robota_error {
 }
 
 /// Shorthand: a library error of class `code`.
-pub fn err(code: ErrorCode, message: impl Into<String>) -> SdkError {
+pub(crate) fn err(code: ErrorCode, message: impl Into<String>) -> SdkError {
     SdkError::new(code, message)
 }
 

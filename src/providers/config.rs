@@ -11,6 +11,7 @@ use std::time::Duration;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::{Map, Value};
 
+use crate::core::env_ref::EnvVars;
 use crate::core::errors::RobotaError;
 
 /// Which wire format a provider speaks.
@@ -24,17 +25,32 @@ pub enum ProviderKind {
     OpenAiCompatible,
     /// Google Gemini `streamGenerateContent`.
     Gemini,
+    /// The deterministic offline provider: the profile is its script.
+    Scripted,
 }
 
 impl ProviderKind {
-    /// Parses a `kind` value (`None` for unknown kinds and `scripted`).
+    /// Every kind, in the order error messages list them.
+    pub const ALL: [ProviderKind; 5] = [
+        ProviderKind::Anthropic,
+        ProviderKind::OpenAi,
+        ProviderKind::OpenAiCompatible,
+        ProviderKind::Gemini,
+        ProviderKind::Scripted,
+    ];
+
+    /// Parses a `kind` value (`None` for an unknown kind).
     pub fn parse(kind: &str) -> Option<Self> {
-        match kind {
-            "anthropic" => Some(ProviderKind::Anthropic),
-            "openai" => Some(ProviderKind::OpenAi),
-            "openai-compatible" => Some(ProviderKind::OpenAiCompatible),
-            "gemini" => Some(ProviderKind::Gemini),
-            _ => None,
+        Self::ALL.into_iter().find(|k| k.as_str() == kind)
+    }
+
+    /// The kinds as error messages list them, joined by `sep` and `last` before the last one
+    /// (`"anthropic, openai, …, gemini or scripted"`).
+    pub fn list(sep: &str, last: &str) -> String {
+        let names: Vec<&str> = Self::ALL.iter().map(|k| k.as_str()).collect();
+        match names.split_last() {
+            Some((tail, head)) if !head.is_empty() => format!("{}{last}{tail}", head.join(sep)),
+            _ => names.join(sep),
         }
     }
 
@@ -45,15 +61,18 @@ impl ProviderKind {
             ProviderKind::OpenAi => "openai",
             ProviderKind::OpenAiCompatible => "openai-compatible",
             ProviderKind::Gemini => "gemini",
+            ProviderKind::Scripted => "scripted",
         }
     }
 
-    /// The vendor's default base URL (each vendor SDK's convention).
+    /// The vendor's default base URL (each vendor SDK's convention); empty for `scripted`,
+    /// which talks to no server.
     pub fn default_base_url(self) -> &'static str {
         match self {
             ProviderKind::Anthropic => "https://api.anthropic.com",
             ProviderKind::OpenAi | ProviderKind::OpenAiCompatible => "https://api.openai.com/v1",
             ProviderKind::Gemini => "https://generativelanguage.googleapis.com/v1beta",
+            ProviderKind::Scripted => "",
         }
     }
 }
@@ -112,6 +131,8 @@ pub struct HttpProviderConfig {
     pub web_search: bool,
     /// `anthropic-version` header value.
     pub anthropic_version: String,
+    /// Where an `api_key` of `$ENV:NAME` is looked up (default: the process environment).
+    pub env: EnvVars,
 }
 
 impl std::fmt::Debug for HttpProviderConfig {
@@ -257,6 +278,7 @@ impl HttpProviderConfig {
             max_tokens,
             web_search,
             anthropic_version,
+            env: EnvVars::process(),
         })
     }
 }

@@ -16,8 +16,10 @@ use super::config::{HttpProviderConfig, MAX_RETRY_DELAY};
 use super::errors::{
     parse_retry_after, redact, scrub, status_error, strip_url, vendor_message, who,
 };
-use super::sse::{SseEvent, SseParser};
-use crate::core::env_ref::{is_env_reference, resolve_env_reference, ENV_REFERENCE_PREFIX};
+use super::sse::SseParser;
+use super::stream::raw_event;
+pub use super::stream::{StreamDecoder, StreamOutcome};
+use crate::core::env_ref::{is_env_reference, ENV_REFERENCE_PREFIX};
 use crate::core::errors::RobotaError;
 use crate::core::provider::{RawPayloadEvent, RawPayloadKind, StreamSink};
 
@@ -46,33 +48,6 @@ pub enum AuthStyle {
     Bearer,
     /// `x-goog-api-key: KEY` (Gemini).
     GoogApiKey,
-}
-
-/// Turns one wire format's SSE events into sink calls and an accumulated response.
-pub trait StreamDecoder: Send {
-    /// Handles one event.
-    fn event(&mut self, event: SseEvent<'_>, sink: &mut dyn StreamSink) -> Result<(), RobotaError>;
-    /// True once any content reached the caller (the call is then never retried).
-    fn delivered(&self) -> bool;
-    /// True once the stream's end marker was seen.
-    fn complete(&self) -> bool;
-    /// True when reading can stop now (the end marker was seen and nothing may follow).
-    fn done(&self) -> bool {
-        self.complete()
-    }
-    /// The end marker's name, for the "stream ended before …" error.
-    fn end_marker(&self) -> &'static str;
-    /// Clears all state before a retry.
-    fn reset(&mut self);
-}
-
-/// How a streamed call ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StreamOutcome {
-    /// The end marker was seen.
-    Complete,
-    /// Cancelled: whatever the decoder holds is partial.
-    Aborted,
 }
 
 /// One provider's HTTP transport.
@@ -113,7 +88,7 @@ impl HttpTransport {
     pub fn api_key(&self) -> Result<Option<String>, RobotaError> {
         match self.cfg.api_key.as_deref() {
             None => Ok(None),
-            Some(k) if is_env_reference(k) => match resolve_env_reference(k) {
+            Some(k) if is_env_reference(k) => match self.cfg.env.resolve(k) {
                 Some(v) => Ok(Some(v)),
                 None => Err(RobotaError::Authentication(format!(
                     "{}: the API key environment variable \"{}\" is not set",
@@ -225,6 +200,17 @@ impl HttpTransport {
             if delay > MAX_RETRY_DELAY {
                 return Err(failure.error);
             }
+            crate::log_at!(
+                crate::core::log::DEBUG,
+                "robota::providers",
+                "provider \"{}\": attempt {} failed ({}), retry {} of {} in {} ms",
+                self.cfg.name,
+                attempt + 1,
+                failure.error.code(),
+                attempt + 1,
+                self.cfg.max_retries,
+                delay.as_millis()
+            );
             tokio::select! {
                 _ = cancel.cancelled() => return Ok(StreamOutcome::Aborted),
                 _ = tokio::time::sleep(delay) => {}
@@ -437,25 +423,6 @@ impl HttpTransport {
             recoverable: event_stream,
         }
     }
-}
-
-fn raw_event(
-    provider: &str,
-    api_surface: &'static str,
-    ev: &SseEvent<'_>,
-    seq: &mut u64,
-    sink: &mut dyn StreamSink,
-) {
-    let payload =
-        serde_json::from_str::<Value>(ev.data).unwrap_or_else(|_| Value::String(ev.data.into()));
-    sink.on_raw_payload(RawPayloadEvent {
-        provider: provider.to_string(),
-        api_surface: Some(api_surface.to_string()),
-        payload_kind: RawPayloadKind::StreamEvent,
-        sequence: Some(*seq),
-        payload,
-    });
-    *seq += 1;
 }
 
 async fn read_limited(mut response: reqwest::Response) -> String {

@@ -17,7 +17,9 @@ pub mod scripted;
 pub mod sse;
 #[cfg(test)]
 mod sse_tests;
+pub mod stream;
 
+use crate::core::env_ref::EnvVars;
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -40,6 +42,17 @@ pub fn create_provider(
     config: &Value,
     client: &reqwest::Client,
 ) -> Result<Arc<dyn Provider>, RobotaError> {
+    create_provider_in(name, config, client, &EnvVars::process())
+}
+
+/// [`create_provider`] with `$ENV:NAME` keys looked up in `env` (variables passed explicitly
+/// first, then the process environment).
+pub fn create_provider_in(
+    name: &str,
+    config: &Value,
+    client: &reqwest::Client,
+    env: &EnvVars,
+) -> Result<Arc<dyn Provider>, RobotaError> {
     let obj = config.as_object().ok_or_else(|| {
         RobotaError::Configuration(format!("provider \"{name}\": entry must be a JSON object"))
     })?;
@@ -52,38 +65,45 @@ pub fn create_provider(
         }
         None => {
             return Err(RobotaError::Configuration(format!(
-                "provider \"{name}\": field \"kind\" is required (anthropic, openai, openai-compatible, gemini or scripted)"
+                "provider \"{name}\": field \"kind\" is required ({})",
+                ProviderKind::list(", ", " or ")
             )))
         }
     };
-    if kind == "scripted" {
-        let mut script = config.clone();
-        if let Some(o) = script.as_object_mut() {
-            o.entry("name")
-                .or_insert_with(|| Value::String(name.to_string()));
-        }
-        return Ok(Arc::new(ScriptedProvider::from_json(&script).map_err(
-            |e| match e {
-                RobotaError::Configuration(m) => {
-                    RobotaError::Configuration(format!("provider \"{name}\": {m}"))
-                }
-                other => other,
-            },
-        )?));
-    }
     let Some(kind) = ProviderKind::parse(kind) else {
         return Err(RobotaError::Configuration(format!(
-            "provider \"{name}\": field \"kind\" has unknown value \"{kind}\" (expected anthropic, openai, openai-compatible, gemini or scripted)"
+            "provider \"{name}\": field \"kind\" has unknown value \"{kind}\" (expected {})",
+            ProviderKind::list(", ", " or ")
         )));
     };
-    let cfg = HttpProviderConfig::parse(name, kind, config)?;
-    let client = client.clone();
+    let http = || {
+        HttpProviderConfig::parse(name, kind, config).map(|mut c| {
+            c.env = env.clone();
+            c
+        })
+    };
     Ok(match kind {
-        ProviderKind::Anthropic => Arc::new(AnthropicProvider::new(cfg, client)),
+        ProviderKind::Scripted => Arc::new(scripted_provider(name, config)?),
+        ProviderKind::Anthropic => Arc::new(AnthropicProvider::new(http()?, client.clone())),
         ProviderKind::OpenAi | ProviderKind::OpenAiCompatible => {
-            Arc::new(OpenAiProvider::new(cfg, client))
+            Arc::new(OpenAiProvider::new(http()?, client.clone()))
         }
-        ProviderKind::Gemini => Arc::new(GeminiProvider::new(cfg, client)),
+        ProviderKind::Gemini => Arc::new(GeminiProvider::new(http()?, client.clone())),
+    })
+}
+
+/// A `scripted` provider from its profile (the script), named `name` unless it names itself.
+fn scripted_provider(name: &str, config: &Value) -> Result<ScriptedProvider, RobotaError> {
+    let mut script = config.clone();
+    if let Some(o) = script.as_object_mut() {
+        o.entry("name")
+            .or_insert_with(|| Value::String(name.to_string()));
+    }
+    ScriptedProvider::from_json(&script).map_err(|e| match e {
+        RobotaError::Configuration(m) => {
+            RobotaError::Configuration(format!("provider \"{name}\": {m}"))
+        }
+        other => other,
     })
 }
 

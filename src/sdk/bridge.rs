@@ -2,7 +2,6 @@
 //! with `ROBOTA_EVENT_PERMISSION_REQUEST` → `robota_request_respond`, and the `host` hook
 //! executor answered with `ROBOTA_EVENT_HOOK_REQUEST` → `robota_request_respond`.
 
-use std::collections::BTreeSet;
 use std::sync::{Arc, OnceLock, Weak};
 
 use async_trait::async_trait;
@@ -19,13 +18,11 @@ use crate::session::{ApprovalDecision, ApprovalHandler, PermissionEnforcer};
 /// Kind of the hook executor answered by the host.
 pub const HOST_HOOK_KIND: &str = "host";
 
-/// Asks the host through `ROBOTA_EVENT_PERMISSION_REQUEST`. Read-only host tools run without
-/// a prompt (a host declared they never change anything).
+/// Asks the host through `ROBOTA_EVENT_PERMISSION_REQUEST`. (Read-only tools, host tools
+/// included, never get here: the permission gate runs them without asking.)
 pub struct HostApproval {
     /// Session link.
     pub link: Arc<SessionLink>,
-    /// Names of read-only host tools.
-    pub read_only: BTreeSet<String>,
     /// The session's enforcer (for the mode named in the request), set once it exists.
     pub enforcer: OnceLock<Weak<PermissionEnforcer>>,
 }
@@ -58,9 +55,6 @@ impl ApprovalHandler for HostApproval {
         args: &Value,
         cancel: CancellationToken,
     ) -> ApprovalDecision {
-        if self.read_only.contains(tool) {
-            return ApprovalDecision::Allow;
-        }
         let default = if self.link.shared.config.request_timeout_decision == TimeoutDecision::Allow
         {
             ApprovalDecision::Allow

@@ -7,15 +7,7 @@ use serde_json::{Map, Value};
 
 use super::error::{ErrorCode, SdkError, SdkResult};
 use crate::core::permissions::{PermissionLists, PermissionMode};
-
-/// Provider kinds a runtime config may name.
-pub const PROVIDER_KINDS: [&str; 5] = [
-    "anthropic",
-    "openai",
-    "openai-compatible",
-    "gemini",
-    "scripted",
-];
+use crate::providers::ProviderKind;
 
 /// Default tokio worker threads per runtime.
 pub const DEFAULT_WORKER_THREADS: usize = 2;
@@ -35,7 +27,7 @@ pub enum TimeoutDecision {
 #[derive(Debug, Clone)]
 pub struct RuntimeConfig {
     /// Provider profiles by name: `(kind, the whole profile object)`.
-    pub providers: BTreeMap<String, (String, Value)>,
+    pub providers: BTreeMap<String, (ProviderKind, Value)>,
     /// Tokio worker threads.
     pub worker_threads: usize,
     /// Where `persist: true` sessions are written.
@@ -222,13 +214,13 @@ pub fn parse_runtime_config(text: &str) -> SdkResult<RuntimeConfig> {
             )));
         };
         let what = format!("{W}: provider \"{name}\"");
-        let kind = req_str(&what, p, "kind")?;
-        if !PROVIDER_KINDS.contains(&kind.as_str()) {
+        let kind_name = req_str(&what, p, "kind")?;
+        let Some(kind) = ProviderKind::parse(&kind_name) else {
             return Err(SdkError::config(format!(
-                "{what}: unknown kind \"{kind}\" (expected one of: {})",
-                PROVIDER_KINDS.join(", ")
+                "{what}: unknown kind \"{kind_name}\" (expected one of: {})",
+                ProviderKind::list(", ", ", ")
             )));
-        }
+        };
         opt_str(&what, p, "base_url")?;
         opt_str(&what, p, "api_key")?;
         opt_u64(&what, p, "timeout_ms")?;
@@ -466,7 +458,7 @@ mod tests {
         let ok = parse_runtime_config(r#"{"v":1,"providers":{"s":{"kind":"scripted"}},"extra":1}"#)
             .unwrap();
         assert_eq!(ok.worker_threads, 2);
-        assert_eq!(ok.providers["s"].0, "scripted");
+        assert_eq!(ok.providers["s"].0, ProviderKind::Scripted);
     }
 
     #[test]

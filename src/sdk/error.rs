@@ -115,3 +115,12 @@ pub type SdkResult<T> = Result<T, SdkError>;
 pub fn parse_json(what: &str, text: &str) -> SdkResult<Value> {
     serde_json::from_str(text).map_err(|e| SdkError::json(what, &e))
 }
+
+/// `names` joined by ", " for an error message, or `none` when there are none.
+pub(crate) fn list_or_none<S: AsRef<str>>(names: &[S]) -> String {
+    if names.is_empty() {
+        return "none".into();
+    }
+    let names: Vec<&str> = names.iter().map(AsRef::as_ref).collect();
+    names.join(", ")
+}

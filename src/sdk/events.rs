@@ -1,6 +1,6 @@
 //! Session events as the C ABI numbers them (`ROBOTA_EVENT_*`, append-only).
 
-use std::any::Any;
+use super::host_tool::HostToolHandler;
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
@@ -77,8 +77,8 @@ pub struct ToolCallPayload {
     pub tool_name: String,
     /// Arguments as JSON text.
     pub input_json: String,
-    /// The host's callback registration for this tool, if any (opaque to this layer).
-    pub handler: Option<Arc<dyn Any + Send + Sync>>,
+    /// The host's own handler of this tool, if it registered one.
+    pub handler: Option<Arc<dyn HostToolHandler>>,
 }
 
 /// What an event carries.

@@ -1,7 +1,6 @@
 //! Host tools: registered on a runtime with a JSON Schema, executed by the host through
 //! `robota_tool_call_complete` (inside the callback or later, from any thread).
 
-use std::any::Any;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -16,6 +15,16 @@ use super::runtime::RuntimeShared;
 use crate::core::execution::INTERRUPTED_TOOL_ERROR;
 use crate::core::tool::{Tool, ToolContext, ToolResult};
 
+/// The host's own handler of a host tool's calls (the C ABI's `robota_tool_fn` registration).
+/// The host answers each call later, from any thread, with
+/// [`Runtime::complete_tool_call`](super::runtime::Runtime::complete_tool_call).
+pub trait HostToolHandler: Send + Sync {
+    /// Hands `call` to the host on the delivery thread, for the session the delivery layer
+    /// knows by the opaque token `session`. False when the registration has no function: the
+    /// call then goes out as a `tool_call` event instead.
+    fn call(&self, session: usize, call: &ToolCallPayload) -> bool;
+}
+
 /// A registered host tool.
 pub struct HostToolDef {
     /// Unique name.
@@ -28,8 +37,8 @@ pub struct HostToolDef {
     pub read_only: bool,
     /// Answer deadline in ms (0 = none).
     pub timeout_ms: u64,
-    /// The host's callback registration (opaque here).
-    pub handler: Option<Arc<dyn Any + Send + Sync>>,
+    /// The host's own handler of the calls, if it registered one.
+    pub handler: Option<Arc<dyn HostToolHandler>>,
     validator: jsonschema::Validator,
 }
 
@@ -42,7 +51,7 @@ fn valid_name(n: &str) -> bool {
 
 impl HostToolDef {
     /// Parses `{name, description, input_schema, read_only?, timeout_ms?}`.
-    pub fn from_json(text: &str, handler: Option<Arc<dyn Any + Send + Sync>>) -> SdkResult<Self> {
+    pub fn from_json(text: &str, handler: Option<Arc<dyn HostToolHandler>>) -> SdkResult<Self> {
         const W: &str = "tool_json";
         let map = super::config::parse_object(W, text)?;
         super::config::check_strict(

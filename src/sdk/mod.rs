@@ -3,6 +3,7 @@
 //! system commands and session snapshots. Everything here is safe Rust; `crate::ffi` is a thin
 //! C veneer over it.
 
+pub mod answers;
 pub mod assembly;
 pub mod bridge;
 pub mod command_registry;

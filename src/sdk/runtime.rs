@@ -9,12 +9,12 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::config::{parse_runtime_config, RuntimeConfig};
-use super::error::{ErrorCode, SdkError, SdkResult};
-use super::host_tool::HostToolDef;
+use super::error::{list_or_none, ErrorCode, SdkError, SdkResult};
+use super::host_tool::{HostToolDef, HostToolHandler};
 use super::pending::PendingRegistry;
 use super::work::LibraryWork;
 use crate::core::provider::Provider;
-use crate::providers::{create_provider, new_http_client};
+use crate::providers::{create_provider, new_http_client, ProviderKind};
 use crate::tools::{StdFs, TokioProcess, ToolEnv, ToolsConfig};
 
 /// What sessions and their tasks share (never owns the tokio runtime itself, so the last
@@ -52,15 +52,11 @@ impl RuntimeShared {
                 ErrorCode::NotFound,
                 format!(
                     "unknown provider \"{name}\" (configured: {})",
-                    if known.is_empty() {
-                        "none".to_string()
-                    } else {
-                        known.join(", ")
-                    }
+                    list_or_none(&known)
                 ),
             ));
         };
-        build_provider(name, kind, profile, &self.http)
+        build_provider(name, *kind, profile, &self.http)
     }
 
     /// The built-in tool `name` for `cwd` (one shared instance per runtime and directory), on
@@ -96,12 +92,12 @@ impl RuntimeShared {
 /// profile may carry the common HTTP keys (`api_key`, `base_url`, …); they are ignored.
 pub fn build_provider(
     name: &str,
-    kind: &str,
+    kind: ProviderKind,
     profile: &Value,
     http: &reqwest::Client,
 ) -> SdkResult<Arc<dyn Provider>> {
     let mut p = profile.clone();
-    if kind == "scripted" {
+    if kind == ProviderKind::Scripted {
         if let Value::Object(m) = &mut p {
             m.retain(|k, _| matches!(k.as_str(), "kind" | "turns" | "fallback" | "name"));
         }
@@ -173,7 +169,7 @@ impl Runtime {
     pub fn register_tool(
         &self,
         tool_json: &str,
-        handler: Option<Arc<dyn std::any::Any + Send + Sync>>,
+        handler: Option<Arc<dyn HostToolHandler>>,
     ) -> SdkResult<()> {
         let def = HostToolDef::from_json(tool_json, handler)?;
         let mut tools = self.shared.tools.write().unwrap_or_else(|p| p.into_inner());

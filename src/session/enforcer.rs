@@ -156,11 +156,32 @@ impl PermissionEnforcer {
         (decision, rule)
     }
 
-    /// Evaluates and, for `approve`, asks the approval handler.
-    pub async fn gate(&self, tool: &str, args: &Value, ctx: &ToolContext) -> GateDecision {
+    /// Evaluates and, for `approve`, asks the approval handler. A tool that declares itself
+    /// read-only ([`Tool::read_only`]) runs without asking where it would need approval (deny
+    /// rules and plan mode still refuse it).
+    pub async fn gate(&self, tool: &dyn Tool, args: &Value, ctx: &ToolContext) -> GateDecision {
+        let decision = self.decide(tool, args, ctx).await;
+        crate::log_at!(
+            crate::core::log::DEBUG,
+            "robota::permissions",
+            "{} {}: {}",
+            self.session_id,
+            tool.name(),
+            match &decision {
+                GateDecision::Run => "allowed",
+                GateDecision::Deny(_) => "denied",
+            }
+        );
+        decision
+    }
+
+    async fn decide(&self, tool: &dyn Tool, args: &Value, ctx: &ToolContext) -> GateDecision {
         let mode = self.mode();
+        let read_only = tool.read_only();
+        let tool = tool.name();
         let (decision, rule) = self.evaluate(tool, args);
         match decision {
+            PermissionDecision::Approve if read_only => GateDecision::Run,
             PermissionDecision::Auto => GateDecision::Run,
             PermissionDecision::Deny => GateDecision::Deny(match rule {
                 Some(r) => format!("{PERMISSION_DENIED} The deny rule \"{r}\" matches this call."),
@@ -271,7 +292,7 @@ impl PermissionEnforcer {
             }
         }
         // After PreToolUse (reference §11.3): a hook block means nobody is asked.
-        if let GateDecision::Deny(text) = self.gate(name, &args, ctx).await {
+        if let GateDecision::Deny(text) = self.gate(tool.as_ref(), &args, ctx).await {
             return (
                 Ok(Value::String(failure_json(&text))),
                 ToolEndResult::Denied,

@@ -1,5 +1,6 @@
 //! Session construction and run options, and the run error.
 
+use crate::core::env_ref::EnvVars;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -53,6 +54,9 @@ pub struct SessionOptions {
     pub history: Option<ConversationStore>,
     /// Environment applied to command hooks (the settings `env` map; values may be `$ENV:NAME`).
     pub hook_env: BTreeMap<String, String>,
+    /// Where `$ENV:NAME` references of hooks (the `hook_env` values, HTTP hook headers) are
+    /// looked up: variables passed explicitly first, then the process environment.
+    pub env_vars: EnvVars,
     /// The HTTP client of `http` hooks (the runtime's shared pool); `None` = one of their own.
     pub http_client: Option<reqwest::Client>,
 }
@@ -78,6 +82,7 @@ impl SessionOptions {
             context_max_tokens: None,
             history: None,
             hook_env: BTreeMap::new(),
+            env_vars: EnvVars::process(),
             http_client: None,
         }
     }

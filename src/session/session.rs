@@ -98,8 +98,10 @@ impl Session {
             None => HttpExecutor::new(),
         };
         let registry = HookExecutorRegistry::with_builtins(
-            CommandExecutor::new().with_env(opts.hook_env.clone()),
-            http,
+            CommandExecutor::new()
+                .with_env(opts.hook_env.clone())
+                .with_vars(opts.env_vars.clone()),
+            http.with_vars(opts.env_vars.clone()),
         )
         .with_extras(opts.extra_hook_executors.iter().cloned())
         .map_err(RobotaError::Configuration)?;

@@ -6,8 +6,8 @@ use std::ffi::{c_char, c_void, CString};
 use std::ptr::null_mut;
 use std::sync::{Condvar, Mutex};
 
-use robota::ffi::handles::{robota_runtime, robota_session};
 use robota::ffi::*;
+use robota::ffi::{robota_runtime, robota_session};
 
 /// What the callback saw, and a gate that holds the `TURN_COMPLETED` callback until opened.
 #[derive(Default)]

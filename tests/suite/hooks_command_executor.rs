@@ -200,6 +200,7 @@ fn a_hook_timeout_reaches_the_library_log() {
     use robota::core::log::{set_sink, LogSink, WARN};
     use std::sync::{Arc, Mutex};
     // The log sink is process-wide: keep only this target's lines, other tests may log too.
+    let _sink = crate::support::log::sink_lock();
     let lines = Arc::new(Mutex::new(Vec::<(i32, String)>::new()));
     let l2 = lines.clone();
     let sink: LogSink = Arc::new(move |level: i32, target: &str, msg: &str| {

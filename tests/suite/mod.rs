@@ -16,6 +16,8 @@ mod header_hygiene;
 mod hooks_command_executor;
 mod hooks_http_executor;
 mod hooks_integration;
+mod interactive_session;
+mod library_log;
 mod providers_anthropic;
 mod providers_end_to_end;
 mod providers_gemini;

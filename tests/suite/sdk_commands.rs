@@ -59,8 +59,8 @@ fn open(
     server: &FakeServer,
     extra: Value,
 ) -> (
-    *mut robota::ffi::handles::robota_runtime,
-    *mut robota::ffi::handles::robota_session,
+    *mut robota::ffi::robota_runtime,
+    *mut robota::ffi::robota_session,
 ) {
     let rt = runtime(
         &json!({"v":1,"providers":{"p": server.provider_config("anthropic")},

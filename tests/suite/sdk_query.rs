@@ -12,7 +12,7 @@ use crate::support::ffi::runtime;
 
 /// `Ok(out_json)` or `(status, message)`.
 fn query(
-    rt: *mut robota::ffi::handles::robota_runtime,
+    rt: *mut robota::ffi::robota_runtime,
     doc: &Value,
 ) -> Result<Value, (robota_status, String)> {
     let q = CString::new(doc.to_string()).unwrap();

@@ -25,14 +25,14 @@ const PROGRESS: &str = "@saved ";
 /// Children killed by the SIGKILL test.
 const KILLS: u64 = 24;
 
-fn runtime_with_dir(dir: &Path) -> *mut robota::ffi::handles::robota_runtime {
+fn runtime_with_dir(dir: &Path) -> *mut robota::ffi::robota_runtime {
     ffi::runtime(
         &json!({"v":1,"providers":{"s":{"kind":"scripted"}},"session_dir": dir}).to_string(),
     )
 }
 
 /// Waits for `turn` after draining its events (pull delivery).
-fn run_turn(s: *mut robota::ffi::handles::robota_session, text: &str) {
+fn run_turn(s: *mut robota::ffi::robota_session, text: &str) {
     let turn = ffi::submit(s, text);
     ffi::events_until(s, "turn_completed");
     assert_eq!(
@@ -196,7 +196,7 @@ fn saves_survive_sigkill_at_any_moment() {
     assert!(last_count >= KILLS, "{last_count}");
 }
 
-fn rejected(r: Result<*mut robota::ffi::handles::robota_session, Failure>, id: &str) {
+fn rejected(r: Result<*mut robota::ffi::robota_session, Failure>, id: &str) {
     let f = r.err().unwrap_or_else(|| panic!("{id:?} was accepted"));
     assert_eq!(f.status, ROBOTA_E_INVALID_CONFIG, "{id:?}: {}", f.message);
     assert!(f.message.contains(SESSION_ID_RULE), "{}", f.message);
@@ -308,5 +308,40 @@ fn a_128_character_id_works_on_every_path() {
     for h in [s, resumed, fork] {
         robota_session_free(h);
     }
+    robota_runtime_free(rt);
+}
+
+/// A persisted session's file is written before its `TURN_COMPLETED` is handed over: a host
+/// (or a binding's `run`) that resumes by id as soon as it sees the event finds the turn saved.
+#[test]
+fn persisted_turn_is_on_disk_when_turn_completed_arrives() {
+    let dir = tempfile::tempdir().unwrap();
+    let rt = runtime_with_dir(dir.path());
+    let s = ffi::session_new(
+        rt,
+        &json!({"v":1,"provider":"s","model":"m","session_id":"on-disk","persist":true,
+                "delivery":"pull"})
+        .to_string(),
+    )
+    .unwrap();
+    for (n, text) in ["first", "second"].into_iter().enumerate() {
+        ffi::submit(s, text);
+        ffi::events_until(s, "turn_completed");
+        // No wait: the event alone must mean the file holds this turn.
+        let saved: Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.path().join("on-disk.json")).unwrap(),
+        )
+        .unwrap();
+        let users: Vec<&str> = saved["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["role"] == "user")
+            .map(|m| m["content"].as_str().unwrap())
+            .collect();
+        assert_eq!(users.len(), n + 1, "{saved}");
+        assert_eq!(users[n], text);
+    }
+    robota_session_free(s);
     robota_runtime_free(rt);
 }

@@ -391,7 +391,6 @@ fn raw_input_is_what_user_prompt_submit_sees() {
 
 #[test]
 fn env_secrets_never_reach_hook_input_or_the_conversation() {
-    std::env::set_var("ROBOTA_SESSION_TEST_SECRET", "very-secret-token-42");
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("hooks.log");
     let provider = scripted(json!([]));
@@ -402,6 +401,11 @@ fn env_secrets_never_reach_hook_input_or_the_conversation() {
         "$ENV:ROBOTA_SESSION_TEST_SECRET".to_string(),
     );
     o.hook_env = env;
+    // The secret is passed explicitly: the process environment is never touched.
+    o.env_vars = robota::core::env_ref::EnvVars::with_vars(BTreeMap::from([(
+        "ROBOTA_SESSION_TEST_SECRET".to_string(),
+        "very-secret-token-42".to_string(),
+    )]));
     o.hooks = HooksConfig::new().with_group(
         HookEvent::UserPromptSubmit,
         HookGroup::new(

@@ -5,8 +5,8 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use robota::ffi::handles::{robota_runtime, robota_session};
 use robota::ffi::*;
+use robota::ffi::{robota_runtime, robota_session};
 use serde_json::{json, Value};
 
 use crate::support::ffi;

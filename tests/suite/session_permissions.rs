@@ -341,3 +341,60 @@ fn mode_can_change_between_runs() {
         .unwrap();
     assert_eq!(w.count(), 1);
 }
+
+/// The gate consults `Tool::read_only()`: a tool that declares itself read-only runs without a
+/// prompt where it would need approval, while plan mode and deny rules still refuse it.
+#[test]
+fn read_only_tools_run_without_asking_but_plan_mode_and_deny_rules_still_refuse() {
+    use robota::tools::FunctionTool;
+    let run = |mode: PermissionMode, lists: PermissionLists| {
+        let dir = tempfile::tempdir().unwrap();
+        let calls = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let c = calls.clone();
+        let tool =
+            FunctionTool::new_sync("lookup", "looks up", json!({"type": "object"}), move |_| {
+                c.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                Ok(json!("found"))
+            })
+            .unwrap()
+            .with_read_only(true);
+        let handler = FixedApproval::new(ApprovalDecision::Deny);
+        let mut o = options(
+            scripted(call_then_answer("lookup", json!({}), "done")),
+            dir.path(),
+            vec![Arc::new(tool) as Arc<dyn Tool>],
+        );
+        o.permission_mode = mode;
+        o.permissions = lists;
+        o.approval_handler = Some(handler.clone() as _);
+        let session = Session::new(o).unwrap();
+        rt().block_on(session.run(Message::user("go"), SessionRunOptions::default()))
+            .unwrap();
+        (
+            calls.load(std::sync::atomic::Ordering::SeqCst),
+            handler.count(),
+            tool_message(&session),
+        )
+    };
+    for mode in [PermissionMode::Default, PermissionMode::AcceptEdits] {
+        assert_eq!(
+            run(mode, PermissionLists::default()),
+            (1, 0, "found".to_string()),
+            "{mode:?}"
+        );
+    }
+    let (ran, asked, msg) = run(PermissionMode::Plan, PermissionLists::default());
+    assert_eq!((ran, asked), (0, 0));
+    assert!(msg.contains("is not allowed in plan mode"), "{msg}");
+    let deny = PermissionLists {
+        deny: vec!["lookup".into()],
+        ..Default::default()
+    };
+    let (ran, asked, msg) = run(PermissionMode::Default, deny);
+    assert_eq!((ran, asked), (0, 0));
+    let error: serde_json::Value = serde_json::from_str(&msg).unwrap();
+    assert_eq!(
+        error["error"],
+        format!("{PERMISSION_DENIED} The deny rule \"lookup\" matches this call.")
+    );
+}

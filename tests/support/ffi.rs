@@ -4,8 +4,8 @@
 use std::ffi::{c_char, CStr, CString};
 use std::ptr::null_mut;
 
-use robota::ffi::handles::{robota_runtime, robota_session};
 use robota::ffi::*;
+use robota::ffi::{robota_runtime, robota_session};
 use serde_json::Value;
 
 /// A failed call: its status and the error message.

@@ -11,6 +11,7 @@ pub mod fake_server;
 pub mod fake_wire;
 pub mod ffi;
 pub mod invariants;
+pub mod log;
 pub mod provider_cases;
 pub mod session;
 pub mod tools;

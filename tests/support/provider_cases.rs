@@ -613,13 +613,20 @@ pub async fn idle_timeout(kind: &str) {
 pub async fn env_key_never_leaks(kind: &str) {
     let var = format!("ROBOTA_TEST_KEY_{}", kind.replace('-', "_").to_uppercase());
     let secret = format!("sk-secret-{}-0123456789", kind);
-    std::env::set_var(&var, &secret);
     let server = FakeServer::start();
     // The vendor echoes the key in its error message; it must be scrubbed.
     let body =
         json!({"error": {"message": format!("Incorrect API key provided: {secret}")}}).to_string();
     server.enqueue(Reply::error(401, &body));
-    let p = provider(&server, kind, json!({"api_key": format!("$ENV:{var}")}));
+    // The variable is passed explicitly: the process environment is never touched.
+    let mut cfg = server.provider_config(kind);
+    cfg["api_key"] = json!(format!("$ENV:{var}"));
+    let env = robota::core::env_ref::EnvVars::with_vars(std::collections::BTreeMap::from([(
+        var.clone(),
+        secret.clone(),
+    )]));
+    let p = robota::providers::create_provider_in(kind, &cfg, &new_http_client().unwrap(), &env)
+        .unwrap();
     let events = Arc::new(Mutex::new(Vec::<String>::new()));
     let ev2 = events.clone();
     let a = agent(p.clone());

@@ -1,7 +1,6 @@
 //! Building an [`InteractiveSession`]: the tool set (built-ins and host tools), hooks, the
 //! host approval and hook bridges, and the generic session underneath.
 
-use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
 
@@ -13,7 +12,7 @@ use crate::core::util::{now_iso, prefixed_id};
 use crate::sdk::assembly;
 use crate::sdk::bridge::{HostApproval, HostHookExecutor};
 use crate::sdk::config::SessionConfig;
-use crate::sdk::error::{ErrorCode, SdkError, SdkResult};
+use crate::sdk::error::{list_or_none, ErrorCode, SdkError, SdkResult};
 use crate::sdk::events::EventSink;
 use crate::sdk::host_tool::{SessionHostTool, SessionLink};
 use crate::sdk::runtime::RuntimeShared;
@@ -73,11 +72,7 @@ fn session_tools(
                         ErrorCode::NotFound,
                         format!(
                             "session config: unknown tool \"{n}\" (available: {})",
-                            if known.is_empty() {
-                                "none".into()
-                            } else {
-                                known.join(", ")
-                            }
+                            list_or_none(&known)
                         ),
                     ));
                 }
@@ -117,7 +112,6 @@ impl InteractiveSession {
             can_answer,
             released: Default::default(),
         });
-        let host_defs = shared.host_tools();
         let tools = session_tools(&shared, &cfg, &link, tool_env.as_ref())?;
         cfg.params.prompt = assembly::prompt_inputs(&cfg, settings.as_ref(), &tools).map(Arc::new);
         let core = Arc::new(Core {
@@ -136,14 +130,8 @@ impl InteractiveSession {
             Some(v) => HooksConfig::from_json(v)
                 .map_err(|e| SdkError::config(format!("session config: field \"hooks\": {e}")))?,
         };
-        let read_only: BTreeSet<String> = host_defs
-            .iter()
-            .filter(|d| d.read_only)
-            .map(|d| d.name.clone())
-            .collect();
         let approval = Arc::new(HostApproval {
             link: link.clone(),
-            read_only,
             enforcer: OnceLock::new(),
         });
         let host_hooks: Arc<dyn HookExecutor> = Arc::new(HostHookExecutor { link: link.clone() });

@@ -280,6 +280,7 @@ impl InteractiveSession {
         usage: Option<TokenUsage>,
         error: Option<&str>,
     ) {
+        self.persist_before_report(turn_id);
         // Summed over the turn's model calls.
         let usage = usage.map(|u| {
             json!({"input_tokens": u.input_tokens, "output_tokens": u.output_tokens,
@@ -303,11 +304,11 @@ impl InteractiveSession {
             .emit_event(Event::json(events::TURN_COMPLETED, turn_id, doc));
     }
 
-    pub(super) fn finish(&self, turn_id: u64, outcome: TurnOutcome) {
+    /// Saves the session (when `persist` is on) before its `TURN_COMPLETED` is emitted: a host
+    /// that reacts to that event, or to `wait` returning, finds the session file written.
+    fn persist_before_report(&self, turn_id: u64) {
         let core = &self.inner.core;
         core.lock().updated_at = now_iso();
-        // Saved while the turn still counts as running: once `wait` returns (or
-        // `session_closed` arrives) the session file is written.
         let persist = self.inner.cfg.lock().map(|c| c.persist).unwrap_or(false);
         if persist {
             if let Err(e) = crate::sdk::snapshot::persist(self) {
@@ -318,6 +319,10 @@ impl InteractiveSession {
                 ));
             }
         }
+    }
+
+    pub(super) fn finish(&self, turn_id: u64, outcome: TurnOutcome) {
+        let core = &self.inner.core;
         let next = {
             let mut st = core.lock();
             st.executing = false;

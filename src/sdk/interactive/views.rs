@@ -12,6 +12,7 @@ use crate::core::message::Message;
 use crate::core::models::model_context_window;
 use crate::core::tokens::estimate_context_with_len;
 use crate::core::util::round2;
+use crate::sdk::config::parse_object;
 use crate::sdk::error::{ErrorCode, SdkError, SdkResult};
 use crate::sdk::events::{self, Event};
 use crate::sdk::tool_state::ToolState;
@@ -154,5 +155,48 @@ impl InteractiveSession {
             created_at: None,
             session_allowed: self.session_allowed(),
         }
+    }
+
+    /// `robota_session_messages`: a consistent snapshot of one view as
+    /// `{"v":1,"view","messages"|"entries":[…]}`. `query_json` (`None` = the default):
+    /// `{"view":"conversation"}` (default: what the model sees), `{"view":"messages"}` (the UI's
+    /// chat entries) or `{"view":"history"}` (the full UI timeline).
+    pub fn messages_json(&self, query_json: Option<&str>) -> SdkResult<String> {
+        let view = match query_json {
+            None => "conversation".to_string(),
+            Some(t) => match parse_object("query_json", t)?.get("view") {
+                None => "conversation".to_string(),
+                Some(Value::String(v)) => v.clone(),
+                Some(_) => {
+                    return Err(SdkError::config(
+                        "query_json: field \"view\" must be a string",
+                    ))
+                }
+            },
+        };
+        // Serialized straight from the structs so message fields keep their documented order.
+        let list_json = |msgs: Vec<Arc<Message>>| {
+            let list: Vec<&Message> = msgs.iter().map(|m| m.as_ref()).collect();
+            serde_json::to_string(&list).unwrap_or_else(|_| "[]".into())
+        };
+        Ok(match view.as_str() {
+            "conversation" => format!(
+                "{{\"v\":1,\"view\":\"conversation\",\"messages\":{}}}",
+                list_json(self.conversation())
+            ),
+            "messages" => format!(
+                "{{\"v\":1,\"view\":\"messages\",\"messages\":{}}}",
+                list_json(self.ui_messages())
+            ),
+            "history" => format!(
+                "{{\"v\":1,\"view\":\"history\",\"entries\":{}}}",
+                serde_json::to_string(&self.full_history()).unwrap_or_else(|_| "[]".into())
+            ),
+            other => {
+                return Err(SdkError::config(format!(
+                "query_json: unknown view \"{other}\" (expected conversation, messages or history)"
+            )))
+            }
+        })
     }
 }

@@ -1,0 +1,220 @@
+//! `InteractiveSession` from Rust (no C layer): the prompt queue of one, abort (partial text
+//! kept, queued prompt dropped), the UI history entries of a turn with a tool call, and the
+//! system commands. Every wait is on an event or on `wait`, never a sleep.
+
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use robota::core::history::HistoryEntry;
+use robota::sdk::commands;
+use robota::sdk::config::parse_session_config;
+use robota::sdk::error::ErrorCode;
+use robota::sdk::events::{self, Event};
+use robota::sdk::interactive::{InteractiveSession, TurnInput};
+use robota::sdk::runtime::Runtime;
+use serde_json::{json, Value};
+
+/// Events a session emitted, with a way to wait for one.
+#[derive(Default)]
+struct Seen {
+    events: Mutex<Vec<Event>>,
+    cond: Condvar,
+}
+
+impl Seen {
+    /// Waits (30 s at most) until an event satisfies `pred`.
+    fn wait_for(&self, what: &str, pred: impl Fn(&Event) -> bool) {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let mut evs = self.events.lock().unwrap();
+        while !evs.iter().any(&pred) {
+            let now = Instant::now();
+            assert!(now < deadline, "no {what} event within 30 s");
+            evs = self.cond.wait_timeout(evs, deadline - now).unwrap().0;
+        }
+    }
+
+    fn of_kind(&self, kind: u32) -> Vec<Value> {
+        self.events
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|e| e.kind == kind)
+            .map(|e| serde_json::from_str(&e.payload_text()).unwrap())
+            .collect()
+    }
+}
+
+struct Fixture {
+    _rt: Runtime,
+    session: InteractiveSession,
+    seen: Arc<Seen>,
+    _dir: tempfile::TempDir,
+}
+
+/// A session on a scripted provider playing `turns`, with `tools` and its cwd in a temp dir.
+fn session(turns: Value, tools: Value) -> Fixture {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "alpha\n").unwrap();
+    let rt = Runtime::from_json(
+        &json!({"v":1,"providers":{"s":{"kind":"scripted","turns":turns}}}).to_string(),
+    )
+    .unwrap();
+    let cfg = parse_session_config(
+        &json!({"v":1,"provider":"s","model":"m","tools":tools,
+                "cwd": dir.path().to_str().unwrap()})
+        .to_string(),
+    )
+    .unwrap();
+    let seen = Arc::new(Seen::default());
+    let s2 = seen.clone();
+    let sink: events::EventSink = Arc::new(move |e: Event| {
+        s2.events.lock().unwrap().push(e);
+        s2.cond.notify_all();
+    });
+    let session = InteractiveSession::new(rt.shared().clone(), cfg, sink, false, None).unwrap();
+    Fixture {
+        _rt: rt,
+        session,
+        seen,
+        _dir: dir,
+    }
+}
+
+fn input(text: &str) -> TurnInput {
+    TurnInput {
+        text: text.into(),
+        display_input: None,
+        raw_input: None,
+    }
+}
+
+const WAIT: Option<Duration> = Some(Duration::from_secs(30));
+
+#[test]
+fn a_submit_while_running_is_queued_once_and_abort_drops_it_keeping_the_partial_text() {
+    let f = session(json!([{"deltas":["partial"],"hang":true}]), json!([]));
+    let s = &f.session;
+    assert_eq!(s.submit(input("first")).unwrap(), 1);
+    assert_eq!(s.submit(input("second")).unwrap(), 2);
+    assert_eq!(s.pending_prompt().as_deref(), Some("second"));
+    let busy = s.submit(input("third")).unwrap_err();
+    assert_eq!(busy.code, ErrorCode::Busy);
+    assert_eq!(s.pending_prompt().as_deref(), Some("second"));
+    f.seen
+        .wait_for("text delta", |e| e.kind == events::TEXT_DELTA);
+    assert!(s.is_executing());
+    assert_eq!(s.streaming_text(), "partial");
+    s.abort(0).unwrap();
+    assert_eq!(s.wait(1, WAIT).unwrap_err().code, ErrorCode::Aborted);
+    assert_eq!(s.wait(2, WAIT).unwrap_err().code, ErrorCode::Aborted);
+    assert_eq!(s.wait(0, WAIT), Ok(()));
+    assert!(!s.is_executing());
+    assert_eq!(s.pending_prompt(), None);
+    let mut done: Vec<(u64, String, bool)> = f
+        .seen
+        .of_kind(events::TURN_COMPLETED)
+        .iter()
+        .map(|v| {
+            (
+                v["turn_id"].as_u64().unwrap(),
+                v["stop_reason"].as_str().unwrap().to_string(),
+                v.get("started") != Some(&json!(false)),
+            )
+        })
+        .collect();
+    done.sort();
+    assert_eq!(
+        done,
+        vec![(1, "aborted".into(), true), (2, "aborted".into(), false)]
+    );
+    // The interrupted answer is committed: the model sees its partial text next time.
+    let conv = s.conversation();
+    let last = conv.last().unwrap();
+    assert_eq!(last.content, "partial");
+    assert_eq!(s.abort(7).unwrap_err().code, ErrorCode::NotFound);
+    assert_eq!(s.abort(1), Ok(()), "aborting a finished turn does nothing");
+}
+
+#[test]
+fn a_turn_with_a_tool_call_leaves_the_reference_history_entries() {
+    let f = session(
+        json!([
+            {"text":"Reading.","tool_calls":[{"id":"call_0","name":"Read","arguments":{"filePath":"notes.txt"}}]},
+            {"text":"It says alpha."}
+        ]),
+        json!(["Read"]),
+    );
+    let s = &f.session;
+    let id = s
+        .submit(TurnInput {
+            text: "read notes".into(),
+            display_input: Some("/read notes".into()),
+            raw_input: None,
+        })
+        .unwrap();
+    s.wait(id, WAIT).unwrap();
+    let kinds: Vec<String> = s
+        .full_history()
+        .iter()
+        .map(|e| match e {
+            HistoryEntry::Chat(m) => format!("{:?}:{}", m.role, m.content),
+            HistoryEntry::Event(ev) => ev.kind.clone(),
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![
+            "User:/read notes",
+            "tool-start",
+            "tool-end",
+            "tool-summary",
+            "Assistant:It says alpha.",
+        ],
+        "{:?}",
+        s.full_history()
+    );
+    assert_eq!(s.message_count(), 1);
+    let ends = f.seen.of_kind(events::TOOL_END);
+    assert_eq!(ends.len(), 1);
+    assert_eq!(ends[0]["tool_name"], "Read");
+    assert_eq!(ends[0]["result"], "success");
+    assert!(
+        ends[0]["output"].as_str().unwrap().contains("alpha"),
+        "{}",
+        ends[0]
+    );
+}
+
+#[test]
+fn system_commands_change_and_report_the_session() {
+    let f = session(json!([{"deltas":["x"],"hang":true}]), json!([]));
+    let s = &f.session;
+    let run = |name: &str, args: &str| commands::execute(s, name, args).unwrap();
+    assert_eq!(
+        run("mode", "plan"),
+        json!({"v":1,"message":"Permission mode set to: plan","success":true,"data":{"mode":"plan"}})
+    );
+    assert_eq!(s.permission_state().mode.as_str(), "plan");
+    assert_eq!(run("mode", "sideways")["success"], false);
+    assert_eq!(run("model", "other-model")["success"], true);
+    assert_eq!(s.config().model, "other-model");
+    assert_eq!(run("cancel_queue", "")["message"], "No queued prompt.");
+    s.submit(input("one")).unwrap();
+    s.submit(input("two")).unwrap();
+    assert_eq!(
+        run("cancel_queue", ""),
+        json!({"v":1,"message":"Queued prompt cancelled (turn 2).","success":true,"data":{"turn_id":2}})
+    );
+    assert_eq!(s.wait(2, WAIT).unwrap_err().code, ErrorCode::Aborted);
+    let busy = commands::execute(s, "clear", "").unwrap_err();
+    assert_eq!(busy.code, ErrorCode::Busy);
+    s.abort(0).unwrap();
+    assert_eq!(s.wait(1, WAIT).unwrap_err().code, ErrorCode::Aborted);
+    assert_eq!(run("clear", "")["message"], "Conversation cleared.");
+    assert!(s.full_history().is_empty());
+    let unknown = commands::execute(s, "teleport", "").unwrap_err();
+    assert_eq!(unknown.code, ErrorCode::NotFound);
+    assert!(unknown
+        .message
+        .starts_with("unknown command \"teleport\" (available: help, clear"));
+}
