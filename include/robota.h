@@ -157,6 +157,12 @@
 #define ROBOTA_EVENT_SESSION_CLOSED 17
 
 /**
+ * A host I/O request (`{"io_id","request":{"v":1,"op",…}}`) in pull mode; answer it with
+ * `robota_host_io_complete`.
+ */
+#define ROBOTA_EVENT_HOST_IO 19
+
+/**
  * Log level: trace.
  */
 #define ROBOTA_LOG_TRACE 0
@@ -202,14 +208,21 @@ typedef struct robota_session robota_session;
 typedef int32_t robota_status;
 
 /**
- * Receives library log lines.
+ * Receives a host I/O request (`{"v":1,"op":"read"|"write"|"stat"|"list"|"exec",…}`,
+ * borrowed for the call and NUL-terminated). Answer it once with `robota_host_io_complete`,
+ * inside the callback or later from any thread.
  */
-typedef void (*robota_log_fn)(void *user_data, int32_t level, const char *target, const char *message, size_t message_len);
+typedef void (*robota_host_io_fn)(void *user_data, robota_session *session, uint64_t io_id, const char *request_json, size_t request_len);
 
 /**
  * Releases `user_data`.
  */
 typedef void (*robota_free_fn)(void *user_data);
+
+/**
+ * Receives library log lines.
+ */
+typedef void (*robota_log_fn)(void *user_data, int32_t level, const char *target, const char *message, size_t message_len);
 
 /**
  * Receives session events. `payload` is borrowed for the call and NUL-terminated.
@@ -316,9 +329,38 @@ typedef void (*robota_tool_fn)(void *user_data, robota_session *session, uint64_
  */
 #define ROBOTA_E_INVALID_UTF8 -18
 
+/**
+ * The session's budget is exhausted (`"budget"`): the turn stopped, or a submit was refused.
+ */
+#define ROBOTA_E_BUDGET -19
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
+
+/**
+ * Sets the runtime's host I/O callback, used by the built-in tools of sessions created with
+ * `"host_io": true` in `thread` and `pump` delivery (in `pull` delivery requests arrive as
+ * `ROBOTA_EVENT_HOST_IO` events instead). Requests: `{"v":1,"op":"read","path"}` →
+ * `{"content"}`; `{"op":"write","path","content"}` → `{}`; `{"op":"stat","path"}` →
+ * `{"exists","is_dir","size","mtime_ms"}`; `{"op":"list","path"}` →
+ * `{"entries":[{"name","is_dir"}]}`; `{"op":"exec","command","cwd","timeout_ms","env"}` →
+ * `{"exit_code","stdout","stderr"}`; any op may be answered `{"error":"message"}`, and
+ * `{"error":"unsupported"}` for an op the host does not offer. Paths are absolute, normalized
+ * and permission-checked. A later call replaces the registration (the old `free_fn` runs once
+ * no callback uses it); `fn_` NULL removes it. On failure `free_fn` is not called.
+ */
+robota_status robota_runtime_set_host_io(robota_runtime *rt, robota_host_io_fn fn_, void *user_data, robota_free_fn free_fn, robota_error **out_error);
+
+/**
+ * Answers host I/O request `io_id` with `response_json` (a JSON object, see
+ * `robota_runtime_set_host_io`). Callable from any thread, also inside the callback. A
+ * wrong-shaped answer fails the tool with a message naming the op and the field. Errors:
+ * `ROBOTA_E_STALE` (already answered, or its turn was aborted / the session closed),
+ * `ROBOTA_E_NOT_FOUND` (never issued, or not a host I/O request), `ROBOTA_E_INVALID_JSON`,
+ * `ROBOTA_E_INVALID_CONFIG` (not a JSON object; the request keeps waiting).
+ */
+robota_status robota_host_io_complete(robota_runtime *rt, uint64_t io_id, const char *response_json, robota_error **out_error);
 
 /**
  * The library's ABI version, `(major << 16) | minor`; equals `ROBOTA_ABI_VERSION` of the

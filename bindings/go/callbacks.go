@@ -74,6 +74,8 @@ func (c *sessionCore) route(ev Event) {
 		c.answerPermission(e)
 	case HookRequest:
 		c.answerHook(e)
+	case HostIOEvent:
+		c.hostIOEvent(e)
 	}
 	c.mu.Lock()
 	stream := c.stream

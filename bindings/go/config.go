@@ -177,6 +177,10 @@ type SessionConfig struct {
 	ReplayEvents     bool           `json:"replay_events,omitempty"`
 	RequestTimeoutMS int            `json:"request_timeout_ms,omitempty"`
 	Strict           bool           `json:"strict,omitempty"`
+	// Budget sets hard limits over the session's life (nil = none).
+	Budget *Budget `json:"budget,omitempty"`
+	// HostIO runs the built-in tools through the runtime's HostIOHandler (Runtime.SetHostIO).
+	HostIO bool `json:"host_io,omitempty"`
 	// Extra holds keys this struct does not name.
 	Extra map[string]any `json:"-"`
 
@@ -191,6 +195,15 @@ type SessionConfig struct {
 // Thinking is the extended-thinking budget of SessionConfig.
 type Thinking struct {
 	BudgetTokens int `json:"budget_tokens"`
+}
+
+// Budget is the session's hard limits; zero fields are unlimited. A turn that would exceed
+// one stops with StopBudget (Turn.Wait: ErrBudget) and later submits fail with ErrBudget.
+type Budget struct {
+	MaxTotalTokens uint64 `json:"max_total_tokens,omitempty"`
+	MaxWallMS      uint64 `json:"max_wall_ms,omitempty"`
+	MaxToolCalls   uint64 `json:"max_tool_calls,omitempty"`
+	MaxModelCalls  uint64 `json:"max_model_calls,omitempty"`
 }
 
 // Overrides change fields of a resumed or forked session; zero fields keep the saved ones.

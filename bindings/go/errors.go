@@ -35,6 +35,7 @@ const (
 	StatusInternal        Status = C.ROBOTA_E_INTERNAL
 	StatusVersionMismatch Status = C.ROBOTA_E_VERSION_MISMATCH
 	StatusInvalidUTF8     Status = C.ROBOTA_E_INVALID_UTF8
+	StatusBudget          Status = C.ROBOTA_E_BUDGET
 )
 
 // Sentinels for errors.Is. An *Error matches the sentinel of its Status.
@@ -57,6 +58,7 @@ var (
 	ErrInternal        error = StatusInternal
 	ErrVersionMismatch error = StatusVersionMismatch
 	ErrInvalidUTF8     error = StatusInvalidUTF8
+	ErrBudget          error = StatusBudget
 )
 
 // String is the library's English text for the status (robota_status_str).

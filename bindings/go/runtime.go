@@ -55,8 +55,9 @@ type runtimeCore struct {
 	ptr  *C.robota_runtime
 	refs atomic.Int64
 
-	mu    sync.Mutex
-	tools map[string]*toolEntry
+	mu     sync.Mutex
+	tools  map[string]*toolEntry
+	hostIO *hostIOEntry
 }
 
 // NewRuntime creates a runtime from its config.

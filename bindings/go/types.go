@@ -56,6 +56,7 @@ const (
 	StopError        StopReason = "error"
 	StopMaxRounds    StopReason = "max_rounds"
 	StopContextLimit StopReason = "context_limit"
+	StopBudget       StopReason = "budget"
 )
 
 // Result is the outcome of one turn (the TurnCompleted payload).

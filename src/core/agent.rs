@@ -115,6 +115,9 @@ pub struct RunOptions {
     pub max_execution_rounds: Option<i64>,
     /// Owner path of the run (tool requests extend it).
     pub owner_path: Vec<OwnerPathSegment>,
+    /// The session's budget: asked before each model call (the run stops with
+    /// `RunStop::Budget` when it refuses).
+    pub budget: Option<std::sync::Arc<super::budget::Budget>>,
 }
 
 /// The agent: a config plus an append-only conversation.

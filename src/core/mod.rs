@@ -2,6 +2,7 @@
 //! replay events, permissions, errors, models and token estimation.
 
 pub mod agent;
+pub mod budget;
 pub mod env_ref;
 pub mod errors;
 pub mod events;

@@ -102,7 +102,8 @@ impl Queue {
             || st.closed_queued
             || (self.mode == Delivery::Thread
                 && !st.reg.as_ref().is_some_and(|r| r.f.is_some())
-                && !matches!(&ev.payload, Payload::ToolCall(c) if c.handler.is_some()));
+                && !matches!(&ev.payload, Payload::ToolCall(c) if c.handler.is_some())
+                && ev.kind != events::HOST_IO);
         if ev.kind == events::TURN_COMPLETED && (discarded || self.mode != Delivery::Thread) {
             // Nobody will ever see it, or (pump/pull) queued is handed over.
             self.mark_delivered(&mut st, ev.turn_id);
@@ -321,7 +322,11 @@ impl Queue {
         {
             return false;
         }
-        deliver(ev, reg, session);
+        if ev.kind == events::HOST_IO {
+            crate::sdk::host_io_host::deliver(&self.shared, session as usize, ev);
+        } else {
+            deliver(ev, reg, session);
+        }
         // Fails only when `detach` closed the gate meanwhile; it stays closed then.
         let _ = self.gate.compare_exchange(
             GATE_CALLING,

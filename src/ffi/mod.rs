@@ -9,6 +9,7 @@
 //! is checked (NULL, live-handle table) before use, hence the module-wide clippy allowance.
 #![allow(clippy::not_unsafe_ptr_arg_deref)]
 
+mod api_host_io;
 mod api_lib;
 mod api_query;
 mod api_runtime;
@@ -22,6 +23,7 @@ mod handles;
 mod session_obj;
 mod status;
 
+pub use api_host_io::*;
 pub use api_lib::*;
 pub use api_query::*;
 pub use api_runtime::*;

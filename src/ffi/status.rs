@@ -49,6 +49,8 @@ pub const ROBOTA_E_INTERNAL: robota_status = -16;
 pub const ROBOTA_E_VERSION_MISMATCH: robota_status = -17;
 /// A string argument is not valid UTF-8.
 pub const ROBOTA_E_INVALID_UTF8: robota_status = -18;
+/// The session's budget is exhausted (`"budget"`): the turn stopped, or a submit was refused.
+pub const ROBOTA_E_BUDGET: robota_status = -19;
 
 /// Turn started: `{"v":1,"type":"turn_started","turn_id","input"}`.
 pub const ROBOTA_EVENT_TURN_STARTED: u32 = 1;
@@ -84,6 +86,9 @@ pub const ROBOTA_EVENT_ERROR: u32 = 15;
 pub const ROBOTA_EVENT_TURN_COMPLETED: u32 = 16;
 /// Last event of a session.
 pub const ROBOTA_EVENT_SESSION_CLOSED: u32 = 17;
+/// A host I/O request (`{"io_id","request":{"v":1,"op",…}}`) in pull mode; answer it with
+/// `robota_host_io_complete`.
+pub const ROBOTA_EVENT_HOST_IO: u32 = 19;
 
 /// Log level: trace.
 pub const ROBOTA_LOG_TRACE: i32 = 0;
@@ -117,6 +122,7 @@ pub(crate) fn status_of(code: ErrorCode) -> robota_status {
         ErrorCode::Internal => ROBOTA_E_INTERNAL,
         ErrorCode::VersionMismatch => ROBOTA_E_VERSION_MISMATCH,
         ErrorCode::InvalidUtf8 => ROBOTA_E_INVALID_UTF8,
+        ErrorCode::Budget => ROBOTA_E_BUDGET,
     }
 }
 
@@ -142,6 +148,7 @@ pub(crate) fn status_text(s: robota_status) -> &'static str {
         ROBOTA_E_INTERNAL => "internal error\0",
         ROBOTA_E_VERSION_MISMATCH => "version mismatch\0",
         ROBOTA_E_INVALID_UTF8 => "invalid UTF-8\0",
+        ROBOTA_E_BUDGET => "budget exhausted\0",
         _ => "unknown status\0",
     }
 }
@@ -207,6 +214,7 @@ mod tests {
             assert_eq!(a, b);
             assert_eq!(*a as usize, i + 1);
         }
+        assert_eq!(ROBOTA_EVENT_HOST_IO, events::HOST_IO);
         assert_eq!(ROBOTA_ABI_VERSION >> 16, 1);
         assert_eq!(
             super::super::api_lib::robota_abi_version(),
@@ -216,8 +224,8 @@ mod tests {
 
     #[test]
     fn every_status_has_its_own_text() {
-        let texts: std::collections::BTreeSet<&str> = (-18..=0).map(status_text).collect();
-        assert_eq!(texts.len(), 19);
+        let texts: std::collections::BTreeSet<&str> = (-19..=0).map(status_text).collect();
+        assert_eq!(texts.len(), 20);
         assert_eq!(status_text(-99), "unknown status\0");
     }
 }

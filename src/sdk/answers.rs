@@ -9,7 +9,8 @@ use super::error::{parse_json, ErrorCode, SdkError, SdkResult};
 use super::pending::{Answer, AnswerError, PendingKind};
 use super::runtime::Runtime;
 
-fn answer_error(e: AnswerError) -> SdkError {
+/// The error of a refused answer (unknown or stale id).
+pub(crate) fn answer_error(e: AnswerError) -> SdkError {
     match e {
         AnswerError::NotFound(m) => SdkError::new(ErrorCode::NotFound, m),
         AnswerError::Stale(m) => SdkError::new(ErrorCode::Stale, m),

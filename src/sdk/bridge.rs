@@ -185,7 +185,7 @@ pub fn validate_response(kind: PendingKind, v: &Value) -> Result<(), String> {
                 "hook response must be {\"exit_code\":N,\"stdout\":\"…\",\"stderr\":\"…\"}".into(),
             ),
         },
-        PendingKind::ToolCall => Ok(()),
+        PendingKind::ToolCall | PendingKind::HostIo => Ok(()),
     }
 }
 

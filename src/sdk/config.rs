@@ -104,6 +104,10 @@ pub struct SessionConfig {
     pub tool_config: Option<std::sync::Arc<crate::tools::ToolsConfig>>,
     /// Whether `permission_mode` was given (settings' trust level applies otherwise).
     pub mode_given: bool,
+    /// Built-in tools run through the host's I/O port (`robota_runtime_set_host_io`).
+    pub host_io: bool,
+    /// Hard limits over the session's life (`"budget"`).
+    pub budget: Option<crate::core::budget::BudgetLimits>,
 }
 
 /// Parses a document that must be a JSON object with `"v":1` (absent `v` means 1).
@@ -264,7 +268,7 @@ pub fn parse_runtime_config(text: &str) -> SdkResult<RuntimeConfig> {
 }
 
 /// Keys of the session document.
-pub const SESSION_KEYS: [&str; 26] = [
+pub const SESSION_KEYS: [&str; 28] = [
     "provider",
     "model",
     "system_prompt",
@@ -291,6 +295,8 @@ pub const SESSION_KEYS: [&str; 26] = [
     "context_window",
     "tool_config",
     "native_web_search",
+    "host_io",
+    "budget",
 ];
 
 /// Parses a delivery name.
@@ -399,7 +405,6 @@ pub fn parse_session_map(map: &Map<String, Value>) -> SdkResult<SessionConfig> {
     };
     Ok(SessionConfig {
         provider,
-        model,
         system_prompt: opt_str(W, map, "system_prompt")?,
         cwd,
         tools,
@@ -423,6 +428,9 @@ pub fn parse_session_map(map: &Map<String, Value>) -> SdkResult<SessionConfig> {
             )),
         },
         mode_given: !matches!(map.get("permission_mode"), None | Some(Value::Null)),
+        host_io: opt_bool(W, map, "host_io")?,
+        budget: super::budget::parse_budget(map, &model)?,
+        model,
     })
 }
 

@@ -43,6 +43,8 @@ pub enum ErrorCode {
     VersionMismatch,
     /// Text that is not UTF-8.
     InvalidUtf8,
+    /// The session's budget is exhausted.
+    Budget,
 }
 
 /// An error with a message naming the problem and optional taxonomy details.

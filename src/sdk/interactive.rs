@@ -109,6 +109,8 @@ struct Inner {
     cfg: Mutex<SessionConfig>,
     session_id: String,
     created_at: String,
+    /// The session's budget (`"budget"`).
+    budget: Option<Arc<crate::core::budget::Budget>>,
 }
 
 /// The event-driven session.

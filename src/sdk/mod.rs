@@ -6,11 +6,14 @@
 pub mod answers;
 pub mod assembly;
 pub mod bridge;
+pub mod budget;
 pub mod command_registry;
 pub mod commands;
 pub mod config;
 pub mod error;
 pub mod events;
+pub mod host_io;
+pub mod host_io_host;
 pub mod host_tool;
 pub mod interactive;
 pub use crate::core::log;

@@ -18,6 +18,8 @@ pub enum PendingKind {
     Permission,
     /// A host hook request (`robota_request_respond`).
     Hook,
+    /// A host I/O request (`robota_host_io_complete`).
+    HostIo,
 }
 
 impl PendingKind {
@@ -27,6 +29,7 @@ impl PendingKind {
             PendingKind::ToolCall => "tool call",
             PendingKind::Permission => "permission request",
             PendingKind::Hook => "hook request",
+            PendingKind::HostIo => "host I/O request",
         }
     }
 }
@@ -153,6 +156,14 @@ impl PendingRegistry {
             map.remove(id);
         }
         ids
+    }
+
+    /// Withdraws every id of kind `kind` of session `owner`; returns how many were waiting.
+    pub fn cancel_owner_kind(&self, owner: u64, kind: PendingKind) -> usize {
+        let mut map = self.lock();
+        let before = map.len();
+        map.retain(|_, e| e.owner != owner || e.kind != kind);
+        before - map.len()
     }
 
     /// Number of ids waiting.

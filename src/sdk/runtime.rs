@@ -30,6 +30,8 @@ pub struct RuntimeShared {
     pub tools: RwLock<Vec<Arc<HostToolDef>>>,
     /// Ids waiting for host answers.
     pub pending: PendingRegistry,
+    /// The host I/O callback registration (opaque here; `robota_runtime_set_host_io`).
+    pub host_io: RwLock<Option<Arc<dyn super::host_io_host::HostIoHandler>>>,
     next_session: AtomicU64,
     /// Library tasks and threads, awaited when the runtime goes away.
     pub work: LibraryWork,
@@ -138,6 +140,7 @@ impl Runtime {
             config,
             tools: RwLock::new(Vec::new()),
             pending: PendingRegistry::new(),
+            host_io: RwLock::new(None),
             next_session: AtomicU64::new(0),
             work: LibraryWork::default(),
             builtins: Mutex::new(std::collections::HashMap::new()),

@@ -47,6 +47,12 @@ fn config_fields(c: &SessionConfig) -> Map<String, Value> {
     if let Some(t) = &c.tool_config {
         m.insert("tool_config".into(), json!(t.as_ref()));
     }
+    if c.host_io {
+        m.insert("host_io".into(), json!(true));
+    }
+    if let Some(b) = &c.budget {
+        m.insert("budget".into(), json!(b));
+    }
     m
 }
 

@@ -59,6 +59,9 @@ pub struct SessionOptions {
     pub env_vars: EnvVars,
     /// The HTTP client of `http` hooks (the runtime's shared pool); `None` = one of their own.
     pub http_client: Option<reqwest::Client>,
+    /// `cwd` names a directory of a host-supplied file system (host I/O): it must be absolute
+    /// and is normalized lexically instead of being checked on the real disk.
+    pub virtual_cwd: bool,
 }
 
 impl SessionOptions {
@@ -83,6 +86,7 @@ impl SessionOptions {
             history: None,
             hook_env: BTreeMap::new(),
             env_vars: EnvVars::process(),
+            virtual_cwd: false,
             http_client: None,
         }
     }
@@ -102,6 +106,8 @@ pub struct SessionRunOptions {
     /// The user's raw input for `UserPromptSubmit` (`prompt`/`user_message`), when it differs
     /// from the message content (e.g. a slash command expanded into a prompt).
     pub raw_input: Option<String>,
+    /// The session's budget (checked before each model call).
+    pub budget: Option<std::sync::Arc<crate::core::budget::Budget>>,
 }
 
 /// Why a run failed.

@@ -49,7 +49,16 @@ pub struct Session {
     running: AtomicBool,
 }
 
-fn resolve_cwd(cwd: &Path) -> Result<PathBuf, RobotaError> {
+fn resolve_cwd(cwd: &Path, virtual_cwd: bool) -> Result<PathBuf, RobotaError> {
+    if virtual_cwd {
+        if !cwd.is_absolute() {
+            return Err(RobotaError::Configuration(format!(
+                "Session cwd \"{}\" must be an absolute path of the host's file system",
+                cwd.display()
+            )));
+        }
+        return Ok(crate::tools::config::normalize_lexical(cwd));
+    }
     let base = if cwd.as_os_str().is_empty() {
         std::env::current_dir().map_err(|e| {
             RobotaError::Configuration(format!(
@@ -76,7 +85,7 @@ impl Session {
     /// Builds a session. Spawns nothing and needs no async runtime (safe on any thread); the
     /// `SessionStart` hook fires at the beginning of the first run.
     pub fn new(opts: SessionOptions) -> Result<Session, RobotaError> {
-        let cwd = resolve_cwd(&opts.cwd)?;
+        let cwd = resolve_cwd(&opts.cwd, opts.virtual_cwd)?;
         if let Some(n) = opts.max_turns {
             if n < 0 {
                 return Err(RobotaError::Validation(format!(
@@ -392,6 +401,7 @@ impl Session {
             on_event: opts.on_event.clone(),
             max_execution_rounds: None,
             owner_path: Vec::new(),
+            budget: opts.budget.clone(),
         };
         let result = self.agent.run(message, run_opts).await;
         let after = self.refresh_context();

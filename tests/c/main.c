@@ -31,6 +31,14 @@ void test_quickstart_pull(void);
 void test_free_session_after_runtime_is_prompt(void);
 void test_query_every_delivery_mode(void);
 void test_query_null_callback_bad_input_and_reentry(void);
+void test_host_io_virtual_fs(void);
+void test_host_io_pull_async_and_abort(void);
+void test_host_io_wrong_shape_pump(void);
+void test_budget_model_calls(void);
+void test_budget_tool_calls(void);
+void test_budget_tokens(void);
+void test_budget_wall_time(void);
+void test_budget_bad_config(void);
 
 static const struct {
     const char *name;
@@ -64,6 +72,14 @@ static const struct {
     {"free_session_after_runtime_is_prompt", test_free_session_after_runtime_is_prompt},
     {"query_every_delivery_mode", test_query_every_delivery_mode},
     {"query_null_callback_bad_input_and_reentry", test_query_null_callback_bad_input_and_reentry},
+    {"host_io_virtual_fs", test_host_io_virtual_fs},
+    {"host_io_pull_async_and_abort", test_host_io_pull_async_and_abort},
+    {"host_io_wrong_shape_pump", test_host_io_wrong_shape_pump},
+    {"budget_model_calls", test_budget_model_calls},
+    {"budget_tool_calls", test_budget_tool_calls},
+    {"budget_tokens", test_budget_tokens},
+    {"budget_wall_time", test_budget_wall_time},
+    {"budget_bad_config", test_budget_bad_config},
 };
 
 int main(int argc, char **argv) {

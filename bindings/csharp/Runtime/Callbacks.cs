@@ -17,6 +17,7 @@ namespace Robota
         internal static readonly EventFn Event = OnEvent;
         internal static readonly ToolFn Tool = OnTool;
         internal static readonly LogFn Log = OnLog;
+        internal static readonly HostIoFn HostIo = OnHostIo;
 
         /// <summary>One registration call taking <c>user_data</c> (and the binding's callbacks).</summary>
         internal delegate int Registration(IntPtr userData, out IntPtr error);
@@ -95,6 +96,22 @@ namespace Robota
             {
                 var reg = GCHandle.FromIntPtr(userData).Target as ToolRegistration;
                 reg?.Invoke(session, callId, Utf8.DecodeZ(toolName), Utf8.Decode(inputJson, Utf8.Length(inputLen)));
+            }
+            catch (Exception e)
+            {
+                RobotaLibrary.Report(e);
+            }
+        }
+
+        [MonoPInvokeCallback(typeof(HostIoFn))]
+        private static void OnHostIo(IntPtr userData, IntPtr session, ulong ioId, IntPtr requestJson, UIntPtr requestLen)
+        {
+            try
+            {
+                var reg = GCHandle.FromIntPtr(userData).Target as HostIoRegistration;
+                var json = Utf8.Decode(requestJson, Utf8.Length(requestLen));
+                // The handler may block (a disk, a network): never on the library's thread.
+                if (reg != null) System.Threading.Tasks.Task.Run(() => reg.Invoke(ioId, json));
             }
             catch (Exception e)
             {

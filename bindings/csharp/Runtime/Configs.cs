@@ -202,6 +202,12 @@ namespace Robota
         /// <summary>Any further fields, written as they are (budget, ...).</summary>
         public IDictionary<string, object> Extra { get; } = new Dictionary<string, object>();
 
+        /// <summary>Hard limits over the session's life (null = none).</summary>
+        public SessionBudget Budget { get; set; }
+
+        /// <summary>Runs the built-in tools through the runtime's host I/O handler (<see cref="RobotaRuntime.SetHostIo"/>).</summary>
+        public bool? HostIo { get; set; }
+
         /// <summary>The JSON name of a delivery mode.</summary>
         public static string DeliveryName(Delivery d) => d == Delivery.Pump ? "pump" : d == Delivery.Pull ? "pull" : "thread";
 
@@ -240,6 +246,8 @@ namespace Robota
             if (ContextWindow.HasValue) d["context_window"] = ContextWindow.Value;
             if (NativeWebSearch.HasValue) d["native_web_search"] = NativeWebSearch.Value;
             if (ToolConfigJson != null) d["tool_config"] = new JsonRaw(ToolConfigJson);
+            if (HostIo.HasValue) d["host_io"] = HostIo.Value;
+            if (Budget != null) d["budget"] = Budget.ToDictionary();
             foreach (var kv in Extra) d[kv.Key] = kv.Value;
             return Json.Serialize(d);
         }

@@ -41,6 +41,8 @@ namespace Robota
         VersionMismatch = -17,
         /// <summary>A string argument is not valid UTF-8.</summary>
         InvalidUtf8 = -18,
+        /// <summary>The session's budget is exhausted (<see cref="SessionConfig.Budget"/>).</summary>
+        Budget = -19,
     }
 
     /// <summary>Event kinds (ROBOTA_EVENT_*; append-only).</summary>
@@ -82,6 +84,8 @@ namespace Robota
         TurnCompleted = 16,
         /// <summary>Last event of a session.</summary>
         SessionClosed = 17,
+        /// <summary><c>{"io_id","request":{"v":1,"op",...}}</c>: a host I/O request (pull delivery).</summary>
+        HostIo = 19,
     }
 
     /// <summary>Log levels (ROBOTA_LOG_*).</summary>

@@ -15,6 +15,10 @@ namespace Robota
     [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
     internal delegate void ToolFn(IntPtr userData, IntPtr session, ulong callId, IntPtr toolName, IntPtr inputJson, UIntPtr inputLen);
 
+    /// <summary>Receives a host I/O request (robota_host_io_fn).</summary>
+    [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
+    internal delegate void HostIoFn(IntPtr userData, IntPtr session, ulong ioId, IntPtr requestJson, UIntPtr requestLen);
+
     /// <summary>Receives library log lines (robota_log_fn).</summary>
     [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
     internal delegate void LogFn(IntPtr userData, int level, IntPtr target, IntPtr message, UIntPtr messageLen);
@@ -72,6 +76,12 @@ namespace Robota
 
         [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
         internal static extern int robota_tool_call_complete(RuntimeHandle runtime, ulong callId, byte[] resultJson, int isError, out IntPtr error);
+
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern int robota_runtime_set_host_io(RuntimeHandle runtime, HostIoFn fn, IntPtr userData, FreeFn freeFn, out IntPtr error);
+
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern int robota_host_io_complete(RuntimeHandle runtime, ulong ioId, byte[] responseJson, out IntPtr error);
 
         [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
         internal static extern int robota_request_respond(RuntimeHandle runtime, ulong requestId, byte[] responseJson, out IntPtr error);

@@ -14,6 +14,7 @@ namespace Robota
     {
         private readonly Dictionary<string, ToolRegistration> tools = new Dictionary<string, ToolRegistration>();
         private int disposed;
+        private HostIoRegistration hostIo;
 
         /// <summary>Creates a runtime from a config object.</summary>
         public RobotaRuntime(RuntimeConfig config)
@@ -76,6 +77,47 @@ namespace Robota
             {
                 tools[definition.Name] = reg;
             }
+        }
+
+        /// <summary>
+        /// Sets the host I/O handler used by sessions created with <see cref="SessionConfig.HostIo"/>:
+        /// it receives read/write/stat/list/exec requests (on a worker thread, any delivery mode) and
+        /// returns the answer object (<c>{"content"}</c>, <c>{}</c>, <c>{"exists","is_dir","size"}</c>,
+        /// <c>{"entries":[{"name","is_dir"}]}</c>, <c>{"exit_code","stdout","stderr"}</c>). Throw
+        /// <see cref="NotSupportedException"/> for an op the host does not offer; any other exception
+        /// is reported to the model as the tool's failure.
+        /// </summary>
+        public void SetHostIo(Func<HostIoRequest, IDictionary<string, object>> handler)
+        {
+            ThrowIfDisposed();
+            var reg = new HostIoRegistration(Handle, handler ?? throw new ArgumentNullException(nameof(handler)));
+            Callbacks.Register(reg, (IntPtr ud, out IntPtr err) =>
+                NativeMethods.robota_runtime_set_host_io(Handle, Callbacks.HostIo, ud, Callbacks.Free, out err));
+            Volatile.Write(ref hostIo, reg);
+        }
+
+        /// <summary>Answers host I/O request <paramref name="ioId"/> with a JSON object (hosts answering requests themselves).</summary>
+        public void CompleteHostIo(ulong ioId, string responseJson)
+        {
+            ThrowIfDisposed();
+            IntPtr err;
+            var status = NativeMethods.robota_host_io_complete(Handle, ioId, Utf8.Encode(responseJson ?? throw new ArgumentNullException(nameof(responseJson))), out err);
+            Errors.Check(status, err);
+        }
+
+        /// <summary>A host I/O request that arrived as an event (pull delivery): the handler answers it.</summary>
+        internal void HostIoEvent(RobotaEvent ev)
+        {
+            var reg = Volatile.Read(ref hostIo);
+            if (reg == null)
+            {
+                return;
+            }
+            object req;
+            ev.Data.TryGetValue("request", out req);
+            var id = Json.GetUInt64(ev.Data, "io_id");
+            var json = Json.Serialize(req);
+            System.Threading.Tasks.Task.Run(() => reg.Invoke(id, json));
         }
 
         internal ToolRegistration FindTool(string name)

@@ -211,6 +211,7 @@ namespace Robota
                 case EventKind.ToolCallCancelled: OnToolCallCancelled(ev); break;
                 case EventKind.PermissionRequest: OnPermission(sender, ev); break;
                 case EventKind.HookRequest: OnHook(sender, ev); break;
+                case EventKind.HostIo: Owner.HostIoEvent(ev); break;
                 case EventKind.Error:
                     lock (gate)
                     {
@@ -331,6 +332,10 @@ namespace Robota
             if (result.IsAborted && w.CancelRequested)
             {
                 w.Tcs.TrySetCanceled(w.Token);
+            }
+            else if (result.StopReason == "budget")
+            {
+                w.Tcs.TrySetException(RobotaException.FromErrorEvent(RobotaStatus.Budget, w.LastError, "the session's budget is exhausted"));
             }
             else if (result.StopReason == "error")
             {

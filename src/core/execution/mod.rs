@@ -53,6 +53,8 @@ pub enum RunStop {
     Refusal,
     /// The model's output was cut at `max_tokens` (a cut tool call is not run).
     MaxTokens,
+    /// The session's budget refused the next call.
+    Budget,
 }
 
 /// Result of one run (`IExecutionResult`).
@@ -218,8 +220,19 @@ pub async fn execute(
             stop = RunStop::Aborted;
             break;
         }
+        if let Some(b) = &options.budget {
+            if b.check_model_call().is_err() {
+                stop = RunStop::Budget;
+                break;
+            }
+        }
         round += 1;
-        match round::run_round(&mut ctx, round).await {
+        let before = ctx.usage.as_ref().map_or(0, TokenUsage::total);
+        let outcome = round::run_round(&mut ctx, round).await;
+        if let Some(b) = &options.budget {
+            b.record_tokens(ctx.usage.as_ref().map_or(0, TokenUsage::total) - before);
+        }
+        match outcome {
             RoundOutcome::Continue { unknown_tools } => {
                 if unknown_tools.is_empty() {
                     unknown_streak = 0;
@@ -265,13 +278,26 @@ pub async fn execute(
     };
     let tools_ran = !ctx.tool_outcomes.is_empty();
     let summary_stop = matches!(stop, RunStop::Complete | RunStop::MaxRounds);
-    if needs_summary && tools_ran && summary_stop && !ctx.cancel.is_cancelled() {
+    let budget_refused = needs_summary
+        && tools_ran
+        && summary_stop
+        && options
+            .budget
+            .as_ref()
+            .is_some_and(|b| b.check_model_call().is_err());
+    if budget_refused {
+        stop = RunStop::Budget;
+    } else if needs_summary && tools_ran && summary_stop && !ctx.cancel.is_cancelled() {
         let instruction = if forced_by_unknown {
             summary::unknown_tools_instruction(&unknown_names)
         } else {
             FORCED_SUMMARY_INSTRUCTION.to_string()
         };
+        let before = ctx.usage.as_ref().map_or(0, TokenUsage::total);
         summary::forced_summary(&mut ctx, round, &instruction).await;
+        if let Some(b) = &options.budget {
+            b.record_tokens(ctx.usage.as_ref().map_or(0, TokenUsage::total) - before);
+        }
     }
     if ctx.cancel.is_cancelled() {
         stop = RunStop::Aborted;

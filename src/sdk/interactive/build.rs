@@ -25,6 +25,18 @@ fn check_config(shared: &RuntimeShared, cfg: &SessionConfig) -> SdkResult<()> {
             "session config: \"persist\": true needs \"session_dir\" in the runtime config",
         ));
     }
+    if cfg.host_io
+        && cfg.delivery != crate::sdk::config::Delivery::Pull
+        && shared
+            .host_io
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .is_none()
+    {
+        return Err(SdkError::config(
+            "session config: \"host_io\": true needs a host I/O callback (robota_runtime_set_host_io) or \"delivery\": \"pull\"",
+        ));
+    }
     Ok(())
 }
 
@@ -38,11 +50,18 @@ fn session_tools(
     tool_env: Option<&crate::tools::ToolEnv>,
 ) -> SdkResult<Vec<Arc<dyn Tool>>> {
     let host_defs = shared.host_tools();
+    let host_env = cfg
+        .host_io
+        .then(|| crate::sdk::host_io::tool_env(shared, &cfg.cwd, link));
+    let builtin = |n: &str| match &host_env {
+        Some(env) => crate::tools::builtin_tool_in(n, env),
+        None => assembly::builtin(shared, tool_env, n, &cfg.cwd),
+    };
     let mut tools: Vec<Arc<dyn Tool>> = Vec::new();
     match &cfg.tools {
         None => {
             for n in crate::tools::BUILTIN_TOOL_NAMES {
-                if let Some(t) = assembly::builtin(shared, tool_env, n, &cfg.cwd) {
+                if let Some(t) = builtin(n) {
                     tools.push(t);
                 }
             }
@@ -60,7 +79,7 @@ fn session_tools(
                         def: d.clone(),
                         link: link.clone(),
                     }));
-                } else if let Some(t) = assembly::builtin(shared, tool_env, n, &cfg.cwd) {
+                } else if let Some(t) = builtin(n) {
                     tools.push(t);
                 } else {
                     let mut known: Vec<String> = crate::tools::BUILTIN_TOOL_NAMES
@@ -112,7 +131,16 @@ impl InteractiveSession {
             can_answer,
             released: Default::default(),
         });
-        let tools = session_tools(&shared, &cfg, &link, tool_env.as_ref())?;
+        let budget = cfg.budget.clone().map(|l| {
+            Arc::new(crate::core::budget::Budget::new(
+                l,
+                crate::core::budget::BudgetSpent::default(),
+            ))
+        });
+        let mut tools = session_tools(&shared, &cfg, &link, tool_env.as_ref())?;
+        if let Some(b) = &budget {
+            tools = crate::sdk::budget::wrap_tools(tools, b);
+        }
         cfg.params.prompt = assembly::prompt_inputs(&cfg, settings.as_ref(), &tools).map(Arc::new);
         let core = Arc::new(Core {
             link: link.clone(),
@@ -143,6 +171,7 @@ impl InteractiveSession {
         }
         so.tools = tools;
         so.cwd = PathBuf::from(&cfg.cwd);
+        so.virtual_cwd = cfg.host_io;
         so.permission_mode = cfg.permission_mode;
         so.permissions = cfg.permissions.clone();
         so.hooks = hooks;
@@ -188,6 +217,7 @@ impl InteractiveSession {
                 cfg: Mutex::new(cfg),
                 session_id,
                 created_at: restore.created_at.unwrap_or_else(now_iso),
+                budget,
             }),
         })
     }

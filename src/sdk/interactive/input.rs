@@ -56,4 +56,6 @@ pub enum TurnOutcome {
     Aborted,
     /// Failed with this message.
     Failed(String),
+    /// Stopped by the session's budget (this message names the limit).
+    Budget(String),
 }

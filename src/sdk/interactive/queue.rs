@@ -21,6 +21,9 @@ impl InteractiveSession {
             if st.closed {
                 return Err(SdkError::new(ErrorCode::Closed, "the session is closed"));
             }
+            if let Some(e) = self.inner.budget.as_ref().and_then(|b| b.exhausted()) {
+                return Err(SdkError::new(ErrorCode::Budget, e.message()));
+            }
             if let Some((q, _)) = &st.queued {
                 return Err(SdkError::new(
                     ErrorCode::Busy,
@@ -66,6 +69,11 @@ impl InteractiveSession {
                 if let Some((_, c)) = &st.current {
                     c.cancel();
                 }
+                // Host I/O waits on blocking threads: withdraw its ids (late answers are stale).
+                let link = &self.inner.core.link;
+                link.shared
+                    .pending
+                    .cancel_owner_kind(link.owner, crate::sdk::pending::PendingKind::HostIo);
                 take_queued(&mut st)
             } else if Some(turn_id) == queued {
                 take_queued(&mut st)
@@ -163,6 +171,10 @@ impl InteractiveSession {
                     Some((_, TurnOutcome::Aborted)) => Err(SdkError::new(
                         ErrorCode::Aborted,
                         format!("turn {turn_id} was aborted"),
+                    )),
+                    Some((_, TurnOutcome::Budget(m))) => Err(SdkError::new(
+                        ErrorCode::Budget,
+                        format!("turn {turn_id} stopped: {m}"),
                     )),
                     Some((_, TurnOutcome::Failed(m))) => Err(SdkError::new(
                         ErrorCode::Provider,

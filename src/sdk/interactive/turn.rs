@@ -42,11 +42,17 @@ impl InteractiveSession {
         );
         let start_idx = inner.session.agent().messages().len();
         let opts = self.run_options(turn_id, &cancel, input.raw_input.clone());
-        let outcome = match inner
+        if let Some(b) = &inner.budget {
+            b.begin_turn();
+        }
+        let result = inner
             .session
             .run(Message::user(input.text.clone()), opts)
-            .await
-        {
+            .await;
+        if let Some(b) = &inner.budget {
+            b.end_turn();
+        }
+        let outcome = match result {
             Err(SessionRunError::PromptBlocked { reason }) => {
                 let reason = if reason.is_empty() {
                     "Blocked by hook".to_string()
@@ -74,6 +80,7 @@ impl InteractiveSession {
                         let msg = r.error.clone().unwrap_or_else(|| r.response.clone());
                         self.finish_error_with(turn_id, "PROVIDER_ERROR", &msg, r.error_recoverable)
                     }
+                    RunStop::Budget => self.finish_budget(turn_id, start_idx, &r.response, r.usage),
                     stop => self.finish_ok(turn_id, start_idx, &r.response, stop, r.usage),
                 }
             }
@@ -136,6 +143,7 @@ impl InteractiveSession {
             on_thinking_delta: Some(on_thinking),
             on_event,
             raw_input,
+            budget: self.inner.budget.clone(),
         }
     }
 
@@ -164,6 +172,30 @@ impl InteractiveSession {
         }
     }
 
+    /// A turn the budget stopped: the `ERROR` event naming the limit, then `turn_completed`
+    /// with `stop_reason:"budget"` (the answer so far kept).
+    fn finish_budget(
+        &self,
+        turn_id: u64,
+        start_idx: usize,
+        response: &str,
+        usage: Option<TokenUsage>,
+    ) -> TurnOutcome {
+        let exceeded = self.inner.budget.as_ref().and_then(|b| b.exhausted());
+        let message = exceeded
+            .as_ref()
+            .map_or_else(|| "budget exceeded".to_string(), |e| e.message());
+        if let Some(e) = &exceeded {
+            self.inner.core.link.emit_event(Event::json(
+                events::ERROR,
+                turn_id,
+                crate::sdk::budget::exceeded_event(e),
+            ));
+        }
+        self.finish_ok(turn_id, start_idx, response, RunStop::Budget, usage);
+        TurnOutcome::Budget(message)
+    }
+
     fn finish_ok(
         &self,
         turn_id: u64,
@@ -189,6 +221,7 @@ impl InteractiveSession {
             RunStop::ContextLimit => "context_limit",
             RunStop::Refusal => "refusal",
             RunStop::MaxTokens => "max_tokens",
+            RunStop::Budget => "budget",
             _ => "complete",
         };
         if stop == RunStop::MaxTokens {

@@ -100,6 +100,8 @@ final class EventRouter: CallbackBox, @unchecked Sendable {
             if let handler = handlers.hook {
                 Task { try? runtime.respond(to: request, with: await handler(request)) }
             }
+        case .other(let kind, let payload) where Int32(kind) == ROBOTA_EVENT_HOST_IO:
+            runtime.hostIOEvent(payload)
         default:
             break
         }

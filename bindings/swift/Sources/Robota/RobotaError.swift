@@ -28,6 +28,7 @@ public struct RobotaError: Error, Sendable, Hashable, CustomStringConvertible, L
         public static let `internal` = Code(rawValue: ROBOTA_E_INTERNAL)
         public static let versionMismatch = Code(rawValue: ROBOTA_E_VERSION_MISMATCH)
         public static let invalidUTF8 = Code(rawValue: ROBOTA_E_INVALID_UTF8)
+        public static let budget = Code(rawValue: ROBOTA_E_BUDGET)
 
         /// The library's English text for the status (`robota_status_str`).
         public var description: String { String(cString: robota_status_str(rawValue)) }

@@ -70,6 +70,9 @@ public final class Session: @unchecked Sendable {
         }
         try Task.checkCancellation()
         guard let result else { throw RobotaError(code: .closed, message: "the session closed before the turn completed") }
+        if result.stopReason == .budget {
+            throw RobotaError(turnFailure: failure, status: .budget, fallback: "the session's budget is exhausted")
+        }
         if result.stopReason == .error {
             throw RobotaError(turnFailure: failure, status: .provider, fallback: result.error ?? "the turn failed")
         }

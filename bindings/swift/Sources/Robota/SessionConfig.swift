@@ -27,6 +27,10 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
     public var persist: Bool?
     /// Deliver replay boundary events (`Event.execution`).
     public var replayEvents: Bool?
+    /// Run the built-in tools through the runtime's host I/O handler (`Runtime.setHostIO`).
+    public var hostIO: Bool?
+    /// Hard limits over the session's life.
+    public var budget: SessionBudget?
     public var extra: [String: JSONValue]
 
     public init(
@@ -34,7 +38,7 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
         tools: [String]? = nil, permissionMode: PermissionMode? = nil, permissions: PermissionRules? = nil,
         hooks: JSONValue? = nil, maxRounds: Int? = nil, delivery: Delivery? = nil, settings: String? = nil,
         sessionID: String? = nil, name: String? = nil, persist: Bool? = nil, replayEvents: Bool? = nil,
-        extra: [String: JSONValue] = [:]
+        hostIO: Bool? = nil, budget: SessionBudget? = nil, extra: [String: JSONValue] = [:]
     ) {
         self.provider = provider
         self.model = model
@@ -51,12 +55,14 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
         self.name = name
         self.persist = persist
         self.replayEvents = replayEvents
+        self.hostIO = hostIO
+        self.budget = budget
         self.extra = extra
     }
 
     static let knownKeys: Set<String> = [
         "v", "provider", "model", "system_prompt", "cwd", "tools", "permission_mode", "permissions", "hooks",
-        "max_rounds", "delivery", "settings", "session_id", "name", "persist", "replay_events",
+        "max_rounds", "delivery", "settings", "session_id", "name", "persist", "replay_events", "host_io", "budget",
     ]
 
     func encodeKnown(to c: inout KeyedEncodingContainer<DynamicKey>) throws {
@@ -76,6 +82,8 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
         try c.put(name, "name")
         try c.put(persist, "persist")
         try c.put(replayEvents, "replay_events")
+        try c.put(hostIO, "host_io")
+        try c.put(budget, "budget")
     }
 
     init(reading c: KeyedDecodingContainer<DynamicKey>) throws {
@@ -84,7 +92,8 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
             cwd: try c.get("cwd"), tools: try c.get("tools"), permissionMode: try c.get("permission_mode"),
             permissions: try c.get("permissions"), hooks: try c.get("hooks"), maxRounds: try c.get("max_rounds"),
             delivery: try c.get("delivery"), settings: try c.get("settings"), sessionID: try c.get("session_id"),
-            name: try c.get("name"), persist: try c.get("persist"), replayEvents: try c.get("replay_events"))
+            name: try c.get("name"), persist: try c.get("persist"), replayEvents: try c.get("replay_events"),
+            hostIO: try c.get("host_io"), budget: try c.get("budget"))
     }
 
     public func encode(to encoder: Encoder) throws { try encodeDocument(to: encoder) }

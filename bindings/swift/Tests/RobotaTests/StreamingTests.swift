@@ -104,12 +104,15 @@ final class StreamingTests: XCTestCase {
 
     func testConfigsAreCodableAndKeepUnknownKeys() throws {
         var config = SessionConfig(provider: "s", model: "m", maxRounds: 3, delivery: .pump)
-        config.extra["budget"] = ["max_tool_calls": 2]
+        config.extra["x_future"] = ["max_tool_calls": 2]
         let json = try JSONEncoder().encode(config)
         let text = String(decoding: json, as: UTF8.self)
         XCTAssertTrue(text.contains(#""max_rounds":3"#), text)
-        XCTAssertTrue(text.contains(#""budget":{"max_tool_calls":2}"#), text)
-        XCTAssertEqual(try JSONDecoder().decode(SessionConfig.self, from: json), config)
+        XCTAssertTrue(text.contains(#""x_future":{"max_tool_calls":2}"#), text)
+        config.budget = SessionBudget(maxToolCalls: 2)
+        let withBudget = String(decoding: try JSONEncoder().encode(config), as: UTF8.self)
+        XCTAssertTrue(withBudget.contains(#""budget":{"max_tool_calls":2}"#), withBudget)
+        XCTAssertEqual(try JSONDecoder().decode(SessionConfig.self, from: JSONEncoder().encode(config)), config)
         let rtConfig = RuntimeConfig(providers: ["s": .scripted(turns: [["text": "x"]])], workerThreads: 1)
         XCTAssertEqual(try JSONDecoder().decode(RuntimeConfig.self, from: JSONEncoder().encode(rtConfig)), rtConfig)
     }

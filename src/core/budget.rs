@@ -1,0 +1,232 @@
+//! Hard budgets of a session: total tokens, wall time, tool calls and model calls, counted over
+//! the session's life. The engine asks before each model call ([`Budget::check_model_call`]) and
+//! each tool call ([`Budget::check_tool_call`]); a call that would cross a limit is not made and
+//! the run stops with [`RunStop::Budget`](super::execution::RunStop::Budget). Tokens are checked
+//! after each call: the call that crosses the limit finishes, the next one is refused.
+
+use std::sync::Mutex;
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+
+/// The limits (`None` = unlimited).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct BudgetLimits {
+    /// Input + output tokens over all model calls.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_total_tokens: Option<u64>,
+    /// Wall time of all turns (ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_wall_ms: Option<u64>,
+    /// Tool calls run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tool_calls: Option<u64>,
+    /// Model calls made.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_model_calls: Option<u64>,
+}
+
+/// What was spent so far.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BudgetSpent {
+    /// Tokens of all model calls.
+    pub total_tokens: u64,
+    /// Wall time of finished turns (ms).
+    pub wall_ms: u64,
+    /// Tool calls run.
+    pub tool_calls: u64,
+    /// Model calls made.
+    pub model_calls: u64,
+}
+
+/// A limit that stopped (or would stop) a call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BudgetExceeded {
+    /// The limit's name (`max_model_calls`, …).
+    pub limit: &'static str,
+    /// The limit's value.
+    pub max: u64,
+    /// What was spent when the call was refused.
+    pub used: u64,
+}
+
+impl BudgetExceeded {
+    /// `budget exceeded: max_model_calls is 2 and 2 were used`.
+    pub fn message(&self) -> String {
+        format!(
+            "budget exceeded: {} is {} and {} were used",
+            self.limit, self.max, self.used
+        )
+    }
+}
+
+#[derive(Debug, Default)]
+struct State {
+    spent: BudgetSpent,
+    turn_started: Option<Instant>,
+    /// Set when a call was refused: the session's budget is exhausted for good.
+    exceeded: Option<BudgetExceeded>,
+}
+
+/// One session's budget (shared by its turns; thread-safe).
+#[derive(Debug, Default)]
+pub struct Budget {
+    limits: BudgetLimits,
+    state: Mutex<State>,
+}
+
+impl Budget {
+    /// A budget with `limits`, continuing from `spent` (a resumed session).
+    pub fn new(limits: BudgetLimits, spent: BudgetSpent) -> Self {
+        Budget {
+            limits,
+            state: Mutex::new(State {
+                spent,
+                ..State::default()
+            }),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The limits.
+    pub fn limits(&self) -> &BudgetLimits {
+        &self.limits
+    }
+
+    /// What was spent (the running turn's wall time included).
+    pub fn spent(&self) -> BudgetSpent {
+        let st = self.lock();
+        let mut s = st.spent;
+        s.wall_ms += running_ms(&st);
+        s
+    }
+
+    /// A turn starts (its wall time counts from now).
+    pub fn begin_turn(&self) {
+        self.lock().turn_started = Some(Instant::now());
+    }
+
+    /// The turn ended: its wall time is added.
+    pub fn end_turn(&self) {
+        let mut st = self.lock();
+        st.spent.wall_ms += running_ms(&st);
+        st.turn_started = None;
+    }
+
+    /// The limit that makes any further call impossible, if one is reached.
+    pub fn exhausted(&self) -> Option<BudgetExceeded> {
+        let st = self.lock();
+        if let Some(e) = &st.exceeded {
+            return Some(e.clone());
+        }
+        let s = &st.spent;
+        let wall = s.wall_ms + running_ms(&st);
+        reached(
+            "max_total_tokens",
+            self.limits.max_total_tokens,
+            s.total_tokens,
+        )
+        .or_else(|| {
+            reached(
+                "max_model_calls",
+                self.limits.max_model_calls,
+                s.model_calls,
+            )
+        })
+        .or_else(|| reached("max_wall_ms", self.limits.max_wall_ms, wall))
+    }
+
+    /// Asks for one model call: counts it, or refuses it (the refusal is remembered).
+    pub fn check_model_call(&self) -> Result<(), BudgetExceeded> {
+        if let Some(e) = self.exhausted() {
+            self.lock().exceeded.get_or_insert(e.clone());
+            return Err(e);
+        }
+        self.lock().spent.model_calls += 1;
+        Ok(())
+    }
+
+    /// Adds the tokens of a finished model call.
+    pub fn record_tokens(&self, tokens: u64) {
+        self.lock().spent.total_tokens += tokens;
+    }
+
+    /// Asks for one tool call: counts it, or refuses it (the refusal is remembered, so the next
+    /// model call is refused too and the run stops).
+    pub fn check_tool_call(&self) -> Result<(), BudgetExceeded> {
+        let mut st = self.lock();
+        if let Some(e) = &st.exceeded {
+            return Err(e.clone());
+        }
+        let wall = st.spent.wall_ms + running_ms(&st);
+        let refused = reached(
+            "max_tool_calls",
+            self.limits.max_tool_calls,
+            st.spent.tool_calls,
+        )
+        .or_else(|| reached("max_wall_ms", self.limits.max_wall_ms, wall));
+        if let Some(e) = refused {
+            st.exceeded = Some(e.clone());
+            return Err(e);
+        }
+        st.spent.tool_calls += 1;
+        Ok(())
+    }
+}
+
+fn running_ms(st: &State) -> u64 {
+    st.turn_started.map_or(0, |t| {
+        u64::try_from(t.elapsed().as_millis()).unwrap_or(u64::MAX)
+    })
+}
+
+fn reached(limit: &'static str, max: Option<u64>, used: u64) -> Option<BudgetExceeded> {
+    max.filter(|m| used >= *m)
+        .map(|max| BudgetExceeded { limit, max, used })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn model_and_tool_calls_stop_at_their_limits() {
+        let b = Budget::new(
+            BudgetLimits {
+                max_model_calls: Some(2),
+                max_tool_calls: Some(1),
+                ..Default::default()
+            },
+            BudgetSpent::default(),
+        );
+        assert!(b.check_model_call().is_ok());
+        assert!(b.check_tool_call().is_ok());
+        let e = b.check_tool_call().unwrap_err();
+        assert_eq!(
+            e.message(),
+            "budget exceeded: max_tool_calls is 1 and 1 were used"
+        );
+        // the refused tool call exhausts the session: the next model call is refused too
+        assert_eq!(b.check_model_call().unwrap_err(), e);
+        assert_eq!(b.exhausted(), Some(e));
+        assert_eq!(b.spent().model_calls, 1);
+    }
+
+    #[test]
+    fn tokens_are_checked_after_the_call_that_crosses() {
+        let b = Budget::new(
+            BudgetLimits {
+                max_total_tokens: Some(100),
+                ..Default::default()
+            },
+            BudgetSpent::default(),
+        );
+        assert!(b.check_model_call().is_ok());
+        b.record_tokens(150);
+        let e = b.check_model_call().unwrap_err();
+        assert_eq!((e.limit, e.max, e.used), ("max_total_tokens", 100, 150));
+    }
+}

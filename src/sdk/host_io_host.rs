@@ -1,0 +1,76 @@
+//! The host side of the host I/O port: the runtime's handler (set by
+//! `robota_runtime_set_host_io`), handing a request to it (thread and pump delivery), and the
+//! host's answers ([`Runtime::complete_host_io`]).
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::answers::answer_error;
+use super::error::{parse_json, ErrorCode, SdkError, SdkResult};
+use super::events::{Event, Payload};
+use super::pending::{Answer, PendingKind};
+use super::runtime::{Runtime, RuntimeShared};
+
+/// Receives host I/O requests (`{"v":1,"op",…}`) of the runtime's host-I/O sessions.
+pub trait HostIoHandler: Send + Sync {
+    /// Hands request `io_id` to the host; `session` is the session handle's address.
+    fn call(&self, session: usize, io_id: u64, request_json: &str);
+}
+
+impl Runtime {
+    /// Sets (or with `None` removes) the host I/O handler.
+    pub fn set_host_io(&self, handler: Option<Arc<dyn HostIoHandler>>) {
+        let old = {
+            let mut slot = self
+                .shared()
+                .host_io
+                .write()
+                .unwrap_or_else(|p| p.into_inner());
+            std::mem::replace(&mut *slot, handler)
+        };
+        drop(old);
+    }
+
+    /// Answers host I/O request `io_id` with a JSON object. Not an object:
+    /// [`ErrorCode::InvalidConfig`] (the request keeps waiting); [`ErrorCode::Stale`] when
+    /// already answered or withdrawn (turn aborted, session closed).
+    pub fn complete_host_io(&self, io_id: u64, response: &str) -> SdkResult<()> {
+        let value = parse_json("response_json", response)?;
+        if !value.is_object() {
+            return Err(SdkError::new(
+                ErrorCode::InvalidConfig,
+                "response_json: a host I/O answer must be a JSON object",
+            ));
+        }
+        self.shared()
+            .pending
+            .answer(io_id, &[PendingKind::HostIo], Answer::Response(value))
+            .map_err(answer_error)
+    }
+}
+
+/// Hands a `HOST_IO` event to the runtime's handler (thread and pump delivery). Without a
+/// handler the request is withdrawn, so the tool fails instead of waiting.
+pub fn deliver(shared: &RuntimeShared, session: usize, ev: Event) {
+    let Payload::Json(doc) = ev.payload else {
+        return;
+    };
+    let io_id = doc.get("io_id").and_then(Value::as_u64).unwrap_or(0);
+    let handler = shared
+        .host_io
+        .read()
+        .unwrap_or_else(|p| p.into_inner())
+        .clone();
+    match handler {
+        Some(h) => {
+            let request = doc
+                .get("request")
+                .map_or_else(String::new, Value::to_string);
+            h.call(session, io_id, &request);
+        }
+        None => {
+            shared.pending.cancel(io_id);
+        }
+    }
+}
