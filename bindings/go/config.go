@@ -164,8 +164,6 @@ type SessionConfig struct {
 	MaxTokens int `json:"max_tokens,omitempty"`
 	// Thinking enables extended thinking with a token budget (Anthropic, Gemini).
 	Thinking *Thinking `json:"thinking,omitempty"`
-	// ContextWindow overrides the model's context window (tokens).
-	ContextWindow int `json:"context_window,omitempty"`
 	// NativeWebSearch asks for the provider's hosted web search (Anthropic profiles with
 	// "web_search": true).
 	NativeWebSearch bool `json:"native_web_search,omitempty"`
@@ -181,6 +179,11 @@ type SessionConfig struct {
 	Budget *Budget `json:"budget,omitempty"`
 	// HostIO runs the built-in tools through the runtime's HostIOHandler (Runtime.SetHostIO).
 	HostIO bool `json:"host_io,omitempty"`
+	// ContextWindow overrides the window the library uses (default: the window the server
+	// tells, else the model table, else a stated default with a CONTEXT_WINDOW_ASSUMED warning).
+	ContextWindow int `json:"context_window,omitempty"`
+	// ToolChoice is every turn's default tool choice (nil = auto).
+	ToolChoice *ToolChoice `json:"tool_choice,omitempty"`
 	// Extra holds keys this struct does not name.
 	Extra map[string]any `json:"-"`
 

@@ -10,6 +10,8 @@ type Input struct {
 	DisplayInput string `json:"display_input,omitempty"`
 	// RawInput is kept for hooks (e.g. the unexpanded slash command).
 	RawInput string `json:"raw_input,omitempty"`
+	// ToolChoice, when set, is this turn's tool choice (wins over the session's).
+	ToolChoice *ToolChoice `json:"tool_choice,omitempty"`
 }
 
 // Message is a message of the conversation (the Robota universal message).

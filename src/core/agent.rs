@@ -12,6 +12,7 @@ use super::message::{Message, Role};
 use super::provider::{NativeWebToolRequest, Provider};
 use super::store::ConversationStore;
 use super::tool::{DirectDispatcher, Tool, ToolDispatcher};
+use super::tool_choice::ToolChoice;
 use super::util::prefixed_id;
 
 /// Default model/tool round cap.
@@ -54,6 +55,8 @@ pub struct AgentConfig {
     pub native_web_tools: NativeWebToolRequest,
     /// Extended thinking budget (tokens) requested on every call.
     pub thinking_budget: Option<u32>,
+    /// Default tool choice of every turn (see [`ToolChoice`]).
+    pub tool_choice: ToolChoice,
 }
 
 impl AgentConfig {
@@ -76,6 +79,7 @@ impl AgentConfig {
             context_window: None,
             native_web_tools: NativeWebToolRequest::default(),
             thinking_budget: None,
+            tool_choice: ToolChoice::Auto,
         }
     }
 
@@ -115,6 +119,8 @@ pub struct RunOptions {
     pub max_execution_rounds: Option<i64>,
     /// Owner path of the run (tool requests extend it).
     pub owner_path: Vec<OwnerPathSegment>,
+    /// Tool choice of this run (wins over config).
+    pub tool_choice: Option<ToolChoice>,
     /// The session's budget: asked before each model call (the run stops with
     /// `RunStop::Budget` when it refuses).
     pub budget: Option<std::sync::Arc<super::budget::Budget>>,

@@ -2,6 +2,10 @@
 
 use std::time::Duration;
 
+/// Marks a provider error as the server's "context length exceeded" answer: the turn then ends
+/// with `stop_reason:"context_limit"`.
+pub const CONTEXT_OVERFLOW: &str = "the prompt does not fit the context window";
+
 /// Error category.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorCategory {
@@ -135,6 +139,11 @@ impl RobotaError {
             | RobotaError::Storage(_) => true,
             _ => false,
         }
+    }
+
+    /// A provider's "context length exceeded" answer ([`CONTEXT_OVERFLOW`] in its text).
+    pub fn is_context_overflow(&self) -> bool {
+        matches!(self, RobotaError::Provider { message, .. } if message.contains(CONTEXT_OVERFLOW))
     }
 
     /// A recoverable provider error.

@@ -17,5 +17,6 @@ pub mod provider;
 pub mod store;
 pub mod tokens;
 pub mod tool;
+pub mod tool_choice;
 pub mod truncation;
 pub mod util;

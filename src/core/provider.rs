@@ -10,6 +10,7 @@ use tokio_util::sync::CancellationToken;
 use super::errors::RobotaError;
 use super::message::{Message, NativeContent, ToolCall};
 use super::tokens::TokenUsage;
+use super::tool_choice::ToolChoice;
 
 /// A tool schema as sent to providers: `{name, description, parameters}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -131,6 +132,8 @@ pub struct ChatRequest<'a> {
     pub native_web_tools: NativeWebToolRequest,
     /// Extended thinking budget in tokens (Anthropic `thinking`, Gemini `thinkingConfig`).
     pub thinking_budget: Option<u32>,
+    /// Whether the model may, must or must not call a tool (sent only with tools).
+    pub tool_choice: &'a ToolChoice,
 }
 
 /// Receives what a provider streams. Called on the provider's task, in order.
@@ -175,6 +178,13 @@ pub trait Provider: Send + Sync {
     /// What the provider can do.
     fn capabilities(&self) -> ProviderCapabilities {
         ProviderCapabilities::default()
+    }
+
+    /// The context window the provider's server serves `model` with, when it tells
+    /// (OpenAI-compatible servers; asked once per runtime and model, then cached). `None` when
+    /// the server tells nothing: the caller falls back to the model table.
+    async fn context_window(&self, _model: &str) -> Option<u64> {
+        None
     }
 
     /// Streams one turn. On cancellation, returns the partial content with

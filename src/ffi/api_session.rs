@@ -21,6 +21,20 @@ use crate::sdk::{commands, snapshot};
 /// (README "Configuration"); their problems arrive as the first `WARNING` events. A `session_id` names the file `<session_dir>/<id>.json`, so it
 /// is 1 to 128 characters from A-Z a-z 0-9 `_` `.` `-`, not starting with `.` (also on resume
 /// and fork); `persist` saves it after each turn, atomically (temp file, fsync, rename).
+/// `"tool_choice"?:"auto"|"none"|"required"|{"name":"TOOL"}` (default `"auto"`; `required` and a
+/// named tool hold for a turn's first model call only; a named tool the session lacks is
+/// `ROBOTA_E_INVALID_CONFIG` naming it) maps to Anthropic `tool_choice`, OpenAI `tool_choice` and
+/// Gemini `toolConfig.functionCallingConfig`. `"context_window"?:N` sets the window; without it
+/// the library uses the window an `openai-compatible` server serves (llama.cpp `/props`, vLLM
+/// `/v1/models`, LM Studio `/api/v0/models`, Ollama `/api/show`, or the window named by a
+/// "maximum context length is N tokens" error; asked once per runtime and model), else the model
+/// table, else 200000 tokens with one `WARNING` `code:"CONTEXT_WINDOW_ASSUMED"` per session.
+/// A server's "context length exceeded" answer ends the turn with `stop_reason:"context_limit"`
+/// and an `ERROR` naming the window. Failed turns: the `ERROR` event and
+/// `TURN_COMPLETED.error_details` carry `{"code","category","recoverable","message"}` of the
+/// taxonomy (`AUTHENTICATION_ERROR` for HTTP 401/403, `RATE_LIMIT_ERROR` for 429,
+/// `NETWORK_ERROR` for connect/DNS/TLS/reset, `MODEL_NOT_AVAILABLE`, else `PROVIDER_ERROR`), as
+/// do the details of the `robota_error` that `robota_session_wait` returns.
 /// `fn_` receives events in `thread`/`pump` delivery (may be NULL; unused in `pull`).
 /// `free_fn(user_data)` runs once after the last callback; on failure it is not called.
 /// Errors: `ROBOTA_E_NOT_FOUND` (unknown provider or tool), `ROBOTA_E_INVALID_CONFIG`,
@@ -125,7 +139,9 @@ pub extern "C" fn robota_session_close(s: *mut robota_session) -> robota_status 
     })
 }
 
-/// Submits a prompt (`{"text":"…","display_input"?,"raw_input"?}`); writes its turn id.
+/// Submits a prompt (`{"text":"…","display_input"?,"raw_input"?,"tool_choice"?}`; `tool_choice`
+/// holds for this turn only, a named tool the session lacks is `ROBOTA_E_INVALID_CONFIG`);
+/// writes its turn id.
 /// While a turn runs the prompt is queued (one at most): a further submit returns
 /// `ROBOTA_E_BUSY` and does not replace the queued prompt. `ROBOTA_E_CLOSED` after close.
 #[no_mangle]

@@ -5,7 +5,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::config::HttpProviderConfig;
-use crate::core::errors::RobotaError;
+use crate::core::errors::{RobotaError, CONTEXT_OVERFLOW};
 
 /// Replaces every occurrence of the secret in `text` with `[REDACTED]`.
 pub fn redact(text: &str, secret: Option<&str>) -> String {
@@ -61,6 +61,34 @@ fn looks_like_context_overflow(msg: &str) -> bool {
         || (m.contains("token") && m.contains("exceed"))
 }
 
+/// A 404 naming a model, or a 400/422 saying the model does not exist (Ollama, LiteLLM, vLLM).
+fn names_unknown_model(status: u16, msg: &str) -> bool {
+    let m = msg.to_ascii_lowercase();
+    if !m.contains("model") {
+        return false;
+    }
+    status == 404
+        || [
+            "not found",
+            "does not exist",
+            "invalid model",
+            "unknown model",
+            "no such model",
+        ]
+        .iter()
+        .any(|p| m.contains(p))
+}
+
+/// A server error whose body says the request is invalid: retrying it cannot succeed.
+fn looks_like_validation(msg: &str) -> bool {
+    let m = msg.to_ascii_lowercase();
+    m.contains("validation error")
+        || m.contains("validationerror")
+        || m.contains("invalid request")
+        || m.contains("input should be")
+        || m.contains("field required")
+}
+
 /// Maps a non-success HTTP status to the taxonomy. `message` is the vendor's text (already
 /// redacted).
 pub fn status_error(
@@ -77,7 +105,7 @@ pub fn status_error(
             message: text,
             retry_after,
         },
-        404 if message.to_ascii_lowercase().contains("model") => RobotaError::ModelNotAvailable {
+        400 | 404 | 422 if names_unknown_model(status, message) => RobotaError::ModelNotAvailable {
             model: model.to_string(),
             provider: cfg.name.clone(),
         },
@@ -87,20 +115,33 @@ pub fn status_error(
             status: Some(status),
             recoverable: false,
         },
-        400 | 413 if looks_like_context_overflow(message) => RobotaError::Provider {
+        400 | 413 | 422 if looks_like_context_overflow(message) => RobotaError::Provider {
             provider: cfg.name.clone(),
             message: format!(
-                "{} returned HTTP {status}: context too long for model \"{model}\": {message}",
-                who(cfg)
+                "{} returned HTTP {status}: {CONTEXT_OVERFLOW}{} of model \"{model}\": {message}",
+                who(cfg),
+                match super::context_window::window_from_error(message) {
+                    Some(n) => format!(" ({n} tokens)"),
+                    None => String::new(),
+                }
             ),
             status: Some(status),
             recoverable: false,
         },
-        s if s >= 500 => RobotaError::Provider {
+        // The same request may succeed later: a timeout, a conflict, a server error — unless
+        // the server says the request itself is invalid (llama-cpp-python answers a bad
+        // message with HTTP 500 and a validation error).
+        408 | 409 => RobotaError::Provider {
             provider: cfg.name.clone(),
             message: text,
             status: Some(status),
             recoverable: true,
+        },
+        s if s >= 500 => RobotaError::Provider {
+            provider: cfg.name.clone(),
+            recoverable: !looks_like_validation(message),
+            message: text,
+            status: Some(status),
         },
         _ => RobotaError::Provider {
             provider: cfg.name.clone(),
@@ -115,7 +156,11 @@ pub fn status_error(
 pub fn malformed(cfg: &HttpProviderConfig, what: &str) -> RobotaError {
     RobotaError::Provider {
         provider: cfg.name.clone(),
-        message: format!("{} sent a malformed stream: {what}", who(cfg)),
+        message: format!(
+            "{} at {} sent a malformed stream: {what}",
+            who(cfg),
+            display_url(&cfg.base_url)
+        ),
         status: None,
         recoverable: false,
     }
@@ -243,8 +288,35 @@ mod tests {
             None,
         );
         assert!(!e.is_recoverable());
-        assert!(e.to_string().contains("context too long"));
+        assert_eq!(
+            e.to_string(),
+            "Provider Error (main): main (openai) returned HTTP 400: the prompt does not fit the context window (8192 tokens) of model \"m\": This model's maximum context length is 8192 tokens"
+        );
+        assert!(e.is_context_overflow());
         assert!(status_error(&c, 503, "x", "m", None).is_recoverable());
+        assert!(status_error(&c, 408, "x", "m", None).is_recoverable());
+        assert!(status_error(&c, 409, "x", "m", None).is_recoverable());
+        assert!(!status_error(&c, 422, "x", "m", None).is_recoverable());
+        let e = status_error(
+            &c,
+            500,
+            "1 validation error for ChatCompletionRequest messages.1.content: Input should be a valid string",
+            "m",
+            None,
+        );
+        assert!(!e.is_recoverable(), "a validation error is not retried");
+        assert!(e.to_string().contains("Input should be a valid string"));
+        assert_eq!(
+            status_error(
+                &c,
+                400,
+                "model \"llama9\" not found, try pulling it first",
+                "llama9",
+                None
+            )
+            .code(),
+            "MODEL_NOT_AVAILABLE"
+        );
         assert!(!status_error(&c, 400, "x", "m", None).is_recoverable());
     }
 

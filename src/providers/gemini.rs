@@ -28,6 +28,7 @@ use crate::core::provider::{
     assert_native_web_tools_available, ChatRequest, ChatResponse, Provider, ProviderCapabilities,
     StopReason, StreamSink,
 };
+use crate::core::tool_choice::ToolChoice;
 
 /// API surface label of raw payloads.
 pub const API_SURFACE: &str = "gemini-generate-content";
@@ -169,6 +170,15 @@ pub fn request_body(
             })
             .collect();
         body["tools"] = json!([{ "functionDeclarations": decls }]);
+        let config = match request.tool_choice {
+            ToolChoice::Auto => None,
+            ToolChoice::None => Some(json!({"mode": "NONE"})),
+            ToolChoice::Required => Some(json!({"mode": "ANY"})),
+            ToolChoice::Tool(n) => Some(json!({"mode": "ANY", "allowedFunctionNames": [n]})),
+        };
+        if let Some(c) = config {
+            body["toolConfig"] = json!({ "functionCallingConfig": c });
+        }
     }
     let mut gen = serde_json::Map::new();
     if let Some(n) = request.max_tokens.or(cfg.max_tokens) {
@@ -276,7 +286,6 @@ pub struct GeminiDecoder {
     pub acc: Accumulated,
     /// Thought signatures of the calls of this response (call id → signature).
     pub signatures: Vec<(String, String)>,
-    finished: bool,
 }
 
 impl GeminiDecoder {
@@ -286,7 +295,6 @@ impl GeminiDecoder {
             cfg,
             acc: Accumulated::default(),
             signatures: Vec::new(),
-            finished: false,
         }
     }
 }
@@ -340,7 +348,6 @@ impl StreamDecoder for GeminiDecoder {
                 }
             }
             if let Some(fr) = cand.finish_reason {
-                self.finished = true;
                 self.acc.stop = Some(match fr.as_str() {
                     "STOP" if !self.acc.calls.is_empty() => StopReason::ToolUse,
                     "STOP" => StopReason::EndTurn,
@@ -368,26 +375,25 @@ impl StreamDecoder for GeminiDecoder {
         Ok(())
     }
 
-    fn delivered(&self) -> bool {
-        self.acc.delivered
-    }
-
-    fn complete(&self) -> bool {
-        self.finished
+    fn accumulated(&self) -> &Accumulated {
+        &self.acc
     }
 
     fn done(&self) -> bool {
         false // no end sentinel: read until the server closes (usage may follow)
     }
 
-    fn end_marker(&self) -> &'static str {
+    fn stop_marker(&self) -> &'static str {
         "finishReason"
+    }
+
+    fn whole_response(&self, body: Value) -> Vec<crate::providers::whole::WholeEvent> {
+        crate::providers::whole::gemini(body)
     }
 
     fn reset(&mut self) {
         self.acc.reset();
         self.signatures.clear();
-        self.finished = false;
     }
 }
 

@@ -12,10 +12,10 @@ use serde_json::Value;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
+mod finish;
+
 use super::config::{HttpProviderConfig, MAX_RETRY_DELAY};
-use super::errors::{
-    parse_retry_after, redact, scrub, status_error, strip_url, vendor_message, who,
-};
+use super::errors::{parse_retry_after, redact, scrub, status_error, vendor_message, who};
 use super::sse::SseParser;
 use super::stream::raw_event;
 pub use super::stream::{StreamDecoder, StreamOutcome};
@@ -27,6 +27,10 @@ use crate::core::provider::{RawPayloadEvent, RawPayloadKind, StreamSink};
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// Largest error body read (the rest is ignored).
 const MAX_ERROR_BODY: usize = 64 * 1024;
+/// Text of the error for a `200` event stream that carried no event at all.
+pub const EMPTY_STREAM: &str = "the response ended without any event";
+/// Largest non-streamed (`application/json`) answer read.
+const MAX_WHOLE_BODY: usize = 32 * 1024 * 1024;
 
 /// Builds the per-runtime client: one connection pool shared by all its sessions.
 pub fn new_http_client() -> Result<reqwest::Client, RobotaError> {
@@ -81,6 +85,11 @@ impl HttpTransport {
     /// The provider entry.
     pub fn config(&self) -> &HttpProviderConfig {
         &self.cfg
+    }
+
+    /// The shared client.
+    pub fn client(&self) -> &reqwest::Client {
+        &self.client
     }
 
     /// Resolves the key now (`$ENV:NAME` is read at every call). An unset variable is an
@@ -276,7 +285,7 @@ impl HttpTransport {
             let text = tokio::select! {
                 biased;
                 _ = cancel.cancelled() => return Ok(StreamOutcome::Aborted),
-                t = read_limited(response) => t,
+                t = read_limited(response, MAX_ERROR_BODY) => t,
                 _ = tokio::time::sleep(idle) => String::new(),
             };
             let mut message = redact(&vendor_message(&text), key);
@@ -295,11 +304,38 @@ impl HttpTransport {
             .and_then(|v| v.to_str().ok())
             .unwrap_or("")
             .to_string();
+        if content_type.starts_with("text/html") {
+            let text = tokio::select! {
+                biased;
+                _ = cancel.cancelled() => return Ok(StreamOutcome::Aborted),
+                t = read_limited(response, MAX_ERROR_BODY) => t,
+                _ = tokio::time::sleep(idle) => String::new(),
+            };
+            return Err(self
+                .bad_body(
+                    "answered a web page (`text/html`), not an event stream: check base_url",
+                    &text,
+                    key,
+                )
+                .into());
+        }
+        if content_type.starts_with("application/json") {
+            let text = tokio::select! {
+                biased;
+                _ = cancel.cancelled() => return Ok(StreamOutcome::Aborted),
+                t = read_limited(response, MAX_WHOLE_BODY) => t,
+                _ = tokio::time::sleep(idle) => return Err(self.idle_error("reading the response").into()),
+            };
+            return self
+                .whole(&text, decoder, sink, api_surface, key)
+                .map_err(AttemptError::from);
+        }
         let mut response = response;
         let sleep = tokio::time::sleep(idle);
         tokio::pin!(sleep);
         let wants_raw = sink.wants_raw_payloads();
         let mut seq = 0u64;
+        let mut events = 0usize;
         loop {
             let chunk = tokio::select! {
                 biased;
@@ -309,7 +345,7 @@ impl HttpTransport {
                 // yet) already holds the whole answer.
                 _ = &mut sleep => {
                     if decoder.complete() {
-                        return Ok(StreamOutcome::Complete);
+                        return self.finished(decoder, key).map_err(AttemptError::from);
                     }
                     return Err(self.idle_error("while streaming").into());
                 }
@@ -319,33 +355,39 @@ impl HttpTransport {
                     sleep.as_mut().reset(Instant::now() + idle);
                     sink.on_activity();
                     parser.feed(&bytes, |ev| {
+                        events += 1;
                         if wants_raw {
                             raw_event(&self.cfg.name, api_surface, &ev, &mut seq, sink);
                         }
                         decoder.event(ev, sink)
                     })?;
                     if decoder.done() {
-                        return Ok(StreamOutcome::Complete);
+                        if decoder.complete() {
+                            return self.finished(decoder, key).map_err(AttemptError::from);
+                        }
+                        return Err(self
+                            .cut(decoder, events, false, None, &content_type, key)
+                            .into());
                     }
                 }
                 Ok(None) => {
                     let mid_event =
                         self.finish_stream(parser, decoder, sink, api_surface, &mut seq)?;
                     if decoder.complete() {
-                        return Ok(StreamOutcome::Complete);
+                        return self.finished(decoder, key).map_err(AttemptError::from);
                     }
                     return Err(self
-                        .cut(decoder, mid_event, None, &content_type, key)
+                        .cut(decoder, events, mid_event, None, &content_type, key)
                         .into());
                 }
                 Err(e) => {
                     let mid_event =
                         self.finish_stream(parser, decoder, sink, api_surface, &mut seq)?;
                     if decoder.complete() {
-                        return Ok(StreamOutcome::Complete);
+                        return self.finished(decoder, key).map_err(AttemptError::from);
                     }
                     return Err(self
-                        .cut(decoder, mid_event, Some(&e), &content_type, key)
+                        .cut(decoder, events, mid_event, Some(&e), &content_type, key)
                         .into());
                 }
             }
@@ -384,53 +426,14 @@ impl HttpTransport {
         })?;
         Ok(cut)
     }
-
-    fn cut(
-        &self,
-        decoder: &dyn StreamDecoder,
-        mid_event: bool,
-        error: Option<&reqwest::Error>,
-        content_type: &str,
-        key: Option<&str>,
-    ) -> RobotaError {
-        let mut message = format!(
-            "{}: the stream ended before its `{}` event",
-            who(&self.cfg),
-            decoder.end_marker()
-        );
-        let event_stream = content_type.starts_with("text/event-stream");
-        if event_stream && mid_event {
-            message.push_str(" (cut in the middle of an event)");
-        }
-        if let Some(e) = error {
-            message.push_str(&format!(" ({})", strip_url(e)));
-        }
-        if !event_stream {
-            message.push_str(&format!(
-                " (the response was `{}`, not `text/event-stream`)",
-                if content_type.is_empty() {
-                    "without a content type"
-                } else {
-                    content_type
-                }
-            ));
-        }
-        RobotaError::Provider {
-            provider: self.cfg.name.clone(),
-            message: redact(&message, key),
-            status: None,
-            // A server answering without SSE will not change its mind on a retry.
-            recoverable: event_stream,
-        }
-    }
 }
 
-async fn read_limited(mut response: reqwest::Response) -> String {
+async fn read_limited(mut response: reqwest::Response, limit: usize) -> String {
     let mut buf = Vec::new();
     while let Ok(Some(chunk)) = response.chunk().await {
         buf.extend_from_slice(&chunk);
-        if buf.len() >= MAX_ERROR_BODY {
-            buf.truncate(MAX_ERROR_BODY);
+        if buf.len() >= limit {
+            buf.truncate(limit);
             break;
         }
     }

@@ -8,6 +8,7 @@
 
 pub mod anthropic;
 pub mod config;
+pub mod context_window;
 pub mod convert;
 pub mod errors;
 pub mod gemini;
@@ -18,6 +19,7 @@ pub mod sse;
 #[cfg(test)]
 mod sse_tests;
 pub mod stream;
+pub mod whole;
 
 use crate::core::env_ref::EnvVars;
 use std::sync::Arc;
@@ -26,6 +28,7 @@ use serde_json::Value;
 
 pub use anthropic::AnthropicProvider;
 pub use config::{HttpProviderConfig, ProviderKind};
+pub use context_window::ContextWindows;
 pub use gemini::GeminiProvider;
 pub use http::new_http_client;
 pub use openai::OpenAiProvider;
@@ -52,6 +55,17 @@ pub fn create_provider_in(
     config: &Value,
     client: &reqwest::Client,
     env: &EnvVars,
+) -> Result<Arc<dyn Provider>, RobotaError> {
+    create_provider_with(name, config, client, env, &Arc::new(ContextWindows::new()))
+}
+
+/// [`create_provider_in`] sharing the runtime's cache of served context windows.
+pub fn create_provider_with(
+    name: &str,
+    config: &Value,
+    client: &reqwest::Client,
+    env: &EnvVars,
+    windows: &Arc<ContextWindows>,
 ) -> Result<Arc<dyn Provider>, RobotaError> {
     let obj = config.as_object().ok_or_else(|| {
         RobotaError::Configuration(format!("provider \"{name}\": entry must be a JSON object"))
@@ -86,7 +100,7 @@ pub fn create_provider_in(
         ProviderKind::Scripted => Arc::new(scripted_provider(name, config)?),
         ProviderKind::Anthropic => Arc::new(AnthropicProvider::new(http()?, client.clone())),
         ProviderKind::OpenAi | ProviderKind::OpenAiCompatible => {
-            Arc::new(OpenAiProvider::new(http()?, client.clone()))
+            Arc::new(OpenAiProvider::new(http()?, client.clone()).with_windows(windows.clone()))
         }
         ProviderKind::Gemini => Arc::new(GeminiProvider::new(http()?, client.clone())),
     })

@@ -15,9 +15,10 @@ use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
 use super::config::{HttpProviderConfig, ProviderKind};
+use super::context_window::{discover, window_from_error, ContextWindows};
 use super::convert::{data_url, first_indexed, Accumulated, Indexed, JsonStr, PartialCall};
 use super::errors::{malformed, redact, vendor_message, who};
-use super::http::{AuthStyle, HttpTransport, StreamDecoder, StreamOutcome};
+use super::http::{AuthStyle, HttpTransport, StreamDecoder, StreamOutcome, EMPTY_STREAM};
 use super::sse::SseEvent;
 use crate::core::errors::RobotaError;
 use crate::core::message::{Message, Part, Role};
@@ -25,6 +26,7 @@ use crate::core::provider::{
     assert_native_web_tools_available, ChatRequest, ChatResponse, Provider, ProviderCapabilities,
     StopReason, StreamSink,
 };
+use crate::core::tool_choice::ToolChoice;
 
 /// API surface label of raw payloads.
 pub const API_SURFACE: &str = "chat-completions";
@@ -33,6 +35,7 @@ pub const API_SURFACE: &str = "chat-completions";
 pub struct OpenAiProvider {
     http: HttpTransport,
     url: String,
+    windows: Arc<ContextWindows>,
 }
 
 impl OpenAiProvider {
@@ -42,7 +45,14 @@ impl OpenAiProvider {
         OpenAiProvider {
             http: HttpTransport::new(cfg, client),
             url,
+            windows: Arc::new(ContextWindows::new()),
         }
+    }
+
+    /// Shares the runtime's cache of served context windows.
+    pub fn with_windows(mut self, windows: Arc<ContextWindows>) -> Self {
+        self.windows = windows;
+        self
     }
 }
 
@@ -76,12 +86,10 @@ pub fn convert_messages(messages: &[Arc<Message>]) -> Vec<Value> {
             Role::User => json!({"role": "user", "content": user_content(m)}),
             Role::Assistant => {
                 let text = m.content_for_api();
-                let mut v = json!({"role": "assistant"});
-                v["content"] = if text.is_empty() && !m.tool_calls.is_empty() {
-                    Value::Null
-                } else {
-                    Value::String(text.into_owned())
-                };
+                // Tool calls without text: `"content": ""`. OpenAI, vLLM, llama.cpp and Ollama
+                // accept it; llama-cpp-python rejects `null` (a validation error) and its chat
+                // templates fail on a missing key ("'dict object' has no attribute 'content'").
+                let mut v = json!({"role": "assistant", "content": text});
                 if !m.tool_calls.is_empty() {
                     v["tool_calls"] = m
                         .tool_calls
@@ -135,6 +143,14 @@ pub fn request_body(cfg: &HttpProviderConfig, request: &ChatRequest<'_>) -> Valu
                 }})
             })
             .collect();
+        match request.tool_choice {
+            ToolChoice::Auto => {}
+            ToolChoice::None => body["tool_choice"] = json!("none"),
+            ToolChoice::Required => body["tool_choice"] = json!("required"),
+            ToolChoice::Tool(n) => {
+                body["tool_choice"] = json!({"type": "function", "function": {"name": n}})
+            }
+        }
     }
     body
 }
@@ -224,7 +240,6 @@ pub struct OpenAiDecoder {
     slots: Vec<(usize, usize)>,
     /// `delta.refusal` text came: the answer is a refusal.
     refused: bool,
-    finished: bool,
     done: bool,
 }
 
@@ -236,7 +251,6 @@ impl OpenAiDecoder {
             acc: Accumulated::default(),
             slots: Vec::new(),
             refused: false,
-            finished: false,
             done: false,
         }
     }
@@ -319,7 +333,6 @@ impl StreamDecoder for OpenAiDecoder {
                 }
             }
             if let Some(r) = choice.finish_reason {
-                self.finished = true;
                 self.acc.stop = Some(match &*r {
                     "stop" if self.refused => StopReason::Refusal,
                     "stop" => StopReason::EndTurn,
@@ -341,28 +354,26 @@ impl StreamDecoder for OpenAiDecoder {
         Ok(())
     }
 
-    fn delivered(&self) -> bool {
-        self.acc.delivered
-    }
-
-    fn complete(&self) -> bool {
-        // `[DONE]` is the documented end; a server closing right after `finish_reason` is accepted.
-        self.done || self.finished
+    fn accumulated(&self) -> &Accumulated {
+        &self.acc
     }
 
     fn done(&self) -> bool {
         self.done
     }
 
-    fn end_marker(&self) -> &'static str {
-        "data: [DONE]"
+    fn stop_marker(&self) -> &'static str {
+        "finish_reason"
+    }
+
+    fn whole_response(&self, body: Value) -> Vec<crate::providers::whole::WholeEvent> {
+        crate::providers::whole::openai(body)
     }
 
     fn reset(&mut self) {
         self.acc.reset();
         self.slots.clear();
         self.refused = false;
-        self.finished = false;
         self.done = false;
     }
 }
@@ -377,6 +388,28 @@ impl Provider for OpenAiProvider {
         ProviderCapabilities::default()
     }
 
+    async fn context_window(&self, model: &str) -> Option<u64> {
+        let cfg = self.http.config();
+        if let Some(known) = self.windows.get(&cfg.base_url, model) {
+            return known;
+        }
+        if cfg.kind != ProviderKind::OpenAiCompatible {
+            return None;
+        }
+        let key = self.http.api_key().ok().flatten();
+        let headers = cfg.headers.clone();
+        let auth = move |r: reqwest::RequestBuilder| {
+            let r = r.headers(headers.clone());
+            match &key {
+                Some(k) => r.bearer_auth(k),
+                None => r,
+            }
+        };
+        let found = discover(self.http.client(), &cfg.base_url, model, &auth).await;
+        self.windows.learn(&cfg.base_url, model, found);
+        self.windows.get(&cfg.base_url, model).flatten()
+    }
+
     async fn chat(
         &self,
         request: ChatRequest<'_>,
@@ -387,7 +420,7 @@ impl Provider for OpenAiProvider {
         let cfg = self.http.config();
         let body = request_body(cfg, &request);
         let mut decoder = OpenAiDecoder::new(cfg.clone());
-        let outcome = self
+        let mut result = self
             .http
             .stream(
                 &self.url,
@@ -399,7 +432,39 @@ impl Provider for OpenAiProvider {
                 sink,
                 &cancel,
             )
-            .await?;
+            .await;
+        // An OpenAI-compatible server that answers a streamed request with an empty event
+        // stream (llama-cpp-python does so for a prompt longer than its window) says why when
+        // asked once without streaming; its answer, or its error, is the call's.
+        if cfg.kind == ProviderKind::OpenAiCompatible
+            && matches!(&result, Err(e) if e.to_string().contains(EMPTY_STREAM))
+        {
+            let mut plain = body.clone();
+            if let Some(o) = plain.as_object_mut() {
+                o.insert("stream".into(), Value::Bool(false));
+                o.remove("stream_options");
+            }
+            decoder.reset();
+            result = self
+                .http
+                .stream(
+                    &self.url,
+                    AuthStyle::Bearer,
+                    &plain,
+                    request.model,
+                    API_SURFACE,
+                    &mut decoder,
+                    sink,
+                    &cancel,
+                )
+                .await;
+        }
+        let outcome = result.inspect_err(|e| {
+            // "This model's maximum context length is N tokens": the served window.
+            if let Some(n) = window_from_error(&e.to_string()) {
+                self.windows.learn(&cfg.base_url, request.model, Some(n));
+            }
+        })?;
         Ok(decoder.acc.into_response(outcome == StreamOutcome::Aborted))
     }
 }

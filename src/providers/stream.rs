@@ -3,26 +3,40 @@
 
 use serde_json::Value;
 
+use super::convert::Accumulated;
 use super::sse::SseEvent;
+use super::whole::WholeEvent;
 use crate::core::errors::RobotaError;
 use crate::core::provider::{RawPayloadEvent, RawPayloadKind, StreamSink};
 
 /// Turns one wire format's SSE events into sink calls and an accumulated response.
+///
+/// The finish rule, the same for every provider: a stream is finished only when the vendor
+/// said why it stopped (OpenAI-style `finish_reason`, Anthropic `message_delta.stop_reason`,
+/// Gemini `finishReason`), i.e. when [`Accumulated::stop`] is set. An end marker (`[DONE]`,
+/// `message_stop`) or the end of the body without one is a cut stream: a recoverable provider
+/// error, retried while nothing reached the caller, never a complete answer.
 pub trait StreamDecoder: Send {
     /// Handles one event.
     fn event(&mut self, event: SseEvent<'_>, sink: &mut dyn StreamSink) -> Result<(), RobotaError>;
+    /// What was decoded so far.
+    fn accumulated(&self) -> &Accumulated;
     /// True once any content reached the caller (the call is then never retried).
-    fn delivered(&self) -> bool;
-    /// True once the stream's end marker was seen.
-    fn complete(&self) -> bool;
-    /// True when reading can stop now (the end marker was seen and nothing may follow).
-    fn done(&self) -> bool {
-        self.complete()
+    fn delivered(&self) -> bool {
+        self.accumulated().delivered
     }
-    /// The end marker's name, for the "stream ended before …" error.
-    fn end_marker(&self) -> &'static str;
+    /// True once the vendor gave the stop reason (the finish rule above).
+    fn complete(&self) -> bool {
+        self.accumulated().stop.is_some()
+    }
+    /// True when reading can stop now: the vendor's end marker was seen, nothing may follow.
+    fn done(&self) -> bool;
+    /// What the vendor sends to say why it stopped, for the "stream ended before …" error.
+    fn stop_marker(&self) -> &'static str;
     /// Clears all state before a retry.
     fn reset(&mut self);
+    /// A non-streamed answer (`application/json`) as the stream events it stands for.
+    fn whole_response(&self, body: Value) -> Vec<WholeEvent>;
 }
 
 /// How a streamed call ended.

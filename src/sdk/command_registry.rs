@@ -74,6 +74,7 @@ pub fn invoke(s: &InteractiveSession, name: &str, args: &str) -> SdkResult<Optio
         text,
         display_input: Some(shown.clone()),
         raw_input: Some(shown),
+        tool_choice: None,
     })?;
     Ok(Some(
         json!({"v": 1, "message": format!("Skill \"{name}\" started."), "success": true,
@@ -95,6 +96,7 @@ pub fn expand_input(s: &InteractiveSession, input: TurnInput) -> SdkResult<TurnI
     Ok(TurnInput {
         display_input: input.display_input.or_else(|| Some(input.text.clone())),
         raw_input: input.raw_input.or_else(|| Some(input.text.clone())),
+        tool_choice: input.tool_choice,
         text,
     })
 }

@@ -1,6 +1,7 @@
 //! The runtime config and session JSON documents (ABI.md "JSON documents"), validated with
 //! messages that name the offending field.
 
+pub use super::call_settings::CallSettings;
 use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
@@ -104,6 +105,8 @@ pub struct SessionConfig {
     pub tool_config: Option<std::sync::Arc<crate::tools::ToolsConfig>>,
     /// Whether `permission_mode` was given (settings' trust level applies otherwise).
     pub mode_given: bool,
+    /// Model-call settings (`context_window`, `tool_choice`, `temperature`, `max_tokens`).
+    pub call: CallSettings,
     /// Built-in tools run through the host's I/O port (`robota_runtime_set_host_io`).
     pub host_io: bool,
     /// Hard limits over the session's life (`"budget"`).
@@ -268,7 +271,11 @@ pub fn parse_runtime_config(text: &str) -> SdkResult<RuntimeConfig> {
 }
 
 /// Keys of the session document.
-pub const SESSION_KEYS: [&str; 28] = [
+pub const SESSION_KEYS: [&str; 29] = [
+    "temperature",
+    "max_tokens",
+    "context_window",
+    "tool_choice",
     "provider",
     "model",
     "system_prompt",
@@ -289,10 +296,7 @@ pub const SESSION_KEYS: [&str; 28] = [
     "strict",
     "system_prompt_mode",
     "language",
-    "temperature",
-    "max_tokens",
     "thinking",
-    "context_window",
     "tool_config",
     "native_web_search",
     "host_io",
@@ -428,6 +432,7 @@ pub fn parse_session_map(map: &Map<String, Value>) -> SdkResult<SessionConfig> {
             )),
         },
         mode_given: !matches!(map.get("permission_mode"), None | Some(Value::Null)),
+        call: CallSettings::parse(W, map)?,
         host_io: opt_bool(W, map, "host_io")?,
         budget: super::budget::parse_budget(map, &model)?,
         model,

@@ -33,6 +33,7 @@ mod queue;
 mod settings;
 mod turn;
 mod views;
+mod window;
 
 pub use input::{TurnInput, TurnOutcome};
 
@@ -75,6 +76,8 @@ struct State {
     next_turn: u64,
     outcomes: VecDeque<(u64, TurnOutcome)>,
     streaming_text: String,
+    /// The `CONTEXT_WINDOW_ASSUMED` warning was sent.
+    window_warned: bool,
     tools: ToolStates,
     history: Vec<HistoryEntry>,
     message_count: u64,

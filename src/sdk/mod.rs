@@ -7,6 +7,7 @@ pub mod answers;
 pub mod assembly;
 pub mod bridge;
 pub mod budget;
+pub mod call_settings;
 pub mod command_registry;
 pub mod commands;
 pub mod config;

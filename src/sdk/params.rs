@@ -1,5 +1,5 @@
-//! Session JSON fields of ABI.md v1.1 that tune the model call and the system prompt:
-//! `temperature`, `max_tokens`, `thinking:{budget_tokens}`, `context_window`, `language` and
+//! Session JSON fields of ABI.md v1.1 that tune the model call and the system prompt beyond
+//! [`super::call_settings`]: `thinking:{budget_tokens}`, `native_web_search`, `language` and
 //! `system_prompt_mode` (`"append"`, the default, or `"replace"`).
 
 use std::sync::Arc;
@@ -16,14 +16,8 @@ pub struct SessionParams {
     pub system_prompt_replace: bool,
     /// Response language.
     pub language: Option<String>,
-    /// Sampling temperature.
-    pub temperature: Option<f64>,
-    /// Max output tokens per model call.
-    pub max_tokens: Option<u32>,
     /// Extended thinking budget (tokens).
     pub thinking_budget: Option<u32>,
-    /// Context window override (tokens).
-    pub context_window: Option<u64>,
     /// Ask for the provider's native web search (Anthropic `web_search` server tool; the
     /// provider profile must allow it with `"web_search": true`).
     pub native_web_search: bool,
@@ -69,20 +63,6 @@ impl SessionParams {
                 SdkError::config(format!("{what}: field \"language\" must be a string"))
             })?);
         }
-        if let Some(v) = get("temperature") {
-            let t = v
-                .as_f64()
-                .filter(|t| (0.0..=2.0).contains(t))
-                .ok_or_else(|| {
-                    SdkError::config(format!(
-                        "{what}: field \"temperature\" must be a number from 0 to 2"
-                    ))
-                })?;
-            p.temperature = Some(t);
-        }
-        if let Some(v) = get("max_tokens") {
-            p.max_tokens = Some(u32_of(what, "max_tokens", v)?);
-        }
         if let Some(v) = get("thinking") {
             let b = v
                 .get("budget_tokens")
@@ -101,9 +81,6 @@ impl SessionParams {
                 ))
             })?;
         }
-        if let Some(v) = get("context_window") {
-            p.context_window = Some(positive(what, "context_window", v)?);
-        }
         Ok(p)
     }
 
@@ -115,20 +92,11 @@ impl SessionParams {
         if let Some(l) = &self.language {
             m.insert("language".into(), json!(l));
         }
-        if let Some(t) = self.temperature {
-            m.insert("temperature".into(), json!(t));
-        }
-        if let Some(n) = self.max_tokens {
-            m.insert("max_tokens".into(), json!(n));
-        }
         if let Some(n) = self.thinking_budget {
             m.insert("thinking".into(), json!({ "budget_tokens": n }));
         }
         if self.native_web_search {
             m.insert("native_web_search".into(), json!(true));
-        }
-        if let Some(n) = self.context_window {
-            m.insert("context_window".into(), json!(n));
         }
     }
 }

@@ -55,6 +55,7 @@ pub fn run(
         text: prompt,
         display_input: None,
         raw_input: None,
+        tool_choice: None,
     }) {
         Ok(t) => t,
         Err(e) => {

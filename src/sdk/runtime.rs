@@ -13,8 +13,9 @@ use super::error::{list_or_none, ErrorCode, SdkError, SdkResult};
 use super::host_tool::{HostToolDef, HostToolHandler};
 use super::pending::PendingRegistry;
 use super::work::LibraryWork;
+use crate::core::env_ref::EnvVars;
 use crate::core::provider::Provider;
-use crate::providers::{create_provider, new_http_client, ProviderKind};
+use crate::providers::{create_provider_with, new_http_client, ProviderKind};
 use crate::tools::{StdFs, TokioProcess, ToolEnv, ToolsConfig};
 
 /// What sessions and their tasks share (never owns the tokio runtime itself, so the last
@@ -24,6 +25,8 @@ pub struct RuntimeShared {
     pub handle: tokio::runtime::Handle,
     /// The shared HTTP connection pool.
     pub http: reqwest::Client,
+    /// Context windows the servers told, by base URL and model (asked once per runtime).
+    pub windows: Arc<crate::providers::ContextWindows>,
     /// The parsed config.
     pub config: RuntimeConfig,
     /// Host tools by registration order.
@@ -58,7 +61,7 @@ impl RuntimeShared {
                 ),
             ));
         };
-        build_provider(name, *kind, profile, &self.http)
+        build_provider(name, *kind, profile, &self.http, &self.windows)
     }
 
     /// The built-in tool `name` for `cwd` (one shared instance per runtime and directory), on
@@ -97,6 +100,7 @@ pub fn build_provider(
     kind: ProviderKind,
     profile: &Value,
     http: &reqwest::Client,
+    windows: &Arc<crate::providers::ContextWindows>,
 ) -> SdkResult<Arc<dyn Provider>> {
     let mut p = profile.clone();
     if kind == ProviderKind::Scripted {
@@ -104,7 +108,7 @@ pub fn build_provider(
             m.retain(|k, _| matches!(k.as_str(), "kind" | "turns" | "fallback" | "name"));
         }
     }
-    create_provider(name, &p, http).map_err(|e| {
+    create_provider_with(name, &p, http, &EnvVars::process(), windows).map_err(|e| {
         let mut err = SdkError::robota(ErrorCode::InvalidConfig, &e);
         err.message = format!("runtime config: {}", err.message);
         err
@@ -137,6 +141,7 @@ impl Runtime {
         let shared = Arc::new(RuntimeShared {
             handle: tokio.handle().clone(),
             http,
+            windows: Arc::new(crate::providers::ContextWindows::new()),
             config,
             tools: RwLock::new(Vec::new()),
             pending: PendingRegistry::new(),

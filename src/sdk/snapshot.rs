@@ -53,6 +53,7 @@ fn config_fields(c: &SessionConfig) -> Map<String, Value> {
     if let Some(b) = &c.budget {
         m.insert("budget".into(), json!(b));
     }
+    c.call.write(&mut m);
     m
 }
 

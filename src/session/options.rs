@@ -16,6 +16,7 @@ use crate::core::permissions::{PermissionLists, PermissionMode};
 use crate::core::provider::Provider;
 use crate::core::store::ConversationStore;
 use crate::core::tool::Tool;
+use crate::core::tool_choice::ToolChoice;
 
 /// Everything a [`super::Session`] is built from (`ISessionOptions`).
 #[derive(Clone)]
@@ -50,6 +51,8 @@ pub struct SessionOptions {
     pub session_id: Option<String>,
     /// Context window override (default: the model table).
     pub context_max_tokens: Option<u64>,
+    /// Default tool choice of every turn; a named tool must be among `tools`.
+    pub tool_choice: ToolChoice,
     /// Existing history to continue (resume / fork).
     pub history: Option<ConversationStore>,
     /// Environment applied to command hooks (the settings `env` map; values may be `$ENV:NAME`).
@@ -83,6 +86,7 @@ impl SessionOptions {
             provider_timeout_ms: None,
             session_id: None,
             context_max_tokens: None,
+            tool_choice: ToolChoice::Auto,
             history: None,
             hook_env: BTreeMap::new(),
             env_vars: EnvVars::process(),
@@ -106,6 +110,8 @@ pub struct SessionRunOptions {
     /// The user's raw input for `UserPromptSubmit` (`prompt`/`user_message`), when it differs
     /// from the message content (e.g. a slash command expanded into a prompt).
     pub raw_input: Option<String>,
+    /// Tool choice of this run (wins over the session's).
+    pub tool_choice: Option<ToolChoice>,
     /// The session's budget (checked before each model call).
     pub budget: Option<std::sync::Arc<crate::core::budget::Budget>>,
 }

@@ -133,6 +133,11 @@ impl Session {
         config.max_execution_rounds = Some(opts.max_turns.unwrap_or(0));
         config.timeout_ms = opts.provider_timeout_ms;
         config.context_window = opts.context_max_tokens;
+        opts.tool_choice.check(
+            "session config: field \"tool_choice\"",
+            config.tools.iter().map(|t| t.name()),
+        )?;
+        config.tool_choice = opts.tool_choice;
         let max_tokens = opts
             .context_max_tokens
             .unwrap_or_else(|| model_context_window(&config.model));
@@ -215,6 +220,23 @@ impl Session {
             t.state()
         };
         self.notify_context(&state);
+    }
+
+    /// Uses `window` as the context window (one the provider's server told) unless the session
+    /// set `context_max_tokens`.
+    pub fn set_served_window(&self, window: u64) -> Result<(), RobotaError> {
+        if self.context_max_tokens.is_some() {
+            return Ok(());
+        }
+        self.agent
+            .update_config(|c| c.context_window = Some(window))?;
+        lock(&self.tracker).set_max_tokens(window);
+        Ok(())
+    }
+
+    /// Whether the session's window was given (`context_max_tokens`).
+    pub fn has_window_override(&self) -> bool {
+        self.context_max_tokens.is_some()
     }
 
     /// Switches the model (the window follows it unless `context_max_tokens` was given).
@@ -401,6 +423,7 @@ impl Session {
             on_event: opts.on_event.clone(),
             max_execution_rounds: None,
             owner_path: Vec::new(),
+            tool_choice: opts.tool_choice.clone(),
             budget: opts.budget.clone(),
         };
         let result = self.agent.run(message, run_opts).await;

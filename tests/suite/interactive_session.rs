@@ -85,6 +85,7 @@ fn input(text: &str) -> TurnInput {
         text: text.into(),
         display_input: None,
         raw_input: None,
+        tool_choice: None,
     }
 }
 
@@ -150,6 +151,7 @@ fn a_turn_with_a_tool_call_leaves_the_reference_history_entries() {
             text: "read notes".into(),
             display_input: Some("/read notes".into()),
             raw_input: None,
+            tool_choice: None,
         })
         .unwrap();
     s.wait(id, WAIT).unwrap();

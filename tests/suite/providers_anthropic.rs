@@ -173,6 +173,7 @@ async fn anthropic_web_search_server_tool() {
             web_fetch: false,
         },
         thinking_budget: None,
+        tool_choice: &robota::core::tool_choice::ToolChoice::Auto,
     };
     let mut sink = cases::Rec::default();
     let r = p
@@ -299,7 +300,7 @@ async fn anthropic_error_statuses_map_to_taxonomy() {
     .unwrap_err();
     assert_eq!(
         e.to_string(),
-        "Provider Error (anthropic): anthropic returned HTTP 400: context too long for model \"test-model\": prompt is too long: 210000 tokens > 200000 maximum"
+        "Provider Error (anthropic): anthropic returned HTTP 400: the prompt does not fit the context window of model \"test-model\": prompt is too long: 210000 tokens > 200000 maximum"
     );
     assert!(!e.is_recoverable());
     let e = cases::chat(

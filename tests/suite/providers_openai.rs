@@ -137,7 +137,7 @@ async fn openai_request_shape() {
                 {"role": "system", "content": "Be brief."},
                 {"role": "user", "content": "Hi"},
                 {"role": "assistant", "content": "Half\n\n[This response was interrupted by the user]"},
-                {"role": "assistant", "content": null, "tool_calls": [
+                {"role": "assistant", "content": "", "tool_calls": [
                     {"id": "call_0", "type": "function", "function": {"name": "echo", "arguments": "{\"text\":\"q\"}"}}
                 ]},
                 {"role": "tool", "tool_call_id": "call_0", "content": "echo:q"},
@@ -257,7 +257,7 @@ async fn openai_unknown_model_and_context_overflow() {
     .unwrap_err();
     assert!(
         e.to_string().contains(
-            "context too long for model \"test-model\": This model's maximum context length"
+            "the prompt does not fit the context window (128000 tokens) of model \"test-model\": This model's maximum context length"
         ),
         "{e}"
     );
@@ -306,27 +306,4 @@ async fn openai_provider_named_differently_from_kind() {
     .await
     .unwrap();
     assert_eq!(r.content, "x");
-}
-
-#[tokio::test]
-async fn openai_non_streaming_answer_is_a_clear_error_not_retried() {
-    let server = FakeServer::start();
-    server.enqueue(Reply::error(
-        200,
-        r#"{"choices":[{"message":{"content":"hi"}}]}"#,
-    ));
-    let p = cases::provider(&server, KIND, json!({}));
-    let e = cases::chat(
-        p.as_ref(),
-        &mut cases::Rec::default(),
-        CancellationToken::new(),
-    )
-    .await
-    .unwrap_err();
-    assert_eq!(
-        e.to_string(),
-        "Provider Error (openai): openai: the stream ended before its `data: [DONE]` event (the response was `application/json`, not `text/event-stream`)"
-    );
-    assert!(!e.is_recoverable());
-    assert_eq!(server.requests().len(), 1);
 }

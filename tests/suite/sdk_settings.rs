@@ -282,7 +282,10 @@ fn project_settings_session_gets_prompt_permissions_hooks_and_model() {
     .unwrap();
     submit(s, "hi");
     let evs = events_until(s, "turn_completed");
-    assert!(evs.iter().all(|e| e["type"] != "warning"), "{evs:?}");
+    assert!(
+        evs.iter().all(|e| e["code"] != "SETTINGS_INVALID"),
+        "{evs:?}"
+    );
     let reqs = server.requests();
     assert_eq!(reqs.len(), 1);
     let expected = EXPECTED_PROMPT.replace("PROJ", &proj.display().to_string());

@@ -72,6 +72,16 @@ impl Reply {
         }
     }
 
+    /// A complete body with this status and content type.
+    pub fn body(status: u16, content_type: &str, body: &str) -> Self {
+        Reply {
+            status,
+            headers: vec![("content-type".into(), content_type.into())],
+            body: Body::Full(body.to_string()),
+            frames: 0,
+        }
+    }
+
     /// Never answers (no status line); ends when the client disconnects.
     pub fn hang() -> Self {
         Reply {

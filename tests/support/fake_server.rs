@@ -83,6 +83,10 @@ impl RecordedRequest {
 struct State {
     replies: VecDeque<Reply>,
     requests: Vec<RecordedRequest>,
+    /// Fixed answers to metadata requests (`GET`, `POST …/api/show`) by path.
+    routes: Vec<(String, Reply)>,
+    /// Metadata requests received (never in `requests`, never consuming `replies`).
+    probes: Vec<RecordedRequest>,
     disconnects: usize,
     /// History invariants broken by received requests ([`super::invariants`]).
     violations: Vec<String>,
@@ -173,6 +177,18 @@ impl FakeServer {
     pub fn provider_config(&self, kind: &str) -> Value {
         json!({"kind": kind, "base_url": self.base_url_for(kind), "api_key": "test-key",
                "max_retries": 2, "retry_base_delay_ms": 10, "timeout_ms": 30000})
+    }
+
+    /// Answers metadata requests (`GET path`, `POST …/api/show`) to `path` with `reply`,
+    /// every time; unrouted ones get 404. They are listed by [`Self::probes`], not
+    /// [`Self::requests`], and never take a queued reply.
+    pub fn route(&self, path: &str, reply: Reply) {
+        self.shared.lock().routes.push((path.to_string(), reply));
+    }
+
+    /// The metadata requests received, in order.
+    pub fn probes(&self) -> Vec<RecordedRequest> {
+        self.shared.lock().probes.clone()
     }
 
     /// Queues a reply for the next request.
@@ -358,6 +374,24 @@ async fn wait_for_close(sock: &mut TcpStream) {
 async fn serve_connection(mut sock: TcpStream, shared: Arc<Shared>) {
     let mut buf = Vec::new();
     while let Some(req) = read_request(&mut sock, &mut buf).await {
+        if req.method == "GET" || req.path.ends_with("/api/show") {
+            let reply = {
+                let mut st = shared.lock();
+                let reply = st
+                    .routes
+                    .iter()
+                    .find(|(p, _)| *p == req.path)
+                    .map(|(_, r)| r.clone())
+                    .unwrap_or_else(|| Reply::error(404, r#"{"error":"not found"}"#));
+                st.probes.push(req);
+                shared.changed.notify_all();
+                reply
+            };
+            match write_reply(&mut sock, reply).await {
+                Outcome::Done => continue,
+                _ => return,
+            }
+        }
         let reply = {
             let mut st = shared.lock();
             if let Some(v) = super::invariants::tool_pairing_violation(&req.path, &req.body) {

@@ -10,6 +10,7 @@ pub mod fake_reply;
 pub mod fake_server;
 pub mod fake_wire;
 pub mod ffi;
+pub mod host_session;
 pub mod invariants;
 pub mod log;
 pub mod provider_cases;

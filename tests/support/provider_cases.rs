@@ -84,6 +84,7 @@ pub async fn chat(
         temperature: None,
         native_web_tools: NativeWebToolRequest::default(),
         thinking_budget: None,
+        tool_choice: &robota::core::tool_choice::ToolChoice::Auto,
     };
     p.chat(request, sink, cancel).await
 }
@@ -405,6 +406,7 @@ pub async fn cancel_returns_partial(kind: &str) {
         temperature: None,
         native_web_tools: NativeWebToolRequest::default(),
         thinking_budget: None,
+        tool_choice: &robota::core::tool_choice::ToolChoice::Auto,
     };
     let r = p.chat(req, &mut sink, cancel).await.unwrap();
     assert_eq!(r.content, "partial");
@@ -530,7 +532,8 @@ pub async fn malformed_and_cut(kind: &str) {
     let text = e.to_string();
     assert!(
         text.starts_with(&format!(
-            "Provider Error ({kind}): {kind} sent a malformed stream: bad JSON in "
+            "Provider Error ({kind}): {kind} at {} sent a malformed stream: bad JSON in ",
+            server.base_url_for(kind)
         )),
         "{text}"
     );
@@ -547,13 +550,14 @@ pub async fn malformed_and_cut(kind: &str) {
         .unwrap_err();
     assert_eq!(sink.text, vec!["a"]);
     let end = match kind {
-        "anthropic" => "message_stop",
+        "anthropic" => "message_delta.stop_reason",
         "gemini" => "finishReason",
-        _ => "data: [DONE]",
+        _ => "finish_reason",
     };
     assert!(
-        e.to_string()
-            .contains(&format!("the stream ended before its `{end}` event")),
+        e.to_string().contains(&format!(
+            "the stream ended without a stop reason (no `{end}`)"
+        )),
         "{e}"
     );
     assert_eq!(
@@ -760,6 +764,7 @@ pub async fn send(
         temperature: Some(0.5),
         native_web_tools: NativeWebToolRequest::default(),
         thinking_budget: None,
+        tool_choice: &robota::core::tool_choice::ToolChoice::Auto,
     };
     p.chat(req, &mut Rec::default(), CancellationToken::new())
         .await

@@ -122,6 +122,45 @@ namespace Robota
         }
     }
 
+    /// <summary>
+    /// Whether the model may, must or must not call a tool, or which one (<c>"auto"</c>,
+    /// <c>"none"</c>, <c>"required"</c> or <c>{"name":"TOOL"}</c>): a session's default
+    /// (<see cref="SessionConfig.ToolChoice"/>) or one turn's. <see cref="Required"/> and a named
+    /// tool hold for the turn's first model call only; a named tool the session lacks fails with
+    /// <see cref="RobotaStatus.InvalidConfig"/> naming it.
+    /// </summary>
+    public sealed class ToolChoice
+    {
+        private readonly string mode;
+
+        private ToolChoice(string mode, string name)
+        {
+            this.mode = mode;
+            Name = name;
+        }
+
+        /// <summary>The model decides (the default).</summary>
+        public static readonly ToolChoice Auto = new ToolChoice("auto", null);
+
+        /// <summary>No tool call.</summary>
+        public static readonly ToolChoice None = new ToolChoice("none", null);
+
+        /// <summary>At least one tool call.</summary>
+        public static readonly ToolChoice Required = new ToolChoice("required", null);
+
+        /// <summary>A call to the tool <paramref name="name"/>.</summary>
+        public static ToolChoice Tool(string name) => new ToolChoice(null, name ?? throw new ArgumentNullException(nameof(name)));
+
+        /// <summary>The named tool, or null.</summary>
+        public string Name { get; }
+
+        /// <summary>The value as the JSON documents carry it.</summary>
+        internal object JsonValue() => mode != null ? (object)mode : new Dictionary<string, object> { { "name", Name } };
+
+        /// <summary>The JSON form.</summary>
+        public override string ToString() => Json.Serialize(JsonValue());
+    }
+
     /// <summary>The session document (<c>robota_session_new</c>).</summary>
     public sealed class SessionConfig
     {
@@ -190,16 +229,19 @@ namespace Robota
         /// <summary>Extended thinking budget in tokens (Anthropic, Gemini).</summary>
         public int? ThinkingBudgetTokens { get; set; }
 
-        /// <summary>Context window override (tokens).</summary>
-        public long? ContextWindow { get; set; }
-
         /// <summary>Ask for the provider's hosted web search (Anthropic profiles with <c>web_search</c>).</summary>
         public bool? NativeWebSearch { get; set; }
 
         /// <summary>Built-in tool configuration JSON: <c>{"limits":{…},"env":{…},"webSearch":{…}}</c>.</summary>
         public string ToolConfigJson { get; set; }
 
-        /// <summary>Any further fields, written as they are (budget, ...).</summary>
+        /// <summary>The context window in tokens (default: what the server tells, else the model table, else a stated default with a <c>CONTEXT_WINDOW_ASSUMED</c> warning).</summary>
+        public int? ContextWindow { get; set; }
+
+        /// <summary>Every turn's default tool choice (null = auto).</summary>
+        public ToolChoice ToolChoice { get; set; }
+
+        /// <summary>Any further fields, written as they are (budget, temperature, ...).</summary>
         public IDictionary<string, object> Extra { get; } = new Dictionary<string, object>();
 
         /// <summary>Hard limits over the session's life (null = none).</summary>
@@ -243,11 +285,12 @@ namespace Robota
             if (Temperature.HasValue) d["temperature"] = Temperature.Value;
             if (MaxTokens.HasValue) d["max_tokens"] = MaxTokens.Value;
             if (ThinkingBudgetTokens.HasValue) d["thinking"] = new Dictionary<string, object> { { "budget_tokens", ThinkingBudgetTokens.Value } };
-            if (ContextWindow.HasValue) d["context_window"] = ContextWindow.Value;
             if (NativeWebSearch.HasValue) d["native_web_search"] = NativeWebSearch.Value;
             if (ToolConfigJson != null) d["tool_config"] = new JsonRaw(ToolConfigJson);
             if (HostIo.HasValue) d["host_io"] = HostIo.Value;
             if (Budget != null) d["budget"] = Budget.ToDictionary();
+            if (ContextWindow.HasValue) d["context_window"] = ContextWindow.Value;
+            if (ToolChoice != null) d["tool_choice"] = ToolChoice.JsonValue();
             foreach (var kv in Extra) d[kv.Key] = kv.Value;
             return Json.Serialize(d);
         }

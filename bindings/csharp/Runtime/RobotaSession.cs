@@ -98,7 +98,7 @@ namespace Robota
         /// <summary>The session closed; nothing follows.</summary>
         public event EventHandler<RobotaEvent> SessionClosed { add { lock (Core.Gate) Core.SessionClosed += value; } remove { lock (Core.Gate) Core.SessionClosed -= value; } }
 
-        /// <summary>A turn ended (also for turns started with <see cref="Submit"/>).</summary>
+        /// <summary>A turn ended (also for turns started with <see cref="Submit(string)"/>).</summary>
         public event EventHandler<TurnResult> TurnCompleted { add { lock (Core.Gate) Core.TurnCompleted += value; } remove { lock (Core.Gate) Core.TurnCompleted -= value; } }
 
         /// <summary>
@@ -162,6 +162,13 @@ namespace Robota
 
         /// <summary>Sends a prompt without waiting; returns its turn id (see <see cref="TurnCompleted"/>, <see cref="Wait"/>).</summary>
         public ulong Submit(string text) => SubmitJson(InputJson(text));
+
+        /// <summary>Sends a prompt with this turn's tool choice (wins over the session's); returns its turn id.</summary>
+        public ulong Submit(string text, ToolChoice toolChoice) => SubmitJson(Json.Serialize(new Dictionary<string, object>
+        {
+            { "text", text ?? throw new ArgumentNullException(nameof(text)) },
+            { "tool_choice", (toolChoice ?? throw new ArgumentNullException(nameof(toolChoice))).JsonValue() },
+        }));
 
         /// <summary>Sends a raw input document (<c>{"text","display_input"?,"raw_input"?}</c>); returns its turn id.</summary>
         public ulong SubmitJson(string inputJson)

@@ -76,8 +76,41 @@ namespace Robota.Tests
                     var e = Expect.Throws<RobotaException>(() => s.RunAsync("x").Wait(), "failed turn");
                     Expect.Equal(RobotaStatus.Provider, e.Code, "status");
                     Expect.Contains(e.Message, "returned HTTP 401: bad key", "message names the HTTP failure");
-                    Expect.Equal("provider", e.Category, "category from the ERROR event");
-                    Expect.Equal("PROVIDER_ERROR", e.ErrorCode, "taxonomy code from the ERROR event");
+                    Expect.Equal("user", e.Category, "category from the ERROR event");
+                    Expect.Equal("AUTHENTICATION_ERROR", e.ErrorCode, "taxonomy code from the ERROR event");
+                }
+            }
+        }
+
+        [Test]
+        private static void ToolChoiceReachesTheServer()
+        {
+            using (var fake = new FakeServer())
+            using (var rt = fake.Runtime())
+            {
+                fake.Send("{\"cmd\":\"enqueue\",\"kind\":\"openai\",\"text\":[\"a\"]}");
+                fake.Send("{\"cmd\":\"enqueue\",\"kind\":\"openai\",\"text\":[\"b\"]}");
+                rt.RegisterTool(Fixtures.ReadOnlyTool(), call => "x");
+                var bad = new SessionConfig("fake", "gpt-test") { ToolChoice = ToolChoice.Tool("deploy") };
+                var e = Expect.Throws<RobotaException>(() => rt.CreateSession(bad).Dispose(), "unknown named tool");
+                Expect.Equal(RobotaStatus.InvalidConfig, e.Code, "status");
+                Expect.Contains(e.Message, "no tool named \"deploy\"", "names the tool");
+                var cfg = new SessionConfig("fake", "gpt-test") { ToolChoice = ToolChoice.Required, ContextWindow = 4096 };
+                Expect.Contains(cfg.ToJson(), "\"context_window\":4096", "context window in the document");
+                using (var s = rt.CreateSession(cfg))
+                {
+                    Expect.Equal(RobotaStatus.Ok, s.Wait(s.Submit("one"), 30000), "first turn");
+                    Expect.Equal(RobotaStatus.Ok, s.Wait(s.Submit("two", ToolChoice.Tool(Fixtures.ReadOnlyTool().Name)), 30000), "second turn");
+                    var requests = (List<object>)fake.Send("{\"cmd\":\"requests\"}")["requests"];
+                    Expect.Equal(2, requests.Count, "two model requests");
+                    System.Func<int, string> Body = i =>
+                    {
+                        var r = (Dictionary<string, object>)requests[i];
+                        return r["body"] as string ?? Json.Serialize(r["body"]);
+                    };
+                    Expect.Contains(Body(0), "\"tool_choice\":\"required\"", "session tool choice");
+                    Expect.Contains(Body(1), "\"tool_choice\":{", "turn tool choice");
+                    Expect.Contains(Body(1), "\"name\":\"" + Fixtures.ReadOnlyTool().Name + "\"", "the named tool");
                 }
             }
         }

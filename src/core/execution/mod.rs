@@ -82,6 +82,8 @@ pub struct ExecutionResult {
     /// Whether retrying the failed call may succeed (`stop == Error`; false e.g. for a prompt
     /// the vendor blocked for safety).
     pub error_recoverable: bool,
+    /// The taxonomy error behind `error` (its code, category and recoverability).
+    pub error_class: Option<RobotaError>,
     /// Number of provider rounds performed (forced summary excluded).
     pub rounds: u32,
     /// Budget outcome of each tool round, in order.
@@ -104,6 +106,7 @@ pub(crate) struct RunCtx<'a> {
     pub streamed_any: bool,
     pub provider_error: Option<String>,
     pub provider_error_recoverable: bool,
+    pub provider_error_class: Option<RobotaError>,
     /// The answer when the round that ended the run decided it (a refusal).
     pub final_response: Option<String>,
     pub tool_outcomes: Vec<ToolResultsOutcome>,
@@ -201,6 +204,7 @@ pub async fn execute(
         streamed_any: false,
         provider_error: None,
         provider_error_recoverable: false,
+        provider_error_class: None,
         final_response: None,
         tool_outcomes: Vec::new(),
         tool_schemas: config.tools.iter().map(|t| t.schema()).collect(),
@@ -325,6 +329,7 @@ pub async fn execute(
         stop,
         error: ctx.provider_error,
         error_recoverable: ctx.provider_error_recoverable,
+        error_class: ctx.provider_error_class,
         rounds: round,
         tool_outcomes: ctx.tool_outcomes,
     })

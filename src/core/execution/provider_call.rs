@@ -17,13 +17,13 @@ use serde_json::{json, Value};
 pub(crate) enum CallError {
     /// The run was aborted before the provider returned anything usable.
     Aborted,
-    /// Any other failure (message shown as `Request failed: <message>`); `recoverable` tells
-    /// whether retrying may succeed.
+    /// Any other failure (message shown as `Request failed: <message>`); `error` is the
+    /// taxonomy error behind it (code, category, recoverable).
     Failed {
         /// The error text.
         message: String,
-        /// [`RobotaError::is_recoverable`] of the failure.
-        recoverable: bool,
+        /// The failure.
+        error: RobotaError,
     },
 }
 
@@ -169,17 +169,17 @@ pub(crate) async fn call_provider(
     match result {
         Ok(resp) => Ok((resp, streamed)),
         Err(_) if ctx.cancel.is_cancelled() => Err(CallError::Aborted),
-        Err(RobotaError::Provider {
-            message,
-            recoverable,
-            ..
-        }) if message.starts_with("Provider call idle timeout") => Err(CallError::Failed {
-            message,
-            recoverable,
-        }),
+        Err(e @ RobotaError::Provider { .. }) if matches!(&e, RobotaError::Provider { message, .. } if message.starts_with("Provider call idle timeout")) =>
+        {
+            let message = match &e {
+                RobotaError::Provider { message, .. } => message.clone(),
+                _ => e.to_string(),
+            };
+            Err(CallError::Failed { message, error: e })
+        }
         Err(e) => Err(CallError::Failed {
-            recoverable: e.is_recoverable(),
             message: e.to_string(),
+            error: e,
         }),
     }
 }

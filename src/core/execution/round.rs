@@ -71,6 +71,12 @@ pub(crate) async fn run_round(ctx: &mut RunCtx<'_>, round: u32) -> RoundOutcome 
         temperature: ctx.config.temperature,
         native_web_tools: ctx.config.native_web_tools,
         thinking_budget: ctx.config.thinking_budget,
+        tool_choice: ctx
+            .options
+            .tool_choice
+            .as_ref()
+            .unwrap_or(&ctx.config.tool_choice)
+            .for_round(round),
     };
     let (mut response, streamed) = match call_provider(ctx, request, round, true).await {
         Ok(r) => r,
@@ -82,10 +88,7 @@ pub(crate) async fn run_round(ctx: &mut RunCtx<'_>, round: u32) -> RoundOutcome 
             }
             return RoundOutcome::Aborted;
         }
-        Err(CallError::Failed {
-            message,
-            recoverable,
-        }) => {
+        Err(CallError::Failed { message, error }) => {
             lock(ctx.store).discard_pending();
             let mut meta = round_meta(round);
             meta.insert("providerError".into(), json!(true));
@@ -95,7 +98,12 @@ pub(crate) async fn run_round(ctx: &mut RunCtx<'_>, round: u32) -> RoundOutcome 
                 Message::assistant(format!("Request failed: {message}")).with_metadata(meta),
             );
             ctx.provider_error = Some(message);
-            ctx.provider_error_recoverable = recoverable;
+            ctx.provider_error_recoverable = error.is_recoverable();
+            let overflow = error.is_context_overflow();
+            ctx.provider_error_class = Some(error);
+            if overflow {
+                return RoundOutcome::ContextBlocked;
+            }
             return RoundOutcome::ProviderFailed;
         }
     };

@@ -1,6 +1,7 @@
 //! Forced final summary (reference §3.4): one provider call without tools when the loop ended
 //! without a final answer. The synthetic instruction only lives in the outgoing request.
 
+use crate::core::tool_choice::ToolChoice;
 use std::sync::Arc;
 
 use serde_json::json;
@@ -63,6 +64,7 @@ pub(crate) async fn forced_summary(ctx: &mut RunCtx<'_>, round: u32, instruction
         temperature: ctx.config.temperature,
         native_web_tools: ctx.config.native_web_tools,
         thinking_budget: None,
+        tool_choice: &ToolChoice::Auto,
     };
     let text = match call_provider(ctx, request, round, false).await {
         Ok((resp, _)) => {

@@ -331,22 +331,20 @@ impl StreamDecoder for AnthropicDecoder {
         Ok(())
     }
 
-    fn delivered(&self) -> bool {
-        self.acc.delivered
-    }
-
-    /// `message_stop`, or the final `message_delta` with its stop reason: the official SDKs
-    /// accept a stream that closes right after it.
-    fn complete(&self) -> bool {
-        self.stopped || self.acc.stop.is_some()
+    fn accumulated(&self) -> &Accumulated {
+        &self.acc
     }
 
     fn done(&self) -> bool {
         self.stopped
     }
 
-    fn end_marker(&self) -> &'static str {
-        "message_stop"
+    fn stop_marker(&self) -> &'static str {
+        "message_delta.stop_reason"
+    }
+
+    fn whole_response(&self, body: Value) -> Vec<crate::providers::whole::WholeEvent> {
+        crate::providers::whole::anthropic(body)
     }
 
     fn reset(&mut self) {

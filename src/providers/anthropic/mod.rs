@@ -29,6 +29,7 @@ use crate::core::provider::{
     assert_native_web_tools_available, ChatRequest, ChatResponse, NativeToolSupport, Provider,
     ProviderCapabilities, StreamSink,
 };
+use crate::core::tool_choice::ToolChoice;
 
 /// API surface label of raw payloads.
 pub const API_SURFACE: &str = "anthropic-messages";
@@ -189,6 +190,12 @@ pub fn request_body(cfg: &HttpProviderConfig, request: &ChatRequest<'_>) -> Valu
     }
     if !tools.is_empty() {
         body["tools"] = Value::Array(tools);
+        match request.tool_choice {
+            ToolChoice::Auto => {}
+            ToolChoice::None => body["tool_choice"] = json!({"type": "none"}),
+            ToolChoice::Required => body["tool_choice"] = json!({"type": "any"}),
+            ToolChoice::Tool(n) => body["tool_choice"] = json!({"type": "tool", "name": n}),
+        }
     }
     body
 }

@@ -165,7 +165,6 @@ impl InteractiveSession {
         let host_hooks: Arc<dyn HookExecutor> = Arc::new(HostHookExecutor { link: link.clone() });
         let mut so = SessionOptions::new(provider, cfg.model.clone());
         so.system_message = assembly::system_message(&cfg);
-        so.context_max_tokens = cfg.params.context_window;
         if let Some(st) = &settings {
             so.hook_env = st.env.clone();
         }
@@ -180,6 +179,8 @@ impl InteractiveSession {
         so.approval_handler = Some(approval.clone() as Arc<dyn ApprovalHandler>);
         so.observer = Some(core.clone() as Arc<dyn SessionObserver>);
         so.max_turns = cfg.max_rounds;
+        so.context_max_tokens = cfg.call.context_window;
+        so.tool_choice = cfg.call.tool_choice.clone().unwrap_or_default();
         so.provider_timeout_ms = Some(PROVIDER_IDLE_TIMEOUT_MS);
         so.session_id = Some(session_id.clone());
         so.history = Some(ConversationStore::from_entries(restore.conversation));
@@ -194,8 +195,8 @@ impl InteractiveSession {
             .agent()
             .update_config(|c| {
                 c.conversation_id = sid;
-                c.temperature = cfg.params.temperature.map(|t| t as f32);
-                c.max_tokens = cfg.params.max_tokens;
+                c.temperature = cfg.call.temperature;
+                c.max_tokens = cfg.call.max_tokens;
                 c.thinking_budget = cfg.params.thinking_budget;
                 c.native_web_tools.web_search |= cfg.params.native_web_search;
             })

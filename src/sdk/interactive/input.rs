@@ -2,7 +2,8 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::sdk::error::{SdkError, SdkResult};
+use crate::core::tool_choice::ToolChoice;
+use crate::sdk::error::{ErrorCode, SdkError, SdkResult};
 
 /// One prompt.
 #[derive(Debug, Clone, PartialEq)]
@@ -13,10 +14,12 @@ pub struct TurnInput {
     pub display_input: Option<String>,
     /// What hooks match on (default: `text`).
     pub raw_input: Option<String>,
+    /// Tool choice of this turn only (wins over the session's `tool_choice`).
+    pub tool_choice: Option<ToolChoice>,
 }
 
 impl TurnInput {
-    /// Parses `{"text":"…","display_input"?,"raw_input"?}`.
+    /// Parses `{"text":"…","display_input"?,"raw_input"?,"tool_choice"?}`.
     pub fn from_json(text: &str) -> SdkResult<Self> {
         let map = crate::sdk::config::parse_object("input_json", text)?;
         let field = |k: &str| -> SdkResult<Option<String>> {
@@ -34,6 +37,13 @@ impl TurnInput {
             text,
             display_input: field("display_input")?,
             raw_input: field("raw_input")?,
+            tool_choice: match map.get("tool_choice") {
+                None | Some(Value::Null) => None,
+                Some(v) => Some(
+                    ToolChoice::from_json("input_json: field \"tool_choice\"", v)
+                        .map_err(|e| SdkError::robota(ErrorCode::InvalidConfig, &e))?,
+                ),
+            },
         })
     }
 
@@ -54,8 +64,9 @@ pub enum TurnOutcome {
     Done,
     /// Aborted (also a queued prompt dropped by abort/cancel_queue/close).
     Aborted,
-    /// Failed with this message.
-    Failed(String),
+    /// Failed with this message and its taxonomy details (`{"v","code","category",
+    /// "recoverable","message"}`).
+    Failed(String, Value),
     /// Stopped by the session's budget (this message names the limit).
     Budget(String),
 }

@@ -15,6 +15,15 @@ impl InteractiveSession {
     /// a prompt is already queued; [`ErrorCode::Closed`] after close.
     pub fn submit(&self, input: TurnInput) -> SdkResult<u64> {
         let input = crate::sdk::command_registry::expand_input(self, input)?;
+        if let Some(choice) = &input.tool_choice {
+            let tools = self.inner.session.agent().config().tools;
+            choice
+                .check(
+                    "input_json: field \"tool_choice\"",
+                    tools.iter().map(|t| t.name()),
+                )
+                .map_err(|e| SdkError::robota(ErrorCode::InvalidConfig, &e))?;
+        }
         let core = &self.inner.core;
         let (id, cancel) = {
             let mut st = core.lock();
@@ -176,10 +185,11 @@ impl InteractiveSession {
                         ErrorCode::Budget,
                         format!("turn {turn_id} stopped: {m}"),
                     )),
-                    Some((_, TurnOutcome::Failed(m))) => Err(SdkError::new(
-                        ErrorCode::Provider,
-                        format!("turn {turn_id} failed: {m}"),
-                    )),
+                    Some((_, TurnOutcome::Failed(m, details))) => Err(SdkError {
+                        code: ErrorCode::Provider,
+                        message: format!("turn {turn_id} failed: {m}"),
+                        details: Some(Box::new(details.clone())),
+                    }),
                     _ => Ok(()),
                 };
             }

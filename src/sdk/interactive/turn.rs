@@ -15,6 +15,7 @@ use crate::core::history::{EventEntry, HistoryEntry};
 use crate::core::message::{Message, Role};
 use crate::core::tokens::TokenUsage;
 use crate::core::util::now_iso;
+use crate::sdk::error::robota_details;
 use crate::sdk::events::{self, Event, Payload};
 use crate::session::{SessionRunError, SessionRunOptions};
 
@@ -41,7 +42,13 @@ impl InteractiveSession {
             json!({"turn_id": turn_id, "input": input.to_json()}),
         );
         let start_idx = inner.session.agent().messages().len();
-        let opts = self.run_options(turn_id, &cancel, input.raw_input.clone());
+        self.resolve_window(turn_id).await;
+        let opts = self.run_options(
+            turn_id,
+            &cancel,
+            input.raw_input.clone(),
+            input.tool_choice.clone(),
+        );
         if let Some(b) = &inner.budget {
             b.begin_turn();
         }
@@ -65,7 +72,9 @@ impl InteractiveSession {
                     &format!("Prompt blocked by hook: {reason}"),
                 )
             }
-            Err(SessionRunError::Engine(e)) => self.finish_error(turn_id, e.code(), &e.to_string()),
+            Err(SessionRunError::Engine(e)) => {
+                self.finish_error_details(turn_id, &e.to_string(), robota_details(&e))
+            }
             Ok(r) => {
                 self.flush_messages();
                 {
@@ -76,9 +85,24 @@ impl InteractiveSession {
                 }
                 match r.stop {
                     RunStop::Aborted => self.finish_aborted(turn_id, start_idx, r.usage),
+                    RunStop::ContextLimit if r.error_class.is_some() => {
+                        // The server said the prompt does not fit its window.
+                        let msg = r.error.clone().unwrap_or_else(|| r.response.clone());
+                        let details = r.error_class.as_ref().map(robota_details);
+                        let mut details = details.unwrap_or_default();
+                        details["message"] = json!(msg);
+                        self.finish_failed(turn_id, "context_limit", &msg, details)
+                    }
                     RunStop::Error => {
                         let msg = r.error.clone().unwrap_or_else(|| r.response.clone());
-                        self.finish_error_with(turn_id, "PROVIDER_ERROR", &msg, r.error_recoverable)
+                        let mut details = match &r.error_class {
+                            Some(e) => robota_details(e),
+                            None => {
+                                error_details("PROVIDER_ERROR", "provider", r.error_recoverable, "")
+                            }
+                        };
+                        details["message"] = json!(msg);
+                        self.finish_error_details(turn_id, &msg, details)
                     }
                     RunStop::Budget => self.finish_budget(turn_id, start_idx, &r.response, r.usage),
                     stop => self.finish_ok(turn_id, start_idx, &r.response, stop, r.usage),
@@ -93,6 +117,7 @@ impl InteractiveSession {
         turn_id: u64,
         cancel: &CancellationToken,
         raw_input: Option<String>,
+        tool_choice: Option<crate::core::tool_choice::ToolChoice>,
     ) -> SessionRunOptions {
         let me = self.clone();
         let on_text: crate::core::events::TextDeltaFn = Arc::new(move |d: &str| {
@@ -143,6 +168,7 @@ impl InteractiveSession {
             on_thinking_delta: Some(on_thinking),
             on_event,
             raw_input,
+            tool_choice,
             budget: self.inner.budget.clone(),
         }
     }
@@ -270,17 +296,31 @@ impl InteractiveSession {
         TurnOutcome::Aborted
     }
 
+    /// Fails the turn with a code outside the Robota taxonomy (`HOOK_BLOCKED`, `INTERNAL`…).
     pub(super) fn finish_error(&self, turn_id: u64, code: &str, message: &str) -> TurnOutcome {
-        self.finish_error_with(turn_id, code, message, code == "PROVIDER_ERROR")
+        let category = if code == "PROVIDER_ERROR" {
+            "provider"
+        } else {
+            "user"
+        };
+        let details = error_details(code, category, code == "PROVIDER_ERROR", message);
+        self.finish_error_details(turn_id, message, details)
     }
 
-    /// [`Self::finish_error`] with the error's own recoverability.
-    fn finish_error_with(
+    /// Fails the turn: the `ERROR` event is `details` (`{"code","category","recoverable",
+    /// "message"}`), `TURN_COMPLETED` carries `error` (the text) and `error_details`, and
+    /// `wait` returns them as its error's details.
+    fn finish_error_details(&self, turn_id: u64, message: &str, details: Value) -> TurnOutcome {
+        self.finish_failed(turn_id, "error", message, details)
+    }
+
+    /// [`Self::finish_error_details`] with the turn's `stop_reason`.
+    fn finish_failed(
         &self,
         turn_id: u64,
-        code: &str,
+        stop_reason: &str,
         message: &str,
-        recoverable: bool,
+        details: Value,
     ) -> TurnOutcome {
         self.flush_messages();
         {
@@ -290,18 +330,23 @@ impl InteractiveSession {
                     "Error: {message}"
                 )))));
         }
-        let category = if code == "PROVIDER_ERROR" {
-            "provider"
-        } else {
-            "user"
-        };
-        self.inner.core.link.emit_event(Event::json(
-            events::ERROR,
+        let mut event = details.clone();
+        if let Value::Object(m) = &mut event {
+            m.remove("v");
+        }
+        self.inner
+            .core
+            .link
+            .emit_event(Event::json(events::ERROR, turn_id, event.clone()));
+        self.emit_completed(
             turn_id,
-            json!({"code": code, "category": category, "recoverable": recoverable, "message": message}),
-        ));
-        self.emit_completed(turn_id, "error", "", usize::MAX, None, Some(message));
-        TurnOutcome::Failed(message.to_string())
+            stop_reason,
+            "",
+            usize::MAX,
+            None,
+            Some((message, event)),
+        );
+        TurnOutcome::Failed(message.to_string(), details)
     }
 
     fn emit_completed(
@@ -311,7 +356,7 @@ impl InteractiveSession {
         response: &str,
         start_idx: usize,
         usage: Option<TokenUsage>,
-        error: Option<&str>,
+        error: Option<(&str, Value)>,
     ) {
         self.persist_before_report(turn_id);
         // Summed over the turn's model calls.
@@ -328,8 +373,9 @@ impl InteractiveSession {
             "context_state": self.context_state(),
             "usage": usage,
         });
-        if let (Some(e), Value::Object(m)) = (error, &mut doc) {
+        if let (Some((e, details)), Value::Object(m)) = (error, &mut doc) {
             m.insert("error".into(), json!(e));
+            m.insert("error_details".into(), details);
         }
         self.inner
             .core
@@ -382,4 +428,9 @@ impl InteractiveSession {
             self.spawn_turn(id, input, cancel);
         }
     }
+}
+
+/// `{"v":1,"code","category","recoverable","message"}` for a code outside the taxonomy.
+fn error_details(code: &str, category: &str, recoverable: bool, message: &str) -> Value {
+    json!({"v": 1, "code": code, "category": category, "recoverable": recoverable, "message": message})
 }

@@ -31,6 +31,11 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
     public var hostIO: Bool?
     /// Hard limits over the session's life.
     public var budget: SessionBudget?
+    /// The context window in tokens (default: what the server tells, else the model table, else
+    /// a stated default with a `CONTEXT_WINDOW_ASSUMED` warning).
+    public var contextWindow: Int?
+    /// Every turn's default tool choice (nil = `.auto`).
+    public var toolChoice: ToolChoice?
     public var extra: [String: JSONValue]
 
     public init(
@@ -38,7 +43,8 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
         tools: [String]? = nil, permissionMode: PermissionMode? = nil, permissions: PermissionRules? = nil,
         hooks: JSONValue? = nil, maxRounds: Int? = nil, delivery: Delivery? = nil, settings: String? = nil,
         sessionID: String? = nil, name: String? = nil, persist: Bool? = nil, replayEvents: Bool? = nil,
-        hostIO: Bool? = nil, budget: SessionBudget? = nil, extra: [String: JSONValue] = [:]
+        hostIO: Bool? = nil, budget: SessionBudget? = nil, contextWindow: Int? = nil, toolChoice: ToolChoice? = nil,
+        extra: [String: JSONValue] = [:]
     ) {
         self.provider = provider
         self.model = model
@@ -57,12 +63,15 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
         self.replayEvents = replayEvents
         self.hostIO = hostIO
         self.budget = budget
+        self.contextWindow = contextWindow
+        self.toolChoice = toolChoice
         self.extra = extra
     }
 
     static let knownKeys: Set<String> = [
         "v", "provider", "model", "system_prompt", "cwd", "tools", "permission_mode", "permissions", "hooks",
         "max_rounds", "delivery", "settings", "session_id", "name", "persist", "replay_events", "host_io", "budget",
+        "context_window", "tool_choice",
     ]
 
     func encodeKnown(to c: inout KeyedEncodingContainer<DynamicKey>) throws {
@@ -84,6 +93,8 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
         try c.put(replayEvents, "replay_events")
         try c.put(hostIO, "host_io")
         try c.put(budget, "budget")
+        try c.put(contextWindow, "context_window")
+        try c.put(toolChoice, "tool_choice")
     }
 
     init(reading c: KeyedDecodingContainer<DynamicKey>) throws {
@@ -93,7 +104,8 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
             permissions: try c.get("permissions"), hooks: try c.get("hooks"), maxRounds: try c.get("max_rounds"),
             delivery: try c.get("delivery"), settings: try c.get("settings"), sessionID: try c.get("session_id"),
             name: try c.get("name"), persist: try c.get("persist"), replayEvents: try c.get("replay_events"),
-            hostIO: try c.get("host_io"), budget: try c.get("budget"))
+            hostIO: try c.get("host_io"), budget: try c.get("budget"),
+            contextWindow: try c.get("context_window"), toolChoice: try c.get("tool_choice"))
     }
 
     public func encode(to encoder: Encoder) throws { try encodeDocument(to: encoder) }
@@ -128,18 +140,60 @@ public struct PermissionRules: Codable, Sendable, Equatable {
     }
 }
 
-/// A prompt to submit (`{"text","display_input"?,"raw_input"?}`).
+/// Whether the model may, must or must not call a tool, or which one: `"auto"`, `"none"`,
+/// `"required"` or `{"name":"TOOL"}`. `.required` and a named tool hold for the turn's first
+/// model call only; a named tool the session lacks fails with `.invalidConfig` naming it.
+public enum ToolChoice: Codable, Sendable, Equatable {
+    case auto
+    case none
+    case required
+    case tool(String)
+
+    public func encode(to encoder: Encoder) throws {
+        switch self {
+        case .auto: var c = encoder.singleValueContainer(); try c.encode("auto")
+        case .none: var c = encoder.singleValueContainer(); try c.encode("none")
+        case .required: var c = encoder.singleValueContainer(); try c.encode("required")
+        case .tool(let name):
+            var c = encoder.container(keyedBy: NameKey.self)
+            try c.encode(name, forKey: .name)
+        }
+    }
+
+    public init(from decoder: Decoder) throws {
+        if let s = try? decoder.singleValueContainer().decode(String.self) {
+            switch s {
+            case "auto": self = .auto
+            case "none": self = .none
+            case "required": self = .required
+            default:
+                throw DecodingError.dataCorrupted(.init(
+                    codingPath: decoder.codingPath, debugDescription: "tool_choice \"\(s)\" is not auto, none or required"))
+            }
+            return
+        }
+        let c = try decoder.container(keyedBy: NameKey.self)
+        self = .tool(try c.decode(String.self, forKey: .name))
+    }
+
+    enum NameKey: String, CodingKey { case name }
+}
+
+/// A prompt to submit (`{"text","display_input"?,"raw_input"?,"tool_choice"?}`).
 public struct PromptInput: Codable, Sendable, Equatable, ExpressibleByStringLiteral {
     public var text: String
     /// What a UI shows instead of `text`.
     public var displayInput: String?
     /// What the user typed before any expansion.
     public var rawInput: String?
+    /// This turn's tool choice (wins over the session's).
+    public var toolChoice: ToolChoice?
 
-    public init(_ text: String, displayInput: String? = nil, rawInput: String? = nil) {
+    public init(_ text: String, displayInput: String? = nil, rawInput: String? = nil, toolChoice: ToolChoice? = nil) {
         self.text = text
         self.displayInput = displayInput
         self.rawInput = rawInput
+        self.toolChoice = toolChoice
     }
 
     public init(stringLiteral value: String) { self.init(value) }
@@ -148,5 +202,6 @@ public struct PromptInput: Codable, Sendable, Equatable, ExpressibleByStringLite
         case text
         case displayInput = "display_input"
         case rawInput = "raw_input"
+        case toolChoice = "tool_choice"
     }
 }

@@ -76,10 +76,30 @@ final class HTTPTests: XCTestCase {
             XCTAssertEqual(e.code, .provider)
             XCTAssertTrue(e.message.contains("returned HTTP 401: bad key"), e.message)
             // the taxonomy of the turn's ERROR event is passed through
-            XCTAssertNotNil(e.kind)
-            XCTAssertNotNil(e.category)
-            XCTAssertNotNil(e.recoverable)
+            XCTAssertEqual(e.kind, "AUTHENTICATION_ERROR")
+            XCTAssertEqual(e.category, "user")
+            XCTAssertEqual(e.recoverable, false)
         }
+    }
+
+    func testToolChoiceReachesTheServer() async throws {
+        let server = try FakeModelServer()
+        try server.send(["cmd": "enqueue", "kind": "openai", "text": ["a"]])
+        try server.send(["cmd": "enqueue", "kind": "openai", "text": ["b"]])
+        let rt = try runtime(server, kind: .openai, path: "/v1")
+        XCTAssertThrowsError(try rt.session(config: SessionConfig(
+            provider: "fake", model: "gpt-test", tools: ["Read"], toolChoice: .tool("Deploy")))) { e in
+            XCTAssertEqual((e as? RobotaError)?.code, .invalidConfig)
+            XCTAssertTrue((e as? RobotaError)?.message.contains("no tool named \"Deploy\"") ?? false)
+        }
+        let s = try rt.session(config: SessionConfig(
+            provider: "fake", model: "gpt-test", tools: ["Read"], contextWindow: 4096, toolChoice: .required))
+        _ = try await s.run("one")
+        _ = try await s.run(PromptInput("two", toolChoice: .tool("Read")))
+        let requests = try server.requests()
+        XCTAssertEqual(requests.count, 2)
+        XCTAssertEqual(requests[0]["body"]?["tool_choice"]?.stringValue, "required")
+        XCTAssertEqual(requests[1]["body"]?["tool_choice"]?["function"]?["name"]?.stringValue, "Read")
     }
 }
 #endif
