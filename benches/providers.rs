@@ -154,6 +154,7 @@ fn bench_turn(c: &mut Criterion) {
                                 max_tokens: None,
                                 temperature: None,
                                 native_web_tools: NativeWebToolRequest::default(),
+                                thinking_budget: None,
                                 tool_choice: &robota::core::tool_choice::ToolChoice::Auto,
                             };
                             let mut sink = CountSink::default();

@@ -225,14 +225,14 @@ typedef void (*robota_free_fn)(void *user_data);
 typedef void (*robota_log_fn)(void *user_data, int32_t level, const char *target, const char *message, size_t message_len);
 
 /**
- * Runs a host tool. Answer with `robota_tool_call_complete` (now or later, any thread).
- */
-typedef void (*robota_tool_fn)(void *user_data, robota_session *session, uint64_t call_id, const char *tool_name, const char *input_json, size_t input_len);
-
-/**
  * Receives session events. `payload` is borrowed for the call and NUL-terminated.
  */
 typedef void (*robota_event_fn)(void *user_data, robota_session *session, uint32_t kind, uint64_t turn_id, const char *payload, size_t payload_len);
+
+/**
+ * Runs a host tool. Answer with `robota_tool_call_complete` (now or later, any thread).
+ */
+typedef void (*robota_tool_fn)(void *user_data, robota_session *session, uint64_t call_id, const char *tool_name, const char *input_json, size_t input_len);
 
 /**
  * Success.
@@ -413,6 +413,21 @@ void robota_error_free(robota_error *e);
 robota_status robota_set_log_callback(robota_log_fn fn_, void *user_data, robota_free_fn free_fn, int32_t min_level, robota_error **out_error);
 
 /**
+ * One shot (`createQuery`): a temporary session built from `query_json` (session JSON plus
+ * `"prompt"`; `permission_mode` defaults to `"bypassPermissions"`), run to completion, then
+ * closed. Blocks; `ROBOTA_E_REENTRANT` inside a callback. `fn_` (may be NULL) receives every
+ * event of the query on the calling thread, in order, before this returns, whatever the
+ * `delivery` field says; the `session` argument of those calls is NULL (answer requests with
+ * the runtime-level `robota_*_complete` functions). `free_fn(user_data)` runs exactly once
+ * before this returns, whatever the result. `out_json` (owned, free with
+ * `robota_string_free`) = `{"v":1,"response","stop_reason","usage","session_id"?,"messages"}`
+ * (`session_id` when `"persist": true`; `messages` = the conversation, system prompt first).
+ * Errors: those of `robota_session_new`, `ROBOTA_E_INVALID_CONFIG` (missing `prompt`),
+ * `ROBOTA_E_PROVIDER` (the turn failed; the message says why).
+ */
+robota_status robota_query(robota_runtime *rt, const char *query_json, robota_event_fn fn_, void *user_data, robota_free_fn free_fn, char **out_json, robota_error **out_error);
+
+/**
  * Creates a runtime from its config JSON
  * (`{"v":1,"providers":{"NAME":{"kind":…,"base_url"?,"api_key"?,…}},"worker_threads"?,
  * "session_dir"?,"request_timeout_ms"?,"request_timeout_decision"?}`): one tokio runtime
@@ -456,7 +471,10 @@ robota_status robota_request_respond(robota_runtime *rt, uint64_t request_id, co
 /**
  * Creates a session from its JSON (`{"v":1,"provider","model","system_prompt"?,"cwd"?,
  * "tools"?,"permission_mode"?,"permissions"?,"hooks"?,"max_rounds"?,"delivery"?,
- * "session_id"?,"persist"?,…}`). A `session_id` names the file `<session_dir>/<id>.json`, so it
+ * "session_id"?,"persist"?,"settings"?,"system_prompt_mode"?,"language"?,"temperature"?,
+ * "max_tokens"?,"thinking"?,"context_window"?,"native_web_search"?,"tool_config"?,…}`).
+ * `"settings":"project"|"user"` reads the settings files and assembles the system prompt
+ * (README "Configuration"); their problems arrive as the first `WARNING` events. A `session_id` names the file `<session_dir>/<id>.json`, so it
  * is 1 to 128 characters from A-Z a-z 0-9 `_` `.` `-`, not starting with `.` (also on resume
  * and fork); `persist` saves it after each turn, atomically (temp file, fsync, rename).
  * `"tool_choice"?:"auto"|"none"|"required"|{"name":"TOOL"}` (default `"auto"`; `required` and a

@@ -19,6 +19,9 @@ type RuntimeConfig struct {
 	RequestTimeoutDecision string `json:"request_timeout_decision,omitempty"`
 	// Strict makes the library reject unknown keys.
 	Strict bool `json:"strict,omitempty"`
+	// Env holds variables looked up before the process environment ($ENV: references in
+	// settings files, ROBOTA_HOME, HOME); the process environment is never changed.
+	Env map[string]string `json:"env,omitempty"`
 	// Extra holds keys this struct does not name (newer library versions); they are merged
 	// into the document and never override the named fields.
 	Extra map[string]any `json:"-"`
@@ -147,14 +150,31 @@ type SessionConfig struct {
 	MaxRounds int `json:"max_rounds,omitempty"`
 	// Delivery defaults to DeliveryThread.
 	Delivery Delivery `json:"delivery,omitempty"`
-	// Settings "project" loads the settings files and AGENTS.md/CLAUDE.md from Cwd.
-	Settings         string `json:"settings,omitempty"`
-	SessionID        string `json:"session_id,omitempty"`
-	Name             string `json:"name,omitempty"`
-	Persist          bool   `json:"persist,omitempty"`
-	ReplayEvents     bool   `json:"replay_events,omitempty"`
-	RequestTimeoutMS int    `json:"request_timeout_ms,omitempty"`
-	Strict           bool   `json:"strict,omitempty"`
+	// Settings "project" loads the six settings files and AGENTS.md/CLAUDE.md from Cwd and
+	// assembles the system prompt; "user" only the user files; "" or "none" nothing.
+	Settings string `json:"settings,omitempty"`
+	// SystemPromptMode "replace" uses SystemPrompt alone instead of appending it to the
+	// assembled prompt ("append", the default).
+	SystemPromptMode string `json:"system_prompt_mode,omitempty"`
+	// Language is the response language (a section of the system prompt).
+	Language string `json:"language,omitempty"`
+	// Temperature of the model calls (nil = the provider's default).
+	Temperature *float64 `json:"temperature,omitempty"`
+	// MaxTokens of each model call's output (0 = the provider's default).
+	MaxTokens int `json:"max_tokens,omitempty"`
+	// Thinking enables extended thinking with a token budget (Anthropic, Gemini).
+	Thinking *Thinking `json:"thinking,omitempty"`
+	// NativeWebSearch asks for the provider's hosted web search (Anthropic profiles with
+	// "web_search": true).
+	NativeWebSearch bool `json:"native_web_search,omitempty"`
+	// ToolConfig configures the built-in tools: {"limits":{…},"env":{…},"webSearch":{…}}.
+	ToolConfig       map[string]any `json:"tool_config,omitempty"`
+	SessionID        string         `json:"session_id,omitempty"`
+	Name             string         `json:"name,omitempty"`
+	Persist          bool           `json:"persist,omitempty"`
+	ReplayEvents     bool           `json:"replay_events,omitempty"`
+	RequestTimeoutMS int            `json:"request_timeout_ms,omitempty"`
+	Strict           bool           `json:"strict,omitempty"`
 	// AutoCompactThreshold is a number in (0, 1] (default 0.835) or false (no automatic
 	// compaction); nil keeps the default.
 	AutoCompactThreshold any `json:"auto_compact_threshold,omitempty"`
@@ -179,6 +199,11 @@ type SessionConfig struct {
 	// OnHook runs "host" hooks. Nil: hooks proceed (exit 0), unless Events() is being read,
 	// in which case the host answers with Session.RespondHook.
 	OnHook HookHandler `json:"-"`
+}
+
+// Thinking is the extended-thinking budget of SessionConfig.
+type Thinking struct {
+	BudgetTokens int `json:"budget_tokens"`
 }
 
 // Budget is the session's hard limits; zero fields are unlimited. A turn that would exceed

@@ -53,6 +53,8 @@ pub struct AgentConfig {
     pub context_window: Option<u64>,
     /// Native web tools requested on every call.
     pub native_web_tools: NativeWebToolRequest,
+    /// Extended thinking budget (tokens) requested on every call.
+    pub thinking_budget: Option<u32>,
     /// Default tool choice of every turn (see [`ToolChoice`]).
     pub tool_choice: ToolChoice,
 }
@@ -76,6 +78,7 @@ impl AgentConfig {
             batch_mode: BatchMode::Parallel,
             context_window: None,
             native_web_tools: NativeWebToolRequest::default(),
+            thinking_budget: None,
             tool_choice: ToolChoice::Auto,
         }
     }

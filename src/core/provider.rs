@@ -130,6 +130,8 @@ pub struct ChatRequest<'a> {
     pub temperature: Option<f32>,
     /// Native web tools requested for this call.
     pub native_web_tools: NativeWebToolRequest,
+    /// Extended thinking budget in tokens (Anthropic `thinking`, Gemini `thinkingConfig`).
+    pub thinking_budget: Option<u32>,
     /// Whether the model may, must or must not call a tool (sent only with tools).
     pub tool_choice: &'a ToolChoice,
 }

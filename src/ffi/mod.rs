@@ -11,6 +11,7 @@
 
 mod api_host_io;
 mod api_lib;
+mod api_query;
 mod api_runtime;
 mod api_session;
 mod api_store;
@@ -25,6 +26,7 @@ mod status;
 
 pub use api_host_io::*;
 pub use api_lib::*;
+pub use api_query::*;
 pub use api_runtime::*;
 pub use api_session::*;
 pub use api_store::*;

@@ -43,6 +43,7 @@ pub(crate) fn open_session(
         }
     };
     reg.owned.arm();
+    let started = session.clone();
     let obj = Arc::new(SessionObj {
         session,
         queue: queue.clone(),
@@ -50,6 +51,8 @@ pub(crate) fn open_session(
     });
     let h = handles::new_session(obj);
     queue.set_session_ptr(h);
+    // Settings/skill problems, once the handle exists (callbacks receive it).
+    started.emit_startup_warnings();
     Ok(h)
 }
 

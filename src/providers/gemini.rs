@@ -187,6 +187,12 @@ pub fn request_body(
     if let Some(t) = request.temperature {
         gen.insert("temperature".into(), json!(t));
     }
+    if let Some(b) = request.thinking_budget {
+        gen.insert(
+            "thinkingConfig".into(),
+            json!({"thinkingBudget": b, "includeThoughts": true}),
+        );
+    }
     if !gen.is_empty() {
         body["generationConfig"] = Value::Object(gen);
     }

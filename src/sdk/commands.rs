@@ -57,6 +57,20 @@ fn pct(p: f64) -> String {
     }
 }
 
+/// Saves a renamed session when it lives in the session store (`persist`, or a file there).
+fn persist_rename(s: &InteractiveSession) -> SdkResult<()> {
+    let Some(dir) = s.shared().config.session_dir.clone() else {
+        return Ok(());
+    };
+    let saved = crate::session::session_file_path(std::path::Path::new(&dir), s.session_id())
+        .map(|p| p.exists())
+        .unwrap_or(false);
+    if s.config().persist || saved {
+        super::snapshot::persist(s)?;
+    }
+    Ok(())
+}
+
 /// Parses `{"name","args"?}` and runs it.
 pub fn execute_json(s: &InteractiveSession, command_json: &str) -> SdkResult<Value> {
     let map = super::config::parse_object("command_json", command_json)?;
@@ -90,7 +104,20 @@ pub fn execute(s: &InteractiveSession, name: &str, args: &str) -> SdkResult<Valu
     let trimmed = args.trim();
     let first = trimmed.split_whitespace().next().unwrap_or("");
     Ok(match name {
-        "help" => result(help_text(), true, None),
+        "help" => {
+            let commands = super::command_registry::list(s);
+            let mut text = help_text();
+            let skills: Vec<&Value> = commands.iter().filter(|c| c["source"] == "skill").collect();
+            if !skills.is_empty() {
+                text.push_str("\nSkills:");
+                for c in skills {
+                    let name = c["name"].as_str().unwrap_or("");
+                    let desc = c["description"].as_str().unwrap_or("");
+                    text.push_str(&format!("\n  /{name} — {desc}"));
+                }
+            }
+            result(text, true, Some(json!({ "commands": commands })))
+        }
         "clear" => {
             s.clear()?;
             result("Conversation cleared.", true, None)
@@ -147,6 +174,7 @@ pub fn execute(s: &InteractiveSession, name: &str, args: &str) -> SdkResult<Valu
             if first.is_empty() {
                 result("Usage: language <code> (e.g., ko, en, ja, zh)", false, None)
             } else {
+                s.set_language(first)?;
                 result(
                     format!("Language set to \"{first}\"."),
                     true,
@@ -192,16 +220,22 @@ pub fn execute(s: &InteractiveSession, name: &str, args: &str) -> SdkResult<Valu
                 Some(json!({"mode": p.mode.as_str(), "sessionApprovedTools": tools})),
             )
         }
-        "resume" => result(
-            "Opening session picker...",
-            true,
-            Some(json!({"triggerResumePicker": true})),
-        ),
+        "resume" => {
+            let dir = super::store_api::session_dir(s.shared());
+            let listing = crate::session::store_list::list(&dir, None, None)
+                .map_err(super::store_api::store_error)?;
+            let mut data = json!({"triggerResumePicker": true, "sessions": listing.sessions});
+            if !first.is_empty() {
+                data["resumeSessionId"] = json!(first);
+            }
+            result("Opening session picker...", true, Some(data))
+        }
         "rename" => {
             if trimmed.is_empty() {
                 result("Usage: rename <name>", false, None)
             } else {
                 s.set_name(trimmed);
+                persist_rename(s)?;
                 result(
                     format!("Session renamed to \"{trimmed}\"."),
                     true,
@@ -223,10 +257,11 @@ pub fn execute(s: &InteractiveSession, name: &str, args: &str) -> SdkResult<Valu
             None => result("No queued prompt.", true, None),
         },
         other => {
-            let names: Vec<&str> = COMMANDS
-                .iter()
-                .map(|(n, _)| n.split(' ').next().unwrap_or(n))
-                .collect();
+            if let Some(r) = super::command_registry::invoke(s, other, args)? {
+                return Ok(r);
+            }
+            let listed = super::command_registry::list(s);
+            let names: Vec<&str> = listed.iter().filter_map(|c| c["name"].as_str()).collect();
             return Err(SdkError::new(
                 ErrorCode::NotFound,
                 format!(

@@ -37,6 +37,9 @@ pub struct RuntimeConfig {
     pub request_timeout_ms: u64,
     /// What an unanswered permission request becomes.
     pub request_timeout_decision: TimeoutDecision,
+    /// Variables looked up before the process environment (`$ENV:` in settings files,
+    /// `ROBOTA_HOME`, `HOME`); the process environment is never changed.
+    pub env: BTreeMap<String, String>,
 }
 
 /// How a session delivers events.
@@ -102,6 +105,12 @@ pub struct SessionConfig {
     pub compact_instructions: Option<String>,
     /// Directory of the JSONL transcript (`transcript`: `true` = `<cwd>/.robota/logs`).
     pub transcript: Option<std::path::PathBuf>,
+    /// Model parameters, response language and system-prompt mode (ABI.md v1.1).
+    pub params: super::params::SessionParams,
+    /// Built-in tool configuration (`tool_config`: `{"limits","env","webSearch"}`).
+    pub tool_config: Option<std::sync::Arc<crate::tools::ToolsConfig>>,
+    /// Whether `permission_mode` was given (settings' trust level applies otherwise).
+    pub mode_given: bool,
     /// Model-call settings (`context_window`, `tool_choice`, `temperature`, `max_tokens`).
     pub call: CallSettings,
     /// Built-in tools run through the host's I/O port (`robota_runtime_set_host_io`).
@@ -188,7 +197,8 @@ fn opt_bool(what: &str, map: &Map<String, Value>, key: &str) -> SdkResult<bool> 
     }
 }
 
-const RUNTIME_KEYS: [&str; 5] = [
+const RUNTIME_KEYS: [&str; 6] = [
+    "env",
     "providers",
     "worker_threads",
     "session_dir",
@@ -255,11 +265,19 @@ pub fn parse_runtime_config(text: &str) -> SdkResult<RuntimeConfig> {
         request_timeout_ms: opt_u64(W, &map, "request_timeout_ms")?
             .unwrap_or(DEFAULT_REQUEST_TIMEOUT_MS),
         request_timeout_decision,
+        env: match map.get("env") {
+            None | Some(Value::Null) => BTreeMap::new(),
+            Some(v) => serde_json::from_value(v.clone()).map_err(|_| {
+                SdkError::config(format!(
+                    "{W}: field \"env\" must be an object of string values"
+                ))
+            })?,
+        },
     })
 }
 
 /// Keys of the session document.
-pub const SESSION_KEYS: [&str; 27] = [
+pub const SESSION_KEYS: [&str; 32] = [
     "temperature",
     "max_tokens",
     "context_window",
@@ -285,6 +303,11 @@ pub const SESSION_KEYS: [&str; 27] = [
     "auto_compact_threshold",
     "compact_instructions",
     "transcript",
+    "system_prompt_mode",
+    "language",
+    "thinking",
+    "tool_config",
+    "native_web_search",
     "host_io",
     "budget",
 ];
@@ -330,8 +353,19 @@ fn opt_session_id(w: &str, map: &Map<String, Value>) -> SdkResult<Option<String>
 pub fn parse_session_map(map: &Map<String, Value>) -> SdkResult<SessionConfig> {
     const W: &str = "session config";
     check_strict(W, map, &SESSION_KEYS)?;
+    let settings = opt_str(W, map, "settings")?.unwrap_or_else(|| "none".into());
+    if crate::sdk::settings::SettingsScope::parse(&settings).is_none() {
+        return Err(SdkError::config(format!(
+            "{W}: field \"settings\" must be \"none\", \"user\" or \"project\", got \"{settings}\""
+        )));
+    }
     let provider = req_str(W, map, "provider")?;
-    let model = req_str(W, map, "model")?;
+    // With settings, the model may come from the settings' provider profile.
+    let model = match opt_str(W, map, "model")? {
+        Some(m) => m,
+        None if settings != "none" => String::new(),
+        None => req_str(W, map, "model")?,
+    };
     let cwd = match opt_str(W, map, "cwd")? {
         Some(c) => c,
         None => std::env::current_dir()
@@ -383,12 +417,6 @@ pub fn parse_session_map(map: &Map<String, Value>) -> SdkResult<SessionConfig> {
             ))
         })?),
     };
-    let settings = opt_str(W, map, "settings")?.unwrap_or_else(|| "none".into());
-    if settings != "none" && settings != "project" {
-        return Err(SdkError::config(format!(
-            "{W}: field \"settings\" must be \"none\" or \"project\", got \"{settings}\""
-        )));
-    }
     Ok(SessionConfig {
         provider,
         system_prompt: opt_str(W, map, "system_prompt")?,
@@ -408,6 +436,15 @@ pub fn parse_session_map(map: &Map<String, Value>) -> SdkResult<SessionConfig> {
         auto_compact_threshold: crate::sdk::compact_config::parse_threshold(W, map)?,
         compact_instructions: opt_str(W, map, "compact_instructions")?,
         transcript,
+        params: super::params::SessionParams::parse(W, map)?,
+        tool_config: match map.get("tool_config") {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(std::sync::Arc::new(
+                crate::tools::ToolsConfig::from_json(v)
+                    .map_err(|e| SdkError::config(format!("{W}: field \"tool_config\": {e}")))?,
+            )),
+        },
+        mode_given: !matches!(map.get("permission_mode"), None | Some(Value::Null)),
         call: CallSettings::parse(W, map)?,
         host_io: opt_bool(W, map, "host_io")?,
         budget: super::budget::parse_budget(map, &model)?,
@@ -421,50 +458,5 @@ pub fn parse_session_config(text: &str) -> SdkResult<SessionConfig> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn runtime_config_errors_name_the_problem() {
-        let e = parse_runtime_config("{nope").unwrap_err();
-        assert_eq!(e.code, ErrorCode::InvalidJson);
-        assert!(e.message.starts_with("config_json is not valid JSON"));
-        let e = parse_runtime_config(r#"{"v":1}"#).unwrap_err();
-        assert_eq!(
-            e.message,
-            "runtime config: missing required field \"providers\""
-        );
-        let e = parse_runtime_config(r#"{"v":1,"providers":{"x":{"kind":"nope"}}}"#).unwrap_err();
-        assert_eq!(e.message, "runtime config: provider \"x\": unknown kind \"nope\" (expected one of: anthropic, openai, openai-compatible, gemini, scripted)");
-        let e = parse_runtime_config(r#"{"v":2,"providers":{}}"#).unwrap_err();
-        assert_eq!(e.code, ErrorCode::VersionMismatch);
-        let e = parse_runtime_config(r#"{"v":1,"strict":true,"providers":{},"zz":1,"aa":2}"#)
-            .unwrap_err();
-        assert_eq!(
-            e.message,
-            "runtime config: unknown keys (strict mode): aa, zz"
-        );
-        let ok = parse_runtime_config(r#"{"v":1,"providers":{"s":{"kind":"scripted"}},"extra":1}"#)
-            .unwrap();
-        assert_eq!(ok.worker_threads, 2);
-        assert_eq!(ok.providers["s"].0, ProviderKind::Scripted);
-    }
-
-    #[test]
-    fn session_config_requires_provider_and_model() {
-        let e = parse_session_config(r#"{"v":1,"model":"m"}"#).unwrap_err();
-        assert_eq!(
-            e.message,
-            "session config: missing required field \"provider\""
-        );
-        let e = parse_session_config(r#"{"v":1,"provider":"p"}"#).unwrap_err();
-        assert_eq!(
-            e.message,
-            "session config: missing required field \"model\""
-        );
-        let s = parse_session_config(r#"{"v":1,"provider":"p","model":"m","delivery":"pull"}"#)
-            .unwrap();
-        assert_eq!(s.delivery, Delivery::Pull);
-        assert_eq!(s.permission_mode, PermissionMode::Default);
-    }
-}
+#[path = "config_tests.rs"]
+mod tests;

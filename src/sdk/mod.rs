@@ -4,9 +4,11 @@
 //! C veneer over it.
 
 pub mod answers;
+pub mod assembly;
 pub mod bridge;
 pub mod budget;
 pub mod call_settings;
+pub mod command_registry;
 pub mod commands;
 pub mod compact_config;
 pub mod config;
@@ -17,9 +19,14 @@ pub mod host_io_host;
 pub mod host_tool;
 pub mod interactive;
 pub use crate::core::log;
+pub mod params;
 pub mod pending;
+pub mod project;
+pub mod query;
 pub mod runtime;
+pub mod settings;
 mod signals;
+pub mod skills;
 pub mod snapshot;
 pub mod store_api;
 pub mod tool_state;

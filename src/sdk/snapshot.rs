@@ -56,6 +56,13 @@ fn config_fields(c: &SessionConfig) -> Map<String, Value> {
     if let Some(t) = &c.transcript {
         m.insert("transcript".into(), json!(t));
     }
+    if c.settings != "none" {
+        m.insert("settings".into(), json!(c.settings));
+    }
+    c.params.to_fields(&mut m);
+    if let Some(t) = &c.tool_config {
+        m.insert("tool_config".into(), json!(t.as_ref()));
+    }
     if c.host_io {
         m.insert("host_io".into(), json!(true));
     }

@@ -216,6 +216,7 @@ impl Session {
             model: &config.model,
             max_tokens: None,
             temperature: None,
+            thinking_budget: None,
             native_web_tools: NativeWebToolRequest::default(),
             tool_choice: &ToolChoice::Auto,
         };

@@ -31,6 +31,8 @@ void test_quickstart_pull(void);
 void test_free_session_after_runtime_is_prompt(void);
 void test_store_list_delete_resume(void);
 void test_compact_command(void);
+void test_query_every_delivery_mode(void);
+void test_query_null_callback_bad_input_and_reentry(void);
 void test_host_io_virtual_fs(void);
 void test_host_io_pull_async_and_abort(void);
 void test_host_io_wrong_shape_pump(void);
@@ -72,6 +74,8 @@ static const struct {
     {"quickstart_pump", test_quickstart_pump},
     {"quickstart_pull", test_quickstart_pull},
     {"free_session_after_runtime_is_prompt", test_free_session_after_runtime_is_prompt},
+    {"query_every_delivery_mode", test_query_every_delivery_mode},
+    {"query_null_callback_bad_input_and_reentry", test_query_null_callback_bad_input_and_reentry},
     {"host_io_virtual_fs", test_host_io_virtual_fs},
     {"host_io_pull_async_and_abort", test_host_io_pull_async_and_abort},
     {"host_io_wrong_shape_pump", test_host_io_wrong_shape_pump},

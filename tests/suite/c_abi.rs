@@ -49,6 +49,7 @@ fn compile_c_tests(lib_dir: &Path) -> PathBuf {
         "test_http.c",
         "test_delivery.c",
         "test_store.c",
+        "test_query.c",
         "test_host_io.c",
         "test_budget.c",
         "main.c",
@@ -91,7 +92,7 @@ fn c_abi_tests_pass_natively_and_under_valgrind() {
         "C tests failed:\n{stdout}\n{}",
         String::from_utf8_lossy(&o.stderr)
     );
-    assert!(stdout.contains("36 test(s), 0 failure(s)"), "{stdout}");
+    assert!(stdout.contains("38 test(s), 0 failure(s)"), "{stdout}");
     run_http(&exe, None);
     if have("valgrind") {
         run_http(&exe, Some("valgrind"));

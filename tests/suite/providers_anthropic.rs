@@ -172,6 +172,7 @@ async fn anthropic_web_search_server_tool() {
             web_search: true,
             web_fetch: false,
         },
+        thinking_budget: None,
         tool_choice: &robota::core::tool_choice::ToolChoice::Auto,
     };
     let mut sink = cases::Rec::default();

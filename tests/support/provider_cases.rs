@@ -83,6 +83,7 @@ pub async fn chat(
         max_tokens: Some(100),
         temperature: None,
         native_web_tools: NativeWebToolRequest::default(),
+        thinking_budget: None,
         tool_choice: &robota::core::tool_choice::ToolChoice::Auto,
     };
     p.chat(request, sink, cancel).await
@@ -404,6 +405,7 @@ pub async fn cancel_returns_partial(kind: &str) {
         max_tokens: None,
         temperature: None,
         native_web_tools: NativeWebToolRequest::default(),
+        thinking_budget: None,
         tool_choice: &robota::core::tool_choice::ToolChoice::Auto,
     };
     let r = p.chat(req, &mut sink, cancel).await.unwrap();
@@ -761,6 +763,7 @@ pub async fn send(
         max_tokens: Some(64),
         temperature: Some(0.5),
         native_web_tools: NativeWebToolRequest::default(),
+        thinking_budget: None,
         tool_choice: &robota::core::tool_choice::ToolChoice::Auto,
     };
     p.chat(req, &mut Rec::default(), CancellationToken::new())

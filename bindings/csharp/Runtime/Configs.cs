@@ -88,6 +88,10 @@ namespace Robota
         /// <summary>How long a permission/hook request waits for the host before its default decision.</summary>
         public int? RequestTimeoutMs { get; set; }
 
+        /// <summary>Variables looked up before the process environment (<c>$ENV:</c> in settings files,
+        /// <c>ROBOTA_HOME</c>, <c>HOME</c>); the process environment is never changed.</summary>
+        public IDictionary<string, string> Env { get; } = new Dictionary<string, string>();
+
         /// <summary>Any further fields, written as they are.</summary>
         public IDictionary<string, object> Extra { get; } = new Dictionary<string, object>();
 
@@ -107,6 +111,12 @@ namespace Robota
             if (WorkerThreads.HasValue) d["worker_threads"] = WorkerThreads.Value;
             if (SessionDir != null) d["session_dir"] = SessionDir;
             if (RequestTimeoutMs.HasValue) d["request_timeout_ms"] = RequestTimeoutMs.Value;
+            if (Env.Count > 0)
+            {
+                var env = new Dictionary<string, object>();
+                foreach (var kv in Env) env[kv.Key] = kv.Value;
+                d["env"] = env;
+            }
             foreach (var kv in Extra) d[kv.Key] = kv.Value;
             return Json.Serialize(d);
         }
@@ -200,6 +210,31 @@ namespace Robota
         /// <summary>Persist the session in the runtime's session directory.</summary>
         public bool? Persist { get; set; }
 
+        /// <summary><c>"none"</c> (default), <c>"user"</c> (the user settings files) or <c>"project"</c>
+        /// (all six files, AGENTS.md/CLAUDE.md and the assembled system prompt).</summary>
+        public string Settings { get; set; }
+
+        /// <summary><c>"append"</c> (default: the system prompt follows the assembled one) or <c>"replace"</c>.</summary>
+        public string SystemPromptMode { get; set; }
+
+        /// <summary>Response language (a section of the system prompt).</summary>
+        public string Language { get; set; }
+
+        /// <summary>Sampling temperature (0 to 2).</summary>
+        public double? Temperature { get; set; }
+
+        /// <summary>Max output tokens per model call.</summary>
+        public int? MaxTokens { get; set; }
+
+        /// <summary>Extended thinking budget in tokens (Anthropic, Gemini).</summary>
+        public int? ThinkingBudgetTokens { get; set; }
+
+        /// <summary>Ask for the provider's hosted web search (Anthropic profiles with <c>web_search</c>).</summary>
+        public bool? NativeWebSearch { get; set; }
+
+        /// <summary>Built-in tool configuration JSON: <c>{"limits":{…},"env":{…},"webSearch":{…}}</c>.</summary>
+        public string ToolConfigJson { get; set; }
+
         /// <summary>The context window in tokens (default: what the server tells, else the model table, else a stated default with a <c>CONTEXT_WINDOW_ASSUMED</c> warning).</summary>
         public int? ContextWindow { get; set; }
 
@@ -253,6 +288,14 @@ namespace Robota
             if (MaxRounds.HasValue) d["max_rounds"] = MaxRounds.Value;
             if (SessionId != null) d["session_id"] = SessionId;
             if (Persist.HasValue) d["persist"] = Persist.Value;
+            if (Settings != null) d["settings"] = Settings;
+            if (SystemPromptMode != null) d["system_prompt_mode"] = SystemPromptMode;
+            if (Language != null) d["language"] = Language;
+            if (Temperature.HasValue) d["temperature"] = Temperature.Value;
+            if (MaxTokens.HasValue) d["max_tokens"] = MaxTokens.Value;
+            if (ThinkingBudgetTokens.HasValue) d["thinking"] = new Dictionary<string, object> { { "budget_tokens", ThinkingBudgetTokens.Value } };
+            if (NativeWebSearch.HasValue) d["native_web_search"] = NativeWebSearch.Value;
+            if (ToolConfigJson != null) d["tool_config"] = new JsonRaw(ToolConfigJson);
             if (HostIo.HasValue) d["host_io"] = HostIo.Value;
             if (Budget != null) d["budget"] = Budget.ToDictionary();
             if (ContextWindow.HasValue) d["context_window"] = ContextWindow.Value;

@@ -101,6 +101,9 @@ namespace Robota
         internal static extern int robota_store_delete(RuntimeHandle runtime, byte[] sessionId, out IntPtr error);
 
         [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern int robota_query(RuntimeHandle runtime, byte[] queryJson, EventFn fn, IntPtr userData, FreeFn freeFn, out IntPtr outJson, out IntPtr error);
+
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
         internal static extern int robota_session_new(RuntimeHandle runtime, byte[] sessionJson, EventFn fn, IntPtr userData, FreeFn freeFn, out IntPtr session, out IntPtr error);
 
         [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]

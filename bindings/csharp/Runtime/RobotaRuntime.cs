@@ -129,6 +129,29 @@ namespace Robota
             }
         }
 
+        /// <summary>
+        /// One shot (<c>robota_query</c>, createQuery): runs <paramref name="prompt"/> in a temporary
+        /// session built from <paramref name="config"/> (permission mode defaults to
+        /// <c>bypassPermissions</c>) and returns <c>{"v":1,"response","stop_reason","usage",
+        /// "session_id"?,"messages"}</c>. Blocks; events are not streamed (use a session for that).
+        /// </summary>
+        public Dictionary<string, object> Query(SessionConfig config, string prompt)
+        {
+            var doc = Json.ParseObject((config ?? throw new ArgumentNullException(nameof(config))).ToJson());
+            doc["prompt"] = prompt ?? throw new ArgumentNullException(nameof(prompt));
+            return Json.ParseObject(QueryJson(Json.Serialize(doc)));
+        }
+
+        /// <summary>Runs a raw query document (session JSON plus <c>"prompt"</c>); returns the raw result JSON.</summary>
+        public string QueryJson(string queryJson)
+        {
+            ThrowIfDisposed();
+            IntPtr json, err;
+            var status = NativeMethods.robota_query(Handle, Utf8.Encode(queryJson ?? throw new ArgumentNullException(nameof(queryJson))), null, IntPtr.Zero, null, out json, out err);
+            Errors.Check(status, err);
+            return Utf8.TakeOwned(json);
+        }
+
         /// <summary>Creates a session.</summary>
         public RobotaSession CreateSession(SessionConfig config) =>
             CreateSession((config ?? throw new ArgumentNullException(nameof(config))).ToJson());

@@ -70,6 +70,7 @@ pub(crate) async fn run_round(ctx: &mut RunCtx<'_>, round: u32) -> RoundOutcome 
         max_tokens: ctx.config.max_tokens,
         temperature: ctx.config.temperature,
         native_web_tools: ctx.config.native_web_tools,
+        thinking_budget: ctx.config.thinking_budget,
         tool_choice: ctx
             .options
             .tool_choice

@@ -63,6 +63,7 @@ pub(crate) async fn forced_summary(ctx: &mut RunCtx<'_>, round: u32, instruction
         max_tokens: ctx.config.max_tokens,
         temperature: ctx.config.temperature,
         native_web_tools: ctx.config.native_web_tools,
+        thinking_budget: None,
         tool_choice: &ToolChoice::Auto,
     };
     let text = match call_provider(ctx, request, round, false).await {

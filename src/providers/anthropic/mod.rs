@@ -170,6 +170,14 @@ pub fn request_body(cfg: &HttpProviderConfig, request: &ChatRequest<'_>) -> Valu
     if let Some(t) = request.temperature {
         body["temperature"] = json!(t);
     }
+    if let Some(b) = request.thinking_budget {
+        // Extended thinking: `max_tokens` must exceed the budget.
+        let max = body["max_tokens"].as_u64().unwrap_or(0);
+        if max <= u64::from(b) {
+            body["max_tokens"] = json!(u64::from(b) + u64::from(DEFAULT_ANTHROPIC_MAX_TOKENS));
+        }
+        body["thinking"] = json!({"type": "enabled", "budget_tokens": b});
+    }
     let mut tools: Vec<Value> = request
         .tools
         .iter()

@@ -9,6 +9,7 @@ use crate::core::hooks::{HookExecutor, HooksConfig};
 use crate::core::store::ConversationStore;
 use crate::core::tool::Tool;
 use crate::core::util::{now_iso, prefixed_id};
+use crate::sdk::assembly;
 use crate::sdk::bridge::{HostApproval, HostHookExecutor};
 use crate::sdk::config::SessionConfig;
 use crate::sdk::error::{list_or_none, ErrorCode, SdkError, SdkResult};
@@ -19,12 +20,6 @@ use crate::session::{ApprovalHandler, Session, SessionObserver, SessionOptions};
 
 /// Refuses session configs this build cannot honour.
 fn check_config(shared: &RuntimeShared, cfg: &SessionConfig) -> SdkResult<()> {
-    if cfg.settings == "project" {
-        return Err(SdkError::new(
-            ErrorCode::Unsupported,
-            "session config: \"settings\": \"project\" is not supported by this build yet",
-        ));
-    }
     if cfg.host_io
         && cfg.delivery != crate::sdk::config::Delivery::Pull
         && shared
@@ -47,6 +42,7 @@ fn session_tools(
     shared: &RuntimeShared,
     cfg: &SessionConfig,
     link: &Arc<SessionLink>,
+    tool_env: Option<&crate::tools::ToolEnv>,
 ) -> SdkResult<Vec<Arc<dyn Tool>>> {
     let host_defs = shared.host_tools();
     let host_env = cfg
@@ -54,7 +50,7 @@ fn session_tools(
         .then(|| crate::sdk::host_io::tool_env(shared, &cfg.cwd, link));
     let builtin = |n: &str| match &host_env {
         Some(env) => crate::tools::builtin_tool_in(n, env),
-        None => shared.builtin_tool(n, &cfg.cwd),
+        None => assembly::builtin(shared, tool_env, n, &cfg.cwd),
     };
     let mut tools: Vec<Arc<dyn Tool>> = Vec::new();
     match &cfg.tools {
@@ -110,6 +106,9 @@ impl InteractiveSession {
         restore: Option<Restore>,
     ) -> SdkResult<Self> {
         check_config(&shared, &cfg)?;
+        let mut cfg = cfg;
+        let settings = assembly::apply_settings(&mut cfg, &assembly::env_of(&shared))?;
+        let tool_env = assembly::tool_env(&shared, &cfg, settings.as_ref());
         let provider = shared.make_provider(&cfg.provider)?;
         let restore = restore.unwrap_or_default();
         let session_id = cfg
@@ -136,10 +135,11 @@ impl InteractiveSession {
                 crate::core::budget::BudgetSpent::default(),
             ))
         });
-        let mut tools = session_tools(&shared, &cfg, &link)?;
+        let mut tools = session_tools(&shared, &cfg, &link, tool_env.as_ref())?;
         if let Some(b) = &budget {
             tools = crate::sdk::budget::wrap_tools(tools, b);
         }
+        cfg.params.prompt = assembly::prompt_inputs(&cfg, settings.as_ref(), &tools).map(Arc::new);
         let core = Arc::new(Core {
             link: link.clone(),
             state: Mutex::new(State {
@@ -162,7 +162,10 @@ impl InteractiveSession {
         });
         let host_hooks: Arc<dyn HookExecutor> = Arc::new(HostHookExecutor { link: link.clone() });
         let mut so = SessionOptions::new(provider, cfg.model.clone());
-        so.system_message = cfg.system_prompt.clone().unwrap_or_default();
+        so.system_message = assembly::system_message(&cfg);
+        if let Some(st) = &settings {
+            so.hook_env = st.env.clone();
+        }
         so.tools = tools;
         so.cwd = PathBuf::from(&cfg.cwd);
         so.virtual_cwd = cfg.host_io;
@@ -197,6 +200,8 @@ impl InteractiveSession {
                 c.conversation_id = sid;
                 c.temperature = cfg.call.temperature;
                 c.max_tokens = cfg.call.max_tokens;
+                c.thinking_budget = cfg.params.thinking_budget;
+                c.native_web_tools.web_search |= cfg.params.native_web_search;
             })
             .map_err(|e| SdkError::robota(ErrorCode::InvalidConfig, &e))?;
         let agent = session.agent();

@@ -14,6 +14,7 @@ impl InteractiveSession {
     /// Submits a prompt; returns its turn id. Queues when a turn runs; [`ErrorCode::Busy`] when
     /// a prompt is already queued; [`ErrorCode::Closed`] after close.
     pub fn submit(&self, input: TurnInput) -> SdkResult<u64> {
+        let input = crate::sdk::command_registry::expand_input(self, input)?;
         if let Some(choice) = &input.tool_choice {
             let tools = self.inner.session.agent().config().tools;
             choice

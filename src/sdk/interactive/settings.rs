@@ -65,6 +65,45 @@ impl InteractiveSession {
             .map_err(|e| SdkError::robota(ErrorCode::InvalidConfig, &e))
     }
 
+    /// Emits the problems found while assembling the session (settings files, `$ENV:`
+    /// references, skills) as `WARNING` events `{"code":"SETTINGS_INVALID"|"SKILL_INVALID",
+    /// "message"}`, once.
+    pub fn emit_startup_warnings(&self) {
+        let warnings = std::mem::take(
+            &mut self
+                .inner
+                .cfg
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .params
+                .warnings,
+        );
+        for w in warnings {
+            let code = if w.starts_with("skill ") {
+                "SKILL_INVALID"
+            } else {
+                "SETTINGS_INVALID"
+            };
+            self.inner.core.link.emit(
+                crate::sdk::events::WARNING,
+                serde_json::json!({"code": code, "message": w}),
+            );
+        }
+    }
+
+    /// Sets the response language; the system prompt changes from the next turn.
+    pub fn set_language(&self, language: &str) -> SdkResult<()> {
+        let message = {
+            let mut cfg = self.inner.cfg.lock().unwrap_or_else(|p| p.into_inner());
+            cfg.params.language = Some(language.to_string());
+            crate::sdk::assembly::system_message(&cfg)
+        };
+        self.inner
+            .session
+            .set_system_message(&message)
+            .map_err(|e| SdkError::robota(ErrorCode::InvalidConfig, &e))
+    }
+
     /// User-facing name.
     pub fn name(&self) -> Option<String> {
         self.inner.core.lock().name.clone()

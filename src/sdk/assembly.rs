@@ -1,0 +1,166 @@
+//! Session assembly from settings and project (reference §12.5): what the settings layers give
+//! a session (model, permission mode, allow/deny incl. the default allow patterns, hooks,
+//! language, env) with the session JSON's own fields winning, the built-in tools' config, and
+//! the assembled system prompt.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use super::config::SessionConfig;
+use super::error::{SdkError, SdkResult};
+use super::project::system_prompt::{self, PromptInputs};
+use super::project::{context, detect};
+use super::runtime::RuntimeShared;
+use super::settings::{self, Settings, SettingsScope, UserDirs, DEFAULT_ALLOW};
+use crate::core::env_ref::EnvVars;
+use crate::core::tool::Tool;
+use crate::tools::{ToolEnv, ToolsConfig};
+
+/// The variables settings and `$ENV:` references are looked up in (the runtime's `env`, then
+/// the process environment).
+pub fn env_of(shared: &RuntimeShared) -> EnvVars {
+    EnvVars::with_vars(shared.config.env.clone())
+}
+
+fn push_unique(list: &mut Vec<String>, items: impl IntoIterator<Item = String>) {
+    for i in items {
+        if !list.contains(&i) {
+            list.push(i);
+        }
+    }
+}
+
+/// Applies the settings layers of `cfg.settings` to `cfg`; returns them. Problems become
+/// `cfg.params.warnings`. Session JSON fields win: `model`, `permission_mode`, `hooks`,
+/// `language`; allow/deny lists are the defaults, then the settings', then the session's.
+pub fn apply_settings(cfg: &mut SessionConfig, env: &EnvVars) -> SdkResult<Option<Settings>> {
+    let scope = SettingsScope::parse(&cfg.settings).unwrap_or(SettingsScope::None);
+    if scope == SettingsScope::None {
+        return Ok(None);
+    }
+    let dirs = UserDirs::from_env(env);
+    let cwd = context::absolute(Path::new(&cfg.cwd));
+    let s = settings::load(scope, &cwd, &dirs, env, &mut cfg.params.warnings);
+    if cfg.model.is_empty() {
+        cfg.model = s.model.clone().ok_or_else(|| {
+            SdkError::config(
+                "session config: missing required field \"model\" (and no settings file names one)",
+            )
+        })?;
+    }
+    if !cfg.mode_given {
+        if let Some(m) = s.permission_mode {
+            cfg.permission_mode = m;
+        }
+    }
+    let mut allow: Vec<String> = DEFAULT_ALLOW.iter().map(|p| p.to_string()).collect();
+    push_unique(&mut allow, s.allow.iter().cloned());
+    push_unique(&mut allow, cfg.permissions.allow.drain(..));
+    let mut deny = s.deny.clone();
+    push_unique(&mut deny, cfg.permissions.deny.drain(..));
+    cfg.permissions.allow = allow;
+    cfg.permissions.deny = deny;
+    if cfg.hooks.is_none() {
+        cfg.hooks = s.hooks.clone();
+    }
+    if cfg.params.language.is_none() {
+        cfg.params.language = s.language.clone();
+    }
+    cfg.params.skills = Arc::new(super::skills::discover(
+        &cwd,
+        dirs.robota.as_deref(),
+        scope == SettingsScope::Project,
+        &mut cfg.params.warnings,
+    ));
+    Ok(Some(s))
+}
+
+/// The built-in tools' environment: the session's `tool_config`, with the settings' `env`
+/// under it (the session's own `env` keys win). `None` = the runtime's shared defaults.
+pub fn tool_env(
+    shared: &RuntimeShared,
+    cfg: &SessionConfig,
+    s: Option<&Settings>,
+) -> Option<ToolEnv> {
+    let env = s.map(|s| &s.env).filter(|e| !e.is_empty());
+    if cfg.tool_config.is_none() && env.is_none() {
+        return None;
+    }
+    let mut tc: ToolsConfig = cfg.tool_config.as_deref().cloned().unwrap_or_default();
+    tc.http_client.get_or_insert_with(|| shared.http.clone());
+    if let Some(e) = env {
+        for (k, v) in e {
+            tc.env.entry(k.clone()).or_insert_with(|| v.clone());
+        }
+    }
+    Some(ToolEnv::with_ports(
+        Path::new(&cfg.cwd),
+        Arc::new(crate::tools::StdFs),
+        Arc::new(crate::tools::TokioProcess),
+        tc,
+    ))
+}
+
+/// A built-in tool for this session.
+pub fn builtin(
+    shared: &RuntimeShared,
+    env: Option<&ToolEnv>,
+    name: &str,
+    cwd: &str,
+) -> Option<Arc<dyn Tool>> {
+    match env {
+        Some(e) => crate::tools::builtin_tool_in(name, e),
+        None => shared.builtin_tool(name, cwd),
+    }
+}
+
+/// Assembles the system prompt inputs of a settings-enabled session (`None` otherwise: the
+/// host's `system_prompt` is used verbatim).
+pub fn prompt_inputs(
+    cfg: &SessionConfig,
+    s: Option<&Settings>,
+    tools: &[Arc<dyn Tool>],
+) -> Option<PromptInputs> {
+    let s = s?;
+    let cwd = context::absolute(Path::new(&cfg.cwd));
+    Some(PromptInputs {
+        context: context::load(&cwd),
+        project: detect::detect(&cwd),
+        cwd,
+        trust_level: s.trust_level.clone(),
+        tool_lines: tools
+            .iter()
+            .map(|t| system_prompt::tool_line(t.name(), t.description()))
+            .collect(),
+        skill_lines: cfg
+            .params
+            .skills
+            .iter()
+            .filter(|k| k.model_invocable)
+            .map(super::skills::prompt_line)
+            .collect(),
+        host_prompt: cfg.system_prompt.clone(),
+        replace: cfg.params.system_prompt_replace,
+    })
+}
+
+/// The system message a session starts with.
+pub fn system_message(cfg: &SessionConfig) -> String {
+    match &cfg.params.prompt {
+        Some(p) => system_prompt::build(p, cfg.params.language.as_deref()),
+        None => {
+            let host = cfg.system_prompt.clone().unwrap_or_default();
+            match cfg.params.language.as_deref() {
+                Some(l) if !cfg.params.system_prompt_replace => {
+                    let section = format!("## Response Language\n{l}");
+                    if host.is_empty() {
+                        section
+                    } else {
+                        format!("{host}\n\n{section}")
+                    }
+                }
+                _ => host,
+            }
+        }
+    }
+}

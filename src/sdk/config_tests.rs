@@ -1,0 +1,47 @@
+//! Unit tests of [`super`] (the runtime and session documents).
+
+use super::*;
+
+#[test]
+fn runtime_config_errors_name_the_problem() {
+    let e = parse_runtime_config("{nope").unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidJson);
+    assert!(e.message.starts_with("config_json is not valid JSON"));
+    let e = parse_runtime_config(r#"{"v":1}"#).unwrap_err();
+    assert_eq!(
+        e.message,
+        "runtime config: missing required field \"providers\""
+    );
+    let e = parse_runtime_config(r#"{"v":1,"providers":{"x":{"kind":"nope"}}}"#).unwrap_err();
+    assert_eq!(e.message, "runtime config: provider \"x\": unknown kind \"nope\" (expected one of: anthropic, openai, openai-compatible, gemini, scripted)");
+    let e = parse_runtime_config(r#"{"v":2,"providers":{}}"#).unwrap_err();
+    assert_eq!(e.code, ErrorCode::VersionMismatch);
+    let e =
+        parse_runtime_config(r#"{"v":1,"strict":true,"providers":{},"zz":1,"aa":2}"#).unwrap_err();
+    assert_eq!(
+        e.message,
+        "runtime config: unknown keys (strict mode): aa, zz"
+    );
+    let ok =
+        parse_runtime_config(r#"{"v":1,"providers":{"s":{"kind":"scripted"}},"extra":1}"#).unwrap();
+    assert_eq!(ok.worker_threads, 2);
+    assert_eq!(ok.providers["s"].0, ProviderKind::Scripted);
+}
+
+#[test]
+fn session_config_requires_provider_and_model() {
+    let e = parse_session_config(r#"{"v":1,"model":"m"}"#).unwrap_err();
+    assert_eq!(
+        e.message,
+        "session config: missing required field \"provider\""
+    );
+    let e = parse_session_config(r#"{"v":1,"provider":"p"}"#).unwrap_err();
+    assert_eq!(
+        e.message,
+        "session config: missing required field \"model\""
+    );
+    let s =
+        parse_session_config(r#"{"v":1,"provider":"p","model":"m","delivery":"pull"}"#).unwrap();
+    assert_eq!(s.delivery, Delivery::Pull);
+    assert_eq!(s.permission_mode, PermissionMode::Default);
+}

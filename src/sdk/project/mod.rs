@@ -1,0 +1,6 @@
+//! What a session knows about its project (reference §12.3–12.4): AGENTS.md / CLAUDE.md
+//! context, the project's kind, and the system prompt assembled from them.
+
+pub mod context;
+pub mod detect;
+pub mod system_prompt;

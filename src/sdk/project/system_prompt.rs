@@ -1,0 +1,154 @@
+//! System prompt assembly (reference §12.4): sections `{id, title, priority, content}`, empty
+//! ones dropped, sorted by priority then id, each rendered `## <title>\n<trimmed content>`,
+//! joined by a blank line; the host's prompt appended after a blank line (or replacing the
+//! whole, with `"system_prompt_mode":"replace"`).
+
+use std::path::PathBuf;
+
+use super::context::ProjectContext;
+use super::detect::ProjectInfo;
+
+/// The reference's one-liner for a built-in tool.
+pub fn builtin_one_liner(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "Bash" => "Bash — execute shell commands",
+        "Read" => "Read — read file contents with line numbers",
+        "Write" => "Write — write content to a file",
+        "Edit" => "Edit — replace a string in a file",
+        "Glob" => "Glob — find files matching a pattern",
+        "Grep" => "Grep — search file contents with regex",
+        "WebFetch" => "WebFetch — fetch URL content as text",
+        "WebSearch" => "WebSearch — search the internet through the configured local tool",
+        _ => return None,
+    })
+}
+
+/// A tool's line: the built-in one-liner, else `<name> — <first line of its description>`.
+pub fn tool_line(name: &str, description: &str) -> String {
+    match builtin_one_liner(name) {
+        Some(l) => l.to_string(),
+        None => {
+            let first = description.lines().next().unwrap_or("").trim();
+            if first.is_empty() {
+                name.to_string()
+            } else {
+                format!("{name} — {first}")
+            }
+        }
+    }
+}
+
+/// Everything the prompt is built from (kept by the session so `language` can rebuild it).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PromptInputs {
+    /// Absolute working directory.
+    pub cwd: PathBuf,
+    /// AGENTS.md / CLAUDE.md / MEMORY.md.
+    pub context: ProjectContext,
+    /// Detected project.
+    pub project: ProjectInfo,
+    /// `safe`, `moderate` or `full`.
+    pub trust_level: String,
+    /// One line per tool, in tool order.
+    pub tool_lines: Vec<String>,
+    /// `<name>[ <hint>]: <description>` per model-invocable skill.
+    pub skill_lines: Vec<String>,
+    /// The host's `system_prompt`.
+    pub host_prompt: Option<String>,
+    /// Use the host's prompt alone.
+    pub replace: bool,
+}
+
+fn bullets(lines: &[String]) -> String {
+    lines
+        .iter()
+        .map(|l| format!("- {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Builds the prompt with response language `language`.
+pub fn build(inp: &PromptInputs, language: Option<&str>) -> String {
+    if inp.replace {
+        return inp.host_prompt.clone().unwrap_or_default();
+    }
+    let mut sections: Vec<(u32, &str, &str, String)> = vec![
+        (
+            10,
+            "agents",
+            "Agent Instructions",
+            inp.context.agents_md.clone(),
+        ),
+        (20, "claude", "Project Notes", inp.context.claude_md.clone()),
+        (
+            25,
+            "memory",
+            "Project Memory",
+            inp.context.memory_md.clone(),
+        ),
+        (
+            30,
+            "cwd",
+            "Working Directory",
+            format!("`{}`", inp.cwd.display()),
+        ),
+        (40, "project", "Current Project", inp.project.bullets()),
+        (
+            45,
+            "language",
+            "Response Language",
+            language.unwrap_or("").to_string(),
+        ),
+        (
+            50,
+            "permissions",
+            "Permission Mode",
+            format!("- **Trust level:** {}", inp.trust_level),
+        ),
+        (60, "tools", "Available Tools", bullets(&inp.tool_lines)),
+        (80, "skills", "Skills", bullets(&inp.skill_lines)),
+    ];
+    sections.retain(|s| !s.3.trim().is_empty());
+    sections.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+    let mut out = sections
+        .iter()
+        .map(|(_, _, title, content)| format!("## {title}\n{}", content.trim()))
+        .collect::<Vec<_>>()
+        .join("\n\n");
+    if let Some(h) = inp.host_prompt.as_deref().filter(|h| !h.is_empty()) {
+        out.push_str("\n\n");
+        out.push_str(h);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sections_in_priority_order_and_host_prompt_appended() {
+        let inp = PromptInputs {
+            cwd: PathBuf::from("/p"),
+            context: ProjectContext {
+                agents_md: "  be brief \n".into(),
+                ..Default::default()
+            },
+            trust_level: "moderate".into(),
+            tool_lines: vec![tool_line("Read", ""), tool_line("Calc", "adds\nmore")],
+            host_prompt: Some("HOST".into()),
+            ..Default::default()
+        };
+        assert_eq!(
+            build(&inp, Some("ko")),
+            "## Agent Instructions\nbe brief\n\n## Working Directory\n`/p`\n\n\
+             ## Response Language\nko\n\n## Permission Mode\n- **Trust level:** moderate\n\n\
+             ## Available Tools\n- Read — read file contents with line numbers\n- Calc — adds\n\nHOST"
+        );
+        let r = PromptInputs {
+            replace: true,
+            ..inp
+        };
+        assert_eq!(build(&r, Some("ko")), "HOST");
+    }
+}

@@ -1,0 +1,117 @@
+//! One-shot query (reference §12.11 `createQuery`, ABI.md v1.1 `robota_query`): a temporary
+//! session built from the session JSON plus `"prompt"`, run to completion, closed. Permission
+//! mode defaults to `bypassPermissions` (as the reference's `createQuery`). Every event is
+//! handed to `deliver` on the calling thread, in order, before this returns (the last one is
+//! `session_closed`). Result: `{"v":1,"response","stop_reason","usage","session_id"?,
+//! "messages"}` (`session_id` when the session was persisted; `messages` the conversation the
+//! model saw, system prompt included).
+
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+
+use serde_json::{json, Value};
+
+use super::config::{parse_object, parse_session_map};
+use super::error::{ErrorCode, SdkError, SdkResult};
+use super::events::{self, Event, EventSink, Payload};
+use super::interactive::{InteractiveSession, TurnInput};
+use super::runtime::RuntimeShared;
+
+/// Runs the query. `can_answer`: the host can answer requests (it passed a callback).
+pub fn run(
+    shared: Arc<RuntimeShared>,
+    query_json: &str,
+    can_answer: bool,
+    mut deliver: impl FnMut(Event),
+) -> SdkResult<Value> {
+    let mut map = parse_object("query_json", query_json)?;
+    let prompt = match map.remove("prompt") {
+        Some(Value::String(p)) => p,
+        Some(_) => {
+            return Err(SdkError::config(
+                "query_json: field \"prompt\" must be a string",
+            ))
+        }
+        None => {
+            return Err(SdkError::config(
+                "query_json: missing required field \"prompt\"",
+            ))
+        }
+    };
+    if !map.contains_key("permission_mode") {
+        map.insert("permission_mode".into(), json!("bypassPermissions"));
+    }
+    let cfg = parse_session_map(&map)?;
+    let persist = cfg.persist;
+    let (tx, rx) = mpsc::channel::<Event>();
+    let tx = Mutex::new(tx);
+    let sink: EventSink = Arc::new(move |e: Event| {
+        // The receiver lives until `session_closed`; a send after that has nobody to tell.
+        let _ = tx.lock().map(|t| t.send(e));
+    });
+    let session = InteractiveSession::new(shared, cfg, sink, can_answer, None)?;
+    session.emit_startup_warnings();
+    let turn = match session.submit(TurnInput {
+        text: prompt,
+        display_input: None,
+        raw_input: None,
+        tool_choice: None,
+    }) {
+        Ok(t) => t,
+        Err(e) => {
+            session.release();
+            return Err(e);
+        }
+    };
+    let mut completed = Value::Null;
+    let mut closing = false;
+    while let Ok(ev) = rx.recv() {
+        let kind = ev.kind;
+        if kind == events::TURN_COMPLETED && ev.turn_id == turn {
+            if let Payload::Json(v) = &ev.payload {
+                completed = v.clone();
+            }
+        }
+        deliver(ev);
+        if kind == events::SESSION_CLOSED {
+            break;
+        }
+        if kind == events::TURN_COMPLETED && !closing {
+            closing = true;
+            session.release();
+        }
+    }
+    if completed.is_null() {
+        return Err(SdkError::new(
+            ErrorCode::Internal,
+            "the query's turn ended without a turn_completed event",
+        ));
+    }
+    if completed["stop_reason"] == "error" {
+        let msg = completed["error"]["message"]
+            .as_str()
+            .or_else(|| completed["error"].as_str())
+            .unwrap_or("the turn failed")
+            .to_string();
+        return Err(SdkError::new(
+            ErrorCode::Provider,
+            format!("the query failed: {msg}"),
+        ));
+    }
+    let messages: Vec<Value> = session
+        .conversation()
+        .iter()
+        .map(|m| serde_json::to_value(m.as_ref()).unwrap_or(Value::Null))
+        .collect();
+    let mut out = json!({
+        "v": 1,
+        "response": completed["response"],
+        "stop_reason": completed["stop_reason"],
+        "usage": completed["usage"],
+        "messages": messages,
+    });
+    if persist {
+        out["session_id"] = json!(session.session_id());
+    }
+    Ok(out)
+}

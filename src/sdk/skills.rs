@@ -1,0 +1,312 @@
+//! Skills (reference §12.6, `SkillCommandSource`): `SKILL.md` discovery with frontmatter,
+//! argument substitution and the inject-mode prompt. Scan order (first name wins):
+//! `<cwd>/.claude/skills/*/SKILL.md`, `<cwd>/.claude/commands/*.md`,
+//! `~/.robota/skills/*/SKILL.md`, `<cwd>/.agents/skills/*/SKILL.md`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Timeout of a `` !`cmd` `` substitution.
+pub const SHELL_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The reply of a `context: fork` skill while subagents are not wired.
+pub const FORK_UNAVAILABLE: &str =
+    "Fork execution is not available. Agent runtime deps may not be initialized.";
+
+/// One discovered skill.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Skill {
+    /// Command name (`name` key, else the directory or file base name).
+    pub name: String,
+    /// `description`, else `Skill: <fallback name>`.
+    pub description: String,
+    /// `argument-hint`.
+    pub argument_hint: Option<String>,
+    /// The whole file, frontmatter included.
+    pub content: String,
+    /// The skill's directory (`${CLAUDE_SKILL_DIR}`).
+    pub dir: PathBuf,
+    /// The model may invoke it (unless `disable-model-invocation: true`).
+    pub model_invocable: bool,
+    /// The user may invoke it (unless `user-invocable: false`).
+    pub user_invocable: bool,
+    /// `context` (`fork` runs in a subagent).
+    pub context: Option<String>,
+}
+
+/// Frontmatter keys (camelCase) → values; `Err` when the block never closes.
+pub fn frontmatter(text: &str) -> Result<BTreeMap<String, String>, String> {
+    let mut lines = text.lines();
+    if lines.next().map(str::trim_end) != Some("---") {
+        return Ok(BTreeMap::new());
+    }
+    let mut out = BTreeMap::new();
+    for line in lines {
+        if line.trim_end() == "---" {
+            return Ok(out);
+        }
+        let Some((key, value)) = line.split_once(':') else {
+            continue;
+        };
+        let valid = key.starts_with(|c: char| c.is_ascii_lowercase())
+            && key
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
+        let value = value.trim();
+        if valid && !value.is_empty() {
+            out.insert(camel(key), value.to_string());
+        }
+    }
+    Err("the frontmatter block opened with --- is never closed".into())
+}
+
+fn camel(kebab: &str) -> String {
+    let mut out = String::new();
+    let mut up = false;
+    for c in kebab.chars() {
+        if c == '-' {
+            up = true;
+        } else if up {
+            out.extend(c.to_uppercase());
+            up = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn parse(path: &Path, fallback: &str, warnings: &mut Vec<String>) -> Option<Skill> {
+    let content = std::fs::read_to_string(path).ok()?;
+    let fm = match frontmatter(&content) {
+        Ok(fm) => fm,
+        Err(e) => {
+            warnings.push(format!("skill {} skipped: {e}", path.display()));
+            return None;
+        }
+    };
+    Some(Skill {
+        name: fm
+            .get("name")
+            .cloned()
+            .unwrap_or_else(|| fallback.to_string()),
+        description: fm
+            .get("description")
+            .cloned()
+            .unwrap_or_else(|| format!("Skill: {fallback}")),
+        argument_hint: fm.get("argumentHint").cloned(),
+        dir: path.parent().map(Path::to_path_buf).unwrap_or_default(),
+        model_invocable: fm.get("disableModelInvocation").map(String::as_str) != Some("true"),
+        user_invocable: fm.get("userInvocable").map(String::as_str) != Some("false"),
+        context: fm.get("context").cloned(),
+        content,
+    })
+}
+
+/// Sorted entries of `dir` (missing → none).
+fn entries(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+fn base_name(p: &Path) -> String {
+    p.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// Discovers the skills of `cwd` (project sources when `project`) and the user directory.
+pub fn discover(
+    cwd: &Path,
+    user_dir: Option<&Path>,
+    project: bool,
+    warnings: &mut Vec<String>,
+) -> Vec<Skill> {
+    let mut found: Vec<Skill> = Vec::new();
+    let push = |s: Option<Skill>, found: &mut Vec<Skill>| {
+        if let Some(s) = s {
+            if !found.iter().any(|f| f.name == s.name) {
+                found.push(s);
+            }
+        }
+    };
+    let skill_dirs = |root: &Path, found: &mut Vec<Skill>, warnings: &mut Vec<String>| {
+        for d in entries(root) {
+            let file = d.join("SKILL.md");
+            if file.is_file() {
+                push(parse(&file, &base_name(&d), warnings), found);
+            }
+        }
+    };
+    if project {
+        skill_dirs(&cwd.join(".claude/skills"), &mut found, warnings);
+        for f in entries(&cwd.join(".claude/commands")) {
+            if f.extension().is_some_and(|e| e == "md") && f.is_file() {
+                let s = parse(&f, &base_name(&f), warnings);
+                push(s, &mut found);
+            }
+        }
+    }
+    if let Some(u) = user_dir {
+        skill_dirs(&u.join("skills"), &mut found, warnings);
+    }
+    if project {
+        skill_dirs(&cwd.join(".agents/skills"), &mut found, warnings);
+    }
+    found
+}
+
+/// Runs `cmd` with `sh -c` in `cwd`: trimmed-right stdout, empty on failure or after 5 s.
+fn shell(cmd: &str, cwd: &Path) -> String {
+    let child = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(cmd)
+        .current_dir(cwd)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn();
+    let Ok(child) = child else {
+        return String::new();
+    };
+    let id = child.id();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    match rx.recv_timeout(SHELL_TIMEOUT) {
+        Ok(Ok(o)) if o.status.success() => {
+            String::from_utf8_lossy(&o.stdout).trim_end().to_string()
+        }
+        Ok(_) => String::new(),
+        Err(_) => {
+            // Timed out: stop it (the waiting thread then returns).
+            let _ = std::process::Command::new("kill")
+                .arg("-9")
+                .arg(id.to_string())
+                .status();
+            String::new()
+        }
+    }
+}
+
+/// Replaces each `` !`cmd` `` with its output.
+fn run_shell_spans(text: &str, cwd: &Path) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find("!`") {
+        let after = &rest[i + 2..];
+        let Some(end) = after.find('`') else { break };
+        out.push_str(&rest[..i]);
+        out.push_str(&shell(&after[..end], cwd));
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `$ARGUMENTS[N]`, `$ARGUMENTS`, `$N` (one digit not followed by a digit, word char or `[`),
+/// `${CLAUDE_SESSION_ID}`, `${CLAUDE_SKILL_DIR}`.
+pub fn substitute(text: &str, args: &str, session_id: &str, skill_dir: &Path) -> String {
+    let words: Vec<&str> = args.split_whitespace().collect();
+    let word = |n: usize| words.get(n).copied().unwrap_or("");
+    let mut s = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find("$ARGUMENTS[") {
+        let after = &rest[i + "$ARGUMENTS[".len()..];
+        match after
+            .find(']')
+            .and_then(|e| after[..e].parse::<usize>().ok().map(|n| (e, n)))
+        {
+            Some((e, n)) => {
+                s.push_str(&rest[..i]);
+                s.push_str(word(n));
+                rest = &after[e + 1..];
+            }
+            None => {
+                s.push_str(&rest[..i + 1]);
+                rest = &rest[i + 1..];
+            }
+        }
+    }
+    s.push_str(rest);
+    let s = s.replace("$ARGUMENTS", args);
+    let bytes = s.as_bytes();
+    let mut out = String::with_capacity(s.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'$' && i + 1 < bytes.len() && bytes[i + 1].is_ascii_digit() {
+            let next = bytes.get(i + 2).copied();
+            let blocked = next.is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'[');
+            if !blocked {
+                out.push_str(word(usize::from(bytes[i + 1] - b'0')));
+                i += 2;
+                continue;
+            }
+        }
+        let ch_len = s[i..].chars().next().map_or(1, char::len_utf8);
+        out.push_str(&s[i..i + ch_len]);
+        i += ch_len;
+    }
+    out.replace("${CLAUDE_SESSION_ID}", session_id)
+        .replace("${CLAUDE_SKILL_DIR}", &skill_dir.display().to_string())
+}
+
+/// The inject-mode prompt of `skill` with `args`.
+pub fn inject_prompt(skill: &Skill, args: &str, session_id: &str, cwd: &Path) -> String {
+    let args = args.trim();
+    let tail = if args.is_empty() {
+        skill.description.as_str()
+    } else {
+        args
+    };
+    if skill.content.trim().is_empty() {
+        return format!("Use the \"{}\" skill: {tail}", skill.name);
+    }
+    let processed = substitute(
+        &run_shell_spans(&skill.content, cwd),
+        args,
+        session_id,
+        &skill.dir,
+    );
+    format!(
+        "<skill name=\"{}\">\n{processed}\n</skill>\n\nExecute the \"{}\" skill: {tail}",
+        skill.name, skill.name
+    )
+}
+
+/// `<name>[ <hint>]: <description>` (the system prompt's Skills section).
+pub fn prompt_line(skill: &Skill) -> String {
+    match &skill.argument_hint {
+        Some(h) => format!("{} {h}: {}", skill.name, skill.description),
+        None => format!("{}: {}", skill.name, skill.description),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arguments_substitute_like_the_reference() {
+        let t = "a=$ARGUMENTS[0] b=$ARGUMENTS[5] all=$ARGUMENTS one=$1 no=$12 w=$1x br=$1[ id=${CLAUDE_SESSION_ID} d=${CLAUDE_SKILL_DIR}";
+        assert_eq!(
+            substitute(t, "x y", "sid", Path::new("/s")),
+            "a=x b= all=x y one=y no=$12 w=$1x br=$1[ id=sid d=/s"
+        );
+    }
+
+    #[test]
+    fn frontmatter_keys_are_camel_cased_and_an_open_block_is_an_error() {
+        let fm =
+            frontmatter("---\nname: n\nargument-hint: <f>\nBad: x\nempty:\n---\nbody").unwrap();
+        assert_eq!(fm.get("argumentHint").map(String::as_str), Some("<f>"));
+        assert_eq!(fm.len(), 2);
+        assert!(frontmatter("no fm").unwrap().is_empty());
+        assert!(frontmatter("---\nname: n\n").is_err());
+    }
+}
