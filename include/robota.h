@@ -69,7 +69,7 @@
 /**
  * ABI version, `(major << 16) | minor`.
  */
-#define ROBOTA_ABI_VERSION 65536
+#define ROBOTA_ABI_VERSION 65537
 
 /**
  * Turn started: `{"v":1,"type":"turn_started","turn_id","input"}`.

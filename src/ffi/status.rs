@@ -9,7 +9,7 @@ use crate::sdk::error::{ErrorCode, SdkError};
 pub type robota_status = i32;
 
 /// ABI version, `(major << 16) | minor`.
-pub const ROBOTA_ABI_VERSION: u32 = 0x0001_0000;
+pub const ROBOTA_ABI_VERSION: u32 = 0x0001_0001;
 
 /// Success.
 pub const ROBOTA_OK: robota_status = 0;
@@ -216,6 +216,7 @@ mod tests {
         }
         assert_eq!(ROBOTA_EVENT_HOST_IO, events::HOST_IO);
         assert_eq!(ROBOTA_ABI_VERSION >> 16, 1);
+        assert_eq!(ROBOTA_ABI_VERSION & 0xffff, 1, "v1.1 functions are in the header");
         assert_eq!(
             super::super::api_lib::robota_abi_version(),
             ROBOTA_ABI_VERSION
