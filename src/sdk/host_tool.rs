@@ -105,7 +105,7 @@ impl HostToolDef {
                 )))
             }
         };
-        let validator = crate::tools::schema_compile::compile(&input_schema).map_err(|e| {
+        let validator = jsonschema::validator_for(&input_schema).map_err(|e| {
             SdkError::config(format!(
                 "{W}: \"input_schema\" of tool \"{name}\" is not a valid JSON Schema: {e}"
             ))

@@ -63,7 +63,7 @@ fn value_text(v: &Value) -> String {
 impl SchemaValidator {
     /// Compiles `schema`; the error names what is wrong with it.
     pub fn new(schema: &Value) -> Result<Self, String> {
-        super::schema_compile::compile(schema)
+        jsonschema::validator_for(schema)
             .map(|validator| SchemaValidator { validator })
             .map_err(|e| format!("Invalid JSON Schema: {e}"))
     }
