@@ -216,7 +216,11 @@ mod tests {
         }
         assert_eq!(ROBOTA_EVENT_HOST_IO, events::HOST_IO);
         assert_eq!(ROBOTA_ABI_VERSION >> 16, 1);
-        assert_eq!(ROBOTA_ABI_VERSION & 0xffff, 1, "v1.1 functions are in the header");
+        assert_eq!(
+            ROBOTA_ABI_VERSION & 0xffff,
+            1,
+            "v1.1 functions are in the header"
+        );
         assert_eq!(
             super::super::api_lib::robota_abi_version(),
             ROBOTA_ABI_VERSION
