@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use serde_json::{json, Map, Value};
+use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::context::{ContextState, ContextWindowTracker};
@@ -18,14 +18,15 @@ use crate::core::errors::RobotaError;
 use crate::core::execution::{ExecutionResult, RunStop};
 use crate::core::history::HistoryEntry;
 use crate::core::hooks::{
-    hook_input, run_hooks_with_cancel, CommandExecutor, HookEvent, HookExecutorRegistry,
-    HookRunOutcome, HooksConfig, HttpExecutor,
+    CommandExecutor, HookEvent, HookExecutorRegistry, HooksConfig, HttpExecutor,
 };
 use crate::core::message::Message;
 use crate::core::models::model_context_window;
 use crate::core::permissions::PermissionMode;
 use crate::core::tool::ToolDispatcher;
 use crate::core::util::prefixed_id;
+
+mod hooks;
 
 /// Characters of the response put into the `Stop` hook's `response` field.
 pub const STOP_RESPONSE_CHARS: usize = 500;
@@ -293,69 +294,6 @@ impl Session {
         t.state()
     }
 
-    fn env_value(&self) -> Value {
-        json!({
-            "CLAUDE_PROJECT_DIR": self.cwd.to_string_lossy(),
-            "CLAUDE_SESSION_ID": self.session_id,
-        })
-    }
-
-    /// Whether any hook group is configured for `event`.
-    pub fn has_hooks(&self, event: HookEvent) -> bool {
-        !self.hooks.groups(event).is_empty()
-    }
-
-    /// Fires `event` with the common keys (`session_id`, `cwd`, `hook_event_name`,
-    /// `permission_mode`) plus `fields`; warnings go to the observer.
-    pub async fn fire_hook(
-        &self,
-        event: HookEvent,
-        fields: Map<String, Value>,
-        cancel: CancellationToken,
-    ) -> HookRunOutcome {
-        if self.hooks.groups(event).is_empty() {
-            return HookRunOutcome::default();
-        }
-        let mut input = hook_input(event, &self.session_id, &self.cwd.to_string_lossy());
-        input.insert(
-            "permission_mode".into(),
-            Value::String(self.permission_mode().as_str().into()),
-        );
-        input.extend(fields);
-        let outcome = run_hooks_with_cancel(
-            &self.hooks,
-            event,
-            &Value::Object(input),
-            &self.registry,
-            cancel,
-        )
-        .await;
-        if let Some(o) = &self.observer {
-            for w in &outcome.warnings {
-                o.on_warning(w);
-            }
-        }
-        outcome
-    }
-
-    fn fields(pairs: Vec<(&str, Value)>) -> Map<String, Value> {
-        pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
-    }
-
-    /// Fires `SessionEnd` once (`reason`: clear, resume, logout, prompt_input_exit, other, …).
-    /// Later calls do nothing.
-    pub async fn end(&self, reason: &str) {
-        if self.ended.swap(true, Ordering::AcqRel) {
-            return;
-        }
-        let fields = Self::fields(vec![
-            ("reason", Value::String(reason.to_string())),
-            ("env", self.env_value()),
-        ]);
-        self.fire_hook(HookEvent::SessionEnd, fields, CancellationToken::new())
-            .await;
-    }
-
     /// Runs one user turn: SessionStart (first run only) → UserPromptSubmit (exit 2 blocks the
     /// turn: nothing is sent, history is unchanged) → the engine → Stop / StopFailure.
     /// Hook stdout of SessionStart and UserPromptSubmit is prepended to the prompt as a
@@ -469,15 +407,5 @@ impl Session {
                 Ok(r)
             }
         }
-    }
-
-    async fn fire_stop_failure(&self, reason: &str) {
-        let fields = Self::fields(vec![
-            ("reason", Value::String(reason.to_string())),
-            ("stop_hook_active", Value::Bool(false)),
-            ("env", self.env_value()),
-        ]);
-        self.fire_hook(HookEvent::StopFailure, fields, CancellationToken::new())
-            .await;
     }
 }
