@@ -88,15 +88,13 @@ pub fn run(
         ));
     }
     if completed["stop_reason"] == "error" {
-        let msg = completed["error"]["message"]
-            .as_str()
-            .or_else(|| completed["error"].as_str())
-            .unwrap_or("the turn failed")
-            .to_string();
-        return Err(SdkError::new(
-            ErrorCode::Provider,
-            format!("the query failed: {msg}"),
-        ));
+        let msg = completed["error"].as_str().unwrap_or("the turn failed");
+        let mut err = SdkError::new(ErrorCode::Provider, format!("the query failed: {msg}"));
+        // The taxonomy class of what failed, as `robota_session_wait` reports it.
+        if let Some(details) = completed.get_mut("error_details").map(Value::take) {
+            err.details = Some(Box::new(details));
+        }
+        return Err(err);
     }
     let messages: Vec<Value> = session
         .conversation()

@@ -15,6 +15,14 @@ fn query(
     rt: *mut robota::ffi::robota_runtime,
     doc: &Value,
 ) -> Result<Value, (robota_status, String)> {
+    query_with_details(rt, doc).map_err(|(st, msg, _)| (st, msg))
+}
+
+/// `Ok(out_json)` or `(status, message, details JSON)`.
+fn query_with_details(
+    rt: *mut robota::ffi::robota_runtime,
+    doc: &Value,
+) -> Result<Value, (robota_status, String, Value)> {
     let q = CString::new(doc.to_string()).unwrap();
     let mut out = null_mut();
     let mut e = null_mut();
@@ -31,8 +39,15 @@ fn query(
     let msg = unsafe { CStr::from_ptr(robota_error_message(e)) }
         .to_string_lossy()
         .into_owned();
+    let details_ptr = robota_error_details(e);
+    let details = if details_ptr.is_null() {
+        Value::Null
+    } else {
+        // SAFETY: non-NULL details are NUL-terminated JSON valid until robota_error_free.
+        serde_json::from_str(&unsafe { CStr::from_ptr(details_ptr) }.to_string_lossy()).unwrap()
+    };
     robota_error_free(e);
-    Err((st, msg))
+    Err((st, msg, details))
 }
 
 #[test]
@@ -80,7 +95,7 @@ fn a_failed_query_is_a_provider_error_naming_why() {
     ));
     let rt =
         runtime(&json!({"v":1,"providers":{"p": server.provider_config("anthropic")}}).to_string());
-    let (st, msg) = query(
+    let (st, msg, details) = query_with_details(
         rt,
         &json!({"v":1,"provider":"p","model":"m","tools":[],"prompt":"x"}),
     )
@@ -88,6 +103,10 @@ fn a_failed_query_is_a_provider_error_naming_why() {
     assert_eq!(st, ROBOTA_E_PROVIDER);
     assert!(msg.starts_with("the query failed: "), "{msg}");
     assert!(msg.contains("bad model name"), "{msg}");
+    // The taxonomy class survives: a 400 validation error is not worth retrying.
+    assert_eq!(details["code"], "PROVIDER_ERROR", "{details}");
+    assert_eq!(details["category"], "provider", "{details}");
+    assert_eq!(details["recoverable"], false, "{details}");
     let (st, msg) = query(rt, &json!({"v":1,"provider":"p","model":"m","prompt":5})).unwrap_err();
     assert_eq!(st, ROBOTA_E_INVALID_CONFIG);
     assert_eq!(msg, "query_json: field \"prompt\" must be a string");
