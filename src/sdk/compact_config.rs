@@ -29,10 +29,7 @@ pub fn compact_instructions(given: Option<&str>, cwd: &Path) -> Option<String> {
     if let Some(g) = given.map(str::trim).filter(|g| !g.is_empty()) {
         return Some(g.to_string());
     }
-    let mut texts: Vec<String> = cwd
-        .ancestors()
-        .filter_map(|d| std::fs::read_to_string(d.join("CLAUDE.md")).ok())
-        .collect();
-    texts.reverse();
-    compact_instructions_section(&texts.join("\n\n"))
+    let claude_md =
+        super::project::context::walk_up(&super::project::context::absolute(cwd), "CLAUDE.md");
+    compact_instructions_section(&claude_md)
 }

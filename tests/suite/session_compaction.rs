@@ -88,6 +88,14 @@ fn compact_instructions_are_the_default_focus_and_the_section_parser_follows_hea
         None
     );
     assert_eq!(compact_instructions_section("no headings"), None);
+    assert_eq!(
+        compact_instructions_section("# compact instructions\n\n"),
+        None
+    );
+    assert_eq!(
+        compact_instructions_section("#nope compact instructions\nx"),
+        None
+    );
     // Without focus: an empty line where the block would be; system messages are skipped.
     let msgs = vec![
         Arc::new(Message::system("sys")),
