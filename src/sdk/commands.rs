@@ -59,13 +59,14 @@ fn pct(p: f64) -> String {
 
 /// Saves a renamed session when it lives in the session store (`persist`, or a file there).
 fn persist_rename(s: &InteractiveSession) -> SdkResult<()> {
-    let Some(dir) = s.shared().config.session_dir.clone() else {
-        return Ok(());
-    };
-    let saved = crate::session::session_file_path(std::path::Path::new(&dir), s.session_id())
+    if s.config().persist {
+        return Ok(()); // `set_name` has saved it already
+    }
+    let dir = super::store_api::session_dir(s.shared());
+    let saved = crate::session::session_file_path(&dir, s.session_id())
         .map(|p| p.exists())
         .unwrap_or(false);
-    if s.config().persist || saved {
+    if saved {
         super::snapshot::persist(s)?;
     }
     Ok(())

@@ -248,3 +248,22 @@ fn rename_is_persisted_and_resume_lists_the_store() {
     robota_session_free(s);
     robota_runtime_free(rt);
 }
+
+/// Without `persist`, a rename rewrites the session's file only when the store already holds
+/// one (it was saved there before); otherwise nothing is written.
+#[test]
+fn rename_without_persist_updates_only_a_stored_file() {
+    let root = tempfile::tempdir().unwrap();
+    let server = FakeServer::start();
+    let (rt, s) = open(root.path(), &server, json!({"session_id":"sess-b"}));
+    command(s, r#"{"name":"rename","args":"first"}"#).unwrap();
+    let file = root.path().join("sessions/sess-b.json");
+    assert!(!file.exists(), "a rename must not create a session file");
+    let saved = crate::support::ffi::save(s);
+    robota::sdk::snapshot::write_snapshot(root.path().join("sessions"), "sess-b", &saved).unwrap();
+    command(s, r#"{"name":"rename","args":"second"}"#).unwrap();
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(doc["config"]["name"], "second");
+    robota_session_free(s);
+    robota_runtime_free(rt);
+}
