@@ -157,6 +157,12 @@
 #define ROBOTA_EVENT_SESSION_CLOSED 17
 
 /**
+ * A subagent's event: `{"agent_id","agent_type","parent_tool_call_id","event":{…}}` where
+ * `event` is the child's event in pull form (its requests keep their own kinds and ids).
+ */
+#define ROBOTA_EVENT_SUBAGENT 18
+
+/**
  * A host I/O request (`{"io_id","request":{"v":1,"op",…}}`) in pull mode; answer it with
  * `robota_host_io_complete`.
  */

@@ -27,6 +27,8 @@ pub struct SessionParams {
     pub prompt: Option<Arc<PromptInputs>>,
     /// Problems found while assembling (reported as `WARNING` events).
     pub warnings: Vec<String>,
+    /// Subagents: the session JSON's `"agents"`, what assembly found, the nesting depth.
+    pub agents: crate::sdk::subagent::SessionAgents,
 }
 
 fn positive(what: &str, key: &str, v: &Value) -> SdkResult<u64> {
@@ -81,6 +83,7 @@ impl SessionParams {
                 ))
             })?;
         }
+        p.agents.parse(what, map)?;
         Ok(p)
     }
 
@@ -98,5 +101,6 @@ impl SessionParams {
         if self.native_web_search {
             m.insert("native_web_search".into(), json!(true));
         }
+        self.agents.to_fields(m);
     }
 }

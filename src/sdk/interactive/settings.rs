@@ -10,6 +10,17 @@ use crate::sdk::config::SessionConfig;
 use crate::sdk::error::{ErrorCode, SdkError, SdkResult};
 use crate::sdk::runtime::RuntimeShared;
 
+impl super::Inner {
+    /// The config with the model, permission mode and lists in force.
+    pub(super) fn config_in_force(&self) -> SessionConfig {
+        let mut c = self.cfg.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        c.model = self.session.agent().config().model;
+        c.permission_mode = self.session.permission_mode();
+        c.permissions = self.session.enforcer().lists().clone();
+        c
+    }
+}
+
 impl InteractiveSession {
     /// The runtime this session runs on.
     pub fn shared(&self) -> &Arc<RuntimeShared> {
@@ -28,16 +39,7 @@ impl InteractiveSession {
 
     /// The config now in force (model and mode changes applied).
     pub fn config(&self) -> SessionConfig {
-        let mut c = self
-            .inner
-            .cfg
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone();
-        c.model = self.inner.session.agent().config().model;
-        let p = self.permission_state();
-        c.permission_mode = p.mode;
-        c.permissions = p.lists;
+        let mut c = self.inner.config_in_force();
         c.name = self.name();
         c
     }
