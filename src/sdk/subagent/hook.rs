@@ -137,7 +137,11 @@ mod tests {
     fn replies_map_to_results() {
         assert_eq!(ok_reply("{\"ok\":true}", "agent", "B").exit_code, 0);
         assert_eq!(
-            ok_reply("sure ```json\n{\"ok\":false,\"reason\":\"no\"}\n``` done", "agent", "B"),
+            ok_reply(
+                "sure ```json\n{\"ok\":false,\"reason\":\"no\"}\n``` done",
+                "agent",
+                "B"
+            ),
             HookResult::new(2, "", "no")
         );
         assert_eq!(

@@ -74,7 +74,10 @@ pub fn child_tools(def: &AgentDef, parent_tools: &[String], child_depth: u32) ->
         .filter(|t| {
             t.as_str() != AGENT_TOOL
                 || (child_depth < MAX_DEPTH
-                    && def.tools.as_ref().is_some_and(|a| a.iter().any(|n| n == AGENT_TOOL)))
+                    && def
+                        .tools
+                        .as_ref()
+                        .is_some_and(|a| a.iter().any(|n| n == AGENT_TOOL)))
         })
         .cloned()
         .collect()
@@ -146,7 +149,10 @@ fn relay(
         }
         let turn = link.turn.load(Ordering::Relaxed);
         if is_request(ev.kind) {
-            link.emit_event(Event { turn_id: turn, ..ev });
+            link.emit_event(Event {
+                turn_id: turn,
+                ..ev
+            });
             return;
         }
         let finished = match (&ev.kind, &ev.payload) {
@@ -202,10 +208,11 @@ pub async fn run_child(
     let agent_id = prefixed_id("agent");
     let cfg = child_config(parent.as_ref(), &spec, &agent_id);
     let link = parent.link();
-    let transcript = cfg
-        .transcript
-        .as_ref()
-        .map(|d| d.join(format!("{agent_id}.jsonl")).to_string_lossy().into_owned());
+    let transcript = cfg.transcript.as_ref().map(|d| {
+        d.join(format!("{agent_id}.jsonl"))
+            .to_string_lossy()
+            .into_owned()
+    });
     let agent_type = spec.def.name.clone();
     let (tx, rx) = oneshot::channel();
     let sink = relay(
@@ -229,14 +236,8 @@ pub async fn run_child(
     if let Some(t) = &transcript {
         start.push(("agent_transcript_path", json!(t)));
     }
-    let child = InteractiveSession::new(
-        link.shared.clone(),
-        cfg,
-        sink,
-        link.answerable(),
-        None,
-    )
-    .map_err(|e| format!("Sub-agent error: {}", e.message))?;
+    let child = InteractiveSession::new(link.shared.clone(), cfg, sink, link.answerable(), None)
+        .map_err(|e| format!("Sub-agent error: {}", e.message))?;
     parent
         .fire_hook(HookEvent::SubagentStart, hook_fields(start))
         .await;
@@ -294,7 +295,10 @@ pub async fn run_child(
         "aborted" => Err(INTERRUPTED_TOOL_ERROR.to_string()),
         "error" => Err(format!(
             "Sub-agent error: {}",
-            outcome.error.as_deref().unwrap_or("the subagent's turn failed")
+            outcome
+                .error
+                .as_deref()
+                .unwrap_or("the subagent's turn failed")
         )),
         _ => Ok(outcome),
     }

@@ -1,0 +1,601 @@
+//! Subagents (reference §12.7–12.8): the `Agent` tool runs a child session assembled from the
+//! parent (exact child system prompt, tools and model on the wire), tool filtering, permission
+//! inheritance, abort reaching the child, parallel children, unknown agent types, agent files,
+//! `SubagentStart`/`SubagentStop` hooks and the `ROBOTA_EVENT_SUBAGENT` relay.
+
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use robota::sdk::config::parse_session_config;
+use robota::sdk::events::{self, Event, Payload};
+use robota::sdk::interactive::{InteractiveSession, TurnInput};
+use robota::sdk::runtime::Runtime;
+use robota::sdk::subagent::defs::{self, EXPLORE_PROMPT, GENERAL_PURPOSE_PROMPT};
+use robota::sdk::subagent::runner::SUBAGENT_SUFFIX;
+use serde_json::{json, Value};
+
+use crate::support::fake_server::{FakeServer, Reply, Turn};
+
+const WAIT: Duration = Duration::from_secs(30);
+
+/// A session whose events arrive on a channel.
+pub struct Parent {
+    pub session: InteractiveSession,
+    rx: mpsc::Receiver<Event>,
+    pub seen: Vec<Event>,
+}
+
+pub fn runtime(server: &FakeServer, env: Value) -> Runtime {
+    Runtime::from_json(
+        &json!({"v":1,"providers":{"p": server.provider_config("openai")},"env": env}).to_string(),
+    )
+    .unwrap()
+}
+
+impl Parent {
+    pub fn open(rt: &Runtime, session: Value) -> Parent {
+        let mut cfg =
+            json!({"provider":"p","model":"test-model","permission_mode":"bypassPermissions"});
+        for (k, v) in session.as_object().cloned().unwrap_or_default() {
+            cfg[k] = v;
+        }
+        let cfg = parse_session_config(&cfg.to_string()).unwrap();
+        let (tx, rx) = mpsc::channel();
+        let tx = Mutex::new(tx);
+        let sink: events::EventSink = Arc::new(move |e: Event| {
+            let _ = tx.lock().unwrap().send(e);
+        });
+        let session = InteractiveSession::new(rt.shared().clone(), cfg, sink, true, None).unwrap();
+        Parent {
+            session,
+            rx,
+            seen: Vec::new(),
+        }
+    }
+
+    pub fn submit(&self, text: &str) -> u64 {
+        self.session
+            .submit(TurnInput {
+                text: text.into(),
+                display_input: None,
+                raw_input: None,
+                tool_choice: None,
+            })
+            .unwrap()
+    }
+
+    /// Receives events until `stop` says so; returns that event.
+    pub fn until(&mut self, stop: impl Fn(&Event) -> bool) -> Event {
+        loop {
+            let e = self.rx.recv_timeout(WAIT).expect("an event");
+            self.seen.push(e.clone());
+            if stop(&e) {
+                return e;
+            }
+        }
+    }
+
+    /// Runs a turn to its own `turn_completed`; returns that payload.
+    pub fn turn(&mut self, text: &str) -> Value {
+        let t = self.submit(text);
+        let e = self.until(|e| e.kind == events::TURN_COMPLETED && e.turn_id == t);
+        json_of(&e)
+    }
+
+    /// The wrapped payloads of the `SUBAGENT` events seen.
+    pub fn sub(&self) -> Vec<Value> {
+        self.seen
+            .iter()
+            .filter(|e| e.kind == events::SUBAGENT)
+            .map(json_of)
+            .collect()
+    }
+}
+
+pub fn json_of(e: &Event) -> Value {
+    match &e.payload {
+        Payload::Json(v) => v.clone(),
+        _ => Value::Null,
+    }
+}
+
+pub fn call(id: &str, name: &str, args: Value) -> Reply {
+    Reply::openai(&Turn::text(Vec::<String>::new()).tool(id, name, &args.to_string()))
+}
+
+pub fn text(t: &str) -> Reply {
+    Reply::openai(&Turn::text([t]))
+}
+
+/// `(role, content)` of a request's messages.
+pub fn messages(body: &Value) -> Vec<(String, String)> {
+    body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["role"].as_str().unwrap().to_string(),
+                m["content"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect()
+}
+
+pub fn tool_names(body: &Value) -> Vec<String> {
+    body["tools"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|t| t["function"]["name"].as_str().unwrap().to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The content of the tool message answering `call_id` in a request.
+pub fn tool_result(body: &Value, call_id: &str) -> String {
+    body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "tool" && m["tool_call_id"] == call_id)
+        .map(|m| m["content"].as_str().unwrap().to_string())
+        .unwrap_or_else(|| panic!("no tool message for {call_id}: {body}"))
+}
+
+#[test]
+fn parent_delegates_to_explore_with_the_exact_child_prompt_and_tools() {
+    let server = FakeServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    let rt = runtime(&server, json!({}));
+    let mut p = Parent::open(
+        &rt,
+        json!({"cwd": dir.path(), "tools": ["Read", "Write", "Edit", "Grep", "Agent"]}),
+    );
+    server.enqueue(call(
+        "call_1",
+        "Agent",
+        json!({"prompt": "where is main?", "subagent_type": "Explore"}),
+    ));
+    server.enqueue(text("main is in /src/main.rs:1"));
+    server.enqueue(text("Found it."));
+    let done = p.turn("find main");
+    assert_eq!(done["stop_reason"], "complete");
+    assert_eq!(done["response"], "Found it.");
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 3);
+    assert_eq!(
+        tool_names(&reqs[0].body),
+        ["Read", "Write", "Edit", "Grep", "Agent"]
+    );
+    let child = &reqs[1].body;
+    assert_eq!(child["model"], "test-model");
+    assert_eq!(
+        messages(child),
+        [
+            (
+                "system".to_string(),
+                format!("{EXPLORE_PROMPT}\n\n{SUBAGENT_SUFFIX}")
+            ),
+            ("user".to_string(), "where is main?".to_string()),
+        ]
+    );
+    assert_eq!(tool_names(child), ["Read", "Grep"]);
+    assert_eq!(
+        tool_result(&reqs[2].body, "call_1"),
+        "main is in /src/main.rs:1"
+    );
+    // The child's events, wrapped, from turn_started to its turn_completed.
+    let sub = p.sub();
+    let kinds: Vec<&str> = sub
+        .iter()
+        .map(|s| s["event"]["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds.first(), Some(&"turn_started"));
+    assert_eq!(kinds.last(), Some(&"turn_completed"));
+    assert!(kinds.contains(&"text_delta"), "{kinds:?}");
+    for s in &sub {
+        assert_eq!(s["agent_type"], "Explore");
+        assert_eq!(s["parent_tool_call_id"], "call_1");
+        assert_eq!(s["agent_id"], sub[0]["agent_id"]);
+        assert!(s["agent_id"].as_str().unwrap().starts_with("agent_"));
+    }
+    assert_eq!(
+        sub.last().unwrap()["event"]["response"],
+        "main is in /src/main.rs:1"
+    );
+    // All relayed before the parent's turn ended, none after.
+    let last_sub = p.seen.iter().rposition(|e| e.kind == events::SUBAGENT);
+    let completed = p
+        .seen
+        .iter()
+        .position(|e| e.kind == events::TURN_COMPLETED)
+        .unwrap();
+    assert!(last_sub.unwrap() < completed);
+}
+
+#[test]
+fn a_custom_agent_from_the_session_json_gets_its_prompt_tools_and_model() {
+    let server = FakeServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    let rt = runtime(&server, json!({}));
+    let mut p = Parent::open(
+        &rt,
+        json!({"cwd": dir.path(),
+               "agents": {"reviewer": {"description": "Reviews diffs", "prompt": "You review code.",
+                                       "tools": ["Read", "Glob"], "model": "haiku"}}}),
+    );
+    server.enqueue(call(
+        "call_9",
+        "Agent",
+        json!({"prompt": "review it", "subagent_type": "reviewer"}),
+    ));
+    server.enqueue(text("LGTM"));
+    server.enqueue(text("ok"));
+    p.turn("review");
+    let reqs = server.requests();
+    // `tools` absent and `agents` given: every built-in plus Agent, which lists the types.
+    let parent_tools = tool_names(&reqs[0].body);
+    assert_eq!(parent_tools.last().unwrap(), "Agent");
+    let agent_desc = reqs[0].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["function"]["name"] == "Agent")
+        .unwrap()["function"]["description"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        agent_desc.contains("\n- reviewer: Reviews diffs"),
+        "{agent_desc}"
+    );
+    assert!(agent_desc.contains("\n- Explore: Read-only codebase exploration and analysis agent."));
+    let child = &reqs[1].body;
+    assert_eq!(child["model"], "claude-haiku-4-5");
+    assert_eq!(
+        messages(child)[0].1,
+        format!("You review code.\n\n{SUBAGENT_SUFFIX}")
+    );
+    assert_eq!(tool_names(child), ["Read", "Glob"]);
+    assert_eq!(tool_result(&reqs[2].body, "call_9"), "LGTM");
+}
+
+#[test]
+fn tool_filtering_is_enforced_in_the_child() {
+    let server = FakeServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("x.txt");
+    let rt = runtime(&server, json!({}));
+    let mut p = Parent::open(&rt, json!({"cwd": dir.path(), "agents": {}}));
+    server.enqueue(call(
+        "call_1",
+        "Agent",
+        json!({"prompt": "write", "subagent_type": "Plan"}),
+    ));
+    server.enqueue(call(
+        "c_w",
+        "Write",
+        json!({"filePath": target, "content": "hi"}),
+    ));
+    server.enqueue(text("could not write"));
+    server.enqueue(text("ok"));
+    p.turn("go");
+    let reqs = server.requests();
+    assert!(!tool_names(&reqs[1].body).contains(&"Write".to_string()));
+    assert!(!tool_names(&reqs[1].body).contains(&"Agent".to_string()));
+    let r = tool_result(&reqs[2].body, "c_w");
+    assert!(
+        r.starts_with("Error: Tool \"Write\" is not registered, so the tool call was not executed. Available tools: "),
+        "{r}"
+    );
+    assert!(!target.exists());
+    assert_eq!(tool_result(&reqs[3].body, "call_1"), "could not write");
+}
+
+#[test]
+fn a_child_cannot_escape_the_parents_deny_rule() {
+    let server = FakeServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("denied.txt");
+    let rt = runtime(&server, json!({}));
+    let mut p = Parent::open(
+        &rt,
+        json!({"cwd": dir.path(), "tools": ["Write", "Agent"],
+               "permissions": {"deny": ["Write"]}}),
+    );
+    server.enqueue(call("call_1", "Agent", json!({"prompt": "write"})));
+    server.enqueue(call(
+        "c_w",
+        "Write",
+        json!({"filePath": target, "content": "hi"}),
+    ));
+    server.enqueue(text("denied"));
+    server.enqueue(text("ok"));
+    p.turn("go");
+    let reqs = server.requests();
+    assert_eq!(
+        messages(&reqs[1].body)[0].1,
+        format!("{GENERAL_PURPOSE_PROMPT}\n\n{SUBAGENT_SUFFIX}")
+    );
+    assert_eq!(tool_names(&reqs[1].body), ["Write"]);
+    let r = tool_result(&reqs[2].body, "c_w");
+    assert_eq!(
+        r,
+        r#"{"success":false,"output":"","error":"Permission denied. The user did not approve this action. The deny rule \"Write\" matches this call."}"#
+    );
+    assert!(!target.exists());
+}
+
+#[test]
+fn a_childs_permission_request_reaches_the_host_in_the_parents_mode() {
+    let server = FakeServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("ok.txt");
+    let rt = runtime(&server, json!({}));
+    let mut p = Parent::open(
+        &rt,
+        json!({"cwd": dir.path(), "tools": ["Write", "Agent"], "permission_mode": "default"}),
+    );
+    server.enqueue(call("call_1", "Agent", json!({"prompt": "write"})));
+    server.enqueue(call(
+        "c_w",
+        "Write",
+        json!({"filePath": target, "content": "hi"}),
+    ));
+    server.enqueue(text("written"));
+    server.enqueue(text("ok"));
+    let t = p.submit("go");
+    let req = p.until(|e| e.kind == events::PERMISSION_REQUEST);
+    assert_eq!(req.turn_id, t);
+    let req = json_of(&req);
+    assert_eq!(req["tool_name"], "Write");
+    rt.respond(
+        req["request_id"].as_u64().unwrap(),
+        r#"{"decision":"allow","remember":false}"#,
+    )
+    .unwrap();
+    let done = json_of(&p.until(|e| e.kind == events::TURN_COMPLETED));
+    assert_eq!(done["response"], "ok");
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "hi");
+    assert_eq!(tool_result(&server.requests()[3].body, "call_1"), "written");
+    // The request itself was not wrapped.
+    assert!(p
+        .sub()
+        .iter()
+        .all(|s| s["event"]["type"] != "permission_request"));
+}
+
+#[test]
+fn an_unknown_agent_type_is_a_result_and_a_warning() {
+    let server = FakeServer::start();
+    let rt = runtime(&server, json!({}));
+    let mut p = Parent::open(&rt, json!({"tools": ["Agent"]}));
+    server.enqueue(call(
+        "call_1",
+        "Agent",
+        json!({"prompt": "x", "subagent_type": "Nope"}),
+    ));
+    server.enqueue(text("ok"));
+    assert_eq!(p.turn("go")["stop_reason"], "complete");
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 2);
+    assert_eq!(
+        tool_result(&reqs[1].body, "call_1"),
+        "Error: Unknown agent type: Nope"
+    );
+    let w: Vec<Value> = p
+        .seen
+        .iter()
+        .filter(|e| e.kind == events::WARNING)
+        .map(json_of)
+        .filter(|w| w["code"] != "CONTEXT_WINDOW_ASSUMED")
+        .collect();
+    assert_eq!(w.len(), 1);
+    assert_eq!(w[0]["code"], "UNKNOWN_AGENT_TYPE");
+    assert_eq!(
+        w[0]["message"],
+        "the model asked for unknown agent type \"Nope\" (available: general-purpose, Explore, Plan)"
+    );
+}
+
+#[test]
+fn abort_of_the_parent_reaches_the_child() {
+    let server = FakeServer::start();
+    let rt = runtime(&server, json!({}));
+    let mut p = Parent::open(&rt, json!({"tools": ["Agent"]}));
+    server.enqueue(call("call_1", "Agent", json!({"prompt": "slow"})));
+    server.enqueue(Reply::hang());
+    let t = p.submit("go");
+    // The child's model call is in flight.
+    p.until(|e| e.kind == events::SUBAGENT && json_of(e)["event"]["type"] == "turn_started");
+    assert_eq!(server.wait_for_requests(2, WAIT).len(), 2);
+    p.session.abort(t).unwrap();
+    let done = json_of(&p.until(|e| e.kind == events::TURN_COMPLETED));
+    assert_eq!(done["stop_reason"], "aborted");
+    // The child's connection was dropped, and the child reported its abort.
+    assert_eq!(server.wait_for_disconnects(1, WAIT), 1);
+    let last = p.sub().pop().unwrap();
+    assert_eq!(last["event"]["type"], "turn_completed");
+    assert_eq!(last["event"]["stop_reason"], "aborted");
+}
+
+#[test]
+fn two_children_run_in_parallel() {
+    let server = FakeServer::start();
+    let rt = runtime(&server, json!({}));
+    rt.register_tool(
+        &json!({"name":"Gate","description":"waits for the host","read_only":true,
+                "input_schema":{"type":"object"}})
+        .to_string(),
+        None,
+    )
+    .unwrap();
+    let mut p = Parent::open(&rt, json!({"tools": ["Gate", "Agent"]}));
+    server.enqueue(Reply::openai(
+        &Turn::text(Vec::<String>::new())
+            .tool("call_a", "Agent", r#"{"prompt":"one"}"#)
+            .tool("call_b", "Agent", r#"{"prompt":"two"}"#),
+    ));
+    server.enqueue(call("g1", "Gate", json!({})));
+    server.enqueue(call("g2", "Gate", json!({})));
+    server.enqueue(text("child done"));
+    server.enqueue(text("child done"));
+    server.enqueue(text("both done"));
+    let t = p.submit("go");
+    // Both children wait on the host at the same time: neither call is answered yet.
+    let mut calls = Vec::new();
+    while calls.len() < 2 {
+        let e = p.until(|e| e.kind == events::TOOL_CALL);
+        assert_eq!(e.turn_id, t, "a child's request carries the parent's turn");
+        match &e.payload {
+            Payload::ToolCall(c) => calls.push(c.call_id),
+            _ => panic!("tool call payload"),
+        }
+    }
+    for c in calls {
+        rt.complete_tool_call(c, "\"open\"", false).unwrap();
+    }
+    let done = json_of(&p.until(|e| e.kind == events::TURN_COMPLETED));
+    assert_eq!(done["response"], "both done");
+    let reqs = server.requests();
+    let last = &reqs.last().unwrap().body;
+    assert_eq!(tool_result(last, "call_a"), "child done");
+    assert_eq!(tool_result(last, "call_b"), "child done");
+    let sub = p.sub();
+    let mut ids: Vec<(String, String)> = sub
+        .iter()
+        .map(|s| {
+            (
+                s["parent_tool_call_id"].as_str().unwrap().to_string(),
+                s["agent_id"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), 2, "{ids:?}");
+    assert_eq!(ids[0].0, "call_a");
+    assert_eq!(ids[1].0, "call_b");
+    assert_ne!(ids[0].1, ids[1].1);
+}
+
+#[test]
+fn agent_files_are_read_with_frontmatter_and_bad_ones_are_warnings() {
+    let root = tempfile::tempdir().unwrap();
+    let proj = root.path().join("proj");
+    let rhome = root.path().join("rhome");
+    let home = root.path().join("home");
+    for d in [
+        proj.join(".robota/agents"),
+        proj.join(".claude/agents"),
+        rhome.join("agents"),
+    ] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    std::fs::write(
+        proj.join(".robota/agents/fixer.md"),
+        "---\ndescription: Fixes bugs\ntools: Read, Edit\ndisallowedTools: Bash\nmodel: sonnet\nmaxTurns: 7\nmax-turns: 99\n---\n\nYou fix bugs.\n",
+    )
+    .unwrap();
+    // Lower priority: same name loses; a file without frontmatter is all body.
+    std::fs::write(proj.join(".claude/agents/fixer.md"), "Other fixer.").unwrap();
+    std::fs::write(rhome.join("agents/plain.md"), "Just a body.").unwrap();
+    std::fs::write(proj.join(".claude/agents/broken.md"), "---\nname: broken\n").unwrap();
+    let mut warnings = Vec::new();
+    let all = defs::collect(
+        &[],
+        &proj,
+        &[rhome.as_path(), home.join(".claude").as_path()],
+        true,
+        &mut warnings,
+    );
+    let names: Vec<&str> = all.iter().map(|d| d.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["fixer", "plain", "general-purpose", "Explore", "Plan"]
+    );
+    let fixer = &all[0];
+    assert_eq!(fixer.description, "Fixes bugs");
+    assert_eq!(fixer.prompt, "You fix bugs.");
+    assert_eq!(fixer.model.as_deref(), Some("claude-sonnet-4-6"));
+    assert_eq!(fixer.max_turns, Some(7));
+    assert_eq!(
+        fixer.tools,
+        Some(vec!["Read".to_string(), "Edit".to_string()])
+    );
+    assert_eq!(fixer.disallowed_tools, ["Bash"]);
+    assert_eq!(all[1].prompt, "Just a body.");
+    assert_eq!(all[1].description, "");
+    assert_eq!(warnings.len(), 1);
+    assert_eq!(
+        warnings[0],
+        format!(
+            "agent definition {} skipped: the frontmatter block opened with --- is never closed",
+            proj.join(".claude/agents/broken.md").display()
+        )
+    );
+}
+
+#[test]
+fn a_project_agent_file_runs_through_the_session() {
+    let root = tempfile::tempdir().unwrap();
+    let proj = root.path().join("proj");
+    std::fs::create_dir_all(proj.join(".robota/agents")).unwrap();
+    std::fs::write(
+        proj.join(".robota/agents/lister.md"),
+        "---\nname: lister\ndescription: Lists\ntools: Glob\n---\nList files.",
+    )
+    .unwrap();
+    std::fs::write(proj.join("CLAUDE.md"), "Project rule.").unwrap();
+    let server = FakeServer::start();
+    let env = json!({"HOME": root.path().join("home"), "ROBOTA_HOME": root.path().join("rhome")});
+    let rt = runtime(&server, env);
+    let mut p = Parent::open(
+        &rt,
+        json!({"cwd": proj, "settings": "project", "tools": ["Glob", "Read", "Agent"]}),
+    );
+    server.enqueue(call(
+        "call_1",
+        "Agent",
+        json!({"prompt": "list", "subagent_type": "lister"}),
+    ));
+    server.enqueue(text("a, b"));
+    server.enqueue(text("ok"));
+    p.turn("go");
+    let reqs = server.requests();
+    assert_eq!(
+        messages(&reqs[1].body)[0].1,
+        format!("List files.\n\nProject rule.\n\n{SUBAGENT_SUFFIX}")
+    );
+    assert_eq!(tool_names(&reqs[1].body), ["Glob"]);
+}
+
+#[test]
+fn session_json_agents_must_be_well_formed() {
+    for (agents, msg) in [
+        (
+            json!([]),
+            "session config: field \"agents\" must be an object keyed by agent name",
+        ),
+        (
+            json!({"a": {"description": "d"}}),
+            "session config: agent \"a\": missing required field \"prompt\"",
+        ),
+        (
+            json!({"a": {"prompt": 1}}),
+            "session config: agent \"a\": field \"prompt\" must be a string",
+        ),
+        (
+            json!({"a": {"prompt": "p", "tools": "Read"}}),
+            "session config: agent \"a\": field \"tools\" must be an array of tool names",
+        ),
+    ] {
+        let e =
+            parse_session_config(&json!({"provider":"p","model":"m","agents": agents}).to_string())
+                .unwrap_err();
+        assert_eq!(e.message, msg);
+    }
+}
