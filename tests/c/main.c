@@ -41,12 +41,14 @@ void test_budget_tool_calls(void);
 void test_budget_tokens(void);
 void test_budget_wall_time(void);
 void test_budget_bad_config(void);
+void test_subagent_events_every_delivery_mode(void);
 
 static const struct {
     const char *name;
     void (*fn)(void);
 } TESTS[] = {
     {"store_list_delete_resume", test_store_list_delete_resume},
+    {"subagent_events_every_delivery_mode", test_subagent_events_every_delivery_mode},
     {"compact_command", test_compact_command},
     {"version", test_version},
     {"streaming_thread", test_streaming_thread},
