@@ -190,6 +190,10 @@ type SessionConfig struct {
 	ContextWindow int `json:"context_window,omitempty"`
 	// ToolChoice is every turn's default tool choice (nil = auto).
 	ToolChoice *ToolChoice `json:"tool_choice,omitempty"`
+	// Agents defines subagents by name for the Agent tool (a non-empty map offers the tool
+	// when Tools is nil; else name "Agent" in Tools). The built-ins general-purpose, Explore
+	// and Plan always exist. A subagent's events arrive as KindSubagent.
+	Agents map[string]AgentDefinition `json:"agents,omitempty"`
 	// Extra holds keys this struct does not name.
 	Extra map[string]any `json:"-"`
 
@@ -199,6 +203,14 @@ type SessionConfig struct {
 	// OnHook runs "host" hooks. Nil: hooks proceed (exit 0), unless Events() is being read,
 	// in which case the host answers with Session.RespondHook.
 	OnHook HookHandler `json:"-"`
+}
+
+// AgentDefinition is one subagent of SessionConfig.Agents.
+type AgentDefinition struct {
+	Description string   `json:"description"`
+	Prompt      string   `json:"prompt"`
+	Tools       []string `json:"tools,omitempty"`
+	Model       string   `json:"model,omitempty"`
 }
 
 // Thinking is the extended-thinking budget of SessionConfig.

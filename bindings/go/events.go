@@ -31,6 +31,7 @@ const (
 	KindError             EventKind = C.ROBOTA_EVENT_ERROR
 	KindTurnCompleted     EventKind = C.ROBOTA_EVENT_TURN_COMPLETED
 	KindSessionClosed     EventKind = C.ROBOTA_EVENT_SESSION_CLOSED
+	KindSubagent          EventKind = C.ROBOTA_EVENT_SUBAGENT
 	KindHostIO            EventKind = C.ROBOTA_EVENT_HOST_IO
 )
 
@@ -41,7 +42,7 @@ var kindNames = map[EventKind]string{
 	KindPermissionRequest: "permission_request", KindHookRequest: "hook_request",
 	KindContextUpdate: "context_update", KindCompacted: "compacted", KindExecution: "execution",
 	KindWarning: "warning", KindError: "error", KindTurnCompleted: "turn_completed",
-	KindSessionClosed: "session_closed", KindHostIO: "host_io",
+	KindSessionClosed: "session_closed", KindSubagent: "subagent", KindHostIO: "host_io",
 }
 
 // String is the event's "type" name ("text_delta", …).
@@ -269,6 +270,8 @@ func decodeJSONEvent(kind EventKind, turn uint64, data []byte) Event {
 		ev = SessionClosed{turnRef: t}
 	case KindHostIO:
 		ev, err = decodeAs(data, &HostIOEvent{turnRef: t})
+	case KindSubagent:
+		ev, err = decodeAs(data, &SubagentEvent{turnRef: t})
 	default:
 		err = errUnknownKind
 	}

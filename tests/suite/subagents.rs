@@ -550,12 +550,23 @@ fn a_project_agent_file_runs_through_the_session() {
     )
     .unwrap();
     std::fs::write(proj.join("CLAUDE.md"), "Project rule.").unwrap();
+    std::fs::write(proj.join(".robota/agents/bad.md"), "---\nname: bad\n").unwrap();
     let server = FakeServer::start();
     let env = json!({"HOME": root.path().join("home"), "ROBOTA_HOME": root.path().join("rhome")});
     let rt = runtime(&server, env);
     let mut p = Parent::open(
         &rt,
         json!({"cwd": proj, "settings": "project", "tools": ["Glob", "Read", "Agent"]}),
+    );
+    p.session.emit_startup_warnings();
+    let w = json_of(&p.until(|e| e.kind == events::WARNING));
+    assert_eq!(w["code"], "AGENT_INVALID");
+    assert_eq!(
+        w["message"],
+        format!(
+            "agent definition {} skipped: the frontmatter block opened with --- is never closed",
+            proj.join(".robota/agents/bad.md").display()
+        )
     );
     server.enqueue(call(
         "call_1",

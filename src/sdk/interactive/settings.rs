@@ -68,8 +68,8 @@ impl InteractiveSession {
     }
 
     /// Emits the problems found while assembling the session (settings files, `$ENV:`
-    /// references, skills) as `WARNING` events `{"code":"SETTINGS_INVALID"|"SKILL_INVALID",
-    /// "message"}`, once.
+    /// references, skills, agent definitions) as `WARNING` events `{"code", "message"}`
+    /// (`SETTINGS_INVALID`, `SKILL_INVALID` or `AGENT_INVALID`), once.
     pub fn emit_startup_warnings(&self) {
         let warnings = std::mem::take(
             &mut self
@@ -83,6 +83,8 @@ impl InteractiveSession {
         for w in warnings {
             let code = if w.starts_with("skill ") {
                 "SKILL_INVALID"
+            } else if w.starts_with("agent definition ") {
+                "AGENT_INVALID"
             } else {
                 "SETTINGS_INVALID"
             };

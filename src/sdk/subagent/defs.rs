@@ -164,9 +164,12 @@ pub fn parse_session_agents(what: &str, v: &Value) -> SdkResult<Vec<AgentDef>> {
     Ok(out)
 }
 
+/// Frontmatter keys and the body after it.
+type Split = (BTreeMap<String, String>, String);
+
 /// Frontmatter of an agent file: keys are letter/digit identifiers (kebab keys are ignored).
 /// `Ok(None)`: no frontmatter (the whole file is the body). `Err`: opened, never closed.
-fn frontmatter(text: &str) -> Result<Option<(BTreeMap<String, String>, String)>, String> {
+fn frontmatter(text: &str) -> Result<Option<Split>, String> {
     let mut lines = text.split_inclusive('\n');
     if lines.next().map(str::trim_end) != Some("---") {
         return Ok(None);
