@@ -131,3 +131,77 @@ fn subagent_start_and_stop_hooks_fire_around_the_child() {
     assert_eq!(lines[1]["stop_hook_active"], false);
     assert!(lines[0].get("last_assistant_message").is_none());
 }
+
+#[test]
+fn an_agent_hook_past_its_timeout_is_a_warning_and_its_child_is_stopped() {
+    let server = FakeServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("w.txt");
+    let rt = runtime(&server, json!({}));
+    let mut p = Parent::open(
+        &rt,
+        json!({"cwd": dir.path(), "tools": ["Write"],
+               "hooks": {"PreToolUse": [{"matcher": "Write",
+                                         "hooks": [{"type": "agent", "timeout": 1}]}]}}),
+    );
+    server.enqueue(call(
+        "c_w",
+        "Write",
+        json!({"filePath": target, "content": "hi"}),
+    ));
+    server.enqueue(crate::support::fake_server::Reply::hang());
+    server.enqueue(text("ok"));
+    assert_eq!(p.turn("go")["stop_reason"], "complete");
+    assert!(target.exists());
+    assert_eq!(
+        server.wait_for_disconnects(1, std::time::Duration::from_secs(30)),
+        1
+    );
+    let w: Vec<Value> = p
+        .seen
+        .iter()
+        .filter(|e| e.kind == events::WARNING)
+        .map(json_of)
+        .filter(|w| w["code"] != "CONTEXT_WINDOW_ASSUMED")
+        .collect();
+    assert_eq!(
+        w[0]["message"],
+        "PreToolUse hook \"agent\" exited with code 1: Agent hook timed out after 1 s"
+    );
+}
+
+#[test]
+fn a_child_writes_its_own_transcript_under_the_parents() {
+    let server = FakeServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    let rt = runtime(&server, json!({}));
+    let mut p = Parent::open(
+        &rt,
+        json!({"cwd": dir.path(), "tools": ["Agent"], "transcript": "logs"}),
+    );
+    server.enqueue(call("call_1", "Agent", json!({"prompt": "x"})));
+    server.enqueue(text("child"));
+    server.enqueue(text("ok"));
+    p.turn("go");
+    let agent_id = p.sub()[0]["agent_id"].as_str().unwrap().to_string();
+    let sid = p.session.session_id().to_string();
+    let file = dir
+        .path()
+        .join("logs")
+        .join(&sid)
+        .join("subagents")
+        .join(format!("{agent_id}.jsonl"));
+    let lines: Vec<Value> = std::fs::read_to_string(&file)
+        .unwrap_or_else(|e| panic!("{}: {e}", file.display()))
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let text = serde_json::to_string(&lines).unwrap();
+    assert!(text.contains("\"turn_completed\""), "{text}");
+    assert!(text.contains("\"child\""), "{text}");
+    assert!(dir
+        .path()
+        .join("logs")
+        .join(format!("{sid}.jsonl"))
+        .exists());
+}

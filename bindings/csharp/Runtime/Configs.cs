@@ -256,6 +256,11 @@ namespace Robota
         /// <summary>Hard limits over the session's life (null = none).</summary>
         public SessionBudget Budget { get; set; }
 
+        /// <summary>Subagents by name for the Agent tool (non-null, even empty, offers the tool when
+        /// <see cref="Tools"/> is null; the built-ins general-purpose, Explore and Plan always exist).
+        /// Their events arrive as <see cref="EventKind.Subagent"/>.</summary>
+        public IDictionary<string, AgentDefinition> Agents { get; set; }
+
         /// <summary>Runs the built-in tools through the runtime's host I/O handler (<see cref="RobotaRuntime.SetHostIo"/>).</summary>
         public bool? HostIo { get; set; }
 
@@ -298,6 +303,12 @@ namespace Robota
             if (ToolConfigJson != null) d["tool_config"] = new JsonRaw(ToolConfigJson);
             if (HostIo.HasValue) d["host_io"] = HostIo.Value;
             if (Budget != null) d["budget"] = Budget.ToDictionary();
+            if (Agents != null)
+            {
+                var a = new Dictionary<string, object>();
+                foreach (var kv in Agents) a[kv.Key] = kv.Value.ToDictionary();
+                d["agents"] = a;
+            }
             if (ContextWindow.HasValue) d["context_window"] = ContextWindow.Value;
             if (ToolChoice != null) d["tool_choice"] = ToolChoice.JsonValue();
             if (AutoCompactDisabled) d["auto_compact_threshold"] = false;
@@ -305,6 +316,30 @@ namespace Robota
             if (CompactInstructions != null) d["compact_instructions"] = CompactInstructions;
             foreach (var kv in Extra) d[kv.Key] = kv.Value;
             return Json.Serialize(d);
+        }
+    }
+
+    /// <summary>One subagent of <see cref="SessionConfig.Agents"/>.</summary>
+    public sealed class AgentDefinition
+    {
+        /// <summary>What it is for (shown to the model).</summary>
+        public string Description { get; set; } = string.Empty;
+
+        /// <summary>Its system prompt.</summary>
+        public string Prompt { get; set; } = string.Empty;
+
+        /// <summary>Allowlist of tool names (null = every tool of the parent but Agent).</summary>
+        public IList<string> Tools { get; set; }
+
+        /// <summary>Model override (sonnet, haiku, opus or a model id; null = the parent's).</summary>
+        public string Model { get; set; }
+
+        internal Dictionary<string, object> ToDictionary()
+        {
+            var d = new Dictionary<string, object> { { "description", Description }, { "prompt", Prompt } };
+            if (Tools != null) d["tools"] = Tools;
+            if (Model != null) d["model"] = Model;
+            return d;
         }
     }
 }
