@@ -3,8 +3,10 @@
 
 use serde_json::{json, Value};
 
-use super::subagents::{call, json_of, messages, runtime, text, tool_names, tool_result, Parent};
 use crate::support::fake_server::FakeServer;
+use crate::support::subagent_host::{
+    call, json_of, messages, runtime, text, tool_names, tool_result, Parent,
+};
 use robota::sdk::events;
 use robota::sdk::subagent::defs::GENERAL_PURPOSE_PROMPT;
 use robota::sdk::subagent::hook::RESPOND_WITH_JSON;

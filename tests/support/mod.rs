@@ -15,5 +15,6 @@ pub mod invariants;
 pub mod log;
 pub mod provider_cases;
 pub mod session;
+pub mod subagent_host;
 pub mod tools;
 pub mod vendor_streams;
