@@ -47,6 +47,7 @@ mod session_lifecycle;
 mod session_permissions;
 mod session_sampling;
 mod session_security;
+mod subagent_defs;
 mod subagent_hooks;
 mod subagents;
 mod tools_bash;
