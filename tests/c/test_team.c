@@ -65,22 +65,29 @@ void test_team_tools_and_register_template(void) {
     rec_destroy(&r);
 }
 
-#define GLOB_TURN "{\"tool_calls\":[{\"name\":\"Glob\",\"arguments\":{\"pattern\":\"*.robota-none\"}}]},"
+#define LOOKUP_TURN "{\"tool_calls\":[{\"name\":\"lookup\",\"arguments\":{\"key\":\"k\"}}]},"
 
 void test_prompt_hooks_allow_block_and_garbage(void) {
     robota_runtime *rt = make_runtime(
         "{\"v\":1,\"providers\":{\"s\":{\"kind\":\"scripted\",\"turns\":["
         /* turn 1: blocked */
-        GLOB_TURN "{\"text\":\"{\\\"ok\\\":false,\\\"reason\\\":\\\"not now\\\"}\"},{\"text\":\"one\"},"
+        LOOKUP_TURN "{\"text\":\"{\\\"ok\\\":false,\\\"reason\\\":\\\"not now\\\"}\"},{\"text\":\"one\"},"
         /* turn 2: allowed (fenced) */
-        GLOB_TURN "{\"text\":\"```json\\n{\\\"ok\\\":true}\\n```\"},{\"text\":\"two\"},"
+        LOOKUP_TURN "{\"text\":\"```json\\n{\\\"ok\\\":true}\\n```\"},{\"text\":\"two\"},"
         /* turn 3: garbage -> warning, the tool runs */
-        GLOB_TURN "{\"text\":\"whatever\"},{\"text\":\"three\"}]}}}");
+        LOOKUP_TURN "{\"text\":\"whatever\"},{\"text\":\"three\"}]}}}");
+    /* a host tool answered from the event callback (NULL tool callback) */
+    CHECK_EQ_INT(robota_runtime_register_tool(rt,
+        "{\"name\":\"lookup\",\"description\":\"d\",\"read_only\":true,\"input_schema\":{\"type\":\"object\"}}",
+        NULL, NULL, NULL, NULL), ROBOTA_OK);
     recorder r;
     rec_init(&r);
+    r.rt = rt;
+    r.answer_tools = 1;
+    r.tool_answer = "{\"value\":1}";
     robota_session *s = make_session(rt,
-        "{\"v\":1,\"provider\":\"s\",\"model\":\"m\",\"tools\":[\"Glob\"],\"cwd\":\"/tmp\","
-        "\"context_window\":100000,\"hooks\":{\"PreToolUse\":[{\"matcher\":\"Glob\",\"hooks\":["
+        "{\"v\":1,\"provider\":\"s\",\"model\":\"m\",\"tools\":[\"lookup\"],"
+        "\"context_window\":100000,\"hooks\":{\"PreToolUse\":[{\"matcher\":\"lookup\",\"hooks\":["
         "{\"type\":\"prompt\",\"prompt\":\"Allow this?\"}]}]}}", &r, NULL);
     for (int i = 0; i < 3; i++) {
         uint64_t t = submit_text(s, "glob");
