@@ -341,3 +341,28 @@ fn register_template_checks_its_document_and_refuses_duplicate_ids() {
     );
     robota_runtime_free(rt);
 }
+
+#[test]
+fn aborting_the_parent_aborts_the_assigned_child() {
+    let server = FakeServer::start();
+    server.enqueue(Reply::openai(&Turn::text(Vec::<String>::new()).tool(
+        "a1",
+        "assignTask",
+        r#"{"templateId":"general","jobDescription":"think forever"}"#,
+    )));
+    // The child's model call never answers.
+    server.enqueue(Reply::hang());
+    let rt = runtime(json!({"p": openai(&server)}));
+    let host = team_session(&rt, "bypassPermissions");
+    let t = host.submit(json!({"text":"delegate"}));
+    server.wait_for_requests(2, std::time::Duration::from_secs(30));
+    host.session.abort(t).unwrap();
+    let _ = host.wait(t);
+    assert_eq!(host.last_completed()["stop_reason"], "aborted");
+    // The child's request was dropped: its connection closed.
+    assert_eq!(
+        server.wait_for_disconnects(1, std::time::Duration::from_secs(30)),
+        1
+    );
+    assert_eq!(server.requests().len(), 2);
+}
