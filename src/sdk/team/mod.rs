@@ -57,7 +57,8 @@ fn read_only_tool(
     parameters: Value,
     f: impl Fn(Value) -> Result<Value, String> + Send + Sync + 'static,
 ) -> Option<Arc<dyn Tool>> {
-    // The schemas are constants of this file (a unit test builds them): `None` cannot happen.
+    // The schemas are constants of this file (`each_team_tool_answers_exactly_as_the_reference`
+    // lists all four tools on the wire): `None` cannot happen.
     FunctionTool::new_sync(name, description, parameters, f)
         .ok()
         .map(|t| Arc::new(t.with_read_only(true)) as Arc<dyn Tool>)
