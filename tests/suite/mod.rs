@@ -11,6 +11,7 @@ mod engine_events;
 mod engine_loop;
 mod engine_stops;
 mod fake_server_invariants;
+mod fault_matrix;
 mod ffi_error_classes;
 mod ffi_wait_delivered;
 mod header_hygiene;

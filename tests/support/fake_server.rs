@@ -437,6 +437,15 @@ async fn write_reply(sock: &mut TcpStream, reply: Reply) -> Outcome {
             wait_for_close(sock).await;
             Outcome::ClientGone
         }
+        Body::Reset => {
+            let _ = sock.set_zero_linger();
+            Outcome::Closed
+        }
+        Body::Raw(bytes) => {
+            let _ = sock.write_all(&bytes).await;
+            let _ = sock.shutdown().await;
+            Outcome::Closed
+        }
         Body::Full(text) => {
             head.push_str(&format!("content-length: {}\r\n\r\n", text.len()));
             head.push_str(&text);
@@ -479,6 +488,10 @@ async fn write_reply(sock: &mut TcpStream, reply: Reply) -> Outcome {
                     Step::Hang => {
                         wait_for_close(sock).await;
                         return Outcome::ClientGone;
+                    }
+                    Step::Reset => {
+                        let _ = sock.set_zero_linger();
+                        return Outcome::Closed;
                     }
                 }
             }

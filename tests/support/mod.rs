@@ -6,6 +6,7 @@
 #![allow(dead_code)]
 
 pub mod engine;
+pub mod fake_faults;
 pub mod fake_reply;
 pub mod fake_server;
 pub mod fake_wire;
