@@ -4,6 +4,7 @@ mod c_abi;
 mod core_permissions;
 mod core_store;
 mod core_tokens_models;
+mod crash_safety;
 mod engine_abort;
 mod engine_batch;
 mod engine_context;

@@ -90,7 +90,14 @@ struct State {
     disconnects: usize,
     /// History invariants broken by received requests ([`super::invariants`]).
     violations: Vec<String>,
+    /// Answers requests when no reply is queued ([`FakeServer::respond_with`]).
+    responder: Option<Responder>,
+    /// Requests answered by the responder (not kept in `requests`).
+    responded: usize,
 }
+
+/// Computes the reply to one request.
+pub type Responder = Arc<dyn Fn(&RecordedRequest) -> Reply + Send + Sync>;
 
 struct Shared {
     state: Mutex<State>,
@@ -199,6 +206,22 @@ impl FakeServer {
     /// Requests received so far.
     pub fn requests(&self) -> Vec<RecordedRequest> {
         self.shared.lock().requests.clone()
+    }
+
+    /// Answers every request that finds no queued reply with `f(request)` instead of a 500;
+    /// those requests are counted ([`Self::responded`]), not kept (a long run stays flat).
+    pub fn respond_with(&self, f: impl Fn(&RecordedRequest) -> Reply + Send + Sync + 'static) {
+        self.shared.lock().responder = Some(Arc::new(f));
+    }
+
+    /// Requests answered by the responder so far.
+    pub fn responded(&self) -> usize {
+        self.shared.lock().responded
+    }
+
+    /// History invariants broken so far (the server also fails the test with them on drop).
+    pub fn violations(&self) -> Vec<String> {
+        self.shared.lock().violations.clone()
     }
 
     /// Number of replies still queued.
@@ -397,14 +420,26 @@ async fn serve_connection(mut sock: TcpStream, shared: Arc<Shared>) {
             if let Some(v) = super::invariants::tool_pairing_violation(&req.path, &req.body) {
                 st.violations.push(v);
             }
-            st.requests.push(req);
-            shared.changed.notify_all();
-            st.replies.pop_front().unwrap_or_else(|| {
-                Reply::error(
-                    500,
-                    r#"{"error":{"message":"fake server: no reply queued"}}"#,
-                )
-            })
+            match (st.replies.pop_front(), st.responder.clone()) {
+                (Some(r), _) => {
+                    st.requests.push(req);
+                    shared.changed.notify_all();
+                    r
+                }
+                (None, Some(f)) => {
+                    st.responded += 1;
+                    drop(st);
+                    f(&req)
+                }
+                (None, None) => {
+                    st.requests.push(req);
+                    shared.changed.notify_all();
+                    Reply::error(
+                        500,
+                        r#"{"error":{"message":"fake server: no reply queued"}}"#,
+                    )
+                }
+            }
         };
         let keep = match write_reply(&mut sock, reply).await {
             Outcome::Done => true,
