@@ -110,10 +110,11 @@ unsafe extern "C" fn on_event(
     let ctx = unsafe { &*(ud as *const Ctx) };
     // SAFETY: the library passes `len` readable bytes at `payload` for this call.
     let bytes = unsafe { std::slice::from_raw_parts(payload as *const u8, len) };
-    let stop = serde_json::from_slice::<Value>(bytes)
-        .ok()
-        .and_then(|v| v["stop_reason"].as_str().map(str::to_string))
-        .unwrap_or_else(|| "unparsable".into());
+    let v = serde_json::from_slice::<Value>(bytes).unwrap_or(Value::Null);
+    let mut stop = v["stop_reason"].as_str().unwrap_or("unparsable").to_string();
+    if let Some(m) = v["error_details"]["message"].as_str() {
+        stop = format!("{stop}: {m}");
+    }
     let _ = ctx
         .tx
         .lock()
@@ -147,7 +148,7 @@ unsafe extern "C" fn on_tool(
 fn respond(req: &RecordedRequest, ids: &AtomicU64) -> Reply {
     let kind = if req.path.contains("/v1/messages") {
         "anthropic"
-    } else if req.path.contains("generateContent") {
+    } else if req.path.contains(":streamGenerateContent") {
         "gemini"
     } else {
         "openai"
@@ -354,7 +355,11 @@ fn main() {
         assert!(slot.running.take().is_some(), "a completion without a turn");
         inflight -= 1;
         completed += 1;
-        *stops.entry(stop).or_default() += 1;
+        if stops.len() < 20 || stops.contains_key(&stop) {
+            *stops.entry(stop).or_default() += 1;
+        } else {
+            *stops.entry("other".into()).or_default() += 1;
+        }
         slot.turns_left -= 1;
         if slot.turns_left == 0 {
             robota_session_free(slot.session);
@@ -412,7 +417,7 @@ fn main() {
     println!("{}", serde_json::to_string_pretty(&report).unwrap());
     let failed: u64 = stops
         .iter()
-        .filter(|(k, _)| !matches!(k.as_str(), "end_turn" | "aborted"))
+        .filter(|(k, _)| !matches!(k.as_str(), "complete" | "aborted"))
         .map(|(_, v)| *v)
         .sum();
     if submitted != completed || failed > 0 || !violations.is_empty() {
