@@ -17,6 +17,7 @@
 #[allow(dead_code)]
 #[path = "../tests/support"]
 mod support {
+    pub mod fake_http;
     pub mod fake_reply;
     pub mod fake_server;
     pub mod fake_wire;
@@ -111,7 +112,10 @@ unsafe extern "C" fn on_event(
     // SAFETY: the library passes `len` readable bytes at `payload` for this call.
     let bytes = unsafe { std::slice::from_raw_parts(payload as *const u8, len) };
     let v = serde_json::from_slice::<Value>(bytes).unwrap_or(Value::Null);
-    let mut stop = v["stop_reason"].as_str().unwrap_or("unparsable").to_string();
+    let mut stop = v["stop_reason"]
+        .as_str()
+        .unwrap_or("unparsable")
+        .to_string();
     if let Some(m) = v["error_details"]["message"].as_str() {
         stop = format!("{stop}: {m}");
     }
