@@ -378,6 +378,13 @@ fn main() {
         robota_session_free(s.session);
     }
     robota_runtime_free(rt);
+    // Everything freed: threads and fds go back to the start (the server's connections close
+    // once the client's did).
+    let settle = Instant::now();
+    while (threads() > threads0 || fds() > fds0) && settle.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let (fds2, threads2) = (fds(), threads());
 
     // RSS slope after warm-up (the first fifth of the run).
     let warm = elapsed.as_secs_f64() / 5.0;
@@ -413,9 +420,9 @@ fn main() {
         "history_violations": violations.len(),
         "rss_kb": {"start": rss0, "after_warmup": after_warm.map(|s| s.1), "end": rss1,
                    "slope_kb_per_min_after_warmup": (rss_slope * 10.0).round() / 10.0},
-        "fds": {"start": fds0, "after_warmup": after_warm.map(|s| s.2), "end": fds1,
+        "fds": {"start": fds0, "after_warmup": after_warm.map(|s| s.2), "end": fds1, "after_free": fds2,
                 "slope_per_min": (slope(&fd_pts) * 100.0).round() / 100.0},
-        "threads": {"start": threads0, "after_warmup": after_warm.map(|s| s.3), "end": threads1,
+        "threads": {"start": threads0, "after_warmup": after_warm.map(|s| s.3), "end": threads1, "after_free": threads2,
                     "slope_per_min": (slope(&th_pts) * 100.0).round() / 100.0},
     });
     println!("{}", serde_json::to_string_pretty(&report).unwrap());
@@ -424,9 +431,15 @@ fn main() {
         .filter(|(k, _)| !matches!(k.as_str(), "complete" | "aborted"))
         .map(|(_, v)| *v)
         .sum();
-    if submitted != completed || failed > 0 || !violations.is_empty() {
+    if submitted != completed
+        || failed > 0
+        || !violations.is_empty()
+        || fds2 > fds0
+        || threads2 > threads0
+    {
         eprintln!(
-            "FAILED: {submitted} submitted, {completed} completed, {failed} not ended normally, violations: {violations:?}"
+            "FAILED: {submitted} submitted, {completed} completed, {failed} not ended normally, \
+             fds {fds0} -> {fds2}, threads {threads0} -> {threads2} after free, violations: {violations:?}"
         );
         std::process::exit(1);
     }
