@@ -1,5 +1,5 @@
 //! Session JSON fields of ABI.md v1.1 that tune the model call and the system prompt beyond
-//! [`super::call_settings`]: `thinking:{budget_tokens}`, `native_web_search`, `language` and
+//! [`super::call_settings`]: `thinking:{budget_tokens}`, `native_web_search`, `team`, `language` and
 //! `system_prompt_mode` (`"append"`, the default, or `"replace"`).
 
 use std::sync::Arc;
@@ -25,6 +25,8 @@ pub struct SessionParams {
     pub skills: Arc<Vec<super::skills::Skill>>,
     /// The prompt's inputs once assembled (settings-enabled sessions).
     pub prompt: Option<Arc<PromptInputs>>,
+    /// The four team tools (`"team": true`, [`super::team`]).
+    pub team: bool,
     /// Problems found while assembling (reported as `WARNING` events).
     pub warnings: Vec<String>,
     /// Subagents: the session JSON's `"agents"`, what assembly found, the nesting depth.
@@ -84,6 +86,11 @@ impl SessionParams {
             })?;
         }
         p.agents.parse(what, map)?;
+        if let Some(v) = get("team") {
+            p.team = v.as_bool().ok_or_else(|| {
+                SdkError::config(format!("{what}: field \"team\" must be true or false"))
+            })?;
+        }
         Ok(p)
     }
 
@@ -102,5 +109,8 @@ impl SessionParams {
             m.insert("native_web_search".into(), json!(true));
         }
         self.agents.to_fields(m);
+        if self.team {
+            m.insert("team".into(), json!(true));
+        }
     }
 }

@@ -149,6 +149,9 @@ impl InteractiveSession {
             )) as Arc<dyn Tool>
         });
         let mut tools = session_tools(&shared, &cfg, &link, tool_env.as_ref(), agent_tool)?;
+        if cfg.params.team {
+            tools.extend(crate::sdk::team::tools(&shared, &cfg.cwd));
+        }
         if let Some(b) = &budget {
             tools = crate::sdk::budget::wrap_tools(tools, b);
         }
