@@ -41,6 +41,7 @@ void test_budget_tool_calls(void);
 void test_budget_tokens(void);
 void test_budget_wall_time(void);
 void test_budget_bad_config(void);
+void test_concurrency_stress(void);
 
 static const struct {
     const char *name;
@@ -84,6 +85,7 @@ static const struct {
     {"budget_tokens", test_budget_tokens},
     {"budget_wall_time", test_budget_wall_time},
     {"budget_bad_config", test_budget_bad_config},
+    {"concurrency_stress", test_concurrency_stress},
 };
 
 int main(int argc, char **argv) {
