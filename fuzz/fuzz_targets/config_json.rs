@@ -25,7 +25,11 @@ fuzz_target!(|data: &[u8]| {
         }
         _ => {
             if let Ok(v) = serde_json::from_str::<serde_json::Value>(text) {
-                for kind in [ProviderKind::Anthropic, ProviderKind::OpenAi, ProviderKind::Gemini] {
+                for kind in [
+                    ProviderKind::Anthropic,
+                    ProviderKind::OpenAi,
+                    ProviderKind::Gemini,
+                ] {
                     drop(HttpProviderConfig::parse("fuzz", kind, &v));
                 }
                 drop(robota::tools::config::ToolsConfig::from_json(&v));

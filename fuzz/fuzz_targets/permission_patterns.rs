@@ -28,6 +28,10 @@ fuzz_target!(|data: &[u8]| {
     };
     let d = evaluate_permission(tool, &args, PermissionMode::BypassPermissions, &lists);
     if matched {
-        assert_eq!(d, PermissionDecision::Deny, "a matching deny pattern must win");
+        assert_eq!(
+            d,
+            PermissionDecision::Deny,
+            "a matching deny pattern must win"
+        );
     }
 });

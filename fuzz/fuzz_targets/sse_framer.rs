@@ -12,5 +12,9 @@ fuzz_target!(|data: &[u8]| {
     let split = sse_events(&chunks(seed, body));
     assert_eq!(whole, split, "SSE events depend on chunk boundaries");
     let bytewise: Vec<&[u8]> = body.chunks(1).collect();
-    assert_eq!(whole, sse_events(&bytewise), "byte-at-a-time feeding differs");
+    assert_eq!(
+        whole,
+        sse_events(&bytewise),
+        "byte-at-a-time feeding differs"
+    );
 });

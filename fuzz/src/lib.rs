@@ -7,6 +7,7 @@ use robota::core::errors::RobotaError;
 use robota::core::provider::{ChatResponse, StreamSink};
 use robota::providers::http::StreamDecoder;
 use robota::providers::sse::{SseEvent, SseParser};
+use robota::providers::stream::{feed_events, finish_events};
 use robota::providers::{HttpProviderConfig, ProviderKind};
 
 /// Splits `data` into chunks of 1..=64 bytes chosen by `seed` (deterministic per input).
@@ -85,9 +86,8 @@ pub struct Decoded {
     pub streamed: String,
 }
 
-/// Drives `decoder` over `parts` as `HttpTransport::attempt` does: stop at the first error or
-/// once the decoder is done; at end of body hand over a last complete event lacking its blank
-/// line. `finish` turns the decoder into the response.
+/// Drives `decoder` over `parts` with the transport's own functions (`feed_events` per chunk,
+/// `finish_events` at end of body), stopping at the first error or once the decoder is done. `finish` turns the decoder into the response.
 pub fn decode<D: StreamDecoder>(
     mut decoder: D,
     parts: &[&[u8]],
@@ -97,7 +97,7 @@ pub fn decode<D: StreamDecoder>(
     let mut parser = SseParser::new();
     let mut error: Option<RobotaError> = None;
     for part in parts {
-        if let Err(e) = parser.feed(part, |ev| decoder.event(ev, &mut sink)) {
+        if let Err(e) = feed_events(&mut parser, part, &mut decoder, &mut sink, |_, _| {}) {
             error = Some(e);
             break;
         }
@@ -105,18 +105,8 @@ pub fn decode<D: StreamDecoder>(
             break;
         }
     }
-    if error.is_none() && !decoder.done() && parser.has_partial_event() {
-        let r = parser.finish(|ev| {
-            let data = ev.data.trim();
-            let whole = data == "[DONE]"
-                || (!data.is_empty() && serde_json::from_str::<serde_json::Value>(data).is_ok());
-            if whole {
-                decoder.event(ev, &mut sink)
-            } else {
-                Ok(())
-            }
-        });
-        if let Err(e) = r {
+    if error.is_none() && !decoder.done() {
+        if let Err(e) = finish_events(&mut parser, &mut decoder, &mut sink, |_, _| {}) {
             error = Some(e);
         }
     }

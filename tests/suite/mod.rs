@@ -13,6 +13,7 @@ mod engine_stops;
 mod fake_server_invariants;
 mod ffi_error_classes;
 mod ffi_wait_delivered;
+mod fuzz_findings;
 mod header_hygiene;
 mod hooks_command_executor;
 mod hooks_http_executor;
