@@ -23,18 +23,21 @@ targets=${FUZZ_TARGETS:-$(cargo +nightly fuzz list)}
 # C ABI is .ci/rust_asan.sh); instrumentation alone keeps executions per second high.
 cargo +nightly fuzz build -s none
 work=$(cd .. && pwd)/target/fuzz-work
+bin=target/$(rustc -vV | sed -n 's/^host: //p')/release
+mkdir -p artifacts
 bash seed.sh "$work" >/dev/null
 for t in $targets; do
   echo "== fuzz $t (${secs}s)"
   mkdir -p "corpus/$t" "$work/$t"
   log="$work/$t.log"
   rc=0
-  cargo +nightly fuzz run -s none "$t" "$work/$t" "corpus/$t" -- \
+  # The built binary directly: `cargo fuzz run` may rebuild with other flags.
+  "$bin/$t" "$work/$t" "corpus/$t" -artifact_prefix="artifacts/$t-" \
     -max_total_time="$secs" -rss_limit_mb=2048 -timeout=20 -print_final_stats=1 >"$log" 2>&1 || rc=$?
   grep -E '^stat::(number_of_executed_units|peak_rss_mb)' "$log" || true
   if [ "$rc" -ne 0 ]; then
     tail -n 60 "$log"
-    echo "fuzz target $t failed: reproduce with: cd fuzz && cargo +nightly fuzz run -s none $t <crash file named above>"
+    echo "fuzz target $t failed: reproduce with: cd fuzz && $bin/$t <the crash file named above>"
     exit 1
   fi
 done
