@@ -6,11 +6,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-cargo build --release --lib
+# .ci/rust_asan.sh and .ci/tsan.sh reuse this with a sanitized librobota: C_LIB_DIR (where it
+# is; default: build target/release), C_SANITIZER (address|thread), C_OUT (the test binary).
+lib_dir=${C_LIB_DIR:-target/release}
+sanitizer=${C_SANITIZER:-address}
+out=${C_OUT:-target/c_tests_asan}
+[ -n "${C_LIB_DIR:-}" ] || cargo build --release --lib
 cargo build --example fake_model_server
-gcc -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -g -fsanitize=address -fno-omit-frame-pointer \
-  -Iinclude tests/c/*.c -Ltarget/release -lrobota -Wl,-rpath,"$PWD/target/release" -lpthread \
-  -o target/c_tests_asan
+gcc -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -g -fsanitize="$sanitizer" -fno-omit-frame-pointer \
+  -Iinclude tests/c/*.c -L"$lib_dir" -lrobota -Wl,-rpath,"$(cd "$lib_dir" && pwd)" -lpthread \
+  -o "$out"
 
 coproc FAKE { exec target/debug/examples/fake_model_server; }
 trap 'kill "$FAKE_PID" 2>/dev/null || true' EXIT
@@ -25,8 +30,8 @@ for cmd in \
   case "$ack" in *'"ok":true'*) ;; *) echo "fake server refused $cmd: $ack"; exit 1 ;; esac
 done
 
-ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=tests/c/lsan.supp ROBOTA_FAKE_BASE_URL="$base" \
-  target/c_tests_asan | tee target/c_tests_asan.out
-if grep -q skipped target/c_tests_asan.out; then
-  echo "a C test was skipped under ASan"; exit 1
+ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} LSAN_OPTIONS=suppressions=tests/c/lsan.supp \
+  ROBOTA_FAKE_BASE_URL="$base" "$out" | tee "$out.out"
+if grep -q skipped "$out.out"; then
+  echo "a C test was skipped under $sanitizer"; exit 1
 fi

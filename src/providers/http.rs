@@ -16,8 +16,8 @@ mod finish;
 
 use super::config::{HttpProviderConfig, MAX_RETRY_DELAY};
 use super::errors::{parse_retry_after, redact, scrub, status_error, vendor_message, who};
-use super::sse::SseParser;
-use super::stream::raw_event;
+use super::sse::{SseEvent, SseParser};
+use super::stream::{feed_events, finish_events, raw_event};
 pub use super::stream::{StreamDecoder, StreamOutcome};
 use crate::core::env_ref::{is_env_reference, ENV_REFERENCE_PREFIX};
 use crate::core::errors::RobotaError;
@@ -335,6 +335,12 @@ impl HttpTransport {
         tokio::pin!(sleep);
         let wants_raw = sink.wants_raw_payloads();
         let mut seq = 0u64;
+        let name = &self.cfg.name;
+        let mut raw = |ev: &SseEvent<'_>, sink: &mut dyn StreamSink| {
+            if wants_raw {
+                raw_event(name, api_surface, ev, &mut seq, sink);
+            }
+        };
         let mut events = 0usize;
         loop {
             let chunk = tokio::select! {
@@ -354,12 +360,9 @@ impl HttpTransport {
                 Ok(Some(bytes)) => {
                     sleep.as_mut().reset(Instant::now() + idle);
                     sink.on_activity();
-                    parser.feed(&bytes, |ev| {
+                    feed_events(parser, &bytes, decoder, sink, |ev, sink| {
                         events += 1;
-                        if wants_raw {
-                            raw_event(&self.cfg.name, api_surface, &ev, &mut seq, sink);
-                        }
-                        decoder.event(ev, sink)
+                        raw(ev, sink);
                     })?;
                     if decoder.done() {
                         if decoder.complete() {
@@ -371,8 +374,7 @@ impl HttpTransport {
                     }
                 }
                 Ok(None) => {
-                    let mid_event =
-                        self.finish_stream(parser, decoder, sink, api_surface, &mut seq)?;
+                    let mid_event = finish_events(parser, decoder, sink, &mut raw)?;
                     if decoder.complete() {
                         return self.finished(decoder, key).map_err(AttemptError::from);
                     }
@@ -381,8 +383,7 @@ impl HttpTransport {
                         .into());
                 }
                 Err(e) => {
-                    let mid_event =
-                        self.finish_stream(parser, decoder, sink, api_surface, &mut seq)?;
+                    let mid_event = finish_events(parser, decoder, sink, &mut raw)?;
                     if decoder.complete() {
                         return self.finished(decoder, key).map_err(AttemptError::from);
                     }
@@ -392,39 +393,6 @@ impl HttpTransport {
                 }
             }
         }
-    }
-
-    /// End of the body: hands a last event that lacks its closing blank line to the decoder
-    /// when its data is complete (JSON that parses, or `[DONE]`), as the vendors' SDKs do.
-    /// Returns true when an incomplete event was left over (the stream was cut mid-event).
-    fn finish_stream(
-        &self,
-        parser: &mut SseParser,
-        decoder: &mut dyn StreamDecoder,
-        sink: &mut dyn StreamSink,
-        api_surface: &'static str,
-        seq: &mut u64,
-    ) -> Result<bool, RobotaError> {
-        if !parser.has_partial_event() {
-            return Ok(false);
-        }
-        let wants_raw = sink.wants_raw_payloads();
-        let mut cut = true;
-        parser.finish(|ev| {
-            let data = ev.data.trim();
-            let whole = data == "[DONE]"
-                || (!data.is_empty()
-                    && serde_json::from_str::<serde::de::IgnoredAny>(data).is_ok());
-            if !whole {
-                return Ok(());
-            }
-            cut = false;
-            if wants_raw {
-                raw_event(&self.cfg.name, api_surface, &ev, seq, sink);
-            }
-            decoder.event(ev, sink)
-        })?;
-        Ok(cut)
     }
 }
 

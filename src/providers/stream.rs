@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::convert::Accumulated;
-use super::sse::SseEvent;
+use super::sse::{SseEvent, SseParser};
 use super::whole::WholeEvent;
 use crate::core::errors::RobotaError;
 use crate::core::provider::{RawPayloadEvent, RawPayloadKind, StreamSink};
@@ -66,4 +66,52 @@ pub(crate) fn raw_event(
         payload,
     });
     *seq += 1;
+}
+
+/// Hands the events of one body chunk to `decoder`, in order, and none after its end marker
+/// ([`StreamDecoder::done`]): what follows `[DONE]` / `message_stop` in the same chunk is
+/// ignored, exactly as when it arrives in a later chunk that is never read, so the answer never
+/// depends on where the network cut the bytes. `each` sees every event handed over (counting,
+/// raw payloads) before the decoder does.
+pub fn feed_events(
+    parser: &mut SseParser,
+    chunk: &[u8],
+    decoder: &mut dyn StreamDecoder,
+    sink: &mut dyn StreamSink,
+    mut each: impl FnMut(&SseEvent<'_>, &mut dyn StreamSink),
+) -> Result<(), RobotaError> {
+    parser.feed(chunk, |ev| {
+        if decoder.done() {
+            return Ok(());
+        }
+        each(&ev, sink);
+        decoder.event(ev, sink)
+    })
+}
+
+/// End of the body: hands a last event that lacks its closing blank line to the decoder when
+/// its data is complete (JSON that parses, or `[DONE]`), as the vendors' SDKs do. Returns true
+/// when an incomplete event was left over (the stream was cut mid-event).
+pub fn finish_events(
+    parser: &mut SseParser,
+    decoder: &mut dyn StreamDecoder,
+    sink: &mut dyn StreamSink,
+    mut each: impl FnMut(&SseEvent<'_>, &mut dyn StreamSink),
+) -> Result<bool, RobotaError> {
+    if !parser.has_partial_event() {
+        return Ok(false);
+    }
+    let mut cut = true;
+    parser.finish(|ev| {
+        let data = ev.data.trim();
+        let whole = data == "[DONE]"
+            || (!data.is_empty() && serde_json::from_str::<serde::de::IgnoredAny>(data).is_ok());
+        if !whole || decoder.done() {
+            return Ok(());
+        }
+        cut = false;
+        each(&ev, sink);
+        decoder.event(ev, sink)
+    })?;
+    Ok(cut)
 }

@@ -44,6 +44,7 @@ void test_budget_bad_config(void);
 void test_subagent_events_every_delivery_mode(void);
 void test_team_tools_and_register_template(void);
 void test_prompt_hooks_allow_block_and_garbage(void);
+void test_concurrency_stress(void);
 
 static const struct {
     const char *name;
@@ -90,6 +91,7 @@ static const struct {
     {"budget_bad_config", test_budget_bad_config},
     {"team_tools_and_register_template", test_team_tools_and_register_template},
     {"prompt_hooks_allow_block_and_garbage", test_prompt_hooks_allow_block_and_garbage},
+    {"concurrency_stress", test_concurrency_stress},
 };
 
 int main(int argc, char **argv) {

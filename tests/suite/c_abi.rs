@@ -54,6 +54,7 @@ fn compile_c_tests(lib_dir: &Path) -> PathBuf {
         "test_budget.c",
         "test_subagents.c",
         "test_team.c",
+        "test_stress.c",
         "main.c",
     ] {
         cmd.arg(root.join("tests/c").join(f));

@@ -30,11 +30,21 @@ pub fn load_layer(
             return None;
         }
     };
+    parse_layer(&text, &path.display().to_string(), env, warnings)
+}
+
+/// Validates the text of one settings file named `file` (in warnings), as [`load_layer`] does
+/// after reading it. `None` when the text is blank.
+pub fn parse_layer(
+    text: &str,
+    file: &str,
+    env: &EnvVars,
+    warnings: &mut Vec<String>,
+) -> Option<Map<String, Value>> {
     if text.trim().is_empty() {
         return None;
     }
-    let file = path.display().to_string();
-    let map = match serde_json::from_str::<Value>(&text) {
+    let map = match serde_json::from_str::<Value>(text) {
         Ok(Value::Object(m)) => m,
         Ok(_) => {
             warnings.push(format!(
@@ -50,7 +60,7 @@ pub fn load_layer(
         }
     };
     let mut w = Check {
-        file: &file,
+        file,
         env,
         warnings,
     };

@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 use crate::core::env_ref::EnvVars;
 use crate::core::permissions::PermissionMode;
 
-pub use layers::{load_layer, TRUST_LEVELS};
+pub use layers::{load_layer, parse_layer, TRUST_LEVELS};
 pub use merge::merge_into;
 
 /// The model a settings file falls back to when its provider names none.

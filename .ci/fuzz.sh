@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Runs every cargo-fuzz target (fuzz/) for FUZZ_SECONDS each (default 60), one after the other
+# (the CI machine has 2 cores; libFuzzer uses one). Seeds: fuzz/corpus/<target> (small, in the
+# repo) plus the recorded vendor streams (fuzz/seed.sh). Skips with a message, not a failure,
+# when no nightly toolchain is installed. FUZZ_TARGETS="a b" runs a subset.
+# Budget: 11 targets x 60 s ≈ 11 min of fuzzing plus one build (~4 min warm); set FUZZ_SECONDS
+# lower (e.g. 20) where the CI total must shrink.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+secs=${FUZZ_SECONDS:-60}
+
+if ! rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
+  echo "fuzz: no nightly toolchain installed (rustup toolchain list); fuzzing skipped"
+  exit 0
+fi
+if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
+  cargo +nightly install cargo-fuzz --locked
+fi
+
+cd fuzz
+targets=${FUZZ_TARGETS:-$(cargo +nightly fuzz list)}
+# No sanitizer: the targets are safe Rust plus the C ABI called with valid pointers (ASan on the
+# C ABI is .ci/rust_asan.sh); instrumentation alone keeps executions per second high.
+cargo +nightly fuzz build -s none
+work=$(cd .. && pwd)/target/fuzz-work
+bin=target/$(rustc -vV | sed -n 's/^host: //p')/release
+mkdir -p artifacts
+bash seed.sh "$work" >/dev/null
+for t in $targets; do
+  echo "== fuzz $t (${secs}s)"
+  mkdir -p "corpus/$t" "$work/$t"
+  log="$work/$t.log"
+  rc=0
+  # The built binary directly: `cargo fuzz run` may rebuild with other flags.
+  "$bin/$t" "$work/$t" "corpus/$t" -artifact_prefix="artifacts/$t-" \
+    -max_total_time="$secs" -rss_limit_mb=2048 -timeout=20 -print_final_stats=1 >"$log" 2>&1 || rc=$?
+  grep -E '^stat::(number_of_executed_units|peak_rss_mb)' "$log" || true
+  if [ "$rc" -ne 0 ]; then
+    tail -n 60 "$log"
+    echo "fuzz target $t failed: reproduce with: cd fuzz && $bin/$t <the crash file named above>"
+    exit 1
+  fi
+done

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# ThreadSanitizer on the C tests' host code and the concurrency stress (tests/c/test_stress.c:
+# submit/abort/free/respond from many threads), with librobota's Rust side built with
+# `-Zsanitizer=thread -Zbuild-std` (nightly; std must be instrumented too, or its atomics are
+# invisible and every handoff through the library looks like a race).
+# Skips with a message, not a failure, when no nightly toolchain is installed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if ! rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
+  echo "tsan: no nightly toolchain installed; ThreadSanitizer skipped"
+  exit 0
+fi
+rustup component add rust-src --toolchain nightly >/dev/null 2>&1 || true
+triple=$(rustc -vV | sed -n 's/^host: //p')
+RUSTFLAGS="-Zsanitizer=thread -Cforce-frame-pointers=yes" \
+  cargo +nightly build -Zbuild-std --lib --target "$triple" --target-dir target/tsan
+# halt_on_error: the first race fails the step; suppressions name known false positives only.
+TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/tests/c/tsan.supp" \
+  C_LIB_DIR="target/tsan/$triple/debug" C_SANITIZER=thread C_OUT=target/c_tests_tsan \
+  ROBOTA_C_TEST_QUICKSTART_RUNS=${ROBOTA_C_TEST_QUICKSTART_RUNS:-20} bash .ci/c_asan.sh

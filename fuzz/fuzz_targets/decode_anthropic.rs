@@ -1,0 +1,14 @@
+//! The Anthropic Messages stream decoder behind the SSE framer (see `robota_fuzz::check_decoder`).
+#![no_main]
+use libfuzzer_sys::fuzz_target;
+use robota::providers::anthropic::AnthropicDecoder;
+use robota::providers::ProviderKind;
+
+fuzz_target!(|data: &[u8]| {
+    let cfg = robota_fuzz::config(ProviderKind::Anthropic);
+    robota_fuzz::check_decoder(
+        data,
+        || AnthropicDecoder::new(cfg.clone(), "claude-fuzz"),
+        |d| d.into_response(false),
+    );
+});
