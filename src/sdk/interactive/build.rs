@@ -109,7 +109,7 @@ impl InteractiveSession {
         let mut cfg = cfg;
         let settings = assembly::apply_settings(&mut cfg, &assembly::env_of(&shared))?;
         let tool_env = assembly::tool_env(&shared, &cfg, settings.as_ref());
-        let provider = shared.make_provider(&cfg.provider)?;
+        let provider = crate::sdk::record::wrap(shared.make_provider(&cfg.provider)?, &cfg)?;
         let restore = restore.unwrap_or_default();
         let session_id = cfg
             .session_id
