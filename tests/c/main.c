@@ -41,6 +41,9 @@ void test_budget_tool_calls(void);
 void test_budget_tokens(void);
 void test_budget_wall_time(void);
 void test_budget_bad_config(void);
+void test_budget_cost(void);
+void test_record_replay_thread_and_pull(void);
+void test_replay_refusals(void);
 
 static const struct {
     const char *name;
@@ -84,6 +87,9 @@ static const struct {
     {"budget_tokens", test_budget_tokens},
     {"budget_wall_time", test_budget_wall_time},
     {"budget_bad_config", test_budget_bad_config},
+    {"budget_cost", test_budget_cost},
+    {"record_replay_thread_and_pull", test_record_replay_thread_and_pull},
+    {"replay_refusals", test_replay_refusals},
 };
 
 int main(int argc, char **argv) {

@@ -129,16 +129,8 @@ impl InteractiveSession {
             can_answer,
             released: Default::default(),
         });
-        let budget = cfg.budget.clone().map(|l| {
-            Arc::new(crate::core::budget::Budget::new(
-                l,
-                crate::core::budget::BudgetSpent::default(),
-            ))
-        });
-        let mut tools = session_tools(&shared, &cfg, &link, tool_env.as_ref())?;
-        if let Some(b) = &budget {
-            tools = crate::sdk::budget::wrap_tools(tools, b);
-        }
+        let budget = crate::sdk::budget::session_budget(&cfg, restore.budget_spent);
+        let tools = session_tools(&shared, &cfg, &link, tool_env.as_ref())?;
         cfg.params.prompt = assembly::prompt_inputs(&cfg, settings.as_ref(), &tools).map(Arc::new);
         let core = Arc::new(Core {
             link: link.clone(),
@@ -183,6 +175,7 @@ impl InteractiveSession {
         so.session_id = Some(session_id.clone());
         so.history = Some(ConversationStore::from_entries(restore.conversation));
         so.auto_compact_threshold = cfg.auto_compact_threshold;
+        so.budget = budget.clone();
         so.compact_instructions = crate::sdk::compact_config::compact_instructions(
             cfg.compact_instructions.as_deref(),
             &so.cwd,
