@@ -12,7 +12,7 @@
 //! The first line is the header (format version [`FORMAT_VERSION`]); then one line per model
 //! call (`exchange`: the normalized request, the stream in order, the response or the `error`)
 //! and one per context window a server reported. Only what the model saw and answered is
-//! written: never headers, keys or URLs.
+//! written: never headers or keys (error messages as the provider reported them, keys redacted).
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
