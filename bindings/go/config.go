@@ -221,10 +221,10 @@ type Budget struct {
 	MaxTotalTokens uint64 `json:"max_total_tokens,omitempty"`
 	// MaxCostUSD needs the model's price in the library's model table (else NewSession fails
 	// with ErrInvalidConfig).
-	MaxCostUSD     float64 `json:"max_cost_usd,omitempty"`
-	MaxWallMS      uint64 `json:"max_wall_ms,omitempty"`
-	MaxToolCalls   uint64 `json:"max_tool_calls,omitempty"`
-	MaxModelCalls  uint64 `json:"max_model_calls,omitempty"`
+	MaxCostUSD    float64 `json:"max_cost_usd,omitempty"`
+	MaxWallMS     uint64  `json:"max_wall_ms,omitempty"`
+	MaxToolCalls  uint64  `json:"max_tool_calls,omitempty"`
+	MaxModelCalls uint64  `json:"max_model_calls,omitempty"`
 }
 
 // Overrides change fields of a resumed or forked session; zero fields keep the saved ones.

@@ -38,7 +38,7 @@ func TestRecordThenReplayOfflineAndCostBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Response != want.Response || got.Response != "Calling.\n\nFound it." {
+	if got.Response != want.Response || got.Response != "Found it." {
 		t.Fatalf("replayed %q, recorded %q", got.Response, want.Response)
 	}
 	if _, err := run("rep", "other", ""); err == nil || !strings.Contains(err.Error(), `message 0 (role user): field "content": recorded "go", got "other"`) {
