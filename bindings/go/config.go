@@ -194,6 +194,9 @@ type SessionConfig struct {
 	// Record appends every model request and its response stream to this JSONL file
 	// (relative to Cwd); a "replay" provider serves it back.
 	Record string `json:"record,omitempty"`
+	// Team gives the session the team tools (listTemplateCategories, listTemplates,
+	// getTemplateDetail, assignTask); see Runtime.RegisterTemplate.
+	Team bool `json:"team,omitempty"`
 	// ContextWindow overrides the window the library uses (default: the window the server
 	// tells, else the model table, else a stated default with a CONTEXT_WINDOW_ASSUMED warning).
 	ContextWindow int `json:"context_window,omitempty"`

@@ -44,6 +44,8 @@ void test_budget_bad_config(void);
 void test_budget_cost(void);
 void test_record_replay_thread_and_pull(void);
 void test_replay_refusals(void);
+void test_team_tools_and_register_template(void);
+void test_prompt_hooks_allow_block_and_garbage(void);
 
 static const struct {
     const char *name;
@@ -90,6 +92,8 @@ static const struct {
     {"budget_cost", test_budget_cost},
     {"record_replay_thread_and_pull", test_record_replay_thread_and_pull},
     {"replay_refusals", test_replay_refusals},
+    {"team_tools_and_register_template", test_team_tools_and_register_template},
+    {"prompt_hooks_allow_block_and_garbage", test_prompt_hooks_allow_block_and_garbage},
 };
 
 int main(int argc, char **argv) {

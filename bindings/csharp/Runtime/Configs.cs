@@ -276,6 +276,9 @@ namespace Robota
         /// (relative to <see cref="Cwd"/>); <see cref="ProviderConfig.Replay"/> serves it back.</summary>
         public string Record { get; set; }
 
+        /// <summary>Gives the session the team tools (listTemplateCategories, listTemplates, getTemplateDetail, assignTask; <see cref="RobotaRuntime.RegisterTemplate"/>).</summary>
+        public bool? Team { get; set; }
+
         /// <summary>The JSON name of a delivery mode.</summary>
         public static string DeliveryName(Delivery d) => d == Delivery.Pump ? "pump" : d == Delivery.Pull ? "pull" : "thread";
 
@@ -315,6 +318,7 @@ namespace Robota
             if (ToolConfigJson != null) d["tool_config"] = new JsonRaw(ToolConfigJson);
             if (HostIo.HasValue) d["host_io"] = HostIo.Value;
             if (Record != null) d["record"] = Record;
+            if (Team.HasValue) d["team"] = Team.Value;
             if (Budget != null) d["budget"] = Budget.ToDictionary();
             if (ContextWindow.HasValue) d["context_window"] = ContextWindow.Value;
             if (ToolChoice != null) d["tool_choice"] = ToolChoice.JsonValue();

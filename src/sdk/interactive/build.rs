@@ -130,7 +130,10 @@ impl InteractiveSession {
             released: Default::default(),
         });
         let budget = crate::sdk::budget::session_budget(&cfg, restore.budget_spent);
-        let tools = session_tools(&shared, &cfg, &link, tool_env.as_ref())?;
+        let mut tools = session_tools(&shared, &cfg, &link, tool_env.as_ref())?;
+        if cfg.params.team {
+            tools.extend(crate::sdk::team::tools(&shared, &cfg.cwd));
+        }
         cfg.params.prompt = assembly::prompt_inputs(&cfg, settings.as_ref(), &tools).map(Arc::new);
         let core = Arc::new(Core {
             link: link.clone(),
