@@ -28,7 +28,8 @@ type RuntimeConfig struct {
 }
 
 // ProviderConfig is one provider profile. Kind is "anthropic", "openai",
-// "openai-compatible", "gemini" or "scripted" (offline, deterministic: Turns).
+// "openai-compatible", "gemini", "scripted" (offline, deterministic: Turns) or "replay"
+// (serves a SessionConfig.Record file back: File, Strict).
 type ProviderConfig struct {
 	Kind string `json:"kind"`
 	// BaseURL overrides the vendor endpoint (a proxy, a local server, a test double).
@@ -43,6 +44,11 @@ type ProviderConfig struct {
 	// Fallback of the scripted provider when Turns run out: "echo" (default),
 	// "repeat_last" or "error".
 	Fallback string `json:"fallback,omitempty"`
+	// File is the recording a "replay" provider serves (read when a session is created).
+	File string `json:"file,omitempty"`
+	// Strict makes a "replay" provider fail a call whose request differs from the recorded
+	// one, naming the first difference.
+	Strict bool `json:"strict,omitempty"`
 	// Extra holds keys this struct does not name.
 	Extra map[string]any `json:"-"`
 }
@@ -185,6 +191,9 @@ type SessionConfig struct {
 	Budget *Budget `json:"budget,omitempty"`
 	// HostIO runs the built-in tools through the runtime's HostIOHandler (Runtime.SetHostIO).
 	HostIO bool `json:"host_io,omitempty"`
+	// Record appends every model request and its response stream to this JSONL file
+	// (relative to Cwd); a "replay" provider serves it back.
+	Record string `json:"record,omitempty"`
 	// Team gives the session the team tools (listTemplateCategories, listTemplates,
 	// getTemplateDetail, assignTask); see Runtime.RegisterTemplate.
 	Team bool `json:"team,omitempty"`
@@ -225,9 +234,12 @@ type Thinking struct {
 // one stops with StopBudget (Turn.Wait: ErrBudget) and later submits fail with ErrBudget.
 type Budget struct {
 	MaxTotalTokens uint64 `json:"max_total_tokens,omitempty"`
-	MaxWallMS      uint64 `json:"max_wall_ms,omitempty"`
-	MaxToolCalls   uint64 `json:"max_tool_calls,omitempty"`
-	MaxModelCalls  uint64 `json:"max_model_calls,omitempty"`
+	// MaxCostUSD needs the model's price in the library's model table (else NewSession fails
+	// with ErrInvalidConfig).
+	MaxCostUSD    float64 `json:"max_cost_usd,omitempty"`
+	MaxWallMS     uint64  `json:"max_wall_ms,omitempty"`
+	MaxToolCalls  uint64  `json:"max_tool_calls,omitempty"`
+	MaxModelCalls uint64  `json:"max_model_calls,omitempty"`
 }
 
 // Overrides change fields of a resumed or forked session; zero fields keep the saved ones.

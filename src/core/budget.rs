@@ -1,13 +1,17 @@
-//! Hard budgets of a session: total tokens, wall time, tool calls and model calls, counted over
-//! the session's life. The engine asks before each model call ([`Budget::check_model_call`]) and
+//! Hard budgets of a session: total tokens, cost (from the model's list price), wall time, tool
+//! calls and model calls, counted over the session's life. The engine asks before each model call ([`Budget::check_model_call`]) and
 //! each tool call ([`Budget::check_tool_call`]); a call that would cross a limit is not made and
-//! the run stops with [`RunStop::Budget`](super::execution::RunStop::Budget). Tokens are checked
-//! after each call: the call that crosses the limit finishes, the next one is refused.
+//! the run stops with [`RunStop::Budget`](super::execution::RunStop::Budget). Tokens and cost
+//! are checked after each call: the call that crosses the limit finishes, the next one is
+//! refused.
 
 use std::sync::Mutex;
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
+
+use super::pricing::ModelPrice;
+use super::tokens::TokenUsage;
 
 /// The limits (`None` = unlimited).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -15,6 +19,9 @@ pub struct BudgetLimits {
     /// Input + output tokens over all model calls.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_total_tokens: Option<u64>,
+    /// Cost in USD over all model calls (needs the model's price).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_cost_usd: Option<f64>,
     /// Wall time of all turns (ms).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_wall_ms: Option<u64>,
@@ -31,6 +38,9 @@ pub struct BudgetLimits {
 pub struct BudgetSpent {
     /// Tokens of all model calls.
     pub total_tokens: u64,
+    /// Cost of all model calls in micro-USD.
+    #[serde(default)]
+    pub cost_micro_usd: u64,
     /// Wall time of finished turns (ms).
     pub wall_ms: u64,
     /// Tool calls run.
@@ -44,18 +54,34 @@ pub struct BudgetSpent {
 pub struct BudgetExceeded {
     /// The limit's name (`max_model_calls`, …).
     pub limit: &'static str,
-    /// The limit's value.
+    /// The limit's value (`max_cost_usd`: micro-USD).
     pub max: u64,
-    /// What was spent when the call was refused.
+    /// What was spent when the call was refused (`max_cost_usd`: micro-USD).
     pub used: u64,
 }
 
+/// Micro-USD as USD.
+pub fn usd(micro: u64) -> f64 {
+    micro as f64 / 1e6
+}
+
 impl BudgetExceeded {
+    /// A figure as shown (`max_cost_usd`: in USD).
+    pub fn figure(&self, v: u64) -> serde_json::Value {
+        if self.limit == "max_cost_usd" {
+            serde_json::json!(usd(v))
+        } else {
+            serde_json::json!(v)
+        }
+    }
+
     /// `budget exceeded: max_model_calls is 2 and 2 were used`.
     pub fn message(&self) -> String {
         format!(
             "budget exceeded: {} is {} and {} were used",
-            self.limit, self.max, self.used
+            self.limit,
+            self.figure(self.max),
+            self.figure(self.used)
         )
     }
 }
@@ -72,14 +98,17 @@ struct State {
 #[derive(Debug, Default)]
 pub struct Budget {
     limits: BudgetLimits,
+    /// The session model's price (needed by `max_cost_usd`; refused at creation without one).
+    price: Option<ModelPrice>,
     state: Mutex<State>,
 }
 
 impl Budget {
     /// A budget with `limits`, continuing from `spent` (a resumed session).
-    pub fn new(limits: BudgetLimits, spent: BudgetSpent) -> Self {
+    pub fn new(limits: BudgetLimits, spent: BudgetSpent, price: Option<ModelPrice>) -> Self {
         Budget {
             limits,
+            price,
             state: Mutex::new(State {
                 spent,
                 ..State::default()
@@ -131,6 +160,13 @@ impl Budget {
         )
         .or_else(|| {
             reached(
+                "max_cost_usd",
+                self.limits.max_cost_usd.map(|m| (m * 1e6).round() as u64),
+                s.cost_micro_usd,
+            )
+        })
+        .or_else(|| {
+            reached(
                 "max_model_calls",
                 self.limits.max_model_calls,
                 s.model_calls,
@@ -149,9 +185,17 @@ impl Budget {
         Ok(())
     }
 
-    /// Adds the tokens of a finished model call.
-    pub fn record_tokens(&self, tokens: u64) {
-        self.lock().spent.total_tokens += tokens;
+    /// Adds the usage of a finished model call (its tokens and, with a price, its cost).
+    pub fn record_usage(&self, usage: &TokenUsage) {
+        let cost = self.price.map_or(0, |p| p.cost_micro_usd(usage));
+        let mut st = self.lock();
+        st.spent.total_tokens += usage.total();
+        st.spent.cost_micro_usd += cost;
+    }
+
+    /// The price costs are computed with.
+    pub fn price(&self) -> Option<ModelPrice> {
+        self.price
     }
 
     /// Asks for one tool call: counts it, or refuses it (the refusal is remembered, so the next
@@ -201,6 +245,7 @@ mod tests {
                 ..Default::default()
             },
             BudgetSpent::default(),
+            None,
         );
         assert!(b.check_model_call().is_ok());
         assert!(b.check_tool_call().is_ok());
@@ -223,10 +268,44 @@ mod tests {
                 ..Default::default()
             },
             BudgetSpent::default(),
+            None,
         );
         assert!(b.check_model_call().is_ok());
-        b.record_tokens(150);
+        b.record_usage(&TokenUsage {
+            input_tokens: 100,
+            output_tokens: 50,
+            ..Default::default()
+        });
         let e = b.check_model_call().unwrap_err();
         assert_eq!((e.limit, e.max, e.used), ("max_total_tokens", 100, 150));
+    }
+
+    #[test]
+    fn cost_is_checked_after_the_call_that_crosses() {
+        let b = Budget::new(
+            BudgetLimits {
+                max_cost_usd: Some(0.01),
+                ..Default::default()
+            },
+            BudgetSpent::default(),
+            Some(super::super::pricing::SONNET_4_5),
+        );
+        assert!(b.check_model_call().is_ok());
+        // 3000×3 = 9000 µ$: under the limit
+        b.record_usage(&TokenUsage {
+            input_tokens: 3000,
+            ..Default::default()
+        });
+        assert!(b.check_model_call().is_ok());
+        b.record_usage(&TokenUsage {
+            output_tokens: 100,
+            ..Default::default()
+        });
+        let e = b.check_model_call().unwrap_err();
+        assert_eq!((e.limit, e.max, e.used), ("max_cost_usd", 10_000, 10_500));
+        assert_eq!(
+            e.message(),
+            "budget exceeded: max_cost_usd is 0.01 and 0.0105 were used"
+        );
     }
 }

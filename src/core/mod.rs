@@ -13,6 +13,7 @@ pub mod log;
 pub mod message;
 pub mod models;
 pub mod permissions;
+pub mod pricing;
 pub mod provider;
 pub mod store;
 pub mod tokens;

@@ -1,4 +1,7 @@
-//! Claude model metadata (`CLAUDE_MODELS`) and `formatTokenCount`.
+//! Claude model metadata (`CLAUDE_MODELS`, with list prices from [`super::pricing`]) and
+//! `formatTokenCount`.
+
+use super::pricing::{ModelPrice, HAIKU_4_5, OPUS_4_5, OPUS_4_6, SONNET_4_5};
 
 /// Fallback context window for unknown models.
 pub const DEFAULT_CONTEXT_WINDOW: u64 = 200_000;
@@ -6,7 +9,7 @@ pub const DEFAULT_CONTEXT_WINDOW: u64 = 200_000;
 pub const DEFAULT_MAX_OUTPUT: u64 = 16_384;
 
 /// One model definition.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ModelDefinition {
     /// API id.
     pub id: &'static str,
@@ -16,6 +19,8 @@ pub struct ModelDefinition {
     pub context_window: u64,
     /// Max output tokens.
     pub max_output: u64,
+    /// List prices (USD per million tokens).
+    pub price: ModelPrice,
 }
 
 /// Known Claude models (4.5+), keyed by exact API id.
@@ -25,54 +30,67 @@ pub const CLAUDE_MODELS: &[ModelDefinition] = &[
         name: "Claude Opus 4.6",
         context_window: 1_000_000,
         max_output: 128_000,
+        price: OPUS_4_6,
     },
     ModelDefinition {
         id: "claude-sonnet-4-6",
         name: "Claude Sonnet 4.6",
         context_window: 1_000_000,
         max_output: 64_000,
+        price: SONNET_4_5,
     },
     ModelDefinition {
         id: "claude-haiku-4-5",
         name: "Claude Haiku 4.5",
         context_window: 200_000,
         max_output: 64_000,
+        price: HAIKU_4_5,
     },
     ModelDefinition {
         id: "claude-haiku-4-5-20251001",
         name: "Claude Haiku 4.5",
         context_window: 200_000,
         max_output: 64_000,
+        price: HAIKU_4_5,
     },
     ModelDefinition {
         id: "claude-sonnet-4-5",
         name: "Claude Sonnet 4.5",
         context_window: 200_000,
         max_output: 64_000,
+        price: SONNET_4_5,
     },
     ModelDefinition {
         id: "claude-sonnet-4-5-20250929",
         name: "Claude Sonnet 4.5",
         context_window: 200_000,
         max_output: 64_000,
+        price: SONNET_4_5,
     },
     ModelDefinition {
         id: "claude-opus-4-5",
         name: "Claude Opus 4.5",
         context_window: 200_000,
         max_output: 64_000,
+        price: OPUS_4_5,
     },
     ModelDefinition {
         id: "claude-opus-4-5-20251101",
         name: "Claude Opus 4.5",
         context_window: 200_000,
         max_output: 64_000,
+        price: OPUS_4_5,
     },
 ];
 
 /// Looks a model up by exact id.
 pub fn find_model(id: &str) -> Option<&'static ModelDefinition> {
     CLAUDE_MODELS.iter().find(|m| m.id == id)
+}
+
+/// List prices of a model id (`None` when the table does not know it).
+pub fn model_price(id: &str) -> Option<ModelPrice> {
+    find_model(id).map(|m| m.price)
 }
 
 /// Context window for a model id (unknown → [`DEFAULT_CONTEXT_WINDOW`]).

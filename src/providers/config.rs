@@ -27,16 +27,19 @@ pub enum ProviderKind {
     Gemini,
     /// The deterministic offline provider: the profile is its script.
     Scripted,
+    /// Serves a recording back (`{"kind":"replay","file","strict"?}`).
+    Replay,
 }
 
 impl ProviderKind {
     /// Every kind, in the order error messages list them.
-    pub const ALL: [ProviderKind; 5] = [
+    pub const ALL: [ProviderKind; 6] = [
         ProviderKind::Anthropic,
         ProviderKind::OpenAi,
         ProviderKind::OpenAiCompatible,
         ProviderKind::Gemini,
         ProviderKind::Scripted,
+        ProviderKind::Replay,
     ];
 
     /// Parses a `kind` value (`None` for an unknown kind).
@@ -62,6 +65,7 @@ impl ProviderKind {
             ProviderKind::OpenAiCompatible => "openai-compatible",
             ProviderKind::Gemini => "gemini",
             ProviderKind::Scripted => "scripted",
+            ProviderKind::Replay => "replay",
         }
     }
 
@@ -72,7 +76,7 @@ impl ProviderKind {
             ProviderKind::Anthropic => "https://api.anthropic.com",
             ProviderKind::OpenAi | ProviderKind::OpenAiCompatible => "https://api.openai.com/v1",
             ProviderKind::Gemini => "https://generativelanguage.googleapis.com/v1beta",
-            ProviderKind::Scripted => "",
+            ProviderKind::Scripted | ProviderKind::Replay => "",
         }
     }
 }

@@ -2,7 +2,7 @@
 //! HTTP layer ([`http`]), SSE parser ([`sse`]) and the factory used by the runtime.
 //!
 //! A runtime config's `providers` map holds one entry per provider:
-//! `{"kind":"anthropic"|"openai"|"openai-compatible"|"gemini"|"scripted","base_url"?,"api_key"?,
+//! `{"kind":"anthropic"|"openai"|"openai-compatible"|"gemini"|"scripted"|"replay","base_url"?,"api_key"?,
 //! "headers"?,"timeout_ms"?,"max_retries"?,...}` (see [`config::KNOWN_FIELDS`]); build each with
 //! [`create_provider`] over one [`new_http_client`] per runtime.
 
@@ -14,6 +14,9 @@ pub mod errors;
 pub mod gemini;
 pub mod http;
 pub mod openai;
+pub mod recorder;
+pub mod recording;
+pub mod replay;
 pub mod scripted;
 pub mod sse;
 #[cfg(test)]
@@ -98,6 +101,9 @@ pub fn create_provider_with(
     };
     Ok(match kind {
         ProviderKind::Scripted => Arc::new(scripted_provider(name, config)?),
+        ProviderKind::Replay => Arc::new(replay::ReplayProvider::open(
+            replay::ReplayProfile::parse(name, config)?,
+        )?),
         ProviderKind::Anthropic => Arc::new(AnthropicProvider::new(http()?, client.clone())),
         ProviderKind::OpenAi | ProviderKind::OpenAiCompatible => {
             Arc::new(OpenAiProvider::new(http()?, client.clone()).with_windows(windows.clone()))
@@ -153,7 +159,7 @@ mod tests {
     fn errors_name_provider_and_field() {
         assert_eq!(
             err(json!({"kind":"bogus"})),
-            "Configuration Error: provider \"p\": field \"kind\" has unknown value \"bogus\" (expected anthropic, openai, openai-compatible, gemini or scripted)"
+            "Configuration Error: provider \"p\": field \"kind\" has unknown value \"bogus\" (expected anthropic, openai, openai-compatible, gemini, scripted or replay)"
         );
         assert!(err(json!({})).contains("provider \"p\": field \"kind\" is required"));
         assert!(err(json!({"kind": 3})).contains("field \"kind\" must be a string"));

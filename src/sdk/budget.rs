@@ -1,14 +1,15 @@
-//! Session budgets (`"budget"` in the session JSON): parsing, the tool wrapper that counts and
-//! refuses tool calls, and the `ERROR` event of a turn the budget stopped.
+//! Session budgets (`"budget"` in the session JSON): parsing, the session's [`Budget`] (tool
+//! calls are counted by the tool dispatcher, model calls by the engine), the `cost` command's
+//! view and the `ERROR` event of a turn the budget stopped.
 
 use std::sync::Arc;
 
-use async_trait::async_trait;
 use serde_json::{json, Map, Value};
 
+use super::config::SessionConfig;
 use super::error::{SdkError, SdkResult};
-use crate::core::budget::{Budget, BudgetExceeded, BudgetLimits};
-use crate::core::tool::{Tool, ToolContext, ToolResult};
+use crate::core::budget::{usd, Budget, BudgetExceeded, BudgetLimits, BudgetSpent};
+use crate::core::models::model_price;
 
 /// The keys of `"budget"`.
 const KEYS: [&str; 5] = [
@@ -44,72 +45,74 @@ pub fn parse_budget(map: &Map<String, Value>, model: &str) -> SdkResult<Option<B
             }),
         }
     };
-    match obj.get("max_cost_usd") {
-        None | Some(Value::Null) => {}
-        Some(v) if v.as_f64().is_some_and(|f| f >= 0.0) => {
-            return Err(SdkError::config(format!(
-                "{W}: \"max_cost_usd\" needs the price of model \"{model}\", which the model table does not know"
-            )))
-        }
-        Some(v) => {
-            return Err(SdkError::config(format!(
-                "{W}: \"max_cost_usd\" must be a non-negative number, got {v}"
-            )))
-        }
-    }
+    let max_cost_usd = match obj.get("max_cost_usd") {
+        None | Some(Value::Null) => None,
+        Some(v) => match v.as_f64().filter(|f| *f >= 0.0 && f.is_finite()) {
+            None => {
+                return Err(SdkError::config(format!(
+                    "{W}: \"max_cost_usd\" must be a non-negative number, got {v}"
+                )))
+            }
+            Some(_) if model_price(model).is_none() => {
+                return Err(SdkError::config(format!(
+                    "{W}: \"max_cost_usd\" needs the price of model \"{model}\", which the model table does not know"
+                )))
+            }
+            f => f,
+        },
+    };
     Ok(Some(BudgetLimits {
         max_total_tokens: num("max_total_tokens")?,
+        max_cost_usd,
         max_wall_ms: num("max_wall_ms")?,
         max_tool_calls: num("max_tool_calls")?,
         max_model_calls: num("max_model_calls")?,
     }))
 }
 
-/// A tool whose calls count against the session's budget; a call over the limit is not run.
-pub struct BudgetTool {
-    inner: Arc<dyn Tool>,
-    budget: Arc<Budget>,
+/// The session's budget (`None` without `"budget"`), continuing from `spent` (a resumed
+/// session), pricing calls at the session model's list price.
+pub fn session_budget(cfg: &SessionConfig, spent: Option<BudgetSpent>) -> Option<Arc<Budget>> {
+    cfg.budget.clone().map(|l| {
+        Arc::new(Budget::new(
+            l,
+            spent.unwrap_or_default(),
+            model_price(&cfg.model),
+        ))
+    })
 }
 
-/// Wraps every tool of a session with a budget.
-pub fn wrap_tools(tools: Vec<Arc<dyn Tool>>, budget: &Arc<Budget>) -> Vec<Arc<dyn Tool>> {
-    tools
-        .into_iter()
-        .map(|inner| {
-            Arc::new(BudgetTool {
-                inner,
-                budget: budget.clone(),
-            }) as Arc<dyn Tool>
-        })
-        .collect()
-}
-
-#[async_trait]
-impl Tool for BudgetTool {
-    fn name(&self) -> &str {
-        self.inner.name()
+/// The `cost` command's view of a budget: spend against each limit, e.g.
+/// `Cost: $0.0123 of $0.50` and `{"limits":{…},"spent":{…,"cost_usd"}}`.
+pub fn cost_view(b: &Budget) -> (String, Value) {
+    let l = b.limits();
+    let s = b.spent();
+    let mut lines = vec![match l.max_cost_usd {
+        Some(m) => format!("Cost: ${} of ${m}", usd(s.cost_micro_usd)),
+        None => format!("Cost: ${}", usd(s.cost_micro_usd)),
+    }];
+    let rows = [
+        ("Tokens", s.total_tokens, l.max_total_tokens),
+        ("Model calls", s.model_calls, l.max_model_calls),
+        ("Tool calls", s.tool_calls, l.max_tool_calls),
+        ("Wall time (ms)", s.wall_ms, l.max_wall_ms),
+    ];
+    for (name, used, max) in rows {
+        lines.push(match max {
+            Some(m) => format!("{name}: {used} of {m}"),
+            None => format!("{name}: {used}"),
+        });
     }
-    fn description(&self) -> &str {
-        self.inner.description()
-    }
-    fn parameters(&self) -> &Value {
-        self.inner.parameters()
-    }
-    fn read_only(&self) -> bool {
-        self.inner.read_only()
-    }
-    async fn execute(&self, args: Value, ctx: &ToolContext) -> ToolResult {
-        self.budget
-            .check_tool_call()
-            .map_err(|e| format!("{}; this tool call was not run", e.message()))?;
-        self.inner.execute(args, ctx).await
-    }
+    let data = json!({"limits": l, "spent": {
+        "cost_usd": usd(s.cost_micro_usd), "total_tokens": s.total_tokens,
+        "model_calls": s.model_calls, "tool_calls": s.tool_calls, "wall_ms": s.wall_ms}});
+    (lines.join("\n"), data)
 }
 
 /// The `ERROR` event payload of a turn the budget stopped.
 pub fn exceeded_event(e: &BudgetExceeded) -> Value {
     json!({"code": "BUDGET_EXCEEDED", "category": "budget", "recoverable": false,
-           "message": e.message(), "limit": e.limit, "max": e.max, "used": e.used})
+           "message": e.message(), "limit": e.limit, "max": e.figure(e.max), "used": e.figure(e.used)})
 }
 
 #[cfg(test)]
@@ -138,6 +141,15 @@ mod tests {
             "{}",
             e.message
         );
+        let ok = parse_budget(
+            json!({"budget": {"max_cost_usd": 0.5}})
+                .as_object()
+                .unwrap(),
+            "claude-haiku-4-5",
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(ok.max_cost_usd, Some(0.5));
         let e = parse(json!({"budget": {"max_cost_usd": -1}})).unwrap_err();
         assert!(e
             .message

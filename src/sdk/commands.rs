@@ -19,7 +19,7 @@ pub const COMMANDS: [(&str, &str); 13] = [
     ("mode [m]", "Show or change permission mode"),
     ("model <id>", "Change AI model"),
     ("language <code>", "Set response language"),
-    ("cost", "Session ID and message count"),
+    ("cost", "Session ID, message count and budget spend"),
     ("context", "Token usage: used / max / percentage"),
     ("permissions", "Current mode and session-approved tools"),
     ("resume", "Open the session picker"),
@@ -185,11 +185,14 @@ pub fn execute(s: &InteractiveSession, name: &str, args: &str) -> SdkResult<Valu
         }
         "cost" => {
             let n = s.message_count();
-            result(
-                format!("Session: {}\nMessages: {n}", s.session_id()),
-                true,
-                Some(json!({"sessionId": s.session_id(), "messageCount": n})),
-            )
+            let mut text = format!("Session: {}\nMessages: {n}", s.session_id());
+            let mut data = json!({"sessionId": s.session_id(), "messageCount": n});
+            if let Some(b) = s.budget() {
+                let (lines, view) = super::budget::cost_view(b);
+                text = format!("{text}\n{lines}");
+                data["budget"] = view;
+            }
+            result(text, true, Some(data))
         }
         "context" => {
             let ctx = s.context_state();

@@ -117,6 +117,8 @@ pub struct SessionConfig {
     pub host_io: bool,
     /// Hard limits over the session's life (`"budget"`).
     pub budget: Option<crate::core::budget::BudgetLimits>,
+    /// Recording of every model call (`"record"`; relative to `cwd`).
+    pub record: Option<std::path::PathBuf>,
 }
 
 /// Parses a document that must be a JSON object with `"v":1` (absent `v` means 1).
@@ -277,7 +279,7 @@ pub fn parse_runtime_config(text: &str) -> SdkResult<RuntimeConfig> {
 }
 
 /// Keys of the session document.
-pub const SESSION_KEYS: [&str; 34] = [
+pub const SESSION_KEYS: [&str; 35] = [
     "agents",
     "team",
     "temperature",
@@ -312,6 +314,7 @@ pub const SESSION_KEYS: [&str; 34] = [
     "native_web_search",
     "host_io",
     "budget",
+    "record",
 ];
 
 /// Parses a delivery name.
@@ -419,6 +422,7 @@ pub fn parse_session_map(map: &Map<String, Value>) -> SdkResult<SessionConfig> {
             ))
         })?),
     };
+    let record = opt_str(W, map, "record")?.map(|r| std::path::Path::new(&cwd).join(r));
     Ok(SessionConfig {
         provider,
         system_prompt: opt_str(W, map, "system_prompt")?,
@@ -450,6 +454,7 @@ pub fn parse_session_map(map: &Map<String, Value>) -> SdkResult<SessionConfig> {
         call: CallSettings::parse(W, map)?,
         host_io: opt_bool(W, map, "host_io")?,
         budget: super::budget::parse_budget(map, &model)?,
+        record,
         model,
     })
 }

@@ -69,6 +69,8 @@ pub struct Restore {
     pub created_at: Option<String>,
     /// Session-approved tools.
     pub session_allowed: Vec<String>,
+    /// What the budget had spent (`"budget_spent"` of a snapshot).
+    pub budget_spent: Option<crate::core::budget::BudgetSpent>,
 }
 
 #[derive(Default)]

@@ -155,8 +155,20 @@ impl Runtime {
         });
         // Surface broken profiles now rather than at the first session.
         let names: Vec<String> = shared.config.providers.keys().cloned().collect();
+        // A `replay` recording is read per session (it may not exist yet).
         for n in names {
-            shared.make_provider(&n)?;
+            match shared.config.providers.get(&n) {
+                Some((ProviderKind::Replay, profile)) => {
+                    crate::providers::replay::ReplayProfile::parse(&n, profile).map_err(|e| {
+                        let mut err = SdkError::robota(ErrorCode::InvalidConfig, &e);
+                        err.message = format!("runtime config: {}", err.message);
+                        err
+                    })?;
+                }
+                _ => {
+                    shared.make_provider(&n)?;
+                }
+            }
         }
         crate::log_at!(
             crate::core::log::INFO,

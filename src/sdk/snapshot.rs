@@ -69,6 +69,9 @@ fn config_fields(c: &SessionConfig) -> Map<String, Value> {
     if let Some(b) = &c.budget {
         m.insert("budget".into(), json!(b));
     }
+    if let Some(r) = &c.record {
+        m.insert("record".into(), json!(r));
+    }
     c.call.write(&mut m);
     m
 }
@@ -88,6 +91,9 @@ pub fn snapshot(s: &InteractiveSession) -> Value {
     doc.insert("message_count".into(), json!(s.message_count()));
     doc.insert("config".into(), Value::Object(config_fields(&cfg)));
     doc.insert("session_allowed_tools".into(), json!(s.session_allowed()));
+    if let Some(b) = s.budget() {
+        doc.insert("budget_spent".into(), json!(b.spent()));
+    }
     let conv = s.conversation();
     let msgs: Vec<&Message> = conv.iter().map(|m| m.as_ref()).collect();
     doc.insert("messages".into(), json!(msgs));
@@ -153,6 +159,12 @@ fn restore_from(doc: &Map<String, Value>) -> SdkResult<Restore> {
                     .collect()
             })
             .unwrap_or_default(),
+        budget_spent: match doc.get("budget_spent") {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(serde_json::from_value(v.clone()).map_err(|e| {
+                SdkError::config(format!("snapshot: field \"budget_spent\" is invalid: {e}"))
+            })?),
+        },
     })
 }
 
@@ -215,6 +227,7 @@ pub fn parse_resume(
                 | "updated_at"
                 | "message_count"
                 | "session_allowed_tools"
+                | "budget_spent"
         ) {
             cfg_map.insert(k.clone(), v.clone());
         }

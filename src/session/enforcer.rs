@@ -48,6 +48,7 @@ pub struct PermissionEnforcer {
     approval: Option<Arc<dyn ApprovalHandler>>,
     observer: Option<Arc<dyn SessionObserver>>,
     approval_lock: tokio::sync::Mutex<()>,
+    budget: Option<Arc<crate::core::budget::Budget>>,
 }
 
 /// Parts of a [`PermissionEnforcer`].
@@ -68,6 +69,8 @@ pub struct EnforcerParts {
     pub approval: Option<Arc<dyn ApprovalHandler>>,
     /// Tool progress callbacks.
     pub observer: Option<Arc<dyn SessionObserver>>,
+    /// The session's budget: a call past `max_tool_calls` (or the wall-time limit) is not run.
+    pub budget: Option<Arc<crate::core::budget::Budget>>,
 }
 
 fn read<T: Copy>(l: &RwLock<T>) -> T {
@@ -96,6 +99,7 @@ impl PermissionEnforcer {
             approval: parts.approval,
             observer: parts.observer,
             approval_lock: tokio::sync::Mutex::new(()),
+            budget: parts.budget,
         }
     }
 
@@ -297,6 +301,11 @@ impl PermissionEnforcer {
                 Ok(Value::String(failure_json(&text))),
                 ToolEndResult::Denied,
             );
+        }
+        // Last, right before it would run: a call the budget refuses is not run.
+        if let Some(Err(e)) = self.budget.as_ref().map(|b| b.check_tool_call()) {
+            let text = format!("{}; this tool call was not run", e.message());
+            return (Err(text), ToolEndResult::Error);
         }
         let executed = AssertUnwindSafe(tool.execute(args.clone(), ctx))
             .catch_unwind()

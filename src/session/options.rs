@@ -69,6 +69,8 @@ pub struct SessionOptions {
     /// `cwd` names a directory of a host-supplied file system (host I/O): it must be absolute
     /// and is normalized lexically instead of being checked on the real disk.
     pub virtual_cwd: bool,
+    /// The session's budget: its tool-call limit is enforced by the tool dispatcher.
+    pub budget: Option<Arc<crate::core::budget::Budget>>,
 }
 
 impl SessionOptions {
@@ -98,6 +100,7 @@ impl SessionOptions {
             http_client: None,
             auto_compact_threshold: Some(super::context::AUTO_COMPACT_THRESHOLD),
             compact_instructions: None,
+            budget: None,
         }
     }
 }

@@ -143,6 +143,7 @@ impl Session {
             registry: registry.clone(),
             approval: opts.approval_handler,
             observer: opts.observer.clone(),
+            budget: opts.budget.clone(),
         }));
         let mut config = AgentConfig::new(opts.provider, opts.model);
         config.system_message = Some(opts.system_message).filter(|s| !s.is_empty());

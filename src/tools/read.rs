@@ -95,6 +95,24 @@ impl Tool for ReadTool {
         let path = self.env.resolve(&display);
         let fs = self.env.fs.clone();
         blocking(move || {
+            let done = |bytes: Vec<u8>| {
+                if bytes[..bytes.len().min(8192)].contains(&0) {
+                    return ToolOutput::fail(format!("Binary file not supported: {display}"));
+                }
+                ToolOutput::ok(render(&display, &bytes, offset, limit))
+            };
+            // A port that is not the OS's (the host I/O port: each call a round trip to the
+            // host) reads first; `metadata` then only names why a read failed.
+            if !fs.is_native() {
+                match fs.read(&path) {
+                    Ok(bytes) => return done(bytes),
+                    // Aborted: nobody will answer a `stat` either.
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {
+                        return ToolOutput::fail(e.to_string())
+                    }
+                    Err(_) => {}
+                }
+            }
             let meta = match fs.metadata(&path) {
                 Ok(m) => m,
                 Err(_) => return ToolOutput::fail(format!("File not found: {display}")),
@@ -102,14 +120,10 @@ impl Tool for ReadTool {
             if meta.kind != FileKind::File {
                 return ToolOutput::fail(format!("Path is not a file: {display}"));
             }
-            let bytes = match fs.read(&path) {
-                Ok(b) => b,
-                Err(e) => return ToolOutput::fail(e.to_string()),
-            };
-            if bytes[..bytes.len().min(8192)].contains(&0) {
-                return ToolOutput::fail(format!("Binary file not supported: {display}"));
+            match fs.read(&path) {
+                Ok(b) => done(b),
+                Err(e) => ToolOutput::fail(e.to_string()),
             }
-            ToolOutput::ok(render(&display, &bytes, offset, limit))
         })
         .await
         .into_result(max)

@@ -42,6 +42,9 @@ void test_budget_tokens(void);
 void test_budget_wall_time(void);
 void test_budget_bad_config(void);
 void test_subagent_events_every_delivery_mode(void);
+void test_budget_cost(void);
+void test_record_replay_thread_and_pull(void);
+void test_replay_refusals(void);
 void test_team_tools_and_register_template(void);
 void test_prompt_hooks_allow_block_and_garbage(void);
 void test_concurrency_stress(void);
@@ -89,6 +92,9 @@ static const struct {
     {"budget_tokens", test_budget_tokens},
     {"budget_wall_time", test_budget_wall_time},
     {"budget_bad_config", test_budget_bad_config},
+    {"budget_cost", test_budget_cost},
+    {"record_replay_thread_and_pull", test_record_replay_thread_and_pull},
+    {"replay_refusals", test_replay_refusals},
     {"team_tools_and_register_template", test_team_tools_and_register_template},
     {"prompt_hooks_allow_block_and_garbage", test_prompt_hooks_allow_block_and_garbage},
     {"concurrency_stress", test_concurrency_stress},

@@ -120,3 +120,43 @@ void test_budget_bad_config(void) {
     }
     robota_runtime_free(rt);
 }
+
+void test_budget_cost(void) {
+    /* claude-haiku-4-5 at $1/$5 per MTok: 8000 in + 500 out = $0.0105 crosses $0.01; the call
+     * that crosses finishes (its tool runs), the next model call is refused */
+    robota_runtime *rt = make_runtime(
+        SCRIPT(TOOL_TURN(",\"usage\":{\"input_tokens\":8000,\"output_tokens\":500}"), TOOL_TURN("")));
+    counter_tool t = {rt, 0, PTHREAD_MUTEX_INITIALIZER};
+    CHECK_EQ_INT(robota_runtime_register_tool(rt, LOOKUP, answer_tool, &t, NULL, NULL), ROBOTA_OK);
+    robota_session *s = make_session(rt,
+        "{\"v\":1,\"provider\":\"s\",\"model\":\"claude-haiku-4-5\",\"budget\":{\"max_cost_usd\":0.01}}",
+        NULL, NULL);
+    robota_error *e = NULL;
+    CHECK_EQ_INT(robota_session_wait(s, submit_text(s, "go"), 30000, &e), ROBOTA_E_BUDGET);
+    CHECK_CONTAINS(robota_error_message(e), "budget exceeded: max_cost_usd is 0.01 and 0.0105 were used");
+    robota_error_free(e);
+    CHECK_EQ_INT(t.calls, 1);
+    char *out = NULL;
+    CHECK_EQ_INT(robota_session_command(s, "{\"name\":\"cost\"}", &out, NULL), ROBOTA_OK);
+    CHECK_CONTAINS(out, "Cost: $0.0105 of $0.01\\nTokens: 8500\\nModel calls: 1\\nTool calls: 1");
+    CHECK_CONTAINS(out, "\"cost_usd\":0.0105");
+    robota_string_free(out);
+    /* the spend is saved with the session: the resumed session is still out of budget */
+    char *snap = NULL;
+    CHECK_EQ_INT(robota_session_save(s, &snap, NULL), ROBOTA_OK);
+    CHECK_CONTAINS(snap, "\"cost_micro_usd\":10500");
+    size_t len = strlen(snap) + 32;
+    char *resume = malloc(len);
+    snprintf(resume, len, "{\"v\":1,\"snapshot\":%s}", snap);
+    robota_string_free(snap);
+    robota_session *r = NULL;
+    CHECK_EQ_INT(robota_session_resume(rt, resume, NULL, NULL, NULL, &r, NULL), ROBOTA_OK);
+    free(resume);
+    uint64_t id = 0;
+    CHECK_EQ_INT(robota_session_submit(r, "{\"text\":\"more\"}", &id, &e), ROBOTA_E_BUDGET);
+    CHECK_CONTAINS(robota_error_message(e), "max_cost_usd is 0.01 and 0.0105 were used");
+    robota_error_free(e);
+    robota_session_free(r);
+    robota_session_free(s);
+    robota_runtime_free(rt);
+}

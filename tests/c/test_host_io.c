@@ -189,7 +189,7 @@ void test_host_io_virtual_fs(void) {
     /* Read: src/../notes.txt normalized before the host saw it */
     CHECK_CONTAINS(m, "Written 12 bytes to out/new.txt");
     CHECK_CONTAINS(m, "[File: src/../notes.txt (2 lines)]\\\\n1\\\\tfirst line\\\\n2\\\\tsecond line");
-    CHECK_CONTAINS(v.log, "stat /vfs/notes.txt\nread /vfs/notes.txt\n");
+    CHECK_CONTAINS(v.log, "read /vfs/notes.txt\n");
     CHECK(strstr(v.log, "..") == NULL);
     /* Edit through read + write */
     i = vfs_find(&v, "/vfs/notes.txt");
@@ -263,27 +263,22 @@ void test_host_io_pull_async_and_abort(void) {
     CHECK(s != NULL);
     uint64_t turn = submit_text(s, "read a");
     char ev[2048] = "";
-    /* stat, then read: each answered later from another thread */
+    /* one read (no stat first), answered later from another thread */
     uint64_t id = next_host_io(s, ev, sizeof ev);
     CHECK(id > 0);
     CHECK_CONTAINS(ev, "\"type\":\"host_io\"");
-    CHECK_CONTAINS(ev, "\"request\":{\"v\":1,\"op\":\"stat\",\"path\":\"/vfs/a.txt\"}");
+    CHECK_CONTAINS(ev, "\"request\":{\"v\":1,\"op\":\"read\",\"path\":\"/vfs/a.txt\"}");
     /* wrong shapes are refused and the request keeps waiting */
     CHECK_EQ_INT(robota_host_io_complete(rt, id, "[1]", NULL), ROBOTA_E_INVALID_CONFIG);
     CHECK_EQ_INT(robota_host_io_complete(rt, id, "{nope", NULL), ROBOTA_E_INVALID_JSON);
     CHECK_EQ_INT(robota_host_io_complete(rt, id + 1000, "{}", NULL), ROBOTA_E_NOT_FOUND);
-    later_io a = {rt, id, "{\"exists\":true,\"is_dir\":false,\"size\":6}", -1};
+    later_io b = {rt, id, "{\"content\":\"alpha\\n\"}", -1};
     pthread_t th;
-    pthread_create(&th, NULL, answer_later, &a);
-    uint64_t id2 = next_host_io(s, ev, sizeof ev);
-    pthread_join(th, NULL);
-    CHECK_EQ_INT(a.status, ROBOTA_OK);
-    CHECK_CONTAINS(ev, "\"request\":{\"v\":1,\"op\":\"read\",\"path\":\"/vfs/a.txt\"}");
-    later_io b = {rt, id2, "{\"content\":\"alpha\\n\"}", -1};
     pthread_create(&th, NULL, answer_later, &b);
     CHECK_EQ_INT(robota_session_wait(s, turn, 30000, NULL), ROBOTA_OK);
     pthread_join(th, NULL);
     CHECK_EQ_INT(b.status, ROBOTA_OK);
+    uint64_t id2 = id;
     char *m = messages_json(s, NULL);
     CHECK_CONTAINS(m, "alpha");
     CHECK_CONTAINS(m, "\"content\":\"Read it.\"");

@@ -34,6 +34,7 @@ mod providers_openai;
 mod providers_stream_fidelity;
 mod providers_tool_choice;
 mod providers_vendor_streams;
+mod record_replay;
 mod scripted_provider;
 mod sdk_commands;
 mod sdk_params;

@@ -163,3 +163,12 @@ pub fn store_delete(rt: *mut robota_runtime, id: &str) -> Result<(), Failure> {
         st => Err(failure(st, e)),
     }
 }
+
+/// `robota_session_messages` (conversation view) as JSON.
+pub fn messages(s: *mut robota_session) -> Value {
+    let mut out = null_mut();
+    let mut e = null_mut();
+    let st = robota_session_messages(s, std::ptr::null(), &mut out, &mut e);
+    assert_eq!(st, ROBOTA_OK, "{:?}", failure(st, e));
+    serde_json::from_str(&owned_string(out)).unwrap()
+}

@@ -6,7 +6,7 @@ namespace Robota
     /// <summary>One entry of the runtime's <c>providers</c> map.</summary>
     public sealed class ProviderConfig
     {
-        /// <summary>Creates a provider of <paramref name="kind"/> (<c>anthropic</c>, <c>openai</c>, <c>openai-compatible</c>, <c>gemini</c>, <c>scripted</c>).</summary>
+        /// <summary>Creates a provider of <paramref name="kind"/> (<c>anthropic</c>, <c>openai</c>, <c>openai-compatible</c>, <c>gemini</c>, <c>scripted</c>, <c>replay</c>).</summary>
         public ProviderConfig(string kind)
         {
             Kind = kind ?? throw new ArgumentNullException(nameof(kind));
@@ -57,6 +57,19 @@ namespace Robota
             var p = new ProviderConfig("scripted");
             p.Extra["turns"] = new JsonRaw(turnsJson ?? "[]");
             p.Extra["fallback"] = fallback;
+            return p;
+        }
+
+        /// <summary>
+        /// Serves a recording (<see cref="SessionConfig.Record"/>) back in order, offline; with
+        /// <paramref name="strict"/> a request that differs from the recorded one fails the turn,
+        /// naming the first difference. The file is read when a session is created.
+        /// </summary>
+        public static ProviderConfig Replay(string file, bool strict = false)
+        {
+            var p = new ProviderConfig("replay");
+            p.Extra["file"] = file ?? throw new ArgumentNullException(nameof(file));
+            if (strict) p.Extra["strict"] = true;
             return p;
         }
 
@@ -264,6 +277,10 @@ namespace Robota
         /// <summary>Runs the built-in tools through the runtime's host I/O handler (<see cref="RobotaRuntime.SetHostIo"/>).</summary>
         public bool? HostIo { get; set; }
 
+        /// <summary>Appends every model request and its response stream to this JSONL file
+        /// (relative to <see cref="Cwd"/>); <see cref="ProviderConfig.Replay"/> serves it back.</summary>
+        public string Record { get; set; }
+
         /// <summary>Gives the session the team tools (listTemplateCategories, listTemplates, getTemplateDetail, assignTask; <see cref="RobotaRuntime.RegisterTemplate"/>).</summary>
         public bool? Team { get; set; }
 
@@ -305,6 +322,7 @@ namespace Robota
             if (NativeWebSearch.HasValue) d["native_web_search"] = NativeWebSearch.Value;
             if (ToolConfigJson != null) d["tool_config"] = new JsonRaw(ToolConfigJson);
             if (HostIo.HasValue) d["host_io"] = HostIo.Value;
+            if (Record != null) d["record"] = Record;
             if (Team.HasValue) d["team"] = Team.Value;
             if (Budget != null) d["budget"] = Budget.ToDictionary();
             if (Agents != null)

@@ -14,6 +14,10 @@ namespace Robota
         /// <summary>Input + output tokens of all model calls.</summary>
         public long? MaxTotalTokens { get; set; }
 
+        /// <summary>Cost in USD of all model calls, from the model's list price in the library's
+        /// model table (a model without a price is refused at session creation).</summary>
+        public double? MaxCostUsd { get; set; }
+
         /// <summary>Wall time of all turns (ms).</summary>
         public long? MaxWallMs { get; set; }
 
@@ -27,6 +31,7 @@ namespace Robota
         {
             var d = new Dictionary<string, object>();
             if (MaxTotalTokens.HasValue) d["max_total_tokens"] = MaxTotalTokens.Value;
+            if (MaxCostUsd.HasValue) d["max_cost_usd"] = MaxCostUsd.Value;
             if (MaxWallMs.HasValue) d["max_wall_ms"] = MaxWallMs.Value;
             if (MaxToolCalls.HasValue) d["max_tool_calls"] = MaxToolCalls.Value;
             if (MaxModelCalls.HasValue) d["max_model_calls"] = MaxModelCalls.Value;

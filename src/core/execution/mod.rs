@@ -142,6 +142,20 @@ pub(crate) fn add_usage(ctx: &mut RunCtx<'_>, usage: Option<TokenUsage>) {
     }
 }
 
+/// The usage added to the run's sum since `before` (one call's usage).
+fn usage_since(before: Option<TokenUsage>, now: Option<TokenUsage>) -> TokenUsage {
+    let (b, n) = (before.unwrap_or_default(), now.unwrap_or_default());
+    TokenUsage {
+        input_tokens: n.input_tokens.saturating_sub(b.input_tokens),
+        output_tokens: n.output_tokens.saturating_sub(b.output_tokens),
+        total_tokens: Some(n.total().saturating_sub(b.total())),
+        cache_read_tokens: n.cache_read_tokens.saturating_sub(b.cache_read_tokens),
+        cache_creation_tokens: n
+            .cache_creation_tokens
+            .saturating_sub(b.cache_creation_tokens),
+    }
+}
+
 fn resolve_max_rounds(config: &AgentConfig, options: &RunOptions) -> Result<u64, RobotaError> {
     let n = options
         .max_execution_rounds
@@ -231,10 +245,10 @@ pub async fn execute(
             }
         }
         round += 1;
-        let before = ctx.usage.as_ref().map_or(0, TokenUsage::total);
+        let before = ctx.usage;
         let outcome = round::run_round(&mut ctx, round).await;
         if let Some(b) = &options.budget {
-            b.record_tokens(ctx.usage.as_ref().map_or(0, TokenUsage::total) - before);
+            b.record_usage(&usage_since(before, ctx.usage));
         }
         match outcome {
             RoundOutcome::Continue { unknown_tools } => {
@@ -297,10 +311,10 @@ pub async fn execute(
         } else {
             FORCED_SUMMARY_INSTRUCTION.to_string()
         };
-        let before = ctx.usage.as_ref().map_or(0, TokenUsage::total);
+        let before = ctx.usage;
         summary::forced_summary(&mut ctx, round, &instruction).await;
         if let Some(b) = &options.budget {
-            b.record_tokens(ctx.usage.as_ref().map_or(0, TokenUsage::total) - before);
+            b.record_usage(&usage_since(before, ctx.usage));
         }
     }
     if ctx.cancel.is_cancelled() {

@@ -116,7 +116,7 @@ impl InteractiveSession {
         subagent::assemble(&mut cfg, &assembly::env_of(&shared));
         let parent_cell: subagent::ParentCell = Default::default();
         let tool_env = assembly::tool_env(&shared, &cfg, settings.as_ref());
-        let provider = shared.make_provider(&cfg.provider)?;
+        let provider = crate::sdk::record::wrap(shared.make_provider(&cfg.provider)?, &cfg)?;
         let restore = restore.unwrap_or_default();
         let session_id = cfg
             .session_id
@@ -136,12 +136,7 @@ impl InteractiveSession {
             can_answer,
             released: Default::default(),
         });
-        let budget = cfg.budget.clone().map(|l| {
-            Arc::new(crate::core::budget::Budget::new(
-                l,
-                crate::core::budget::BudgetSpent::default(),
-            ))
-        });
+        let budget = crate::sdk::budget::session_budget(&cfg, restore.budget_spent);
         let agent_tool = subagent::offers_agent_tool(&cfg).then(|| {
             Arc::new(subagent::tool::AgentTool::new(
                 cfg.params.agents.all.clone(),
@@ -151,9 +146,6 @@ impl InteractiveSession {
         let mut tools = session_tools(&shared, &cfg, &link, tool_env.as_ref(), agent_tool)?;
         if cfg.params.team {
             tools.extend(crate::sdk::team::tools(&shared, &cfg.cwd));
-        }
-        if let Some(b) = &budget {
-            tools = crate::sdk::budget::wrap_tools(tools, b);
         }
         cfg.params.prompt = assembly::prompt_inputs(&cfg, settings.as_ref(), &tools).map(Arc::new);
         let core = Arc::new(Core {
@@ -203,6 +195,7 @@ impl InteractiveSession {
         so.session_id = Some(session_id.clone());
         so.history = Some(ConversationStore::from_entries(restore.conversation));
         so.auto_compact_threshold = cfg.auto_compact_threshold;
+        so.budget = budget.clone();
         so.compact_instructions = crate::sdk::compact_config::compact_instructions(
             cfg.compact_instructions.as_deref(),
             &so.cwd,

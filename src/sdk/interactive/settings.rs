@@ -37,6 +37,11 @@ impl InteractiveSession {
         &self.inner.created_at
     }
 
+    /// The session's budget (`"budget"`), if any.
+    pub fn budget(&self) -> Option<&std::sync::Arc<crate::core::budget::Budget>> {
+        self.inner.budget.as_ref()
+    }
+
     /// The config now in force (model and mode changes applied).
     pub fn config(&self) -> SessionConfig {
         let mut c = self.inner.config_in_force();

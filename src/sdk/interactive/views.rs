@@ -154,6 +154,7 @@ impl InteractiveSession {
             message_count: self.message_count(),
             created_at: None,
             session_allowed: self.session_allowed(),
+            budget_spent: None,
         }
     }
 

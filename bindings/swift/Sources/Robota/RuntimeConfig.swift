@@ -59,6 +59,8 @@ public struct ProviderConfig: ExtensibleDocument, Sendable, Equatable {
         public static let gemini: Kind = "gemini"
         /// Deterministic and offline: answers from `turns` in `extra` (see `scripted(turns:)`).
         public static let scripted: Kind = "scripted"
+        /// Serves a recording (`SessionConfig.record`) back, offline (see `replay(file:strict:)`).
+        public static let replay: Kind = "replay"
     }
 
     public var kind: Kind
@@ -92,6 +94,15 @@ public struct ProviderConfig: ExtensibleDocument, Sendable, Equatable {
         var extra: [String: JSONValue] = ["turns": .array(turns)]
         if let fallback { extra["fallback"] = .string(fallback) }
         return ProviderConfig(kind: .scripted, extra: extra)
+    }
+
+    /// Serves a recording (`SessionConfig.record`) back in order, offline; with `strict` a
+    /// request that differs from the recorded one fails the turn, naming the first difference.
+    /// The file is read when a session is created.
+    public static func replay(file: String, strict: Bool = false) -> ProviderConfig {
+        var extra: [String: JSONValue] = ["file": .string(file)]
+        if strict { extra["strict"] = .bool(true) }
+        return ProviderConfig(kind: .replay, extra: extra)
     }
 
     static let knownKeys: Set<String> = ["kind", "base_url", "api_key", "headers", "timeout_ms", "max_retries"]

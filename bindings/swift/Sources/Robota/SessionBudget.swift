@@ -4,6 +4,9 @@
 public struct SessionBudget: Codable, Sendable, Equatable {
     /// Input + output tokens of all model calls.
     public var maxTotalTokens: Int64?
+    /// Cost in USD of all model calls, from the model's list price in the library's model table
+    /// (a model without a price is refused at session creation).
+    public var maxCostUSD: Double?
     /// Wall time of all turns (ms).
     public var maxWallMS: Int64?
     /// Tool calls run.
@@ -11,8 +14,12 @@ public struct SessionBudget: Codable, Sendable, Equatable {
     /// Model calls made.
     public var maxModelCalls: Int64?
 
-    public init(maxTotalTokens: Int64? = nil, maxWallMS: Int64? = nil, maxToolCalls: Int64? = nil, maxModelCalls: Int64? = nil) {
+    public init(
+        maxTotalTokens: Int64? = nil, maxCostUSD: Double? = nil, maxWallMS: Int64? = nil, maxToolCalls: Int64? = nil,
+        maxModelCalls: Int64? = nil
+    ) {
         self.maxTotalTokens = maxTotalTokens
+        self.maxCostUSD = maxCostUSD
         self.maxWallMS = maxWallMS
         self.maxToolCalls = maxToolCalls
         self.maxModelCalls = maxModelCalls
@@ -20,6 +27,7 @@ public struct SessionBudget: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case maxTotalTokens = "max_total_tokens"
+        case maxCostUSD = "max_cost_usd"
         case maxWallMS = "max_wall_ms"
         case maxToolCalls = "max_tool_calls"
         case maxModelCalls = "max_model_calls"

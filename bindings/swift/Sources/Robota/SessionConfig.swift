@@ -31,6 +31,9 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
     public var hostIO: Bool?
     /// Hard limits over the session's life.
     public var budget: SessionBudget?
+    /// Append every model request and its response stream to this JSONL file (relative to
+    /// `cwd`); a `.replay` provider serves it back.
+    public var record: String?
     /// The context window in tokens (default: what the server tells, else the model table, else
     /// a stated default with a `CONTEXT_WINDOW_ASSUMED` warning).
     public var contextWindow: Int?
@@ -50,7 +53,7 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
         tools: [String]? = nil, permissionMode: PermissionMode? = nil, permissions: PermissionRules? = nil,
         hooks: JSONValue? = nil, maxRounds: Int? = nil, delivery: Delivery? = nil, settings: String? = nil,
         sessionID: String? = nil, name: String? = nil, persist: Bool? = nil, replayEvents: Bool? = nil,
-        hostIO: Bool? = nil, budget: SessionBudget? = nil, contextWindow: Int? = nil, toolChoice: ToolChoice? = nil,
+        hostIO: Bool? = nil, budget: SessionBudget? = nil, record: String? = nil, contextWindow: Int? = nil, toolChoice: ToolChoice? = nil,
         autoCompactThreshold: JSONValue? = nil, compactInstructions: String? = nil, team: Bool? = nil,
         extra: [String: JSONValue] = [:]
     ) {
@@ -71,6 +74,7 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
         self.replayEvents = replayEvents
         self.hostIO = hostIO
         self.budget = budget
+        self.record = record
         self.contextWindow = contextWindow
         self.toolChoice = toolChoice
         self.autoCompactThreshold = autoCompactThreshold
@@ -82,7 +86,7 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
     static let knownKeys: Set<String> = [
         "v", "provider", "model", "system_prompt", "cwd", "tools", "permission_mode", "permissions", "hooks",
         "max_rounds", "delivery", "settings", "session_id", "name", "persist", "replay_events", "host_io", "budget",
-        "context_window", "tool_choice", "auto_compact_threshold", "compact_instructions", "team",
+        "record", "context_window", "tool_choice", "auto_compact_threshold", "compact_instructions", "team",
     ]
 
     func encodeKnown(to c: inout KeyedEncodingContainer<DynamicKey>) throws {
@@ -104,6 +108,7 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
         try c.put(replayEvents, "replay_events")
         try c.put(hostIO, "host_io")
         try c.put(budget, "budget")
+        try c.put(record, "record")
         try c.put(contextWindow, "context_window")
         try c.put(toolChoice, "tool_choice")
         try c.put(autoCompactThreshold, "auto_compact_threshold")
@@ -118,7 +123,7 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
             permissions: try c.get("permissions"), hooks: try c.get("hooks"), maxRounds: try c.get("max_rounds"),
             delivery: try c.get("delivery"), settings: try c.get("settings"), sessionID: try c.get("session_id"),
             name: try c.get("name"), persist: try c.get("persist"), replayEvents: try c.get("replay_events"),
-            hostIO: try c.get("host_io"), budget: try c.get("budget"),
+            hostIO: try c.get("host_io"), budget: try c.get("budget"), record: try c.get("record"),
             contextWindow: try c.get("context_window"), toolChoice: try c.get("tool_choice"),
             autoCompactThreshold: try c.get("auto_compact_threshold"),
             compactInstructions: try c.get("compact_instructions"), team: try c.get("team"))
