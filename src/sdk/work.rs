@@ -6,11 +6,14 @@ use std::future::Future;
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 
+use super::callback_threads::{CallbackThreads, Job};
+
 /// Tasks and threads the runtime waits for before it stops its workers.
 #[derive(Default)]
 pub struct LibraryWork {
     threads: Mutex<Vec<JoinHandle<()>>>,
     tasks: Arc<TaskCount>,
+    callbacks: Arc<CallbackThreads>,
 }
 
 /// Live library tasks; `zero` is signalled when the last one ends.
@@ -47,6 +50,19 @@ impl LibraryWork {
         });
     }
 
+    /// Runs `job` on one of the runtime's callback threads (see [`CallbackThreads`]); false
+    /// when no thread could be started.
+    pub fn run_on_callback_thread(&self, job: Job) -> bool {
+        match self.callbacks.run(job) {
+            Ok(Some(j)) => {
+                self.track_thread(j);
+                true
+            }
+            Ok(None) => true,
+            Err(()) => false,
+        }
+    }
+
     /// Keeps a library thread to join when the runtime goes away.
     pub fn track_thread(&self, j: JoinHandle<()>) {
         let mut t = self.threads.lock().unwrap_or_else(|p| p.into_inner());
@@ -81,6 +97,7 @@ impl LibraryWork {
 
     /// Joins the tracked threads except the calling one.
     fn join_threads(&self) {
+        self.callbacks.close();
         let me = std::thread::current().id();
         loop {
             let all: Vec<_> =
