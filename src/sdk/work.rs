@@ -44,6 +44,9 @@ impl LibraryWork {
     {
         *self.tasks.live.lock().unwrap_or_else(|p| p.into_inner()) += 1;
         let guard = TaskGuard(self.tasks.clone());
+        // Boxed: a turn's future is ~10 KB, which tokio would otherwise copy into the task and
+        // again when the task's stage changes.
+        let task = Box::pin(task);
         handle.spawn(async move {
             let _counted = guard;
             task.await;

@@ -47,6 +47,7 @@ mod session_lifecycle;
 mod session_permissions;
 mod session_sampling;
 mod session_security;
+mod store_index;
 mod tools_bash;
 mod tools_fs;
 mod tools_function;
