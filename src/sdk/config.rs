@@ -277,7 +277,8 @@ pub fn parse_runtime_config(text: &str) -> SdkResult<RuntimeConfig> {
 }
 
 /// Keys of the session document.
-pub const SESSION_KEYS: [&str; 32] = [
+pub const SESSION_KEYS: [&str; 33] = [
+    "team",
     "temperature",
     "max_tokens",
     "context_window",

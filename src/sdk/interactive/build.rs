@@ -136,6 +136,9 @@ impl InteractiveSession {
             ))
         });
         let mut tools = session_tools(&shared, &cfg, &link, tool_env.as_ref())?;
+        if cfg.params.team {
+            tools.extend(crate::sdk::team::tools(&shared, &cfg.cwd));
+        }
         if let Some(b) = &budget {
             tools = crate::sdk::budget::wrap_tools(tools, b);
         }
