@@ -9,6 +9,8 @@ use std::sync::Arc;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use robota::core::agent::{Agent, AgentConfig, RunOptions};
+use robota::core::message::Message;
+use robota::core::store::ConversationStore;
 use robota::core::tool::{ClosureTool, Tool};
 use robota::providers::scripted::ScriptedProvider;
 use serde_json::json;
@@ -106,10 +108,40 @@ fn report_memory(_c: &mut Criterion) {
         .map(|m| serde_json::to_string(m.as_ref()).map_or(0, |s| s.len()))
         .sum();
     println!("memory: idle agent (system prompt only) = {idle} bytes");
+    history_overhead();
     println!(
         "memory: after 50 echo turns ({msgs} messages, {json_bytes} bytes as JSON) = {after} bytes, {} bytes/message",
         (after - idle) / (msgs - 1)
     );
+}
+
+/// Heap bytes a history holds per message beyond the message's own JSON text (ids, state,
+/// timestamps, the store's per-message bookkeeping, vector slack), over 1,000 messages.
+fn history_overhead() {
+    const N: usize = 1000;
+    let before = LIVE.load(Ordering::Relaxed);
+    let mut store = ConversationStore::new();
+    for i in 0..N {
+        let m = if i % 2 == 0 {
+            Message::user(format!("question {i}: what does module {i} do?"))
+        } else {
+            Message::assistant(format!(
+                "Module {i} parses the configuration, validates it and hands it to the runtime."
+            ))
+        };
+        store.append(m);
+    }
+    let heap = (LIVE.load(Ordering::Relaxed) - before) as usize;
+    let json: usize = store
+        .messages()
+        .iter()
+        .map(|m| serde_json::to_string(m.as_ref()).map_or(0, |s| s.len()))
+        .sum();
+    println!(
+        "memory: history of {N} messages = {heap} heap bytes, {json} bytes as JSON: {} bytes per message beyond its JSON",
+        heap.saturating_sub(json) / N
+    );
+    drop(store);
 }
 
 criterion_group!(benches, bench_rounds, report_memory);

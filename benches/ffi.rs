@@ -8,7 +8,7 @@ use std::ptr::{null, null_mut};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use robota::ffi::*;
 use robota::ffi::{robota_runtime, robota_session};
 
@@ -97,6 +97,9 @@ fn rss_kb() -> u64 {
         .unwrap_or(0)
 }
 
+/// Idle sessions held at once for the memory figure.
+const IDLE_SESSIONS: usize = 10_000;
+
 fn idle_sessions_rss() {
     let rt = runtime(r#"{"v":1,"providers":{"s":{"kind":"scripted"}}}"#);
     let warm = session(
@@ -107,7 +110,7 @@ fn idle_sessions_rss() {
     );
     robota_session_free(warm);
     let before = rss_kb();
-    let sessions: Vec<_> = (0..1000)
+    let sessions: Vec<_> = (0..IDLE_SESSIONS)
         .map(|_| {
             session(
                 rt,
@@ -119,14 +122,24 @@ fn idle_sessions_rss() {
         .collect();
     let after = rss_kb();
     println!(
-        "ffi/idle_sessions: 1000 sessions, RSS +{} KB = {:.1} KB per idle session",
+        "ffi/idle_sessions: {IDLE_SESSIONS} sessions, RSS +{} KB ({:.1} MB) = {:.1} KB per idle session",
         after.saturating_sub(before),
-        after.saturating_sub(before) as f64 / 1000.0
+        after.saturating_sub(before) as f64 / 1024.0,
+        after.saturating_sub(before) as f64 / IDLE_SESSIONS as f64
     );
     for s in sessions {
         robota_session_free(s);
     }
     robota_runtime_free(rt);
+}
+
+/// A session freed when dropped (outside the measured routine).
+struct Owned(*mut robota_session);
+
+impl Drop for Owned {
+    fn drop(&mut self) {
+        robota_session_free(self.0);
+    }
 }
 
 fn bench(cr: &mut Criterion) {
@@ -198,6 +211,29 @@ fn bench(cr: &mut Criterion) {
             assert_eq!(robota_session_wait(s, turn, -1, null_mut()), ROBOTA_OK);
             robota_session_free(s);
         })
+    });
+    // The turn alone: the session is created before and freed after the measured routine.
+    g.bench_function("scripted_turn_with_one_tool_call_turn_only", |b| {
+        b.iter_batched(
+            || {
+                Owned(session(
+                    rt,
+                    r#"{"v":1,"provider":"s","model":"m"}"#,
+                    None,
+                    null_mut(),
+                ))
+            },
+            |s| {
+                let mut turn = 0;
+                assert_eq!(
+                    robota_session_submit(s.0, input.as_ptr(), &mut turn, null_mut()),
+                    ROBOTA_OK
+                );
+                assert_eq!(robota_session_wait(s.0, turn, -1, null_mut()), ROBOTA_OK);
+                s
+            },
+            BatchSize::PerIteration,
+        )
     });
     robota_runtime_free(rt);
 

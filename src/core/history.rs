@@ -42,7 +42,9 @@ pub enum HistoryEntry {
     /// A chat message (`type` = its role).
     Chat(Arc<Message>),
     /// An event entry.
-    Event(EventEntry),
+    /// Boxed: a history holds mostly chat entries, which would otherwise each take an event
+    /// entry's size (~150 B) in the entry list.
+    Event(Box<EventEntry>),
 }
 
 impl HistoryEntry {
@@ -108,12 +110,12 @@ impl<'de> Deserialize<'de> for HistoryEntry {
                 msg.timestamp = raw.timestamp;
                 Ok(HistoryEntry::Chat(Arc::new(msg)))
             }
-            "event" => Ok(HistoryEntry::Event(EventEntry {
+            "event" => Ok(HistoryEntry::Event(Box::new(EventEntry {
                 id: raw.id,
                 timestamp: raw.timestamp,
                 kind: raw.kind,
                 data: raw.data,
-            })),
+            }))),
             other => Err(serde::de::Error::custom(format!(
                 "history entry category must be \"chat\" or \"event\", got \"{other}\""
             ))),

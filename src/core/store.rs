@@ -76,7 +76,7 @@ impl ConversationStore {
 
     /// Appends an event entry (`addEntry`).
     pub fn add_event(&mut self, entry: EventEntry) {
-        self.entries.push(HistoryEntry::Event(entry));
+        self.entries.push(HistoryEntry::Event(Box::new(entry)));
     }
 
     /// Sets the single system message at index 0: replaced in place if present, else inserted.

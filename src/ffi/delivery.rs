@@ -1,5 +1,5 @@
-//! Event delivery per session: `thread` (a dispatcher thread owned by the library, started
-//! when events arrive and gone when the session is idle), `pump` (`robota_session_dispatch`)
+//! Event delivery per session: `thread` (on one of the runtime's callback threads while the
+//! session has events queued, see `sdk::callback_threads`), `pump` (`robota_session_dispatch`)
 //! and `pull` (`robota_session_next_event`). No lock is held while calling out. The queue also
 //! records which turns' `TURN_COMPLETED` reached the host, for `robota_session_wait`.
 
@@ -16,13 +16,11 @@ use crate::sdk::error::{ErrorCode, SdkError};
 use crate::sdk::events::{self, Event, EventSink, Payload};
 use crate::sdk::runtime::RuntimeShared;
 
-/// How long an idle dispatcher thread waits for more events before it exits.
-const DISPATCHER_LINGER: Duration = Duration::from_millis(200);
-
 #[derive(Default)]
 struct QState {
     events: VecDeque<Event>,
     reg: Option<Arc<EventReg>>,
+    /// `thread` mode: a callback thread is draining the queue (at most one at a time).
     dispatcher_running: bool,
     dispatching: bool,
     detached: bool,
@@ -117,22 +115,16 @@ impl Queue {
         st.events.push_back(ev);
         match self.mode {
             Delivery::Thread => {
-                if st.dispatcher_running {
-                    let wake = st.waiters > 0;
-                    drop(st);
-                    if wake {
-                        self.cond.notify_one();
-                    }
-                } else {
+                if !st.dispatcher_running {
                     st.dispatcher_running = true;
                     drop(st);
                     let me = self.clone();
-                    let spawned = std::thread::Builder::new()
-                        .name("robota-dispatch".into())
-                        .spawn(move || me.dispatcher_loop());
-                    match spawned {
-                        Ok(j) => self.shared.work.track_thread(j),
-                        Err(_) => self.lock().dispatcher_running = false,
+                    if !self
+                        .shared
+                        .work
+                        .run_on_callback_thread(Box::new(move || me.drain()))
+                    {
+                        self.lock().dispatcher_running = false;
                     }
                 }
             }
@@ -146,35 +138,18 @@ impl Queue {
         }
     }
 
-    fn dispatcher_loop(self: Arc<Self>) {
+    /// `thread` mode, on a callback thread: delivers queued events in order until none is
+    /// left, taking everything queued at once (one lock round trip per burst, not per event).
+    fn drain(self: Arc<Self>) {
         let mut batch: VecDeque<Event> = VecDeque::new();
         let mut completed: Vec<u64> = Vec::new();
         loop {
             let (reg, ptr) = {
                 let mut st = self.lock();
-                let deadline = Instant::now() + DISPATCHER_LINGER;
-                loop {
-                    if st.detached {
-                        st.dispatcher_running = false;
-                        return;
-                    }
-                    if !st.events.is_empty() {
-                        break;
-                    }
-                    let now = Instant::now();
-                    if now >= deadline {
-                        st.dispatcher_running = false;
-                        return;
-                    }
-                    st.waiters += 1;
-                    st = self
-                        .cond
-                        .wait_timeout(st, deadline - now)
-                        .unwrap_or_else(|p| p.into_inner())
-                        .0;
-                    st.waiters -= 1;
+                if st.detached || st.events.is_empty() {
+                    st.dispatcher_running = false;
+                    return;
                 }
-                // Take everything queued at once: one lock round-trip per burst, not per event.
                 std::mem::swap(&mut batch, &mut st.events);
                 (st.reg.clone(), st.session_ptr)
             };

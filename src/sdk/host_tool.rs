@@ -14,6 +14,7 @@ use super::pending::{Answer, PendingKind};
 use super::runtime::RuntimeShared;
 use crate::core::execution::INTERRUPTED_TOOL_ERROR;
 use crate::core::tool::{Tool, ToolContext, ToolResult};
+use crate::tools::schema_compile::CompiledSchema;
 
 /// The host's own handler of a host tool's calls (the C ABI's `robota_tool_fn` registration).
 /// The host answers each call later, from any thread, with
@@ -39,7 +40,7 @@ pub struct HostToolDef {
     pub timeout_ms: u64,
     /// The host's own handler of the calls, if it registered one.
     pub handler: Option<Arc<dyn HostToolHandler>>,
-    validator: jsonschema::Validator,
+    validator: Arc<CompiledSchema>,
 }
 
 fn valid_name(n: &str) -> bool {
@@ -105,7 +106,7 @@ impl HostToolDef {
                 )))
             }
         };
-        let validator = jsonschema::validator_for(&input_schema).map_err(|e| {
+        let validator = CompiledSchema::new(&input_schema).map_err(|e| {
             SdkError::config(format!(
                 "{W}: \"input_schema\" of tool \"{name}\" is not a valid JSON Schema: {e}"
             ))
@@ -133,13 +134,21 @@ impl HostToolDef {
         })
     }
 
+    /// Compiles the argument schema on a background thread when that is still to do (see
+    /// [`CompiledSchema::warm_up`]); the caller joins the thread.
+    pub fn warm_up(&self) -> Option<std::thread::JoinHandle<()>> {
+        self.validator.warm_up()
+    }
+
     /// Checks arguments against the schema; the message lists what is wrong.
     pub fn check_args(&self, args: &Value) -> Result<(), String> {
-        let errors: Vec<String> = self
-            .validator
-            .iter_errors(args)
-            .map(|e| e.to_string())
-            .collect();
+        let validator = self.validator.validator().map_err(|e| {
+            format!(
+                "tool \"{}\": \"input_schema\" is not a valid JSON Schema: {e}",
+                self.name
+            )
+        })?;
+        let errors: Vec<String> = validator.iter_errors(args).map(|e| e.to_string()).collect();
         if errors.is_empty() {
             Ok(())
         } else {

@@ -8,6 +8,7 @@ pub mod assembly;
 pub mod bridge;
 pub mod budget;
 pub mod call_settings;
+mod callback_threads;
 pub mod command_registry;
 pub mod commands;
 pub mod compact_config;

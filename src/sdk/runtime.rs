@@ -202,6 +202,11 @@ impl Runtime {
                 def.name
             )));
         }
+        // The first schema compile of a process is the expensive one: start it now, beside
+        // the host's next steps, instead of on the path of the first tool call.
+        if let Some(j) = def.warm_up() {
+            self.shared.work.track_thread(j);
+        }
         tools.push(Arc::new(def));
         Ok(())
     }

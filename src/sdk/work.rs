@@ -6,11 +6,14 @@ use std::future::Future;
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 
+use super::callback_threads::{CallbackThreads, Job};
+
 /// Tasks and threads the runtime waits for before it stops its workers.
 #[derive(Default)]
 pub struct LibraryWork {
     threads: Mutex<Vec<JoinHandle<()>>>,
     tasks: Arc<TaskCount>,
+    callbacks: Arc<CallbackThreads>,
 }
 
 /// Live library tasks; `zero` is signalled when the last one ends.
@@ -41,10 +44,26 @@ impl LibraryWork {
     {
         *self.tasks.live.lock().unwrap_or_else(|p| p.into_inner()) += 1;
         let guard = TaskGuard(self.tasks.clone());
+        // Boxed: a turn's future is ~10 KB, which tokio would otherwise copy into the task and
+        // again when the task's stage changes.
+        let task = Box::pin(task);
         handle.spawn(async move {
             let _counted = guard;
             task.await;
         });
+    }
+
+    /// Runs `job` on one of the runtime's callback threads (see [`CallbackThreads`]); false
+    /// when no thread could be started.
+    pub fn run_on_callback_thread(&self, job: Job) -> bool {
+        match self.callbacks.run(job) {
+            Ok(Some(j)) => {
+                self.track_thread(j);
+                true
+            }
+            Ok(None) => true,
+            Err(()) => false,
+        }
     }
 
     /// Keeps a library thread to join when the runtime goes away.
@@ -81,6 +100,7 @@ impl LibraryWork {
 
     /// Joins the tracked threads except the calling one.
     fn join_threads(&self) {
+        self.callbacks.close();
         let me = std::thread::current().id();
         loop {
             let all: Vec<_> =

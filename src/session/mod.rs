@@ -13,6 +13,7 @@ pub mod paths;
 #[allow(clippy::module_inception)]
 pub mod session;
 pub mod store;
+pub mod store_index;
 pub mod store_list;
 pub mod transcript;
 pub mod transcript_check;

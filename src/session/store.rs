@@ -55,6 +55,12 @@ pub fn session_file_path(dir: &Path, id: &str) -> Result<PathBuf, String> {
 /// is removed and `path` is untouched. Concurrent writers of one path never mix their bytes:
 /// the last rename wins.
 pub fn write_atomic(path: &Path, data: &[u8]) -> io::Result<()> {
+    replace_file(path, data, true)
+}
+
+/// [`write_atomic`] with `durable == false`: no fsync (for caches that may be lost, never
+/// torn: a crash can leave the old file, the new one or an empty one).
+pub fn replace_file(path: &Path, data: &[u8], durable: bool) -> io::Result<()> {
     let Some(name) = path.file_name() else {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
@@ -71,12 +77,16 @@ pub fn write_atomic(path: &Path, data: &[u8]) -> io::Result<()> {
         std::process::id(),
         TEMP_SEQ.fetch_add(1, Ordering::Relaxed)
     ));
-    let written = write_new_synced(&tmp, data).and_then(|()| fs::rename(&tmp, path));
+    let written = write_new(&tmp, data, durable).and_then(|()| fs::rename(&tmp, path));
     if let Err(e) = written {
         let _ = fs::remove_file(&tmp);
         return Err(e);
     }
-    sync_dir(dir)
+    if durable {
+        sync_dir(dir)
+    } else {
+        Ok(())
+    }
 }
 
 /// The pid in the name of a temp file [`write_atomic`] creates (`.<name>.<pid>.<n>.tmp`).
@@ -146,10 +156,13 @@ pub fn load(dir: &Path, id: &str) -> Result<String, StoreError> {
     })
 }
 
-fn write_new_synced(tmp: &Path, data: &[u8]) -> io::Result<()> {
+fn write_new(tmp: &Path, data: &[u8], durable: bool) -> io::Result<()> {
     let mut f = OpenOptions::new().write(true).create_new(true).open(tmp)?;
     f.write_all(data)?;
-    f.sync_all()
+    if durable {
+        f.sync_all()?;
+    }
+    Ok(())
 }
 
 /// Makes a rename inside `dir` durable (a no-op where directories cannot be opened).

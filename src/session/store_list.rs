@@ -1,18 +1,21 @@
 //! Listing and deleting saved sessions (reference §11.6 `list()` / `delete(id)`).
 //!
-//! A listing reads only what it shows: the head of each file (the summary fields are written
-//! first, one per line) and its last bytes (a file cut short does not end with `}`), never the
-//! messages. A file whose head is not in that shape is parsed whole; a file that cannot be
+//! A listing reads only what it shows: the directory's index (`store_index`: what earlier
+//! listings read, by file stamp) and, for files it does not know, the head of each file (the
+//! summary fields are written first, one per line) and its last bytes (a file cut short does
+//! not end with `}`), never the messages. A file whose head is not in that shape is parsed whole; a file that cannot be
 //! read or parsed is skipped and reported by name.
 
-use std::fs::{self, File};
+use std::collections::HashMap;
+use std::fs::{self, DirEntry, File};
 use std::io::{self, Read};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::store::{session_file_path, StoreError};
+use super::store_index::{self, Entry, Stamp};
 
 /// `kind` of a session file.
 pub const SNAPSHOT_KIND: &str = "robota.session";
@@ -27,7 +30,7 @@ const MIN_FILES_PER_THREAD: usize = 256;
 const TAIL_BYTES: u64 = 16;
 
 /// One saved session as a listing shows it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SessionSummary {
     /// Session id.
     pub id: String,
@@ -62,8 +65,9 @@ pub struct Listing {
 }
 
 /// Lists `<dir>/*.json` (a missing directory lists nothing), keeping sessions whose `cwd`
-/// equals `cwd` when given, newest first, at most `limit`. Temp files of saves whose process
-/// was killed before the rename are removed on the way.
+/// equals `cwd` when given, newest first, at most `limit`. Files whose stamp the directory's
+/// index knows are not opened (see [`store_index`](super::store_index)). Temp files of saves
+/// whose process was killed before the rename are removed on the way.
 pub fn list(dir: &Path, cwd: Option<&str>, limit: Option<usize>) -> Result<Listing, StoreError> {
     let entries = match fs::read_dir(dir) {
         Ok(e) => e,
@@ -75,7 +79,7 @@ pub fn list(dir: &Path, cwd: Option<&str>, limit: Option<usize>) -> Result<Listi
             )))
         }
     };
-    let files: Vec<(String, PathBuf)> = entries
+    let files: Vec<(String, DirEntry)> = entries
         .flatten()
         .filter_map(|e| {
             let name = e.file_name().into_string().ok()?;
@@ -84,38 +88,72 @@ pub fn list(dir: &Path, cwd: Option<&str>, limit: Option<usize>) -> Result<Listi
                 let _ = fs::remove_file(e.path());
                 return None;
             }
-            (name.ends_with(".json") && !name.starts_with('.')).then(|| (name, e.path()))
+            (name.ends_with(".json") && !name.starts_with('.')).then_some((name, e))
         })
         .collect();
-    // Reading the heads is syscall-bound: split it over the available cores.
+    let known = store_index::load(dir);
+    // Stat calls (and the reads of unknown files) are syscall-bound: split them over the cores.
     let workers = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .clamp(1, MAX_LIST_THREADS);
     let chunk = files.len().div_ceil(workers).max(MIN_FILES_PER_THREAD);
-    let parts: Vec<Listing> = std::thread::scope(|scope| {
+    let parts: Vec<Part<'_>> = std::thread::scope(|scope| {
+        let known = &known;
         let handles: Vec<_> = files
             .chunks(chunk)
-            .map(|part| scope.spawn(move || read_part(part, cwd)))
+            .map(|part| scope.spawn(move || read_part(part, known)))
             .collect();
         handles
             .into_iter()
             .map(|h| h.join().unwrap_or_default())
             .collect()
     });
+    let fresh = parts.iter().map(|p| p.fresh.len()).sum::<usize>();
+    let cached = parts.iter().map(|p| p.cached.len()).sum::<usize>();
+    let mut sessions: Vec<&SessionSummary> = Vec::with_capacity(files.len());
     let mut out = Listing::default();
-    for p in parts {
-        out.sessions.extend(p.sessions);
-        out.skipped.extend(p.skipped);
+    for p in &parts {
+        let cached = p
+            .cached
+            .iter()
+            .map(|e| (e.file.as_str(), e.session.as_ref().ok_or(e.error.as_ref())));
+        let fresh = p
+            .fresh
+            .iter()
+            .map(|(name, _, r)| (name.as_str(), r.as_ref().map_err(Some)));
+        for (name, result) in cached.chain(fresh) {
+            match result {
+                Ok(s) => {
+                    if cwd.map_or(true, |c| c == s.cwd) {
+                        sessions.push(s);
+                    }
+                }
+                Err(error) => out.skipped.push(SkippedFile {
+                    file: name.to_string(),
+                    error: error
+                        .cloned()
+                        .unwrap_or_else(|| "not a session file".into()),
+                }),
+            }
+        }
     }
-    out.sessions.sort_unstable_by(|a, b| {
+    sessions.sort_unstable_by(|a, b| {
         b.updated_at
             .cmp(&a.updated_at)
             .then_with(|| a.id.cmp(&b.id))
     });
     if let Some(n) = limit {
-        out.sessions.truncate(n);
+        sessions.truncate(n);
     }
+    out.sessions = sessions.into_iter().cloned().collect();
     out.skipped.sort_unstable_by(|a, b| a.file.cmp(&b.file));
+    if fresh > 0 || cached != known.len() {
+        let entries = parts.iter().flat_map(|p| {
+            let fresh = p.fresh.iter().filter_map(|(_, e, _)| e.as_ref());
+            p.cached.iter().copied().chain(fresh)
+        });
+        store_index::store(dir, entries);
+    }
     Ok(out)
 }
 
@@ -148,32 +186,59 @@ fn read_at(f: &mut File, offset: u64, buf: &mut [u8]) -> io::Result<()> {
     }
 }
 
-fn read_part(files: &[(String, PathBuf)], cwd: Option<&str>) -> Listing {
-    let mut out = Listing::default();
-    for (name, path) in files {
-        match read_summary(path) {
-            Ok(s) => {
-                if cwd.map_or(true, |c| c == s.cwd) {
-                    out.sessions.push(s);
-                }
-            }
-            Err(error) => out.skipped.push(SkippedFile {
-                file: name.clone(),
-                error,
-            }),
+/// What one listing thread found: the index entries of the files whose stamp it knew, and
+/// per other file its new entry (none when it cannot be stat'ed) and its summary or why it
+/// is skipped.
+#[derive(Default)]
+struct Part<'a> {
+    cached: Vec<&'a Entry>,
+    fresh: Vec<(String, Option<Entry>, Result<SessionSummary, String>)>,
+}
+
+fn read_part<'a>(files: &[(String, DirEntry)], known: &'a HashMap<String, Entry>) -> Part<'a> {
+    let mut out = Part::default();
+    for (name, dir_entry) in files {
+        let stamp = dir_entry.metadata().ok().map(|m| Stamp::of(&m));
+        let cached = known
+            .get(name)
+            .filter(|e| stamp.is_some_and(|s| s == e.stamp));
+        if let Some(e) = cached {
+            out.cached.push(e);
+            continue;
         }
+        let (stamp, result) = read_summary(&dir_entry.path());
+        let entry = stamp.map(|stamp| Entry {
+            file: name.clone(),
+            stamp,
+            session: result.as_ref().ok().cloned(),
+            error: result.as_ref().err().cloned(),
+        });
+        out.fresh.push((name.clone(), entry, result));
     }
     out
 }
 
-fn read_summary(path: &Path) -> Result<SessionSummary, String> {
-    let mut f = File::open(path).map_err(|e| format!("cannot open: {e}"))?;
-    let len = f.metadata().map_err(|e| e.to_string())?.len();
+/// The summary of one file, with the stamp of the version read (none when it cannot be
+/// opened).
+fn read_summary(path: &Path) -> (Option<Stamp>, Result<SessionSummary, String>) {
+    let mut f = match File::open(path) {
+        Ok(f) => f,
+        Err(e) => return (None, Err(format!("cannot open: {e}"))),
+    };
+    let meta = match f.metadata() {
+        Ok(m) => m,
+        Err(e) => return (None, Err(e.to_string())),
+    };
+    let stamp = Stamp::of(&meta);
+    (Some(stamp), summary_of_file(&mut f, meta.len()))
+}
+
+fn summary_of_file(f: &mut File, len: u64) -> Result<SessionSummary, String> {
     let mut head = vec![0u8; HEAD_BYTES.min(len as usize)];
     f.read_exact(&mut head).map_err(|e| e.to_string())?;
     if len as usize > HEAD_BYTES {
         let mut tail = [0u8; TAIL_BYTES as usize];
-        read_at(&mut f, len - TAIL_BYTES, &mut tail).map_err(|e| e.to_string())?;
+        read_at(f, len - TAIL_BYTES, &mut tail).map_err(|e| e.to_string())?;
         if tail.trim_ascii_end().last() != Some(&b'}') {
             return Err("the file is truncated (it does not end with '}')".into());
         }
@@ -181,11 +246,20 @@ fn read_summary(path: &Path) -> Result<SessionSummary, String> {
             return Ok(s);
         }
     }
-    // Small or unusual files: parse the whole document.
-    let text = fs::read_to_string(path).map_err(|e| e.to_string())?;
+    // Small or unusual files: parse the whole document (from the open file: the same version).
+    let mut text = String::new();
+    read_at_start(f, &mut text)?;
     let doc: Map<String, Value> =
         serde_json::from_str(&text).map_err(|e| format!("not a session file: {e}"))?;
     summary_of(&doc).ok_or_else(|| "not a session file: missing \"session_id\"".to_string())
+}
+
+/// The whole file, from its start, as text.
+fn read_at_start(f: &mut File, text: &mut String) -> Result<(), String> {
+    use std::io::{Seek, SeekFrom};
+    f.seek(SeekFrom::Start(0)).map_err(|e| e.to_string())?;
+    f.read_to_string(text).map_err(|e| e.to_string())?;
+    Ok(())
 }
 
 /// The summary fields from the head of a file written by the store: `{` then one

@@ -12,8 +12,6 @@ use std::sync::Mutex;
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::{Map, Value};
 
-use crate::core::util::now_iso;
-
 /// What redacted values are written as.
 pub const REDACTED: &str = "[REDACTED]";
 
@@ -21,20 +19,28 @@ pub const REDACTED: &str = "[REDACTED]";
 /// `api[-_]?key|authorization|access[-_]?token|refresh[-_]?token|secret|password|x[-_]?api[-_]?key`,
 /// whole key, any case).
 pub fn is_secret_key(key: &str) -> bool {
-    let k = key.to_ascii_lowercase();
-    let sep = |s: &str, a: &str, b: &str| {
-        s.strip_prefix(a)
-            .and_then(|r| r.strip_suffix(b))
-            .is_some_and(|m| matches!(m, "" | "-" | "_"))
+    // No allocation: this runs for every key of every line.
+    let k = key.as_bytes();
+    let eq = |a: &[u8], b: &str| a.eq_ignore_ascii_case(b.as_bytes());
+    let starts = |a: &[u8], p: &str| a.len() >= p.len() && eq(&a[..p.len()], p);
+    let ends = |a: &[u8], p: &str| a.len() >= p.len() && eq(&a[a.len() - p.len()..], p);
+    let sep = |s: &[u8], a: &str, b: &str| {
+        starts(s, a)
+            && ends(&s[a.len()..], b)
+            && matches!(&s[a.len()..s.len() - b.len()], b"" | b"-" | b"_")
     };
-    k == "authorization"
-        || k == "secret"
-        || k == "password"
-        || sep(&k, "api", "key")
-        || sep(&k, "access", "token")
-        || sep(&k, "refresh", "token")
-        || k.strip_prefix('x').is_some_and(|r| {
-            let r = r.strip_prefix(['-', '_']).unwrap_or(r);
+    eq(k, "authorization")
+        || eq(k, "secret")
+        || eq(k, "password")
+        || sep(k, "api", "key")
+        || sep(k, "access", "token")
+        || sep(k, "refresh", "token")
+        || (starts(k, "x") && {
+            let r = &k[1..];
+            let r = r
+                .strip_prefix(b"-")
+                .or_else(|| r.strip_prefix(b"_"))
+                .unwrap_or(r);
             sep(r, "api", "key")
         })
 }
@@ -95,7 +101,27 @@ fn redacted_json_text(key: &str, v: &Value) -> Option<String> {
 pub struct Transcript {
     path: PathBuf,
     session_id: String,
-    out: Mutex<BufWriter<File>>,
+    out: Mutex<Lines>,
+    /// The same file, to fsync without holding the lock.
+    file: File,
+}
+
+/// Buffered lines and the last timestamp written (formatted once per millisecond).
+struct Lines {
+    buf: BufWriter<File>,
+    stamp_ms: i64,
+    stamp: String,
+}
+
+impl Lines {
+    fn refresh_stamp(&mut self) {
+        let now = chrono::Utc::now();
+        let ms = now.timestamp_millis();
+        if ms != self.stamp_ms || self.stamp.is_empty() {
+            self.stamp_ms = ms;
+            self.stamp = now.to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+        }
+    }
 }
 
 impl Transcript {
@@ -115,7 +141,12 @@ impl Transcript {
         Ok(Transcript {
             path,
             session_id: session_id.to_string(),
-            out: Mutex::new(BufWriter::with_capacity(64 * 1024, file)),
+            file: file.try_clone()?,
+            out: Mutex::new(Lines {
+                buf: BufWriter::with_capacity(16 * 1024, file),
+                stamp_ms: 0,
+                stamp: String::new(),
+            }),
         })
     }
 
@@ -128,8 +159,8 @@ impl Transcript {
     /// `v` and `type` are left out; `turn_id` 0 is left out; a field named like a line key,
     /// e.g. a message's own `timestamp`, is written as `payload_<name>`).
     pub fn record(&self, event: &str, turn_id: u64, fields: &Map<String, Value>) -> io::Result<()> {
-        let mut w = self.out.lock().unwrap_or_else(|p| p.into_inner());
-        self.head(&mut *w, event, turn_id)?;
+        let mut lines = self.out.lock().unwrap_or_else(|p| p.into_inner());
+        let w = self.head(&mut lines, event, turn_id)?;
         for (k, v) in fields {
             if k == "v" || k == "type" || (k == "turn_id" && turn_id != 0) {
                 continue;
@@ -154,8 +185,8 @@ impl Transcript {
 
     /// Appends one line with a single text field (`{…,"<key>":"<text>"}`).
     pub fn record_text(&self, event: &str, turn_id: u64, key: &str, text: &str) -> io::Result<()> {
-        let mut w = self.out.lock().unwrap_or_else(|p| p.into_inner());
-        self.head(&mut *w, event, turn_id)?;
+        let mut lines = self.out.lock().unwrap_or_else(|p| p.into_inner());
+        let w = self.head(&mut lines, event, turn_id)?;
         w.write_all(b",")?;
         serde_json::to_writer(&mut *w, key)?;
         w.write_all(b":")?;
@@ -163,9 +194,17 @@ impl Transcript {
         w.write_all(b"}\n")
     }
 
-    fn head(&self, w: &mut impl Write, event: &str, turn_id: u64) -> io::Result<()> {
+    /// Writes a line's first fields; returns the buffer to write the rest into.
+    fn head<'a>(
+        &self,
+        lines: &'a mut Lines,
+        event: &str,
+        turn_id: u64,
+    ) -> io::Result<&'a mut BufWriter<File>> {
+        lines.refresh_stamp();
+        let w = &mut lines.buf;
         w.write_all(b"{\"timestamp\":\"")?;
-        w.write_all(now_iso().as_bytes())?;
+        w.write_all(lines.stamp.as_bytes())?;
         w.write_all(b"\",\"sessionId\":")?;
         serde_json::to_writer(&mut *w, &self.session_id)?;
         w.write_all(b",\"event\":")?;
@@ -173,14 +212,18 @@ impl Transcript {
         if turn_id != 0 {
             write!(w, ",\"turn_id\":{turn_id}")?;
         }
-        Ok(())
+        Ok(w)
     }
 
     /// Writes buffered lines out and fsyncs the file.
     pub fn sync(&self) -> io::Result<()> {
-        let mut w = self.out.lock().unwrap_or_else(|p| p.into_inner());
-        w.flush()?;
-        w.get_ref().sync_data()
+        self.out
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .buf
+            .flush()?;
+        // Outside the lock: lines of other threads keep going into the buffer meanwhile.
+        self.file.sync_data()
     }
 }
 

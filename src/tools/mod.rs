@@ -21,6 +21,7 @@ pub mod html;
 pub mod ports;
 mod read;
 pub mod result;
+pub mod schema_compile;
 pub mod std_fs;
 pub mod std_process;
 pub mod validation;

@@ -5,9 +5,12 @@ use serde_json::Value;
 
 use jsonschema::error::{TypeKind, ValidationErrorKind};
 
-/// A compiled argument schema.
+use super::schema_compile::CompiledSchema;
+use std::sync::Arc;
+
+/// An argument schema, compiled now or on first use ([`CompiledSchema`]).
 pub struct SchemaValidator {
-    validator: jsonschema::Validator,
+    compiled: Arc<CompiledSchema>,
 }
 
 impl std::fmt::Debug for SchemaValidator {
@@ -63,8 +66,8 @@ fn value_text(v: &Value) -> String {
 impl SchemaValidator {
     /// Compiles `schema`; the error names what is wrong with it.
     pub fn new(schema: &Value) -> Result<Self, String> {
-        jsonschema::validator_for(schema)
-            .map(|validator| SchemaValidator { validator })
+        CompiledSchema::new(schema)
+            .map(|compiled| SchemaValidator { compiled })
             .map_err(|e| format!("Invalid JSON Schema: {e}"))
     }
 
@@ -72,8 +75,12 @@ impl SchemaValidator {
     /// `Unknown parameter: x`, `Parameter "days" must be an integer, got string`,
     /// `Parameter "unit" must be one of: c, f, got k`.
     pub fn check(&self, args: &Value) -> Result<(), Vec<String>> {
+        let validator = self
+            .compiled
+            .validator()
+            .map_err(|e| vec![format!("Invalid JSON Schema: {e}")])?;
         let mut problems = Vec::new();
-        for err in self.validator.iter_errors(args) {
+        for err in validator.iter_errors(args) {
             let field = field_name(err.instance_path().as_str());
             let prefix = if field.is_empty() {
                 String::new()

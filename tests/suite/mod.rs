@@ -52,6 +52,7 @@ mod session_lifecycle;
 mod session_permissions;
 mod session_sampling;
 mod session_security;
+mod store_index;
 mod subagent_defs;
 mod subagent_hooks;
 mod subagents;

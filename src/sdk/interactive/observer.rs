@@ -29,10 +29,10 @@ impl SessionObserver for Core {
         let st = {
             let mut s = self.lock();
             let st = s.tools.start(name, args, schema);
-            s.history.push(HistoryEntry::Event(EventEntry::new(
+            s.history.push(HistoryEntry::Event(Box::new(EventEntry::new(
                 "tool-start",
                 json!(st),
-            )));
+            ))));
             st
         };
         self.link.emit(
@@ -58,8 +58,10 @@ impl SessionObserver for Core {
         {
             let mut s = self.lock();
             let st = s.tools.end(name, args, outcome);
-            s.history
-                .push(HistoryEntry::Event(EventEntry::new("tool-end", json!(st))));
+            s.history.push(HistoryEntry::Event(Box::new(EventEntry::new(
+                "tool-end",
+                json!(st),
+            ))));
             s.dirty = true;
         }
         let output = if outcome == ToolOutcome::Error {
@@ -85,10 +87,10 @@ impl SessionObserver for Core {
     fn on_compacted(&self, c: &Compaction) {
         self.lock()
             .history
-            .push(HistoryEntry::Event(EventEntry::new(
+            .push(HistoryEntry::Event(Box::new(EventEntry::new(
                 "compact",
                 json!({"trigger": c.trigger.as_str(), "summary": c.summary}),
-            )));
+            ))));
         self.link
             .emit(events::COMPACTED, super::compact::compacted_json(c));
     }

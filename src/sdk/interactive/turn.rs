@@ -196,7 +196,10 @@ impl InteractiveSession {
         if !st.tools.items().is_empty() {
             let data = st.tools.summary_data();
             st.history
-                .push(HistoryEntry::Event(EventEntry::new("tool-summary", data)));
+                .push(HistoryEntry::Event(Box::new(EventEntry::new(
+                    "tool-summary",
+                    data,
+                ))));
         }
     }
 

@@ -1,0 +1,232 @@
+//! Compiling tool argument schemas, lazily where that is safe.
+//!
+//! `jsonschema` checks every schema against the draft 2020-12 meta-schema before compiling it,
+//! and the first check in a process builds the meta-schema's own validator: ~6.7 M
+//! instructions, most of a host's start-up (docs/perf.md §1). A schema made only of keywords
+//! whose meta-schema rules [`surely_valid`] checks by hand (the common tool-schema subset:
+//! `type`, `properties`, `required`, `items`, `enum`, bounds, `anyOf`, … — anything else goes
+//! the eager way) cannot fail that check, so it is accepted at once and compiled on first use,
+//! or earlier on a background thread ([`CompiledSchema::warm_up`]). Any other schema is
+//! compiled at once, so a bad one is still refused with `jsonschema`'s error text.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::thread::JoinHandle;
+
+use serde_json::{Map, Value};
+
+/// A tool's argument schema and its validator (compiled now or on first use).
+pub struct CompiledSchema {
+    schema: Value,
+    validator: OnceLock<Result<jsonschema::Validator, String>>,
+}
+
+impl std::fmt::Debug for CompiledSchema {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CompiledSchema")
+            .field("compiled", &self.validator.get().is_some())
+            .finish()
+    }
+}
+
+/// Whether a background warm-up was started in this process (one is enough: it builds the
+/// process-wide meta-schema validator, after which compiling a schema is cheap).
+static WARMING: AtomicBool = AtomicBool::new(false);
+
+fn compile(schema: &Value) -> Result<jsonschema::Validator, String> {
+    jsonschema::validator_for(schema).map_err(|e| e.to_string())
+}
+
+impl CompiledSchema {
+    /// Accepts `schema`: compiled on first use when [`surely_valid`], else now (the error is
+    /// `jsonschema`'s text).
+    pub fn new(schema: &Value) -> Result<Arc<Self>, String> {
+        let validator = OnceLock::new();
+        if !surely_valid(schema) {
+            let _ = validator.set(Ok(compile(schema)?));
+        }
+        Ok(Arc::new(CompiledSchema {
+            schema: schema.clone(),
+            validator,
+        }))
+    }
+
+    /// The validator, compiling it now if needed (a compile error of a schema accepted
+    /// without compiling, which [`surely_valid`] rules out, comes back as its text).
+    pub fn validator(&self) -> Result<&jsonschema::Validator, &str> {
+        self.validator
+            .get_or_init(|| compile(&self.schema))
+            .as_ref()
+            .map_err(String::as_str)
+    }
+
+    /// Whether the validator exists already.
+    pub fn is_compiled(&self) -> bool {
+        self.validator.get().is_some()
+    }
+
+    /// Compiles on a background thread when not compiled yet and no warm-up ran in this
+    /// process (the first compile is the expensive one); the caller joins the thread.
+    pub fn warm_up(self: &Arc<Self>) -> Option<JoinHandle<()>> {
+        if self.is_compiled() || WARMING.swap(true, Ordering::AcqRel) {
+            return None;
+        }
+        let me = self.clone();
+        std::thread::Builder::new()
+            .name("robota-schema".into())
+            .spawn(move || {
+                let _ = me.validator();
+            })
+            .ok()
+    }
+}
+
+/// Keywords the 2020-12 meta-schema constrains that [`surely_valid`] does not check: a schema
+/// using one is compiled at once.
+const UNCHECKED: &[&str] = &[
+    "$id",
+    "$schema",
+    "$ref",
+    "$anchor",
+    "$dynamicRef",
+    "$dynamicAnchor",
+    "$vocabulary",
+    "$defs",
+    "$recursiveAnchor",
+    "$recursiveRef",
+    "definitions",
+    "dependencies",
+    "prefixItems",
+    "contains",
+    "patternProperties",
+    "dependentSchemas",
+    "propertyNames",
+    "if",
+    "then",
+    "else",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "pattern",
+    "maxContains",
+    "minContains",
+    "dependentRequired",
+    "contentEncoding",
+    "contentMediaType",
+    "contentSchema",
+];
+
+const TYPES: &[&str] = &[
+    "array", "boolean", "integer", "null", "number", "object", "string",
+];
+
+/// True when `schema` certainly passes the draft 2020-12 meta-schema: every keyword it uses
+/// that the meta-schema constrains is one checked here, with a value of the required shape
+/// (keywords the meta-schema does not know are allowed there, as here). False means "not
+/// known", not "invalid".
+pub fn surely_valid(schema: &Value) -> bool {
+    match schema {
+        Value::Bool(_) => true,
+        Value::Object(m) => m.iter().all(|(k, v)| keyword_ok(k, v)),
+        _ => false,
+    }
+}
+
+fn keyword_ok(key: &str, v: &Value) -> bool {
+    let schemas = |a: &Value| {
+        a.as_array()
+            .is_some_and(|a| !a.is_empty() && a.iter().all(surely_valid))
+    };
+    match key {
+        "type" => match v {
+            Value::String(s) => TYPES.contains(&s.as_str()),
+            Value::Array(a) => {
+                !a.is_empty()
+                    && a.iter().enumerate().all(|(i, t)| {
+                        t.as_str().is_some_and(|s| TYPES.contains(&s)) && !a[..i].contains(t)
+                    })
+            }
+            _ => false,
+        },
+        "properties" => v.as_object().is_some_and(all_schemas),
+        "required" => v.as_array().is_some_and(|a| {
+            a.iter()
+                .enumerate()
+                .all(|(i, s)| s.is_string() && !a[..i].contains(s))
+        }),
+        "items" | "additionalProperties" | "not" => surely_valid(v),
+        "allOf" | "anyOf" | "oneOf" => schemas(v),
+        "enum" | "examples" => v.is_array(),
+        "const" | "default" => true,
+        "multipleOf" => v.as_f64().is_some_and(|n| n > 0.0),
+        "maximum" | "exclusiveMaximum" | "minimum" | "exclusiveMinimum" => v.is_number(),
+        "maxLength" | "minLength" | "maxItems" | "minItems" | "maxProperties" | "minProperties" => {
+            v.is_u64()
+        }
+        "uniqueItems" | "deprecated" | "readOnly" | "writeOnly" => v.is_boolean(),
+        "title" | "description" | "$comment" | "format" => v.is_string(),
+        other => !UNCHECKED.contains(&other),
+    }
+}
+
+fn all_schemas(m: &Map<String, Value>) -> bool {
+    m.values().all(surely_valid)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_common_subset_is_surely_valid() {
+        for ok in [
+            json!({"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}},"required":["a","b"]}),
+            json!({"type":["string","null"],"enum":["x",null],"description":"d","x-extra":{"$ref":1}}),
+            json!({"type":"array","items":{"anyOf":[{"type":"string","minLength":1},true]},"maxItems":3,"uniqueItems":true}),
+            json!({"type":"object","additionalProperties":false,"properties":{"n":{"type":"number","minimum":0,"exclusiveMaximum":1.5,"multipleOf":0.5}}}),
+            json!({}),
+        ] {
+            assert!(surely_valid(&ok), "{ok}");
+            // Each of them passes the real meta-schema check too.
+            assert!(jsonschema::meta::is_valid(&ok), "{ok}");
+            assert!(jsonschema::validator_for(&ok).is_ok(), "{ok}");
+        }
+    }
+
+    #[test]
+    fn anything_else_is_not_known() {
+        for other in [
+            json!({"type":"objekt"}),
+            json!({"type":[]}),
+            json!({"type":["string","string"]}),
+            json!({"required":["a","a"]}),
+            json!({"required":"a"}),
+            json!({"properties":{"a":3}}),
+            json!({"minLength":-1}),
+            json!({"minLength":1.5}),
+            json!({"multipleOf":0}),
+            json!({"anyOf":[]}),
+            json!({"pattern":"^a"}),
+            json!({"$ref":"#/$defs/x","$defs":{"x":{}}}),
+            json!({"items":{"type":7}}),
+            json!(3),
+        ] {
+            assert!(!surely_valid(&other), "{other}");
+        }
+    }
+
+    #[test]
+    fn bad_schemas_fail_at_once_and_good_ones_compile_on_first_use() {
+        let e = CompiledSchema::new(&json!({"type":"objekt"})).unwrap_err();
+        assert!(e.contains("objekt"), "{e}");
+        let s = CompiledSchema::new(&json!({"type":"object","required":["a"]})).unwrap();
+        assert!(!s.is_compiled());
+        let v = s.validator().unwrap();
+        assert!(!v.is_valid(&json!({})));
+        assert!(v.is_valid(&json!({"a":1})));
+        assert!(s.is_compiled());
+        // Outside the subset: compiled at once.
+        let p = CompiledSchema::new(&json!({"type":"string","pattern":"^a"})).unwrap();
+        assert!(p.is_compiled());
+    }
+}
