@@ -28,6 +28,7 @@ mod providers_finish_rule;
 mod providers_gemini;
 mod providers_openai;
 mod providers_stream_fidelity;
+mod providers_thinking;
 mod providers_tool_choice;
 mod providers_vendor_streams;
 mod scripted_provider;
