@@ -36,6 +36,7 @@ mod sdk_commands;
 mod sdk_params;
 mod sdk_query;
 mod sdk_settings;
+mod sdk_settings_provider;
 mod sdk_store;
 mod sdk_transcript;
 mod session_basic;

@@ -109,7 +109,11 @@ impl InteractiveSession {
         let mut cfg = cfg;
         let settings = assembly::apply_settings(&mut cfg, &assembly::env_of(&shared))?;
         let tool_env = assembly::tool_env(&shared, &cfg, settings.as_ref());
-        let provider = shared.make_provider(&cfg.provider)?;
+        let provider = if cfg.provider.is_empty() {
+            crate::sdk::settings::provider::make(&shared, settings.as_ref())?
+        } else {
+            shared.make_provider(&cfg.provider)?
+        };
         let restore = restore.unwrap_or_default();
         let session_id = cfg
             .session_id
