@@ -190,6 +190,12 @@ type SessionConfig struct {
 	ContextWindow int `json:"context_window,omitempty"`
 	// ToolChoice is every turn's default tool choice (nil = auto).
 	ToolChoice *ToolChoice `json:"tool_choice,omitempty"`
+	// Transcript appends every event to a JSONL log: true (<Cwd>/.robota/logs) or a
+	// directory path; nil = no transcript.
+	Transcript any `json:"transcript,omitempty"`
+	// Commands registers host commands: listed by help, run by Session.Command or "/name args"
+	// input; their CommandRequest events are answered with Session.RespondCommand.
+	Commands []HostCommand `json:"commands,omitempty"`
 	// Extra holds keys this struct does not name.
 	Extra map[string]any `json:"-"`
 
@@ -199,6 +205,13 @@ type SessionConfig struct {
 	// OnHook runs "host" hooks. Nil: hooks proceed (exit 0), unless Events() is being read,
 	// in which case the host answers with Session.RespondHook.
 	OnHook HookHandler `json:"-"`
+}
+
+// HostCommand is a command the host runs (SessionConfig.Commands).
+type HostCommand struct {
+	Name         string `json:"name"`
+	Description  string `json:"description"`
+	ArgumentHint string `json:"argument_hint,omitempty"`
 }
 
 // Thinking is the extended-thinking budget of SessionConfig.

@@ -136,7 +136,12 @@ pub fn prompt_inputs(
             .iter()
             .map(|t| system_prompt::tool_line(t.name(), t.description()))
             .collect(),
-        command_lines: system_prompt::builtin_command_lines(),
+        command_lines: system_prompt::builtin_command_lines()
+            .into_iter()
+            .chain(cfg.params.commands.iter().map(|c| {
+                system_prompt::descriptor_line(&c.name, c.argument_hint.as_deref(), &c.description)
+            }))
+            .collect(),
         // No agent runtime yet: `system_prompt::agent_lines` renders its definitions once
         // sessions can delegate to agents.
         agent_lines: Vec::new(),

@@ -279,7 +279,7 @@ pub fn parse_runtime_config(text: &str) -> SdkResult<RuntimeConfig> {
 }
 
 /// Keys of the session document.
-pub const SESSION_KEYS: [&str; 32] = [
+pub const SESSION_KEYS: [&str; 33] = [
     "temperature",
     "max_tokens",
     "context_window",
@@ -312,6 +312,7 @@ pub const SESSION_KEYS: [&str; 32] = [
     "native_web_search",
     "host_io",
     "budget",
+    "commands",
 ];
 
 /// Parses a delivery name.

@@ -56,6 +56,7 @@ pub fn run(
         display_input: None,
         raw_input: None,
         tool_choice: None,
+        host_command: None,
     }) {
         Ok(t) => t,
         Err(e) => {

@@ -41,6 +41,7 @@ void test_budget_tool_calls(void);
 void test_budget_tokens(void);
 void test_budget_wall_time(void);
 void test_budget_bad_config(void);
+void test_host_commands(void);
 
 static const struct {
     const char *name;
@@ -48,6 +49,7 @@ static const struct {
 } TESTS[] = {
     {"store_list_delete_resume", test_store_list_delete_resume},
     {"compact_command", test_compact_command},
+    {"host_commands", test_host_commands},
     {"version", test_version},
     {"streaming_thread", test_streaming_thread},
     {"commands", test_commands},

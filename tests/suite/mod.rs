@@ -33,6 +33,7 @@ mod providers_tool_choice;
 mod providers_vendor_streams;
 mod scripted_provider;
 mod sdk_commands;
+mod sdk_host_commands;
 mod sdk_params;
 mod sdk_query;
 mod sdk_settings;
