@@ -49,7 +49,7 @@ void test_host_commands(void) {
 
     char *out = NULL;
     CHECK_EQ_INT(robota_session_command(s, "{\"name\":\"help\"}", &out, NULL), ROBOTA_OK);
-    CHECK_CONTAINS(out, "{\"name\":\"deploy\",\"description\":\"Ship it\",\"argument_hint\":\"<env>\",\"source\":\"host\"}");
+    CHECK_CONTAINS(out, "{\"name\":\"deploy\",\"description\":\"Ship it\",\"source\":\"host\",\"argument_hint\":\"<env>\"}");
     robota_string_free(out);
 
     out = NULL;

@@ -43,6 +43,7 @@ mod sdk_transcript;
 mod session_basic;
 mod session_builtins;
 mod session_compaction;
+mod session_compaction_rounds;
 mod session_enforcer;
 mod session_files;
 mod session_hooks;
