@@ -66,3 +66,75 @@ fn auto_compaction_between_rounds_keeps_the_running_turn() {
     assert_eq!(history[7], (Role::Assistant, "done".to_string()));
     assert!(!session.auto_compact_due());
 }
+
+#[test]
+fn between_rounds_compaction_through_the_c_abi_fires_hooks_and_events_once() {
+    use crate::support::ffi;
+    use robota::ffi::{robota_runtime_free, robota_session_free};
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("notes.txt");
+    std::fs::write(&file, "note").unwrap();
+    let rt = ffi::runtime(
+        &json!({"v":1,"providers":{"s":{"kind":"scripted","turns":[
+            {"text":"one","usage":{"input_tokens":100,"output_tokens":10}},
+            {"tool_calls":[{"id":"c1","name":"Read","arguments":{"file_path":file}}],
+             "usage":{"input_tokens":900,"output_tokens":10}},
+            {"text":"SUM"},
+            {"text":"two"}]}}})
+        .to_string(),
+    );
+    let pre = dir.path().join("pre.json");
+    let s = ffi::session_new(
+        rt,
+        &json!({"v":1,"provider":"s","model":"m","cwd":dir.path(),"delivery":"pull",
+                "tools":["Read"],"permission_mode":"bypassPermissions","context_window":1000,
+                "hooks":{"PreCompact":[{"matcher":"","hooks":[{"type":"command",
+                         "command":format!("cat > '{}'", pre.display())}]}]}})
+        .to_string(),
+    )
+    .unwrap();
+    ffi::submit(s, "first");
+    ffi::events_until(s, "turn_completed");
+    ffi::submit(s, "second");
+    let evs = ffi::events_until(s, "turn_completed");
+    let types: Vec<&str> = evs.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    let end = types
+        .iter()
+        .position(|t| *t == "tool_end")
+        .expect("tool_end");
+    let c = types
+        .iter()
+        .position(|t| *t == "compacted")
+        .expect("compacted");
+    assert!(end < c, "{types:?}");
+    assert_eq!(types[c + 1], "context_update");
+    assert_eq!(
+        (&evs[c]["trigger"], &evs[c]["summary"]),
+        (&json!("auto"), &json!("SUM"))
+    );
+    assert_eq!(evs.last().unwrap()["response"], "two");
+    let messages: Vec<(String, String)> = evs
+        .iter()
+        .filter(|e| e["type"] == "message")
+        .map(|e| {
+            (
+                e["role"].as_str().unwrap().into(),
+                e["content"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    let roles: Vec<&str> = messages.iter().map(|(r, _)| r.as_str()).collect();
+    assert_eq!(
+        roles,
+        ["user", "assistant", "tool", "assistant"],
+        "{messages:?}"
+    );
+    assert_eq!(messages[0].1, "second");
+    assert_eq!(messages[3].1, "two");
+    let hook_input: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&pre).unwrap()).unwrap();
+    assert_eq!(hook_input["hook_event_name"], "PreCompact");
+    assert_eq!(hook_input["trigger"], "auto");
+    robota_session_free(s);
+    robota_runtime_free(rt);
+}
