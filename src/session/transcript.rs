@@ -12,6 +12,7 @@ use std::sync::Mutex;
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::{Map, Value};
 
+use super::transcript_payloads::{Payloads, PAYLOAD_LIMIT_BYTES};
 use crate::core::util::now_iso;
 
 /// What redacted values are written as.
@@ -79,7 +80,7 @@ fn has_secret(v: &Value) -> bool {
 }
 
 /// Tool-call `arguments` travel as JSON text: redacted inside when they hold a secret key.
-fn redacted_json_text(key: &str, v: &Value) -> Option<String> {
+pub(super) fn redacted_json_text(key: &str, v: &Value) -> Option<String> {
     let Value::String(text) = v else { return None };
     if key != "arguments" || !text.trim_start().starts_with('{') {
         return None;
@@ -95,7 +96,15 @@ fn redacted_json_text(key: &str, v: &Value) -> Option<String> {
 pub struct Transcript {
     path: PathBuf,
     session_id: String,
-    out: Mutex<BufWriter<File>>,
+    out: Mutex<Out>,
+    payloads: Payloads,
+}
+
+/// The buffered file and a scratch buffer each field is serialized into first (to measure it
+/// against the payload limit without a second pass).
+struct Out {
+    file: BufWriter<File>,
+    scratch: Vec<u8>,
 }
 
 impl Transcript {
@@ -108,7 +117,11 @@ impl Transcript {
         Ok(Transcript {
             path,
             session_id: session_id.to_string(),
-            out: Mutex::new(BufWriter::with_capacity(64 * 1024, file)),
+            out: Mutex::new(Out {
+                file: BufWriter::with_capacity(64 * 1024, file),
+                scratch: Vec::new(),
+            }),
+            payloads: Payloads::new(dir, session_id, PAYLOAD_LIMIT_BYTES),
         })
     }
 
@@ -119,9 +132,11 @@ impl Transcript {
 
     /// Appends one line: `{"timestamp","sessionId","event","turn_id"?,…fields}` (fields named
     /// `v` and `type` are left out; `turn_id` 0 is left out; a field named like a line key,
-    /// e.g. a message's own `timestamp`, is written as `payload_<name>`).
+    /// e.g. a message's own `timestamp`, is written as `payload_<name>`). A field whose JSON
+    /// exceeds the payload limit goes to a payload file (see [`super::transcript_payloads`]).
     pub fn record(&self, event: &str, turn_id: u64, fields: &Map<String, Value>) -> io::Result<()> {
-        let mut w = self.out.lock().unwrap_or_else(|p| p.into_inner());
+        let mut guard = self.out.lock().unwrap_or_else(|p| p.into_inner());
+        let Out { file: w, scratch } = &mut *guard;
         self.head(&mut *w, event, turn_id)?;
         for (k, v) in fields {
             if k == "v" || k == "type" || (k == "turn_id" && turn_id != 0) {
@@ -138,8 +153,14 @@ impl Transcript {
             w.write_all(b":")?;
             if is_secret_key(k) {
                 serde_json::to_writer(&mut *w, REDACTED)?;
+                continue;
+            }
+            scratch.clear();
+            serde_json::to_writer(&mut *scratch, &Redacted(v))?;
+            if scratch.len() <= self.payloads.limit() {
+                w.write_all(scratch)?;
             } else {
-                serde_json::to_writer(&mut *w, &Redacted(v))?;
+                serde_json::to_writer(&mut *w, &self.payloads.normalize(v)?)?;
             }
         }
         w.write_all(b"}\n")
@@ -147,7 +168,8 @@ impl Transcript {
 
     /// Appends one line with a single text field (`{…,"<key>":"<text>"}`).
     pub fn record_text(&self, event: &str, turn_id: u64, key: &str, text: &str) -> io::Result<()> {
-        let mut w = self.out.lock().unwrap_or_else(|p| p.into_inner());
+        let mut guard = self.out.lock().unwrap_or_else(|p| p.into_inner());
+        let w = &mut guard.file;
         self.head(&mut *w, event, turn_id)?;
         w.write_all(b",")?;
         serde_json::to_writer(&mut *w, key)?;
@@ -171,9 +193,9 @@ impl Transcript {
 
     /// Writes buffered lines out and fsyncs the file.
     pub fn sync(&self) -> io::Result<()> {
-        let mut w = self.out.lock().unwrap_or_else(|p| p.into_inner());
-        w.flush()?;
-        w.get_ref().sync_data()
+        let mut guard = self.out.lock().unwrap_or_else(|p| p.into_inner());
+        guard.file.flush()?;
+        guard.file.get_ref().sync_data()
     }
 }
 

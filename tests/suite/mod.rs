@@ -51,6 +51,7 @@ mod session_lifecycle;
 mod session_permissions;
 mod session_sampling;
 mod session_security;
+mod session_transcript_payloads;
 mod tools_bash;
 mod tools_fs;
 mod tools_function;
