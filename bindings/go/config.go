@@ -226,6 +226,8 @@ type Budget struct {
 	MaxWallMS      uint64 `json:"max_wall_ms,omitempty"`
 	MaxToolCalls   uint64 `json:"max_tool_calls,omitempty"`
 	MaxModelCalls  uint64 `json:"max_model_calls,omitempty"`
+	// MaxCostUSD bounds the estimated cost (needs the model's price in the model table).
+	MaxCostUSD float64 `json:"max_cost_usd,omitempty"`
 }
 
 // Overrides change fields of a resumed or forked session; zero fields keep the saved ones.

@@ -27,10 +27,13 @@ func TestConfigDocuments(t *testing.T) {
 	if _, ok := m["on_permission"]; ok {
 		t.Fatalf("handlers leaked into the document: %s", doc)
 	}
-	doc, _ = SessionConfig{Provider: "s", Model: "m", Transcript: true,
+	doc, _ = SessionConfig{Provider: "s", Model: "m", Transcript: true, Budget: &Budget{MaxCostUSD: 1.5},
 		Commands: []HostCommand{{Name: "deploy", Description: "Ship it"}}}.json()
 	if want := `"commands":[{"name":"deploy","description":"Ship it"}]`; !contains(doc, want) {
 		t.Fatalf("commands: %s", doc)
+	}
+	if !contains(doc, `"budget":{"max_cost_usd":1.5}`) {
+		t.Fatalf("budget: %s", doc)
 	}
 	if !contains(doc, `"transcript":true`) {
 		t.Fatalf("transcript: %s", doc)

@@ -10,12 +10,16 @@ public struct SessionBudget: Codable, Sendable, Equatable {
     public var maxToolCalls: Int64?
     /// Model calls made.
     public var maxModelCalls: Int64?
+    /// Estimated cost in USD (needs the model's price in the model table).
+    public var maxCostUSD: Double?
 
-    public init(maxTotalTokens: Int64? = nil, maxWallMS: Int64? = nil, maxToolCalls: Int64? = nil, maxModelCalls: Int64? = nil) {
+    public init(maxTotalTokens: Int64? = nil, maxWallMS: Int64? = nil, maxToolCalls: Int64? = nil, maxModelCalls: Int64? = nil,
+                maxCostUSD: Double? = nil) {
         self.maxTotalTokens = maxTotalTokens
         self.maxWallMS = maxWallMS
         self.maxToolCalls = maxToolCalls
         self.maxModelCalls = maxModelCalls
+        self.maxCostUSD = maxCostUSD
     }
 
     enum CodingKeys: String, CodingKey {
@@ -23,5 +27,6 @@ public struct SessionBudget: Codable, Sendable, Equatable {
         case maxWallMS = "max_wall_ms"
         case maxToolCalls = "max_tool_calls"
         case maxModelCalls = "max_model_calls"
+        case maxCostUSD = "max_cost_usd"
     }
 }

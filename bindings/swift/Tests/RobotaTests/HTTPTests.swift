@@ -125,9 +125,11 @@ final class HTTPTests: XCTestCase {
         let again = try JSONDecoder().decode(SessionConfig.self, from: JSONEncoder().encode(config))
         XCTAssertEqual(again, config)
         XCTAssertTrue(again.extra.isEmpty)
-        let withTranscript = SessionConfig(provider: "p", model: "m", transcript: .bool(true))
+        let withTranscript = SessionConfig(
+            provider: "p", model: "m", budget: SessionBudget(maxCostUSD: 1.5), transcript: .bool(true))
         let doc = String(decoding: try JSONEncoder().encode(withTranscript), as: UTF8.self)
         XCTAssertTrue(doc.contains("\"transcript\":true"), doc)
+        XCTAssertTrue(doc.contains("\"max_cost_usd\":1.5"), doc)
     }
 }
 #endif
