@@ -185,6 +185,9 @@ type SessionConfig struct {
 	Budget *Budget `json:"budget,omitempty"`
 	// HostIO runs the built-in tools through the runtime's HostIOHandler (Runtime.SetHostIO).
 	HostIO bool `json:"host_io,omitempty"`
+	// Team gives the session the team tools (listTemplateCategories, listTemplates,
+	// getTemplateDetail, assignTask); see Runtime.RegisterTemplate.
+	Team bool `json:"team,omitempty"`
 	// ContextWindow overrides the window the library uses (default: the window the server
 	// tells, else the model table, else a stated default with a CONTEXT_WINDOW_ASSUMED warning).
 	ContextWindow int `json:"context_window,omitempty"`
@@ -196,6 +199,10 @@ type SessionConfig struct {
 	// Commands registers host commands: listed by help, run by Session.Command or "/name args"
 	// input; their CommandRequest events are answered with Session.RespondCommand.
 	Commands []HostCommand `json:"commands,omitempty"`
+	// Agents defines subagents by name for the Agent tool (a non-empty map offers the tool
+	// when Tools is nil; else name "Agent" in Tools). The built-ins general-purpose, Explore
+	// and Plan always exist. A subagent's events arrive as KindSubagent.
+	Agents map[string]AgentDefinition `json:"agents,omitempty"`
 	// Extra holds keys this struct does not name.
 	Extra map[string]any `json:"-"`
 
@@ -212,6 +219,12 @@ type HostCommand struct {
 	Name         string `json:"name"`
 	Description  string `json:"description"`
 	ArgumentHint string `json:"argument_hint,omitempty"`
+// AgentDefinition is one subagent of SessionConfig.Agents.
+type AgentDefinition struct {
+	Description string   `json:"description"`
+	Prompt      string   `json:"prompt"`
+	Tools       []string `json:"tools,omitempty"`
+	Model       string   `json:"model,omitempty"`
 }
 
 // Thinking is the extended-thinking budget of SessionConfig.

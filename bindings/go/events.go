@@ -31,6 +31,7 @@ const (
 	KindError             EventKind = C.ROBOTA_EVENT_ERROR
 	KindTurnCompleted     EventKind = C.ROBOTA_EVENT_TURN_COMPLETED
 	KindSessionClosed     EventKind = C.ROBOTA_EVENT_SESSION_CLOSED
+	KindSubagent          EventKind = C.ROBOTA_EVENT_SUBAGENT
 	KindHostIO            EventKind = C.ROBOTA_EVENT_HOST_IO
 	KindCommandRequest    EventKind = C.ROBOTA_EVENT_COMMAND_REQUEST
 )
@@ -42,7 +43,7 @@ var kindNames = map[EventKind]string{
 	KindPermissionRequest: "permission_request", KindHookRequest: "hook_request",
 	KindContextUpdate: "context_update", KindCompacted: "compacted", KindExecution: "execution",
 	KindWarning: "warning", KindError: "error", KindTurnCompleted: "turn_completed",
-	KindSessionClosed: "session_closed", KindHostIO: "host_io", KindCommandRequest: "command_request",
+	KindSessionClosed: "session_closed", KindSubagent: "subagent", KindHostIO: "host_io", KindCommandRequest: "command_request",
 }
 
 // String is the event's "type" name ("text_delta", …).
@@ -282,6 +283,8 @@ func decodeJSONEvent(kind EventKind, turn uint64, data []byte) Event {
 		ev, err = decodeAs(data, &HostIOEvent{turnRef: t})
 	case KindCommandRequest:
 		ev, err = decodeAs(data, &CommandRequest{turnRef: t})
+	case KindSubagent:
+		ev, err = decodeAs(data, &SubagentEvent{turnRef: t})
 	default:
 		err = errUnknownKind
 	}

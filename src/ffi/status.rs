@@ -86,6 +86,9 @@ pub const ROBOTA_EVENT_ERROR: u32 = 15;
 pub const ROBOTA_EVENT_TURN_COMPLETED: u32 = 16;
 /// Last event of a session.
 pub const ROBOTA_EVENT_SESSION_CLOSED: u32 = 17;
+/// A subagent's event: `{"agent_id","agent_type","parent_tool_call_id","event":{…}}` where
+/// `event` is the child's event in pull form (its requests keep their own kinds and ids).
+pub const ROBOTA_EVENT_SUBAGENT: u32 = 18;
 /// A host I/O request (`{"io_id","request":{"v":1,"op",…}}`) in pull mode; answer it with
 /// `robota_host_io_complete`.
 pub const ROBOTA_EVENT_HOST_IO: u32 = 19;
@@ -217,6 +220,7 @@ mod tests {
             assert_eq!(a, b);
             assert_eq!(*a as usize, i + 1);
         }
+        assert_eq!(ROBOTA_EVENT_SUBAGENT, events::SUBAGENT);
         assert_eq!(ROBOTA_EVENT_HOST_IO, events::HOST_IO);
         assert_eq!(ROBOTA_EVENT_COMMAND_REQUEST, events::COMMAND_REQUEST);
         assert_eq!(ROBOTA_ABI_VERSION >> 16, 1);

@@ -279,7 +279,9 @@ pub fn parse_runtime_config(text: &str) -> SdkResult<RuntimeConfig> {
 }
 
 /// Keys of the session document.
-pub const SESSION_KEYS: [&str; 33] = [
+pub const SESSION_KEYS: [&str; 35] = [
+    "agents",
+    "team",
     "temperature",
     "max_tokens",
     "context_window",

@@ -43,6 +43,9 @@ pub const ERROR: u32 = 15;
 pub const TURN_COMPLETED: u32 = 16;
 /// `ROBOTA_EVENT_SESSION_CLOSED`: the last event of a session.
 pub const SESSION_CLOSED: u32 = 17;
+/// `ROBOTA_EVENT_SUBAGENT`: a subagent's event, `{"agent_id","agent_type",
+/// "parent_tool_call_id","event":{…the child's event in pull form…}}`.
+pub const SUBAGENT: u32 = 18;
 /// `ROBOTA_EVENT_HOST_IO`: a host I/O request to answer (`{"io_id","request":{"op",…}}`);
 /// pull mode only, thread/pump hosts get it on the runtime's host I/O callback.
 pub const HOST_IO: u32 = 19;
@@ -70,6 +73,7 @@ pub fn kind_name(kind: u32) -> &'static str {
         ERROR => "error",
         TURN_COMPLETED => "turn_completed",
         SESSION_CLOSED => "session_closed",
+        SUBAGENT => "subagent",
         HOST_IO => "host_io",
         COMMAND_REQUEST => "command_request",
         _ => "unknown",

@@ -31,6 +31,7 @@ mod compact;
 mod end;
 mod input;
 mod observer;
+mod parent;
 mod queue;
 mod settings;
 mod turn;

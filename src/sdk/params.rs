@@ -1,5 +1,5 @@
 //! Session JSON fields of ABI.md v1.1 that tune the model call and the system prompt beyond
-//! [`super::call_settings`]: `thinking:{budget_tokens}`, `native_web_search`, `language` and
+//! [`super::call_settings`]: `thinking:{budget_tokens}`, `native_web_search`, `team`, `language` and
 //! `system_prompt_mode` (`"append"`, the default, or `"replace"`).
 
 use std::sync::Arc;
@@ -27,8 +27,12 @@ pub struct SessionParams {
     pub skills: Arc<Vec<super::skills::Skill>>,
     /// The prompt's inputs once assembled (settings-enabled sessions).
     pub prompt: Option<Arc<PromptInputs>>,
+    /// The four team tools (`"team": true`, [`super::team`]).
+    pub team: bool,
     /// Problems found while assembling (reported as `WARNING` events).
     pub warnings: Vec<String>,
+    /// Subagents: the session JSON's `"agents"`, what assembly found, the nesting depth.
+    pub agents: crate::sdk::subagent::SessionAgents,
 }
 
 fn positive(what: &str, key: &str, v: &Value) -> SdkResult<u64> {
@@ -86,6 +90,12 @@ impl SessionParams {
                 ))
             })?;
         }
+        p.agents.parse(what, map)?;
+        if let Some(v) = get("team") {
+            p.team = v.as_bool().ok_or_else(|| {
+                SdkError::config(format!("{what}: field \"team\" must be true or false"))
+            })?;
+        }
         Ok(p)
     }
 
@@ -108,6 +118,10 @@ impl SessionParams {
                 "commands".into(),
                 super::host_commands::to_json(&self.commands),
             );
+        }
+        self.agents.to_fields(m);
+        if self.team {
+            m.insert("team".into(), json!(true));
         }
     }
 }

@@ -105,7 +105,7 @@ fn parse(path: &Path, fallback: &str, warnings: &mut Vec<String>) -> Option<Skil
 }
 
 /// Sorted entries of `dir` (missing → none).
-fn entries(dir: &Path) -> Vec<PathBuf> {
+pub(crate) fn entries(dir: &Path) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
         .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
         .unwrap_or_default();
@@ -113,7 +113,7 @@ fn entries(dir: &Path) -> Vec<PathBuf> {
     v
 }
 
-fn base_name(p: &Path) -> String {
+pub(crate) fn base_name(p: &Path) -> String {
     p.file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default()

@@ -42,12 +42,16 @@ void test_budget_tokens(void);
 void test_budget_wall_time(void);
 void test_budget_bad_config(void);
 void test_host_commands(void);
+void test_subagent_events_every_delivery_mode(void);
+void test_team_tools_and_register_template(void);
+void test_prompt_hooks_allow_block_and_garbage(void);
 
 static const struct {
     const char *name;
     void (*fn)(void);
 } TESTS[] = {
     {"store_list_delete_resume", test_store_list_delete_resume},
+    {"subagent_events_every_delivery_mode", test_subagent_events_every_delivery_mode},
     {"compact_command", test_compact_command},
     {"host_commands", test_host_commands},
     {"version", test_version},
@@ -86,6 +90,8 @@ static const struct {
     {"budget_tokens", test_budget_tokens},
     {"budget_wall_time", test_budget_wall_time},
     {"budget_bad_config", test_budget_bad_config},
+    {"team_tools_and_register_template", test_team_tools_and_register_template},
+    {"prompt_hooks_allow_block_and_garbage", test_prompt_hooks_allow_block_and_garbage},
 };
 
 int main(int argc, char **argv) {

@@ -6,14 +6,18 @@
 #![allow(dead_code)]
 
 pub mod engine;
+pub mod fake_faults;
+pub mod fake_http;
 pub mod fake_reply;
 pub mod fake_server;
 pub mod fake_wire;
+pub mod fault_cells;
 pub mod ffi;
 pub mod host_session;
 pub mod invariants;
 pub mod log;
 pub mod provider_cases;
 pub mod session;
+pub mod subagent_host;
 pub mod tools;
 pub mod vendor_streams;

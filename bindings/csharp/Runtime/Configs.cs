@@ -265,9 +265,16 @@ namespace Robota
         /// <summary>Host commands: listed by help, run by <c>Command</c> or <c>/name args</c> input; their requests
         /// arrive as <see cref="EventKind.CommandRequest"/> events.</summary>
         public IList<HostCommand> Commands { get; set; }
+        /// <summary>Subagents by name for the Agent tool (non-null, even empty, offers the tool when
+        /// <see cref="Tools"/> is null; the built-ins general-purpose, Explore and Plan always exist).
+        /// Their events arrive as <see cref="EventKind.Subagent"/>.</summary>
+        public IDictionary<string, AgentDefinition> Agents { get; set; }
 
         /// <summary>Runs the built-in tools through the runtime's host I/O handler (<see cref="RobotaRuntime.SetHostIo"/>).</summary>
         public bool? HostIo { get; set; }
+
+        /// <summary>Gives the session the team tools (listTemplateCategories, listTemplates, getTemplateDetail, assignTask; <see cref="RobotaRuntime.RegisterTemplate"/>).</summary>
+        public bool? Team { get; set; }
 
         /// <summary>The JSON name of a delivery mode.</summary>
         public static string DeliveryName(Delivery d) => d == Delivery.Pump ? "pump" : d == Delivery.Pull ? "pull" : "thread";
@@ -307,7 +314,14 @@ namespace Robota
             if (NativeWebSearch.HasValue) d["native_web_search"] = NativeWebSearch.Value;
             if (ToolConfigJson != null) d["tool_config"] = new JsonRaw(ToolConfigJson);
             if (HostIo.HasValue) d["host_io"] = HostIo.Value;
+            if (Team.HasValue) d["team"] = Team.Value;
             if (Budget != null) d["budget"] = Budget.ToDictionary();
+            if (Agents != null)
+            {
+                var a = new Dictionary<string, object>();
+                foreach (var kv in Agents) a[kv.Key] = kv.Value.ToDictionary();
+                d["agents"] = a;
+            }
             if (ContextWindow.HasValue) d["context_window"] = ContextWindow.Value;
             if (ToolChoice != null) d["tool_choice"] = ToolChoice.JsonValue();
             if (AutoCompactDisabled) d["auto_compact_threshold"] = false;
@@ -342,6 +356,26 @@ namespace Robota
         {
             var d = new Dictionary<string, object> { { "name", Name }, { "description", Description } };
             if (ArgumentHint != null) d["argument_hint"] = ArgumentHint;
+    /// <summary>One subagent of <see cref="SessionConfig.Agents"/>.</summary>
+    public sealed class AgentDefinition
+    {
+        /// <summary>What it is for (shown to the model).</summary>
+        public string Description { get; set; } = string.Empty;
+
+        /// <summary>Its system prompt.</summary>
+        public string Prompt { get; set; } = string.Empty;
+
+        /// <summary>Allowlist of tool names (null = every tool of the parent but Agent).</summary>
+        public IList<string> Tools { get; set; }
+
+        /// <summary>Model override (sonnet, haiku, opus or a model id; null = the parent's).</summary>
+        public string Model { get; set; }
+
+        internal Dictionary<string, object> ToDictionary()
+        {
+            var d = new Dictionary<string, object> { { "description", Description }, { "prompt", Prompt } };
+            if (Tools != null) d["tools"] = Tools;
+            if (Model != null) d["model"] = Model;
             return d;
         }
     }

@@ -84,6 +84,8 @@ namespace Robota
         TurnCompleted = 16,
         /// <summary>Last event of a session.</summary>
         SessionClosed = 17,
+        /// <summary><c>{"agent_id","agent_type","parent_tool_call_id","event":{...}}</c>: a subagent's event (its requests keep their own kinds).</summary>
+        Subagent = 18,
         /// <summary><c>{"io_id","request":{"v":1,"op",...}}</c>: a host I/O request (pull delivery).</summary>
         HostIo = 19,
         /// <summary><c>{"request_id","name","args"}</c>: run a host command (<see cref="SessionConfig.Commands"/>);

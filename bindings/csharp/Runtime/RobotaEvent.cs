@@ -14,7 +14,7 @@ namespace Robota
         internal RobotaEvent(uint kind, ulong turnId, string payload)
         {
             RawKind = kind;
-            Kind = (kind >= 1 && kind <= 17) || kind == 19 || kind == 20 ? (EventKind)kind : EventKind.Unknown;
+            Kind = kind >= 1 && kind <= 20 ? (EventKind)kind : EventKind.Unknown;
             TurnId = turnId;
             Payload = payload ?? string.Empty;
         }
@@ -23,7 +23,7 @@ namespace Robota
         {
             null, "turn_started", "text_delta", "thinking_delta", "message", "tool_start", "tool_end", "tool_call",
             "tool_call_cancelled", "permission_request", "hook_request", "context_update", "compacted", "execution",
-            "warning", "error", "turn_completed", "session_closed",
+            "warning", "error", "turn_completed", "session_closed", "subagent",
         };
 
         /// <summary>The kind of a pull event's <c>"type"</c> name (0 when unknown).</summary>

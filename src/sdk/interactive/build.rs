@@ -16,6 +16,7 @@ use crate::sdk::error::{list_or_none, ErrorCode, SdkError, SdkResult};
 use crate::sdk::events::EventSink;
 use crate::sdk::host_tool::{SessionHostTool, SessionLink};
 use crate::sdk::runtime::RuntimeShared;
+use crate::sdk::subagent;
 use crate::session::{ApprovalHandler, Session, SessionObserver, SessionOptions};
 
 /// Refuses session configs this build cannot honour.
@@ -43,6 +44,7 @@ fn session_tools(
     cfg: &SessionConfig,
     link: &Arc<SessionLink>,
     tool_env: Option<&crate::tools::ToolEnv>,
+    agent: Option<Arc<dyn Tool>>,
 ) -> SdkResult<Vec<Arc<dyn Tool>>> {
     let host_defs = shared.host_tools();
     let host_env = cfg
@@ -66,10 +68,13 @@ fn session_tools(
                     link: link.clone(),
                 }));
             }
+            tools.extend(agent);
         }
         Some(names) => {
             for n in names {
-                if let Some(d) = host_defs.iter().find(|d| &d.name == n) {
+                if n == subagent::AGENT_TOOL {
+                    tools.extend(agent.clone());
+                } else if let Some(d) = host_defs.iter().find(|d| &d.name == n) {
                     tools.push(Arc::new(SessionHostTool {
                         def: d.clone(),
                         link: link.clone(),
@@ -108,6 +113,8 @@ impl InteractiveSession {
         check_config(&shared, &cfg)?;
         let mut cfg = cfg;
         let settings = assembly::apply_settings(&mut cfg, &assembly::env_of(&shared))?;
+        subagent::assemble(&mut cfg, &assembly::env_of(&shared));
+        let parent_cell: subagent::ParentCell = Default::default();
         let tool_env = assembly::tool_env(&shared, &cfg, settings.as_ref());
         let provider = if cfg.provider.is_empty() {
             crate::sdk::settings::provider::make(&shared, settings.as_ref())?
@@ -139,7 +146,16 @@ impl InteractiveSession {
                 crate::core::budget::BudgetSpent::default(),
             ))
         });
-        let mut tools = session_tools(&shared, &cfg, &link, tool_env.as_ref())?;
+        let agent_tool = subagent::offers_agent_tool(&cfg).then(|| {
+            Arc::new(subagent::tool::AgentTool::new(
+                cfg.params.agents.all.clone(),
+                parent_cell.clone(),
+            )) as Arc<dyn Tool>
+        });
+        let mut tools = session_tools(&shared, &cfg, &link, tool_env.as_ref(), agent_tool)?;
+        if cfg.params.team {
+            tools.extend(crate::sdk::team::tools(&shared, &cfg.cwd));
+        }
         if let Some(b) = &budget {
             tools = crate::sdk::budget::wrap_tools(tools, b);
         }
@@ -176,7 +192,11 @@ impl InteractiveSession {
         so.permission_mode = cfg.permission_mode;
         so.permissions = cfg.permissions.clone();
         so.hooks = hooks;
-        so.extra_hook_executors = vec![host_hooks];
+        let agent_hooks = Arc::new(subagent::hook::AgentHookExecutor::new(
+            cfg.params.agents.all.clone(),
+            parent_cell.clone(),
+        ));
+        so.extra_hook_executors = vec![host_hooks, agent_hooks];
         so.http_client = Some(shared.http.clone());
         so.approval_handler = Some(approval.clone() as Arc<dyn ApprovalHandler>);
         so.observer = Some(core.clone() as Arc<dyn SessionObserver>);
@@ -221,15 +241,16 @@ impl InteractiveSession {
             "robota::session",
             format!("session {session_id} created ({})", cfg.delivery.as_str()),
         );
-        Ok(InteractiveSession {
-            inner: Arc::new(Inner {
-                core,
-                session,
-                cfg: Mutex::new(cfg),
-                session_id,
-                created_at: restore.created_at.unwrap_or_else(now_iso),
-                budget,
-            }),
-        })
+        let inner = Arc::new(Inner {
+            core,
+            session,
+            cfg: Mutex::new(cfg),
+            session_id,
+            created_at: restore.created_at.unwrap_or_else(now_iso),
+            budget,
+        });
+        let weak: std::sync::Weak<dyn subagent::Parent> = Arc::downgrade(&inner) as _;
+        let _ = parent_cell.set(weak);
+        Ok(InteractiveSession { inner })
     }
 }

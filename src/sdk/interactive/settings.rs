@@ -10,6 +10,17 @@ use crate::sdk::config::SessionConfig;
 use crate::sdk::error::{ErrorCode, SdkError, SdkResult};
 use crate::sdk::runtime::RuntimeShared;
 
+impl super::Inner {
+    /// The config with the model, permission mode and lists in force.
+    pub(super) fn config_in_force(&self) -> SessionConfig {
+        let mut c = self.cfg.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        c.model = self.session.agent().config().model;
+        c.permission_mode = self.session.permission_mode();
+        c.permissions = self.session.enforcer().lists().clone();
+        c
+    }
+}
+
 impl InteractiveSession {
     /// The runtime this session runs on.
     pub fn shared(&self) -> &Arc<RuntimeShared> {
@@ -33,16 +44,7 @@ impl InteractiveSession {
 
     /// The config now in force (model and mode changes applied).
     pub fn config(&self) -> SessionConfig {
-        let mut c = self
-            .inner
-            .cfg
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone();
-        c.model = self.inner.session.agent().config().model;
-        let p = self.permission_state();
-        c.permission_mode = p.mode;
-        c.permissions = p.lists;
+        let mut c = self.inner.config_in_force();
         c.name = self.name();
         c
     }
@@ -71,8 +73,8 @@ impl InteractiveSession {
     }
 
     /// Emits the problems found while assembling the session (settings files, `$ENV:`
-    /// references, skills) as `WARNING` events `{"code":"SETTINGS_INVALID"|"SKILL_INVALID",
-    /// "message"}`, once.
+    /// references, skills, agent definitions) as `WARNING` events `{"code", "message"}`
+    /// (`SETTINGS_INVALID`, `SKILL_INVALID` or `AGENT_INVALID`), once.
     pub fn emit_startup_warnings(&self) {
         let warnings = std::mem::take(
             &mut self
@@ -86,6 +88,8 @@ impl InteractiveSession {
         for w in warnings {
             let code = if w.starts_with("skill ") {
                 "SKILL_INVALID"
+            } else if w.starts_with("agent definition ") {
+                "AGENT_INVALID"
             } else {
                 "SETTINGS_INVALID"
             };

@@ -59,6 +59,9 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
     /// Host commands: listed by `help`, run by `command` or `/name args` input; their requests
     /// arrive as `ROBOTA_EVENT_COMMAND_REQUEST` events, answered with `Runtime.respond(requestID:json:)`.
     public var commands: [HostCommand]?
+    /// The team tools (`listTemplateCategories`, `listTemplates`, `getTemplateDetail`,
+    /// `assignTask`; `Runtime.registerTemplate`).
+    public var team: Bool?
     public var extra: [String: JSONValue]
 
     public init(
@@ -71,6 +74,7 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
         temperature: Double? = nil, maxTokens: Int? = nil, thinking: Thinking? = nil, language: String? = nil,
         systemPromptMode: String? = nil, nativeWebSearch: Bool? = nil, toolConfig: JSONValue? = nil,
         transcript: JSONValue? = nil, commands: [HostCommand]? = nil,
+        autoCompactThreshold: JSONValue? = nil, compactInstructions: String? = nil, team: Bool? = nil,
         extra: [String: JSONValue] = [:]
     ) {
         self.provider = provider
@@ -103,6 +107,7 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
         self.toolConfig = toolConfig
         self.transcript = transcript
         self.commands = commands
+        self.team = team
         self.extra = extra
     }
 
@@ -112,6 +117,7 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
         "context_window", "tool_choice", "auto_compact_threshold", "compact_instructions",
         "temperature", "max_tokens", "thinking", "language", "system_prompt_mode", "native_web_search",
         "tool_config", "transcript", "commands",
+        "context_window", "tool_choice", "auto_compact_threshold", "compact_instructions", "team",
     ]
 
     func encodeKnown(to c: inout KeyedEncodingContainer<DynamicKey>) throws {
@@ -146,6 +152,7 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
         try c.put(toolConfig, "tool_config")
         try c.put(transcript, "transcript")
         try c.put(commands, "commands")
+        try c.put(team, "team")
     }
 
     init(reading c: KeyedDecodingContainer<DynamicKey>) throws {
@@ -164,6 +171,7 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
             systemPromptMode: try c.get("system_prompt_mode"), nativeWebSearch: try c.get("native_web_search"),
             toolConfig: try c.get("tool_config"), transcript: try c.get("transcript"),
             commands: try c.get("commands"))
+            compactInstructions: try c.get("compact_instructions"), team: try c.get("team"))
     }
 
     public func encode(to encoder: Encoder) throws { try encodeDocument(to: encoder) }

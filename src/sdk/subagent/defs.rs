@@ -1,0 +1,297 @@
+//! Agent definitions (reference §12.7): the built-in `general-purpose`, `Explore` and `Plan`,
+//! the session JSON's `"agents"` (ABI.md v1.1) and `*.md` files with frontmatter in
+//! `<cwd>/.robota/agents`, `<cwd>/.agents/agents`, `<cwd>/.claude/agents` (settings
+//! `"project"`), `~/.robota/agents` and `~/.claude/agents` (settings `"project"` or `"user"`).
+//! Priority: session JSON, then the directories in that order (first name wins), then the
+//! built-ins whose names are not taken. A malformed file is a warning, never a failed session.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde_json::{Map, Value};
+
+use crate::sdk::error::{SdkError, SdkResult};
+use crate::sdk::skills::{base_name, entries};
+
+/// One agent definition.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AgentDef {
+    /// Unique name (the Agent tool's `subagent_type`).
+    pub name: String,
+    /// What it is for (shown to the model in the Agent tool's description).
+    pub description: String,
+    /// The body: the start of the child's system prompt.
+    pub prompt: String,
+    /// Model override (shortcuts `sonnet`, `haiku`, `opus` expanded); `None` = the parent's.
+    pub model: Option<String>,
+    /// Round cap of the child (`None` = unlimited).
+    pub max_turns: Option<i64>,
+    /// Allowlist of tool names (`None` = every tool of the parent).
+    pub tools: Option<Vec<String>>,
+    /// Denylist of tool names.
+    pub disallowed_tools: Vec<String>,
+}
+
+/// Built-in `general-purpose` prompt.
+pub const GENERAL_PURPOSE_PROMPT: &str = "You are a general-purpose agent. Do exactly the task you were delegated, nothing more and nothing less. Prefer the most precise tool for each step (Read, Grep and Glob over Bash for files and searches). When you are done, report what you did and what you found concisely. If something blocks you, stop and explain the blocker instead of guessing.";
+/// Built-in `Explore` prompt.
+pub const EXPLORE_PROMPT: &str = "You are a read-only codebase exploration agent. Search, read and trace code to answer the question you were given; never create, modify or delete files. Answer with absolute file paths and line references for everything you cite.";
+/// Built-in `Plan` prompt.
+pub const PLAN_PROMPT: &str = "You are a read-only planning, research and architecture agent. Analyse the code without modifying anything, then produce a numbered implementation plan that names the specific files to change, the order of the steps, and the risks of each step.";
+
+/// The built-in agents, in the reference's order.
+pub fn builtins() -> Vec<AgentDef> {
+    let read_only = vec!["Write".to_string(), "Edit".to_string()];
+    let def = |name: &str, description: &str, prompt: &str, deny: Vec<String>| AgentDef {
+        name: name.into(),
+        description: description.into(),
+        prompt: prompt.into(),
+        model: None,
+        max_turns: None,
+        tools: None,
+        disallowed_tools: deny,
+    };
+    vec![
+        def(
+            "general-purpose",
+            "General-purpose task execution agent with full tool access.",
+            GENERAL_PURPOSE_PROMPT,
+            Vec::new(),
+        ),
+        def(
+            "Explore",
+            "Read-only codebase exploration and analysis agent.",
+            EXPLORE_PROMPT,
+            read_only.clone(),
+        ),
+        def(
+            "Plan",
+            "Read-only planning, research, and architecture agent.",
+            PLAN_PROMPT,
+            read_only,
+        ),
+    ]
+}
+
+/// Expands the model shortcuts of the reference (`sonnet`, `haiku`, `opus`).
+pub fn expand_model(m: &str) -> String {
+    match m {
+        "sonnet" => "claude-sonnet-4-6".into(),
+        "haiku" => "claude-haiku-4-5".into(),
+        "opus" => "claude-opus-4-6".into(),
+        other => other.into(),
+    }
+}
+
+/// Splits a tool list like `allowed-tools`: on commas if there is one, else on whitespace.
+pub fn split_tools(s: &str) -> Vec<String> {
+    let parts: Vec<&str> = if s.contains(',') {
+        s.split(',').collect()
+    } else {
+        s.split_whitespace().collect()
+    };
+    parts
+        .into_iter()
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// Parses the session JSON's `"agents"`: `{"NAME":{"description","prompt","tools"?,"model"?}}`.
+/// A wrong shape is a config error naming the agent and the field.
+pub fn parse_session_agents(what: &str, v: &Value) -> SdkResult<Vec<AgentDef>> {
+    let Value::Object(map) = v else {
+        return Err(SdkError::config(format!(
+            "{what}: field \"agents\" must be an object keyed by agent name"
+        )));
+    };
+    let mut out = Vec::new();
+    for (name, d) in map {
+        let w = format!("{what}: agent \"{name}\"");
+        let Value::Object(d) = d else {
+            return Err(SdkError::config(format!(
+                "{w} must be {{\"description\",\"prompt\",\"tools\"?,\"model\"?}}"
+            )));
+        };
+        crate::sdk::config::check_strict(&w, d, &["description", "prompt", "tools", "model"])?;
+        let s = |k: &str, required: bool| -> SdkResult<Option<String>> {
+            match d.get(k) {
+                Some(Value::String(s)) => Ok(Some(s.clone())),
+                None | Some(Value::Null) if !required => Ok(None),
+                None | Some(Value::Null) => Err(SdkError::config(format!(
+                    "{w}: missing required field \"{k}\""
+                ))),
+                Some(_) => Err(SdkError::config(format!(
+                    "{w}: field \"{k}\" must be a string"
+                ))),
+            }
+        };
+        if name.trim().is_empty() {
+            return Err(SdkError::config(format!(
+                "{what}: field \"agents\": an agent name must not be empty"
+            )));
+        }
+        let tools = match d.get("tools") {
+            None | Some(Value::Null) => None,
+            Some(Value::Array(a)) => Some(
+                a.iter()
+                    .map(|t| {
+                        t.as_str().map(str::to_string).ok_or_else(|| {
+                            SdkError::config(format!(
+                                "{w}: field \"tools\" must be an array of tool names"
+                            ))
+                        })
+                    })
+                    .collect::<SdkResult<Vec<_>>>()?,
+            ),
+            Some(_) => {
+                return Err(SdkError::config(format!(
+                    "{w}: field \"tools\" must be an array of tool names"
+                )))
+            }
+        };
+        out.push(AgentDef {
+            name: name.clone(),
+            description: s("description", false)?.unwrap_or_default(),
+            prompt: s("prompt", true)?.unwrap_or_default(),
+            model: s("model", false)?.map(|m| expand_model(&m)),
+            max_turns: None,
+            tools,
+            disallowed_tools: Vec::new(),
+        });
+    }
+    Ok(out)
+}
+
+/// Frontmatter keys and the body after it.
+type Split = (BTreeMap<String, String>, String);
+
+/// Frontmatter of an agent file: keys are letter/digit identifiers (kebab keys are ignored).
+/// `Ok(None)`: no frontmatter (the whole file is the body). `Err`: opened, never closed.
+fn frontmatter(text: &str) -> Result<Option<Split>, String> {
+    let mut lines = text.split_inclusive('\n');
+    if lines.next().map(str::trim_end) != Some("---") {
+        return Ok(None);
+    }
+    let mut keys = BTreeMap::new();
+    let mut consumed = text.find('\n').map_or(text.len(), |i| i + 1);
+    for line in lines {
+        consumed += line.len();
+        if line.trim_end() == "---" {
+            return Ok(Some((keys, text[consumed..].trim().to_string())));
+        }
+        let Some((k, v)) = line.split_once(':') else {
+            continue;
+        };
+        let k = k.trim();
+        if !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric()) {
+            keys.insert(k.to_string(), v.trim().to_string());
+        }
+    }
+    Err("the frontmatter block opened with --- is never closed".into())
+}
+
+/// Parses one agent file; problems become `warnings` and `None`.
+pub fn parse_file(path: &Path, warnings: &mut Vec<String>) -> Option<AgentDef> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) => {
+            warnings.push(format!("agent definition {} skipped: {e}", path.display()));
+            return None;
+        }
+    };
+    let (fm, body) = match frontmatter(&text) {
+        Ok(Some(x)) => x,
+        Ok(None) => (BTreeMap::new(), text.trim().to_string()),
+        Err(e) => {
+            warnings.push(format!("agent definition {} skipped: {e}", path.display()));
+            return None;
+        }
+    };
+    let max_turns = match fm.get("maxTurns") {
+        None => None,
+        Some(v) => match v.parse::<i64>() {
+            Ok(n) if n >= 0 => Some(n),
+            _ => {
+                warnings.push(format!(
+                    "agent definition {}: maxTurns \"{v}\" is not a non-negative integer; ignored",
+                    path.display()
+                ));
+                None
+            }
+        },
+    };
+    Some(AgentDef {
+        name: fm
+            .get("name")
+            .filter(|n| !n.is_empty())
+            .cloned()
+            .unwrap_or_else(|| base_name(path)),
+        description: fm.get("description").cloned().unwrap_or_default(),
+        prompt: body,
+        model: fm.get("model").map(|m| expand_model(m)),
+        max_turns,
+        tools: fm.get("tools").map(|t| split_tools(t)),
+        disallowed_tools: fm
+            .get("disallowedTools")
+            .map(|t| split_tools(t))
+            .unwrap_or_default(),
+    })
+}
+
+fn push_new(found: &mut Vec<AgentDef>, d: AgentDef) {
+    if !found.iter().any(|f| f.name == d.name) {
+        found.push(d);
+    }
+}
+
+/// Every definition a session can use: `session` (the JSON's), then the `*.md` files of the
+/// directories `settings` enables, then the built-ins not taken.
+pub fn collect(
+    session: &[AgentDef],
+    cwd: &Path,
+    user_dirs: &[&Path],
+    project: bool,
+    warnings: &mut Vec<String>,
+) -> Vec<AgentDef> {
+    let mut found: Vec<AgentDef> = session.to_vec();
+    let mut dirs: Vec<std::path::PathBuf> = Vec::new();
+    if project {
+        for d in [".robota/agents", ".agents/agents", ".claude/agents"] {
+            dirs.push(cwd.join(d));
+        }
+    }
+    dirs.extend(user_dirs.iter().map(|u| u.join("agents")));
+    for dir in dirs {
+        for f in entries(&dir) {
+            if f.extension().is_some_and(|e| e == "md") && f.is_file() {
+                if let Some(d) = parse_file(&f, warnings) {
+                    push_new(&mut found, d);
+                }
+            }
+        }
+    }
+    for b in builtins() {
+        push_new(&mut found, b);
+    }
+    found
+}
+
+/// The session document's form of session-JSON definitions (snapshot/fork).
+pub fn to_json(defs: &[AgentDef]) -> Value {
+    let mut m = Map::new();
+    for d in defs {
+        let mut e = Map::new();
+        e.insert("description".into(), Value::from(d.description.as_str()));
+        e.insert("prompt".into(), Value::from(d.prompt.as_str()));
+        if let Some(t) = &d.tools {
+            e.insert("tools".into(), Value::from(t.clone()));
+        }
+        if let Some(mo) = &d.model {
+            e.insert("model".into(), Value::from(mo.as_str()));
+        }
+        m.insert(d.name.clone(), Value::Object(e));
+    }
+    Value::Object(m)
+}

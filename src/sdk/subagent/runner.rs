@@ -1,0 +1,306 @@
+//! Runs one child session to completion (the `Agent` tool, `agent` hooks, and later the team's
+//! `assignTask`): assembles its config from the parent's, relays its events to the parent's
+//! host, fires `SubagentStart`/`SubagentStop` on the parent, and returns the final answer.
+
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+
+use serde_json::{json, Map, Value};
+use tokio::sync::oneshot;
+use tokio_util::sync::CancellationToken;
+
+use super::{AgentDef, Parent, AGENT_TOOL, MAX_DEPTH};
+use crate::core::execution::INTERRUPTED_TOOL_ERROR;
+use crate::core::hooks::HookEvent;
+use crate::core::util::prefixed_id;
+use crate::sdk::config::SessionConfig;
+use crate::sdk::events::{self, Event, EventSink, Payload};
+use crate::sdk::host_tool::SessionLink;
+use crate::sdk::interactive::{InteractiveSession, TurnInput};
+
+/// Standard suffix of a child's system prompt (reference §12.8).
+pub const SUBAGENT_SUFFIX: &str = "When you finish, reply with a concise final report: it is relayed to the user by the agent that delegated this task. Use absolute file paths. Include code snippets only when they are load-bearing. Do not use emojis.";
+
+/// What to run.
+#[derive(Debug, Clone)]
+pub struct ChildSpec {
+    /// The definition.
+    pub def: AgentDef,
+    /// The task (the child's user message).
+    pub prompt: String,
+    /// Model asked for by the caller (wins over the definition's).
+    pub model: Option<String>,
+    /// The parent's tool call that started it (`None` for hooks).
+    pub parent_tool_call_id: Option<String>,
+    /// Inherit the parent's hooks (false for `agent` hooks: no hook recursion).
+    pub inherit_hooks: bool,
+    /// Round cap overriding the definition's.
+    pub max_turns: Option<i64>,
+}
+
+/// How a child ended.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChildOutcome {
+    /// The child's id (`agent_…`, its session id).
+    pub agent_id: String,
+    /// `turn_completed.stop_reason` of the child.
+    pub stop_reason: String,
+    /// The final answer (`turn_completed.response`).
+    pub response: String,
+    /// The error message of a failed child.
+    pub error: Option<String>,
+}
+
+/// The child's system prompt: body, CLAUDE.md, AGENTS.md (from the parent's assembled
+/// context, when non-empty) and the suffix, joined by blank lines.
+pub fn child_system_prompt(def: &AgentDef, parent: &SessionConfig) -> String {
+    let mut parts: Vec<&str> = vec![def.prompt.trim()];
+    if let Some(p) = &parent.params.prompt {
+        parts.push(p.context.claude_md.trim());
+        parts.push(p.context.agents_md.trim());
+    }
+    parts.push(SUBAGENT_SUFFIX);
+    parts.retain(|p| !p.is_empty());
+    parts.join("\n\n")
+}
+
+/// The child's tools: the parent's minus `disallowed_tools`, intersected with `tools`, minus
+/// `Agent` unless `tools` names it and the child is above [`MAX_DEPTH`].
+pub fn child_tools(def: &AgentDef, parent_tools: &[String], child_depth: u32) -> Vec<String> {
+    parent_tools
+        .iter()
+        .filter(|t| !def.disallowed_tools.contains(t))
+        .filter(|t| def.tools.as_ref().map_or(true, |allow| allow.contains(t)))
+        .filter(|t| {
+            t.as_str() != AGENT_TOOL
+                || (child_depth < MAX_DEPTH
+                    && def
+                        .tools
+                        .as_ref()
+                        .is_some_and(|a| a.iter().any(|n| n == AGENT_TOOL)))
+        })
+        .cloned()
+        .collect()
+}
+
+fn child_config(parent: &dyn Parent, spec: &ChildSpec, agent_id: &str) -> SessionConfig {
+    let p = parent.config();
+    let mut c = p.clone();
+    c.params.agents.depth = p.params.agents.depth + 1;
+    c.params.agents.session = None;
+    c.params.prompt = None;
+    c.params.language = None;
+    c.params.system_prompt_replace = true;
+    c.params.warnings.clear();
+    c.system_prompt = Some(child_system_prompt(&spec.def, &p));
+    c.model = spec
+        .model
+        .clone()
+        .or_else(|| spec.def.model.clone())
+        .unwrap_or_else(|| p.model.clone());
+    c.tools = Some(child_tools(
+        &spec.def,
+        &parent.tool_names(),
+        c.params.agents.depth,
+    ));
+    c.settings = "none".into();
+    c.mode_given = true;
+    if !spec.inherit_hooks {
+        c.hooks = None;
+    }
+    c.max_rounds = spec.max_turns.or(spec.def.max_turns);
+    c.session_id = Some(agent_id.to_string());
+    c.persist = false;
+    c.name = None;
+    c.transcript = p
+        .transcript
+        .map(|d| d.join(parent.session_id()).join("subagents"));
+    c.call.tool_choice = None;
+    c.budget = None;
+    c
+}
+
+/// Requests keep their kind (the host answers them by id); everything else is wrapped.
+fn is_request(kind: u32) -> bool {
+    matches!(
+        kind,
+        events::TOOL_CALL
+            | events::TOOL_CALL_CANCELLED
+            | events::PERMISSION_REQUEST
+            | events::HOOK_REQUEST
+            | events::HOST_IO
+    )
+}
+
+/// The child's sink: relays to the parent's host and hands the child's `turn_completed`
+/// payload to `done`. Nothing is relayed after it.
+fn relay(
+    link: Arc<SessionLink>,
+    agent_id: String,
+    agent_type: String,
+    parent_call: Option<String>,
+    done: oneshot::Sender<Value>,
+) -> EventSink {
+    let done = Mutex::new(Some(done));
+    Arc::new(move |ev: Event| {
+        let mut slot = done.lock().unwrap_or_else(|p| p.into_inner());
+        if slot.is_none() {
+            return;
+        }
+        let turn = link.turn.load(Ordering::Relaxed);
+        if is_request(ev.kind) {
+            link.emit_event(Event {
+                turn_id: turn,
+                ..ev
+            });
+            return;
+        }
+        let finished = match (&ev.kind, &ev.payload) {
+            (&events::TURN_COMPLETED, Payload::Json(v)) => Some(v.clone()),
+            _ => None,
+        };
+        link.emit_event(Event::json(
+            events::SUBAGENT,
+            turn,
+            json!({
+                "agent_id": agent_id,
+                "agent_type": agent_type,
+                "parent_tool_call_id": parent_call,
+                "event": ev.to_pull_json(),
+            }),
+        ));
+        if let Some(v) = finished {
+            if let Some(tx) = slot.take() {
+                let _ = tx.send(v);
+            }
+        }
+    })
+}
+
+struct AbortOnDrop(Option<(InteractiveSession, u64)>);
+
+impl AbortOnDrop {
+    fn disarm(mut self) -> Option<(InteractiveSession, u64)> {
+        self.0.take()
+    }
+}
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        if let Some((child, turn)) = self.0.take() {
+            let _ = child.abort(turn);
+            child.release();
+        }
+    }
+}
+
+fn hook_fields(pairs: Vec<(&str, Value)>) -> Map<String, Value> {
+    pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+}
+
+/// Runs the child; `Err` is the message for the model (`Sub-agent error: …`, or the
+/// interruption text when `cancel` fired).
+pub async fn run_child(
+    parent: &Arc<dyn Parent>,
+    spec: ChildSpec,
+    cancel: CancellationToken,
+) -> Result<ChildOutcome, String> {
+    let agent_id = prefixed_id("agent");
+    let cfg = child_config(parent.as_ref(), &spec, &agent_id);
+    let link = parent.link();
+    let transcript = cfg.transcript.as_ref().map(|d| {
+        d.join(format!("{agent_id}.jsonl"))
+            .to_string_lossy()
+            .into_owned()
+    });
+    let agent_type = spec.def.name.clone();
+    let (tx, rx) = oneshot::channel();
+    let sink = relay(
+        link.clone(),
+        agent_id.clone(),
+        agent_type.clone(),
+        spec.parent_tool_call_id.clone(),
+        tx,
+    );
+    let env = json!({
+        "CLAUDE_PROJECT_DIR": cfg.cwd,
+        "CLAUDE_SESSION_ID": parent.session_id(),
+        "ROBOTA_AGENT_ID": agent_id,
+        "ROBOTA_AGENT_TYPE": agent_type,
+    });
+    let mut start = vec![
+        ("agent_id", json!(agent_id)),
+        ("agent_type", json!(agent_type)),
+        ("env", env.clone()),
+    ];
+    if let Some(t) = &transcript {
+        start.push(("agent_transcript_path", json!(t)));
+    }
+    let child = InteractiveSession::new(link.shared.clone(), cfg, sink, link.answerable(), None)
+        .map_err(|e| format!("Sub-agent error: {}", e.message))?;
+    parent
+        .fire_hook(HookEvent::SubagentStart, hook_fields(start))
+        .await;
+    let turn = child.submit(TurnInput {
+        text: spec.prompt,
+        display_input: None,
+        raw_input: None,
+        tool_choice: None,
+        host_command: None,
+    });
+    let done = match turn {
+        Err(e) => {
+            child.release();
+            return Err(format!("Sub-agent error: {}", e.message));
+        }
+        Ok(t) => {
+            // Aborts the child when this future is dropped before the child ends.
+            let guard = AbortOnDrop(Some((child.clone(), t)));
+            tokio::pin!(rx);
+            let v = tokio::select! {
+                v = &mut rx => v.ok(),
+                _ = cancel.cancelled() => {
+                    let _ = child.abort(t);
+                    rx.await.ok()
+                }
+            };
+            drop(guard.disarm());
+            v
+        }
+    };
+    child.release();
+    let done = done.unwrap_or(Value::Null);
+    let outcome = ChildOutcome {
+        agent_id: agent_id.clone(),
+        stop_reason: done["stop_reason"].as_str().unwrap_or("error").to_string(),
+        response: done["response"].as_str().unwrap_or_default().to_string(),
+        error: done["error"].as_str().map(str::to_string),
+    };
+    let mut stop = vec![
+        ("agent_id", json!(agent_id)),
+        ("agent_type", json!(agent_type)),
+        ("stop_hook_active", json!(false)),
+        ("last_assistant_message", json!(outcome.response)),
+        ("env", env),
+    ];
+    if let Some(t) = &transcript {
+        stop.push(("agent_transcript_path", json!(t)));
+    }
+    if let Some(e) = &outcome.error {
+        stop.push(("reason", json!(e)));
+    }
+    parent
+        .fire_hook(HookEvent::SubagentStop, hook_fields(stop))
+        .await;
+    match outcome.stop_reason.as_str() {
+        "aborted" => Err(INTERRUPTED_TOOL_ERROR.to_string()),
+        "error" => Err(format!(
+            "Sub-agent error: {}",
+            outcome
+                .error
+                .as_deref()
+                .unwrap_or("the subagent's turn failed")
+        )),
+        _ => Ok(outcome),
+    }
+}
