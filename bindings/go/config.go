@@ -219,6 +219,8 @@ type HostCommand struct {
 	Name         string `json:"name"`
 	Description  string `json:"description"`
 	ArgumentHint string `json:"argument_hint,omitempty"`
+}
+
 // AgentDefinition is one subagent of SessionConfig.Agents.
 type AgentDefinition struct {
 	Description string   `json:"description"`

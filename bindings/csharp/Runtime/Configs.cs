@@ -356,6 +356,10 @@ namespace Robota
         {
             var d = new Dictionary<string, object> { { "name", Name }, { "description", Description } };
             if (ArgumentHint != null) d["argument_hint"] = ArgumentHint;
+            return d;
+        }
+    }
+
     /// <summary>One subagent of <see cref="SessionConfig.Agents"/>.</summary>
     public sealed class AgentDefinition
     {

@@ -73,8 +73,7 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
         autoCompactThreshold: JSONValue? = nil, compactInstructions: String? = nil,
         temperature: Double? = nil, maxTokens: Int? = nil, thinking: Thinking? = nil, language: String? = nil,
         systemPromptMode: String? = nil, nativeWebSearch: Bool? = nil, toolConfig: JSONValue? = nil,
-        transcript: JSONValue? = nil, commands: [HostCommand]? = nil,
-        autoCompactThreshold: JSONValue? = nil, compactInstructions: String? = nil, team: Bool? = nil,
+        transcript: JSONValue? = nil, commands: [HostCommand]? = nil, team: Bool? = nil,
         extra: [String: JSONValue] = [:]
     ) {
         self.provider = provider
@@ -116,8 +115,7 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
         "max_rounds", "delivery", "settings", "session_id", "name", "persist", "replay_events", "host_io", "budget",
         "context_window", "tool_choice", "auto_compact_threshold", "compact_instructions",
         "temperature", "max_tokens", "thinking", "language", "system_prompt_mode", "native_web_search",
-        "tool_config", "transcript", "commands",
-        "context_window", "tool_choice", "auto_compact_threshold", "compact_instructions", "team",
+        "tool_config", "transcript", "commands", "team",
     ]
 
     func encodeKnown(to c: inout KeyedEncodingContainer<DynamicKey>) throws {
@@ -170,8 +168,7 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
             thinking: try c.get("thinking"), language: try c.get("language"),
             systemPromptMode: try c.get("system_prompt_mode"), nativeWebSearch: try c.get("native_web_search"),
             toolConfig: try c.get("tool_config"), transcript: try c.get("transcript"),
-            commands: try c.get("commands"))
-            compactInstructions: try c.get("compact_instructions"), team: try c.get("team"))
+            commands: try c.get("commands"), team: try c.get("team"))
     }
 
     public func encode(to encoder: Encoder) throws { try encodeDocument(to: encoder) }
