@@ -169,6 +169,12 @@
 #define ROBOTA_EVENT_HOST_IO 19
 
 /**
+ * A host-registered command to run (`{"request_id","name","args"}`); answer it with
+ * `robota_request_respond` and `{"message","success"?,"data"?,"prompt"?}`.
+ */
+#define ROBOTA_EVENT_COMMAND_REQUEST 20
+
+/**
  * Log level: trace.
  */
 #define ROBOTA_LOG_TRACE 0

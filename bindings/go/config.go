@@ -202,6 +202,12 @@ type SessionConfig struct {
 	ContextWindow int `json:"context_window,omitempty"`
 	// ToolChoice is every turn's default tool choice (nil = auto).
 	ToolChoice *ToolChoice `json:"tool_choice,omitempty"`
+	// Transcript appends every event to a JSONL log: true (<Cwd>/.robota/logs) or a
+	// directory path; nil = no transcript.
+	Transcript any `json:"transcript,omitempty"`
+	// Commands registers host commands: listed by help, run by Session.Command or "/name args"
+	// input; their CommandRequest events are answered with Session.RespondCommand.
+	Commands []HostCommand `json:"commands,omitempty"`
 	// Agents defines subagents by name for the Agent tool (a non-empty map offers the tool
 	// when Tools is nil; else name "Agent" in Tools). The built-ins general-purpose, Explore
 	// and Plan always exist. A subagent's events arrive as KindSubagent.
@@ -215,6 +221,13 @@ type SessionConfig struct {
 	// OnHook runs "host" hooks. Nil: hooks proceed (exit 0), unless Events() is being read,
 	// in which case the host answers with Session.RespondHook.
 	OnHook HookHandler `json:"-"`
+}
+
+// HostCommand is a command the host runs (SessionConfig.Commands).
+type HostCommand struct {
+	Name         string `json:"name"`
+	Description  string `json:"description"`
+	ArgumentHint string `json:"argument_hint,omitempty"`
 }
 
 // AgentDefinition is one subagent of SessionConfig.Agents.

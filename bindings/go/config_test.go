@@ -2,8 +2,11 @@ package robota
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
+
+func contains(s, sub string) bool { return strings.Contains(s, sub) }
 
 func TestConfigDocuments(t *testing.T) {
 	doc, err := SessionConfig{Provider: "s", Model: "m", Tools: []string{},
@@ -24,7 +27,17 @@ func TestConfigDocuments(t *testing.T) {
 	if _, ok := m["on_permission"]; ok {
 		t.Fatalf("handlers leaked into the document: %s", doc)
 	}
-	doc, _ = SessionConfig{Provider: "s", Model: "m"}.json()
+	doc, _ = SessionConfig{Provider: "s", Model: "m", Transcript: true, Budget: &Budget{MaxCostUSD: 1.5},
+		Commands: []HostCommand{{Name: "deploy", Description: "Ship it"}}}.json()
+	if want := `"commands":[{"description":"Ship it","name":"deploy"}]`; !contains(doc, want) {
+		t.Fatalf("commands: %s", doc)
+	}
+	if !contains(doc, `"budget":{"max_cost_usd":1.5}`) {
+		t.Fatalf("budget: %s", doc)
+	}
+	if !contains(doc, `"transcript":true`) {
+		t.Fatalf("transcript: %s", doc)
+	}
 	m = nil
 	if err := json.Unmarshal([]byte(doc), &m); err != nil {
 		t.Fatal(err)

@@ -33,6 +33,7 @@ const (
 	KindSessionClosed     EventKind = C.ROBOTA_EVENT_SESSION_CLOSED
 	KindSubagent          EventKind = C.ROBOTA_EVENT_SUBAGENT
 	KindHostIO            EventKind = C.ROBOTA_EVENT_HOST_IO
+	KindCommandRequest    EventKind = C.ROBOTA_EVENT_COMMAND_REQUEST
 )
 
 var kindNames = map[EventKind]string{
@@ -42,7 +43,7 @@ var kindNames = map[EventKind]string{
 	KindPermissionRequest: "permission_request", KindHookRequest: "hook_request",
 	KindContextUpdate: "context_update", KindCompacted: "compacted", KindExecution: "execution",
 	KindWarning: "warning", KindError: "error", KindTurnCompleted: "turn_completed",
-	KindSessionClosed: "session_closed", KindSubagent: "subagent", KindHostIO: "host_io",
+	KindSessionClosed: "session_closed", KindSubagent: "subagent", KindHostIO: "host_io", KindCommandRequest: "command_request",
 }
 
 // String is the event's "type" name ("text_delta", …).
@@ -202,6 +203,15 @@ func (e TurnCompleted) Turn() uint64 { return e.Result.TurnID }
 // SessionClosed is the last event of a session.
 type SessionClosed struct{ turnRef }
 
+// CommandRequest asks the host to run one of SessionConfig.Commands; answer it with
+// Session.RespondCommand.
+type CommandRequest struct {
+	turnRef
+	RequestID uint64 `json:"request_id"`
+	Name      string `json:"name"`
+	Args      string `json:"args"`
+}
+
 // UnknownEvent is a kind this binding does not know (a newer library); Payload is as sent.
 type UnknownEvent struct {
 	turnRef
@@ -227,6 +237,7 @@ func (Warning) Kind() EventKind           { return KindWarning }
 func (ErrorEvent) Kind() EventKind        { return KindError }
 func (TurnCompleted) Kind() EventKind     { return KindTurnCompleted }
 func (SessionClosed) Kind() EventKind     { return KindSessionClosed }
+func (CommandRequest) Kind() EventKind    { return KindCommandRequest }
 
 // Kind implements Event.
 func (u UnknownEvent) Kind() EventKind { return u.KindValue }
@@ -270,6 +281,8 @@ func decodeJSONEvent(kind EventKind, turn uint64, data []byte) Event {
 		ev = SessionClosed{turnRef: t}
 	case KindHostIO:
 		ev, err = decodeAs(data, &HostIOEvent{turnRef: t})
+	case KindCommandRequest:
+		ev, err = decodeAs(data, &CommandRequest{turnRef: t})
 	case KindSubagent:
 		ev, err = decodeAs(data, &SubagentEvent{turnRef: t})
 	default:

@@ -130,6 +130,35 @@ func (s *Session) RespondHook(requestID uint64, r HookResult) error {
 	return s.respond(requestID, r.json())
 }
 
+// CommandAnswer answers a CommandRequest: Message is the result; Failed marks a failure;
+// Data is structured output; a non-empty Prompt is submitted as a turn instead.
+type CommandAnswer struct {
+	Message string
+	Failed  bool
+	Data    any
+	Prompt  string
+}
+
+func (r CommandAnswer) json() string {
+	m := map[string]any{"message": r.Message, "success": !r.Failed}
+	if r.Data != nil {
+		m["data"] = r.Data
+	}
+	if r.Prompt != "" {
+		m["prompt"] = r.Prompt
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return fmt.Sprintf(`{"message":%q,"success":false}`, err.Error())
+	}
+	return string(b)
+}
+
+// RespondCommand answers a host command request read from Events().
+func (s *Session) RespondCommand(requestID uint64, r CommandAnswer) error {
+	return s.respond(requestID, r.json())
+}
+
 func (s *Session) respond(requestID uint64, doc string) error {
 	c := s.core
 	if !c.rt.acquire() {

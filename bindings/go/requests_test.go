@@ -161,3 +161,57 @@ func isStatus(err error, target error) bool {
 	e, ok := err.(*Error)
 	return ok && e.Is(target)
 }
+
+func TestHostCommandAnsweredFromEvents(t *testing.T) {
+	rt := newRuntime(t, scripted(ScriptedTurn{Text: "shipping"}))
+	s := newSession(t, rt, SessionConfig{Tools: []string{},
+		Commands: []HostCommand{{Name: "deploy", Description: "Ship it", ArgumentHint: "<env>"}}})
+	help, err := s.Command("help", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustContain(t, help.Message, "Host commands:\n  /deploy — Ship it")
+	events := s.Events()
+	type out struct {
+		res CommandResult
+		err error
+	}
+	done := make(chan out, 1)
+	go func() {
+		res, err := s.Command("deploy", "prod")
+		done <- out{res, err}
+	}()
+	for ev := range events {
+		if req, ok := ev.(CommandRequest); ok {
+			if req.Name != "deploy" || req.Args != "prod" {
+				t.Fatalf("request = %#v", req)
+			}
+			if err := s.RespondCommand(req.RequestID, CommandAnswer{Message: "Deployed prod."}); err != nil {
+				t.Fatal(err)
+			}
+			break
+		}
+	}
+	got := <-done
+	if got.err != nil || !got.res.Success || got.res.Message != "Deployed prod." {
+		t.Fatalf("command = %#v, %v", got.res, got.err)
+	}
+	// "/deploy" input: the answer's prompt becomes the turn.
+	turn, err := s.Submit(testCtx(t), "/deploy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for ev := range events {
+		if req, ok := ev.(CommandRequest); ok {
+			if err := s.RespondCommand(req.RequestID, CommandAnswer{Prompt: "Ship it now."}); err != nil {
+				t.Fatal(err)
+			}
+			break
+		}
+	}
+	evs := collect(t, events, turn.ID())
+	if done := find[TurnCompleted](evs); len(done) != 1 || done[0].Response != "shipping" {
+		t.Fatalf("turn = %#v", done)
+	}
+	mustContain(t, conversation(t, s), "Ship it now.")
+}

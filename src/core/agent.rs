@@ -124,7 +124,14 @@ pub struct RunOptions {
     /// The session's budget: asked before each model call (the run stops with
     /// `RunStop::Budget` when it refuses).
     pub budget: Option<std::sync::Arc<super::budget::Budget>>,
+    /// Asked before every round after the first (see [`BetweenRounds`]).
+    pub between_rounds: Option<BetweenRounds>,
 }
+
+/// The between-rounds check of a run: before every round after the first the engine sends a
+/// reply channel and waits; the answer says whether the history was replaced meanwhile
+/// (compaction between rounds), so the engine re-reads where its turn starts.
+pub type BetweenRounds = tokio::sync::mpsc::Sender<tokio::sync::oneshot::Sender<bool>>;
 
 /// The agent: a config plus an append-only conversation.
 pub struct Agent {

@@ -220,6 +220,12 @@ pub extern "C" fn robota_session_command(
                 "the compact command waits for the model; run it outside callbacks",
             ));
         }
+        if in_callback() && crate::sdk::host_commands::is_host_command(&obj.session, text) {
+            return Err(err(
+                ErrorCode::Reentrant,
+                "a host command waits for the host's answer; run it outside callbacks",
+            ));
+        }
         let v = commands::execute_json(&obj.session, text)?;
         out.put(string_out(v.to_string()));
         Ok(ROBOTA_OK)

@@ -92,6 +92,9 @@ pub const ROBOTA_EVENT_SUBAGENT: u32 = 18;
 /// A host I/O request (`{"io_id","request":{"v":1,"op",…}}`) in pull mode; answer it with
 /// `robota_host_io_complete`.
 pub const ROBOTA_EVENT_HOST_IO: u32 = 19;
+/// A host-registered command to run (`{"request_id","name","args"}`); answer it with
+/// `robota_request_respond` and `{"message","success"?,"data"?,"prompt"?}`.
+pub const ROBOTA_EVENT_COMMAND_REQUEST: u32 = 20;
 
 /// Log level: trace.
 pub const ROBOTA_LOG_TRACE: i32 = 0;
@@ -219,6 +222,7 @@ mod tests {
         }
         assert_eq!(ROBOTA_EVENT_SUBAGENT, events::SUBAGENT);
         assert_eq!(ROBOTA_EVENT_HOST_IO, events::HOST_IO);
+        assert_eq!(ROBOTA_EVENT_COMMAND_REQUEST, events::COMMAND_REQUEST);
         assert_eq!(ROBOTA_ABI_VERSION >> 16, 1);
         assert_eq!(
             ROBOTA_ABI_VERSION & 0xffff,

@@ -35,8 +35,9 @@ impl Runtime {
             .map_err(answer_error)
     }
 
-    /// Answers a permission request (`{"decision":"allow"|"deny","remember":false}`) or a host
-    /// hook request (`{"exit_code","stdout","stderr"}`). A response of the wrong shape is
+    /// Answers a permission request (`{"decision":"allow"|"deny","remember":false}`), a host
+    /// hook request (`{"exit_code","stdout","stderr"}`) or a host command request
+    /// (`{"message","success"?,"data"?,"prompt"?}`). A response of the wrong shape is
     /// [`ErrorCode::InvalidConfig`] and the request keeps waiting; stale and unknown ids as in
     /// [`Self::complete_tool_call`].
     pub fn respond(&self, request_id: u64, response: &str) -> SdkResult<()> {
@@ -49,7 +50,11 @@ impl Runtime {
         pending
             .answer(
                 request_id,
-                &[PendingKind::Permission, PendingKind::Hook],
+                &[
+                    PendingKind::Permission,
+                    PendingKind::Hook,
+                    PendingKind::Command,
+                ],
                 Answer::Response(value),
             )
             .map_err(answer_error)

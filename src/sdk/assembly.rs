@@ -31,8 +31,9 @@ fn push_unique(list: &mut Vec<String>, items: impl IntoIterator<Item = String>) 
 }
 
 /// Applies the settings layers of `cfg.settings` to `cfg`; returns them. Problems become
-/// `cfg.params.warnings`. Session JSON fields win: `model`, `permission_mode`, `hooks`,
-/// `language`; allow/deny lists are the defaults, then the settings', then the session's.
+/// `cfg.params.warnings`. Session JSON fields win: `provider` (else the settings' profile, see
+/// [`super::settings::provider`]), `model`, `permission_mode`, `hooks`, `language`,
+/// `auto_compact_threshold`; allow/deny lists are the defaults, then the settings', then the session's.
 pub fn apply_settings(cfg: &mut SessionConfig, env: &EnvVars) -> SdkResult<Option<Settings>> {
     let scope = SettingsScope::parse(&cfg.settings).unwrap_or(SettingsScope::None);
     if scope == SettingsScope::None {
@@ -62,6 +63,9 @@ pub fn apply_settings(cfg: &mut SessionConfig, env: &EnvVars) -> SdkResult<Optio
     cfg.permissions.deny = deny;
     if cfg.hooks.is_none() {
         cfg.hooks = s.hooks.clone();
+    }
+    if let (false, Some(t)) = (cfg.auto_compact_given, s.auto_compact_threshold) {
+        cfg.auto_compact_threshold = t;
     }
     if cfg.params.language.is_none() {
         cfg.params.language = s.language.clone();
@@ -132,6 +136,15 @@ pub fn prompt_inputs(
             .iter()
             .map(|t| system_prompt::tool_line(t.name(), t.description()))
             .collect(),
+        command_lines: system_prompt::builtin_command_lines()
+            .into_iter()
+            .chain(cfg.params.commands.iter().map(|c| {
+                system_prompt::descriptor_line(&c.name, c.argument_hint.as_deref(), &c.description)
+            }))
+            .collect(),
+        // No agent runtime yet: `system_prompt::agent_lines` renders its definitions once
+        // sessions can delegate to agents.
+        agent_lines: Vec::new(),
         skill_lines: cfg
             .params
             .skills

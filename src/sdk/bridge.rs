@@ -185,6 +185,7 @@ pub fn validate_response(kind: PendingKind, v: &Value) -> Result<(), String> {
                 "hook response must be {\"exit_code\":N,\"stdout\":\"…\",\"stderr\":\"…\"}".into(),
             ),
         },
+        PendingKind::Command => super::host_commands::validate_response(v),
         PendingKind::ToolCall | PendingKind::HostIo => Ok(()),
     }
 }

@@ -11,7 +11,8 @@ use super::error::{ErrorCode, SdkError, SdkResult};
 use super::interactive::{InteractiveSession, TurnInput};
 use super::skills::{self, Skill, FORK_UNAVAILABLE};
 
-/// `[{"name","description","argument_hint"?,"source"}]`: built-ins, then user-invocable skills.
+/// `[{"name","description","argument_hint"?,"source"}]`: built-ins, then host commands
+/// (`"source":"host"`), then user-invocable skills.
 pub fn list(s: &InteractiveSession) -> Vec<Value> {
     let mut out: Vec<Value> = COMMANDS
         .iter()
@@ -25,7 +26,15 @@ pub fn list(s: &InteractiveSession) -> Vec<Value> {
             v
         })
         .collect();
-    for sk in s.config().params.skills.iter().filter(|k| k.user_invocable) {
+    let cfg = s.config();
+    for c in cfg.params.commands.iter() {
+        let mut v = json!({"name": c.name, "description": c.description, "source": "host"});
+        if let Some(h) = &c.argument_hint {
+            v["argument_hint"] = json!(h);
+        }
+        out.push(v);
+    }
+    for sk in cfg.params.skills.iter().filter(|k| k.user_invocable) {
         let mut v = json!({"name": sk.name, "description": sk.description, "source": "skill"});
         if let Some(h) = &sk.argument_hint {
             v["argument_hint"] = json!(h);
@@ -75,6 +84,7 @@ pub fn invoke(s: &InteractiveSession, name: &str, args: &str) -> SdkResult<Optio
         display_input: Some(shown.clone()),
         raw_input: Some(shown),
         tool_choice: None,
+        host_command: None,
     })?;
     Ok(Some(
         json!({"v": 1, "message": format!("Skill \"{name}\" started."), "success": true,
@@ -83,20 +93,22 @@ pub fn invoke(s: &InteractiveSession, name: &str, args: &str) -> SdkResult<Optio
 }
 
 /// `/name args` input naming a user-invocable skill becomes the skill's prompt (the typed text
-/// stays the display and raw input); any other input is returned unchanged.
+/// stays the display and raw input); one naming a host command is marked to ask the host at
+/// turn start ([`super::host_commands::mark_input`]); any other input is returned unchanged.
 pub fn expand_input(s: &InteractiveSession, input: TurnInput) -> SdkResult<TurnInput> {
     let Some(rest) = input.text.strip_prefix('/') else {
         return Ok(input);
     };
     let (name, args) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
     let Some(skill) = find_skill(s, name) else {
-        return Ok(input);
+        return Ok(super::host_commands::mark_input(s, input));
     };
     let text = skill_prompt(s, &skill, args)?;
     Ok(TurnInput {
         display_input: input.display_input.or_else(|| Some(input.text.clone())),
         raw_input: input.raw_input.or_else(|| Some(input.text.clone())),
         tool_choice: input.tool_choice,
+        host_command: None,
         text,
     })
 }

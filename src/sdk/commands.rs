@@ -108,10 +108,14 @@ pub fn execute(s: &InteractiveSession, name: &str, args: &str) -> SdkResult<Valu
         "help" => {
             let commands = super::command_registry::list(s);
             let mut text = help_text();
-            let skills: Vec<&Value> = commands.iter().filter(|c| c["source"] == "skill").collect();
-            if !skills.is_empty() {
-                text.push_str("\nSkills:");
-                for c in skills {
+            for (source, title) in [("host", "Host commands:"), ("skill", "Skills:")] {
+                let listed: Vec<&Value> =
+                    commands.iter().filter(|c| c["source"] == source).collect();
+                if !listed.is_empty() {
+                    text.push('\n');
+                    text.push_str(title);
+                }
+                for c in listed {
                     let name = c["name"].as_str().unwrap_or("");
                     let desc = c["description"].as_str().unwrap_or("");
                     text.push_str(&format!("\n  /{name} — {desc}"));
@@ -262,6 +266,9 @@ pub fn execute(s: &InteractiveSession, name: &str, args: &str) -> SdkResult<Valu
         },
         other => {
             if let Some(r) = super::command_registry::invoke(s, other, args)? {
+                return Ok(r);
+            }
+            if let Some(r) = super::host_commands::execute(s, other, args)? {
                 return Ok(r);
             }
             let listed = super::command_registry::list(s);

@@ -111,6 +111,8 @@ pub struct SessionConfig {
     pub tool_config: Option<std::sync::Arc<crate::tools::ToolsConfig>>,
     /// Whether `permission_mode` was given (settings' trust level applies otherwise).
     pub mode_given: bool,
+    /// Whether `auto_compact_threshold` was given (the settings' applies otherwise).
+    pub auto_compact_given: bool,
     /// Model-call settings (`context_window`, `tool_choice`, `temperature`, `max_tokens`).
     pub call: CallSettings,
     /// Built-in tools run through the host's I/O port (`robota_runtime_set_host_io`).
@@ -279,7 +281,7 @@ pub fn parse_runtime_config(text: &str) -> SdkResult<RuntimeConfig> {
 }
 
 /// Keys of the session document.
-pub const SESSION_KEYS: [&str; 35] = [
+pub const SESSION_KEYS: [&str; 36] = [
     "agents",
     "team",
     "temperature",
@@ -315,6 +317,7 @@ pub const SESSION_KEYS: [&str; 35] = [
     "host_io",
     "budget",
     "record",
+    "commands",
 ];
 
 /// Parses a delivery name.
@@ -364,7 +367,12 @@ pub fn parse_session_map(map: &Map<String, Value>) -> SdkResult<SessionConfig> {
             "{W}: field \"settings\" must be \"none\", \"user\" or \"project\", got \"{settings}\""
         )));
     }
-    let provider = req_str(W, map, "provider")?;
+    // With settings, the provider may come from the settings' provider profile.
+    let provider = match opt_str(W, map, "provider")? {
+        Some(p) => p,
+        None if settings != "none" => String::new(),
+        None => req_str(W, map, "provider")?,
+    };
     // With settings, the model may come from the settings' provider profile.
     let model = match opt_str(W, map, "model")? {
         Some(m) => m,
@@ -451,6 +459,7 @@ pub fn parse_session_map(map: &Map<String, Value>) -> SdkResult<SessionConfig> {
             )),
         },
         mode_given: !matches!(map.get("permission_mode"), None | Some(Value::Null)),
+        auto_compact_given: !matches!(map.get("auto_compact_threshold"), None | Some(Value::Null)),
         call: CallSettings::parse(W, map)?,
         host_io: opt_bool(W, map, "host_io")?,
         budget: super::budget::parse_budget(map, &model)?,

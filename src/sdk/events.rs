@@ -49,6 +49,9 @@ pub const SUBAGENT: u32 = 18;
 /// `ROBOTA_EVENT_HOST_IO`: a host I/O request to answer (`{"io_id","request":{"op",…}}`);
 /// pull mode only, thread/pump hosts get it on the runtime's host I/O callback.
 pub const HOST_IO: u32 = 19;
+/// `ROBOTA_EVENT_COMMAND_REQUEST`: a host-registered command to run
+/// (`{"request_id","name","args"}`), answered with `robota_request_respond`.
+pub const COMMAND_REQUEST: u32 = 20;
 
 /// The `type` string of an event kind.
 pub fn kind_name(kind: u32) -> &'static str {
@@ -72,6 +75,7 @@ pub fn kind_name(kind: u32) -> &'static str {
         SESSION_CLOSED => "session_closed",
         SUBAGENT => "subagent",
         HOST_IO => "host_io",
+        COMMAND_REQUEST => "command_request",
         _ => "unknown",
     }
 }

@@ -26,6 +26,7 @@ use crate::core::tokens::TokenUsage;
 use crate::session::Session;
 
 mod build;
+mod command_turn;
 mod compact;
 mod end;
 mod input;

@@ -15,6 +15,7 @@ pub mod compact_config;
 pub mod config;
 pub mod error;
 pub mod events;
+pub mod host_commands;
 pub mod host_io;
 pub mod host_io_host;
 pub mod host_tool;

@@ -21,6 +21,8 @@ pub struct SessionParams {
     /// Ask for the provider's native web search (Anthropic `web_search` server tool; the
     /// provider profile must allow it with `"web_search": true`).
     pub native_web_search: bool,
+    /// Host-registered commands (`commands`).
+    pub commands: Arc<Vec<super::host_commands::HostCommand>>,
     /// Skills discovered for this session.
     pub skills: Arc<Vec<super::skills::Skill>>,
     /// The prompt's inputs once assembled (settings-enabled sessions).
@@ -78,6 +80,9 @@ impl SessionParams {
                 })?;
             p.thinking_budget = Some(u32_of(what, "thinking.budget_tokens", b)?);
         }
+        if let Some(v) = get("commands") {
+            p.commands = Arc::new(super::host_commands::parse(what, v)?);
+        }
         if let Some(v) = get("native_web_search") {
             p.native_web_search = v.as_bool().ok_or_else(|| {
                 SdkError::config(format!(
@@ -107,6 +112,12 @@ impl SessionParams {
         }
         if self.native_web_search {
             m.insert("native_web_search".into(), json!(true));
+        }
+        if !self.commands.is_empty() {
+            m.insert(
+                "commands".into(),
+                super::host_commands::to_json(&self.commands),
+            );
         }
         self.agents.to_fields(m);
         if self.team {

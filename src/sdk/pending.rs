@@ -20,6 +20,8 @@ pub enum PendingKind {
     Hook,
     /// A host I/O request (`robota_host_io_complete`).
     HostIo,
+    /// A host command request (`robota_request_respond`).
+    Command,
 }
 
 impl PendingKind {
@@ -30,6 +32,7 @@ impl PendingKind {
             PendingKind::Permission => "permission request",
             PendingKind::Hook => "hook request",
             PendingKind::HostIo => "host I/O request",
+            PendingKind::Command => "command request",
         }
     }
 }

@@ -111,6 +111,7 @@ pub fn run_session(
         display_input: None,
         raw_input: None,
         tool_choice: None,
+        host_command: None,
     }) {
         Ok(t) => t,
         Err(e) => {

@@ -281,10 +281,11 @@ pub fn inject_prompt(skill: &Skill, args: &str, session_id: &str, cwd: &Path) ->
 
 /// `<name>[ <hint>]: <description>` (the system prompt's Skills section).
 pub fn prompt_line(skill: &Skill) -> String {
-    match &skill.argument_hint {
-        Some(h) => format!("{} {h}: {}", skill.name, skill.description),
-        None => format!("{}: {}", skill.name, skill.description),
-    }
+    crate::sdk::project::system_prompt::descriptor_line(
+        &skill.name,
+        skill.argument_hint.as_deref(),
+        &skill.description,
+    )
 }
 
 #[cfg(test)]

@@ -51,6 +51,9 @@ pub struct Compaction {
     pub before: ContextState,
     /// Context state after.
     pub after: ContextState,
+    /// A compaction between rounds keeps the running turn's messages after the summary:
+    /// `(their index before, their index after)`; `None` when nothing was kept.
+    pub kept: Option<(usize, usize)>,
 }
 
 /// Why a compaction did not happen (the history is untouched in every case).
@@ -118,6 +121,24 @@ pub fn compact_instructions_section(text: &str) -> Option<String> {
     (!body.is_empty()).then_some(body)
 }
 
+/// A kept message without its usage metadata: that usage measured the context before the
+/// compaction and would keep the estimate (and so auto-compaction) at the old size.
+fn without_usage(mut m: Message) -> Message {
+    if let Some(meta) = &mut m.metadata {
+        for k in [
+            "usage",
+            "inputTokens",
+            "outputTokens",
+            "totalTokens",
+            "promptTokens",
+            "completionTokens",
+        ] {
+            meta.remove(k);
+        }
+    }
+    m
+}
+
 impl Session {
     /// The auto-compaction threshold (`None` = disabled).
     pub fn auto_compact_threshold(&self) -> Option<f64> {
@@ -161,6 +182,38 @@ impl Session {
         }
     }
 
+    /// Between two rounds of a turn (the engine asks before every round after the first):
+    /// when auto-compaction is due, the history *before* the running turn is summarized and
+    /// the turn's own messages (its prompt, tool calls and results) are kept verbatim after
+    /// the summary, so tool calls stay answered and the model carries on. Nothing before the
+    /// turn → nothing to do (the 95 % guard then still applies). True when compacted; a failed
+    /// or blocked compaction is a warning and the turn goes on unchanged.
+    pub async fn compact_between_rounds(&self, cancel: &CancellationToken) -> bool {
+        if !self.auto_compact_due() {
+            return false;
+        }
+        let keep_from = {
+            let store = lock(self.agent.store());
+            let msgs = store.messages();
+            match msgs.iter().rposition(|m| m.role == Role::User) {
+                Some(k) if msgs[..k].iter().any(|m| m.role != Role::System) => k,
+                _ => return false,
+            }
+        };
+        match self
+            .compact_from(None, CompactTrigger::Auto, cancel, Some(keep_from))
+            .await
+        {
+            Ok(_) => true,
+            Err(e) => {
+                if let Some(o) = &self.observer {
+                    o.on_warning(&format!("automatic compaction did not happen: {e}"));
+                }
+                false
+            }
+        }
+    }
+
     /// `compact(instructions?)`: summarizes the conversation with the session's provider and
     /// replaces the history with the summary. `instructions` default to the session's
     /// compact instructions. The history is untouched on any error.
@@ -170,11 +223,26 @@ impl Session {
         trigger: CompactTrigger,
         cancel: &CancellationToken,
     ) -> Result<Compaction, CompactError> {
+        self.compact_from(instructions, trigger, cancel, None).await
+    }
+
+    /// [`Self::compact`] of the messages before `keep_from` (all when `None`); the messages
+    /// from `keep_from` on are kept after the summary.
+    async fn compact_from(
+        &self,
+        instructions: Option<&str>,
+        trigger: CompactTrigger,
+        cancel: &CancellationToken,
+        keep_from: Option<usize>,
+    ) -> Result<Compaction, CompactError> {
         let instructions = instructions
             .map(str::trim)
             .filter(|s| !s.is_empty())
             .map(str::to_string);
-        let messages = self.agent.messages();
+        let mut messages = self.agent.messages();
+        if let Some(k) = keep_from {
+            messages.truncate(k);
+        }
         if !messages.iter().any(|m| m.role != Role::System) {
             return Err(CompactError::Empty);
         }
@@ -219,11 +287,20 @@ impl Session {
                 "the model returned an empty summary".into(),
             ));
         }
-        {
+        let kept = {
             let mut store = lock(self.agent.store());
+            let tail: Vec<Arc<Message>> = keep_from
+                .map(|k| store.messages().get(k..).unwrap_or_default().to_vec())
+                .unwrap_or_default();
             store.clear(true);
             store.append(Message::assistant(format!("{SUMMARY_PREFIX}{summary}")));
-        }
+            let at = store.len();
+            let kept = keep_from.map(|k| (k, at));
+            for m in tail {
+                store.append(without_usage(Arc::unwrap_or_clone(m)));
+            }
+            kept
+        };
         let after = self.refresh_context();
         let mut fields = serde_json::Map::new();
         fields.insert("trigger".into(), Value::String(trigger.as_str().into()));
@@ -235,6 +312,7 @@ impl Session {
             summary,
             before,
             after,
+            kept,
         };
         if let Some(o) = &self.observer {
             o.on_compacted(&done);

@@ -17,6 +17,7 @@ pub mod store_index;
 pub mod store_list;
 pub mod transcript;
 pub mod transcript_check;
+pub mod transcript_payloads;
 
 pub use approval::{approval_prompt_text, ApprovalDecision, ApprovalHandler};
 pub use compaction::{CompactError, CompactTrigger, Compaction};

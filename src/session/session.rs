@@ -380,6 +380,8 @@ impl Session {
         };
         self.notify_context(&pre);
 
+        // Compaction between rounds, only when automatic compaction is on.
+        let (round_tx, mut round_rx) = tokio::sync::mpsc::channel(1);
         let run_opts = RunOptions {
             cancel: Some(cancel.clone()),
             on_text_delta: opts.on_text_delta.clone(),
@@ -389,8 +391,18 @@ impl Session {
             owner_path: Vec::new(),
             tool_choice: opts.tool_choice.clone(),
             budget: opts.budget.clone(),
+            between_rounds: self.auto_compact_threshold().map(|_| round_tx),
         };
-        let result = self.agent.run(message, run_opts).await;
+        let run = self.agent.run(message, run_opts);
+        tokio::pin!(run);
+        let result = loop {
+            tokio::select! {
+                r = &mut run => break r,
+                Some(reply) = round_rx.recv() => {
+                    let _ = reply.send(self.compact_between_rounds(&cancel).await);
+                }
+            }
+        };
         let after = self.refresh_context();
         self.notify_context(&after);
         match result {

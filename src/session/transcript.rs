@@ -12,6 +12,8 @@ use std::sync::Mutex;
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::{Map, Value};
 
+use super::transcript_payloads::{Payloads, PAYLOAD_LIMIT_BYTES};
+
 /// What redacted values are written as.
 pub const REDACTED: &str = "[REDACTED]";
 
@@ -85,7 +87,7 @@ fn has_secret(v: &Value) -> bool {
 }
 
 /// Tool-call `arguments` travel as JSON text: redacted inside when they hold a secret key.
-fn redacted_json_text(key: &str, v: &Value) -> Option<String> {
+pub(super) fn redacted_json_text(key: &str, v: &Value) -> Option<String> {
     let Value::String(text) = v else { return None };
     if key != "arguments" || !text.trim_start().starts_with('{') {
         return None;
@@ -101,19 +103,23 @@ fn redacted_json_text(key: &str, v: &Value) -> Option<String> {
 pub struct Transcript {
     path: PathBuf,
     session_id: String,
-    out: Mutex<Lines>,
+    out: Mutex<Out>,
     /// The same file, to fsync without holding the lock.
     file: File,
+    payloads: Payloads,
 }
 
-/// Buffered lines and the last timestamp written (formatted once per millisecond).
-struct Lines {
+/// The buffered file, the last timestamp written (formatted once per millisecond) and a scratch
+/// buffer each field is serialized into first (to measure it against the payload limit without a
+/// second pass).
+struct Out {
     buf: BufWriter<File>,
+    scratch: Vec<u8>,
     stamp_ms: i64,
     stamp: String,
 }
 
-impl Lines {
+impl Out {
     fn refresh_stamp(&mut self) {
         let now = chrono::Utc::now();
         let ms = now.timestamp_millis();
@@ -142,11 +148,13 @@ impl Transcript {
             path,
             session_id: session_id.to_string(),
             file: file.try_clone()?,
-            out: Mutex::new(Lines {
+            out: Mutex::new(Out {
                 buf: BufWriter::with_capacity(16 * 1024, file),
+                scratch: Vec::new(),
                 stamp_ms: 0,
                 stamp: String::new(),
             }),
+            payloads: Payloads::new(dir, session_id, PAYLOAD_LIMIT_BYTES),
         })
     }
 
@@ -157,10 +165,14 @@ impl Transcript {
 
     /// Appends one line: `{"timestamp","sessionId","event","turn_id"?,…fields}` (fields named
     /// `v` and `type` are left out; `turn_id` 0 is left out; a field named like a line key,
-    /// e.g. a message's own `timestamp`, is written as `payload_<name>`).
+    /// e.g. a message's own `timestamp`, is written as `payload_<name>`). A field whose JSON
+    /// exceeds the payload limit goes to a payload file (see [`super::transcript_payloads`]).
     pub fn record(&self, event: &str, turn_id: u64, fields: &Map<String, Value>) -> io::Result<()> {
-        let mut lines = self.out.lock().unwrap_or_else(|p| p.into_inner());
-        let w = self.head(&mut lines, event, turn_id)?;
+        let mut guard = self.out.lock().unwrap_or_else(|p| p.into_inner());
+        self.head(&mut guard, event, turn_id)?;
+        let Out {
+            buf: w, scratch, ..
+        } = &mut *guard;
         for (k, v) in fields {
             if k == "v" || k == "type" || (k == "turn_id" && turn_id != 0) {
                 continue;
@@ -176,8 +188,14 @@ impl Transcript {
             w.write_all(b":")?;
             if is_secret_key(k) {
                 serde_json::to_writer(&mut *w, REDACTED)?;
+                continue;
+            }
+            scratch.clear();
+            serde_json::to_writer(&mut *scratch, &Redacted(v))?;
+            if scratch.len() <= self.payloads.limit() {
+                w.write_all(scratch)?;
             } else {
-                serde_json::to_writer(&mut *w, &Redacted(v))?;
+                serde_json::to_writer(&mut *w, &self.payloads.normalize(v)?)?;
             }
         }
         w.write_all(b"}\n")
@@ -185,8 +203,9 @@ impl Transcript {
 
     /// Appends one line with a single text field (`{…,"<key>":"<text>"}`).
     pub fn record_text(&self, event: &str, turn_id: u64, key: &str, text: &str) -> io::Result<()> {
-        let mut lines = self.out.lock().unwrap_or_else(|p| p.into_inner());
-        let w = self.head(&mut lines, event, turn_id)?;
+        let mut guard = self.out.lock().unwrap_or_else(|p| p.into_inner());
+        self.head(&mut guard, event, turn_id)?;
+        let w = &mut guard.buf;
         w.write_all(b",")?;
         serde_json::to_writer(&mut *w, key)?;
         w.write_all(b":")?;
@@ -195,16 +214,12 @@ impl Transcript {
     }
 
     /// Writes a line's first fields; returns the buffer to write the rest into.
-    fn head<'a>(
-        &self,
-        lines: &'a mut Lines,
-        event: &str,
-        turn_id: u64,
-    ) -> io::Result<&'a mut BufWriter<File>> {
-        lines.refresh_stamp();
-        let w = &mut lines.buf;
+    /// Writes a line's first fields.
+    fn head(&self, out: &mut Out, event: &str, turn_id: u64) -> io::Result<()> {
+        out.refresh_stamp();
+        let w = &mut out.buf;
         w.write_all(b"{\"timestamp\":\"")?;
-        w.write_all(lines.stamp.as_bytes())?;
+        w.write_all(out.stamp.as_bytes())?;
         w.write_all(b"\",\"sessionId\":")?;
         serde_json::to_writer(&mut *w, &self.session_id)?;
         w.write_all(b",\"event\":")?;
@@ -212,7 +227,7 @@ impl Transcript {
         if turn_id != 0 {
             write!(w, ",\"turn_id\":{turn_id}")?;
         }
-        Ok(w)
+        Ok(())
     }
 
     /// Writes buffered lines out and fsyncs the file.

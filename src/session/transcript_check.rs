@@ -2,8 +2,8 @@
 //! library writes): [`load`] parses the non-blank lines; [`validate`] checks its invariants:
 //! one session id, `session_init` first, timestamps in order, turns that start and complete
 //! one at a time, every tool call (`tool_start`) ended exactly once inside its turn, every
-//! tool call of a committed assistant message answered by exactly one tool message, and
-//! nothing after `session_closed`.
+//! tool call of a committed assistant message answered by exactly one tool message, nothing
+//! after `session_closed`, and complete external payload references.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -22,6 +22,9 @@ pub struct Issue {
     pub line: Option<usize>,
 }
 
+/// Reads a transcript: each non-blank line as JSON, external payload references replaced by
+/// their files' content. A missing file is an empty transcript; a line that is not JSON, or a
+/// payload file that is missing or altered, is an error naming the line.
 /// Reads a transcript: each non-blank line as JSON. A missing file is an empty transcript;
 /// a last line without its line end (a writer killed mid-line) is left out; any other line
 /// that is not JSON is an error naming its number.
@@ -41,8 +44,12 @@ pub fn load(path: &Path) -> Result<Vec<Value>, String> {
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
         .map(|(i, l)| {
-            serde_json::from_str(l)
-                .map_err(|e| format!("{} line {}: not JSON: {e}", path.display(), i + 1))
+            let mut v: Value = serde_json::from_str(l)
+                .map_err(|e| format!("{} line {}: not JSON: {e}", path.display(), i + 1))?;
+            let dir = path.parent().unwrap_or(Path::new("."));
+            super::transcript_payloads::resolve(&mut v, dir)
+                .map_err(|e| format!("{} line {}: {e}", path.display(), i + 1))?;
+            Ok(v)
         })
         .collect()
 }
@@ -250,6 +257,13 @@ pub fn validate(entries: &[Value]) -> Vec<Issue> {
         }
         if ev == "session_closed" {
             c.closed_at = Some(n);
+        }
+        if super::transcript_payloads::has_invalid_reference(e) {
+            c.issues.push(issue(
+                "PAYLOAD_REFERENCE_INVALID",
+                Some(n),
+                "An external payload reference lacks encoding \"json\", sha256, relativePath or byteLength.".into(),
+            ));
         }
         c.line(n, ev, e);
     }

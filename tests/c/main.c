@@ -41,6 +41,7 @@ void test_budget_tool_calls(void);
 void test_budget_tokens(void);
 void test_budget_wall_time(void);
 void test_budget_bad_config(void);
+void test_host_commands(void);
 void test_subagent_events_every_delivery_mode(void);
 void test_budget_cost(void);
 void test_record_replay_thread_and_pull(void);
@@ -56,6 +57,7 @@ static const struct {
     {"store_list_delete_resume", test_store_list_delete_resume},
     {"subagent_events_every_delivery_mode", test_subagent_events_every_delivery_mode},
     {"compact_command", test_compact_command},
+    {"host_commands", test_host_commands},
     {"version", test_version},
     {"streaming_thread", test_streaming_thread},
     {"commands", test_commands},

@@ -86,6 +86,7 @@ fn input(text: &str) -> TurnInput {
         display_input: None,
         raw_input: None,
         tool_choice: None,
+        host_command: None,
     }
 }
 
@@ -152,6 +153,7 @@ fn a_turn_with_a_tool_call_leaves_the_reference_history_entries() {
             display_input: Some("/read notes".into()),
             raw_input: None,
             tool_choice: None,
+            host_command: None,
         })
         .unwrap();
     s.wait(id, WAIT).unwrap();

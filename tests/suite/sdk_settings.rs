@@ -231,6 +231,11 @@ fn fixture_project(root: &Path) -> std::path::PathBuf {
         "# Notes\nuse pnpm\n## Compact Instructions\nkeep decisions\n",
     );
     write(&proj.join("package.json"), r#"{"name":"demo"}"#);
+    // Task files in name order; other files and empty ones are not task context.
+    write(&proj.join(".agents/tasks/b.md"), "\nsecond task\n");
+    write(&proj.join(".agents/tasks/a.md"), "first task");
+    write(&proj.join(".agents/tasks/empty.md"), "  \n");
+    write(&proj.join(".agents/tasks/notes.txt"), "not a task");
     write(&proj.join("tsconfig.json"), "{}");
     write(&proj.join("pnpm-lock.yaml"), "");
     write(
@@ -259,12 +264,29 @@ fn runtime_json(root: &Path, server: &FakeServer) -> String {
 
 const EXPECTED_PROMPT: &str = "## Agent Instructions\nroot agents\n\n\nproj agents\n\n\
 ## Project Notes\n# Notes\nuse pnpm\n## Compact Instructions\nkeep decisions\n\n\
+## Active Task Context\nfirst task\n\nsecond task\n\n\
 ## Working Directory\n`PROJ`\n\n\
 ## Current Project\n- **Name:** demo\n- **Type:** node\n- **Language:** typescript\n- **Package manager:** pnpm\n\n\
 ## Response Language\nko\n\n\
 ## Permission Mode\n- **Trust level:** safe\n\n\
 ## Available Tools\n- Read — read file contents with line numbers\n- Bash — execute shell commands\n\n\
-HOST";
+BUILTIN\n\nHOST";
+
+/// The "Built-in Commands" section (priority 70) every assembled prompt has.
+pub(crate) const BUILTIN_COMMANDS_SECTION: &str = "## Built-in Commands\n\
+- help: Show available commands\n\
+- clear: Clear conversation history\n\
+- compact [instr]: Compress context window (optional focus instructions)\n\
+- mode [m]: Show or change permission mode\n\
+- model <id>: Change AI model\n\
+- language <code>: Set response language\n\
+- cost: Session ID and message count\n\
+- context: Token usage: used / max / percentage\n\
+- permissions: Current mode and session-approved tools\n\
+- resume: Open the session picker\n\
+- rename <name>: Rename the session\n\
+- reset: Delete settings and exit\n\
+- cancel_queue: Drop the queued prompt without aborting the running one";
 
 #[test]
 fn project_settings_session_gets_prompt_permissions_hooks_and_model() {
@@ -288,7 +310,9 @@ fn project_settings_session_gets_prompt_permissions_hooks_and_model() {
     );
     let reqs = server.requests();
     assert_eq!(reqs.len(), 1);
-    let expected = EXPECTED_PROMPT.replace("PROJ", &proj.display().to_string());
+    let expected = EXPECTED_PROMPT
+        .replace("PROJ", &proj.display().to_string())
+        .replace("BUILTIN", BUILTIN_COMMANDS_SECTION);
     assert_eq!(reqs[0].body["system"], Value::String(expected));
     assert_eq!(reqs[0].body["model"], "settings-model");
     let saved = save(s);

@@ -14,8 +14,8 @@ use robota::session::{CompactError, CompactTrigger, Session, SessionRunOptions};
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
-const PROMPT_HEAD: &str = "Summarize the following conversation concisely, preserving:\n- User's original requests and goals\n- Key decisions and conclusions\n- Important code changes and file paths\n- Current task status and next steps\n";
-const PROMPT_TAIL: &str = "Drop verbose tool outputs, debugging steps, and exploratory work that didn't lead to results.\n\nConversation:\nuser: hello\nassistant: hi there";
+pub(crate) const PROMPT_HEAD: &str = "Summarize the following conversation concisely, preserving:\n- User's original requests and goals\n- Key decisions and conclusions\n- Important code changes and file paths\n- Current task status and next steps\n";
+pub(crate) const PROMPT_TAIL: &str = "Drop verbose tool outputs, debugging steps, and exploratory work that didn't lead to results.\n\nConversation:\nuser: hello\nassistant: hi there";
 
 fn roles_and_contents(s: &Session) -> Vec<(Role, String)> {
     s.messages()

@@ -58,6 +58,7 @@ impl Parent {
                 display_input: None,
                 raw_input: None,
                 tool_choice: None,
+                host_command: None,
             })
             .unwrap()
     }

@@ -269,6 +269,15 @@ namespace Robota
         /// <summary>Hard limits over the session's life (null = none).</summary>
         public SessionBudget Budget { get; set; }
 
+        /// <summary>Appends every event to <c>&lt;session_id&gt;.jsonl</c> in this directory (null = no transcript).</summary>
+        public string TranscriptDir { get; set; }
+
+        /// <summary>True writes the transcript to <c>&lt;cwd&gt;/.robota/logs</c> (ignored when <see cref="TranscriptDir"/> is set).</summary>
+        public bool Transcript { get; set; }
+
+        /// <summary>Host commands: listed by help, run by <c>Command</c> or <c>/name args</c> input; their requests
+        /// arrive as <see cref="EventKind.CommandRequest"/> events.</summary>
+        public IList<HostCommand> Commands { get; set; }
         /// <summary>Subagents by name for the Agent tool (non-null, even empty, offers the tool when
         /// <see cref="Tools"/> is null; the built-ins general-purpose, Explore and Plan always exist).
         /// Their events arrive as <see cref="EventKind.Subagent"/>.</summary>
@@ -336,8 +345,36 @@ namespace Robota
             if (AutoCompactDisabled) d["auto_compact_threshold"] = false;
             else if (AutoCompactThreshold.HasValue) d["auto_compact_threshold"] = AutoCompactThreshold.Value;
             if (CompactInstructions != null) d["compact_instructions"] = CompactInstructions;
+            if (TranscriptDir != null) d["transcript"] = TranscriptDir;
+            else if (Transcript) d["transcript"] = true;
+            if (Commands != null)
+            {
+                var list = new List<object>();
+                foreach (var c in Commands) list.Add(c.ToDictionary());
+                d["commands"] = list;
+            }
             foreach (var kv in Extra) d[kv.Key] = kv.Value;
             return Json.Serialize(d);
+        }
+    }
+
+    /// <summary>A command the host runs (<see cref="SessionConfig.Commands"/>).</summary>
+    public sealed class HostCommand
+    {
+        /// <summary>Name (letters, digits, '_', '-', ':'; not a built-in's).</summary>
+        public string Name { get; set; }
+
+        /// <summary>One-line description.</summary>
+        public string Description { get; set; }
+
+        /// <summary>Argument hint shown after the name (null = none).</summary>
+        public string ArgumentHint { get; set; }
+
+        internal Dictionary<string, object> ToDictionary()
+        {
+            var d = new Dictionary<string, object> { { "name", Name }, { "description", Description } };
+            if (ArgumentHint != null) d["argument_hint"] = ArgumentHint;
+            return d;
         }
     }
 

@@ -88,6 +88,9 @@ namespace Robota
         Subagent = 18,
         /// <summary><c>{"io_id","request":{"v":1,"op",...}}</c>: a host I/O request (pull delivery).</summary>
         HostIo = 19,
+        /// <summary><c>{"request_id","name","args"}</c>: run a host command (<see cref="SessionConfig.Commands"/>);
+        /// answer with <see cref="RobotaRuntime.RespondToRequest"/> and <c>{"message","success"?,"data"?,"prompt"?}</c>.</summary>
+        CommandRequest = 20,
     }
 
     /// <summary>Log levels (ROBOTA_LOG_*).</summary>

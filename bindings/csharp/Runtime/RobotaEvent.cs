@@ -14,7 +14,7 @@ namespace Robota
         internal RobotaEvent(uint kind, ulong turnId, string payload)
         {
             RawKind = kind;
-            Kind = kind >= 1 && kind <= 19 ? (EventKind)kind : EventKind.Unknown;
+            Kind = kind >= 1 && kind <= 20 ? (EventKind)kind : EventKind.Unknown;
             TurnId = turnId;
             Payload = payload ?? string.Empty;
         }

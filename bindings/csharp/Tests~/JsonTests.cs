@@ -63,6 +63,15 @@ namespace Robota.Tests
             Expect.Equal("{\"v\":1,\"providers\":{\"a\":{\"kind\":\"anthropic\",\"api_key\":\"$ENV:K\"}},\"worker_threads\":1}", rc.ToJson(), "runtime config");
             var sc = new SessionConfig("a", "m") { Delivery = Delivery.Pump, Tools = new List<string> { "Read" }, Deny = new List<string> { "Bash" }, MaxRounds = 3 };
             Expect.Equal("{\"v\":1,\"provider\":\"a\",\"model\":\"m\",\"delivery\":\"pump\",\"tools\":[\"Read\"],\"permissions\":{\"allow\":[],\"deny\":[\"Bash\"]},\"max_rounds\":3}", sc.ToJson(), "session config");
+            var sc2 = new SessionConfig("a", "m")
+            {
+                Transcript = true,
+                Budget = new SessionBudget { MaxCostUsd = 1.5 },
+                Commands = new List<HostCommand> { new HostCommand { Name = "deploy", Description = "Ship it" } },
+            };
+            Expect.Equal("{\"v\":1,\"provider\":\"a\",\"model\":\"m\",\"delivery\":\"thread\",\"budget\":{\"max_cost_usd\":1.5},\"transcript\":true,\"commands\":[{\"name\":\"deploy\",\"description\":\"Ship it\"}]}", sc2.ToJson(), "transcript, budget cost, commands");
+            sc2.TranscriptDir = "/logs";
+            Expect.Contains(sc2.ToJson(), "\"transcript\":\"/logs\"", "transcript directory");
             var td = new ToolDefinition("t", "d") { ReadOnly = true, TimeoutMs = 5 };
             Expect.Equal("{\"name\":\"t\",\"description\":\"d\",\"input_schema\":{\"type\":\"object\"},\"read_only\":true,\"timeout_ms\":5}", td.ToJson(), "tool definition");
         }

@@ -128,5 +128,36 @@ namespace Robota.Tests
                 }
             }
         }
+    
+        [Test]
+        private static void HostCommandAnsweredFromTheEventCallback()
+        {
+            using (var rt = Fixtures.Runtime("[{\"deltas\":[\"shipping\"]}]"))
+            {
+                var cfg = Fixtures.Session();
+                cfg.Tools = new System.Collections.Generic.List<string>();
+                cfg.Commands = new System.Collections.Generic.List<HostCommand>
+                {
+                    new HostCommand { Name = "deploy", Description = "Ship it", ArgumentHint = "<env>" },
+                };
+                using (var s = rt.CreateSession(cfg))
+                {
+                    s.EventReceived += (sender, e) =>
+                    {
+                        if (e.Kind != EventKind.CommandRequest) return;
+                        var id = Json.GetUInt64(e.Data, "request_id");
+                        var answer = e.GetString("args") == "prod"
+                            ? "{\"message\":\"Deployed prod.\"}"
+                            : "{\"prompt\":\"Ship it now.\"}";
+                        Expect.True(rt.RespondToRequest(id, answer), "answer accepted");
+                    };
+                    Expect.Contains((string)s.Command("help")["message"], "Host commands:\n  /deploy — Ship it", "help");
+                    var r = s.Command("deploy", "prod");
+                    Expect.Equal("Deployed prod.", (string)r["message"], "command result");
+                    Expect.Equal("shipping", Expect.Await(s.RunAsync("/deploy"), "slash input").Response, "turn");
+                    Expect.Contains(s.MessagesJson(), "Ship it now.", "the host's prompt was the turn");
+                }
+            }
+        }
     }
 }

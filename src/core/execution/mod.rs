@@ -156,6 +156,27 @@ fn usage_since(before: Option<TokenUsage>, now: Option<TokenUsage>) -> TokenUsag
     }
 }
 
+/// Asks the run's between-rounds check; true when the history was replaced.
+async fn between_rounds(options: &RunOptions) -> bool {
+    let Some(tx) = &options.between_rounds else {
+        return false;
+    };
+    let (reply, answer) = tokio::sync::oneshot::channel();
+    tx.send(reply).await.is_ok() && answer.await == Ok(true)
+}
+
+/// Index of this run's user message (it carries the execution id).
+fn locate_turn(store: &Mutex<ConversationStore>, execution_id: &str) -> Option<usize> {
+    lock(store).messages().iter().rposition(|m| {
+        m.role == Role::User
+            && m.metadata
+                .as_ref()
+                .and_then(|meta| meta.get("executionId"))
+                .and_then(|v| v.as_str())
+                == Some(execution_id)
+    })
+}
+
 fn resolve_max_rounds(config: &AgentConfig, options: &RunOptions) -> Result<u64, RobotaError> {
     let n = options
         .max_execution_rounds
@@ -187,7 +208,7 @@ pub async fn execute(
     let mut meta = user.metadata.take().unwrap_or_default();
     meta.insert("executionId".into(), json!(execution_id));
     user.metadata = Some(meta);
-    let turn_start = {
+    let mut turn_start = {
         let mut s = lock(store);
         if let Some(sys) = &config.system_message {
             s.set_system(sys);
@@ -237,6 +258,11 @@ pub async fn execute(
         if ctx.cancel.is_cancelled() {
             stop = RunStop::Aborted;
             break;
+        }
+        if round > 0 && between_rounds(&options).await {
+            // The history was compacted: the old usage floor no longer describes it.
+            ctx.cumulative_input_tokens = 0;
+            turn_start = locate_turn(store, &execution_id).unwrap_or(0);
         }
         if let Some(b) = &options.budget {
             if b.check_model_call().is_err() {

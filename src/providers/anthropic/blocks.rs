@@ -16,7 +16,9 @@ pub(super) enum Kind {
         ranges: Vec<(usize, usize)>,
         citations: Vec<Value>,
     },
-    Thinking,
+    /// Extended thinking: its text and signature, sent back on the next request as the API
+    /// requires (a `redacted_thinking` block is kept as a native block).
+    Thinking { text: String, signature: String },
     /// Index into `acc.calls`.
     Tool(usize),
     /// Any other block (server-tool use and results, future types) as it started, with the
@@ -36,7 +38,7 @@ pub(super) struct Block {
 pub(super) fn kind_label(kind: &Kind) -> &'static str {
     match kind {
         Kind::Text { .. } => "text",
-        Kind::Thinking => "thinking",
+        Kind::Thinking { .. } => "thinking",
         Kind::Tool(_) => "tool_use",
         Kind::Native { .. } => "server or unknown",
     }
@@ -60,14 +62,19 @@ fn finish_native(block: &Map<String, Value>, input: &str) -> Value {
     Value::Object(out)
 }
 
-/// Every block in order (text, tool use and native blocks; thinking left out) when at least
-/// one of them is a native-only block; `content` and `calls` are the accumulated text and calls.
+/// Every block in order (thinking with its signature, text, tool use and native blocks) when
+/// at least one of them is a native-only block (thinking included: the API wants an assistant
+/// turn's thinking blocks back, unchanged, when tool results follow it); `content` and `calls`
+/// are the accumulated text and calls.
 pub(super) fn native_content(
     blocks: &[Block],
     content: &str,
     calls: &[PartialCall],
 ) -> Option<NativeContent> {
-    if !blocks.iter().any(|b| matches!(b.kind, Kind::Native { .. })) {
+    if !blocks
+        .iter()
+        .any(|b| matches!(b.kind, Kind::Native { .. } | Kind::Thinking { .. }))
+    {
         return None;
     }
     let mut out = Vec::with_capacity(blocks.len());
@@ -87,7 +94,9 @@ pub(super) fn native_content(
                 }
                 out.push(block);
             }
-            Kind::Thinking => {}
+            Kind::Thinking { text, signature } => {
+                out.push(json!({"type": "thinking", "thinking": text, "signature": signature}))
+            }
             Kind::Tool(i) => {
                 if let Some(c) = calls.get(*i) {
                     out.push(json!({"type": "tool_use", "id": c.id, "name": c.name,

@@ -136,7 +136,13 @@ impl AnthropicDecoder {
                 },
                 text(block.remove("text")),
             ),
-            "thinking" | "redacted_thinking" => (Kind::Thinking, String::new()),
+            "thinking" => (
+                Kind::Thinking {
+                    text: text(block.remove("thinking")),
+                    signature: text(block.remove("signature")),
+                },
+                String::new(),
+            ),
             "tool_use" => {
                 let arguments = match block.remove("input") {
                     Some(Value::Object(m)) if !m.is_empty() => Value::Object(m).to_string(),
@@ -195,8 +201,18 @@ impl AnthropicDecoder {
             },
             "thinking_delta" => {
                 if let Some(t) = d.delta.thinking {
+                    if let Kind::Thinking { text, .. } = &mut self.blocks[index].kind {
+                        text.push_str(&t);
+                    }
                     self.acc.delivered = true;
                     sink.on_thinking(&t);
+                }
+            }
+            "signature_delta" => {
+                if let (Kind::Thinking { signature, .. }, Some(sig)) =
+                    (&mut self.blocks[index].kind, d.delta.signature)
+                {
+                    signature.push_str(&sig);
                 }
             }
             "input_json_delta" => {
@@ -211,7 +227,7 @@ impl AnthropicDecoder {
                     _ => return Err(wrong(&self.cfg)),
                 }
             }
-            _ => {} // signature_delta and future delta types
+            _ => {} // future delta types
         }
         Ok(())
     }

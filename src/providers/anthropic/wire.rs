@@ -57,6 +57,8 @@ pub(super) struct Delta<'a> {
     pub(super) partial_json: Option<JsonStr<'a>>,
     #[serde(default, borrow)]
     pub(super) thinking: Option<JsonStr<'a>>,
+    #[serde(default, borrow)]
+    pub(super) signature: Option<JsonStr<'a>>,
     #[serde(default)]
     pub(super) citation: Option<Value>,
 }

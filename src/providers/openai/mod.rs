@@ -114,6 +114,22 @@ pub fn convert_messages(messages: &[Arc<Message>]) -> Vec<Value> {
         .collect()
 }
 
+/// OpenAI's `reasoning_effort` for a thinking budget, for reasoning models only (`o1`, `o3`,
+/// `o4`, `gpt-5` families, with or without a `vendor/` prefix; other models get no field):
+/// under 4,096 tokens `low`, under 16,384 `medium`, else `high`.
+pub fn reasoning_effort(model: &str, budget_tokens: u32) -> Option<&'static str> {
+    let base = model.rsplit('/').next().unwrap_or(model);
+    let reasoning = ["o1", "o3", "o4", "gpt-5"].iter().any(|f| {
+        base.strip_prefix(f)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with(['-', '.']))
+    });
+    reasoning.then_some(match budget_tokens {
+        0..=4095 => "low",
+        4096..=16383 => "medium",
+        _ => "high",
+    })
+}
+
 /// Builds the request body.
 pub fn request_body(cfg: &HttpProviderConfig, request: &ChatRequest<'_>) -> Value {
     let mut body = json!({
@@ -132,6 +148,12 @@ pub fn request_body(cfg: &HttpProviderConfig, request: &ChatRequest<'_>) -> Valu
     }
     if let Some(t) = request.temperature {
         body["temperature"] = json!(t);
+    }
+    if let Some(e) = request
+        .thinking_budget
+        .and_then(|b| reasoning_effort(request.model, b))
+    {
+        body["reasoning_effort"] = json!(e);
     }
     if !request.tools.is_empty() {
         body["tools"] = request

@@ -116,7 +116,12 @@ impl InteractiveSession {
         subagent::assemble(&mut cfg, &assembly::env_of(&shared));
         let parent_cell: subagent::ParentCell = Default::default();
         let tool_env = assembly::tool_env(&shared, &cfg, settings.as_ref());
-        let provider = crate::sdk::record::wrap(shared.make_provider(&cfg.provider)?, &cfg)?;
+        let provider = if cfg.provider.is_empty() {
+            crate::sdk::settings::provider::make(&shared, settings.as_ref())?
+        } else {
+            shared.make_provider(&cfg.provider)?
+        };
+        let provider = crate::sdk::record::wrap(provider, &cfg)?;
         let restore = restore.unwrap_or_default();
         let session_id = cfg
             .session_id

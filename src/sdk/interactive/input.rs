@@ -16,6 +16,8 @@ pub struct TurnInput {
     pub raw_input: Option<String>,
     /// Tool choice of this turn only (wins over the session's `tool_choice`).
     pub tool_choice: Option<ToolChoice>,
+    /// `(name, args)` of the host command this `/name args` input runs (asked at turn start).
+    pub host_command: Option<(String, String)>,
 }
 
 impl TurnInput {
@@ -44,6 +46,7 @@ impl TurnInput {
                         .map_err(|e| SdkError::robota(ErrorCode::InvalidConfig, &e))?,
                 ),
             },
+            host_command: None,
         })
     }
 

@@ -85,12 +85,19 @@ impl SessionObserver for Core {
     }
 
     fn on_compacted(&self, c: &Compaction) {
-        self.lock()
-            .history
+        let mut st = self.lock();
+        st.history
             .push(HistoryEntry::Event(Box::new(EventEntry::new(
                 "compact",
                 json!({"trigger": c.trigger.as_str(), "summary": c.summary}),
             ))));
+        if let Some((old, new)) = c.kept {
+            // Between rounds: the running turn's messages moved from `old` to `new`; the ones
+            // already reported stay reported, the summary is not a `message` event.
+            st.msg_flushed = new + st.msg_flushed.saturating_sub(old);
+            st.dirty = true;
+        }
+        drop(st);
         self.link
             .emit(events::COMPACTED, super::compact::compacted_json(c));
     }

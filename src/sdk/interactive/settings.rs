@@ -27,6 +27,11 @@ impl InteractiveSession {
         &self.inner.core.link.shared
     }
 
+    /// The link to the host (events, answerable ids).
+    pub fn link(&self) -> &Arc<crate::sdk::host_tool::SessionLink> {
+        &self.inner.core.link
+    }
+
     /// Session id.
     pub fn session_id(&self) -> &str {
         &self.inner.session_id

@@ -41,6 +41,9 @@ impl InteractiveSession {
             events::TURN_STARTED,
             json!({"turn_id": turn_id, "input": input.to_json()}),
         );
+        let Some(input) = self.host_command_turn(turn_id, input, &cancel).await else {
+            return;
+        };
         self.resolve_window(turn_id).await;
         self.auto_compact(turn_id, &cancel).await;
         let start_idx = inner.session.agent().messages().len();
@@ -266,7 +269,7 @@ impl InteractiveSession {
         TurnOutcome::Done
     }
 
-    fn finish_aborted(
+    pub(super) fn finish_aborted(
         &self,
         turn_id: u64,
         start_idx: usize,
@@ -354,7 +357,7 @@ impl InteractiveSession {
         TurnOutcome::Failed(message.to_string(), details)
     }
 
-    fn emit_completed(
+    pub(super) fn emit_completed(
         &self,
         turn_id: u64,
         stop_reason: &str,

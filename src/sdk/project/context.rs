@@ -1,5 +1,6 @@
 //! AGENTS.md / CLAUDE.md walk-up (reference §12.3): from the absolute `cwd` up to the root,
-//! root-first, each file read once, contents joined by a blank line; `.robota/memory/MEMORY.md`.
+//! root-first, each file read once, contents joined by a blank line; `.robota/memory/MEMORY.md`
+//! and the active task context (`<cwd>/.agents/tasks/*.md`).
 
 use std::path::{Path, PathBuf};
 
@@ -12,6 +13,28 @@ pub struct ProjectContext {
     pub claude_md: String,
     /// `<cwd>/.robota/memory/MEMORY.md` (empty when absent).
     pub memory_md: String,
+    /// The active task context: `<cwd>/.agents/tasks/*.md` in file-name order, each trimmed,
+    /// joined by a blank line (empty when there are none).
+    pub tasks_md: String,
+}
+
+/// The task files of `cwd` (see [`ProjectContext::tasks_md`]).
+pub fn task_context(cwd: &Path) -> String {
+    let Ok(dir) = std::fs::read_dir(cwd.join(".agents/tasks")) else {
+        return String::new();
+    };
+    let mut files: Vec<PathBuf> = dir
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "md") && p.is_file())
+        .collect();
+    files.sort();
+    files
+        .iter()
+        .filter_map(|p| std::fs::read_to_string(p).ok())
+        .map(|t| t.trim().to_string())
+        .filter(|t| !t.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n\n")
 }
 
 /// Absolute `cwd` (joined to the process directory when relative; no symlink resolution).
@@ -43,5 +66,6 @@ pub fn load(cwd: &Path) -> ProjectContext {
         claude_md: walk_up(&cwd, "CLAUDE.md"),
         memory_md: std::fs::read_to_string(cwd.join(".robota/memory/MEMORY.md"))
             .unwrap_or_default(),
+        tasks_md: task_context(&cwd),
     }
 }

@@ -51,12 +51,43 @@ pub struct PromptInputs {
     pub trust_level: String,
     /// One line per tool, in tool order.
     pub tool_lines: Vec<String>,
+    /// `<name>[ <hint>]: <description>` per built-in (and host-registered) command.
+    pub command_lines: Vec<String>,
     /// `<name>[ <hint>]: <description>` per model-invocable skill.
     pub skill_lines: Vec<String>,
+    /// `<name>: <description>` per agent definition the session can delegate to (see
+    /// [`agent_lines`]; empty while no agent runtime is enabled, so the section is dropped).
+    pub agent_lines: Vec<String>,
     /// The host's `system_prompt`.
     pub host_prompt: Option<String>,
     /// Use the host's prompt alone.
     pub replace: bool,
+}
+
+/// A command/skill/agent descriptor line: `<name>[ <hint>]: <description>`.
+pub fn descriptor_line(name: &str, hint: Option<&str>, description: &str) -> String {
+    match hint.filter(|h| !h.is_empty()) {
+        Some(h) => format!("{name} {h}: {description}"),
+        None => format!("{name}: {description}"),
+    }
+}
+
+/// The "Built-in Commands" lines of the built-in system commands (`help` order).
+pub fn builtin_command_lines() -> Vec<String> {
+    crate::sdk::commands::COMMANDS
+        .iter()
+        .map(|(usage, desc)| {
+            let (name, hint) = usage.split_once(' ').unwrap_or((usage, ""));
+            descriptor_line(name, Some(hint), desc)
+        })
+        .collect()
+}
+
+/// The "Agents" lines of `(name, description)` agent definitions, in the given order.
+pub fn agent_lines<'a>(defs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Vec<String> {
+    defs.into_iter()
+        .map(|(n, d)| descriptor_line(n, None, d))
+        .collect()
 }
 
 fn bullets(lines: &[String]) -> String {
@@ -87,6 +118,12 @@ pub fn build(inp: &PromptInputs, language: Option<&str>) -> String {
             inp.context.memory_md.clone(),
         ),
         (
+            27,
+            "tasks",
+            "Active Task Context",
+            inp.context.tasks_md.clone(),
+        ),
+        (
             30,
             "cwd",
             "Working Directory",
@@ -106,7 +143,14 @@ pub fn build(inp: &PromptInputs, language: Option<&str>) -> String {
             format!("- **Trust level:** {}", inp.trust_level),
         ),
         (60, "tools", "Available Tools", bullets(&inp.tool_lines)),
+        (
+            70,
+            "commands",
+            "Built-in Commands",
+            bullets(&inp.command_lines),
+        ),
         (80, "skills", "Skills", bullets(&inp.skill_lines)),
+        (90, "agents", "Agents", bullets(&inp.agent_lines)),
     ];
     sections.retain(|s| !s.3.trim().is_empty());
     sections.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
@@ -136,6 +180,8 @@ mod tests {
             },
             trust_level: "moderate".into(),
             tool_lines: vec![tool_line("Read", ""), tool_line("Calc", "adds\nmore")],
+            command_lines: vec![descriptor_line("deploy", Some("<env>"), "Ship it")],
+            agent_lines: agent_lines([("Explore", "Read-only")]),
             host_prompt: Some("HOST".into()),
             ..Default::default()
         };
@@ -143,7 +189,8 @@ mod tests {
             build(&inp, Some("ko")),
             "## Agent Instructions\nbe brief\n\n## Working Directory\n`/p`\n\n\
              ## Response Language\nko\n\n## Permission Mode\n- **Trust level:** moderate\n\n\
-             ## Available Tools\n- Read — read file contents with line numbers\n- Calc — adds\n\nHOST"
+             ## Available Tools\n- Read — read file contents with line numbers\n- Calc — adds\n\n\
+             ## Built-in Commands\n- deploy <env>: Ship it\n\n## Agents\n- Explore: Read-only\n\nHOST"
         );
         let r = PromptInputs {
             replace: true,

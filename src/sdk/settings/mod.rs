@@ -6,6 +6,7 @@
 
 mod layers;
 mod merge;
+pub mod provider;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -110,6 +111,10 @@ pub struct Settings {
     pub model: Option<String>,
     /// `currentProvider`.
     pub current_provider: Option<String>,
+    /// The resolved provider profile (`{type, model, apiKey?, baseURL?, timeout?}`, `$ENV:`
+    /// already resolved): `providers[currentProvider]`, else the legacy `provider` block
+    /// (`name` → `type`, default `anthropic`); `None` when neither is usable.
+    pub provider: Option<Map<String, Value>>,
     /// `TRUST_TO_MODE[defaultTrustLevel]` (`None` when unset).
     pub permission_mode: Option<PermissionMode>,
     /// The trust level (`moderate` by default).
@@ -170,6 +175,7 @@ fn strings(v: Option<&Value>) -> Vec<String> {
 pub fn resolve(m: &Map<String, Value>, warnings: &mut Vec<String>) -> Settings {
     let s = |k: &str| m.get(k).and_then(Value::as_str).map(str::to_string);
     let current_provider = s("currentProvider");
+    let provider = provider::resolve_profile(m, current_provider.as_deref());
     let model = match &current_provider {
         Some(cp) => match m.get("providers").and_then(|p| p.get(cp)) {
             None => {
@@ -203,6 +209,7 @@ pub fn resolve(m: &Map<String, Value>, warnings: &mut Vec<String>) -> Settings {
     Settings {
         model,
         current_provider,
+        provider,
         permission_mode: trust.as_deref().and_then(trust_to_mode),
         trust_level: trust.unwrap_or_else(|| "moderate".into()),
         allow: strings(perms.and_then(|p| p.get("allow"))),

@@ -246,6 +246,7 @@ pub async fn run_child(
         display_input: None,
         raw_input: None,
         tool_choice: None,
+        host_command: None,
     });
     let done = match turn {
         Err(e) => {

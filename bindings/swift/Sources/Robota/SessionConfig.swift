@@ -1,7 +1,7 @@
 import Foundation
 
-/// The session document (`robota_session_new`). Keys without a field (`budget`, `agents`,
-/// `mcp_servers`, `temperature`, …) go in `extra`.
+/// The session document (`robota_session_new`). Keys without a field (`agents`,
+/// `mcp_servers`, …) go in `extra`.
 public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
     /// The runtime provider this session talks to.
     public var provider: String
@@ -43,6 +43,25 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
     public var autoCompactThreshold: JSONValue?
     /// Focus of compaction summaries (default: CLAUDE.md's "Compact Instructions").
     public var compactInstructions: String?
+    /// Sampling temperature of the model calls.
+    public var temperature: Double?
+    /// Max output tokens of each model call.
+    public var maxTokens: Int?
+    /// Extended thinking (Anthropic, Gemini; OpenAI reasoning models get `reasoning_effort`).
+    public var thinking: Thinking?
+    /// Response language (a section of the system prompt).
+    public var language: String?
+    /// `"append"` (default: `systemPrompt` follows the assembled prompt) or `"replace"`.
+    public var systemPromptMode: String?
+    /// Ask for the provider's hosted web search (Anthropic profiles with `"web_search": true`).
+    public var nativeWebSearch: Bool?
+    /// Built-in tool configuration: `{"limits":{…},"env":{…},"webSearch":{…}}`.
+    public var toolConfig: JSONValue?
+    /// JSONL transcript: `true` (`<cwd>/.robota/logs`) or a directory path.
+    public var transcript: JSONValue?
+    /// Host commands: listed by `help`, run by `command` or `/name args` input; their requests
+    /// arrive as `ROBOTA_EVENT_COMMAND_REQUEST` events, answered with `Runtime.respond(requestID:json:)`.
+    public var commands: [HostCommand]?
     /// The team tools (`listTemplateCategories`, `listTemplates`, `getTemplateDetail`,
     /// `assignTask`; `Runtime.registerTemplate`).
     public var team: Bool?
@@ -54,7 +73,10 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
         hooks: JSONValue? = nil, maxRounds: Int? = nil, delivery: Delivery? = nil, settings: String? = nil,
         sessionID: String? = nil, name: String? = nil, persist: Bool? = nil, replayEvents: Bool? = nil,
         hostIO: Bool? = nil, budget: SessionBudget? = nil, record: String? = nil, contextWindow: Int? = nil, toolChoice: ToolChoice? = nil,
-        autoCompactThreshold: JSONValue? = nil, compactInstructions: String? = nil, team: Bool? = nil,
+        autoCompactThreshold: JSONValue? = nil, compactInstructions: String? = nil,
+        temperature: Double? = nil, maxTokens: Int? = nil, thinking: Thinking? = nil, language: String? = nil,
+        systemPromptMode: String? = nil, nativeWebSearch: Bool? = nil, toolConfig: JSONValue? = nil,
+        transcript: JSONValue? = nil, commands: [HostCommand]? = nil, team: Bool? = nil,
         extra: [String: JSONValue] = [:]
     ) {
         self.provider = provider
@@ -79,6 +101,15 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
         self.toolChoice = toolChoice
         self.autoCompactThreshold = autoCompactThreshold
         self.compactInstructions = compactInstructions
+        self.temperature = temperature
+        self.maxTokens = maxTokens
+        self.thinking = thinking
+        self.language = language
+        self.systemPromptMode = systemPromptMode
+        self.nativeWebSearch = nativeWebSearch
+        self.toolConfig = toolConfig
+        self.transcript = transcript
+        self.commands = commands
         self.team = team
         self.extra = extra
     }
@@ -86,7 +117,9 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
     static let knownKeys: Set<String> = [
         "v", "provider", "model", "system_prompt", "cwd", "tools", "permission_mode", "permissions", "hooks",
         "max_rounds", "delivery", "settings", "session_id", "name", "persist", "replay_events", "host_io", "budget",
-        "record", "context_window", "tool_choice", "auto_compact_threshold", "compact_instructions", "team",
+        "record", "context_window", "tool_choice", "auto_compact_threshold", "compact_instructions",
+        "temperature", "max_tokens", "thinking", "language", "system_prompt_mode", "native_web_search",
+        "tool_config", "transcript", "commands", "team",
     ]
 
     func encodeKnown(to c: inout KeyedEncodingContainer<DynamicKey>) throws {
@@ -113,6 +146,15 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
         try c.put(toolChoice, "tool_choice")
         try c.put(autoCompactThreshold, "auto_compact_threshold")
         try c.put(compactInstructions, "compact_instructions")
+        try c.put(temperature, "temperature")
+        try c.put(maxTokens, "max_tokens")
+        try c.put(thinking, "thinking")
+        try c.put(language, "language")
+        try c.put(systemPromptMode, "system_prompt_mode")
+        try c.put(nativeWebSearch, "native_web_search")
+        try c.put(toolConfig, "tool_config")
+        try c.put(transcript, "transcript")
+        try c.put(commands, "commands")
         try c.put(team, "team")
     }
 
@@ -126,11 +168,39 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
             hostIO: try c.get("host_io"), budget: try c.get("budget"), record: try c.get("record"),
             contextWindow: try c.get("context_window"), toolChoice: try c.get("tool_choice"),
             autoCompactThreshold: try c.get("auto_compact_threshold"),
-            compactInstructions: try c.get("compact_instructions"), team: try c.get("team"))
+            compactInstructions: try c.get("compact_instructions"),
+            temperature: try c.get("temperature"), maxTokens: try c.get("max_tokens"),
+            thinking: try c.get("thinking"), language: try c.get("language"),
+            systemPromptMode: try c.get("system_prompt_mode"), nativeWebSearch: try c.get("native_web_search"),
+            toolConfig: try c.get("tool_config"), transcript: try c.get("transcript"),
+            commands: try c.get("commands"), team: try c.get("team"))
     }
 
     public func encode(to encoder: Encoder) throws { try encodeDocument(to: encoder) }
     public init(from decoder: Decoder) throws { try self.init(document: decoder) }
+}
+
+/// Extended thinking with a token budget.
+public struct Thinking: Codable, Sendable, Equatable {
+    public var budgetTokens: Int
+    public init(budgetTokens: Int) { self.budgetTokens = budgetTokens }
+    enum CodingKeys: String, CodingKey { case budgetTokens = "budget_tokens" }
+}
+
+/// A command the host runs (`SessionConfig.commands`).
+public struct HostCommand: Codable, Sendable, Equatable {
+    public var name: String
+    public var description: String
+    public var argumentHint: String?
+    public init(name: String, description: String, argumentHint: String? = nil) {
+        self.name = name
+        self.description = description
+        self.argumentHint = argumentHint
+    }
+    enum CodingKeys: String, CodingKey {
+        case name, description
+        case argumentHint = "argument_hint"
+    }
 }
 
 /// How a session's events reach the host (see the header's threading contract).

@@ -101,5 +101,35 @@ final class HTTPTests: XCTestCase {
         XCTAssertEqual(requests[0]["body"]?["tool_choice"]?.stringValue, "required")
         XCTAssertEqual(requests[1]["body"]?["tool_choice"]?["function"]?["name"]?.stringValue, "Read")
     }
+
+    func testTypedModelFieldsReachTheServer() async throws {
+        let server = try FakeModelServer()
+        try server.send(["cmd": "enqueue", "kind": "openai", "text": ["a"]])
+        let rt = try runtime(server, kind: .openai, path: "/v1")
+        let config = SessionConfig(
+            provider: "fake", model: "o3-mini", systemPrompt: "S", tools: [], temperature: 0.25, maxTokens: 77,
+            thinking: Thinking(budgetTokens: 5000), language: "ko", systemPromptMode: "append",
+            nativeWebSearch: false, toolConfig: .object(["limits": .object([:])]),
+            commands: [HostCommand(name: "deploy", description: "Ship it", argumentHint: "<env>")])
+        let s = try rt.session(config: config)
+        _ = try await s.run("one")
+        let body = try server.requests()[0]["body"]
+        XCTAssertEqual(body?["temperature"], .number(0.25))
+        XCTAssertEqual(body?["max_completion_tokens"]?.intValue, 77)
+        XCTAssertEqual(body?["reasoning_effort"]?.stringValue, "medium")
+        guard case .array(let messages)? = body?["messages"] else { return XCTFail("no messages") }
+        XCTAssertEqual(messages.first?["content"]?.stringValue, "S\n\n## Response Language\nko")
+        let help = try s.command("help")
+        XCTAssertTrue(help.message.hasSuffix("Host commands:\n  /deploy — Ship it"), help.message)
+        // Every typed field round-trips through the document.
+        let again = try JSONDecoder().decode(SessionConfig.self, from: JSONEncoder().encode(config))
+        XCTAssertEqual(again, config)
+        XCTAssertTrue(again.extra.isEmpty)
+        let withTranscript = SessionConfig(
+            provider: "p", model: "m", budget: SessionBudget(maxCostUSD: 1.5), transcript: .bool(true))
+        let doc = String(decoding: try JSONEncoder().encode(withTranscript), as: UTF8.self)
+        XCTAssertTrue(doc.contains("\"transcript\":true"), doc)
+        XCTAssertTrue(doc.contains("\"max_cost_usd\":1.5"), doc)
+    }
 }
 #endif

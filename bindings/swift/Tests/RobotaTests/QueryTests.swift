@@ -6,7 +6,7 @@ final class QueryTests: XCTestCase {
     func testQueryReturnsTheAnswerUsageAndConversation() throws {
         let rt = try Fixture.runtime([["deltas": ["Hel", "lo"], "usage": ["input_tokens": 4, "output_tokens": 2]]])
         var cfg = SessionConfig(provider: "s", model: "m", systemPrompt: "sys")
-        cfg.extra["language"] = "ko"
+        cfg.language = "ko"
         let res = try rt.query("hi", config: cfg)
         XCTAssertEqual(res.response, "Hello")
         XCTAssertEqual(res.stopReason, .complete)
