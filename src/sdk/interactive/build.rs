@@ -136,6 +136,8 @@ impl InteractiveSession {
             ))
         });
         let mut tools = session_tools(&shared, &cfg, &link, tool_env.as_ref())?;
+        let mcp = crate::sdk::mcp::start_for_session(&shared, &mut cfg);
+        tools.extend(mcp.tools(&mut cfg.params.warnings));
         if let Some(b) = &budget {
             tools = crate::sdk::budget::wrap_tools(tools, b);
         }
@@ -225,6 +227,7 @@ impl InteractiveSession {
                 session_id,
                 created_at: restore.created_at.unwrap_or_else(now_iso),
                 budget,
+                mcp,
             }),
         })
     }

@@ -101,6 +101,11 @@ impl InteractiveSession {
         Ok(())
     }
 
+    /// The MCP servers' state (`mcp_servers` of [`Self::state_json`], the `mcp` command).
+    pub fn mcp_state(&self) -> Value {
+        self.inner.mcp.state()
+    }
+
     /// State document (`robota_session_state`).
     pub fn state_json(&self) -> Value {
         let ctx = self.context_state();
@@ -126,6 +131,7 @@ impl InteractiveSession {
             "delivery": cfg.delivery.as_str(),
             "permission_mode": perms.mode.as_str(),
             "session_allowed_tools": perms.session_allowed,
+            "mcp_servers": self.inner.mcp.state(),
         })
     }
 
