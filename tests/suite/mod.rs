@@ -20,6 +20,7 @@ mod hooks_integration;
 mod interactive_session;
 mod interop_servers;
 mod library_log;
+mod mcp_servers;
 mod providers_anthropic;
 mod providers_bad_answers;
 mod providers_context_window;

@@ -66,7 +66,7 @@ impl InteractiveSession {
     }
 
     /// Emits the problems found while assembling the session (settings files, `$ENV:`
-    /// references, skills) as `WARNING` events `{"code":"SETTINGS_INVALID"|"SKILL_INVALID",
+    /// references, skills) as `WARNING` events `{"code":"SETTINGS_INVALID"|"SKILL_INVALID"|"MCP_SERVER",
     /// "message"}`, once.
     pub fn emit_startup_warnings(&self) {
         let warnings = std::mem::take(
@@ -81,6 +81,8 @@ impl InteractiveSession {
         for w in warnings {
             let code = if w.starts_with("skill ") {
                 "SKILL_INVALID"
+            } else if w.starts_with("MCP server ") {
+                "MCP_SERVER"
             } else {
                 "SETTINGS_INVALID"
             };

@@ -81,7 +81,7 @@ enum Slot {
 /// A session's servers.
 #[derive(Default)]
 pub struct SessionMcp {
-    servers: Vec<(McpServerDef, Slot)>,
+    servers: Mutex<Vec<(McpServerDef, Slot)>>,
     /// Tool-list generation applied to the agent, per server.
     applied: Mutex<Vec<u64>>,
 }
@@ -130,13 +130,27 @@ impl SessionMcp {
         }
         SessionMcp {
             applied: Mutex::new(vec![0; servers.len()]),
-            servers,
+            servers: Mutex::new(servers),
         }
+    }
+
+    fn servers(&self) -> std::sync::MutexGuard<'_, Vec<(McpServerDef, Slot)>> {
+        self.servers.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// True without servers.
     pub fn is_empty(&self) -> bool {
-        self.servers.is_empty()
+        self.servers().is_empty()
+    }
+
+    /// At session close: lets go of the connections (the last session of a shared one closes
+    /// it, killing a stdio server's process group); the state then says "session closed".
+    pub fn close(&self) {
+        for (_, slot) in self.servers().iter_mut() {
+            if matches!(slot, Slot::Connected(_)) {
+                *slot = Slot::Failed("the session was closed".into());
+            }
+        }
     }
 
     /// The session tools of every connected server now (skipped tools go to `warnings`),
@@ -144,7 +158,7 @@ impl SessionMcp {
     pub fn tools(&self, warnings: &mut Vec<String>) -> Vec<Arc<dyn Tool>> {
         let mut applied = self.applied.lock().unwrap_or_else(|p| p.into_inner());
         let mut out: Vec<Arc<dyn Tool>> = Vec::new();
-        for (i, (def, slot)) in self.servers.iter().enumerate() {
+        for (i, (def, slot)) in self.servers().iter().enumerate() {
             let Slot::Connected(c) = slot else { continue };
             let list = c.tools();
             if let Some(a) = applied.get_mut(i) {
@@ -167,12 +181,9 @@ impl SessionMcp {
         agent: &Agent,
         wrap: impl FnOnce(Vec<Arc<dyn Tool>>) -> Vec<Arc<dyn Tool>>,
     ) {
-        if self.servers.is_empty() {
-            return;
-        }
         let changed = {
             let applied = self.applied.lock().unwrap_or_else(|p| p.into_inner());
-            self.servers
+            self.servers()
                 .iter()
                 .zip(applied.iter())
                 .any(|((_, s), a)| match s {
@@ -197,7 +208,7 @@ impl SessionMcp {
     /// `[{"name","transport","state":"connected"|"failed","reason"?,"tools"}]`.
     pub fn state(&self) -> Value {
         Value::Array(
-            self.servers
+            self.servers()
                 .iter()
                 .map(|(def, slot)| {
                     let failure = match slot {

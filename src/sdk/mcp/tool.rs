@@ -1,10 +1,11 @@
-//! An MCP server's tool as a session tool `mcp__<server>__<tool>`: the server's JSON Schema as
+//! An MCP server's tool as a session tool `mcp__<server>__<tool>` (holding its connection weakly:
+//! the session owns it): the server's JSON Schema as
 //! parameters, and its result mapped faithfully: text alone stays text; images (and audio,
 //! resources) keep their MCP content blocks; `structuredContent` is kept beside them; `isError`
 //! makes the call fail with the server's text. The session's dispatcher applies permissions,
 //! hooks and output truncation like for any tool.
 
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 use async_trait::async_trait;
 use rmcp::model::{CallToolResult, ContentBlock, Tool as McpToolDef};
@@ -36,7 +37,8 @@ pub struct McpTool {
     description: String,
     parameters: Value,
     read_only: bool,
-    conn: Arc<McpConnection>,
+    conn: Weak<McpConnection>,
+    server: String,
 }
 
 impl McpTool {
@@ -60,7 +62,8 @@ impl McpTool {
                 .as_ref()
                 .and_then(|a| a.read_only_hint)
                 .unwrap_or(false),
-            conn: conn.clone(),
+            conn: Arc::downgrade(conn),
+            server: server.to_string(),
         })
     }
 }
@@ -108,6 +111,13 @@ impl Tool for McpTool {
         self.read_only
     }
     async fn execute(&self, args: Value, ctx: &ToolContext) -> ToolResult {
-        map_result(self.conn.call(&self.remote, args, &ctx.cancel).await?)
+        // The session holds the connection; after its close the tool has nothing to call.
+        let conn = self.conn.upgrade().ok_or_else(|| {
+            format!(
+                "MCP server \"{}\" is closed (the session was closed)",
+                self.server
+            )
+        })?;
+        map_result(conn.call(&self.remote, args, &ctx.cancel).await?)
     }
 }
