@@ -41,6 +41,7 @@ void test_budget_tool_calls(void);
 void test_budget_tokens(void);
 void test_budget_wall_time(void);
 void test_budget_bad_config(void);
+void test_mcp_stdio_server(void);
 
 static const struct {
     const char *name;
@@ -49,6 +50,7 @@ static const struct {
     {"store_list_delete_resume", test_store_list_delete_resume},
     {"compact_command", test_compact_command},
     {"version", test_version},
+    {"mcp_stdio_server", test_mcp_stdio_server},
     {"streaming_thread", test_streaming_thread},
     {"commands", test_commands},
     {"queue_and_abort_mid_stream", test_queue_and_abort_mid_stream},

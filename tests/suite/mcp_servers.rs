@@ -42,6 +42,15 @@ fn mcp_everything_server_tools_are_called_by_the_model_with_results_mapped() {
     assert_eq!(servers[0]["name"], "everything");
     assert_eq!(servers[0]["state"], "connected", "{servers}");
     assert!(servers[0]["tools"].as_u64().unwrap() >= 12, "{servers}");
+    // The server's own schema, under the prefixed name.
+    let tools = h.session.agent_tools();
+    let sum = tools
+        .iter()
+        .find(|t| t.name() == "mcp__everything__get-sum")
+        .unwrap();
+    assert_eq!(sum.parameters()["properties"]["a"]["type"], "number");
+    assert_eq!(sum.parameters()["required"], json!(["a", "b"]));
+    assert_eq!(sum.description(), "Returns the sum of two numbers");
     h.turn("use the tools");
     let r = h.tool_results();
     assert_eq!(r[0], "Echo: hi");

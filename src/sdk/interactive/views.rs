@@ -101,6 +101,11 @@ impl InteractiveSession {
         Ok(())
     }
 
+    /// The tools the model is offered now (built-in, host and MCP tools).
+    pub fn agent_tools(&self) -> Vec<std::sync::Arc<dyn crate::core::tool::Tool>> {
+        self.inner.session.agent().config().tools
+    }
+
     /// The MCP servers' state (`mcp_servers` of [`Self::state_json`], the `mcp` command).
     pub fn mcp_state(&self) -> Value {
         self.inner.mcp.state()
