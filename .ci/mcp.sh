@@ -31,7 +31,7 @@ if [ "${1:-}" = "--print-dir" ]; then
   exit 0
 fi
 echo "mcp: servers in $dir"
-ROBOTA_MCP_DIR="$dir" cargo test --test all mcp_ 2>&1 | tee "$root/target/mcp-tests.log"
+ROBOTA_MCP_DIR="$dir" cargo test --features mcp --test all mcp_ 2>&1 | tee "$root/target/mcp-tests.log"
 grep -q "test result: ok" "$root/target/mcp-tests.log"
 if grep -q "skipped (no MCP servers" "$root/target/mcp-tests.log"; then
   echo "mcp: some MCP tests skipped although ROBOTA_MCP_DIR was set"; exit 1

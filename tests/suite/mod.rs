@@ -20,6 +20,8 @@ mod hooks_integration;
 mod interactive_session;
 mod interop_servers;
 mod library_log;
+mod mcp_config;
+#[cfg(feature = "mcp")]
 mod mcp_servers;
 mod providers_anthropic;
 mod providers_bad_answers;

@@ -16,9 +16,16 @@
 //! * A server that fails to start never fails the session: its state says why.
 
 pub mod config;
+#[cfg(feature = "mcp")]
 pub mod connection;
+#[cfg(feature = "mcp")]
 pub mod http;
+#[cfg(feature = "mcp")]
 pub mod tool;
+#[cfg(not(feature = "mcp"))]
+mod unavailable;
+#[cfg(not(feature = "mcp"))]
+pub use unavailable::{connection, tool, NO_MCP};
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
@@ -166,7 +173,8 @@ impl SessionMcp {
             }
             for t in &list.tools {
                 match McpTool::new(&def.name, t, c) {
-                    Ok(t) => out.push(Arc::new(t)),
+                    #[allow(clippy::useless_conversion)]
+                    Ok(t) => out.push(t.into()),
                     Err(w) => warnings.push(w),
                 }
             }

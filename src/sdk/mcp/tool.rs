@@ -43,7 +43,11 @@ pub struct McpTool {
 
 impl McpTool {
     /// The tool `def` of `conn`, or why it is skipped (its schema is not a valid JSON Schema).
-    pub fn new(server: &str, def: &McpToolDef, conn: &Arc<McpConnection>) -> Result<Self, String> {
+    pub fn new(
+        server: &str,
+        def: &McpToolDef,
+        conn: &Arc<McpConnection>,
+    ) -> Result<Arc<dyn Tool>, String> {
         let name = exposed_name(server, &def.name);
         let parameters = Value::Object(def.input_schema.as_ref().clone());
         if let Err(e) = crate::tools::validation::SchemaValidator::new(&parameters) {
@@ -52,7 +56,7 @@ impl McpTool {
                 def.name
             ));
         }
-        Ok(McpTool {
+        Ok(Arc::new(McpTool {
             name,
             remote: def.name.to_string(),
             description: def.description.as_deref().unwrap_or_default().to_string(),
@@ -64,7 +68,7 @@ impl McpTool {
                 .unwrap_or(false),
             conn: Arc::downgrade(conn),
             server: server.to_string(),
-        })
+        }))
     }
 }
 
