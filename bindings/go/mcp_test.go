@@ -22,6 +22,16 @@ func TestMCPServers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(st.MCPServers) == 2 && strings.HasSuffix(st.MCPServers[0].Reason, `(cargo feature "mcp")`) {
+		// A library built without MCP (the default): both failed with the reason, session usable.
+		if st.MCPServers[0].State != "failed" || st.MCPServers[1].State != "failed" {
+			t.Fatalf("state %+v", st.MCPServers)
+		}
+		if res, err := s.Run(testCtx(t), "echo"); err != nil || res.Response != "done" {
+			t.Fatalf("run: %+v %v", res, err)
+		}
+		return
+	}
 	if len(st.MCPServers) != 2 || st.MCPServers[0] != (MCPServerState{Name: "echo", Transport: "stdio", State: "connected", Tools: 1}) {
 		t.Fatalf("state %+v", st.MCPServers)
 	}

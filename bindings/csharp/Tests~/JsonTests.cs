@@ -63,6 +63,8 @@ namespace Robota.Tests
             Expect.Equal("{\"v\":1,\"providers\":{\"a\":{\"kind\":\"anthropic\",\"api_key\":\"$ENV:K\"}},\"worker_threads\":1}", rc.ToJson(), "runtime config");
             var sc = new SessionConfig("a", "m") { Delivery = Delivery.Pump, Tools = new List<string> { "Read" }, Deny = new List<string> { "Bash" }, MaxRounds = 3 };
             Expect.Equal("{\"v\":1,\"provider\":\"a\",\"model\":\"m\",\"delivery\":\"pump\",\"tools\":[\"Read\"],\"permissions\":{\"allow\":[],\"deny\":[\"Bash\"]},\"max_rounds\":3}", sc.ToJson(), "session config");
+            var mcp = new SessionConfig("a", "m") { McpServersJson = "{\"fs\":{\"command\":\"mcp-server-filesystem\",\"args\":[\"/tmp\"]}}" };
+            Expect.Equal("{\"v\":1,\"provider\":\"a\",\"model\":\"m\",\"delivery\":\"thread\",\"mcp_servers\":{\"fs\":{\"command\":\"mcp-server-filesystem\",\"args\":[\"/tmp\"]}}}", mcp.ToJson(), "session config with MCP servers");
             var td = new ToolDefinition("t", "d") { ReadOnly = true, TimeoutMs = 5 };
             Expect.Equal("{\"name\":\"t\",\"description\":\"d\",\"input_schema\":{\"type\":\"object\"},\"read_only\":true,\"timeout_ms\":5}", td.ToJson(), "tool definition");
         }
