@@ -5,6 +5,7 @@
 # ROBOTA_MCP_DIR pointing at it (tests/suite/mcp_*.rs and the C MCP test skip without it):
 #   $ROBOTA_MCP_DIR/node_modules/.bin/mcp-server-everything, .../mcp-server-filesystem (npm)
 #   $ROBOTA_MCP_DIR/venv/bin/python with the official `mcp` package (FastMCP, streamable HTTP)
+# The tests run with the cargo feature "mcp" (off in the default build, see Cargo.toml).
 # With --print-dir it only installs and prints the directory.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,6 +32,8 @@ if [ "${1:-}" = "--print-dir" ]; then
   exit 0
 fi
 echo "mcp: servers in $dir"
+# The MCP client is behind the cargo feature "mcp" (README "MCP tool servers"): lint it too.
+cargo clippy --features mcp --all-targets -- -D warnings
 ROBOTA_MCP_DIR="$dir" cargo test --features mcp --test all mcp_ 2>&1 | tee "$root/target/mcp-tests.log"
 grep -q "test result: ok" "$root/target/mcp-tests.log"
 if grep -q "skipped (no MCP servers" "$root/target/mcp-tests.log"; then

@@ -172,9 +172,8 @@ impl SessionMcp {
                 *a = list.generation;
             }
             for t in &list.tools {
-                match McpTool::new(&def.name, t, c) {
-                    #[allow(clippy::useless_conversion)]
-                    Ok(t) => out.push(t.into()),
+                match McpTool::build(&def.name, t, c) {
+                    Ok(t) => out.push(t),
                     Err(w) => warnings.push(w),
                 }
             }

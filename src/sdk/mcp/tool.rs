@@ -43,7 +43,7 @@ pub struct McpTool {
 
 impl McpTool {
     /// The tool `def` of `conn`, or why it is skipped (its schema is not a valid JSON Schema).
-    pub fn new(
+    pub fn build(
         server: &str,
         def: &McpToolDef,
         conn: &Arc<McpConnection>,

@@ -61,7 +61,7 @@ pub mod tool {
 
     impl McpTool {
         /// Unreachable (no tool definition exists).
-        pub fn new(
+        pub fn build(
             _server: &str,
             def: &McpToolDef,
             _conn: &Arc<McpConnection>,
