@@ -453,6 +453,18 @@ void robota_runtime_free(robota_runtime *rt);
 robota_status robota_runtime_register_tool(robota_runtime *rt, const char *tool_json, robota_tool_fn fn_, void *user_data, robota_free_fn free_fn, robota_error **out_error);
 
 /**
+ * Registers a team template (`{"id","name","provider","model","systemMessage",
+ * "description"?,"temperature"?}`) for the team tools (`"team": true` sessions) of this
+ * runtime, existing sessions included. `provider` names a provider profile of the runtime
+ * config or a provider kind (the first profile of that kind). Ids are unique per runtime: an
+ * id that exists (a built-in `general` / `task_coordinator`, or an earlier registration) is
+ * refused and the registered template is kept. Errors: `ROBOTA_E_INVALID_JSON`,
+ * `ROBOTA_E_INVALID_CONFIG` (naming the missing or wrong field, or the duplicate id),
+ * `ROBOTA_E_INVALID_UTF8`, `ROBOTA_E_VERSION_MISMATCH`.
+ */
+robota_status robota_runtime_register_template(robota_runtime *rt, const char *template_json, robota_error **out_error);
+
+/**
  * Answers host tool call `call_id` with `result_json` (any JSON value; text that is not JSON
  * is taken as a plain string). `is_error` = 1 marks a failure the model should see. Callable
  * from any thread, also inside the tool callback. Errors: `ROBOTA_E_STALE` (already answered,

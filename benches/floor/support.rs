@@ -1,5 +1,8 @@
 //! The project's fake model server (`tests/support`), shared with the integration tests.
 
+#[allow(dead_code)]
+#[path = "../../tests/support/fake_http.rs"]
+pub(crate) mod fake_http;
 #[allow(dead_code)] // the tests use the rest
 #[path = "../../tests/support/fake_reply.rs"]
 pub(crate) mod fake_reply;

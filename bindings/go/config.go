@@ -200,6 +200,9 @@ type SessionConfig struct {
 	Budget *Budget `json:"budget,omitempty"`
 	// HostIO runs the built-in tools through the runtime's HostIOHandler (Runtime.SetHostIO).
 	HostIO bool `json:"host_io,omitempty"`
+	// Team gives the session the team tools (listTemplateCategories, listTemplates,
+	// getTemplateDetail, assignTask); see Runtime.RegisterTemplate.
+	Team bool `json:"team,omitempty"`
 	// ContextWindow overrides the window the library uses (default: the window the server
 	// tells, else the model table, else a stated default with a CONTEXT_WINDOW_ASSUMED warning).
 	ContextWindow int `json:"context_window,omitempty"`

@@ -218,3 +218,31 @@ pub fn assert_native_web_tools_available(
     check(request.web_search, caps.web_search, "web search")?;
     check(request.web_fetch, caps.web_fetch, "web fetch")
 }
+
+struct Discard;
+
+impl StreamSink for Discard {
+    fn on_text(&mut self, _delta: &str) {}
+}
+
+/// One tool-less call with a single user message (`prompt`) to `model`, streamed deltas
+/// discarded: the answer (compaction summaries, prompt hooks).
+pub async fn complete(
+    provider: &dyn Provider,
+    model: &str,
+    prompt: String,
+    cancel: CancellationToken,
+) -> Result<ChatResponse, RobotaError> {
+    let messages = [Arc::new(Message::user(prompt))];
+    let request = ChatRequest {
+        messages: &messages,
+        tools: &[],
+        model,
+        max_tokens: None,
+        temperature: None,
+        thinking_budget: None,
+        native_web_tools: NativeWebToolRequest::default(),
+        tool_choice: &ToolChoice::Auto,
+    };
+    provider.chat(request, &mut Discard, cancel).await
+}

@@ -1,4 +1,4 @@
-//! Runtime exports: creation from config JSON, host tools, answering ids.
+//! Runtime exports: creation from config JSON, host tools, team templates, answering ids.
 
 use std::ffi::{c_char, c_void};
 use std::sync::Arc;
@@ -61,6 +61,28 @@ pub extern "C" fn robota_runtime_register_tool(
         let text = str_arg(tool_json, "tool_json")?;
         runtime.register_tool(text, Some(reg.clone()))?;
         reg.arm();
+        Ok(ROBOTA_OK)
+    })
+}
+
+/// Registers a team template (`{"id","name","provider","model","systemMessage",
+/// "description"?,"temperature"?}`) for the team tools (`"team": true` sessions) of this
+/// runtime, existing sessions included. `provider` names a provider profile of the runtime
+/// config or a provider kind (the first profile of that kind). Ids are unique per runtime: an
+/// id that exists (a built-in `general` / `task_coordinator`, or an earlier registration) is
+/// refused and the registered template is kept. Errors: `ROBOTA_E_INVALID_JSON`,
+/// `ROBOTA_E_INVALID_CONFIG` (naming the missing or wrong field, or the duplicate id),
+/// `ROBOTA_E_INVALID_UTF8`, `ROBOTA_E_VERSION_MISMATCH`.
+#[no_mangle]
+pub extern "C" fn robota_runtime_register_template(
+    rt: *mut robota_runtime,
+    template_json: *const c_char,
+    out_error: *mut *mut robota_error,
+) -> robota_status {
+    boundary(out_error, || {
+        let runtime = handles::runtime(rt)?;
+        let text = str_arg(template_json, "template_json")?;
+        runtime.register_template(text)?;
         Ok(ROBOTA_OK)
     })
 }

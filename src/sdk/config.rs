@@ -279,8 +279,9 @@ pub fn parse_runtime_config(text: &str) -> SdkResult<RuntimeConfig> {
 }
 
 /// Keys of the session document.
-pub const SESSION_KEYS: [&str; 33] = [
+pub const SESSION_KEYS: [&str; 34] = [
     "mcp_servers",
+    "team",
     "temperature",
     "max_tokens",
     "context_window",

@@ -30,6 +30,7 @@ mod signals;
 pub mod skills;
 pub mod snapshot;
 pub mod store_api;
+pub mod team;
 pub mod tool_state;
 pub mod transcript_tap;
 pub mod work;

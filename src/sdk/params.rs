@@ -1,5 +1,5 @@
 //! Session JSON fields of ABI.md v1.1 that tune the model call and the system prompt beyond
-//! [`super::call_settings`]: `thinking:{budget_tokens}`, `native_web_search`, `language` and
+//! [`super::call_settings`]: `thinking:{budget_tokens}`, `native_web_search`, `team`, `language` and
 //! `system_prompt_mode` (`"append"`, the default, or `"replace"`).
 
 use std::sync::Arc;
@@ -25,6 +25,8 @@ pub struct SessionParams {
     pub skills: Arc<Vec<super::skills::Skill>>,
     /// The prompt's inputs once assembled (settings-enabled sessions).
     pub prompt: Option<Arc<PromptInputs>>,
+    /// The four team tools (`"team": true`, [`super::team`]).
+    pub team: bool,
     /// Problems found while assembling (reported as `WARNING` events).
     pub warnings: Vec<String>,
 }
@@ -81,6 +83,11 @@ impl SessionParams {
                 ))
             })?;
         }
+        if let Some(v) = get("team") {
+            p.team = v.as_bool().ok_or_else(|| {
+                SdkError::config(format!("{what}: field \"team\" must be true or false"))
+            })?;
+        }
         Ok(p)
     }
 
@@ -97,6 +104,9 @@ impl SessionParams {
         }
         if self.native_web_search {
             m.insert("native_web_search".into(), json!(true));
+        }
+        if self.team {
+            m.insert("team".into(), json!(true));
         }
     }
 }

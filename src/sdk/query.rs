@@ -11,7 +11,9 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value};
 
-use super::config::{parse_object, parse_session_map};
+use tokio_util::sync::CancellationToken;
+
+use super::config::{parse_object, parse_session_map, SessionConfig};
 use super::error::{ErrorCode, SdkError, SdkResult};
 use super::events::{self, Event, EventSink, Payload};
 use super::interactive::{InteractiveSession, TurnInput};
@@ -22,7 +24,7 @@ pub fn run(
     shared: Arc<RuntimeShared>,
     query_json: &str,
     can_answer: bool,
-    mut deliver: impl FnMut(Event),
+    deliver: impl FnMut(Event),
 ) -> SdkResult<Value> {
     let mut map = parse_object("query_json", query_json)?;
     let prompt = match map.remove("prompt") {
@@ -43,50 +45,10 @@ pub fn run(
     }
     let cfg = parse_session_map(&map)?;
     let persist = cfg.persist;
-    let (tx, rx) = mpsc::channel::<Event>();
-    let tx = Mutex::new(tx);
-    let sink: EventSink = Arc::new(move |e: Event| {
-        // The receiver lives until `session_closed`; a send after that has nobody to tell.
-        let _ = tx.lock().map(|t| t.send(e));
-    });
-    let session = InteractiveSession::new(shared, cfg, sink, can_answer, None)?;
-    session.emit_startup_warnings();
-    let turn = match session.submit(TurnInput {
-        text: prompt,
-        display_input: None,
-        raw_input: None,
-        tool_choice: None,
-    }) {
-        Ok(t) => t,
-        Err(e) => {
-            session.release();
-            return Err(e);
-        }
-    };
-    let mut completed = Value::Null;
-    let mut closing = false;
-    while let Ok(ev) = rx.recv() {
-        let kind = ev.kind;
-        if kind == events::TURN_COMPLETED && ev.turn_id == turn {
-            if let Payload::Json(v) = &ev.payload {
-                completed = v.clone();
-            }
-        }
-        deliver(ev);
-        if kind == events::SESSION_CLOSED {
-            break;
-        }
-        if kind == events::TURN_COMPLETED && !closing {
-            closing = true;
-            session.release();
-        }
-    }
-    if completed.is_null() {
-        return Err(SdkError::new(
-            ErrorCode::Internal,
-            "the query's turn ended without a turn_completed event",
-        ));
-    }
+    let Finished {
+        mut completed,
+        session,
+    } = run_session(shared, cfg, prompt, can_answer, None, deliver)?;
     if completed["stop_reason"] == "error" {
         let msg = completed["error"].as_str().unwrap_or("the turn failed");
         let mut err = SdkError::new(ErrorCode::Provider, format!("the query failed: {msg}"));
@@ -112,4 +74,86 @@ pub fn run(
         out["session_id"] = json!(session.session_id());
     }
     Ok(out)
+}
+
+/// A temporary session run to the end of its one turn (and closed).
+pub struct Finished {
+    /// The turn's `turn_completed` payload (`stop_reason`, `response`, `error`, `usage`, …).
+    pub completed: Value,
+    /// The closed session (its conversation stays readable).
+    pub session: InteractiveSession,
+}
+
+/// Builds a session from `cfg`, submits `prompt`, hands every event to `deliver` (on this
+/// thread, in order, up to and including `session_closed`) and returns the turn's
+/// `turn_completed` payload. Blocks the calling thread: from async code run it with
+/// `spawn_blocking`. `cancel` (when given) aborts the turn when it fires. Used by
+/// `robota_query` and by `assignTask`'s child sessions.
+pub fn run_session(
+    shared: Arc<RuntimeShared>,
+    cfg: SessionConfig,
+    prompt: String,
+    can_answer: bool,
+    cancel: Option<CancellationToken>,
+    mut deliver: impl FnMut(Event),
+) -> SdkResult<Finished> {
+    let watch_shared = shared.clone();
+    let (tx, rx) = mpsc::channel::<Event>();
+    let tx = Mutex::new(tx);
+    let sink: EventSink = Arc::new(move |e: Event| {
+        // The receiver lives until `session_closed`; a send after that has nobody to tell.
+        let _ = tx.lock().map(|t| t.send(e));
+    });
+    let session = InteractiveSession::new(shared, cfg, sink, can_answer, None)?;
+    session.emit_startup_warnings();
+    let turn = match session.submit(TurnInput {
+        text: prompt,
+        display_input: None,
+        raw_input: None,
+        tool_choice: None,
+    }) {
+        Ok(t) => t,
+        Err(e) => {
+            session.release();
+            return Err(e);
+        }
+    };
+    // Aborts the turn when `cancel` fires; stops watching once the turn is over.
+    let done = CancellationToken::new();
+    let _stop_watch = done.clone().drop_guard();
+    if let Some(cancel) = cancel {
+        let s = session.clone();
+        let sh = &watch_shared;
+        sh.work.spawn(&sh.handle, async move {
+            tokio::select! {
+                _ = cancel.cancelled() => { let _ = s.abort(turn); }
+                _ = done.cancelled() => {}
+            }
+        });
+    }
+    let mut completed = Value::Null;
+    let mut closing = false;
+    while let Ok(ev) = rx.recv() {
+        let kind = ev.kind;
+        if kind == events::TURN_COMPLETED && ev.turn_id == turn {
+            if let Payload::Json(v) = &ev.payload {
+                completed = v.clone();
+            }
+        }
+        deliver(ev);
+        if kind == events::SESSION_CLOSED {
+            break;
+        }
+        if kind == events::TURN_COMPLETED && !closing {
+            closing = true;
+            session.release();
+        }
+    }
+    if completed.is_null() {
+        return Err(SdkError::new(
+            ErrorCode::Internal,
+            "the query's turn ended without a turn_completed event",
+        ));
+    }
+    Ok(Finished { completed, session })
 }

@@ -31,6 +31,8 @@ pub struct RuntimeShared {
     pub config: RuntimeConfig,
     /// Host tools by registration order.
     pub tools: RwLock<Vec<Arc<HostToolDef>>>,
+    /// Team templates: the built-ins and the host's (`robota_runtime_register_template`).
+    pub templates: super::team::TemplateRegistry,
     /// Ids waiting for host answers.
     pub pending: PendingRegistry,
     /// The host I/O callback registration (opaque here; `robota_runtime_set_host_io`).
@@ -146,6 +148,7 @@ impl Runtime {
             windows: Arc::new(crate::providers::ContextWindows::new()),
             config,
             tools: RwLock::new(Vec::new()),
+            templates: Default::default(),
             pending: PendingRegistry::new(),
             host_io: RwLock::new(None),
             next_session: AtomicU64::new(0),
@@ -192,6 +195,13 @@ impl Runtime {
         }
         tools.push(Arc::new(def));
         Ok(())
+    }
+
+    /// Registers a team template from its JSON (see [`super::team::templates`]); an id that
+    /// exists already is refused.
+    pub fn register_template(&self, template_json: &str) -> SdkResult<()> {
+        let t = super::team::Template::from_json(template_json)?;
+        self.shared.templates.register(t)
     }
 
     /// Names of the registered host tools.

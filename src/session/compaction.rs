@@ -16,8 +16,7 @@ use super::session::Session;
 use crate::core::agent::lock;
 use crate::core::hooks::HookEvent;
 use crate::core::message::{Message, Role};
-use crate::core::provider::{ChatRequest, NativeWebToolRequest, StreamSink};
-use crate::core::tool_choice::ToolChoice;
+use crate::core::provider::complete;
 
 /// Prefix of the assistant message that replaces the history.
 pub const SUMMARY_PREFIX: &str = "[Context Summary]\n";
@@ -119,12 +118,6 @@ pub fn compact_instructions_section(text: &str) -> Option<String> {
     (!body.is_empty()).then_some(body)
 }
 
-struct Discard;
-
-impl StreamSink for Discard {
-    fn on_text(&mut self, _delta: &str) {}
-}
-
 impl Session {
     /// The auto-compaction threshold (`None` = disabled).
     pub fn auto_compact_threshold(&self) -> Option<f64> {
@@ -209,22 +202,14 @@ impl Session {
         let prompt = summary_prompt(&messages, focus.as_deref());
         drop(messages);
         let config = self.agent.config();
-        let request_msgs = [Arc::new(Message::user(prompt))];
-        let request = ChatRequest {
-            messages: &request_msgs,
-            tools: &[],
-            model: &config.model,
-            max_tokens: None,
-            temperature: None,
-            thinking_budget: None,
-            native_web_tools: NativeWebToolRequest::default(),
-            tool_choice: &ToolChoice::Auto,
-        };
-        let reply = config
-            .provider
-            .chat(request, &mut Discard, cancel.clone())
-            .await
-            .map_err(|e| CompactError::Failed(e.to_string()))?;
+        let reply = complete(
+            config.provider.as_ref(),
+            &config.model,
+            prompt,
+            cancel.clone(),
+        )
+        .await
+        .map_err(|e| CompactError::Failed(e.to_string()))?;
         if cancel.is_cancelled() {
             return Err(CompactError::Failed("aborted".into()));
         }

@@ -18,11 +18,13 @@ use crate::core::errors::RobotaError;
 use crate::core::execution::{ExecutionResult, RunStop};
 use crate::core::history::HistoryEntry;
 use crate::core::hooks::{
-    CommandExecutor, HookEvent, HookExecutorRegistry, HooksConfig, HttpExecutor,
+    CommandExecutor, HookEvent, HookExecutor, HookExecutorRegistry, HooksConfig, HttpExecutor,
+    PromptExecutor,
 };
 use crate::core::message::Message;
 use crate::core::models::model_context_window;
 use crate::core::permissions::PermissionMode;
+use crate::core::provider::Provider;
 use crate::core::tool::ToolDispatcher;
 use crate::core::util::prefixed_id;
 
@@ -89,6 +91,11 @@ fn resolve_cwd(cwd: &Path, virtual_cwd: bool) -> Result<PathBuf, RobotaError> {
     }
 }
 
+/// The session's `prompt` hook executor: its own provider and model.
+fn prompt_hooks(provider: &Arc<dyn Provider>, model: &str) -> Arc<dyn HookExecutor> {
+    Arc::new(PromptExecutor::new(provider.clone(), model))
+}
+
 impl Session {
     /// Builds a session. Spawns nothing and needs no async runtime (safe on any thread); the
     /// `SessionStart` hook fires at the beginning of the first run.
@@ -120,7 +127,10 @@ impl Session {
                 .with_vars(opts.env_vars.clone()),
             http.with_vars(opts.env_vars.clone()),
         )
-        .with_extras(opts.extra_hook_executors.iter().cloned())
+        .with_extras(
+            std::iter::once(prompt_hooks(&opts.provider, &opts.model))
+                .chain(opts.extra_hook_executors.iter().cloned()),
+        )
         .map_err(RobotaError::Configuration)?;
         let registry = Arc::new(registry);
         let hooks = Arc::new(opts.hooks);

@@ -79,6 +79,42 @@ pub fn write_atomic(path: &Path, data: &[u8]) -> io::Result<()> {
     sync_dir(dir)
 }
 
+/// The pid in the name of a temp file [`write_atomic`] creates (`.<name>.<pid>.<n>.tmp`).
+fn temp_file_pid(file_name: &str) -> Option<u32> {
+    let rest = file_name.strip_prefix('.')?.strip_suffix(".tmp")?;
+    let mut parts = rest.rsplitn(3, '.');
+    parts.next()?.parse::<u64>().ok()?;
+    let pid = parts.next()?.parse().ok()?;
+    parts.next().filter(|target| !target.is_empty())?;
+    Some(pid)
+}
+
+/// True when `file_name` is a temp file of [`write_atomic`] whose process is gone (killed
+/// between writing it and the rename): it is garbage. A live writer's (this process, or
+/// any running process with that pid) is never one.
+pub fn is_stale_temp_file(file_name: &str) -> bool {
+    let Some(pid) = temp_file_pid(file_name) else {
+        return false;
+    };
+    if pid == std::process::id() {
+        return false;
+    }
+    #[cfg(unix)]
+    {
+        let Some(pid) = i32::try_from(pid)
+            .ok()
+            .and_then(rustix::process::Pid::from_raw)
+        else {
+            return false;
+        };
+        rustix::process::test_kill_process(pid) == Err(rustix::io::Errno::SRCH)
+    }
+    #[cfg(not(unix))]
+    {
+        false
+    }
+}
+
 /// A failed [`save`] or [`load`]; the message names the id or the path and the cause.
 #[derive(Debug, Clone, PartialEq)]
 pub enum StoreError {
@@ -128,6 +164,17 @@ fn sync_dir(dir: &Path) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn temp_file_names() {
+        assert_eq!(temp_file_pid(".s-1.json.4242.7.tmp"), Some(4242));
+        assert_eq!(temp_file_pid(".a.b.json.1.0.tmp"), Some(1));
+        assert_eq!(temp_file_pid("s-1.json"), None);
+        assert_eq!(temp_file_pid(".s.json.x.0.tmp"), None);
+        assert_eq!(temp_file_pid("..1.0.tmp"), None);
+        let own = format!(".s.json.{}.0.tmp", std::process::id());
+        assert!(!is_stale_temp_file(&own));
+    }
 
     #[test]
     fn ids_follow_the_rule() {

@@ -62,7 +62,8 @@ pub struct Listing {
 }
 
 /// Lists `<dir>/*.json` (a missing directory lists nothing), keeping sessions whose `cwd`
-/// equals `cwd` when given, newest first, at most `limit`.
+/// equals `cwd` when given, newest first, at most `limit`. Temp files of saves whose process
+/// was killed before the rename are removed on the way.
 pub fn list(dir: &Path, cwd: Option<&str>, limit: Option<usize>) -> Result<Listing, StoreError> {
     let entries = match fs::read_dir(dir) {
         Ok(e) => e,
@@ -78,6 +79,11 @@ pub fn list(dir: &Path, cwd: Option<&str>, limit: Option<usize>) -> Result<Listi
         .flatten()
         .filter_map(|e| {
             let name = e.file_name().into_string().ok()?;
+            // What a save killed before its rename left behind.
+            if super::store::is_stale_temp_file(&name) {
+                let _ = fs::remove_file(e.path());
+                return None;
+            }
             (name.ends_with(".json") && !name.starts_with('.')).then(|| (name, e.path()))
         })
         .collect();

@@ -5,7 +5,7 @@
 //! Lines are buffered and flushed + fsync'd by [`Transcript::sync`] (at the end of each turn).
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, BufWriter, Write};
+use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -100,11 +100,18 @@ pub struct Transcript {
 
 impl Transcript {
     /// Opens (creating the directory and the file when missing) `<dir>/<session_id>.jsonl`
-    /// for appending. `session_id` must already be a valid id.
+    /// for appending. `session_id` must already be a valid id. A last line without its line
+    /// end (a process killed between two writes of one line) is cut off first, so new lines
+    /// never glue onto it.
     pub fn open(dir: &Path, session_id: &str) -> io::Result<Transcript> {
         fs::create_dir_all(dir)?;
         let path = dir.join(format!("{session_id}.jsonl"));
-        let file = OpenOptions::new().create(true).append(true).open(&path)?;
+        let mut file = OpenOptions::new()
+            .create(true)
+            .read(true)
+            .append(true)
+            .open(&path)?;
+        drop_torn_tail(&mut file)?;
         Ok(Transcript {
             path,
             session_id: session_id.to_string(),
@@ -175,6 +182,30 @@ impl Transcript {
         w.flush()?;
         w.get_ref().sync_data()
     }
+}
+
+/// Truncates `file` after its last `\n` when its last byte is not one (empty stays empty).
+fn drop_torn_tail(file: &mut File) -> io::Result<()> {
+    let len = file.metadata()?.len();
+    let mut end = len;
+    let mut buf = vec![0u8; 8192];
+    while end > 0 {
+        let start = end.saturating_sub(buf.len() as u64);
+        let part = &mut buf[..(end - start) as usize];
+        file.seek(SeekFrom::Start(start))?;
+        file.read_exact(part)?;
+        if end == len && part.last() == Some(&b'\n') {
+            return Ok(());
+        }
+        if let Some(i) = memchr::memrchr(b'\n', part) {
+            return file.set_len(start + i as u64 + 1);
+        }
+        end = start;
+    }
+    if len > 0 {
+        file.set_len(0)?;
+    }
+    Ok(())
 }
 
 impl Drop for Transcript {

@@ -23,13 +23,20 @@ pub struct Issue {
 }
 
 /// Reads a transcript: each non-blank line as JSON. A missing file is an empty transcript;
-/// a line that is not JSON is an error naming its number.
+/// a last line without its line end (a writer killed mid-line) is left out; any other line
+/// that is not JSON is an error naming its number.
 pub fn load(path: &Path) -> Result<Vec<Value>, String> {
-    let text = match std::fs::read_to_string(path) {
+    let bytes = match std::fs::read(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
     };
+    let whole = match bytes.iter().rposition(|b| *b == b'\n') {
+        Some(i) => &bytes[..=i],
+        None => &[][..],
+    };
+    let text = std::str::from_utf8(whole)
+        .map_err(|e| format!("cannot read {}: not UTF-8: {e}", path.display()))?;
     text.lines()
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())

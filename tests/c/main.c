@@ -42,6 +42,8 @@ void test_budget_tokens(void);
 void test_budget_wall_time(void);
 void test_budget_bad_config(void);
 void test_mcp_stdio_server(void);
+void test_team_tools_and_register_template(void);
+void test_prompt_hooks_allow_block_and_garbage(void);
 
 static const struct {
     const char *name;
@@ -86,6 +88,8 @@ static const struct {
     {"budget_tokens", test_budget_tokens},
     {"budget_wall_time", test_budget_wall_time},
     {"budget_bad_config", test_budget_bad_config},
+    {"team_tools_and_register_template", test_team_tools_and_register_template},
+    {"prompt_hooks_allow_block_and_garbage", test_prompt_hooks_allow_block_and_garbage},
 };
 
 int main(int argc, char **argv) {

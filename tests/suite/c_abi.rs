@@ -52,6 +52,7 @@ fn compile_c_tests(lib_dir: &Path) -> PathBuf {
         "test_query.c",
         "test_host_io.c",
         "test_budget.c",
+        "test_team.c",
         "main.c",
     ] {
         cmd.arg(root.join("tests/c").join(f));
@@ -92,7 +93,7 @@ fn c_abi_tests_pass_natively_and_under_valgrind() {
         "C tests failed:\n{stdout}\n{}",
         String::from_utf8_lossy(&o.stderr)
     );
-    assert!(stdout.contains("39 test(s), 0 failure(s)"), "{stdout}");
+    assert!(stdout.contains("41 test(s), 0 failure(s)"), "{stdout}");
     run_http(&exe, None);
     if have("valgrind") {
         run_http(&exe, Some("valgrind"));

@@ -251,7 +251,7 @@ fn unknown_types_are_skipped_with_a_warning() {
         vec![HookGroup::new(
             "",
             vec![
-                HookDefinition::new("prompt").with("prompt", json!("x")),
+                HookDefinition::new("mystery").with("prompt", json!("x")),
                 cmd("echo ran"),
             ],
         )],
@@ -266,7 +266,7 @@ fn unknown_types_are_skipped_with_a_warning() {
     assert_eq!(r.stdout, "ran");
     assert_eq!(
         r.warnings,
-        vec!["PreToolUse hook of unknown type \"prompt\" skipped".to_string()]
+        vec!["PreToolUse hook of unknown type \"mystery\" skipped".to_string()]
     );
 }
 

@@ -10,6 +10,8 @@ pub(super) enum Step {
     Delay(Duration),
     Cut,
     Hang,
+    /// Resets the connection (RST, `SO_LINGER` 0) instead of closing it.
+    Reset,
 }
 
 #[derive(Debug, Clone)]
@@ -17,6 +19,10 @@ pub(super) enum Body {
     Full(String),
     Stream(Vec<Step>),
     Hang,
+    /// Resets the connection before any response byte (see `fake_faults.rs`).
+    Reset,
+    /// These bytes instead of an HTTP response, then a close (see `fake_faults.rs`).
+    Raw(Vec<u8>),
 }
 
 /// A scripted reply.
@@ -112,7 +118,7 @@ impl Reply {
         self
     }
 
-    fn truncate_with(mut self, n: usize, end: Step) -> Self {
+    pub(super) fn truncate_with(mut self, n: usize, end: Step) -> Self {
         if let Body::Stream(steps) = &mut self.body {
             let mut seen = 0;
             let mut out = Vec::new();

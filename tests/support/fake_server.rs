@@ -48,6 +48,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
+use super::fake_http::{read_request, reason, wait_for_close};
 pub use super::fake_reply::Reply;
 use super::fake_reply::{Body, Step};
 pub use super::fake_wire::Turn;
@@ -90,7 +91,14 @@ struct State {
     disconnects: usize,
     /// History invariants broken by received requests ([`super::invariants`]).
     violations: Vec<String>,
+    /// Answers requests when no reply is queued ([`FakeServer::respond_with`]).
+    responder: Option<Responder>,
+    /// Requests answered by the responder (not kept in `requests`).
+    responded: usize,
 }
+
+/// Computes the reply to one request.
+pub type Responder = Arc<dyn Fn(&RecordedRequest) -> Reply + Send + Sync>;
 
 struct Shared {
     state: Mutex<State>,
@@ -201,6 +209,22 @@ impl FakeServer {
         self.shared.lock().requests.clone()
     }
 
+    /// Answers every request that finds no queued reply with `f(request)` instead of a 500;
+    /// those requests are counted ([`Self::responded`]), not kept (a long run stays flat).
+    pub fn respond_with(&self, f: impl Fn(&RecordedRequest) -> Reply + Send + Sync + 'static) {
+        self.shared.lock().responder = Some(Arc::new(f));
+    }
+
+    /// Requests answered by the responder so far.
+    pub fn responded(&self) -> usize {
+        self.shared.lock().responded
+    }
+
+    /// History invariants broken so far (the server also fails the test with them on drop).
+    pub fn violations(&self) -> Vec<String> {
+        self.shared.lock().violations.clone()
+    }
+
     /// Number of replies still queued.
     pub fn pending_replies(&self) -> usize {
         self.shared.lock().replies.len()
@@ -296,81 +320,6 @@ impl Drop for FakeServer {
     }
 }
 
-/// Reads one request; `None` on EOF or a broken request.
-async fn read_request(sock: &mut TcpStream, buf: &mut Vec<u8>) -> Option<RecordedRequest> {
-    let head_end = loop {
-        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-            break i;
-        }
-        let mut tmp = [0u8; 8192];
-        let n = sock.read(&mut tmp).await.ok()?;
-        if n == 0 {
-            return None;
-        }
-        buf.extend_from_slice(&tmp[..n]);
-    };
-    let head = String::from_utf8_lossy(&buf[..head_end]).into_owned();
-    let mut lines = head.split("\r\n");
-    let mut first = lines.next()?.split(' ');
-    let method = first.next()?.to_string();
-    let path = first.next()?.to_string();
-    let headers: Vec<(String, String)> = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
-        .collect();
-    let len: usize = headers
-        .iter()
-        .find(|(k, _)| k == "content-length")
-        .and_then(|(_, v)| v.parse().ok())
-        .unwrap_or(0);
-    let body_start = head_end + 4;
-    while buf.len() < body_start + len {
-        let mut tmp = [0u8; 8192];
-        let n = sock.read(&mut tmp).await.ok()?;
-        if n == 0 {
-            return None;
-        }
-        buf.extend_from_slice(&tmp[..n]);
-    }
-    let raw_body = String::from_utf8_lossy(&buf[body_start..body_start + len]).into_owned();
-    buf.drain(..body_start + len);
-    let body = serde_json::from_str(&raw_body).unwrap_or(Value::Null);
-    Some(RecordedRequest {
-        method,
-        path,
-        headers,
-        raw_body,
-        body,
-    })
-}
-
-fn reason(status: u16) -> &'static str {
-    match status {
-        200 => "OK",
-        400 => "Bad Request",
-        401 => "Unauthorized",
-        403 => "Forbidden",
-        404 => "Not Found",
-        429 => "Too Many Requests",
-        500 => "Internal Server Error",
-        502 => "Bad Gateway",
-        503 => "Service Unavailable",
-        529 => "Overloaded",
-        _ => "Status",
-    }
-}
-
-/// Waits until the peer closes the connection.
-async fn wait_for_close(sock: &mut TcpStream) {
-    let mut tmp = [0u8; 1024];
-    loop {
-        match sock.read(&mut tmp).await {
-            Ok(0) | Err(_) => return,
-            Ok(_) => {}
-        }
-    }
-}
-
 async fn serve_connection(mut sock: TcpStream, shared: Arc<Shared>) {
     let mut buf = Vec::new();
     while let Some(req) = read_request(&mut sock, &mut buf).await {
@@ -397,14 +346,26 @@ async fn serve_connection(mut sock: TcpStream, shared: Arc<Shared>) {
             if let Some(v) = super::invariants::tool_pairing_violation(&req.path, &req.body) {
                 st.violations.push(v);
             }
-            st.requests.push(req);
-            shared.changed.notify_all();
-            st.replies.pop_front().unwrap_or_else(|| {
-                Reply::error(
-                    500,
-                    r#"{"error":{"message":"fake server: no reply queued"}}"#,
-                )
-            })
+            match (st.replies.pop_front(), st.responder.clone()) {
+                (Some(r), _) => {
+                    st.requests.push(req);
+                    shared.changed.notify_all();
+                    r
+                }
+                (None, Some(f)) => {
+                    st.responded += 1;
+                    drop(st);
+                    f(&req)
+                }
+                (None, None) => {
+                    st.requests.push(req);
+                    shared.changed.notify_all();
+                    Reply::error(
+                        500,
+                        r#"{"error":{"message":"fake server: no reply queued"}}"#,
+                    )
+                }
+            }
         };
         let keep = match write_reply(&mut sock, reply).await {
             Outcome::Done => true,
@@ -436,6 +397,15 @@ async fn write_reply(sock: &mut TcpStream, reply: Reply) -> Outcome {
         Body::Hang => {
             wait_for_close(sock).await;
             Outcome::ClientGone
+        }
+        Body::Reset => {
+            let _ = sock.set_zero_linger();
+            Outcome::Closed
+        }
+        Body::Raw(bytes) => {
+            let _ = sock.write_all(&bytes).await;
+            let _ = sock.shutdown().await;
+            Outcome::Closed
         }
         Body::Full(text) => {
             head.push_str(&format!("content-length: {}\r\n\r\n", text.len()));
@@ -479,6 +449,10 @@ async fn write_reply(sock: &mut TcpStream, reply: Reply) -> Outcome {
                     Step::Hang => {
                         wait_for_close(sock).await;
                         return Outcome::ClientGone;
+                    }
+                    Step::Reset => {
+                        let _ = sock.set_zero_linger();
+                        return Outcome::Closed;
                     }
                 }
             }

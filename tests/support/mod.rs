@@ -6,9 +6,12 @@
 #![allow(dead_code)]
 
 pub mod engine;
+pub mod fake_faults;
+pub mod fake_http;
 pub mod fake_reply;
 pub mod fake_server;
 pub mod fake_wire;
+pub mod fault_cells;
 pub mod ffi;
 pub mod host_session;
 pub mod invariants;

@@ -262,6 +262,9 @@ namespace Robota
         /// <summary>Runs the built-in tools through the runtime's host I/O handler (<see cref="RobotaRuntime.SetHostIo"/>).</summary>
         public bool? HostIo { get; set; }
 
+        /// <summary>Gives the session the team tools (listTemplateCategories, listTemplates, getTemplateDetail, assignTask; <see cref="RobotaRuntime.RegisterTemplate"/>).</summary>
+        public bool? Team { get; set; }
+
         /// <summary>The JSON name of a delivery mode.</summary>
         public static string DeliveryName(Delivery d) => d == Delivery.Pump ? "pump" : d == Delivery.Pull ? "pull" : "thread";
 
@@ -301,6 +304,7 @@ namespace Robota
             if (ToolConfigJson != null) d["tool_config"] = new JsonRaw(ToolConfigJson);
             if (McpServersJson != null) d["mcp_servers"] = new JsonRaw(McpServersJson);
             if (HostIo.HasValue) d["host_io"] = HostIo.Value;
+            if (Team.HasValue) d["team"] = Team.Value;
             if (Budget != null) d["budget"] = Budget.ToDictionary();
             if (ContextWindow.HasValue) d["context_window"] = ContextWindow.Value;
             if (ToolChoice != null) d["tool_choice"] = ToolChoice.JsonValue();

@@ -75,6 +75,9 @@ namespace Robota
         internal static extern int robota_runtime_register_tool(RuntimeHandle runtime, byte[] toolJson, ToolFn fn, IntPtr userData, FreeFn freeFn, out IntPtr error);
 
         [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern int robota_runtime_register_template(RuntimeHandle runtime, byte[] templateJson, out IntPtr error);
+
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
         internal static extern int robota_tool_call_complete(RuntimeHandle runtime, ulong callId, byte[] resultJson, int isError, out IntPtr error);
 
         [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]

@@ -80,6 +80,21 @@ namespace Robota
         }
 
         /// <summary>
+        /// Registers a team template for the team tools of sessions with <see cref="SessionConfig.Team"/>
+        /// (existing sessions included): <c>{"id","name","provider","model","systemMessage","description"?,"temperature"?}</c>.
+        /// <c>provider</c> names a provider profile of the runtime config or a provider kind. An id that
+        /// exists (a built-in or an earlier registration) throws <see cref="RobotaException"/> with
+        /// <see cref="RobotaStatus.InvalidConfig"/> and the registered template is kept.
+        /// </summary>
+        public void RegisterTemplate(string templateJson)
+        {
+            ThrowIfDisposed();
+            IntPtr err;
+            var status = NativeMethods.robota_runtime_register_template(Handle, Utf8.Encode(templateJson ?? throw new ArgumentNullException(nameof(templateJson))), out err);
+            Errors.Check(status, err);
+        }
+
+        /// <summary>
         /// Sets the host I/O handler used by sessions created with <see cref="SessionConfig.HostIo"/>:
         /// it receives read/write/stat/list/exec requests (on a worker thread, any delivery mode) and
         /// returns the answer object (<c>{"content"}</c>, <c>{}</c>, <c>{"exists","is_dir","size"}</c>,

@@ -57,7 +57,8 @@ impl HttpExecutor {
     }
 }
 
-fn truthy(v: Option<&Value>) -> bool {
+/// JavaScript truthiness of an optional JSON value (`ok` of hook answers).
+pub(super) fn truthy(v: Option<&Value>) -> bool {
     match v {
         None | Some(Value::Null) => false,
         Some(Value::Bool(b)) => *b,

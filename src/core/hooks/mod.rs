@@ -1,5 +1,5 @@
 //! Lifecycle hooks (reference §8): the config (`THooksConfig`), the runner, the built-in
-//! `command` and `http` executors, and a registry that adds more executor kinds next to them.
+//! `command` and `http` executors, the `prompt` executor sessions add, and a registry that adds more executor kinds next to them.
 //!
 //! Protocol: every hook receives the event's input JSON (snake_case keys, §8.7). Exit code 0
 //! allows (trimmed stdout is collected), 2 blocks (stderr is the reason), anything else lets
@@ -10,6 +10,7 @@ pub mod command;
 pub mod http;
 pub mod input;
 pub mod json_output;
+pub mod prompt;
 pub mod registry;
 pub mod runner;
 pub mod secrets;
@@ -18,6 +19,7 @@ pub mod types;
 pub use command::CommandExecutor;
 pub use http::HttpExecutor;
 pub use input::hook_input;
+pub use prompt::PromptExecutor;
 pub use registry::{HookExecutor, HookExecutorRegistry};
 pub use runner::{matcher_matches, matcher_target, run_hooks, run_hooks_with_cancel};
 pub use types::{

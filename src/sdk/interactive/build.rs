@@ -138,6 +138,9 @@ impl InteractiveSession {
         let mut tools = session_tools(&shared, &cfg, &link, tool_env.as_ref())?;
         let mcp = crate::sdk::mcp::start_for_session(&shared, &mut cfg);
         tools.extend(mcp.tools(&mut cfg.params.warnings));
+        if cfg.params.team {
+            tools.extend(crate::sdk::team::tools(&shared, &cfg.cwd));
+        }
         if let Some(b) = &budget {
             tools = crate::sdk::budget::wrap_tools(tools, b);
         }

@@ -40,6 +40,9 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
     public var autoCompactThreshold: JSONValue?
     /// Focus of compaction summaries (default: CLAUDE.md's "Compact Instructions").
     public var compactInstructions: String?
+    /// The team tools (`listTemplateCategories`, `listTemplates`, `getTemplateDetail`,
+    /// `assignTask`; `Runtime.registerTemplate`).
+    public var team: Bool?
     public var extra: [String: JSONValue]
 
     public init(
@@ -48,7 +51,7 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
         hooks: JSONValue? = nil, maxRounds: Int? = nil, delivery: Delivery? = nil, settings: String? = nil,
         sessionID: String? = nil, name: String? = nil, persist: Bool? = nil, replayEvents: Bool? = nil,
         hostIO: Bool? = nil, budget: SessionBudget? = nil, contextWindow: Int? = nil, toolChoice: ToolChoice? = nil,
-        autoCompactThreshold: JSONValue? = nil, compactInstructions: String? = nil,
+        autoCompactThreshold: JSONValue? = nil, compactInstructions: String? = nil, team: Bool? = nil,
         extra: [String: JSONValue] = [:]
     ) {
         self.provider = provider
@@ -72,13 +75,14 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
         self.toolChoice = toolChoice
         self.autoCompactThreshold = autoCompactThreshold
         self.compactInstructions = compactInstructions
+        self.team = team
         self.extra = extra
     }
 
     static let knownKeys: Set<String> = [
         "v", "provider", "model", "system_prompt", "cwd", "tools", "permission_mode", "permissions", "hooks",
         "max_rounds", "delivery", "settings", "session_id", "name", "persist", "replay_events", "host_io", "budget",
-        "context_window", "tool_choice", "auto_compact_threshold", "compact_instructions",
+        "context_window", "tool_choice", "auto_compact_threshold", "compact_instructions", "team",
     ]
 
     func encodeKnown(to c: inout KeyedEncodingContainer<DynamicKey>) throws {
@@ -104,6 +108,7 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
         try c.put(toolChoice, "tool_choice")
         try c.put(autoCompactThreshold, "auto_compact_threshold")
         try c.put(compactInstructions, "compact_instructions")
+        try c.put(team, "team")
     }
 
     init(reading c: KeyedDecodingContainer<DynamicKey>) throws {
@@ -116,7 +121,7 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
             hostIO: try c.get("host_io"), budget: try c.get("budget"),
             contextWindow: try c.get("context_window"), toolChoice: try c.get("tool_choice"),
             autoCompactThreshold: try c.get("auto_compact_threshold"),
-            compactInstructions: try c.get("compact_instructions"))
+            compactInstructions: try c.get("compact_instructions"), team: try c.get("team"))
     }
 
     public func encode(to encoder: Encoder) throws { try encodeDocument(to: encoder) }

@@ -1,0 +1,159 @@
+//! The `prompt` executor (reference §8.5): asks the session's provider whether to allow.
+//!
+//! Definition: `{"type":"prompt","prompt":str,"model"?:str,"timeout"?:seconds}` (`model`
+//! defaults to the session's model; `timeout` to [`DEFAULT_PROMPT_TIMEOUT`]). The question is
+//! `<prompt>\n\nContext:\n<input JSON>\n\nRespond with JSON: { "ok": boolean, "reason"?: string }`
+//! sent as one tool-less user message. The answer (the inner text of a fenced ```/```json block
+//! when there is one, else the trimmed reply) is parsed as JSON, as the reference does:
+//! * `ok` truthy → exit 0, stdout = the parsed JSON (it contributes nothing to hook output);
+//! * otherwise → exit 2 (blocks), reason = `reason` or `Blocked by prompt hook`;
+//! * not JSON → exit 1 `Failed to parse AI response as JSON: <raw>`: a warning, the action
+//!   proceeds (like any hook exit code other than 0 and 2);
+//! * a provider failure → exit 1 with its message; no answer in time → exit 1
+//!   `Prompt hook timed out` (both warnings, the action proceeds).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use super::http::truthy;
+use super::registry::HookExecutor;
+use super::types::{HookDefinition, HookResult, EXIT_BLOCK};
+use crate::core::provider::{complete, Provider};
+
+/// Default time a prompt hook may take (seconds: 30).
+pub const DEFAULT_PROMPT_TIMEOUT: Duration = Duration::from_secs(30);
+/// Reason when a prompt hook blocks without giving one.
+pub const PROMPT_BLOCK_REASON: &str = "Blocked by prompt hook";
+/// Result text of a prompt hook that did not answer within its timeout.
+pub const PROMPT_TIMED_OUT: &str = "Prompt hook timed out";
+/// The sentence that ends every hook question.
+pub const RESPOND_WITH_JSON: &str = "Respond with JSON: { \"ok\": boolean, \"reason\"?: string }";
+
+/// Runs `prompt` hooks on a session's provider.
+pub struct PromptExecutor {
+    provider: Arc<dyn Provider>,
+    model: String,
+}
+
+impl PromptExecutor {
+    /// An executor asking `provider`, `model` unless a hook names another.
+    pub fn new(provider: Arc<dyn Provider>, model: impl Into<String>) -> Self {
+        PromptExecutor {
+            provider,
+            model: model.into(),
+        }
+    }
+}
+
+/// The question a prompt hook asks.
+pub fn question(prompt: &str, input: &Value) -> String {
+    format!("{prompt}\n\nContext:\n{input}\n\n{RESPOND_WITH_JSON}")
+}
+
+/// The JSON text of a reply: the inside of its first fenced block (```` ``` ```` or
+/// ```` ```json ````), else the trimmed reply.
+pub fn json_text(reply: &str) -> &str {
+    let Some(start) = reply.find("```") else {
+        return reply.trim();
+    };
+    let rest = &reply[start + 3..];
+    let rest = rest.strip_prefix("json").unwrap_or(rest);
+    match rest.find("```") {
+        Some(end) => rest[..end].trim(),
+        None => reply.trim(),
+    }
+}
+
+/// Maps a model's reply to a hook result (see the module doc).
+pub fn verdict(reply: &str) -> HookResult {
+    let text = json_text(reply);
+    let Ok(parsed) = serde_json::from_str::<Value>(text) else {
+        return HookResult::failure(format!("Failed to parse AI response as JSON: {reply}"));
+    };
+    if truthy(parsed.get("ok")) {
+        return HookResult::new(0, parsed.to_string(), "");
+    }
+    let reason = parsed
+        .get("reason")
+        .and_then(Value::as_str)
+        .filter(|r| !r.is_empty())
+        .unwrap_or(PROMPT_BLOCK_REASON);
+    HookResult::new(EXIT_BLOCK, "", reason)
+}
+
+#[async_trait]
+impl HookExecutor for PromptExecutor {
+    fn kind(&self) -> &str {
+        "prompt"
+    }
+
+    async fn execute(
+        &self,
+        def: &HookDefinition,
+        input: &Value,
+        cancel: CancellationToken,
+    ) -> HookResult {
+        let Some(prompt) = def.str_field("prompt") else {
+            return HookResult::failure("prompt hook is missing a \"prompt\" string");
+        };
+        let timeout = match def.timeout() {
+            Ok(t) => t.unwrap_or(DEFAULT_PROMPT_TIMEOUT),
+            Err(e) => return HookResult::failure(e),
+        };
+        let model = def.str_field("model").unwrap_or(&self.model);
+        // The call stops with the hook: its own token ends the stream on timeout or cancel.
+        let call_cancel = cancel.child_token();
+        let ask = complete(
+            self.provider.as_ref(),
+            model,
+            question(prompt, input),
+            call_cancel.clone(),
+        );
+        let _stop = call_cancel.drop_guard();
+        tokio::select! {
+            r = ask => match r {
+                Ok(_) if cancel.is_cancelled() => HookResult::failure("Hook cancelled"),
+                Ok(reply) => verdict(&reply.content),
+                Err(e) => HookResult::failure(e.to_string()),
+            },
+            _ = tokio::time::sleep(timeout) => HookResult::failure(PROMPT_TIMED_OUT),
+            _ = cancel.cancelled() => HookResult::failure("Hook cancelled"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fenced_json_is_read_from_inside_the_fence() {
+        assert_eq!(
+            json_text("sure\n```json\n{\"ok\":true}\n```\n"),
+            "{\"ok\":true}"
+        );
+        assert_eq!(json_text("```\n{\"ok\":false}\n```"), "{\"ok\":false}");
+        assert_eq!(json_text("  {\"ok\":1} "), "{\"ok\":1}");
+    }
+
+    #[test]
+    fn verdicts_follow_the_reference() {
+        assert_eq!(
+            verdict("{\"ok\":true}"),
+            HookResult::new(0, "{\"ok\":true}", "")
+        );
+        assert_eq!(
+            verdict("{\"ok\":false,\"reason\":\"no\"}"),
+            HookResult::new(2, "", "no")
+        );
+        assert_eq!(verdict("{}"), HookResult::new(2, "", PROMPT_BLOCK_REASON));
+        assert_eq!(
+            verdict("yes please"),
+            HookResult::new(1, "", "Failed to parse AI response as JSON: yes please")
+        );
+    }
+}

@@ -1,0 +1,161 @@
+//! `assignTask` (reference §13 `createAssignTaskRelayTool`): runs `jobDescription` (plus
+//! `\n\nContext: <context>` when given) in a child session built from a template and returns
+//! `{"response","templateId"}`.
+//!
+//! The child is a temporary session like `robota_query`'s ([`crate::sdk::query::run_session`]):
+//! no tools, no settings, no hooks, the parent's working directory, and — a deliberate fix of
+//! the reference, which never passed it — the template's `systemMessage` as its system prompt.
+//! `provider`, `model`, `temperature` and `maxTokens` override the template's. The parent's
+//! abort aborts the child. Failures are tool errors the model reads, never a failed turn:
+//! `Missing required parameter: templateId` / `…: jobDescription`, `Template not found: <id>`,
+//! an unknown provider, or the child's own failure (its error message).
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use serde_json::{json, Map, Value};
+
+use crate::core::tool::{Tool, ToolContext, ToolResult};
+use crate::sdk::config::parse_session_map;
+use crate::sdk::error::list_or_none;
+use crate::sdk::query::{run_session, Finished};
+use crate::sdk::runtime::RuntimeShared;
+use crate::tools::validation::SchemaValidator;
+
+const NAME: &str = "assignTask";
+const DESCRIPTION: &str = "Assign a task to a new agent created from a template (see listTemplates); the agent runs the job description and its final answer is returned.";
+
+/// The `assignTask` tool of one session.
+pub struct AssignTask {
+    shared: Arc<RuntimeShared>,
+    cwd: String,
+    parameters: Value,
+    /// The types of the arguments (required ones are checked by hand, with the reference's
+    /// messages).
+    types: Option<SchemaValidator>,
+}
+
+fn schema(required: bool) -> Value {
+    let mut s = json!({"type":"object","properties":{
+        "templateId":{"type":"string","description":"Template id from listTemplates"},
+        "jobDescription":{"type":"string","description":"The task for the agent"},
+        "provider":{"type":"string","description":"Override the template's provider"},
+        "model":{"type":"string","description":"Override the template's model"},
+        "temperature":{"type":"number","minimum":0,"maximum":2,"description":"Override the template's temperature"},
+        "maxTokens":{"type":"integer","minimum":1,"description":"Output token cap of the agent"},
+        "context":{"type":"string","description":"Extra context appended to the job description"}
+    }});
+    if required {
+        s["required"] = json!(["templateId", "jobDescription"]);
+    }
+    s
+}
+
+impl AssignTask {
+    /// The tool for a session running in `cwd`.
+    pub fn new(shared: Arc<RuntimeShared>, cwd: &str) -> Self {
+        AssignTask {
+            shared,
+            cwd: cwd.to_string(),
+            parameters: schema(true),
+            types: SchemaValidator::new(&schema(false)).ok(),
+        }
+    }
+
+    /// The runtime profile a template's `provider` names: a profile of that name, else the
+    /// first profile (by name) of that provider kind.
+    fn profile(&self, provider: &str) -> Result<String, String> {
+        let profiles = &self.shared.config.providers;
+        if profiles.contains_key(provider) {
+            return Ok(provider.to_string());
+        }
+        let kind = crate::providers::ProviderKind::parse(provider);
+        if let Some((name, _)) = profiles.iter().find(|(_, (k, _))| Some(*k) == kind) {
+            return Ok(name.clone());
+        }
+        let known: Vec<&str> = profiles.keys().map(String::as_str).collect();
+        Err(format!(
+            "unknown provider \"{provider}\" (configured: {})",
+            list_or_none(&known)
+        ))
+    }
+
+    /// The child's session document and prompt.
+    fn child(&self, args: &Value) -> Result<(Map<String, Value>, String, String), String> {
+        if let Some(v) = &self.types {
+            v.check_for_tool(NAME, args)?;
+        }
+        let arg = |k: &str| {
+            args.get(k)
+                .and_then(Value::as_str)
+                .filter(|s| !s.is_empty())
+        };
+        let id = arg("templateId").ok_or("Missing required parameter: templateId")?;
+        let job = arg("jobDescription").ok_or("Missing required parameter: jobDescription")?;
+        let template = self
+            .shared
+            .templates
+            .get(id)
+            .ok_or_else(|| format!("Template not found: {id}"))?;
+        let mut doc = Map::new();
+        doc.insert(
+            "provider".into(),
+            json!(self.profile(arg("provider").unwrap_or(&template.provider))?),
+        );
+        doc.insert(
+            "model".into(),
+            json!(arg("model").unwrap_or(&template.model)),
+        );
+        doc.insert("system_prompt".into(), json!(template.system_message));
+        doc.insert("tools".into(), json!([]));
+        doc.insert("cwd".into(), json!(self.cwd));
+        doc.insert("permission_mode".into(), json!("bypassPermissions"));
+        if let Some(t) = args.get("temperature").and_then(Value::as_f64) {
+            doc.insert("temperature".into(), json!(t));
+        } else if let Some(t) = template.temperature {
+            doc.insert("temperature".into(), json!(t));
+        }
+        if let Some(n) = args.get("maxTokens") {
+            doc.insert("max_tokens".into(), n.clone());
+        }
+        let prompt = match arg("context") {
+            Some(c) => format!("{job}\n\nContext: {c}"),
+            None => job.to_string(),
+        };
+        Ok((doc, prompt, template.id.clone()))
+    }
+}
+
+#[async_trait]
+impl Tool for AssignTask {
+    fn name(&self) -> &str {
+        NAME
+    }
+    fn description(&self) -> &str {
+        DESCRIPTION
+    }
+    fn parameters(&self) -> &Value {
+        &self.parameters
+    }
+    async fn execute(&self, args: Value, ctx: &ToolContext) -> ToolResult {
+        let (doc, prompt, template_id) = self.child(&args)?;
+        let cfg = parse_session_map(&doc).map_err(|e| e.message)?;
+        let shared = self.shared.clone();
+        let cancel = ctx.cancel.clone();
+        let job = tokio::task::spawn_blocking(move || {
+            run_session(shared, cfg, prompt, false, Some(cancel), |_| {})
+        });
+        let Finished { completed, .. } = match job.await {
+            Ok(r) => r.map_err(|e| e.message)?,
+            Err(e) => return Err(format!("the assigned agent stopped unexpectedly: {e}")),
+        };
+        match completed["stop_reason"].as_str() {
+            Some("error") => Err(completed["error"]
+                .as_str()
+                .unwrap_or("the assigned agent failed")
+                .to_string()),
+            Some("aborted") => Err("Execution interrupted by user".into()),
+            _ => Ok(json!({"response": completed["response"], "templateId": template_id})),
+        }
+    }
+}
