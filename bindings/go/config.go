@@ -66,6 +66,21 @@ type ScriptedTurn struct {
 	Hang bool `json:"hang,omitempty"`
 }
 
+// MCPServer is one MCP server: a stdio one (Command, Args, Env, Cwd) or, with Type "http", a
+// streamable-HTTP one (URL, Headers; "$ENV:NAME" values are resolved at connect time).
+type MCPServer struct {
+	Type    string            `json:"type,omitempty"`
+	Command string            `json:"command,omitempty"`
+	Args    []string          `json:"args,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
+	Cwd     string            `json:"cwd,omitempty"`
+	URL     string            `json:"url,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
+	// TimeoutMS bounds one tool call (0 = 120000); StartupTimeoutMS the start (0 = 30000).
+	TimeoutMS        int `json:"timeout_ms,omitempty"`
+	StartupTimeoutMS int `json:"startup_timeout_ms,omitempty"`
+}
+
 // ScriptedToolCall is a tool call the scripted model makes.
 type ScriptedToolCall struct {
 	ID        string `json:"id,omitempty"`
@@ -212,6 +227,9 @@ type SessionConfig struct {
 	// when Tools is nil; else name "Agent" in Tools). The built-ins general-purpose, Explore
 	// and Plan always exist. A subagent's events arrive as KindSubagent.
 	Agents map[string]AgentDefinition `json:"agents,omitempty"`
+	// MCPServers are the session's MCP tool servers by name; their tools are offered as
+	// "mcp__<name>__<tool>" (README "MCP tool servers").
+	MCPServers map[string]MCPServer `json:"mcp_servers,omitempty"`
 	// Extra holds keys this struct does not name.
 	Extra map[string]any `json:"-"`
 

@@ -120,6 +120,17 @@ type State struct {
 	Delivery            string       `json:"delivery"`
 	PermissionMode      string       `json:"permission_mode"`
 	SessionAllowedTools []string     `json:"session_allowed_tools"`
+	// MCPServers is the state of each MCP server of the session.
+	MCPServers []MCPServerState `json:"mcp_servers"`
+}
+
+// MCPServerState is one MCP server as robota_session_state shows it.
+type MCPServerState struct {
+	Name      string `json:"name"`
+	Transport string `json:"transport"` // "stdio" or "http"
+	State     string `json:"state"`     // "connected" or "failed"
+	Tools     int    `json:"tools"`
+	Reason    string `json:"reason,omitempty"`
 }
 
 // CommandResult is the answer of Session.Command.

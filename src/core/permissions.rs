@@ -174,10 +174,25 @@ pub fn parse_pattern(pattern: &str) -> (&str, Option<&str>) {
     }
 }
 
+/// Name-only wildcards: `prefix*` matches every tool whose name starts with `prefix` (e.g.
+/// `mcp__github__*`), and `mcp__SERVER` matches every tool of that MCP server (as Claude Code).
+fn tool_name_matches(name: &str, tool: &str) -> bool {
+    match name.strip_suffix('*') {
+        Some(prefix) => tool.starts_with(prefix),
+        None => {
+            name.starts_with("mcp__")
+                && name.matches("__").count() == 1
+                && tool
+                    .strip_prefix(name)
+                    .is_some_and(|rest| rest.starts_with("__"))
+        }
+    }
+}
+
 /// Whether one pattern matches a call.
 pub fn pattern_matches(pattern: &str, tool: &str, args: &Value) -> bool {
     let (name, glob) = parse_pattern(pattern);
-    if name != tool {
+    if name != tool && !tool_name_matches(name, tool) {
         return false;
     }
     let Some(glob) = glob else { return true };

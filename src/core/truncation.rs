@@ -55,7 +55,7 @@ fn encoded_chars(s: &str) -> usize {
 
 /// Shortens the longest string values of `value` (each cut once, from its original text, so
 /// the marker names its real length) until the JSON text fits `max_chars`; `None` when that
-/// cannot be done (too many long values, or only non-string bulk).
+/// cannot be done (more than 8 long values, or only non-string bulk).
 fn truncate_json(mut value: Value, max_chars: usize) -> Option<String> {
     for _ in 0..8 {
         let text = serde_json::to_string(&value).ok()?;
@@ -67,8 +67,15 @@ fn truncate_json(mut value: Value, max_chars: usize) -> Option<String> {
         let original = std::mem::take(leaf);
         let total = original.chars().count();
         let leaf_json = encoded_chars(&original);
-        if total == 0 || leaf_json <= n - max_chars {
+        if total == 0 {
             return None;
+        }
+        if leaf_json <= n - max_chars {
+            // This value alone cannot absorb the excess (several long values, e.g. an MCP
+            // result's text and its structured copy): it gets a small share, the next goes on.
+            let keep_each = (max_chars / 16).min(total / 2);
+            *leaf = cut_middle(&original, total, keep_each);
+            continue;
         }
         // Escapes make the encoded leaf longer than its chars: scale each step by that ratio.
         let ratio = leaf_json as f64 / total as f64;

@@ -9,7 +9,7 @@ use crate::core::permissions::PermissionMode;
 use crate::core::util::format_thousands;
 
 /// Commands and their one-line descriptions, in `help` order.
-pub const COMMANDS: [(&str, &str); 13] = [
+pub const COMMANDS: [(&str, &str); 14] = [
     ("help", "Show available commands"),
     ("clear", "Clear conversation history"),
     (
@@ -22,6 +22,7 @@ pub const COMMANDS: [(&str, &str); 13] = [
     ("cost", "Session ID, message count and budget spend"),
     ("context", "Token usage: used / max / percentage"),
     ("permissions", "Current mode and session-approved tools"),
+    ("mcp", "MCP servers: state and tool counts"),
     ("resume", "Open the session picker"),
     ("rename <name>", "Rename the session"),
     ("reset", "Delete settings and exit"),
@@ -227,6 +228,11 @@ pub fn execute(s: &InteractiveSession, name: &str, args: &str) -> SdkResult<Valu
                 true,
                 Some(json!({"mode": p.mode.as_str(), "sessionApprovedTools": tools})),
             )
+        }
+        "mcp" => {
+            let servers = s.mcp_state();
+            let text = super::mcp::SessionMcp::describe(&servers);
+            result(text, true, Some(json!({ "servers": servers })))
         }
         "resume" => {
             let dir = super::store_api::session_dir(s.shared());

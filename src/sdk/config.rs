@@ -109,6 +109,8 @@ pub struct SessionConfig {
     pub params: super::params::SessionParams,
     /// Built-in tool configuration (`tool_config`: `{"limits","env","webSearch"}`).
     pub tool_config: Option<std::sync::Arc<crate::tools::ToolsConfig>>,
+    /// MCP servers (`"mcp_servers"`; `.mcp.json` ones are added at session start).
+    pub mcp_servers: Vec<super::mcp::config::McpServerDef>,
     /// Whether `permission_mode` was given (settings' trust level applies otherwise).
     pub mode_given: bool,
     /// Whether `auto_compact_threshold` was given (the settings' applies otherwise).
@@ -281,8 +283,9 @@ pub fn parse_runtime_config(text: &str) -> SdkResult<RuntimeConfig> {
 }
 
 /// Keys of the session document.
-pub const SESSION_KEYS: [&str; 36] = [
+pub const SESSION_KEYS: [&str; 37] = [
     "agents",
+    "mcp_servers",
     "team",
     "temperature",
     "max_tokens",
@@ -431,7 +434,10 @@ pub fn parse_session_map(map: &Map<String, Value>) -> SdkResult<SessionConfig> {
         })?),
     };
     let record = opt_str(W, map, "record")?.map(|r| std::path::Path::new(&cwd).join(r));
+    let mcp_servers = super::mcp::config::parse_servers(map.get("mcp_servers"), &cwd)
+        .map_err(|e| SdkError::config(format!("{W}: {e}")))?;
     Ok(SessionConfig {
+        mcp_servers,
         provider,
         system_prompt: opt_str(W, map, "system_prompt")?,
         cwd,

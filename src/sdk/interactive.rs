@@ -120,6 +120,8 @@ struct Inner {
     created_at: String,
     /// The session's budget (`"budget"`).
     budget: Option<Arc<crate::core::budget::Budget>>,
+    /// The session's MCP servers (connections shared with other sessions of the runtime).
+    mcp: crate::sdk::mcp::SessionMcp,
 }
 
 /// The event-driven session.

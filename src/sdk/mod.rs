@@ -20,6 +20,7 @@ pub mod host_io;
 pub mod host_io_host;
 pub mod host_tool;
 pub mod interactive;
+pub mod mcp;
 pub mod record;
 pub use crate::core::log;
 pub mod params;

@@ -43,6 +43,8 @@ pub struct RuntimeShared {
     /// Built-in tool instances by working directory, shared by the sessions of this runtime
     /// (they are stateless; sharing keeps idle sessions small and creation fast).
     builtins: Mutex<std::collections::HashMap<(String, String), Arc<dyn crate::core::tool::Tool>>>,
+    /// MCP server connections shared by the sessions (same definition, one connection).
+    pub mcp: Arc<super::mcp::McpRegistry>,
 }
 
 impl RuntimeShared {
@@ -152,6 +154,7 @@ impl Runtime {
             next_session: AtomicU64::new(0),
             work: LibraryWork::default(),
             builtins: Mutex::new(std::collections::HashMap::new()),
+            mcp: Default::default(),
         });
         // Surface broken profiles now rather than at the first session.
         let names: Vec<String> = shared.config.providers.keys().cloned().collect();

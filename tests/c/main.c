@@ -46,6 +46,7 @@ void test_subagent_events_every_delivery_mode(void);
 void test_budget_cost(void);
 void test_record_replay_thread_and_pull(void);
 void test_replay_refusals(void);
+void test_mcp_stdio_server(void);
 void test_team_tools_and_register_template(void);
 void test_prompt_hooks_allow_block_and_garbage(void);
 void test_concurrency_stress(void);
@@ -59,6 +60,7 @@ static const struct {
     {"compact_command", test_compact_command},
     {"host_commands", test_host_commands},
     {"version", test_version},
+    {"mcp_stdio_server", test_mcp_stdio_server},
     {"streaming_thread", test_streaming_thread},
     {"commands", test_commands},
     {"queue_and_abort_mid_stream", test_queue_and_abort_mid_stream},

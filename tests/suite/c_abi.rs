@@ -57,6 +57,7 @@ fn compile_c_tests(lib_dir: &Path) -> PathBuf {
         "test_replay.c",
         "test_team.c",
         "test_stress.c",
+        "test_mcp.c",
         "main.c",
     ] {
         cmd.arg(root.join("tests/c").join(f));
@@ -97,7 +98,7 @@ fn c_abi_tests_pass_natively_and_under_valgrind() {
         "C tests failed:\n{stdout}\n{}",
         String::from_utf8_lossy(&o.stderr)
     );
-    assert!(stdout.contains("46 test(s), 0 failure(s)"), "{stdout}");
+    assert!(stdout.contains("47 test(s), 0 failure(s)"), "{stdout}");
     run_http(&exe, None);
     if have("valgrind") {
         run_http(&exe, Some("valgrind"));

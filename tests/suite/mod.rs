@@ -24,6 +24,9 @@ mod hooks_prompt;
 mod interactive_session;
 mod interop_servers;
 mod library_log;
+mod mcp_config;
+#[cfg(feature = "mcp")]
+mod mcp_servers;
 mod providers_anthropic;
 mod providers_bad_answers;
 mod providers_context_window;

@@ -16,6 +16,7 @@ pub mod ffi;
 pub mod host_session;
 pub mod invariants;
 pub mod log;
+pub mod mcp;
 pub mod provider_cases;
 pub mod session;
 pub mod subagent_host;

@@ -248,6 +248,9 @@ namespace Robota
         /// <summary>Built-in tool configuration JSON: <c>{"limits":{…},"env":{…},"webSearch":{…}}</c>.</summary>
         public string ToolConfigJson { get; set; }
 
+        /// <summary>MCP tool servers JSON, by name: <c>{"fs":{"command":"npx","args":[…]},"gh":{"type":"http","url":"…","headers":{…}}}</c>; their tools are offered as <c>mcp__NAME__TOOL</c> (README "MCP tool servers").</summary>
+        public string McpServersJson { get; set; }
+
         /// <summary>The context window in tokens (default: what the server tells, else the model table, else a stated default with a <c>CONTEXT_WINDOW_ASSUMED</c> warning).</summary>
         public int? ContextWindow { get; set; }
 
@@ -330,6 +333,7 @@ namespace Robota
             if (ThinkingBudgetTokens.HasValue) d["thinking"] = new Dictionary<string, object> { { "budget_tokens", ThinkingBudgetTokens.Value } };
             if (NativeWebSearch.HasValue) d["native_web_search"] = NativeWebSearch.Value;
             if (ToolConfigJson != null) d["tool_config"] = new JsonRaw(ToolConfigJson);
+            if (McpServersJson != null) d["mcp_servers"] = new JsonRaw(McpServersJson);
             if (HostIo.HasValue) d["host_io"] = HostIo.Value;
             if (Record != null) d["record"] = Record;
             if (Team.HasValue) d["team"] = Team.Value;

@@ -72,6 +72,8 @@ namespace Robota.Tests
             Expect.Equal("{\"v\":1,\"provider\":\"a\",\"model\":\"m\",\"delivery\":\"thread\",\"budget\":{\"max_cost_usd\":1.5},\"transcript\":true,\"commands\":[{\"name\":\"deploy\",\"description\":\"Ship it\"}]}", sc2.ToJson(), "transcript, budget cost, commands");
             sc2.TranscriptDir = "/logs";
             Expect.Contains(sc2.ToJson(), "\"transcript\":\"/logs\"", "transcript directory");
+            var mcp = new SessionConfig("a", "m") { McpServersJson = "{\"fs\":{\"command\":\"mcp-server-filesystem\",\"args\":[\"/tmp\"]}}" };
+            Expect.Equal("{\"v\":1,\"provider\":\"a\",\"model\":\"m\",\"delivery\":\"thread\",\"mcp_servers\":{\"fs\":{\"command\":\"mcp-server-filesystem\",\"args\":[\"/tmp\"]}}}", mcp.ToJson(), "session config with MCP servers");
             var td = new ToolDefinition("t", "d") { ReadOnly = true, TimeoutMs = 5 };
             Expect.Equal("{\"name\":\"t\",\"description\":\"d\",\"input_schema\":{\"type\":\"object\"},\"read_only\":true,\"timeout_ms\":5}", td.ToJson(), "tool definition");
         }

@@ -149,6 +149,8 @@ impl InteractiveSession {
             )) as Arc<dyn Tool>
         });
         let mut tools = session_tools(&shared, &cfg, &link, tool_env.as_ref(), agent_tool)?;
+        let mcp = crate::sdk::mcp::start_for_session(&shared, &mut cfg);
+        tools.extend(mcp.tools(&mut cfg.params.warnings));
         if cfg.params.team {
             tools.extend(crate::sdk::team::tools(&shared, &cfg.cwd));
         }
@@ -242,6 +244,7 @@ impl InteractiveSession {
             session_id,
             created_at: restore.created_at.unwrap_or_else(now_iso),
             budget,
+            mcp,
         });
         let weak: std::sync::Weak<dyn subagent::Parent> = Arc::downgrade(&inner) as _;
         let _ = parent_cell.set(weak);

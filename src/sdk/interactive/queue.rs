@@ -140,6 +140,7 @@ impl InteractiveSession {
             (dropped, take_closed_report(&mut st))
         };
         core.link.shared.pending.cancel_owner(core.link.owner);
+        self.inner.mcp.close();
         core.cond.notify_all();
         if let Some(q) = dropped {
             self.drop_queued(q);

@@ -78,8 +78,8 @@ impl InteractiveSession {
     }
 
     /// Emits the problems found while assembling the session (settings files, `$ENV:`
-    /// references, skills, agent definitions) as `WARNING` events `{"code", "message"}`
-    /// (`SETTINGS_INVALID`, `SKILL_INVALID` or `AGENT_INVALID`), once.
+    /// references, skills, agent definitions, MCP servers) as `WARNING` events `{"code", "message"}`
+    /// (`SETTINGS_INVALID`, `SKILL_INVALID`, `AGENT_INVALID` or `MCP_SERVER`), once.
     pub fn emit_startup_warnings(&self) {
         let warnings = std::mem::take(
             &mut self
@@ -95,6 +95,8 @@ impl InteractiveSession {
                 "SKILL_INVALID"
             } else if w.starts_with("agent definition ") {
                 "AGENT_INVALID"
+            } else if w.starts_with("MCP server ") {
+                "MCP_SERVER"
             } else {
                 "SETTINGS_INVALID"
             };

@@ -101,6 +101,16 @@ impl InteractiveSession {
         Ok(())
     }
 
+    /// The tools the model is offered now (built-in, host and MCP tools).
+    pub fn agent_tools(&self) -> Vec<std::sync::Arc<dyn crate::core::tool::Tool>> {
+        self.inner.session.agent().config().tools
+    }
+
+    /// The MCP servers' state (`mcp_servers` of [`Self::state_json`], the `mcp` command).
+    pub fn mcp_state(&self) -> Value {
+        self.inner.mcp.state()
+    }
+
     /// State document (`robota_session_state`).
     pub fn state_json(&self) -> Value {
         let ctx = self.context_state();
@@ -126,6 +136,7 @@ impl InteractiveSession {
             "delivery": cfg.delivery.as_str(),
             "permission_mode": perms.mode.as_str(),
             "session_allowed_tools": perms.session_allowed,
+            "mcp_servers": self.inner.mcp.state(),
         })
     }
 

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs the real MCP servers the MCP tests connect to, from the package registries, pinned
+# (tests/mcp/package.json, tests/mcp/requirements.txt), into a cache dir
+# ($ROBOTA_MCP_CACHE, default ~/.cache/robota-mcp/<pins hash>), then runs the MCP tests with
+# ROBOTA_MCP_DIR pointing at it (tests/suite/mcp_*.rs and the C MCP test skip without it):
+#   $ROBOTA_MCP_DIR/node_modules/.bin/mcp-server-everything, .../mcp-server-filesystem (npm)
+#   $ROBOTA_MCP_DIR/venv/bin/python with the official `mcp` package (FastMCP, streamable HTTP)
+# The tests run with the cargo feature "mcp" (off in the default build, see Cargo.toml).
+# With --print-dir it only installs and prints the directory.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root="$(pwd)"
+if ! command -v npm >/dev/null 2>&1; then
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null
+fi
+if ! python3 -m venv --help >/dev/null 2>&1; then
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null
+fi
+hash="$(cat tests/mcp/package.json tests/mcp/requirements.txt | sha256sum | cut -c1-12)"
+dir="${ROBOTA_MCP_CACHE:-$HOME/.cache/robota-mcp/$hash}"
+if ! [ -f "$dir/.complete" ]; then
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  cp tests/mcp/package.json "$dir/"
+  (cd "$dir" && npm install --silent --no-audit --no-fund --loglevel=error >&2)
+  python3 -m venv "$dir/venv" >&2
+  "$dir/venv/bin/pip" install --quiet -r tests/mcp/requirements.txt >&2
+  touch "$dir/.complete"
+fi
+if [ "${1:-}" = "--print-dir" ]; then
+  echo "$dir"
+  exit 0
+fi
+echo "mcp: servers in $dir"
+# The MCP client is behind the cargo feature "mcp" (README "MCP tool servers"): lint it too.
+cargo clippy --features mcp --all-targets -- -D warnings
+ROBOTA_MCP_DIR="$dir" cargo test --features mcp --test all mcp_ 2>&1 | tee "$root/target/mcp-tests.log"
+grep -q "test result: ok" "$root/target/mcp-tests.log"
+if grep -q "skipped (no MCP servers" "$root/target/mcp-tests.log"; then
+  echo "mcp: some MCP tests skipped although ROBOTA_MCP_DIR was set"; exit 1
+fi
