@@ -13,9 +13,22 @@ sanitizer=${C_SANITIZER:-address}
 out=${C_OUT:-target/c_tests_asan}
 [ -n "${C_LIB_DIR:-}" ] || cargo build --release --lib
 cargo build --example fake_model_server
-gcc -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -g -fsanitize="$sanitizer" -fno-omit-frame-pointer \
-  -Iinclude tests/c/*.c -L"$lib_dir" -lrobota -Wl,-rpath,"$(cd "$lib_dir" && pwd)" -lpthread \
-  -o "$out"
+if [ -n "${C_SANITIZER_RT:-}" ]; then
+  # The library was built by rustc with a sanitizer whose LLVM is newer than the system's: the
+  # C files are instrumented by clang but the executable links rustc's own runtime
+  # (C_SANITIZER_RT, e.g. librustc-nightly_rt.tsan.a), not gcc's or clang-14's older one.
+  objs="$out.objs"; rm -rf "$objs"; mkdir -p "$objs"
+  for f in tests/c/*.c; do
+    clang -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -g -fsanitize="$sanitizer" \
+      -fno-omit-frame-pointer -Iinclude -c "$f" -o "$objs/$(basename "$f" .c).o"
+  done
+  clang "$objs"/*.o -Wl,--whole-archive "$C_SANITIZER_RT" -Wl,--no-whole-archive \
+    -L"$lib_dir" -lrobota -Wl,-rpath,"$(cd "$lib_dir" && pwd)" -lpthread -ldl -lm -lstdc++ -o "$out"
+else
+  gcc -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -g -fsanitize="$sanitizer" -fno-omit-frame-pointer \
+    -Iinclude tests/c/*.c -L"$lib_dir" -lrobota -Wl,-rpath,"$(cd "$lib_dir" && pwd)" -lpthread \
+    -o "$out"
+fi
 
 coproc FAKE { exec target/debug/examples/fake_model_server; }
 trap 'kill "$FAKE_PID" 2>/dev/null || true' EXIT

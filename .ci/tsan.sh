@@ -15,6 +15,9 @@ triple=$(rustc -vV | sed -n 's/^host: //p')
 RUSTFLAGS="-Zsanitizer=thread -Cforce-frame-pointers=yes" \
   cargo +nightly build -Zbuild-std --lib --target "$triple" --target-dir target/tsan
 # halt_on_error: the first race fails the step; suppressions name known false positives only.
+# rustc's LLVM emits __tsan_memset & co., which gcc 12's and clang 14's runtimes lack: the test
+# executable links rustc's own TSan runtime.
+rt=$(rustc +nightly --print sysroot)/lib/rustlib/$triple/lib/librustc-nightly_rt.tsan.a
 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/tests/c/tsan.supp" \
-  C_LIB_DIR="target/tsan/$triple/debug" C_SANITIZER=thread C_OUT=target/c_tests_tsan \
+  C_LIB_DIR="target/tsan/$triple/debug" C_SANITIZER=thread C_SANITIZER_RT="$rt" C_OUT=target/c_tests_tsan \
   ROBOTA_C_TEST_QUICKSTART_RUNS=${ROBOTA_C_TEST_QUICKSTART_RUNS:-20} bash .ci/c_asan.sh

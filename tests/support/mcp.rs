@@ -111,6 +111,7 @@ impl McpHost {
                 display_input: None,
                 raw_input: None,
                 tool_choice: None,
+                host_command: None,
             })
             .unwrap()
     }

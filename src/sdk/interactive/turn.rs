@@ -46,12 +46,7 @@ impl InteractiveSession {
         };
         self.resolve_window(turn_id).await;
         self.auto_compact(turn_id, &cancel).await;
-        inner
-            .mcp
-            .sync_tools(inner.session.agent(), |t| match &inner.budget {
-                Some(b) => crate::sdk::budget::wrap_tools(t, b),
-                None => t,
-            });
+        inner.mcp.sync_tools(inner.session.agent());
         let start_idx = inner.session.agent().messages().len();
         let opts = self.run_options(
             turn_id,

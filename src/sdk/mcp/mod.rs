@@ -182,12 +182,8 @@ impl SessionMcp {
     }
 
     /// Before a turn: when a server's tool list changed since it was applied, replaces the
-    /// agent's MCP tools (wrapped like the others by `wrap`).
-    pub fn sync_tools(
-        &self,
-        agent: &Agent,
-        wrap: impl FnOnce(Vec<Arc<dyn Tool>>) -> Vec<Arc<dyn Tool>>,
-    ) {
+    /// agent's MCP tools.
+    pub fn sync_tools(&self, agent: &Agent) {
         let changed = {
             let applied = self.applied.lock().unwrap_or_else(|p| p.into_inner());
             self.servers()
@@ -202,7 +198,7 @@ impl SessionMcp {
             return;
         }
         let mut warnings = Vec::new();
-        let fresh = wrap(self.tools(&mut warnings));
+        let fresh = self.tools(&mut warnings);
         for w in warnings {
             crate::core::log::log(crate::core::log::WARN, "robota::mcp", w);
         }
