@@ -142,9 +142,21 @@ pub fn prompt_inputs(
                 system_prompt::descriptor_line(&c.name, c.argument_hint.as_deref(), &c.description)
             }))
             .collect(),
-        // No agent runtime yet: `system_prompt::agent_lines` renders its definitions once
-        // sessions can delegate to agents.
-        agent_lines: Vec::new(),
+        // The agents the model can delegate to, when the session offers the Agent tool.
+        agent_lines: if tools
+            .iter()
+            .any(|t| t.name() == super::subagent::AGENT_TOOL)
+        {
+            system_prompt::agent_lines(
+                cfg.params
+                    .agents
+                    .all
+                    .iter()
+                    .map(|d| (d.name.as_str(), d.description.as_str())),
+            )
+        } else {
+            Vec::new()
+        },
         skill_lines: cfg
             .params
             .skills

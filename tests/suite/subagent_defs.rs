@@ -111,6 +111,29 @@ fn a_project_agent_file_runs_through_the_session() {
         format!("List files.\n\nProject rule.\n\n{SUBAGENT_SUFFIX}")
     );
     assert_eq!(tool_names(&reqs[1].body), ["Glob"]);
+    // The parent's assembled prompt lists the agents it can delegate to (project file first,
+    // then the built-ins).
+    let parent_prompt = &messages(&reqs[0].body)[0].1;
+    assert!(
+        parent_prompt.contains(
+            "## Agents\n- lister: Lists\n\
+             - general-purpose: General-purpose task execution agent with full tool access.\n\
+             - Explore: Read-only codebase exploration and analysis agent.\n\
+             - Plan: Read-only planning, research, and architecture agent."
+        ),
+        "{parent_prompt}"
+    );
+    // A session without the Agent tool has no Agents section.
+    let mut q = Parent::open(
+        &rt,
+        json!({"cwd": proj, "settings": "project", "tools": ["Glob"]}),
+    );
+    server.enqueue(text("plain"));
+    q.turn("hi");
+    let reqs = server.requests();
+    assert!(!messages(&reqs[reqs.len() - 1].body)[0]
+        .1
+        .contains("## Agents"));
 }
 
 #[test]
