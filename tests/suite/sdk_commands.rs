@@ -110,6 +110,7 @@ fn help_lists_builtins_and_skills_and_skills_run_by_command_and_by_slash_input()
             "cost",
             "context",
             "permissions",
+            "mcp",
             "resume",
             "rename",
             "reset",

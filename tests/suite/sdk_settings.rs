@@ -280,9 +280,10 @@ pub(crate) const BUILTIN_COMMANDS_SECTION: &str = "## Built-in Commands\n\
 - mode [m]: Show or change permission mode\n\
 - model <id>: Change AI model\n\
 - language <code>: Set response language\n\
-- cost: Session ID and message count\n\
+- cost: Session ID, message count and budget spend\n\
 - context: Token usage: used / max / percentage\n\
 - permissions: Current mode and session-approved tools\n\
+- mcp: MCP servers: state and tool counts\n\
 - resume: Open the session picker\n\
 - rename <name>: Rename the session\n\
 - reset: Delete settings and exit\n\
