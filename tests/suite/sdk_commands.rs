@@ -124,11 +124,11 @@ fn help_lists_builtins_and_skills_and_skills_run_by_command_and_by_slash_input()
         json!({"name":"compact","description":"Compress context window (optional focus instructions)","argument_hint":"[instr]","source":"builtin"})
     );
     assert_eq!(
-        cmds[13],
+        cmds[14],
         json!({"name":"review","description":"Review code","argument_hint":"<file>","source":"skill"})
     );
     assert_eq!(
-        cmds[14],
+        cmds[15],
         json!({"name":"deploy","description":"Skill: deploy","source":"skill"})
     );
     assert!(help["message"]
