@@ -27,9 +27,6 @@ namespace Robota
         /// <summary>Model calls made.</summary>
         public long? MaxModelCalls { get; set; }
 
-        /// <summary>Estimated cost in USD (needs the model's price in the model table).</summary>
-        public double? MaxCostUsd { get; set; }
-
         internal Dictionary<string, object> ToDictionary()
         {
             var d = new Dictionary<string, object>();
@@ -38,7 +35,6 @@ namespace Robota
             if (MaxWallMs.HasValue) d["max_wall_ms"] = MaxWallMs.Value;
             if (MaxToolCalls.HasValue) d["max_tool_calls"] = MaxToolCalls.Value;
             if (MaxModelCalls.HasValue) d["max_model_calls"] = MaxModelCalls.Value;
-            if (MaxCostUsd.HasValue) d["max_cost_usd"] = MaxCostUsd.Value;
             return d;
         }
     }
