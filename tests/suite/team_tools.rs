@@ -6,6 +6,7 @@ use std::ffi::{CStr, CString};
 use std::ptr::null_mut;
 
 use robota::ffi::*;
+use robota::sdk::events;
 use robota::sdk::runtime::Runtime;
 use serde_json::{json, Value};
 
@@ -261,6 +262,31 @@ fn assign_task_failures_are_tool_results_and_the_turn_completes() {
     assert_eq!(
         contents[4],
         "Error: Provider Error (p): p (openai) returned HTTP 500: model exploded"
+    );
+    // The unknown template and provider also reach the host as warnings.
+    let warnings: Vec<(String, String)> = host
+        .json(events::WARNING)
+        .iter()
+        .filter(|w| w["code"] != "CONTEXT_WINDOW_ASSUMED")
+        .map(|w| {
+            (
+                w["code"].as_str().unwrap().to_string(),
+                w["message"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        warnings,
+        [
+            (
+                "UNKNOWN_TEMPLATE".to_string(),
+                "assignTask asked for unknown template \"nope\" (available: general, task_coordinator)".to_string()
+            ),
+            (
+                "UNKNOWN_PROVIDER".to_string(),
+                "assignTask: unknown provider \"nowhere\" (configured: p)".to_string()
+            ),
+        ]
     );
 }
 

@@ -8,7 +8,8 @@
 //! `provider`, `model`, `temperature` and `maxTokens` override the template's. The parent's
 //! abort aborts the child. Failures are tool errors the model reads, never a failed turn:
 //! `Missing required parameter: templateId` / `…: jobDescription`, `Template not found: <id>`,
-//! an unknown provider, or the child's own failure (its error message).
+//! an unknown provider, or the child's own failure (its error message). An unknown template or
+//! provider is also a `WARNING` for the host (`UNKNOWN_TEMPLATE` / `UNKNOWN_PROVIDER`).
 
 use std::sync::Arc;
 
@@ -18,6 +19,8 @@ use serde_json::{json, Map, Value};
 use crate::core::tool::{Tool, ToolContext, ToolResult};
 use crate::sdk::config::parse_session_map;
 use crate::sdk::error::list_or_none;
+use crate::sdk::events;
+use crate::sdk::host_tool::SessionLink;
 use crate::sdk::query::{run_session, Finished};
 use crate::sdk::runtime::RuntimeShared;
 use crate::tools::validation::SchemaValidator;
@@ -28,6 +31,8 @@ const DESCRIPTION: &str = "Assign a task to a new agent created from a template 
 /// The `assignTask` tool of one session.
 pub struct AssignTask {
     shared: Arc<RuntimeShared>,
+    /// The parent session's event link (host warnings).
+    link: Arc<SessionLink>,
     cwd: String,
     parameters: Value,
     /// The types of the arguments (required ones are checked by hand, with the reference's
@@ -53,9 +58,10 @@ fn schema(required: bool) -> Value {
 
 impl AssignTask {
     /// The tool for a session running in `cwd`.
-    pub fn new(shared: Arc<RuntimeShared>, cwd: &str) -> Self {
+    pub fn new(shared: Arc<RuntimeShared>, link: Arc<SessionLink>, cwd: &str) -> Self {
         AssignTask {
             shared,
+            link,
             cwd: cwd.to_string(),
             parameters: schema(true),
             types: SchemaValidator::new(&schema(false)).ok(),
@@ -80,6 +86,12 @@ impl AssignTask {
         ))
     }
 
+    /// A `WARNING` event for the host.
+    fn warn(&self, code: &str, message: String) {
+        self.link
+            .emit(events::WARNING, json!({"code": code, "message": message}));
+    }
+
     /// The child's session document and prompt.
     fn child(&self, args: &Value) -> Result<(Map<String, Value>, String, String), String> {
         if let Some(v) = &self.types {
@@ -92,16 +104,28 @@ impl AssignTask {
         };
         let id = arg("templateId").ok_or("Missing required parameter: templateId")?;
         let job = arg("jobDescription").ok_or("Missing required parameter: jobDescription")?;
-        let template = self
-            .shared
-            .templates
-            .get(id)
-            .ok_or_else(|| format!("Template not found: {id}"))?;
+        let Some(template) = self.shared.templates.get(id) else {
+            let ids: Vec<String> = self
+                .shared
+                .templates
+                .all()
+                .iter()
+                .map(|t| t.id.clone())
+                .collect();
+            self.warn(
+                "UNKNOWN_TEMPLATE",
+                format!(
+                    "assignTask asked for unknown template \"{id}\" (available: {})",
+                    ids.join(", ")
+                ),
+            );
+            return Err(format!("Template not found: {id}"));
+        };
+        let profile = self
+            .profile(arg("provider").unwrap_or(&template.provider))
+            .inspect_err(|e| self.warn("UNKNOWN_PROVIDER", format!("assignTask: {e}")))?;
         let mut doc = Map::new();
-        doc.insert(
-            "provider".into(),
-            json!(self.profile(arg("provider").unwrap_or(&template.provider))?),
-        );
+        doc.insert("provider".into(), json!(profile));
         doc.insert(
             "model".into(),
             json!(arg("model").unwrap_or(&template.model)),

@@ -16,6 +16,7 @@ pub use assign::AssignTask;
 pub use templates::{Template, TemplateRegistry, DEFAULT_CATEGORY};
 
 use crate::core::tool::Tool;
+use crate::sdk::host_tool::SessionLink;
 use crate::sdk::runtime::RuntimeShared;
 use crate::tools::FunctionTool;
 
@@ -64,8 +65,13 @@ fn read_only_tool(
         .map(|t| Arc::new(t.with_read_only(true)) as Arc<dyn Tool>)
 }
 
-/// The four team tools of a session running in `cwd` (the child sessions' working directory).
-pub fn tools(shared: &Arc<RuntimeShared>, cwd: &str) -> Vec<Arc<dyn Tool>> {
+/// The four team tools of a session running in `cwd` (the child sessions' working directory);
+/// `link` carries its host warnings.
+pub fn tools(
+    shared: &Arc<RuntimeShared>,
+    link: &Arc<SessionLink>,
+    cwd: &str,
+) -> Vec<Arc<dyn Tool>> {
     let reg = shared.clone();
     let reg2 = shared.clone();
     let mut out: Vec<Arc<dyn Tool>> = [
@@ -95,6 +101,6 @@ pub fn tools(shared: &Arc<RuntimeShared>, cwd: &str) -> Vec<Arc<dyn Tool>> {
     .into_iter()
     .flatten()
     .collect();
-    out.push(Arc::new(AssignTask::new(shared.clone(), cwd)));
+    out.push(Arc::new(AssignTask::new(shared.clone(), link.clone(), cwd)));
     out
 }
