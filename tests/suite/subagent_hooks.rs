@@ -7,9 +7,9 @@ use crate::support::fake_server::FakeServer;
 use crate::support::subagent_host::{
     call, json_of, messages, runtime, text, tool_names, tool_result, Parent,
 };
+use robota::core::hooks::verdict::RESPOND_WITH_JSON;
 use robota::sdk::events;
 use robota::sdk::subagent::defs::GENERAL_PURPOSE_PROMPT;
-use robota::sdk::subagent::hook::RESPOND_WITH_JSON;
 use robota::sdk::subagent::runner::SUBAGENT_SUFFIX;
 
 /// Runs a parent whose `Write` is guarded by an agent hook answering `answer`; returns the
