@@ -7,6 +7,7 @@ pub mod env_ref;
 pub mod errors;
 pub mod events;
 pub mod execution;
+pub mod glob_match;
 pub mod history;
 pub mod hooks;
 pub mod log;

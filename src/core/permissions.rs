@@ -217,13 +217,15 @@ pub fn glob_matches(glob: &str, value: &str) -> bool {
             return false;
         }
     }
-    match GlobBuilder::new(glob)
+    let matcher = GlobBuilder::new(glob)
         .literal_separator(false)
         .backslash_escape(true)
         .build()
-    {
-        Ok(g) => g.compile_matcher().is_match(value),
-        Err(_) => glob == value,
+        .ok()
+        .and_then(|g| super::glob_match::compile(g).ok());
+    match matcher {
+        Some(m) => m.is_match(value),
+        None => glob == value,
     }
 }
 

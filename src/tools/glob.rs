@@ -82,8 +82,8 @@ pub(crate) fn run_glob(
     let glob = GlobBuilder::new(&rest)
         .literal_separator(true)
         .build()
-        .map_err(|e| format!("Invalid glob pattern: {pattern}: {e}"))?
-        .compile_matcher();
+        .and_then(crate::core::glob_match::compile)
+        .map_err(|e| format!("Invalid glob pattern: {pattern}: {e}"))?;
     if !matches!(fs.metadata(&walk_root), Ok(m) if m.kind == FileKind::Dir) {
         return Ok("(no matches)".to_string());
     }

@@ -5,7 +5,15 @@
 //! depended on where the bytes were cut: trailing deltas were appended to the text (OpenAI) or a
 //! delta for a closed block failed the whole call (Anthropic). Nothing after the end marker
 //! counts now, whatever the chunking.
+//!
+//! `permission_patterns` (long run): a glob with deeply nested, unbalanced braces made globset's
+//! `compile_matcher` panic ("regex compilation shouldn't fail") — in permission rules and in the
+//! Glob tool, where the model writes the pattern. Globs compile through
+//! `core::glob_match::compile` now, which returns the error.
 
+use robota::core::permissions::{
+    evaluate_permission, glob_matches, PermissionDecision, PermissionLists, PermissionMode,
+};
 use robota::core::provider::StopReason;
 use robota::providers::sse::SseParser;
 use robota::providers::stream::{feed_events, finish_events};
@@ -15,6 +23,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::support::fake_server::{FakeServer, Reply, Turn};
 use crate::support::provider_cases::{chat, provider, Rec};
+use crate::support::tools::{call, error, tool};
 
 /// `turn` as `kind` frames, then `extra` after the end marker, all written as one chunk.
 fn one_chunk_with_trailer(kind: &str, extra: &str) -> Reply {
@@ -82,4 +91,39 @@ fn openai_decoding_is_the_same_at_every_split_point() {
         let (a, b) = stream.split_at(at);
         assert_eq!(decode(&[a, b]), whole, "split at byte {at}");
     }
+}
+
+/// The minimized input of the `permission_patterns` crash (its pattern part).
+const NESTED_BRACES: &str = r#",{B"|*,{*,{B{*,*,,{B"{",{B(,{|*{(,{B((*,{(*s{,*,{{B"({*,,{B,{B,{B|*,{B*s{(*,{(((,{B"{*,,{:,{,{{*,{*,{{*,{B"((,{B",{*,{**{*,{B*,{s{*,*,{B,{B",{(*|*,{B|{*,{B|,{{{*,s{|*,{B"**s{*{B"*,{B|*,{B"*,{s{*,{"((,{"s{*(({{{(*,{",{B,{(*s{*,*,,{B{B{*,,{,{B|,{B{**s{*,{B{|*{*,*,{:*,{B*,{B",{B"(s{(*,{**,{((*s{B",{B,{B{(*,{B|*,{(({*,{{*,*{:,}*}|4},}*}|3}6},|3}}*}},}*}|}|},}*}|}|},|3}}3}}|6},4}}*}|3}|},3}:/}*}|3}|6},|3},}((:}*}|2}}*}|3}6}}}3}|6},|}|},}*}}:}*}|2},}}3}|6},|3}:|7,}:,}*}2},}*}U3}|7,}3}|6}},}((*}*}|2},}*}|}|},3}:,}:/B,}*}|},}}3}|6},7}:|7,}3}|}|3}7"#;
+
+#[test]
+fn a_glob_whose_regex_is_refused_is_no_match_in_permission_rules() {
+    assert!(!glob_matches(NESTED_BRACES, "ls"));
+    let rule = format!("Bash({NESTED_BRACES})");
+    let lists = PermissionLists {
+        allow: vec![],
+        deny: vec![rule],
+    };
+    assert_eq!(
+        evaluate_permission(
+            "Bash",
+            &json!({"command": "ls"}),
+            PermissionMode::BypassPermissions,
+            &lists
+        ),
+        PermissionDecision::Auto
+    );
+}
+
+#[tokio::test]
+async fn a_glob_whose_regex_is_refused_is_an_invalid_pattern_for_the_glob_tool() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = tool("Glob", dir.path());
+    let r = call(&t, json!({ "pattern": NESTED_BRACES })).await;
+    assert_eq!(r["success"], false);
+    assert!(
+        error(&r).starts_with(&format!("Invalid glob pattern: {NESTED_BRACES}: ")),
+        "{}",
+        error(&r)
+    );
 }
