@@ -2,7 +2,8 @@
 //! (`getrusage`, every thread of the process) and wall time per turn. CPU time hardly depends on
 //! what else runs on the machine, which makes this the figure to compare changes by; it is also
 //! a small program to run under `valgrind --tool=callgrind`.
-//! Run: `cargo bench --bench abi_turn -- [turns]` (default 5,000 per figure, after 200 warm-up turns).
+//! Run: `cargo bench --bench abi_turn -- [turns] [turn|turn-cb|whole]` (default 5,000 per
+//! figure, after 200 warm-up turns; all three figures unless one is named).
 #![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)] // a harness: failing loudly is the point
 
 use std::ffi::{c_char, c_void, CString};
@@ -68,6 +69,20 @@ fn submit_wait(s: *mut robota_session, input: &CString) {
     assert_eq!(robota_session_wait(s, id, -1, null_mut()), ROBOTA_OK);
 }
 
+/// Marks where a measured part begins, for `valgrind --tool=callgrind
+/// --zero-before=abi_turn::mark_begin --dump-before=abi_turn::mark_end` (counts only the
+/// measured turns of every thread).
+#[inline(never)]
+fn mark_begin() {
+    std::hint::black_box(1u8);
+}
+
+/// Marks where a measured part ends (see [`mark_begin`]).
+#[inline(never)]
+fn mark_end() {
+    std::hint::black_box(2u8);
+}
+
 /// Sessions opened (and later freed) outside the measured part of "turn only".
 const BATCH: u64 = 250;
 
@@ -89,6 +104,7 @@ fn measure(
         } else {
             (0..n).map(|_| open(rt, cb)).collect()
         };
+        mark_begin();
         let (c0, w0) = (cpu_us(), Instant::now());
         if whole {
             for _ in 0..n {
@@ -103,6 +119,7 @@ fn measure(
         }
         cpu += cpu_us() - c0;
         wall += w0.elapsed().as_secs_f64() * 1e6;
+        mark_end();
         for s in sessions {
             robota_session_free(s);
         }
@@ -112,10 +129,15 @@ fn measure(
 }
 
 fn main() {
-    let turns: u64 = std::env::args()
+    let args: Vec<String> = std::env::args()
         .skip(1)
-        .find(|a| !a.starts_with('-'))
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    let turns: u64 = args
+        .first()
         .map_or(5_000, |a| a.parse().expect("turns: a number"));
+    // Optionally one figure only: `turn`, `turn-cb` or `whole`.
+    let only = args.get(1).map(String::as_str);
     let mut rt = null_mut();
     let cfg = CString::new(
         r#"{"v":1,"providers":{"s":{"kind":"scripted","turns":[
@@ -144,7 +166,14 @@ fn main() {
     );
     let input = CString::new(r#"{"text":"what time is it?"}"#).unwrap();
     measure(rt, &input, turns.min(200), true, true);
-    for (cb, whole) in [(false, false), (true, false), (true, true)] {
+    for (cb, whole, name) in [
+        (false, false, "turn"),
+        (true, false, "turn-cb"),
+        (true, true, "whole"),
+    ] {
+        if only.is_some_and(|o| o != name) {
+            continue;
+        }
         TOOL_CALLS.store(0, Ordering::Relaxed);
         let (cpu, wall) = measure(rt, &input, turns, cb, whole);
         assert_eq!(TOOL_CALLS.load(Ordering::Relaxed), turns);

@@ -193,6 +193,11 @@ impl SessionLink {
         (self.sink)(Event::json(kind, self.turn.load(Ordering::Relaxed), fields));
     }
 
+    /// Emits a JSON event written straight from `fields` (see [`Event::doc`]).
+    pub fn emit_doc<T: serde::Serialize + ?Sized>(&self, kind: u32, fields: &T) {
+        (self.sink)(Event::doc(kind, self.turn.load(Ordering::Relaxed), fields));
+    }
+
     /// Emits a raw event.
     pub fn emit_event(&self, event: Event) {
         (self.sink)(event);
