@@ -157,13 +157,13 @@ pub struct Message {
     /// Optional multimodal parts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parts: Option<Vec<Part>>,
-    /// Optional metadata.
+    /// Optional metadata (boxed: a map is 72 bytes inline, and a history holds many messages).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub metadata: Option<Metadata>,
+    pub metadata: Option<Box<Metadata>>,
     /// Assistant content in a vendor's own format, when the universal fields cannot hold all
-    /// of it (see [`NativeContent`]).
+    /// of it (see [`NativeContent`]; boxed: rare).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub native: Option<NativeContent>,
+    pub native: Option<Box<NativeContent>>,
     /// ISO-8601 creation time.
     #[serde(default = "now_iso")]
     pub timestamp: String,
@@ -219,7 +219,7 @@ impl Message {
 
     /// Sets metadata (builder style).
     pub fn with_metadata(mut self, metadata: Metadata) -> Self {
-        self.metadata = Some(metadata);
+        self.metadata = Some(Box::new(metadata));
         self
     }
 

@@ -121,7 +121,7 @@ pub struct ChatRequest<'a> {
     /// [`Message::content_for_api`] when converting.
     pub messages: &'a [Arc<Message>],
     /// Tools the model may call (empty = none).
-    pub tools: &'a [ToolSchema],
+    pub tools: &'a [Arc<ToolSchema>],
     /// Model id.
     pub model: &'a str,
     /// Max output tokens.

@@ -227,8 +227,8 @@ impl ConversationStore {
         m.id = p.id;
         m.state = state;
         m.tool_calls = p.tool_calls;
-        m.metadata = metadata;
-        m.native = p.native;
+        m.metadata = metadata.map(Box::new);
+        m.native = p.native.map(Box::new);
         let m = Arc::new(m);
         let idx = self.push_message(m.clone());
         Some((m, idx))

@@ -53,13 +53,30 @@ pub trait Tool: Send + Sync {
     /// Runs the tool. Must honour `ctx.cancel` for long work.
     async fn execute(&self, args: Value, ctx: &ToolContext) -> ToolResult;
 
-    /// The schema sent to providers.
-    fn schema(&self) -> ToolSchema {
-        ToolSchema {
-            name: self.name().to_string(),
-            description: self.description().to_string(),
-            parameters: self.parameters().clone(),
-        }
+    /// The schema sent to providers. The default builds it anew on every call; a tool that
+    /// lives across turns keeps it in a [`SchemaCell`] so a turn only clones an `Arc`.
+    fn schema(&self) -> Arc<ToolSchema> {
+        Arc::new(build_schema(self))
+    }
+}
+
+fn build_schema<T: Tool + ?Sized>(tool: &T) -> ToolSchema {
+    ToolSchema {
+        name: tool.name().to_string(),
+        description: tool.description().to_string(),
+        parameters: tool.parameters().clone(),
+    }
+}
+
+/// A tool's provider schema, built on first use and shared after (a tool's name, description
+/// and parameters never change once it exists).
+#[derive(Debug, Default)]
+pub struct SchemaCell(std::sync::OnceLock<Arc<ToolSchema>>);
+
+impl SchemaCell {
+    /// The schema of `tool` (the tool that owns this cell).
+    pub fn get<T: Tool + ?Sized>(&self, tool: &T) -> Arc<ToolSchema> {
+        self.0.get_or_init(|| Arc::new(build_schema(tool))).clone()
     }
 }
 
@@ -89,6 +106,7 @@ pub struct ClosureTool<F> {
     description: String,
     parameters: Value,
     f: F,
+    schema: SchemaCell,
 }
 
 impl<F> ClosureTool<F>
@@ -107,6 +125,7 @@ where
             description: description.into(),
             parameters,
             f,
+            schema: SchemaCell::default(),
         }
     }
 }
@@ -124,6 +143,9 @@ where
     }
     fn parameters(&self) -> &Value {
         &self.parameters
+    }
+    fn schema(&self) -> Arc<ToolSchema> {
+        self.schema.get(self)
     }
     async fn execute(&self, args: Value, _ctx: &ToolContext) -> ToolResult {
         (self.f)(args)

@@ -297,6 +297,11 @@ pub(crate) fn deliver(ev: Event, reg: Option<&EventReg>, session: *mut robota_se
                 r.call(session, kind, turn, &json_nul_terminated(&v));
             }
         }
+        Payload::JsonText(d) => {
+            if let Some(r) = reg {
+                r.call(session, kind, turn, d.nul_terminated());
+            }
+        }
         Payload::ToolCall(c) => {
             let handled = c
                 .handler

@@ -260,7 +260,7 @@ impl Queue {
                     st.closed_taken = true;
                 }
                 drop(st);
-                return Ok(ev.to_pull_json().to_string());
+                return Ok(ev.to_pull_text());
             }
             if st.closed_taken || st.detached {
                 return Err(err(

@@ -157,7 +157,9 @@ pub fn request_body(
     request: &ChatRequest<'_>,
     signature: &dyn Fn(&str) -> Option<String>,
 ) -> Value {
-    let mut body = json!({ "contents": convert_messages(request.messages, signature) });
+    // Moved in, not through `json!` (which would copy the whole converted history again).
+    let mut body = json!({ "contents": null });
+    body["contents"] = Value::from(convert_messages(request.messages, signature));
     if let Some(s) = system_text(request.messages) {
         body["systemInstruction"] = json!({"parts": [{"text": s}]});
     }

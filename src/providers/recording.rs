@@ -228,7 +228,7 @@ impl MessageRecord {
             tool_call_id: m.tool_call_id.clone(),
             name: m.name.clone(),
             parts: m.parts.clone(),
-            native: m.native.clone(),
+            native: m.native.as_deref().cloned(),
         }
     }
 }

@@ -197,7 +197,7 @@ fn message_difference(
     if rec.parts != got.parts {
         return Some(("parts", json_of(&rec.parts), json_of(&got.parts)));
     }
-    if rec.native != got.native {
+    if rec.native.as_ref() != got.native.as_deref() {
         return Some(("native", json_of(&rec.native), json_of(&got.native)));
     }
     None

@@ -139,7 +139,7 @@ pub const RECORDED_REQUESTS_KEPT: usize = 256;
 
 struct Recorded {
     messages: Vec<Arc<Message>>,
-    tools: Vec<ToolSchema>,
+    tools: Vec<Arc<ToolSchema>>,
     model: String,
 }
 
@@ -209,7 +209,7 @@ impl ScriptedProvider {
                         c
                     })
                     .collect(),
-                tools: r.tools.clone(),
+                tools: r.tools.iter().map(|t| (**t).clone()).collect(),
                 model: r.model.clone(),
             })
             .collect()

@@ -3,6 +3,8 @@
 use super::host_tool::HostToolHandler;
 use std::sync::Arc;
 
+pub use super::event_doc::JsonDoc;
+
 use serde_json::{Map, Value};
 
 /// `ROBOTA_EVENT_TURN_STARTED`.
@@ -100,6 +102,9 @@ pub enum Payload {
     Text(String),
     /// A JSON document (carries `"v":1` and `"type"`).
     Json(Value),
+    /// A JSON document already written as text (carries `"v":1` and `"type"`): the events of
+    /// every turn, built without a `Value` tree.
+    JsonText(JsonDoc),
     /// A host tool call (JSON form: `{"v":1,"type":"tool_call","call_id","tool_name","arguments"}`).
     ToolCall(ToolCallPayload),
 }
@@ -131,12 +136,42 @@ impl Event {
         }
     }
 
+    /// A JSON event written straight from `fields` (a struct or map whose members follow
+    /// `"v":1` and `"type"`), without a `Value` tree.
+    pub fn doc<T: serde::Serialize + ?Sized>(kind: u32, turn_id: u64, fields: &T) -> Self {
+        Event {
+            kind,
+            turn_id,
+            payload: Payload::JsonText(JsonDoc::new(kind, fields)),
+        }
+    }
+
     /// The payload as the callback receives it (JSON text, or the raw text of deltas).
     pub fn payload_text(&self) -> String {
         match &self.payload {
             Payload::Text(t) => t.clone(),
             Payload::Json(v) => v.to_string(),
+            Payload::JsonText(d) => d.as_str().to_string(),
             Payload::ToolCall(c) => self::tool_call_json(c).to_string(),
+        }
+    }
+
+    /// The JSON payload as a tree (`None` for text deltas): a copy, parsed again for a
+    /// [`Payload::JsonText`].
+    pub fn json_value(&self) -> Option<Value> {
+        match &self.payload {
+            Payload::Text(_) => None,
+            Payload::Json(v) => Some(v.clone()),
+            Payload::JsonText(d) => Some(Value::Object(d.to_map())),
+            Payload::ToolCall(c) => Some(tool_call_json(c)),
+        }
+    }
+
+    /// The pull-mode document as text (see [`Self::to_pull_json`]).
+    pub fn to_pull_text(&self) -> String {
+        match &self.payload {
+            Payload::JsonText(d) => d.pull_text(self.kind, self.turn_id),
+            _ => self.to_pull_json().to_string(),
         }
     }
 
@@ -160,6 +195,13 @@ impl Event {
             }
             Payload::Json(other) => {
                 map.insert("data".into(), other.clone());
+            }
+            Payload::JsonText(d) => {
+                for (k, v) in d.to_map() {
+                    if k != "v" && k != "type" {
+                        map.insert(k, v);
+                    }
+                }
             }
             Payload::ToolCall(c) => {
                 if let Value::Object(o) = tool_call_json(c) {

@@ -41,6 +41,8 @@ pub struct HostToolDef {
     /// The host's own handler of the calls, if it registered one.
     pub handler: Option<Arc<dyn HostToolHandler>>,
     validator: Arc<CompiledSchema>,
+    /// The provider schema, shared by every session's [`SessionHostTool`] of this definition.
+    schema: crate::core::tool::SchemaCell,
 }
 
 fn valid_name(n: &str) -> bool {
@@ -131,6 +133,7 @@ impl HostToolDef {
             timeout_ms,
             handler,
             validator,
+            schema: Default::default(),
         })
     }
 
@@ -190,6 +193,11 @@ impl SessionLink {
         (self.sink)(Event::json(kind, self.turn.load(Ordering::Relaxed), fields));
     }
 
+    /// Emits a JSON event written straight from `fields` (see [`Event::doc`]).
+    pub fn emit_doc<T: serde::Serialize + ?Sized>(&self, kind: u32, fields: &T) {
+        (self.sink)(Event::doc(kind, self.turn.load(Ordering::Relaxed), fields));
+    }
+
     /// Emits a raw event.
     pub fn emit_event(&self, event: Event) {
         (self.sink)(event);
@@ -234,6 +242,9 @@ impl Tool for SessionHostTool {
     }
     fn parameters(&self) -> &Value {
         &self.def.input_schema
+    }
+    fn schema(&self) -> Arc<crate::core::provider::ToolSchema> {
+        self.def.schema.get(self)
     }
     fn read_only(&self) -> bool {
         self.def.read_only

@@ -29,6 +29,7 @@ mod build;
 mod command_turn;
 mod compact;
 mod end;
+mod event_fields;
 mod input;
 mod observer;
 mod parent;

@@ -14,6 +14,7 @@ pub mod commands;
 pub mod compact_config;
 pub mod config;
 pub mod error;
+pub mod event_doc;
 pub mod events;
 pub mod host_commands;
 pub mod host_io;

@@ -15,7 +15,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::config::{parse_object, parse_session_map, SessionConfig};
 use super::error::{ErrorCode, SdkError, SdkResult};
-use super::events::{self, Event, EventSink, Payload};
+use super::events::{self, Event, EventSink};
 use super::interactive::{InteractiveSession, TurnInput};
 use super::runtime::RuntimeShared;
 
@@ -137,8 +137,8 @@ pub fn run_session(
     while let Ok(ev) = rx.recv() {
         let kind = ev.kind;
         if kind == events::TURN_COMPLETED && ev.turn_id == turn {
-            if let Payload::Json(v) = &ev.payload {
-                completed = v.clone();
+            if let Some(v) = ev.json_value() {
+                completed = v;
             }
         }
         deliver(ev);

@@ -33,6 +33,7 @@ fn write(t: &Transcript, ev: &Event) -> std::io::Result<()> {
     match &ev.payload {
         Payload::Text(text) => t.record_text(name, ev.turn_id, "text", text)?,
         Payload::Json(Value::Object(m)) => t.record(name, ev.turn_id, m)?,
+        Payload::JsonText(d) => t.record(name, ev.turn_id, &d.to_map())?,
         Payload::Json(other) => {
             let mut m = Map::new();
             m.insert("data".into(), other.clone());

@@ -78,6 +78,9 @@ impl Tool for BashTool {
     fn parameters(&self) -> &Value {
         &self.spec.parameters
     }
+    fn schema(&self) -> std::sync::Arc<crate::core::provider::ToolSchema> {
+        self.spec.schema.get(self)
+    }
     async fn execute(&self, args: Value, ctx: &ToolContext) -> ToolResult {
         let limits = self.env.limits();
         let max = limits.max_output_chars;

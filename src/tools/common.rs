@@ -9,6 +9,8 @@ use super::validation::SchemaValidator;
 pub(crate) struct Spec {
     pub(crate) parameters: Value,
     validator: Option<SchemaValidator>,
+    /// The provider schema of the tool owning this spec.
+    pub(crate) schema: crate::core::tool::SchemaCell,
 }
 
 impl Spec {
@@ -17,6 +19,7 @@ impl Spec {
         Spec {
             parameters,
             validator,
+            schema: Default::default(),
         }
     }
 

@@ -81,6 +81,9 @@ impl Tool for EditTool {
     fn parameters(&self) -> &Value {
         &self.spec.parameters
     }
+    fn schema(&self) -> std::sync::Arc<crate::core::provider::ToolSchema> {
+        self.spec.schema.get(self)
+    }
     async fn execute(&self, args: Value, _ctx: &ToolContext) -> ToolResult {
         let max = self.env.limits().max_output_chars;
         if let Err(fail) = self.spec.validate(self.name(), &args) {

@@ -32,6 +32,7 @@ pub struct FunctionTool {
     validator: SchemaValidator,
     read_only: bool,
     handler: Handler,
+    schema: crate::core::tool::SchemaCell,
 }
 
 impl std::fmt::Debug for FunctionTool {
@@ -84,6 +85,7 @@ impl FunctionTool {
             validator,
             read_only: false,
             handler: Arc::new(move |args, ctx| Box::pin(f(args, ctx))),
+            schema: Default::default(),
         })
     }
 
@@ -126,6 +128,9 @@ impl Tool for FunctionTool {
     }
     fn parameters(&self) -> &Value {
         &self.parameters
+    }
+    fn schema(&self) -> std::sync::Arc<crate::core::provider::ToolSchema> {
+        self.schema.get(self)
     }
     fn read_only(&self) -> bool {
         self.read_only

@@ -163,6 +163,9 @@ impl Tool for WebFetchTool {
     fn parameters(&self) -> &Value {
         &self.spec.parameters
     }
+    fn schema(&self) -> std::sync::Arc<crate::core::provider::ToolSchema> {
+        self.spec.schema.get(self)
+    }
     fn read_only(&self) -> bool {
         true
     }

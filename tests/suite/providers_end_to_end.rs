@@ -46,6 +46,7 @@ fn json_of(events: &[Event], kind: u32) -> Vec<Value> {
         .filter(|e| e.kind == kind)
         .filter_map(|e| match &e.payload {
             Payload::Json(v) => Some(v.clone()),
+            Payload::JsonText(_) => e.json_value(),
             _ => None,
         })
         .collect()

@@ -84,6 +84,7 @@ impl Host {
             .filter(|e| e.kind == kind)
             .filter_map(|e| match &e.payload {
                 Payload::Json(v) => Some(v.clone()),
+                Payload::JsonText(_) => e.json_value(),
                 _ => None,
             })
             .collect()

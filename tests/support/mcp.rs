@@ -127,8 +127,8 @@ impl McpHost {
         let mut ev = self.seen.events.lock().unwrap();
         loop {
             if let Some(e) = ev.iter().find(|e| e.kind == kind) {
-                if let Payload::Json(v) = &e.payload {
-                    return v.clone();
+                if let Payload::Json(_) | Payload::JsonText(_) = &e.payload {
+                    return e.json_value().unwrap_or_default();
                 }
             }
             let left = deadline.saturating_duration_since(Instant::now());
@@ -164,6 +164,7 @@ pub fn json_of(seen: &Seen, kind: u32) -> Vec<Value> {
         .filter(|e| e.kind == kind)
         .filter_map(|e| match &e.payload {
             Payload::Json(v) => Some(v.clone()),
+            Payload::JsonText(_) => e.json_value(),
             _ => None,
         })
         .collect()

@@ -737,12 +737,12 @@ pub async fn raw_payloads(kind: &str) {
 }
 
 /// A tool schema list used by request-shape tests.
-pub fn schemas() -> Vec<ToolSchema> {
-    vec![ToolSchema {
+pub fn schemas() -> Vec<Arc<ToolSchema>> {
+    vec![Arc::new(ToolSchema {
         name: "echo".into(),
         description: "Echoes text".into(),
         parameters: json!({"type":"object","properties":{"text":{"type":"string"}}}),
-    }]
+    })]
 }
 
 /// Sends `messages` once and returns the recorded request.
@@ -750,7 +750,7 @@ pub async fn send(
     kind: &str,
     patch: Value,
     messages: Vec<Message>,
-    tools: &[ToolSchema],
+    tools: &[Arc<ToolSchema>],
 ) -> RecordedRequest {
     let server = FakeServer::start();
     server.enqueue(Reply::for_kind(kind, &Turn::text(["ok"])));

@@ -106,6 +106,7 @@ impl Parent {
 pub fn json_of(e: &Event) -> Value {
     match &e.payload {
         Payload::Json(v) => v.clone(),
+        Payload::JsonText(_) => e.json_value().unwrap_or_default(),
         _ => Value::Null,
     }
 }

@@ -111,7 +111,7 @@ pub(crate) struct RunCtx<'a> {
     pub final_response: Option<String>,
     pub tool_outcomes: Vec<ToolResultsOutcome>,
     /// Tool schemas, built once per run.
-    pub tool_schemas: Vec<super::provider::ToolSchema>,
+    pub tool_schemas: Vec<Arc<super::provider::ToolSchema>>,
 }
 
 /// What a round decided.

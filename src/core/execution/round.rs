@@ -60,7 +60,10 @@ pub(crate) async fn run_round(ctx: &mut RunCtx<'_>, round: u32) -> RoundOutcome 
                 "messages".into(),
                 json!(messages.iter().map(|m| m.as_ref()).collect::<Vec<_>>()),
             );
-            d.insert("tools".into(), json!(tools));
+            d.insert(
+                "tools".into(),
+                json!(tools.iter().map(|t| t.as_ref()).collect::<Vec<_>>()),
+            );
         });
     }
     let request = ChatRequest {

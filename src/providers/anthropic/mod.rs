@@ -75,12 +75,15 @@ fn user_blocks(m: &Message) -> Vec<Value> {
 }
 
 fn tool_use_block(c: &ToolCall, ids: &mut ToolIdMap) -> Value {
-    json!({
+    let mut block = json!({
         "type": "tool_use",
         "id": ids.call(&c.id),
         "name": c.function.name,
-        "input": args_object(&c.function.arguments),
-    })
+        "input": null,
+    });
+    // Moved in (`json!` would copy the parsed arguments once more).
+    block["input"] = args_object(&c.function.arguments);
+    block
 }
 
 /// An assistant message's blocks: its kept vendor blocks in their order (tool-use blocks
@@ -150,7 +153,11 @@ pub fn convert_messages(messages: &[Arc<Message>]) -> (Option<String>, Vec<Value
     }
     let msgs = out
         .into_iter()
-        .map(|(role, content)| json!({"role": role, "content": content}))
+        .map(|(role, content)| {
+            let mut m = json!({"role": role, "content": null});
+            m["content"] = Value::Array(content);
+            m
+        })
         .collect();
     (system_text(messages), msgs)
 }
@@ -161,9 +168,11 @@ pub fn request_body(cfg: &HttpProviderConfig, request: &ChatRequest<'_>) -> Valu
     let mut body = json!({
         "model": request.model,
         "max_tokens": request.max_tokens.or(cfg.max_tokens).unwrap_or(DEFAULT_ANTHROPIC_MAX_TOKENS),
-        "messages": messages,
+        "messages": null,
         "stream": true,
     });
+    // Moved in, not through `json!` (which would copy the whole converted history again).
+    body["messages"] = Value::Array(messages);
     if let Some(s) = system {
         body["system"] = Value::String(s);
     }

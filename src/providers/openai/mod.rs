@@ -83,7 +83,11 @@ pub fn convert_messages(messages: &[Arc<Message>]) -> Vec<Value> {
         .iter()
         .map(|m| match m.role {
             Role::System => json!({"role": "system", "content": m.content}),
-            Role::User => json!({"role": "user", "content": user_content(m)}),
+            Role::User => {
+                let mut v = json!({"role": "user", "content": null});
+                v["content"] = user_content(m);
+                v
+            }
             Role::Assistant => {
                 let text = m.content_for_api();
                 // Tool calls without text: `"content": ""`. OpenAI, vLLM, llama.cpp and Ollama
@@ -134,10 +138,12 @@ pub fn reasoning_effort(model: &str, budget_tokens: u32) -> Option<&'static str>
 pub fn request_body(cfg: &HttpProviderConfig, request: &ChatRequest<'_>) -> Value {
     let mut body = json!({
         "model": request.model,
-        "messages": convert_messages(request.messages),
+        "messages": null,
         "stream": true,
         "stream_options": {"include_usage": true},
     });
+    // Moved in, not through `json!` (which would copy the whole converted history again).
+    body["messages"] = Value::Array(convert_messages(request.messages));
     if let Some(n) = request.max_tokens.or(cfg.max_tokens) {
         let field = if cfg.kind == ProviderKind::OpenAi {
             "max_completion_tokens"

@@ -124,7 +124,7 @@ pub(super) fn compacted_json(c: &Compaction) -> Value {
     json!({
         "trigger": c.trigger.as_str(),
         "summary": c.summary,
-        "before": super::observer::context_json(&c.before),
-        "after": super::observer::context_json(&c.after),
+        "before": super::event_fields::ContextFields::from(&c.before),
+        "after": super::event_fields::ContextFields::from(&c.after),
     })
 }

@@ -1,6 +1,6 @@
 //! A prompt as the host submits it, and how a finished turn ended.
 
-use serde_json::{json, Map, Value};
+use serde_json::Value;
 
 use crate::core::tool_choice::ToolChoice;
 use crate::sdk::error::{ErrorCode, SdkError, SdkResult};
@@ -48,15 +48,6 @@ impl TurnInput {
             },
             host_command: None,
         })
-    }
-
-    pub(super) fn to_json(&self) -> Value {
-        let mut m = Map::new();
-        m.insert("text".into(), json!(self.text));
-        if let Some(d) = &self.display_input {
-            m.insert("display_input".into(), json!(d));
-        }
-        Value::Object(m)
     }
 }
 

@@ -4,6 +4,7 @@
 
 use serde_json::{json, Value};
 
+use super::event_fields::{ContextFields, ToolEndFields, ToolStartFields};
 use super::Core;
 use crate::core::history::{EventEntry, HistoryEntry};
 use crate::sdk::events;
@@ -18,12 +19,6 @@ fn outcome_of(result: ToolEndResult) -> ToolOutcome {
     }
 }
 
-/// The `context_update` payload (`{used_tokens, max_tokens, used_percentage, remaining_percentage}`).
-pub(super) fn context_json(c: &ContextState) -> Value {
-    json!({"used_tokens": c.used_tokens, "max_tokens": c.max_tokens,
-           "used_percentage": c.used_percentage, "remaining_percentage": c.remaining_percentage})
-}
-
 impl SessionObserver for Core {
     fn on_tool_start(&self, call_id: &str, name: &str, args: &Value, schema: &Value) {
         let st = {
@@ -35,14 +30,14 @@ impl SessionObserver for Core {
             ))));
             st
         };
-        self.link.emit(
+        self.link.emit_doc(
             events::TOOL_START,
-            json!({
-                "tool_call_id": call_id,
-                "tool_name": name,
-                "first_arg": st.first_arg,
-                "arguments": args,
-            }),
+            &ToolStartFields {
+                tool_call_id: call_id,
+                tool_name: name,
+                first_arg: &st.first_arg,
+                arguments: args,
+            },
         );
     }
 
@@ -64,24 +59,27 @@ impl SessionObserver for Core {
             ))));
             s.dirty = true;
         }
+        let error_text;
         let output = if outcome == ToolOutcome::Error {
-            format!("Error: {output}")
+            error_text = format!("Error: {output}");
+            &error_text
         } else {
-            output.to_string()
+            output
         };
-        self.link.emit(
+        self.link.emit_doc(
             events::TOOL_END,
-            json!({
-                "tool_call_id": call_id,
-                "tool_name": name,
-                "result": outcome.as_str(),
-                "output": output,
-            }),
+            &ToolEndFields {
+                tool_call_id: call_id,
+                tool_name: name,
+                result: outcome.as_str(),
+                output,
+            },
         );
     }
 
     fn on_context_update(&self, state: &ContextState) {
-        self.link.emit(events::CONTEXT_UPDATE, context_json(state));
+        self.link
+            .emit_doc(events::CONTEXT_UPDATE, &ContextFields::from(state));
     }
 
     fn on_compacted(&self, c: &Compaction) {

@@ -8,6 +8,9 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
+use super::event_fields::{
+    tool_summaries, InputFields, TurnCompletedFields, TurnStartedFields, UsageFields,
+};
 use super::queue::{push_outcome, take_closed_report};
 use super::{InteractiveSession, TurnInput, TurnOutcome};
 use crate::core::execution::RunStop;
@@ -37,9 +40,15 @@ impl InteractiveSession {
             st.history
                 .push(HistoryEntry::Chat(Arc::new(Message::user(shown))));
         }
-        link.emit(
+        link.emit_doc(
             events::TURN_STARTED,
-            json!({"turn_id": turn_id, "input": input.to_json()}),
+            &TurnStartedFields {
+                turn_id,
+                input: InputFields {
+                    text: &input.text,
+                    display_input: input.display_input.as_deref(),
+                },
+            },
         );
         let Some(input) = self.host_command_turn(turn_id, input, &cancel).await else {
             return;
@@ -177,22 +186,6 @@ impl InteractiveSession {
             tool_choice,
             budget: self.inner.budget.clone(),
         }
-    }
-
-    fn tool_summaries(&self, start_idx: usize) -> Value {
-        let msgs = self.inner.session.agent().messages();
-        let list: Vec<Value> = msgs
-            .iter()
-            .skip(start_idx)
-            .filter(|m| m.role == Role::Assistant)
-            .flat_map(|m| m.tool_calls.iter())
-            .map(|c| {
-                let args = serde_json::from_str::<Value>(&c.function.arguments)
-                    .unwrap_or_else(|_| json!(c.function.arguments));
-                json!({"name": c.function.name, "args": args})
-            })
-            .collect();
-        Value::Array(list)
     }
 
     fn push_tool_summary(&self) {
@@ -368,28 +361,32 @@ impl InteractiveSession {
         error: Option<(&str, Value)>,
     ) {
         self.persist_before_report(turn_id);
-        // Summed over the turn's model calls.
-        let usage = usage.map(|u| {
-            json!({"input_tokens": u.input_tokens, "output_tokens": u.output_tokens,
-                   "total_tokens": u.total(), "cache_read_tokens": u.cache_read_tokens,
-                   "cache_creation_tokens": u.cache_creation_tokens})
-        });
-        let mut doc = json!({
-            "turn_id": turn_id,
-            "stop_reason": stop_reason,
-            "response": response,
-            "tool_summaries": if start_idx == usize::MAX { json!([]) } else { self.tool_summaries(start_idx) },
-            "context_state": self.context_state(),
-            "usage": usage,
-        });
-        if let (Some((e, details)), Value::Object(m)) = (error, &mut doc) {
-            m.insert("error".into(), json!(e));
-            m.insert("error_details".into(), details);
-        }
-        self.inner
-            .core
-            .link
-            .emit_event(Event::json(events::TURN_COMPLETED, turn_id, doc));
+        // The turn's own messages only (not a copy of the whole history).
+        let turn_msgs: Vec<Arc<Message>> = if start_idx == usize::MAX {
+            Vec::new()
+        } else {
+            let store = self.inner.session.agent().store();
+            let s = store.lock().unwrap_or_else(|p| p.into_inner());
+            s.messages().get(start_idx..).unwrap_or_default().to_vec()
+        };
+        let (error, error_details) = match &error {
+            Some((e, details)) => (Some(*e), Some(details)),
+            None => (None, None),
+        };
+        self.inner.core.link.emit_doc(
+            events::TURN_COMPLETED,
+            &TurnCompletedFields {
+                turn_id,
+                stop_reason,
+                response,
+                tool_summaries: tool_summaries(&turn_msgs),
+                context_state: self.context_fields(),
+                // Summed over the turn's model calls.
+                usage: usage.as_ref().map(UsageFields::from),
+                error,
+                error_details,
+            },
+        );
     }
 
     /// Saves the session (when `persist` is on) before its `TURN_COMPLETED` is emitted: a host

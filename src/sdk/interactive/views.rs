@@ -11,7 +11,6 @@ use crate::core::history::HistoryEntry;
 use crate::core::message::Message;
 use crate::core::models::model_context_window;
 use crate::core::tokens::estimate_context_with_len;
-use crate::core::util::round2;
 use crate::sdk::config::parse_object;
 use crate::sdk::error::{ErrorCode, SdkError, SdkResult};
 use crate::sdk::events::{self, Event};
@@ -60,14 +59,13 @@ impl InteractiveSession {
 
     /// `getContextState`: `{used_tokens, max_tokens, used_percentage, remaining_percentage}`.
     pub fn context_state(&self) -> Value {
+        serde_json::to_value(self.context_fields()).unwrap_or(Value::Null)
+    }
+
+    /// [`Self::context_state`] as a struct (written straight into event text).
+    pub(super) fn context_fields(&self) -> super::event_fields::ContextFields {
         let (used, max) = self.context_numbers();
-        let pct = if max == 0 {
-            0.0
-        } else {
-            round2((used as f64 / max as f64 * 100.0).min(100.0))
-        };
-        json!({"used_tokens": used, "max_tokens": max, "used_percentage": pct,
-               "remaining_percentage": round2(100.0 - pct)})
+        super::event_fields::ContextFields::of(used, max)
     }
 
     /// `(used, max)` tokens.
@@ -141,19 +139,28 @@ impl InteractiveSession {
     }
 
     pub(super) fn flush_messages(&self) {
-        let msgs = self.inner.session.agent().messages();
-        let (from, turn) = {
+        // Only the messages not reported yet are copied (not the whole history per round).
+        let mut from = self.inner.core.lock().msg_flushed;
+        let (fresh, turn) = loop {
+            let (fresh, len) = {
+                let store = self.inner.session.agent().store();
+                let s = store.lock().unwrap_or_else(|p| p.into_inner());
+                let msgs = s.messages();
+                (msgs[from.min(msgs.len())..].to_vec(), msgs.len())
+            };
             let mut st = self.inner.core.lock();
-            let from = st.msg_flushed.min(msgs.len());
-            st.msg_flushed = msgs.len();
-            (from, self.inner.core.link.turn.load(Ordering::Relaxed))
+            if st.msg_flushed == from {
+                st.msg_flushed = len;
+                break (fresh, self.inner.core.link.turn.load(Ordering::Relaxed));
+            }
+            // Moved meanwhile (another flush, a compaction, a clear): read again from there.
+            from = st.msg_flushed;
         };
-        for m in &msgs[from..] {
-            self.inner.core.link.emit_event(Event::json(
-                events::MESSAGE,
-                turn,
-                serde_json::to_value(m.as_ref()).unwrap_or(Value::Null),
-            ));
+        for m in &fresh {
+            self.inner
+                .core
+                .link
+                .emit_event(Event::doc(events::MESSAGE, turn, m.as_ref()));
         }
     }
 

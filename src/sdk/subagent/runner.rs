@@ -14,7 +14,7 @@ use crate::core::execution::INTERRUPTED_TOOL_ERROR;
 use crate::core::hooks::HookEvent;
 use crate::core::util::prefixed_id;
 use crate::sdk::config::SessionConfig;
-use crate::sdk::events::{self, Event, EventSink, Payload};
+use crate::sdk::events::{self, Event, EventSink};
 use crate::sdk::host_tool::SessionLink;
 use crate::sdk::interactive::{InteractiveSession, TurnInput};
 
@@ -155,9 +155,10 @@ fn relay(
             });
             return;
         }
-        let finished = match (&ev.kind, &ev.payload) {
-            (&events::TURN_COMPLETED, Payload::Json(v)) => Some(v.clone()),
-            _ => None,
+        let finished = if ev.kind == events::TURN_COMPLETED {
+            ev.json_value()
+        } else {
+            None
         };
         link.emit_event(Event::json(
             events::SUBAGENT,

@@ -1,0 +1,192 @@
+//! A scripted turn with one host tool through the C ABI, many in a row, reported as CPU time
+//! (`getrusage`, every thread of the process) and wall time per turn. CPU time hardly depends on
+//! what else runs on the machine, which makes this the figure to compare changes by; it is also
+//! a small program to run under `valgrind --tool=callgrind`.
+//! Run: `cargo bench --bench abi_turn -- [turns] [turn|turn-cb|whole]` (default 5,000 per
+//! figure, after 200 warm-up turns; all three figures unless one is named).
+#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)] // a harness: failing loudly is the point
+
+use std::ffi::{c_char, c_void, CString};
+use std::ptr::null_mut;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+use robota::ffi::*;
+use robota::ffi::{robota_runtime, robota_session};
+
+static RT_FOR_TOOL: AtomicU64 = AtomicU64::new(0);
+static TOOL_CALLS: AtomicU64 = AtomicU64::new(0);
+
+unsafe extern "C" fn tool_cb(
+    _ud: *mut c_void,
+    _s: *mut robota_session,
+    call_id: u64,
+    _name: *const c_char,
+    _in: *const c_char,
+    _n: usize,
+) {
+    TOOL_CALLS.fetch_add(1, Ordering::Relaxed);
+    let rt = RT_FOR_TOOL.load(Ordering::Relaxed) as *mut robota_runtime;
+    robota_tool_call_complete(rt, call_id, c"\"12:00\"".as_ptr(), 0, null_mut());
+}
+
+unsafe extern "C" fn event_cb(
+    _ud: *mut c_void,
+    _s: *mut robota_session,
+    _kind: u32,
+    _turn: u64,
+    _p: *const c_char,
+    _n: usize,
+) {
+}
+
+fn cpu_us() -> f64 {
+    // SAFETY: an all-zero rusage is a valid value for getrusage to overwrite.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `ru` is a valid, writable rusage.
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
+    let t = |tv: libc::timeval| tv.tv_sec as f64 * 1e6 + tv.tv_usec as f64;
+    t(ru.ru_utime) + t(ru.ru_stime)
+}
+
+fn open(rt: *mut robota_runtime, with_callback: bool) -> *mut robota_session {
+    let mut s = null_mut();
+    let json = c"{\"v\":1,\"provider\":\"s\",\"model\":\"m\"}";
+    let cb: robota_event_fn = if with_callback { Some(event_cb) } else { None };
+    assert_eq!(
+        robota_session_new(rt, json.as_ptr(), cb, null_mut(), None, &mut s, null_mut()),
+        ROBOTA_OK
+    );
+    s
+}
+
+fn submit_wait(s: *mut robota_session, input: &CString) {
+    let mut id = 0;
+    assert_eq!(
+        robota_session_submit(s, input.as_ptr(), &mut id, null_mut()),
+        ROBOTA_OK
+    );
+    assert_eq!(robota_session_wait(s, id, -1, null_mut()), ROBOTA_OK);
+}
+
+/// Marks where a measured part begins, for `valgrind --tool=callgrind
+/// --zero-before=abi_turn::mark_begin --dump-before=abi_turn::mark_end` (counts only the
+/// measured turns of every thread).
+#[inline(never)]
+fn mark_begin() {
+    std::hint::black_box(1u8);
+}
+
+/// Marks where a measured part ends (see [`mark_begin`]).
+#[inline(never)]
+fn mark_end() {
+    std::hint::black_box(2u8);
+}
+
+/// Sessions opened (and later freed) outside the measured part of "turn only".
+const BATCH: u64 = 250;
+
+/// CPU and wall time (µs) of `turns` turns: with `whole`, each on a session created and freed
+/// in the measurement; else the sessions are opened before and freed after it.
+fn measure(
+    rt: *mut robota_runtime,
+    input: &CString,
+    turns: u64,
+    cb: bool,
+    whole: bool,
+) -> (f64, f64) {
+    let (mut cpu, mut wall) = (0.0, 0.0);
+    let mut done = 0;
+    while done < turns {
+        let n = BATCH.min(turns - done);
+        let sessions: Vec<_> = if whole {
+            Vec::new()
+        } else {
+            (0..n).map(|_| open(rt, cb)).collect()
+        };
+        mark_begin();
+        let (c0, w0) = (cpu_us(), Instant::now());
+        if whole {
+            for _ in 0..n {
+                let s = open(rt, cb);
+                submit_wait(s, input);
+                robota_session_free(s);
+            }
+        } else {
+            for &s in &sessions {
+                submit_wait(s, input);
+            }
+        }
+        cpu += cpu_us() - c0;
+        wall += w0.elapsed().as_secs_f64() * 1e6;
+        mark_end();
+        for s in sessions {
+            robota_session_free(s);
+        }
+        done += n;
+    }
+    (cpu, wall)
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    let turns: u64 = args
+        .first()
+        .map_or(5_000, |a| a.parse().expect("turns: a number"));
+    // Optionally one figure only: `turn`, `turn-cb` or `whole`.
+    let only = args.get(1).map(String::as_str);
+    let mut rt = null_mut();
+    let cfg = CString::new(
+        r#"{"v":1,"providers":{"s":{"kind":"scripted","turns":[
+            {"text":"Checking.","tool_calls":[{"name":"clock","arguments":{}}]},{"text":"It is noon."}]}}}"#,
+    )
+    .unwrap();
+    assert_eq!(
+        robota_runtime_new(cfg.as_ptr(), &mut rt, null_mut()),
+        ROBOTA_OK
+    );
+    RT_FOR_TOOL.store(rt as u64, Ordering::Relaxed);
+    let tool = CString::new(
+        r#"{"name":"clock","description":"time","read_only":true,"input_schema":{"type":"object"}}"#,
+    )
+    .unwrap();
+    assert_eq!(
+        robota_runtime_register_tool(
+            rt,
+            tool.as_ptr(),
+            Some(tool_cb),
+            null_mut(),
+            None,
+            null_mut()
+        ),
+        ROBOTA_OK
+    );
+    let input = CString::new(r#"{"text":"what time is it?"}"#).unwrap();
+    measure(rt, &input, turns.min(200), true, true);
+    for (cb, whole, name) in [
+        (false, false, "turn"),
+        (true, false, "turn-cb"),
+        (true, true, "whole"),
+    ] {
+        if only.is_some_and(|o| o != name) {
+            continue;
+        }
+        TOOL_CALLS.store(0, Ordering::Relaxed);
+        let (cpu, wall) = measure(rt, &input, turns, cb, whole);
+        assert_eq!(TOOL_CALLS.load(Ordering::Relaxed), turns);
+        println!(
+            "abi_turn {:<34} {turns} turns: CPU {:>6.1} µs/turn, wall {:>6.1} µs/turn",
+            match (cb, whole) {
+                (false, false) => "(turn only, no event callback):",
+                (true, false) => "(turn only, event callback):",
+                _ => "(session new + turn + free):",
+            },
+            cpu / turns as f64,
+            wall / turns as f64
+        );
+    }
+    robota_runtime_free(rt);
+}
