@@ -29,7 +29,7 @@ use serde_json::{json, Value};
 const READS: usize = 50;
 const DIRS: usize = 20;
 const FILES_PER_DIR: usize = 100;
-const RUNS: usize = 31;
+const RUNS: usize = 41;
 
 fn c(s: &str) -> CString {
     CString::new(s).unwrap()
@@ -221,6 +221,8 @@ struct Compared {
     native: Cost,
     work: Cost,
     requests: u64,
+    /// Each run's (port turn, native turn, host work), measured one after the other.
+    runs: Vec<(Cost, Cost, Cost)>,
 }
 
 fn runtime(turns: Value) -> *mut robota_runtime {
@@ -292,6 +294,12 @@ fn compare(turns_for: impl Fn(&str) -> Value, tools: &str, disk: &Path) -> Compa
         native: median_cost(&n),
         work: median_cost(&work),
         requests,
+        runs: h
+            .iter()
+            .zip(&n)
+            .zip(&work)
+            .map(|((h, n), w)| (*h, *n, *w))
+            .collect(),
     }
 }
 
@@ -325,10 +333,17 @@ fn main() {
         wall: median(native_wall),
         cpu: median(native_cpu),
     };
-    // The port's own cost per Read: the turn's difference without the host's work, plus the
-    // stat + read the native turn made and the port's turn did not.
+    // The port's own cost per Read: a run's difference (port turn − native turn measured right
+    // after it − the host's work) per Read, plus the stat + read the native turn made and the
+    // port's turn did not; the median over the runs (pairs cancel most of the load's drift).
     let extra = |f: fn(&Cost) -> Duration| {
-        (us(f(&r.host)) - us(f(&r.native)) - us(f(&r.work))) / READS as f64 + us(f(&native_read))
+        let mut v: Vec<f64> = r
+            .runs
+            .iter()
+            .map(|(h, n, w)| (us(f(h)) - us(f(n)) - us(f(w))) / READS as f64 + us(f(&native_read)))
+            .collect();
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
     };
     println!(
         "host_io read: {READS} Reads per turn ({} host requests); wall: port {:.0} µs vs native {:.0} µs, \
