@@ -4,9 +4,11 @@
 use std::ffi::{c_char, c_void};
 use std::sync::Arc;
 
+use serde_json::Value;
+
 use super::args::str_arg;
 use super::boundary::boundary;
-use super::callbacks::{nul_terminated, robota_free_fn, CallbackScope, Owned};
+use super::callbacks::{json_nul_terminated, robota_free_fn, CallbackScope, Owned};
 use super::handles::{self, robota_runtime, robota_session};
 use super::status::{robota_error, robota_status, ROBOTA_OK};
 use crate::sdk::host_io_host::HostIoHandler;
@@ -32,9 +34,9 @@ struct HostIoReg {
 }
 
 impl HostIoHandler for HostIoReg {
-    fn call(&self, session: usize, io_id: u64, request_json: &str) {
+    fn call(&self, session: usize, io_id: u64, request: &Value) {
         let Some(f) = self.f else { return };
-        let request = nul_terminated(request_json.to_string());
+        let request = json_nul_terminated(request);
         let _scope = CallbackScope::enter();
         // SAFETY: the host registered `f` for `user_data`; `request` is NUL-terminated and
         // outlives the call; `session` is the handle the host received.

@@ -272,7 +272,7 @@ pub(crate) fn nul_terminated(s: String) -> Vec<u8> {
 
 /// `doc` as compact JSON text followed by a NUL, written straight into the buffer (no
 /// `fmt::Write` round trip per piece, as `Value::to_string` makes).
-fn json_nul_terminated(doc: &serde_json::Value) -> Vec<u8> {
+pub(crate) fn json_nul_terminated(doc: &serde_json::Value) -> Vec<u8> {
     let mut buf = Vec::with_capacity(256);
     if serde_json::to_writer(&mut buf, doc).is_err() {
         // Writing a `Value` into memory cannot fail; keep the text form regardless.

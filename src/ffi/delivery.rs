@@ -16,12 +16,17 @@ use crate::sdk::error::{ErrorCode, SdkError};
 use crate::sdk::events::{self, Event, EventSink, Payload};
 use crate::sdk::runtime::RuntimeShared;
 
+mod inline;
+
 #[derive(Default)]
 struct QState {
     events: VecDeque<Event>,
     reg: Option<Arc<EventReg>>,
     /// `thread` mode: a callback thread is draining the queue (at most one at a time).
     dispatcher_running: bool,
+    /// `thread` mode: a thread is handing events over right now (the dispatcher, or a tool
+    /// thread delivering its host I/O request itself, see `inline`); one at a time, in order.
+    delivering: bool,
     dispatching: bool,
     detached: bool,
     closed_queued: bool,
@@ -112,20 +117,21 @@ impl Queue {
         if ev.kind == events::SESSION_CLOSED {
             st.closed_queued = true;
         }
+        if self.mode == Delivery::Thread
+            && ev.kind == events::HOST_IO
+            && !st.delivering
+            && crate::sdk::host_io::caller_serves_inline()
+        {
+            self.deliver_inline(st, ev);
+            return;
+        }
         st.events.push_back(ev);
         match self.mode {
             Delivery::Thread => {
                 if !st.dispatcher_running {
                     st.dispatcher_running = true;
                     drop(st);
-                    let me = self.clone();
-                    if !self
-                        .shared
-                        .work
-                        .run_on_callback_thread(Box::new(move || me.drain()))
-                    {
-                        self.lock().dispatcher_running = false;
-                    }
+                    self.start_dispatcher();
                 }
             }
             Delivery::Pump | Delivery::Pull => {
@@ -138,41 +144,66 @@ impl Queue {
         }
     }
 
+    /// `thread` mode: drains the queue on a callback thread (`dispatcher_running` is set).
+    fn start_dispatcher(self: &Arc<Self>) {
+        let me = self.clone();
+        if !self
+            .shared
+            .work
+            .run_on_callback_thread(Box::new(move || me.drain()))
+        {
+            self.lock().dispatcher_running = false;
+        }
+    }
+
     /// `thread` mode, on a callback thread: delivers queued events in order until none is
     /// left, taking everything queued at once (one lock round trip per burst, not per event).
+    /// Leaves when another thread is delivering (that one restarts it for what it leaves).
     fn drain(self: Arc<Self>) {
         let mut batch: VecDeque<Event> = VecDeque::new();
-        let mut completed: Vec<u64> = Vec::new();
+        let mut mine = false;
         loop {
             let (reg, ptr) = {
                 let mut st = self.lock();
-                if st.detached || st.events.is_empty() {
+                if mine {
+                    st.delivering = false;
+                }
+                if st.detached || st.events.is_empty() || st.delivering {
                     st.dispatcher_running = false;
                     return;
                 }
+                st.delivering = true;
+                mine = true;
                 std::mem::swap(&mut batch, &mut st.events);
                 (st.reg.clone(), st.session_ptr)
             };
-            while let Some(ev) = batch.pop_front() {
-                let turn = ev.turn_id;
-                let kind = ev.kind;
-                if !self.deliver_gated(ev, reg.as_deref(), ptr as *mut robota_session) {
-                    batch.clear();
-                    break;
-                }
-                if kind == events::TURN_COMPLETED {
-                    // The callback returned: every event of the turn reached the host.
-                    completed.push(turn);
-                }
+            self.deliver_batch(&mut batch, reg, ptr);
+        }
+    }
+
+    /// Delivers `batch` in order (emptying it; the rest is dropped once delivery was
+    /// detached), then records the turns whose `TURN_COMPLETED` the host got.
+    fn deliver_batch(&self, batch: &mut VecDeque<Event>, reg: Option<Arc<EventReg>>, ptr: usize) {
+        let mut completed: Vec<u64> = Vec::new();
+        while let Some(ev) = batch.pop_front() {
+            let turn = ev.turn_id;
+            let kind = ev.kind;
+            if !self.deliver_gated(ev, reg.as_deref(), ptr as *mut robota_session) {
+                batch.clear();
+                break;
             }
-            // Release the registration first: a host that frees the session as soon as `wait`
-            // returns then gets its `free_fn` called inside `robota_session_free`.
-            drop(reg);
-            if !completed.is_empty() {
-                let mut st = self.lock();
-                for turn in completed.drain(..) {
-                    self.mark_delivered(&mut st, turn);
-                }
+            if kind == events::TURN_COMPLETED {
+                // The callback returned: every event of the turn reached the host.
+                completed.push(turn);
+            }
+        }
+        // Release the registration first: a host that frees the session as soon as `wait`
+        // returns then gets its `free_fn` called inside `robota_session_free`.
+        drop(reg);
+        if !completed.is_empty() {
+            let mut st = self.lock();
+            for turn in completed {
+                self.mark_delivered(&mut st, turn);
             }
         }
     }

@@ -8,6 +8,7 @@
 //! the session withdraws the ids (a late answer is then `ROBOTA_E_STALE`) and the tool reports
 //! the interruption. A wrong-shaped answer is an error naming the op and the field.
 
+use std::cell::Cell;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
@@ -62,13 +63,47 @@ impl HostIoPort {
         Ok((id, rx))
     }
 
-    /// Sends one request and blocks this (blocking-pool) thread for the answer.
+    /// Sends one request and blocks this (blocking-pool) thread for the answer. In `thread`
+    /// delivery this thread hands the request to the host itself when no other thread is
+    /// delivering the session's events ([`caller_serves_inline`]).
+    fn ask(&self, op: &str, request: Value) -> io::Result<Answer> {
+        let issued = {
+            let _inline = ServesInline::enter();
+            self.issue(request)
+        };
+        let (_, rx) = issued?;
+        rx.blocking_recv().map_err(|_| cancelled(op))
+    }
+
+    /// [`Self::ask`], the answer checked for `{"error"}`.
     fn call(&self, op: &str, request: Value) -> io::Result<Map<String, Value>> {
-        let (_, rx) = self.issue(request)?;
-        match rx.blocking_recv() {
-            Ok(answer) => parse_answer(op, answer),
-            Err(_) => Err(cancelled(op)),
-        }
+        parse_answer(op, self.ask(op, request)?)
+    }
+}
+
+thread_local! {
+    static SERVES_INLINE: Cell<bool> = const { Cell::new(false) };
+}
+
+/// True while this thread issues a request of the blocking file-system port: it is a
+/// library thread off the async workers that would only wait for the answer, so `thread`
+/// delivery may call the host's callback on it.
+pub fn caller_serves_inline() -> bool {
+    SERVES_INLINE.with(Cell::get)
+}
+
+/// Marks this thread as [`caller_serves_inline`] for the guard's lifetime.
+struct ServesInline(bool);
+
+impl ServesInline {
+    fn enter() -> Self {
+        ServesInline(SERVES_INLINE.with(|s| s.replace(true)))
+    }
+}
+
+impl Drop for ServesInline {
+    fn drop(&mut self) {
+        SERVES_INLINE.with(|s| s.set(self.0));
     }
 }
 
@@ -188,16 +223,15 @@ fn parse_list(map: &Map<String, Value>) -> io::Result<Vec<DirEntryInfo>> {
 
 impl FsPort for HostIoPort {
     fn metadata(&self, path: &Path) -> io::Result<FileMeta> {
-        let (_, rx) = self.issue(request("stat", path))?;
-        match rx.blocking_recv() {
-            Ok(a) => parse_stat(a),
-            Err(_) => Err(cancelled("stat")),
-        }
+        parse_stat(self.ask("stat", request("stat", path))?)
     }
 
     fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
-        let map = self.call("read", request("read", path))?;
-        Ok(field_str("read", &map, "content")?.as_bytes().to_vec())
+        let mut map = self.call("read", request("read", path))?;
+        match map.remove("content") {
+            Some(Value::String(text)) => Ok(text.into_bytes()),
+            _ => Err(shape("read", "field \"content\"", "a string")),
+        }
     }
 
     fn write_atomic(&self, path: &Path, data: &[u8]) -> io::Result<()> {

@@ -14,8 +14,9 @@ use super::runtime::{Runtime, RuntimeShared};
 
 /// Receives host I/O requests (`{"v":1,"op",…}`) of the runtime's host-I/O sessions.
 pub trait HostIoHandler: Send + Sync {
-    /// Hands request `io_id` to the host; `session` is the session handle's address.
-    fn call(&self, session: usize, io_id: u64, request_json: &str);
+    /// Hands request `io_id` (`{"v":1,"op",…}`) to the host; `session` is the session
+    /// handle's address.
+    fn call(&self, session: usize, io_id: u64, request: &Value);
 }
 
 impl Runtime {
@@ -63,12 +64,7 @@ pub fn deliver(shared: &RuntimeShared, session: usize, ev: Event) {
         .unwrap_or_else(|p| p.into_inner())
         .clone();
     match handler {
-        Some(h) => {
-            let request = doc
-                .get("request")
-                .map_or_else(String::new, Value::to_string);
-            h.call(session, io_id, &request);
-        }
+        Some(h) => h.call(session, io_id, doc.get("request").unwrap_or(&Value::Null)),
         None => {
             shared.pending.cancel(io_id);
         }

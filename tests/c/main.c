@@ -36,6 +36,7 @@ void test_query_null_callback_bad_input_and_reentry(void);
 void test_host_io_virtual_fs(void);
 void test_host_io_pull_async_and_abort(void);
 void test_host_io_wrong_shape_pump(void);
+void test_host_io_thread_answer_later_and_abort(void);
 void test_budget_model_calls(void);
 void test_budget_tool_calls(void);
 void test_budget_tokens(void);
@@ -91,6 +92,7 @@ static const struct {
     {"host_io_virtual_fs", test_host_io_virtual_fs},
     {"host_io_pull_async_and_abort", test_host_io_pull_async_and_abort},
     {"host_io_wrong_shape_pump", test_host_io_wrong_shape_pump},
+    {"host_io_thread_answer_later_and_abort", test_host_io_thread_answer_later_and_abort},
     {"budget_model_calls", test_budget_model_calls},
     {"budget_tool_calls", test_budget_tool_calls},
     {"budget_tokens", test_budget_tokens},

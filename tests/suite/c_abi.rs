@@ -51,6 +51,7 @@ fn compile_c_tests(lib_dir: &Path) -> PathBuf {
         "test_store.c",
         "test_query.c",
         "test_host_io.c",
+        "test_host_io_thread.c",
         "test_budget.c",
         "test_host_commands.c",
         "test_subagents.c",
@@ -98,7 +99,7 @@ fn c_abi_tests_pass_natively_and_under_valgrind() {
         "C tests failed:\n{stdout}\n{}",
         String::from_utf8_lossy(&o.stderr)
     );
-    assert!(stdout.contains("47 test(s), 0 failure(s)"), "{stdout}");
+    assert!(stdout.contains("48 test(s), 0 failure(s)"), "{stdout}");
     run_http(&exe, None);
     if have("valgrind") {
         run_http(&exe, Some("valgrind"));
