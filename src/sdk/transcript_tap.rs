@@ -1,8 +1,11 @@
 //! Session transcripts (session JSON `"transcript": true | "DIR"`): every event the session
-//! emits is also appended to `<DIR>/<session_id>.jsonl` (`true`: `<cwd>/.robota/logs`, the
-//! reference's directory) before the host gets it, one line per event, redacted, fsync'd when
-//! a turn completes and when the session closes. A transcript that cannot be opened or
-//! written gives one `WARNING` event (`code:"TRANSCRIPT_FAILED"`) and the session goes on.
+//! emits is also logged for `<DIR>/<session_id>.jsonl` (`true`: `<cwd>/.robota/logs`, the
+//! reference's directory) before the host gets it, one line per event, redacted. The line is
+//! only formatted on the emitting thread; the transcript writer thread writes a turn's lines
+//! and fsyncs after `turn_completed` was passed on (off the turn's path), and `session_closed`
+//! is passed on only once every line is on disk. A transcript that cannot be opened or
+//! written gives one `WARNING` event (`code:"TRANSCRIPT_FAILED"`; a failure of the writer
+//! thread is reported with the next event) and the session goes on.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -43,10 +46,15 @@ fn write(t: &Transcript, ev: &Event) -> std::io::Result<()> {
             _ => t.record(name, ev.turn_id, &Map::new())?,
         },
     }
-    if ev.kind == events::TURN_COMPLETED || ev.kind == events::SESSION_CLOSED {
-        t.sync()?;
+    match ev.kind {
+        events::TURN_COMPLETED => t.sync_later(),
+        events::SESSION_CLOSED => t.sync()?,
+        _ => {}
     }
-    Ok(())
+    match t.take_error() {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
 }
 
 fn warning(path: &Path, e: &dyn std::fmt::Display) -> Value {
