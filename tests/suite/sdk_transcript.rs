@@ -1,6 +1,7 @@
-//! Transcripts: one redacted line per event, fsync'd at turn end, validated after a run with
-//! tools and an abort; an unwritable directory is a warning and the session goes on; the
-//! validator reports broken invariants by code and line.
+//! Transcripts: one redacted line per event, all on disk once the session is freed (written
+//! and fsync'd by the background writer), validated after a run with tools and an abort; an
+//! unwritable directory or a failing write is a warning and the session goes on; the validator
+//! reports broken invariants by code and line.
 
 use robota::ffi::*;
 use robota::session::transcript::{is_secret_key, Redacted};
