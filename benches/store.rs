@@ -41,6 +41,9 @@ fn history(n: usize) -> ConversationStore {
 }
 
 fn compaction(cr: &mut Criterion) {
+    if !selected("compact_1000_messages") {
+        return;
+    }
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -86,7 +89,19 @@ fn saved_session(id: &str, cwd: &str, i: usize) -> String {
     serde_json::to_string_pretty(&doc).unwrap()
 }
 
+/// Whether the command line's filter (`cargo bench --bench store -- FILTER`) selects a
+/// benchmark named `store/<name>…`: the setup of those not selected is skipped.
+fn selected(name: &str) -> bool {
+    match std::env::args().skip(1).find(|a| !a.starts_with('-')) {
+        None => true,
+        Some(f) => format!("store/{name}").contains(&f) || f.contains(name),
+    }
+}
+
 fn list(cr: &mut Criterion) {
+    if !selected("store_list_10000_sessions") {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     for i in 0..10_000 {
         let id = format!("s-{i:05}");
@@ -130,16 +145,68 @@ fn list(cr: &mut Criterion) {
     robota_runtime_free(rt);
 }
 
-/// A session freed when dropped (outside the measured routine).
-struct Owned(*mut robota_session);
+/// User + system CPU time of this process (all threads: the turn's workers and the transcript
+/// writer), in nanoseconds.
+fn cpu_ns() -> i64 {
+    // SAFETY: an all-zero rusage is a valid value for getrusage to overwrite.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `ru` is a valid, writable rusage.
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
+    (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1_000_000_000
+        + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1_000
+}
 
-impl Drop for Owned {
-    fn drop(&mut self) {
-        robota_session_free(self.0);
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// One variant's figures for one round, in µs: median wall time of submit → wait, CPU time
+/// (all threads) from submit to wait per turn, and CPU time per turn including the session's
+/// creation and free (where the transcript is opened, and flushed and joined at the end).
+struct Round {
+    wall: f64,
+    cpu_turn: f64,
+    cpu_whole: f64,
+}
+
+fn run_round(rt: *mut robota_runtime, doc: &CString, input: &CString, turns: usize) -> Round {
+    let mut walls = Vec::with_capacity(turns);
+    let (mut cpu_turn, whole_start) = (0i64, cpu_ns());
+    for _ in 0..turns {
+        let mut s: *mut robota_session = null_mut();
+        assert_eq!(
+            robota_session_new(rt, doc.as_ptr(), None, null_mut(), None, &mut s, null_mut()),
+            ROBOTA_OK
+        );
+        let (t0, c0) = (std::time::Instant::now(), cpu_ns());
+        let mut id = 0;
+        assert_eq!(
+            robota_session_submit(s, input.as_ptr(), &mut id, null_mut()),
+            ROBOTA_OK
+        );
+        assert_eq!(robota_session_wait(s, id, 30_000, null_mut()), ROBOTA_OK);
+        cpu_turn += cpu_ns() - c0;
+        walls.push(t0.elapsed().as_secs_f64() * 1e6);
+        robota_session_free(s);
+    }
+    Round {
+        wall: median(&mut walls),
+        cpu_turn: cpu_turn as f64 / 1e3 / turns as f64,
+        cpu_whole: (cpu_ns() - whole_start) as f64 / 1e3 / turns as f64,
     }
 }
 
-fn transcript(cr: &mut Criterion) {
+/// A scripted turn (20 text deltas) through the C ABI, one fresh session per turn, without a
+/// transcript, with one on tmpfs and with one on the disk. Variants alternate within each
+/// round (so they share the machine's load); printed: the median over rounds of each round's
+/// figures. Not a criterion benchmark: criterion measures wall time only.
+fn transcript(_: &mut Criterion) {
+    // `-- turn_transcript_tmpfs` leaves the disk out (e.g. to profile the tmpfs case alone).
+    if !selected("turn_transcript") {
+        return;
+    }
+    let tmpfs_only = std::env::args().any(|a| a == "turn_transcript_tmpfs");
     let deltas = vec!["\"word \""; 20].join(",");
     let cfg = format!(
         r#"{{"v":1,"providers":{{"s":{{"kind":"scripted","turns":[{{"deltas":[{deltas}]}}],"fallback":"repeat_last"}}}}}}"#
@@ -151,57 +218,50 @@ fn transcript(cr: &mut Criterion) {
     );
     let disk = tempfile::tempdir().unwrap();
     let shm = tempfile::tempdir_in("/dev/shm").ok();
-    let mut variants = vec![
-        ("turn_without_transcript", None),
-        ("turn_with_transcript", Some(disk.path())),
-    ];
+    let mut variants = vec![("no transcript", None)];
+    if !tmpfs_only {
+        variants.push(("transcript on disk", Some(disk.path())));
+    }
     if let Some(d) = &shm {
-        variants.push(("turn_with_transcript_tmpfs", Some(d.path())));
+        variants.insert(1, ("transcript on tmpfs", Some(d.path())));
     }
+    let docs: Vec<CString> = variants
+        .iter()
+        .map(|(_, dir)| {
+            let mut doc = json!({"v":1,"provider":"s","model":"m"});
+            if let Some(d) = dir {
+                doc["transcript"] = json!(d);
+            }
+            c(&doc.to_string())
+        })
+        .collect();
     let input = c(r#"{"text":"go"}"#);
-    let mut g = cr.benchmark_group("store");
-    g.sample_size(50).measurement_time(Duration::from_secs(4));
-    for (name, dir) in variants {
-        let mut doc = json!({"v":1,"provider":"s","model":"m"});
-        if let Some(d) = dir {
-            doc["transcript"] = json!(d);
-        }
-        let doc = c(&doc.to_string());
-        // One fresh session per turn (created outside the measurement): every variant runs
-        // the same first turn; the transcript's file open is not counted, its lines and the
-        // fsync at turn end are.
-        g.bench_function(name, |b| {
-            b.iter_batched(
-                || {
-                    let mut s: *mut robota_session = null_mut();
-                    assert_eq!(
-                        robota_session_new(
-                            rt,
-                            doc.as_ptr(),
-                            None,
-                            null_mut(),
-                            None,
-                            &mut s,
-                            null_mut()
-                        ),
-                        ROBOTA_OK
-                    );
-                    Owned(s)
-                },
-                |s| {
-                    let mut id = 0;
-                    assert_eq!(
-                        robota_session_submit(s.0, input.as_ptr(), &mut id, null_mut()),
-                        ROBOTA_OK
-                    );
-                    assert_eq!(robota_session_wait(s.0, id, 30_000, null_mut()), ROBOTA_OK);
-                    s
-                },
-                BatchSize::PerIteration,
-            )
-        });
+    let (rounds, turns) = (7, 300);
+    for doc in &docs {
+        run_round(rt, doc, &input, 50); // warm-up
     }
-    g.finish();
+    let mut all: Vec<Vec<Round>> = variants.iter().map(|_| Vec::new()).collect();
+    for _ in 0..rounds {
+        for (i, doc) in docs.iter().enumerate() {
+            all[i].push(run_round(rt, doc, &input, turns));
+        }
+    }
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    let load = load.trim_end();
+    println!("store/turn_transcript: {rounds} rounds x {turns} turns per variant, load {load}");
+    let base = median(&mut all[0].iter().map(|r| r.wall).collect::<Vec<_>>());
+    let base_cpu = median(&mut all[0].iter().map(|r| r.cpu_turn).collect::<Vec<_>>());
+    for ((name, _), rs) in variants.iter().zip(&all) {
+        let wall = median(&mut rs.iter().map(|r| r.wall).collect::<Vec<_>>());
+        let cpu = median(&mut rs.iter().map(|r| r.cpu_turn).collect::<Vec<_>>());
+        let whole = median(&mut rs.iter().map(|r| r.cpu_whole).collect::<Vec<_>>());
+        println!(
+            "  {name:<20} wall {wall:8.1} µs ({:+5.1} %)  cpu/turn {cpu:7.1} µs ({:+5.1} %)  \
+             cpu/turn incl. session new+free {whole:7.1} µs",
+            (wall / base - 1.0) * 100.0,
+            (cpu / base_cpu - 1.0) * 100.0
+        );
+    }
     robota_runtime_free(rt);
 }
 

@@ -1,8 +1,11 @@
 //! Session transcripts (session JSON `"transcript": true | "DIR"`): every event the session
-//! emits is also appended to `<DIR>/<session_id>.jsonl` (`true`: `<cwd>/.robota/logs`, the
-//! reference's directory) before the host gets it, one line per event, redacted, fsync'd when
-//! a turn completes and when the session closes. A transcript that cannot be opened or
-//! written gives one `WARNING` event (`code:"TRANSCRIPT_FAILED"`) and the session goes on.
+//! emits is also logged for `<DIR>/<session_id>.jsonl` (`true`: `<cwd>/.robota/logs`, the
+//! reference's directory) before the host gets it, one line per event, redacted. The line is
+//! only formatted on the emitting thread; the transcript writer thread writes a turn's lines
+//! and fsyncs after `turn_completed` was passed on (off the turn's path; a subagent's turn
+//! waits for it), and `session_closed` is passed on only once every line is on disk. A transcript that cannot be opened or
+//! written gives one `WARNING` event (`code:"TRANSCRIPT_FAILED"`; a failure of the writer
+//! thread is reported with the next event) and the session goes on.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -28,7 +31,9 @@ pub fn parse(what: &str, map: &Map<String, Value>, cwd: &str) -> SdkResult<Optio
     }
 }
 
-fn write(t: &Transcript, ev: &Event) -> std::io::Result<()> {
+/// `durable_turns`: a turn's lines are on disk before its `turn_completed` goes on (subagents:
+/// the parent's `SubagentStop` hooks read `agent_transcript_path` right after).
+fn write(t: &Transcript, ev: &Event, durable_turns: bool) -> std::io::Result<()> {
     let name = kind_name(ev.kind);
     match &ev.payload {
         Payload::Text(text) => t.record_text(name, ev.turn_id, "text", text)?,
@@ -44,10 +49,16 @@ fn write(t: &Transcript, ev: &Event) -> std::io::Result<()> {
             _ => t.record(name, ev.turn_id, &Map::new())?,
         },
     }
-    if ev.kind == events::TURN_COMPLETED || ev.kind == events::SESSION_CLOSED {
-        t.sync()?;
+    match ev.kind {
+        events::TURN_COMPLETED if durable_turns => t.sync()?,
+        events::TURN_COMPLETED => t.sync_later(),
+        events::SESSION_CLOSED => t.sync()?,
+        _ => {}
     }
-    Ok(())
+    match t.take_error() {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
 }
 
 fn warning(path: &Path, e: &dyn std::fmt::Display) -> Value {
@@ -85,9 +96,10 @@ pub fn attach(
         }
     }
     let failed = AtomicBool::new(false);
+    let durable_turns = cfg.params.agents.depth > 0;
     let tapped: EventSink = Arc::new(move |ev: Event| {
         if !failed.load(Ordering::Relaxed) {
-            if let Err(e) = write(&t, &ev) {
+            if let Err(e) = write(&t, &ev, durable_turns) {
                 if !failed.swap(true, Ordering::Relaxed) {
                     sink(Event::json(
                         events::WARNING,

@@ -2,17 +2,21 @@
 //! line, `{"timestamp","sessionId","event",…fields}`, append-only. Secret-looking keys
 //! (`api_key`, `authorization`, `access_token`, `refresh_token`, `secret`, `password`,
 //! `x-api-key`, case-insensitive, whole key) are written as `"[REDACTED]"` at any depth.
-//! Lines are buffered and flushed + fsync'd by [`Transcript::sync`] (at the end of each turn).
+//! Lines are formatted into memory and written by a background thread
+//! ([`super::transcript_writer`]): at the end of each turn ([`Transcript::sync_later`]: written
+//! and fsync'd after the turn, off its path) and when the log is closed ([`Transcript::sync`],
+//! which waits until everything is on disk).
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
+use std::io::{self, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::{Map, Value};
 
 use super::transcript_payloads::{Payloads, PAYLOAD_LIMIT_BYTES};
+use super::transcript_writer::Target;
 
 /// What redacted values are written as.
 pub const REDACTED: &str = "[REDACTED]";
@@ -99,34 +103,71 @@ pub(super) fn redacted_json_text(key: &str, v: &Value) -> Option<String> {
     serde_json::to_string(&Redacted(&parsed)).ok()
 }
 
-/// An open session log.
+/// Formatted lines are handed to the writer thread once this many bytes are waiting (and at
+/// every [`Transcript::sync_later`] / [`Transcript::sync`]).
+pub const HANDOFF_BYTES: usize = 64 * 1024;
+
+/// An open session log. Lines are formatted into memory on the caller's thread; the writer
+/// thread ([`super::transcript_writer`]) writes them and fsyncs.
 pub struct Transcript {
     path: PathBuf,
-    session_id: String,
+    /// `","sessionId":"<id>","event":"`, the part of every line between timestamp and event.
+    mid: Vec<u8>,
     out: Mutex<Out>,
-    /// The same file, to fsync without holding the lock.
-    file: File,
+    target: Arc<Target>,
     payloads: Payloads,
 }
 
-/// The buffered file, the last timestamp written (formatted once per millisecond) and a scratch
-/// buffer each field is serialized into first (to measure it against the payload limit without a
-/// second pass).
+/// Lines not yet handed to the writer, the last timestamp written (formatted once per
+/// millisecond).
 struct Out {
-    buf: BufWriter<File>,
-    scratch: Vec<u8>,
+    pending: Vec<u8>,
+    /// The last batch handed over, and whether lines came since the last fsync'd one.
+    last_seq: u64,
+    dirty: bool,
     stamp_ms: i64,
     stamp: String,
 }
 
 impl Out {
     fn refresh_stamp(&mut self) {
-        let now = chrono::Utc::now();
-        let ms = now.timestamp_millis();
+        // The clock read alone per line; the calendar work once per millisecond.
+        let ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as i64);
         if ms != self.stamp_ms || self.stamp.is_empty() {
             self.stamp_ms = ms;
-            self.stamp = now.to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+            self.stamp = chrono::DateTime::from_timestamp_millis(ms)
+                .unwrap_or_default()
+                .to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
         }
+    }
+}
+
+/// Appends `n` in decimal.
+fn push_u64(w: &mut Vec<u8>, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    w.extend_from_slice(&digits[i..]);
+}
+
+/// Appends `s` as a JSON string (without escaping when it needs none, as event names).
+fn push_str(w: &mut Vec<u8>, s: &str) -> io::Result<()> {
+    if s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+        w.push(b'"');
+        w.extend_from_slice(s.as_bytes());
+        w.push(b'"');
+        Ok(())
+    } else {
+        Ok(serde_json::to_writer(w, s)?)
     }
 }
 
@@ -144,16 +185,20 @@ impl Transcript {
             .append(true)
             .open(&path)?;
         drop_torn_tail(&mut file)?;
+        let mut mid = b"\",\"sessionId\":".to_vec();
+        serde_json::to_writer(&mut mid, session_id)?;
+        mid.extend_from_slice(b",\"event\":");
         Ok(Transcript {
             path,
-            session_id: session_id.to_string(),
-            file: file.try_clone()?,
+            mid,
             out: Mutex::new(Out {
-                buf: BufWriter::with_capacity(16 * 1024, file),
-                scratch: Vec::new(),
+                pending: Vec::with_capacity(8 * 1024),
+                last_seq: 0,
+                dirty: false,
                 stamp_ms: 0,
                 stamp: String::new(),
             }),
+            target: Target::new(file),
             payloads: Payloads::new(dir, session_id, PAYLOAD_LIMIT_BYTES),
         })
     }
@@ -163,82 +208,147 @@ impl Transcript {
         &self.path
     }
 
+    fn lock(&self) -> std::sync::MutexGuard<'_, Out> {
+        self.out.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
     /// Appends one line: `{"timestamp","sessionId","event","turn_id"?,…fields}` (fields named
     /// `v` and `type` are left out; `turn_id` 0 is left out; a field named like a line key,
     /// e.g. a message's own `timestamp`, is written as `payload_<name>`). A field whose JSON
     /// exceeds the payload limit goes to a payload file (see [`super::transcript_payloads`]).
+    /// Nothing is written after the writer failed ([`Self::take_error`]).
     pub fn record(&self, event: &str, turn_id: u64, fields: &Map<String, Value>) -> io::Result<()> {
-        let mut guard = self.out.lock().unwrap_or_else(|p| p.into_inner());
-        self.head(&mut guard, event, turn_id)?;
-        let Out {
-            buf: w, scratch, ..
-        } = &mut *guard;
+        if self.target.failed() {
+            return Ok(());
+        }
+        let mut guard = self.lock();
+        let start = guard.pending.len();
+        let line = self.line(&mut guard, event, turn_id, fields);
+        self.finish_line(&mut guard, start, line)
+    }
+
+    fn line(
+        &self,
+        out: &mut Out,
+        event: &str,
+        turn_id: u64,
+        fields: &Map<String, Value>,
+    ) -> io::Result<()> {
+        self.head(out, event, turn_id)?;
+        let w = &mut out.pending;
         for (k, v) in fields {
             if k == "v" || k == "type" || (k == "turn_id" && turn_id != 0) {
                 continue;
             }
-            w.write_all(b",")?;
+            w.push(b',');
             if matches!(k.as_str(), "timestamp" | "sessionId" | "event") {
-                w.write_all(b"\"payload_")?;
-                w.write_all(k.as_bytes())?;
-                w.write_all(b"\"")?;
+                w.extend_from_slice(b"\"payload_");
+                w.extend_from_slice(k.as_bytes());
+                w.push(b'"');
             } else {
                 serde_json::to_writer(&mut *w, k)?;
             }
-            w.write_all(b":")?;
+            w.push(b':');
             if is_secret_key(k) {
                 serde_json::to_writer(&mut *w, REDACTED)?;
                 continue;
             }
-            scratch.clear();
-            serde_json::to_writer(&mut *scratch, &Redacted(v))?;
-            if scratch.len() <= self.payloads.limit() {
-                w.write_all(scratch)?;
-            } else {
+            let at = w.len();
+            serde_json::to_writer(&mut *w, &Redacted(v))?;
+            if w.len() - at > self.payloads.limit() {
+                w.truncate(at);
                 serde_json::to_writer(&mut *w, &self.payloads.normalize(v)?)?;
             }
         }
-        w.write_all(b"}\n")
+        w.extend_from_slice(b"}\n");
+        Ok(())
     }
 
     /// Appends one line with a single text field (`{…,"<key>":"<text>"}`).
     pub fn record_text(&self, event: &str, turn_id: u64, key: &str, text: &str) -> io::Result<()> {
-        let mut guard = self.out.lock().unwrap_or_else(|p| p.into_inner());
-        self.head(&mut guard, event, turn_id)?;
-        let w = &mut guard.buf;
-        w.write_all(b",")?;
-        serde_json::to_writer(&mut *w, key)?;
-        w.write_all(b":")?;
-        serde_json::to_writer(&mut *w, text)?;
-        w.write_all(b"}\n")
+        if self.target.failed() {
+            return Ok(());
+        }
+        let mut guard = self.lock();
+        let start = guard.pending.len();
+        let line = self.head(&mut guard, event, turn_id).and_then(|()| {
+            let w = &mut guard.pending;
+            w.push(b',');
+            push_str(w, key)?;
+            w.push(b':');
+            serde_json::to_writer(&mut *w, text)?;
+            w.extend_from_slice(b"}\n");
+            Ok(())
+        });
+        self.finish_line(&mut guard, start, line)
     }
 
-    /// Writes a line's first fields; returns the buffer to write the rest into.
+    /// After a line: a failed one is taken back whole; many waiting bytes go to the writer.
+    fn finish_line(&self, out: &mut Out, start: usize, line: io::Result<()>) -> io::Result<()> {
+        if line.is_err() {
+            out.pending.truncate(start);
+            return line;
+        }
+        out.dirty = true;
+        if out.pending.len() >= HANDOFF_BYTES {
+            self.hand_off(out, false);
+        }
+        line
+    }
+
     /// Writes a line's first fields.
     fn head(&self, out: &mut Out, event: &str, turn_id: u64) -> io::Result<()> {
         out.refresh_stamp();
-        let w = &mut out.buf;
-        w.write_all(b"{\"timestamp\":\"")?;
-        w.write_all(out.stamp.as_bytes())?;
-        w.write_all(b"\",\"sessionId\":")?;
-        serde_json::to_writer(&mut *w, &self.session_id)?;
-        w.write_all(b",\"event\":")?;
-        serde_json::to_writer(&mut *w, event)?;
+        let w = &mut out.pending;
+        w.extend_from_slice(b"{\"timestamp\":\"");
+        w.extend_from_slice(out.stamp.as_bytes());
+        w.extend_from_slice(&self.mid);
+        push_str(w, event)?;
         if turn_id != 0 {
-            write!(w, ",\"turn_id\":{turn_id}")?;
+            w.extend_from_slice(b",\"turn_id\":");
+            push_u64(w, turn_id);
         }
         Ok(())
     }
 
-    /// Writes buffered lines out and fsyncs the file.
+    /// Hands the waiting lines to the writer (to be fsync'd after them when `sync`, which
+    /// is skipped when nothing came since the last fsync); returns the last batch's number.
+    fn hand_off(&self, out: &mut Out, sync: bool) -> u64 {
+        if out.pending.is_empty() && !(sync && out.dirty) {
+            return out.last_seq;
+        }
+        let (seq, next) = self.target.submit(std::mem::take(&mut out.pending), sync);
+        out.pending = next;
+        out.last_seq = seq;
+        out.dirty = !sync;
+        seq
+    }
+
+    /// Hands the lines formatted so far to the writer thread, which writes them and fsyncs the
+    /// file; returns at once (at the end of each turn).
+    pub fn sync_later(&self) {
+        let mut out = self.lock();
+        self.hand_off(&mut out, true);
+    }
+
+    /// Writes every line so far and fsyncs the file; returns when they are on disk (or the
+    /// writer failed: its error).
     pub fn sync(&self) -> io::Result<()> {
-        self.out
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .buf
-            .flush()?;
-        // Outside the lock: lines of other threads keep going into the buffer meanwhile.
-        self.file.sync_data()
+        let seq = {
+            let mut out = self.lock();
+            self.hand_off(&mut out, true)
+        };
+        self.target.wait(seq);
+        match self.target.error() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// The writer's failure (a write or fsync), once: lines handed over since were dropped and
+    /// no more are written.
+    pub fn take_error(&self) -> Option<io::Error> {
+        self.target.take_error()
     }
 }
 

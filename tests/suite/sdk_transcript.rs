@@ -1,6 +1,7 @@
-//! Transcripts: one redacted line per event, fsync'd at turn end, validated after a run with
-//! tools and an abort; an unwritable directory is a warning and the session goes on; the
-//! validator reports broken invariants by code and line.
+//! Transcripts: one redacted line per event, all on disk once the session is freed (written
+//! and fsync'd by the background writer), validated after a run with tools and an abort; an
+//! unwritable directory or a failing write is a warning and the session goes on; the validator
+//! reports broken invariants by code and line.
 
 use robota::ffi::*;
 use robota::session::transcript::{is_secret_key, Redacted};
@@ -40,18 +41,21 @@ fn transcript_of_a_run_with_tools_and_an_abort_is_valid_and_redacted() {
         ROBOTA_OK
     );
     let path = dir.path().join(".robota/logs/t-1.jsonl");
-    // fsync'd at turn end: the whole turn is on disk now.
-    let after_turn = load(&path).unwrap();
-    assert_eq!(after_turn.last().unwrap()["event"], "turn_completed");
     let t2 = ffi::submit(s, "run it");
     ffi::events_until(s, "tool_start");
     assert_eq!(robota_session_abort(s, t2), ROBOTA_OK);
     let evs = ffi::events_until(s, "turn_completed");
     assert_eq!(evs.last().unwrap()["stop_reason"], "aborted");
+    assert_eq!(
+        robota_session_wait(s, t2, 30_000, std::ptr::null_mut()),
+        ROBOTA_E_ABORTED
+    );
+    // The turns' lines are written in the background; freeing the session waits until every
+    // line, `session_closed` included, is on disk.
     robota_session_free(s);
+    let entries = load(&path).unwrap();
     robota_runtime_free(rt);
 
-    let entries = load(&path).unwrap();
     assert_eq!(validate(&entries), vec![]);
     let events: Vec<&str> = entries
         .iter()
@@ -107,6 +111,47 @@ fn an_unwritable_transcript_is_a_warning_and_the_session_goes_on() {
         ffi::session_new(rt, r#"{"v":1,"provider":"s","model":"m","transcript":3}"#).unwrap_err();
     assert_eq!(e.status, ROBOTA_E_INVALID_CONFIG);
     assert!(e.message.contains("\"transcript\""), "{}", e.message);
+    robota_session_free(s);
+    robota_runtime_free(rt);
+}
+
+/// A transcript whose writes fail after it opened (its file is `/dev/full`): the writer
+/// thread's failure reaches the host as one `WARNING` before `session_closed`, and the
+/// session goes on.
+#[test]
+fn a_transcript_write_failure_is_one_warning_and_the_session_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("logs")).unwrap();
+    std::os::unix::fs::symlink("/dev/full", dir.path().join("logs/full-1.jsonl")).unwrap();
+    let rt = ffi::runtime(r#"{"v":1,"providers":{"s":{"kind":"scripted"}}}"#);
+    let s = ffi::session_new(
+        rt,
+        &json!({"v":1,"provider":"s","model":"m","cwd":dir.path(),"delivery":"pull",
+                "transcript": "logs", "session_id": "full-1"})
+        .to_string(),
+    )
+    .unwrap();
+    let mut evs = Vec::new();
+    for text in ["one", "two"] {
+        let t = ffi::submit(s, text);
+        evs.extend(ffi::events_until(s, "turn_completed"));
+        assert_eq!(evs.last().unwrap()["response"], format!("offline:{text}"));
+        assert_eq!(
+            robota_session_wait(s, t, 30_000, std::ptr::null_mut()),
+            ROBOTA_OK
+        );
+    }
+    assert_eq!(robota_session_close(s), ROBOTA_OK);
+    evs.extend(ffi::events_until(s, "session_closed"));
+    let warnings: Vec<&Value> = evs
+        .iter()
+        .filter(|e| e["type"] == "warning" && e["code"] != "CONTEXT_WINDOW_ASSUMED")
+        .collect();
+    assert_eq!(warnings.len(), 1, "{evs:?}");
+    assert_eq!(warnings[0]["code"], "TRANSCRIPT_FAILED");
+    let message = warnings[0]["message"].as_str().unwrap();
+    assert!(message.contains("full-1.jsonl"), "{message}");
+    assert_eq!(evs.last().unwrap()["type"], "session_closed");
     robota_session_free(s);
     robota_runtime_free(rt);
 }

@@ -1,0 +1,245 @@
+//! The transcripts' writer: one background thread for the whole process takes the lines a
+//! session formatted (in batches: a turn's lines at its end, or every
+//! [`super::transcript::HANDOFF_BYTES`] meanwhile), writes them to their file in the order they
+//! were handed over and fsyncs when asked, so no write or fsync runs on a turn's path. After
+//! a batch the thread looks for new ones every [`POLL`] by itself (group commit: a turn's end
+//! neither wakes it nor waits for it, and the batches of many sessions share one wake-up),
+//! for up to [`LINGER`] without any; then it waits to be woken and, after another [`LINGER`],
+//! ends (it starts again when there is work; if it cannot be started, the caller writes the
+//! batch itself). [`Target::wait`] wakes it and blocks until a batch is on disk (closing a
+//! transcript waits for all of its batches).
+
+use std::collections::VecDeque;
+use std::fs::File;
+use std::io::{self, Write};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::Duration;
+
+/// How long the writer thread polls for batches, then sleeps, before it ends.
+const LINGER: Duration = Duration::from_secs(1);
+
+/// How often the writer thread looks for batches while it polls: a turn's lines are written
+/// and fsync'd at most this long after the turn.
+pub(super) const POLL: Duration = Duration::from_millis(10);
+
+/// A written buffer larger than this is not kept for reuse.
+const SPARE_MAX: usize = 1 << 20;
+
+/// One transcript file as the writer sees it.
+pub(super) struct Target {
+    file: File,
+    state: Mutex<TargetState>,
+    done: Condvar,
+    /// A write or fsync failed: later batches are dropped (a line must never follow a gap).
+    failed: AtomicBool,
+}
+
+#[derive(Default)]
+struct TargetState {
+    /// Batches handed over / written (or dropped after a failure), counted from 1.
+    queued: u64,
+    written: u64,
+    /// Threads in [`Target::wait`].
+    waiters: usize,
+    /// The first failure, and whether [`Target::take_error`] handed it out.
+    error: Option<(io::ErrorKind, String)>,
+    error_taken: bool,
+    /// A written buffer, emptied, for the next batch.
+    spare: Option<Vec<u8>>,
+}
+
+struct Job {
+    target: Arc<Target>,
+    bytes: Vec<u8>,
+    sync: bool,
+    seq: u64,
+}
+
+struct Queue {
+    jobs: VecDeque<Job>,
+    /// A thread (or a caller, when none could be started) is taking jobs.
+    running: bool,
+    /// The writer thread waits for a job without polling (so a new one needs a wake-up).
+    sleeping: bool,
+    /// It waits (polling or not): [`Target::wait`] wakes it.
+    idle: bool,
+}
+
+struct Writer {
+    queue: Mutex<Queue>,
+    cond: Condvar,
+}
+
+static WRITER: Writer = Writer {
+    queue: Mutex::new(Queue {
+        jobs: VecDeque::new(),
+        running: false,
+        sleeping: false,
+        idle: false,
+    }),
+    cond: Condvar::new(),
+};
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Target {
+    /// Writes go to `file` (opened for appending).
+    pub(super) fn new(file: File) -> Arc<Target> {
+        Arc::new(Target {
+            file,
+            state: Mutex::new(TargetState::default()),
+            done: Condvar::new(),
+            failed: AtomicBool::new(false),
+        })
+    }
+
+    /// Whether a write or fsync failed.
+    pub(super) fn failed(&self) -> bool {
+        self.failed.load(Ordering::Relaxed)
+    }
+
+    /// The failure, once (later calls: `None`).
+    pub(super) fn take_error(&self) -> Option<io::Error> {
+        if !self.failed() {
+            return None;
+        }
+        let mut st = lock(&self.state);
+        if st.error_taken {
+            return None;
+        }
+        st.error_taken = true;
+        st.error
+            .as_ref()
+            .map(|(k, m)| io::Error::new(*k, m.clone()))
+    }
+
+    /// The failure, every time.
+    pub(super) fn error(&self) -> Option<io::Error> {
+        let st = lock(&self.state);
+        st.error
+            .as_ref()
+            .map(|(k, m)| io::Error::new(*k, m.clone()))
+    }
+
+    /// Hands `bytes` to the writer (fsync'd after writing when `sync`). Returns the batch's
+    /// number for [`Self::wait`] and an empty buffer to format the next lines into (a written
+    /// one when there is one; no allocation on the caller's path).
+    pub(super) fn submit(self: &Arc<Self>, bytes: Vec<u8>, sync: bool) -> (u64, Vec<u8>) {
+        let (seq, spare) = {
+            let mut st = lock(&self.state);
+            st.queued += 1;
+            (st.queued, st.spare.take())
+        };
+        let job = Job {
+            target: self.clone(),
+            bytes,
+            sync,
+            seq,
+        };
+        let mut q = lock(&WRITER.queue);
+        q.jobs.push_back(job);
+        if q.running {
+            let wake = q.sleeping;
+            drop(q);
+            if wake {
+                WRITER.cond.notify_one();
+            }
+        } else {
+            q.running = true;
+            drop(q);
+            let started = std::thread::Builder::new()
+                .name("robota-transcript".into())
+                .spawn(|| serve(true));
+            if started.is_err() {
+                serve(false);
+            }
+        }
+        (seq, spare.unwrap_or_default())
+    }
+
+    /// Blocks until batch `seq` is written (or dropped after a failure).
+    pub(super) fn wait(&self, seq: u64) {
+        if lock(&WRITER.queue).idle {
+            WRITER.cond.notify_one();
+        }
+        let mut st = lock(&self.state);
+        st.waiters += 1;
+        while st.written < seq {
+            st = self.done.wait(st).unwrap_or_else(|p| p.into_inner());
+        }
+        st.waiters -= 1;
+    }
+
+    fn write(&self, bytes: &[u8], sync: bool) -> io::Result<()> {
+        (&self.file).write_all(bytes)?;
+        if sync {
+            self.file.sync_data()?;
+        }
+        Ok(())
+    }
+}
+
+/// Takes jobs in order until none is left (`linger`: polls, then sleeps, see the module).
+fn serve(linger: bool) {
+    let mut q = lock(&WRITER.queue);
+    let mut quiet = Duration::ZERO;
+    loop {
+        if let Some(job) = q.jobs.pop_front() {
+            drop(q);
+            run(job);
+            q = lock(&WRITER.queue);
+            quiet = Duration::ZERO;
+            continue;
+        }
+        if !linger || quiet >= LINGER * 2 {
+            break;
+        }
+        let polling = quiet < LINGER;
+        q.sleeping = !polling;
+        q.idle = true;
+        let step = if polling { POLL } else { LINGER };
+        let (g, _) = WRITER
+            .cond
+            .wait_timeout(q, step)
+            .unwrap_or_else(|p| p.into_inner());
+        q = g;
+        q.idle = false;
+        q.sleeping = false;
+        quiet += step;
+    }
+    q.running = false;
+}
+
+fn run(job: Job) {
+    let Job {
+        target: t,
+        mut bytes,
+        sync,
+        seq,
+    } = job;
+    let result = if t.failed() {
+        Ok(())
+    } else {
+        catch_unwind(AssertUnwindSafe(|| t.write(&bytes, sync)))
+            .unwrap_or_else(|_| Err(io::Error::other("the transcript writer failed")))
+    };
+    bytes.clear();
+    let mut st = lock(&t.state);
+    if let Err(e) = result {
+        st.error.get_or_insert((e.kind(), e.to_string()));
+        t.failed.store(true, Ordering::Relaxed);
+    }
+    st.written = seq;
+    if st.spare.is_none() && bytes.capacity() <= SPARE_MAX {
+        st.spare = Some(bytes);
+    }
+    let wake = st.waiters > 0;
+    drop(st);
+    if wake {
+        t.done.notify_all();
+    }
+}
