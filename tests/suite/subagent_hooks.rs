@@ -3,18 +3,17 @@
 
 use serde_json::{json, Value};
 
-use crate::support::fake_server::FakeServer;
+use crate::support::fake_server::{FakeServer, Reply};
 use crate::support::subagent_host::{
-    call, json_of, messages, runtime, text, tool_names, tool_result, Parent,
+    call, messages, runtime, text, tool_names, tool_result, Parent,
 };
-use robota::sdk::events;
+use robota::core::hooks::verdict::RESPOND_WITH_JSON;
 use robota::sdk::subagent::defs::GENERAL_PURPOSE_PROMPT;
-use robota::sdk::subagent::hook::RESPOND_WITH_JSON;
 use robota::sdk::subagent::runner::SUBAGENT_SUFFIX;
 
-/// Runs a parent whose `Write` is guarded by an agent hook answering `answer`; returns the
-/// parent, the server and whether the file was written.
-fn guarded_write(answer: &str) -> (Parent, FakeServer, bool) {
+/// Runs a parent whose `Write` is guarded by an agent hook (`timeout` seconds) whose child's
+/// model replies `answer`; returns the parent, the server and whether the file was written.
+fn guarded_write_with(timeout: u64, answer: Reply) -> (Parent, FakeServer, bool) {
     let server = FakeServer::start();
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().join("w.txt");
@@ -23,18 +22,23 @@ fn guarded_write(answer: &str) -> (Parent, FakeServer, bool) {
         &rt,
         json!({"cwd": dir.path(), "tools": ["Write"],
                "hooks": {"PreToolUse": [{"matcher": "Write",
-                                         "hooks": [{"type": "agent", "timeout": 30}]}]}}),
+                                         "hooks": [{"type": "agent", "timeout": timeout}]}]}}),
     );
     server.enqueue(call(
         "c_w",
         "Write",
         json!({"filePath": target, "content": "hi"}),
     ));
-    server.enqueue(text(answer));
+    server.enqueue(answer);
     server.enqueue(text("ok"));
     assert_eq!(p.turn("go")["stop_reason"], "complete");
     let written = target.exists();
     (p, server, written)
+}
+
+/// [`guarded_write_with`] a 30 s hook whose child answers `answer`.
+fn guarded_write(answer: &str) -> (Parent, FakeServer, bool) {
+    guarded_write_with(30, text(answer))
 }
 
 #[test]
@@ -80,13 +84,7 @@ fn an_agent_hook_that_answers_ok_allows_the_tool() {
 fn a_garbage_agent_hook_answer_is_a_warning_and_the_tool_runs() {
     let (p, _server, written) = guarded_write("I think it is fine");
     assert!(written);
-    let w: Vec<Value> = p
-        .seen
-        .iter()
-        .filter(|e| e.kind == events::WARNING)
-        .map(json_of)
-        .filter(|w| w["code"] != "CONTEXT_WINDOW_ASSUMED")
-        .collect();
+    let w = p.warnings();
     assert_eq!(w.len(), 1, "{w:?}");
     assert_eq!(w[0]["message"], "PreToolUse hook \"agent\" exited with code 1: Failed to parse agent response as JSON: I think it is fine");
 }
@@ -136,36 +134,13 @@ fn subagent_start_and_stop_hooks_fire_around_the_child() {
 
 #[test]
 fn an_agent_hook_past_its_timeout_is_a_warning_and_its_child_is_stopped() {
-    let server = FakeServer::start();
-    let dir = tempfile::tempdir().unwrap();
-    let target = dir.path().join("w.txt");
-    let rt = runtime(&server, json!({}));
-    let mut p = Parent::open(
-        &rt,
-        json!({"cwd": dir.path(), "tools": ["Write"],
-               "hooks": {"PreToolUse": [{"matcher": "Write",
-                                         "hooks": [{"type": "agent", "timeout": 1}]}]}}),
-    );
-    server.enqueue(call(
-        "c_w",
-        "Write",
-        json!({"filePath": target, "content": "hi"}),
-    ));
-    server.enqueue(crate::support::fake_server::Reply::hang());
-    server.enqueue(text("ok"));
-    assert_eq!(p.turn("go")["stop_reason"], "complete");
-    assert!(target.exists());
+    let (p, server, written) = guarded_write_with(1, Reply::hang());
+    assert!(written);
     assert_eq!(
         server.wait_for_disconnects(1, std::time::Duration::from_secs(30)),
         1
     );
-    let w: Vec<Value> = p
-        .seen
-        .iter()
-        .filter(|e| e.kind == events::WARNING)
-        .map(json_of)
-        .filter(|w| w["code"] != "CONTEXT_WINDOW_ASSUMED")
-        .collect();
+    let w = p.warnings();
     assert_eq!(
         w[0]["message"],
         "PreToolUse hook \"agent\" exited with code 1: Agent hook timed out after 1 s"

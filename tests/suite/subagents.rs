@@ -6,7 +6,7 @@
 use robota::sdk::events::{self, Payload};
 use robota::sdk::subagent::defs::{EXPLORE_PROMPT, GENERAL_PURPOSE_PROMPT};
 use robota::sdk::subagent::runner::SUBAGENT_SUFFIX;
-use serde_json::{json, Value};
+use serde_json::json;
 
 use crate::support::fake_server::{FakeServer, Reply, Turn};
 use crate::support::subagent_host::{
@@ -254,13 +254,7 @@ fn an_unknown_agent_type_is_a_result_and_a_warning() {
         tool_result(&reqs[1].body, "call_1"),
         "Error: Unknown agent type: Nope"
     );
-    let w: Vec<Value> = p
-        .seen
-        .iter()
-        .filter(|e| e.kind == events::WARNING)
-        .map(json_of)
-        .filter(|w| w["code"] != "CONTEXT_WINDOW_ASSUMED")
-        .collect();
+    let w = p.warnings();
     assert_eq!(w.len(), 1);
     assert_eq!(w[0]["code"], "UNKNOWN_AGENT_TYPE");
     assert_eq!(

@@ -91,6 +91,18 @@ impl Parent {
     }
 }
 
+impl Parent {
+    /// The WARNING payloads seen so far, without the provider's context-window notice.
+    pub fn warnings(&self) -> Vec<Value> {
+        self.seen
+            .iter()
+            .filter(|e| e.kind == events::WARNING)
+            .map(json_of)
+            .filter(|w| w["code"] != "CONTEXT_WINDOW_ASSUMED")
+            .collect()
+    }
+}
+
 pub fn json_of(e: &Event) -> Value {
     match &e.payload {
         Payload::Json(v) => v.clone(),

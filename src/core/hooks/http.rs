@@ -13,7 +13,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::registry::HookExecutor;
 use super::secrets::{interpolate_header, Redactor};
-use super::types::{HookDefinition, HookResult, DEFAULT_HTTP_TIMEOUT, EXIT_BLOCK};
+use super::types::{HookDefinition, HookResult, DEFAULT_HTTP_TIMEOUT};
+use super::verdict;
 use crate::core::env_ref::EnvVars;
 
 /// Reason when an HTTP hook blocks without giving one.
@@ -54,17 +55,6 @@ impl HttpExecutor {
                 .build()
                 .map_err(|e| format!("Failed to create HTTP client: {e}"))
         })
-    }
-}
-
-/// JavaScript truthiness of an optional JSON value (`ok` of hook answers).
-pub(super) fn truthy(v: Option<&Value>) -> bool {
-    match v {
-        None | Some(Value::Null) => false,
-        Some(Value::Bool(b)) => *b,
-        Some(Value::Number(n)) => n.as_f64().is_some_and(|f| f != 0.0 && !f.is_nan()),
-        Some(Value::String(s)) => !s.is_empty(),
-        Some(_) => true,
     }
 }
 
@@ -118,16 +108,7 @@ async fn post(
         Ok(b) => b,
         Err(e) => return HookResult::failure(format!("HTTP hook response is not JSON: {e}")),
     };
-    if truthy(body.get("ok")) {
-        HookResult::new(0, body.to_string(), "")
-    } else {
-        let reason = body
-            .get("reason")
-            .and_then(Value::as_str)
-            .filter(|r| !r.is_empty())
-            .unwrap_or(HTTP_BLOCK_REASON);
-        HookResult::new(EXIT_BLOCK, "", reason)
-    }
+    verdict::from_json(&body, HTTP_BLOCK_REASON)
 }
 
 #[async_trait]

@@ -15,6 +15,7 @@ pub mod registry;
 pub mod runner;
 pub mod secrets;
 pub mod types;
+pub mod verdict;
 
 pub use command::CommandExecutor;
 pub use http::HttpExecutor;

@@ -19,9 +19,10 @@ use async_trait::async_trait;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use super::http::truthy;
 use super::registry::HookExecutor;
-use super::types::{HookDefinition, HookResult, EXIT_BLOCK};
+use super::types::{HookDefinition, HookResult};
+use super::verdict::from_reply;
+pub use super::verdict::{json_text, RESPOND_WITH_JSON};
 use crate::core::provider::{complete, Provider};
 
 /// Default time a prompt hook may take (seconds: 30).
@@ -30,8 +31,6 @@ pub const DEFAULT_PROMPT_TIMEOUT: Duration = Duration::from_secs(30);
 pub const PROMPT_BLOCK_REASON: &str = "Blocked by prompt hook";
 /// Result text of a prompt hook that did not answer within its timeout.
 pub const PROMPT_TIMED_OUT: &str = "Prompt hook timed out";
-/// The sentence that ends every hook question.
-pub const RESPOND_WITH_JSON: &str = "Respond with JSON: { \"ok\": boolean, \"reason\"?: string }";
 
 /// Runs `prompt` hooks on a session's provider.
 pub struct PromptExecutor {
@@ -54,35 +53,9 @@ pub fn question(prompt: &str, input: &Value) -> String {
     format!("{prompt}\n\nContext:\n{input}\n\n{RESPOND_WITH_JSON}")
 }
 
-/// The JSON text of a reply: the inside of its first fenced block (```` ``` ```` or
-/// ```` ```json ````), else the trimmed reply.
-pub fn json_text(reply: &str) -> &str {
-    let Some(start) = reply.find("```") else {
-        return reply.trim();
-    };
-    let rest = &reply[start + 3..];
-    let rest = rest.strip_prefix("json").unwrap_or(rest);
-    match rest.find("```") {
-        Some(end) => rest[..end].trim(),
-        None => reply.trim(),
-    }
-}
-
 /// Maps a model's reply to a hook result (see the module doc).
 pub fn verdict(reply: &str) -> HookResult {
-    let text = json_text(reply);
-    let Ok(parsed) = serde_json::from_str::<Value>(text) else {
-        return HookResult::failure(format!("Failed to parse AI response as JSON: {reply}"));
-    };
-    if truthy(parsed.get("ok")) {
-        return HookResult::new(0, parsed.to_string(), "");
-    }
-    let reason = parsed
-        .get("reason")
-        .and_then(Value::as_str)
-        .filter(|r| !r.is_empty())
-        .unwrap_or(PROMPT_BLOCK_REASON);
-    HookResult::new(EXIT_BLOCK, "", reason)
+    from_reply(reply, "AI", PROMPT_BLOCK_REASON)
 }
 
 #[async_trait]
@@ -129,16 +102,6 @@ impl HookExecutor for PromptExecutor {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn fenced_json_is_read_from_inside_the_fence() {
-        assert_eq!(
-            json_text("sure\n```json\n{\"ok\":true}\n```\n"),
-            "{\"ok\":true}"
-        );
-        assert_eq!(json_text("```\n{\"ok\":false}\n```"), "{\"ok\":false}");
-        assert_eq!(json_text("  {\"ok\":1} "), "{\"ok\":1}");
-    }
 
     #[test]
     fn verdicts_follow_the_reference() {

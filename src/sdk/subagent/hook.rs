@@ -14,55 +14,17 @@ use tokio_util::sync::CancellationToken;
 use super::runner::{run_child, ChildSpec};
 use super::tool::DEFAULT_AGENT_TYPE;
 use super::{parent_of, AgentDef, ParentCell};
+use crate::core::hooks::verdict::{self, RESPOND_WITH_JSON};
 use crate::core::hooks::{HookDefinition, HookExecutor, HookResult};
 
-/// The sentence appended to prompt and agent hook prompts.
-pub const RESPOND_WITH_JSON: &str = "Respond with JSON: { \"ok\": boolean, \"reason\"?: string }";
 /// Default `timeout` of an agent hook (seconds).
 pub const DEFAULT_TIMEOUT_S: f64 = 60.0;
 /// Default `maxTurns` of an agent hook.
 pub const DEFAULT_MAX_TURNS: i64 = 50;
 
-/// Maps a model's `{ok, reason}` answer (the inner text of a fenced block if there is one,
-/// else the trimmed reply): unparsable → exit 1 `Failed to parse <who> response as JSON:
-/// <raw>`; `ok` truthy → exit 0 with the JSON as stdout; otherwise exit 2 with `reason` or
-/// `default_block`. `who` is `agent` or `AI`.
+/// Maps a model's `{ok, reason}` answer ([`verdict::from_reply`]); `who` is `agent` or `AI`.
 pub fn ok_reply(reply: &str, who: &str, default_block: &str) -> HookResult {
-    let text = fenced(reply).unwrap_or_else(|| reply.trim());
-    let parsed: Value = match serde_json::from_str(text) {
-        Ok(v) => v,
-        Err(_) => {
-            return HookResult::new(
-                1,
-                "",
-                format!("Failed to parse {who} response as JSON: {reply}"),
-            )
-        }
-    };
-    let ok = match parsed.get("ok") {
-        None | Some(Value::Null) | Some(Value::Bool(false)) => false,
-        Some(Value::Number(n)) => n.as_f64() != Some(0.0),
-        Some(Value::String(s)) => !s.is_empty(),
-        Some(_) => true,
-    };
-    if ok {
-        return HookResult::new(0, parsed.to_string(), "");
-    }
-    let reason = parsed
-        .get("reason")
-        .and_then(Value::as_str)
-        .filter(|r| !r.is_empty())
-        .unwrap_or(default_block);
-    HookResult::new(2, "", reason)
-}
-
-/// The inner text of the first ``` or ```json fenced block.
-fn fenced(reply: &str) -> Option<&str> {
-    let start = reply.find("```")?;
-    let rest = &reply[start + 3..];
-    let rest = rest.strip_prefix("json").unwrap_or(rest);
-    let end = rest.find("```")?;
-    Some(rest[..end].trim())
+    verdict::from_reply(reply, who, default_block)
 }
 
 /// Runs `agent` hooks as subagents of the session.

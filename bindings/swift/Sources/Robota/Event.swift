@@ -27,6 +27,8 @@ public enum Event: Sendable, Equatable, Codable {
     case turnCompleted(TurnResult)
     /// The last event of a session.
     case sessionClosed
+    /// An event of a subagent (the Agent tool or an `agent` hook) wrapping the child's event.
+    case subagent(SubagentEvent)
     case other(kind: UInt32, payload: JSONValue)
 
     /// Decodes the payload of event `kind` as the C callback hands it over. Never fails: a
@@ -76,6 +78,7 @@ public enum Event: Sendable, Equatable, Codable {
         case ROBOTA_EVENT_ERROR: guard let v = d(ErrorEvent.self) else { return nil }; self = .error(v)
         case ROBOTA_EVENT_TURN_COMPLETED: guard let v = d(TurnResult.self) else { return nil }; self = .turnCompleted(v)
         case ROBOTA_EVENT_SESSION_CLOSED: self = .sessionClosed
+        case ROBOTA_EVENT_SUBAGENT: guard let v = d(SubagentEvent.self) else { return nil }; self = .subagent(v)
         default: return nil
         }
     }

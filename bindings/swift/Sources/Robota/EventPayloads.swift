@@ -98,6 +98,20 @@ public struct Warning: Codable, Sendable, Equatable {
     public let code: String?
 }
 
+/// `ROBOTA_EVENT_SUBAGENT`: one event of a child session the Agent tool (or an `agent` hook)
+/// started. `event` is the child's event in pull form (`{"kind","type",…}`); the child's tool,
+/// permission, hook and host I/O requests are not wrapped: they arrive as their usual events.
+public struct SubagentEvent: Codable, Sendable, Equatable {
+    public let agentID: String
+    public let agentType: String
+    /// The parent's Agent tool call (nil for an `agent` hook's child).
+    public let parentToolCallID: String?
+    public let event: JSONValue
+    enum CodingKeys: String, CodingKey {
+        case agentID = "agent_id", agentType = "agent_type", parentToolCallID = "parent_tool_call_id", event
+    }
+}
+
 /// `ROBOTA_EVENT_ERROR`: a failure in the Robota error taxonomy.
 public struct ErrorEvent: Codable, Sendable, Equatable {
     public let code: String?
