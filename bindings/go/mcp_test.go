@@ -42,7 +42,7 @@ func TestMCPServers(t *testing.T) {
 	if err != nil || res.Response != "done" {
 		t.Fatalf("run: %+v %v", res, err)
 	}
-	msgs, err := s.Messages(ViewMessages)
+	msgs, err := s.Messages(ViewConversation)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,6 +27,8 @@ public struct SessionState: Sendable, Equatable {
     public let delivery: Delivery?
     public let permissionMode: String?
     public let contextState: ContextState?
+    /// Each MCP server of the session (`mcp_servers`; README "MCP tool servers").
+    public let mcpServers: [MCPServerState]
     public let document: JSONValue
 
     init(_ doc: JSONValue) {
@@ -45,7 +47,21 @@ public struct SessionState: Sendable, Equatable {
         delivery = doc["delivery"]?.stringValue.flatMap(Delivery.init(rawValue:))
         permissionMode = doc["permission_mode"]?.stringValue
         contextState = try? doc["context_state"]?.decode(ContextState.self)
+        mcpServers = (try? doc["mcp_servers"]?.decode([MCPServerState].self)) ?? []
     }
+}
+
+/// One MCP server as `robota_session_state` (and the `mcp` command) shows it.
+public struct MCPServerState: Codable, Sendable, Equatable {
+    public let name: String
+    /// `"stdio"` or `"http"`.
+    public let transport: String
+    /// `"connected"` or `"failed"`.
+    public let state: String
+    /// How many of its tools the session offers.
+    public let tools: Int
+    /// Why it failed (nil while connected).
+    public let reason: String?
 }
 
 extension Session {
