@@ -102,8 +102,19 @@ mod tests {
     fn every_export_body_starts_with_the_boundary() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/ffi");
         let mut checked = 0;
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
+        let mut files = Vec::new();
+        let mut dirs = vec![dir];
+        while let Some(d) = dirs.pop() {
+            for entry in std::fs::read_dir(&d).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else {
+                    files.push(path);
+                }
+            }
+        }
+        for path in files {
             let text = std::fs::read_to_string(&path).unwrap();
             let mut rest = text.as_str();
             while let Some(i) = rest.find("pub extern \"C\" fn ") {
