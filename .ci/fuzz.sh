@@ -8,6 +8,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${FUZZ_SECONDS:-60}
+# FUZZ_RUNS=N also stops a target after N executions (the long run: FUZZ_SECONDS=1800 FUZZ_RUNS=10000000).
+runs=()
+if [ -n "${FUZZ_RUNS:-}" ]; then runs=(-runs="$FUZZ_RUNS"); fi
 
 if ! rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
   echo "fuzz: no nightly toolchain installed (rustup toolchain list); fuzzing skipped"
@@ -33,7 +36,7 @@ for t in $targets; do
   rc=0
   # The built binary directly: `cargo fuzz run` may rebuild with other flags.
   "$bin/$t" "$work/$t" "corpus/$t" -artifact_prefix="artifacts/$t-" \
-    -max_total_time="$secs" -rss_limit_mb=2048 -timeout=20 -print_final_stats=1 >"$log" 2>&1 || rc=$?
+    -max_total_time="$secs" "${runs[@]}" -rss_limit_mb=2048 -timeout=20 -print_final_stats=1 >"$log" 2>&1 || rc=$?
   grep -E '^stat::(number_of_executed_units|peak_rss_mb)' "$log" || true
   if [ "$rc" -ne 0 ]; then
     tail -n 60 "$log"
