@@ -53,10 +53,19 @@ fn profile_dir() -> PathBuf {
 /// Compiles `host.c` against the header and the freshly built cdylib.
 fn build_c_host() -> PathBuf {
     let dir = profile_dir();
+    // The newer of `<profile>/librobota.so` (written by `cargo build`) and `deps/librobota.so`
+    // (what `cargo bench` just built): the other may be left from an older build.
+    let modified = |d: &PathBuf| {
+        std::fs::metadata(d.join("librobota.so"))
+            .and_then(|m| m.modified())
+            .ok()
+    };
     let lib = ["", "deps"]
         .iter()
         .map(|d| dir.join(d))
-        .find(|d| d.join("librobota.so").exists())
+        .filter_map(|d| modified(&d).map(|t| (t, d)))
+        .max_by_key(|(t, _)| *t)
+        .map(|(_, d)| d)
         .expect("librobota.so next to the bench binary (built by cargo bench)");
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let out = dir.join("floor_host");
