@@ -8,27 +8,15 @@
 
 use std::ffi::{c_char, c_void, CString};
 use std::ptr::null_mut;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use robota::ffi::*;
 use robota::ffi::{robota_runtime, robota_session};
 
-static RT_FOR_TOOL: AtomicU64 = AtomicU64::new(0);
-static TOOL_CALLS: AtomicU64 = AtomicU64::new(0);
-
-unsafe extern "C" fn tool_cb(
-    _ud: *mut c_void,
-    _s: *mut robota_session,
-    call_id: u64,
-    _name: *const c_char,
-    _in: *const c_char,
-    _n: usize,
-) {
-    TOOL_CALLS.fetch_add(1, Ordering::Relaxed);
-    let rt = RT_FOR_TOOL.load(Ordering::Relaxed) as *mut robota_runtime;
-    robota_tool_call_complete(rt, call_id, c"\"12:00\"".as_ptr(), 0, null_mut());
-}
+#[path = "common/clock_runtime.rs"]
+mod clock_runtime;
+use clock_runtime::{clock_runtime, TOOL_CALLS};
 
 unsafe extern "C" fn event_cb(
     _ud: *mut c_void,
@@ -138,32 +126,7 @@ fn main() {
         .map_or(5_000, |a| a.parse().expect("turns: a number"));
     // Optionally one figure only: `turn`, `turn-cb` or `whole`.
     let only = args.get(1).map(String::as_str);
-    let mut rt = null_mut();
-    let cfg = CString::new(
-        r#"{"v":1,"providers":{"s":{"kind":"scripted","turns":[
-            {"text":"Checking.","tool_calls":[{"name":"clock","arguments":{}}]},{"text":"It is noon."}]}}}"#,
-    )
-    .unwrap();
-    assert_eq!(
-        robota_runtime_new(cfg.as_ptr(), &mut rt, null_mut()),
-        ROBOTA_OK
-    );
-    RT_FOR_TOOL.store(rt as u64, Ordering::Relaxed);
-    let tool = CString::new(
-        r#"{"name":"clock","description":"time","read_only":true,"input_schema":{"type":"object"}}"#,
-    )
-    .unwrap();
-    assert_eq!(
-        robota_runtime_register_tool(
-            rt,
-            tool.as_ptr(),
-            Some(tool_cb),
-            null_mut(),
-            None,
-            null_mut()
-        ),
-        ROBOTA_OK
-    );
+    let rt = clock_runtime();
     let input = CString::new(r#"{"text":"what time is it?"}"#).unwrap();
     measure(rt, &input, turns.min(200), true, true);
     for (cb, whole, name) in [

@@ -12,6 +12,10 @@ use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughpu
 use robota::ffi::*;
 use robota::ffi::{robota_runtime, robota_session};
 
+#[path = "common/clock_runtime.rs"]
+mod clock_runtime;
+use clock_runtime::clock_runtime;
+
 fn c(s: &str) -> CString {
     CString::new(s).unwrap()
 }
@@ -61,20 +65,6 @@ unsafe extern "C" fn count_cb(
     } else if kind == ROBOTA_EVENT_TURN_COMPLETED {
         c.done.fetch_add(1, Ordering::Release);
     }
-}
-
-static RT_FOR_TOOL: AtomicU64 = AtomicU64::new(0);
-
-unsafe extern "C" fn tool_cb(
-    _ud: *mut c_void,
-    _s: *mut robota_session,
-    call_id: u64,
-    _name: *const c_char,
-    _in: *const c_char,
-    _n: usize,
-) {
-    let rt = RT_FOR_TOOL.load(Ordering::Relaxed) as *mut robota_runtime;
-    robota_tool_call_complete(rt, call_id, c"\"12:00\"".as_ptr(), 0, null_mut());
 }
 
 const DELTAS: usize = 100_000;
@@ -175,25 +165,7 @@ fn bench(cr: &mut Criterion) {
         })
     });
 
-    let rt = runtime(
-        r#"{"v":1,"providers":{"s":{"kind":"scripted","turns":[
-            {"text":"Checking.","tool_calls":[{"name":"clock","arguments":{}}]},{"text":"It is noon."}]}}}"#,
-    );
-    RT_FOR_TOOL.store(rt as u64, Ordering::Relaxed);
-    let tool = c(
-        r#"{"name":"clock","description":"time","read_only":true,"input_schema":{"type":"object"}}"#,
-    );
-    assert_eq!(
-        robota_runtime_register_tool(
-            rt,
-            tool.as_ptr(),
-            Some(tool_cb),
-            null_mut(),
-            None,
-            null_mut()
-        ),
-        ROBOTA_OK
-    );
+    let rt = clock_runtime();
     let input = c(r#"{"text":"what time is it?"}"#);
     g.bench_function("scripted_turn_with_one_tool_call", |b| {
         b.iter(|| {
