@@ -15,6 +15,7 @@ use crate::sdk::config::Delivery;
 use crate::sdk::error::{ErrorCode, SdkError};
 use crate::sdk::events::{self, Event, EventSink, Payload};
 use crate::sdk::runtime::RuntimeShared;
+use crate::sdk::wake_batch::{self, DeferredWake};
 
 mod inline;
 
@@ -38,6 +39,8 @@ struct QState {
     delivered: DeliveredTurns,
     /// Threads blocked in [`Queue::wait_delivered`].
     delivery_waiters: u32,
+    /// `pump`/`pull`: a wake-up of the waiting threads is on its way.
+    wake_pending: bool,
 }
 
 /// A session's event queue.
@@ -126,21 +129,17 @@ impl Queue {
             return;
         }
         st.events.push_back(ev);
-        match self.mode {
-            Delivery::Thread => {
-                if !st.dispatcher_running {
-                    st.dispatcher_running = true;
-                    drop(st);
-                    self.start_dispatcher();
-                }
-            }
+        // The wake-up waits for the end of the emitting task's poll (`wake_batch`), so a burst
+        // of events is handed over at once; `wake_pending` keeps it to one per burst.
+        let wake = match self.mode {
+            Delivery::Thread => !std::mem::replace(&mut st.dispatcher_running, true),
             Delivery::Pump | Delivery::Pull => {
-                let wake = st.waiters > 0;
-                drop(st);
-                if wake {
-                    self.cond.notify_all();
-                }
+                st.waiters > 0 && !std::mem::replace(&mut st.wake_pending, true)
             }
+        };
+        drop(st);
+        if wake {
+            wake_batch::wake_soon(self.clone());
         }
     }
 
@@ -388,6 +387,20 @@ impl Queue {
         self.cond.notify_all();
         self.delivered_cond.notify_all();
         drop(reg);
+    }
+}
+
+impl DeferredWake for Queue {
+    /// The wake-up [`Queue::push`] deferred: starts the dispatcher (`thread`) or wakes the
+    /// threads waiting for events (`pump`/`pull`).
+    fn wake_now(self: Arc<Self>) {
+        match self.mode {
+            Delivery::Thread => self.start_dispatcher(),
+            Delivery::Pump | Delivery::Pull => {
+                self.lock().wake_pending = false;
+                self.cond.notify_all();
+            }
+        }
     }
 }
 

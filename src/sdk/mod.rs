@@ -38,4 +38,5 @@ pub mod subagent;
 pub mod team;
 pub mod tool_state;
 pub mod transcript_tap;
+pub mod wake_batch;
 pub mod work;

@@ -46,7 +46,8 @@ impl LibraryWork {
         let guard = TaskGuard(self.tasks.clone());
         // Boxed: a turn's future is ~10 KB, which tokio would otherwise copy into the task and
         // again when the task's stage changes.
-        let task = Box::pin(task);
+        // Batched: the events one poll emits reach the host with one wake-up (`wake_batch`).
+        let task = super::wake_batch::Batched(Box::pin(task));
         handle.spawn(async move {
             let _counted = guard;
             task.await;

@@ -1,0 +1,142 @@
+//! Cross-thread wake-ups batched per poll of a library task. A turn emits its events one by
+//! one (a model chunk of 50 text deltas is 50 pushes); waking the session's dispatcher thread
+//! at the first push makes it deliver one event, sleep, and be woken again for the next — a
+//! futex wake and two context switches per event. Inside a [`Batched`] poll, a queue defers
+//! its wake-up to the end of the poll instead, so everything the task emitted before it next
+//! waits (for the network, a host tool, a timer) is handed over with one wake-up.
+//!
+//! Only the thread that polls a [`Batched`] future defers; pushes from any other thread (tool
+//! threads, host calls inside callbacks) wake at once as before. Nothing the task does within
+//! one poll may block on the deferred party, which holds for library tasks: they await.
+
+use std::cell::RefCell;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+/// A wake-up that can wait until the current batched poll ends.
+pub trait DeferredWake: Send + Sync {
+    /// Performs the wake-up now.
+    fn wake_now(self: Arc<Self>);
+}
+
+#[derive(Default)]
+struct Batch {
+    open: bool,
+    wakes: Vec<Arc<dyn DeferredWake>>,
+}
+
+thread_local! {
+    static BATCH: RefCell<Batch> = RefCell::new(Batch::default());
+}
+
+/// Runs `w` at the end of the batched poll running on this thread, or now when there is none.
+pub fn wake_soon(w: Arc<dyn DeferredWake>) {
+    let now = BATCH
+        .try_with(|b| {
+            let mut b = b.borrow_mut();
+            if b.open {
+                b.wakes.push(w.clone());
+                false
+            } else {
+                true
+            }
+        })
+        .unwrap_or(true);
+    if now {
+        w.wake_now();
+    }
+}
+
+/// Opens a batch on this thread; false when one is open already (nested poll).
+fn open() -> bool {
+    BATCH
+        .try_with(|b| {
+            let mut b = b.borrow_mut();
+            !std::mem::replace(&mut b.open, true)
+        })
+        .unwrap_or(false)
+}
+
+/// Closes this thread's batch and performs its wake-ups (also when the poll panicked).
+struct CloseOnDrop;
+
+impl Drop for CloseOnDrop {
+    fn drop(&mut self) {
+        let mut wakes = BATCH
+            .try_with(|b| {
+                let mut b = b.borrow_mut();
+                b.open = false;
+                std::mem::take(&mut b.wakes)
+            })
+            .unwrap_or_default();
+        for w in wakes.drain(..) {
+            w.wake_now();
+        }
+        // Give the (now empty) buffer back so the next poll does not allocate.
+        let _ = BATCH.try_with(|b| {
+            let mut b = b.borrow_mut();
+            if b.wakes.capacity() == 0 {
+                b.wakes = wakes;
+            }
+        });
+    }
+}
+
+/// A future whose polls batch the wake-ups it causes (see the module docs).
+pub struct Batched<F>(pub F);
+
+impl<F: Future + Unpin> Future for Batched<F> {
+    type Output = F::Output;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        let _close = open().then_some(CloseOnDrop);
+        Pin::new(&mut self.0).poll(cx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    struct Counter(AtomicUsize);
+    impl DeferredWake for Counter {
+        fn wake_now(self: Arc<Self>) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    #[test]
+    fn outside_a_batch_wakes_at_once() {
+        let c = Arc::new(Counter(AtomicUsize::new(0)));
+        wake_soon(c.clone());
+        assert_eq!(c.0.load(Ordering::SeqCst), 1);
+    }
+
+    #[test]
+    fn inside_a_batch_wakes_when_the_poll_ends() {
+        let c = Arc::new(Counter(AtomicUsize::new(0)));
+        let seen_inside = Arc::new(AtomicUsize::new(usize::MAX));
+        let (c2, seen) = (c.clone(), seen_inside.clone());
+        let fut = Batched(Box::pin(async move {
+            wake_soon(c2.clone());
+            wake_soon(c2.clone());
+            seen.store(c2.0.load(Ordering::SeqCst), Ordering::SeqCst);
+        }));
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        rt.block_on(fut);
+        assert_eq!(
+            seen_inside.load(Ordering::SeqCst),
+            0,
+            "deferred inside the poll"
+        );
+        assert_eq!(c.0.load(Ordering::SeqCst), 2, "performed after it");
+        // The batch is closed again: a later wake-up is immediate.
+        wake_soon(c.clone());
+        assert_eq!(c.0.load(Ordering::SeqCst), 3);
+    }
+}
