@@ -22,6 +22,7 @@ pub mod ports;
 mod read;
 pub mod result;
 pub mod schema_compile;
+pub mod schema_fast;
 pub mod std_fs;
 pub mod std_process;
 pub mod validation;

@@ -7,7 +7,9 @@
 //! `type`, `properties`, `required`, `items`, `enum`, bounds, `anyOf`, … — anything else goes
 //! the eager way) cannot fail that check, so it is accepted at once and compiled on first use,
 //! or earlier on a background thread ([`CompiledSchema::warm_up`]). Any other schema is
-//! compiled at once, so a bad one is still refused with `jsonschema`'s error text.
+//! compiled at once, so a bad one is still refused with `jsonschema`'s error text. Arguments
+//! that [`FastSchema`] accepts need no validator at all; a schema with such a fast check is
+//! not warmed up either (its validator is built only for arguments that do not fit).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -15,10 +17,14 @@ use std::thread::JoinHandle;
 
 use serde_json::{Map, Value};
 
+use super::schema_fast::FastSchema;
+
 /// A tool's argument schema and its validator (compiled now or on first use).
 pub struct CompiledSchema {
     schema: Value,
     validator: OnceLock<Result<jsonschema::Validator, String>>,
+    /// The quick check of the common subset, when the schema is in it.
+    fast: Option<FastSchema>,
 }
 
 impl std::fmt::Debug for CompiledSchema {
@@ -48,7 +54,14 @@ impl CompiledSchema {
         Ok(Arc::new(CompiledSchema {
             schema: schema.clone(),
             validator,
+            fast: FastSchema::build(schema),
         }))
+    }
+
+    /// True when `args` are certainly valid without asking the validator (see
+    /// [`FastSchema::accepts`]); false: ask [`Self::validator`].
+    pub fn accepts_fast(&self, args: &Value) -> bool {
+        self.fast.as_ref().is_some_and(|f| f.accepts(args))
     }
 
     /// The validator, compiling it now if needed (a compile error of a schema accepted
@@ -65,10 +78,11 @@ impl CompiledSchema {
         self.validator.get().is_some()
     }
 
-    /// Compiles on a background thread when not compiled yet and no warm-up ran in this
-    /// process (the first compile is the expensive one); the caller joins the thread.
+    /// Compiles on a background thread when not compiled yet, the schema has no fast check
+    /// and no warm-up ran in this process (the first compile is the expensive one); the caller
+    /// joins the thread.
     pub fn warm_up(self: &Arc<Self>) -> Option<JoinHandle<()>> {
-        if self.is_compiled() || WARMING.swap(true, Ordering::AcqRel) {
+        if self.is_compiled() || self.fast.is_some() || WARMING.swap(true, Ordering::AcqRel) {
             return None;
         }
         let me = self.clone();
@@ -228,5 +242,22 @@ mod tests {
         // Outside the subset: compiled at once.
         let p = CompiledSchema::new(&json!({"type":"string","pattern":"^a"})).unwrap();
         assert!(p.is_compiled());
+    }
+
+    #[test]
+    fn valid_arguments_of_a_subset_schema_need_no_validator() {
+        let s = CompiledSchema::new(
+            &json!({"type":"object","properties":{"a":{"type":"integer"}},"required":["a"]}),
+        )
+        .unwrap();
+        // No warm-up thread: the validator is built only for arguments that do not fit.
+        assert!(s.warm_up().is_none());
+        assert!(s.accepts_fast(&json!({"a":1})));
+        assert!(!s.is_compiled());
+        assert!(!s.accepts_fast(&json!({})));
+        assert!(!s.validator().unwrap().is_valid(&json!({})));
+        // Outside the fast subset: no fast answer.
+        let p = CompiledSchema::new(&json!({"type":"string","format":"email"})).unwrap();
+        assert!(!p.accepts_fast(&json!("a@b.c")));
     }
 }
