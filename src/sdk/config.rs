@@ -10,8 +10,19 @@ use super::error::{ErrorCode, SdkError, SdkResult};
 use crate::core::permissions::{PermissionLists, PermissionMode};
 use crate::providers::ProviderKind;
 
-/// Default tokio worker threads per runtime.
-pub const DEFAULT_WORKER_THREADS: usize = 2;
+/// Default tokio worker threads per runtime: one per two cores the process may use, at least
+/// one ([`default_worker_threads`]). The async workers only move bytes and JSON (tools run on
+/// the blocking pool, callbacks on the callback threads), and with a second worker on a
+/// 2-core machine tokio wakes the idle worker for every task scheduled from outside (a host's
+/// tool answer, a submit): README "Performance" measured both.
+pub fn default_worker_threads() -> usize {
+    static N: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *N.get_or_init(|| {
+        std::thread::available_parallelism()
+            .map_or(1, |n| n.get() / 2)
+            .clamp(1, 64)
+    })
+}
 /// Default wait for a permission/hook answer (5 minutes).
 pub const DEFAULT_REQUEST_TIMEOUT_MS: u64 = 300_000;
 
@@ -247,13 +258,13 @@ pub fn parse_runtime_config(text: &str) -> SdkResult<RuntimeConfig> {
         providers.insert(name.clone(), (kind, profile.clone()));
     }
     let worker_threads = match opt_u64(W, &map, "worker_threads")? {
-        None => DEFAULT_WORKER_THREADS,
+        None => default_worker_threads(),
         Some(0) => {
             return Err(SdkError::config(format!(
                 "{W}: field \"worker_threads\" must be at least 1"
             )))
         }
-        Some(n) => usize::try_from(n.min(64)).unwrap_or(DEFAULT_WORKER_THREADS),
+        Some(n) => usize::try_from(n.min(64)).unwrap_or(64),
     };
     let request_timeout_decision = match opt_str(W, &map, "request_timeout_decision")?.as_deref() {
         None | Some("deny") => TimeoutDecision::Deny,

@@ -492,7 +492,8 @@ static void log_cb(void *ud, int32_t level, const char *target, const char *msg,
 void test_log_callback(void) {
     int freed = 0;
     CHECK_EQ_INT(robota_set_log_callback(log_cb, &freed, free_counter, ROBOTA_LOG_INFO, NULL), ROBOTA_OK);
-    robota_runtime *rt = make_runtime("{\"v\":1,\"providers\":{\"s\":{\"kind\":\"scripted\"}}}");
+    robota_runtime *rt =
+        make_runtime("{\"v\":1,\"providers\":{\"s\":{\"kind\":\"scripted\"}},\"worker_threads\":2}");
     robota_runtime_free(rt);
     CHECK_EQ_INT(g_logs, 1);
     CHECK_EQ_INT(robota_set_log_callback(NULL, NULL, NULL, 0, NULL), ROBOTA_OK);

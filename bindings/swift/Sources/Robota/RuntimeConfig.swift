@@ -5,7 +5,7 @@ import Foundation
 public struct RuntimeConfig: ExtensibleDocument, Sendable, Equatable {
     /// Providers by the name sessions refer to.
     public var providers: [String: ProviderConfig]
-    /// Async worker threads (library default 2).
+    /// Async worker threads (library default: one per two cores, at least 1).
     public var workerThreads: Int?
     /// Where sessions with `persist` are stored.
     public var sessionDir: String?
