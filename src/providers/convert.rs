@@ -161,7 +161,22 @@ impl Accumulated {
 
 /// A `data:` URL for an inline image.
 pub fn data_url(mime_type: &str, data: &str) -> String {
-    format!("data:{mime_type};base64,{data}")
+    DataUrl { mime_type, data }.to_string()
+}
+
+/// A `data:` URL for an inline image, formatted where it is written (no `String` of a
+/// possibly large image in between).
+pub struct DataUrl<'a> {
+    /// MIME type, e.g. `image/png`.
+    pub mime_type: &'a str,
+    /// Base64 data.
+    pub data: &'a str,
+}
+
+impl std::fmt::Display for DataUrl<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "data:{};base64,{}", self.mime_type, self.data)
+    }
 }
 
 /// A JSON string that borrows from the input when it has no escapes (serde's own `Cow<str>`

@@ -4,10 +4,13 @@
 //! jitter on 429/5xx/connection errors honouring `Retry-After` (never once streamed content
 //! reached the caller), and cancellation that drops the request at once.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
 use reqwest::header::{HeaderValue, ACCEPT, CONTENT_TYPE};
+use serde::Serialize;
 use serde_json::Value;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
@@ -29,6 +32,8 @@ pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 const MAX_ERROR_BODY: usize = 64 * 1024;
 /// Text of the error for a `200` event stream that carried no event at all.
 pub const EMPTY_STREAM: &str = "the response ended without any event";
+/// Largest capacity a request body starts with (the last body's length is only a hint).
+const MAX_BODY_HINT: usize = 256 * 1024;
 /// Largest non-streamed (`application/json`) answer read.
 const MAX_WHOLE_BODY: usize = 32 * 1024 * 1024;
 
@@ -59,6 +64,9 @@ pub enum AuthStyle {
 pub struct HttpTransport {
     cfg: HttpProviderConfig,
     client: reqwest::Client,
+    /// Length of the last request body encoded: the next one starts with that capacity
+    /// (a conversation's bodies grow round by round).
+    body_len: Arc<AtomicUsize>,
 }
 
 /// A failed attempt.
@@ -79,7 +87,22 @@ impl From<RobotaError> for AttemptError {
 impl HttpTransport {
     /// A transport over the shared `client`.
     pub fn new(cfg: HttpProviderConfig, client: reqwest::Client) -> Self {
-        HttpTransport { cfg, client }
+        HttpTransport {
+            cfg,
+            client,
+            body_len: Arc::new(AtomicUsize::new(0)),
+        }
+    }
+
+    /// Serialises a request body straight to bytes (no `serde_json::Value` tree in between).
+    pub fn encode<T: Serialize + ?Sized>(&self, body: &T) -> Result<Bytes, RobotaError> {
+        let hint = self.body_len.load(Ordering::Relaxed);
+        let mut out = Vec::with_capacity((hint + hint / 4).clamp(1024, MAX_BODY_HINT));
+        serde_json::to_writer(&mut out, body).map_err(|e| {
+            RobotaError::provider(&self.cfg.name, format!("cannot encode the request: {e}"))
+        })?;
+        self.body_len.store(out.len(), Ordering::Relaxed);
+        Ok(Bytes::from(out))
     }
 
     /// The provider entry.
@@ -149,14 +172,15 @@ impl HttpTransport {
         Duration::from_millis(half + fastrand::u64(0..=half))
     }
 
-    /// POSTs `body` to `url` and streams the SSE response through `decoder`, retrying as the
-    /// module doc says. `api_surface` labels raw payloads.
+    /// POSTs `body` (the JSON request body, already serialised) to `url` and streams the SSE
+    /// response through `decoder`, retrying as the module doc says. `api_surface` labels raw
+    /// payloads; the request's raw payload is parsed from `body` only when the sink wants it.
     #[allow(clippy::too_many_arguments)]
     pub async fn stream(
         &self,
         url: &str,
         auth: AuthStyle,
-        body: &Value,
+        body: Bytes,
         model: &str,
         api_surface: &'static str,
         decoder: &mut dyn StreamDecoder,
@@ -164,16 +188,13 @@ impl HttpTransport {
         cancel: &CancellationToken,
     ) -> Result<StreamOutcome, RobotaError> {
         let key = self.api_key()?;
-        let bytes = Bytes::from(serde_json::to_vec(body).map_err(|e| {
-            RobotaError::provider(&self.cfg.name, format!("cannot encode the request: {e}"))
-        })?);
         if sink.wants_raw_payloads() {
             sink.on_raw_payload(RawPayloadEvent {
                 provider: self.cfg.name.clone(),
                 api_surface: Some(api_surface.to_string()),
                 payload_kind: RawPayloadKind::Request,
                 sequence: None,
-                payload: body.clone(),
+                payload: serde_json::from_slice(&body).unwrap_or(Value::Null),
             });
         }
         let mut parser = SseParser::new();
@@ -186,7 +207,7 @@ impl HttpTransport {
                 .attempt(
                     url,
                     auth,
-                    &bytes,
+                    &body,
                     key.as_deref(),
                     model,
                     api_surface,

@@ -7,12 +7,15 @@
 //! [`create_provider`] over one [`new_http_client`] per runtime.
 
 pub mod anthropic;
+#[cfg(test)]
+mod body_cases;
 pub mod config;
 pub mod context_window;
 pub mod convert;
 pub mod errors;
 pub mod gemini;
 pub mod http;
+mod merged;
 pub mod openai;
 pub mod recorder;
 pub mod recording;

@@ -8,7 +8,7 @@
 //! `generationConfig`; tool results go back as `functionResponse` parts.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use async_trait::async_trait;
 use serde::Deserialize;
@@ -16,19 +16,23 @@ use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
 use super::config::HttpProviderConfig;
-use super::convert::{
-    args_object, first_indexed, system_text, Accumulated, Indexed, JsonStr, PartialCall,
-};
+use super::convert::{first_indexed, Accumulated, Indexed, JsonStr, PartialCall};
 use super::errors::{malformed, vendor_message, who};
 use super::http::{AuthStyle, HttpTransport, StreamDecoder, StreamOutcome};
 use super::sse::SseEvent;
 use crate::core::errors::RobotaError;
-use crate::core::message::{Message, Part, Role};
 use crate::core::provider::{
     assert_native_web_tools_available, ChatRequest, ChatResponse, Provider, ProviderCapabilities,
     StopReason, StreamSink,
 };
-use crate::core::tool_choice::ToolChoice;
+
+mod body;
+#[cfg(test)]
+mod body_tests;
+#[cfg(test)]
+mod tree;
+
+pub use body::RequestBody;
 
 /// API surface label of raw payloads.
 pub const API_SURFACE: &str = "gemini-generate-content";
@@ -60,145 +64,6 @@ impl GeminiProvider {
             self.http.config().base_url
         )
     }
-}
-
-fn user_parts(m: &Message) -> Vec<Value> {
-    match &m.parts {
-        Some(parts) => parts
-            .iter()
-            .map(|p| match p {
-                Part::Text { text } => json!({"text": text}),
-                Part::ImageInline { mime_type, data } => {
-                    json!({"inlineData": {"mimeType": mime_type, "data": data}})
-                }
-                Part::ImageUri { uri, mime_type } => {
-                    let mut f = json!({"fileUri": uri});
-                    if let Some(mt) = mime_type {
-                        f["mimeType"] = json!(mt);
-                    }
-                    json!({ "fileData": f })
-                }
-            })
-            .collect(),
-        None if m.content.is_empty() => Vec::new(),
-        None => vec![json!({"text": m.content})],
-    }
-}
-
-/// Converts the universal history to Gemini `contents` (system messages are left out: they go
-/// to `systemInstruction`). `signature` looks up a saved `thoughtSignature` by call id.
-pub fn convert_messages(
-    messages: &[Arc<Message>],
-    signature: &dyn Fn(&str) -> Option<String>,
-) -> Vec<Value> {
-    let mut out: Vec<(&'static str, Vec<Value>)> = Vec::new();
-    // call id → tool name, for results whose message lacks a name.
-    let mut names: HashMap<&str, &str> = HashMap::new();
-    for m in messages {
-        let (role, parts) = match m.role {
-            Role::System => continue,
-            Role::User => ("user", user_parts(m)),
-            Role::Assistant => {
-                let mut parts = Vec::new();
-                let text = m.content_for_api();
-                if !text.is_empty() {
-                    parts.push(json!({"text": text}));
-                }
-                for c in &m.tool_calls {
-                    names.insert(c.id.as_str(), c.function.name.as_str());
-                    let mut call = json!({
-                        "name": c.function.name,
-                        "args": args_object(&c.function.arguments),
-                    });
-                    if !c.id.starts_with(GENERATED_ID_PREFIX) {
-                        call["id"] = json!(c.id);
-                    }
-                    let mut part = json!({ "functionCall": call });
-                    if let Some(sig) = signature(&c.id) {
-                        part["thoughtSignature"] = json!(sig);
-                    }
-                    parts.push(part);
-                }
-                ("model", parts)
-            }
-            Role::Tool => {
-                let id = m.tool_call_id.as_deref().unwrap_or_default();
-                let name = m
-                    .name
-                    .as_deref()
-                    .or_else(|| names.get(id).copied())
-                    .unwrap_or_default();
-                let mut resp = json!({
-                    "name": name,
-                    "response": {"content": m.content},
-                });
-                if !id.is_empty() && !id.starts_with(GENERATED_ID_PREFIX) {
-                    resp["id"] = json!(id);
-                }
-                ("user", vec![json!({ "functionResponse": resp })])
-            }
-        };
-        if parts.is_empty() {
-            continue;
-        }
-        match out.last_mut() {
-            Some((r, p)) if *r == role => p.extend(parts),
-            _ => out.push((role, parts)),
-        }
-    }
-    out.into_iter()
-        .map(|(role, parts)| json!({"role": role, "parts": parts}))
-        .collect()
-}
-
-/// Builds the request body.
-pub fn request_body(
-    cfg: &HttpProviderConfig,
-    request: &ChatRequest<'_>,
-    signature: &dyn Fn(&str) -> Option<String>,
-) -> Value {
-    // Moved in, not through `json!` (which would copy the whole converted history again).
-    let mut body = json!({ "contents": null });
-    body["contents"] = Value::from(convert_messages(request.messages, signature));
-    if let Some(s) = system_text(request.messages) {
-        body["systemInstruction"] = json!({"parts": [{"text": s}]});
-    }
-    if !request.tools.is_empty() {
-        let decls: Vec<Value> = request
-            .tools
-            .iter()
-            .map(|t| {
-                json!({"name": t.name, "description": t.description, "parametersJsonSchema": t.parameters})
-            })
-            .collect();
-        body["tools"] = json!([{ "functionDeclarations": decls }]);
-        let config = match request.tool_choice {
-            ToolChoice::Auto => None,
-            ToolChoice::None => Some(json!({"mode": "NONE"})),
-            ToolChoice::Required => Some(json!({"mode": "ANY"})),
-            ToolChoice::Tool(n) => Some(json!({"mode": "ANY", "allowedFunctionNames": [n]})),
-        };
-        if let Some(c) = config {
-            body["toolConfig"] = json!({ "functionCallingConfig": c });
-        }
-    }
-    let mut gen = serde_json::Map::new();
-    if let Some(n) = request.max_tokens.or(cfg.max_tokens) {
-        gen.insert("maxOutputTokens".into(), json!(n));
-    }
-    if let Some(t) = request.temperature {
-        gen.insert("temperature".into(), json!(t));
-    }
-    if let Some(b) = request.thinking_budget {
-        gen.insert(
-            "thinkingConfig".into(),
-            json!({"thinkingBudget": b, "includeThoughts": true}),
-        );
-    }
-    if !gen.is_empty() {
-        body["generationConfig"] = Value::Object(gen);
-    }
-    body
 }
 
 #[derive(Deserialize)]
@@ -419,7 +284,9 @@ impl Provider for GeminiProvider {
         let cfg = self.http.config();
         let body = {
             let sigs = self.signatures.lock().unwrap_or_else(|p| p.into_inner());
-            request_body(cfg, &request, &|id| sigs.get(id).cloned())
+            self.http.encode(&RequestBody::new(cfg, &request, &|id| {
+                sigs.get(id).cloned()
+            }))?
         };
         let mut decoder = GeminiDecoder::new(cfg.clone());
         let outcome = self
@@ -427,7 +294,7 @@ impl Provider for GeminiProvider {
             .stream(
                 &self.url(request.model),
                 AuthStyle::GoogApiKey,
-                &body,
+                body,
                 request.model,
                 API_SURFACE,
                 &mut decoder,

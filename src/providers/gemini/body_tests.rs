@@ -1,0 +1,18 @@
+//! The body written straight to bytes equals the bytes of the `Value` tree it replaced.
+
+use super::body::RequestBody;
+use super::tree;
+use crate::providers::body_cases::each_case;
+use crate::providers::config::ProviderKind;
+
+#[test]
+fn body_bytes_equal_the_tree_bytes() {
+    // Signatures for some calls (ids of the shared histories), none for the others.
+    let signature = |id: &str| (id == "call_0" || id == "toolu_2").then(|| format!("sig-{id}"));
+    let checked = each_case(ProviderKind::Gemini, |cfg, req| {
+        let old = serde_json::to_vec(&tree::request_body(cfg, req, &signature)).unwrap();
+        let new = serde_json::to_vec(&RequestBody::new(cfg, req, &signature)).unwrap();
+        assert_eq!(String::from_utf8_lossy(&new), String::from_utf8_lossy(&old));
+    });
+    assert!(checked > 200, "{checked}");
+}
