@@ -48,6 +48,34 @@ pub fn new_http_client() -> Result<reqwest::Client, RobotaError> {
         .map_err(|e| RobotaError::Configuration(format!("cannot create the HTTP client: {e}")))
 }
 
+/// A request URL, parsed once when the provider is built (reqwest would parse a text URL
+/// again on every request); a text that does not parse is kept and fails per request as
+/// before.
+#[derive(Debug, Clone)]
+pub enum Endpoint {
+    /// Parsed.
+    Parsed(reqwest::Url),
+    /// Not a URL reqwest can parse: the request fails with reqwest's error.
+    Text(String),
+}
+
+impl Endpoint {
+    /// Parses `text`.
+    pub fn new(text: String) -> Self {
+        match reqwest::Url::parse(&text) {
+            Ok(u) => Endpoint::Parsed(u),
+            Err(_) => Endpoint::Text(text),
+        }
+    }
+
+    fn post(&self, client: &reqwest::Client) -> reqwest::RequestBuilder {
+        match self {
+            Endpoint::Parsed(u) => client.post(u.clone()),
+            Endpoint::Text(t) => client.post(t.as_str()),
+        }
+    }
+}
+
 /// How the API key is sent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AuthStyle {
@@ -178,7 +206,7 @@ impl HttpTransport {
     #[allow(clippy::too_many_arguments)]
     pub async fn stream(
         &self,
-        url: &str,
+        url: &Endpoint,
         auth: AuthStyle,
         body: Bytes,
         model: &str,
@@ -254,7 +282,7 @@ impl HttpTransport {
     #[allow(clippy::too_many_arguments)]
     async fn attempt(
         &self,
-        url: &str,
+        url: &Endpoint,
         auth: AuthStyle,
         body: &Bytes,
         key: Option<&str>,
@@ -265,9 +293,8 @@ impl HttpTransport {
         sink: &mut dyn StreamSink,
         cancel: &CancellationToken,
     ) -> Result<StreamOutcome, AttemptError> {
-        let mut req = self
-            .client
-            .post(url)
+        let mut req = url
+            .post(&self.client)
             .header(CONTENT_TYPE, "application/json")
             .header(ACCEPT, "text/event-stream");
         if auth == AuthStyle::XApiKey {

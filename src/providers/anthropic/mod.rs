@@ -24,7 +24,7 @@ use async_trait::async_trait;
 use tokio_util::sync::CancellationToken;
 
 use super::config::HttpProviderConfig;
-use super::http::{AuthStyle, HttpTransport, StreamOutcome};
+use super::http::{AuthStyle, Endpoint, HttpTransport, StreamOutcome};
 use crate::core::errors::RobotaError;
 use crate::core::provider::{
     assert_native_web_tools_available, ChatRequest, ChatResponse, NativeToolSupport, Provider,
@@ -39,13 +39,13 @@ pub const WEB_SEARCH_TOOL: &str = "web_search_20250305";
 /// The Anthropic provider.
 pub struct AnthropicProvider {
     http: HttpTransport,
-    url: String,
+    url: Endpoint,
 }
 
 impl AnthropicProvider {
     /// A provider for this entry over the shared client.
     pub fn new(cfg: HttpProviderConfig, client: reqwest::Client) -> Self {
-        let url = format!("{}/v1/messages", cfg.base_url);
+        let url = Endpoint::new(format!("{}/v1/messages", cfg.base_url));
         AnthropicProvider {
             http: HttpTransport::new(cfg, client),
             url,

@@ -18,7 +18,7 @@ use tokio_util::sync::CancellationToken;
 use super::config::HttpProviderConfig;
 use super::convert::{first_indexed, Accumulated, Indexed, JsonStr, PartialCall};
 use super::errors::{malformed, vendor_message, who};
-use super::http::{AuthStyle, HttpTransport, StreamDecoder, StreamOutcome};
+use super::http::{AuthStyle, Endpoint, HttpTransport, StreamDecoder, StreamOutcome};
 use super::sse::SseEvent;
 use crate::core::errors::RobotaError;
 use crate::core::provider::{
@@ -292,7 +292,7 @@ impl Provider for GeminiProvider {
         let outcome = self
             .http
             .stream(
-                &self.url(request.model),
+                &Endpoint::new(self.url(request.model)),
                 AuthStyle::GoogApiKey,
                 body,
                 request.model,

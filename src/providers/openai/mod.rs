@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::config::{HttpProviderConfig, ProviderKind};
 use super::context_window::{discover, window_from_error, ContextWindows};
-use super::http::{AuthStyle, HttpTransport, StreamDecoder, StreamOutcome, EMPTY_STREAM};
+use super::http::{AuthStyle, Endpoint, HttpTransport, StreamDecoder, StreamOutcome, EMPTY_STREAM};
 use crate::core::errors::RobotaError;
 use crate::core::provider::{
     assert_native_web_tools_available, ChatRequest, ChatResponse, Provider, ProviderCapabilities,
@@ -36,14 +36,14 @@ pub const API_SURFACE: &str = "chat-completions";
 /// The OpenAI / OpenAI-compatible provider.
 pub struct OpenAiProvider {
     http: HttpTransport,
-    url: String,
+    url: Endpoint,
     windows: Arc<ContextWindows>,
 }
 
 impl OpenAiProvider {
     /// A provider for this entry over the shared client.
     pub fn new(cfg: HttpProviderConfig, client: reqwest::Client) -> Self {
-        let url = format!("{}/chat/completions", cfg.base_url);
+        let url = Endpoint::new(format!("{}/chat/completions", cfg.base_url));
         OpenAiProvider {
             http: HttpTransport::new(cfg, client),
             url,
