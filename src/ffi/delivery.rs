@@ -376,16 +376,22 @@ impl Queue {
     /// Stops delivery for good: drops queued events and the callback registration (its
     /// `free_fn` runs now, or after an in-flight callback returns).
     pub(crate) fn detach(&self) {
-        let reg = {
+        let (reg, waiters, delivery_waiters) = {
             let mut st = self.lock();
             self.gate
                 .store(GATE_CLOSED, std::sync::atomic::Ordering::Release);
             st.detached = true;
             st.events.clear();
-            st.reg.take()
+            (st.reg.take(), st.waiters, st.delivery_waiters)
         };
-        self.cond.notify_all();
-        self.delivered_cond.notify_all();
+        // Only counted waiters can be asleep: the others see `detached` before they wait
+        // (a wake-up without a waiter is still a system call).
+        if waiters > 0 {
+            self.cond.notify_all();
+        }
+        if delivery_waiters > 0 {
+            self.delivered_cond.notify_all();
+        }
         drop(reg);
     }
 }
