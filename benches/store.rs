@@ -1,7 +1,9 @@
 //! Sessions that last: compaction cost beyond the model call (1,000-message history, the
 //! scripted provider answers at once), `robota_store_list` over 10,000 saved sessions, and a
 //! scripted turn through the C ABI with and without a transcript.
-//! Run: `cargo bench --bench store`
+//! Run: `cargo bench --bench store` (`-- turn_transcript` with `STORE_BENCH_ROUNDS`,
+//! `STORE_BENCH_TURNS`, `STORE_BENCH_ONLY=no|tmpfs|disk`: fewer turns or one variant, e.g. under
+//! callgrind).
 #![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)] // a harness: failing loudly is the point
 
 use std::ffi::CString;
@@ -225,6 +227,10 @@ fn transcript(_: &mut Criterion) {
     if let Some(d) = &shm {
         variants.insert(1, ("transcript on tmpfs", Some(d.path())));
     }
+    // `STORE_BENCH_ONLY=no|tmpfs|disk`: that variant alone (to count its instructions).
+    if let Ok(only) = std::env::var("STORE_BENCH_ONLY") {
+        variants.retain(|(name, _)| name.contains(only.as_str()));
+    }
     let docs: Vec<CString> = variants
         .iter()
         .map(|(_, dir)| {
@@ -236,9 +242,17 @@ fn transcript(_: &mut Criterion) {
         })
         .collect();
     let input = c(r#"{"text":"go"}"#);
-    let (rounds, turns) = (7, 300);
+    // `STORE_BENCH_ROUNDS` / `STORE_BENCH_TURNS` (e.g. 1 and 50 under callgrind, whose
+    // instruction counts do not depend on the machine's load).
+    let env = |name: &str, default: usize| {
+        std::env::var(name)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(default)
+    };
+    let (rounds, turns) = (env("STORE_BENCH_ROUNDS", 7), env("STORE_BENCH_TURNS", 300));
     for doc in &docs {
-        run_round(rt, doc, &input, 50); // warm-up
+        run_round(rt, doc, &input, turns.min(50)); // warm-up
     }
     let mut all: Vec<Vec<Round>> = variants.iter().map(|_| Vec::new()).collect();
     for _ in 0..rounds {
