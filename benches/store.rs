@@ -174,6 +174,12 @@ struct Round {
 
 fn run_round(rt: *mut robota_runtime, doc: &CString, input: &CString, turns: usize) -> Round {
     let mut walls = Vec::with_capacity(turns);
+    // `STORE_BENCH_IDLE_US=N`: every variant idles N µs after each free (a control for the
+    // disk variant, whose free waits for fsyncs: does idling alone make the next turn slower?).
+    let idle = std::env::var("STORE_BENCH_IDLE_US")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .map(Duration::from_micros);
     let (mut cpu_turn, whole_start) = (0i64, cpu_ns());
     for _ in 0..turns {
         let mut s: *mut robota_session = null_mut();
@@ -191,6 +197,9 @@ fn run_round(rt: *mut robota_runtime, doc: &CString, input: &CString, turns: usi
         cpu_turn += cpu_ns() - c0;
         walls.push(t0.elapsed().as_secs_f64() * 1e6);
         robota_session_free(s);
+        if let Some(d) = idle {
+            std::thread::sleep(d);
+        }
     }
     Round {
         wall: median(&mut walls),

@@ -38,7 +38,7 @@ fn write(t: &Transcript, ev: &Event, durable_turns: bool) -> std::io::Result<()>
     match &ev.payload {
         Payload::Text(text) => t.record_text(name, ev.turn_id, "text", text)?,
         Payload::Json(Value::Object(m)) => t.record(name, ev.turn_id, m)?,
-        Payload::JsonText(d) => t.record(name, ev.turn_id, &d.to_map())?,
+        Payload::JsonText(d) => t.record_json_text(name, ev.turn_id, d.as_bytes())?,
         Payload::Json(other) => {
             let mut m = Map::new();
             m.insert("data".into(), other.clone());

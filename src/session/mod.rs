@@ -18,6 +18,7 @@ pub mod store_list;
 pub mod transcript;
 pub mod transcript_check;
 pub mod transcript_payloads;
+mod transcript_splice;
 mod transcript_writer;
 
 pub use approval::{approval_prompt_text, ApprovalDecision, ApprovalHandler};

@@ -16,6 +16,7 @@ use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::{Map, Value};
 
 use super::transcript_payloads::{Payloads, PAYLOAD_LIMIT_BYTES};
+use super::transcript_splice::splice;
 use super::transcript_writer::Target;
 
 /// What redacted values are written as.
@@ -25,8 +26,12 @@ pub const REDACTED: &str = "[REDACTED]";
 /// `api[-_]?key|authorization|access[-_]?token|refresh[-_]?token|secret|password|x[-_]?api[-_]?key`,
 /// whole key, any case).
 pub fn is_secret_key(key: &str) -> bool {
+    is_secret_key_bytes(key.as_bytes())
+}
+
+/// [`is_secret_key`] of a key's UTF-8 bytes.
+pub fn is_secret_key_bytes(k: &[u8]) -> bool {
     // No allocation: this runs for every key of every line.
-    let k = key.as_bytes();
     let eq = |a: &[u8], b: &str| a.eq_ignore_ascii_case(b.as_bytes());
     let starts = |a: &[u8], p: &str| a.len() >= p.len() && eq(&a[..p.len()], p);
     let ends = |a: &[u8], p: &str| a.len() >= p.len() && eq(&a[a.len() - p.len()..], p);
@@ -118,28 +123,56 @@ pub struct Transcript {
     payloads: Payloads,
 }
 
-/// Lines not yet handed to the writer, the last timestamp written (formatted once per
-/// millisecond).
+/// Lines not yet handed to the writer, the last timestamp written (formatted once per second;
+/// within a second only its milliseconds are rewritten).
 struct Out {
     pending: Vec<u8>,
     /// The last batch handed over, and whether lines came since the last fsync'd one.
     last_seq: u64,
     dirty: bool,
     stamp_ms: i64,
-    stamp: String,
+    /// `YYYY-MM-DDTHH:MM:SS.mmmZ` of `stamp_ms` (ASCII).
+    stamp: Vec<u8>,
+    /// Scratch space of the fast path ([`splice`]).
+    keys: Vec<(usize, usize)>,
 }
 
 impl Out {
     fn refresh_stamp(&mut self) {
-        // The clock read alone per line; the calendar work once per millisecond.
+        // The clock read alone per line; the calendar work once per second.
         let ms = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_millis() as i64);
-        if ms != self.stamp_ms || self.stamp.is_empty() {
-            self.stamp_ms = ms;
-            self.stamp = chrono::DateTime::from_timestamp_millis(ms)
-                .unwrap_or_default()
-                .to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+        self.set_stamp(ms);
+    }
+
+    fn set_stamp(&mut self, ms: i64) {
+        if ms == self.stamp_ms && !self.stamp.is_empty() {
+            return;
+        }
+        let same_second = ms.div_euclid(1000) == self.stamp_ms.div_euclid(1000);
+        self.stamp_ms = ms;
+        if same_second && self.stamp.len() == 24 && self.stamp[19] == b'.' {
+            let m = ms.rem_euclid(1000);
+            self.stamp[20] = b'0' + (m / 100) as u8;
+            self.stamp[21] = b'0' + (m / 10 % 10) as u8;
+            self.stamp[22] = b'0' + (m % 10) as u8;
+            return;
+        }
+        self.stamp = chrono::DateTime::from_timestamp_millis(ms)
+            .unwrap_or_default()
+            .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+            .into_bytes();
+    }
+
+    fn new() -> Self {
+        Out {
+            pending: Vec::with_capacity(8 * 1024),
+            last_seq: 0,
+            dirty: false,
+            stamp_ms: 0,
+            stamp: Vec::new(),
+            keys: Vec::new(),
         }
     }
 }
@@ -191,13 +224,7 @@ impl Transcript {
         Ok(Transcript {
             path,
             mid,
-            out: Mutex::new(Out {
-                pending: Vec::with_capacity(8 * 1024),
-                last_seq: 0,
-                dirty: false,
-                stamp_ms: 0,
-                stamp: String::new(),
-            }),
+            out: Mutex::new(Out::new()),
             target: Target::new(file),
             payloads: Payloads::new(dir, session_id, PAYLOAD_LIMIT_BYTES),
         })
@@ -223,19 +250,41 @@ impl Transcript {
         }
         let mut guard = self.lock();
         let start = guard.pending.len();
-        let line = self.line(&mut guard, event, turn_id, fields);
+        let line = self
+            .head(&mut guard, event, turn_id)
+            .and_then(|()| self.fields(&mut guard.pending, turn_id, fields));
         self.finish_line(&mut guard, start, line)
     }
 
-    fn line(
-        &self,
-        out: &mut Out,
-        event: &str,
-        turn_id: u64,
-        fields: &Map<String, Value>,
-    ) -> io::Result<()> {
-        self.head(out, event, turn_id)?;
-        let w = &mut out.pending;
+    /// [`Self::record`] of the members of `text`, a JSON object as `serde_json` writes it (an
+    /// event that is already JSON text): copied into the line without parsing it when a scan
+    /// proves the line the same ([`super::transcript_splice`]), else parsed and written as
+    /// [`Self::record`] does (text that is not an object: a line without fields).
+    pub fn record_json_text(&self, event: &str, turn_id: u64, text: &[u8]) -> io::Result<()> {
+        if self.target.failed() {
+            return Ok(());
+        }
+        let mut guard = self.lock();
+        let start = guard.pending.len();
+        let line = self.head(&mut guard, event, turn_id).and_then(|()| {
+            let out = &mut *guard;
+            let w = &mut out.pending;
+            let fields_at = w.len();
+            if splice(text, turn_id, self.payloads.limit(), w, &mut out.keys) {
+                return Ok(());
+            }
+            w.truncate(fields_at);
+            let fields = match serde_json::from_slice(text) {
+                Ok(Value::Object(m)) => m,
+                _ => Map::new(),
+            };
+            self.fields(w, turn_id, &fields)
+        });
+        self.finish_line(&mut guard, start, line)
+    }
+
+    /// Writes a line's fields after its head, and its end.
+    fn fields(&self, w: &mut Vec<u8>, turn_id: u64, fields: &Map<String, Value>) -> io::Result<()> {
         for (k, v) in fields {
             if k == "v" || k == "type" || (k == "turn_id" && turn_id != 0) {
                 continue;
@@ -301,7 +350,7 @@ impl Transcript {
         out.refresh_stamp();
         let w = &mut out.pending;
         w.extend_from_slice(b"{\"timestamp\":\"");
-        w.extend_from_slice(out.stamp.as_bytes());
+        w.extend_from_slice(&out.stamp);
         w.extend_from_slice(&self.mid);
         push_str(w, event)?;
         if turn_id != 0 {
@@ -379,5 +428,26 @@ fn drop_torn_tail(file: &mut File) -> io::Result<()> {
 impl Drop for Transcript {
     fn drop(&mut self) {
         let _ = self.sync();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Out;
+
+    #[test]
+    fn timestamps_within_a_second_match_the_calendar() {
+        let mut out = Out::new();
+        let start = 1_795_773_239_000i64 - 1500;
+        for ms in (start..start + 3200)
+            .step_by(7)
+            .chain([0, 999, 1000, 253_402_300_799_999])
+        {
+            out.set_stamp(ms);
+            let want = chrono::DateTime::from_timestamp_millis(ms)
+                .unwrap_or_default()
+                .to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+            assert_eq!(String::from_utf8_lossy(&out.stamp), want, "{ms}");
+        }
     }
 }

@@ -174,8 +174,10 @@ impl Target {
         st.waiters -= 1;
     }
 
-    fn write(&self, bytes: &[u8], sync: bool) -> io::Result<()> {
-        (&self.file).write_all(bytes)?;
+    fn write(&self, jobs: &[Job], sync: bool) -> io::Result<()> {
+        for job in jobs {
+            (&self.file).write_all(&job.bytes)?;
+        }
         if sync {
             self.file.sync_data()?;
         }
@@ -183,14 +185,28 @@ impl Target {
     }
 }
 
-/// Takes jobs in order until none is left (`linger`: polls, then sleeps, see the module).
+/// Takes jobs in order until none is left (`linger`: polls, then sleeps, see the module). The
+/// batches of one transcript queued one behind the other (a turn's lines and the
+/// `session_closed` line of a session freed right after) are written together and fsync'd
+/// once.
 fn serve(linger: bool) {
     let mut q = lock(&WRITER.queue);
     let mut quiet = Duration::ZERO;
+    let mut group: Vec<Job> = Vec::new();
     loop {
         if let Some(job) = q.jobs.pop_front() {
+            group.push(job);
+            while q
+                .jobs
+                .front()
+                .is_some_and(|next| Arc::ptr_eq(&next.target, &group[0].target))
+            {
+                if let Some(next) = q.jobs.pop_front() {
+                    group.push(next);
+                }
+            }
             drop(q);
-            run(job);
+            run(&mut group);
             q = lock(&WRITER.queue);
             quiet = Duration::ZERO;
             continue;
@@ -214,19 +230,21 @@ fn serve(linger: bool) {
     q.running = false;
 }
 
-fn run(job: Job) {
-    let Job {
-        target: t,
-        mut bytes,
-        sync,
-        seq,
-    } = job;
+/// Writes consecutive batches of one transcript (emptied from `group`), then fsyncs once when
+/// one of them asks for it; they count as written after that.
+fn run(group: &mut Vec<Job>) {
+    let Some(first) = group.first() else { return };
+    let t = first.target.clone();
+    let sync = group.iter().any(|j| j.sync);
+    let seq = group.last().map_or(0, |j| j.seq);
     let result = if t.failed() {
         Ok(())
     } else {
-        catch_unwind(AssertUnwindSafe(|| t.write(&bytes, sync)))
+        catch_unwind(AssertUnwindSafe(|| t.write(group, sync)))
             .unwrap_or_else(|_| Err(io::Error::other("the transcript writer failed")))
     };
+    let mut bytes = group.pop().map(|j| j.bytes).unwrap_or_default();
+    group.clear();
     bytes.clear();
     let mut st = lock(&t.state);
     if let Err(e) = result {
