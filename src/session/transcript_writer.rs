@@ -172,8 +172,12 @@ impl Target {
         (seq, spare.unwrap_or_default())
     }
 
-    /// Blocks until batch `seq` is written (or dropped after a failure).
+    /// Blocks until batch `seq` is written (or dropped after a failure). Wakes the writer
+    /// only when it is not written yet (a transcript dropped after its last sync does not).
     pub(super) fn wait(&self, seq: u64) {
+        if lock(&self.state).written >= seq {
+            return;
+        }
         if lock(&WRITER.queue).idle {
             WRITER.cond.notify_one();
         }
