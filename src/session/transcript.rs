@@ -154,7 +154,7 @@ impl Transcript {
         Ok(Transcript {
             path,
             out: Mutex::new(Out {
-                batch: Batch::default(),
+                batch: Batch::with_capacity(),
                 last_seq: 0,
                 dirty: false,
                 stamp: Stamp::default(),
@@ -276,6 +276,9 @@ impl Transcript {
 /// Truncates `file` after its last `\n` when its last byte is not one (empty stays empty).
 fn drop_torn_tail(file: &mut File) -> io::Result<()> {
     let len = file.metadata()?.len();
+    if len == 0 {
+        return Ok(());
+    }
     let mut end = len;
     let mut buf = vec![0u8; 8192];
     while end > 0 {
@@ -291,10 +294,7 @@ fn drop_torn_tail(file: &mut File) -> io::Result<()> {
         }
         end = start;
     }
-    if len > 0 {
-        file.set_len(0)?;
-    }
-    Ok(())
+    file.set_len(0)
 }
 
 impl Drop for Transcript {

@@ -51,6 +51,15 @@ pub(super) fn millis(t: SystemTime) -> i64 {
 }
 
 impl Batch {
+    /// An empty batch with room for a turn of short lines (allocated when the transcript is
+    /// opened, not while a turn records).
+    pub(super) fn with_capacity() -> Self {
+        Batch {
+            entries: Vec::with_capacity(64),
+            raw: Vec::with_capacity(8 * 1024),
+        }
+    }
+
     /// Whether no line is waiting.
     pub(super) fn is_empty(&self) -> bool {
         self.entries.is_empty()
