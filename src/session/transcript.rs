@@ -200,7 +200,12 @@ impl Transcript {
     /// proves the line the same ([`super::transcript_splice`]), else parses them and writes
     /// them as [`Self::record`] does (text that is not an object: a line without fields); a
     /// failure there (a payload file) is the writer's ([`Self::take_error`]).
-    pub fn record_json_text(&self, event: &str, turn_id: u64, text: &[u8]) -> io::Result<()> {
+    pub fn record_json_text(
+        &self,
+        event: &'static str,
+        turn_id: u64,
+        text: &[u8],
+    ) -> io::Result<()> {
         if self.target.failed() {
             return Ok(());
         }
@@ -211,7 +216,13 @@ impl Transcript {
 
     /// Appends one line with a single text field (`{…,"<key>":"<text>"}`): only copied now,
     /// with the time; the writer thread formats it.
-    pub fn record_text(&self, event: &str, turn_id: u64, key: &str, text: &str) -> io::Result<()> {
+    pub fn record_text(
+        &self,
+        event: &'static str,
+        turn_id: u64,
+        key: &'static str,
+        text: &str,
+    ) -> io::Result<()> {
         if self.target.failed() {
             return Ok(());
         }

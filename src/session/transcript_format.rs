@@ -1,7 +1,7 @@
 //! Transcript lines between the event and the file: a [`Batch`] holds the lines a session
 //! recorded, most of them not formatted yet (a text delta's text, an event's JSON text, each
-//! with the time and turn it was recorded at: one copy on the emitting thread); the writer
-//! thread formats them ([`LineFormat::format`]) into
+//! with the time, turn and event name it was recorded with: one copy on the emitting thread);
+//! the writer thread formats them ([`LineFormat::format`]) into
 //! `{"timestamp","sessionId","event","turn_id"?,…fields}` lines just before it writes them.
 //! Lines of the cold events (built as maps) arrive formatted.
 
@@ -25,16 +25,16 @@ enum Form {
     Json,
 }
 
-/// One recorded line: its parts follow each other in [`Batch::raw`] (event name, key, body).
+/// One recorded line (its body follows the previous line's in [`Batch::raw`]).
 #[derive(Clone, Copy)]
 struct Entry {
     /// When it was recorded (turned into milliseconds by the writer).
     at: SystemTime,
     turn_id: u64,
     form: Form,
-    event_len: u32,
-    key_len: u32,
-    body_len: u32,
+    event: &'static str,
+    key: &'static str,
+    body_len: usize,
 }
 
 /// Lines recorded and not written yet, in order.
@@ -86,20 +86,18 @@ impl Batch {
         form: Form,
         at: SystemTime,
         turn_id: u64,
-        event: &str,
-        key: &str,
+        event: &'static str,
+        key: &'static str,
         body: &[u8],
     ) {
-        self.raw.extend_from_slice(event.as_bytes());
-        self.raw.extend_from_slice(key.as_bytes());
         self.raw.extend_from_slice(body);
         self.entries.push(Entry {
             at,
             turn_id,
             form,
-            event_len: event.len() as u32,
-            key_len: key.len() as u32,
-            body_len: body.len() as u32,
+            event,
+            key,
+            body_len: body.len(),
         });
     }
 
@@ -107,16 +105,22 @@ impl Batch {
     pub(super) fn push_text(
         &mut self,
         at: SystemTime,
-        event: &str,
+        event: &'static str,
         turn_id: u64,
-        key: &str,
+        key: &'static str,
         text: &str,
     ) {
         self.push(Form::Text, at, turn_id, event, key, text.as_bytes());
     }
 
     /// Records a line with the members of the JSON object `text`, recorded at `at`.
-    pub(super) fn push_json(&mut self, at: SystemTime, event: &str, turn_id: u64, text: &[u8]) {
+    pub(super) fn push_json(
+        &mut self,
+        at: SystemTime,
+        event: &'static str,
+        turn_id: u64,
+        text: &[u8],
+    ) {
         self.push(Form::Json, at, turn_id, event, "", text);
     }
 
@@ -134,9 +138,9 @@ impl Batch {
             at: UNIX_EPOCH,
             turn_id: 0,
             form: Form::Line,
-            event_len: 0,
-            key_len: 0,
-            body_len: (self.raw.len() - start) as u32,
+            event: "",
+            key: "",
+            body_len: self.raw.len() - start,
         });
         Ok(())
     }
@@ -290,17 +294,11 @@ impl LineFormat {
     ) -> io::Result<()> {
         let mut at = 0;
         for e in &batch.entries {
-            let event_end = at + e.event_len as usize;
-            let key_end = event_end + e.key_len as usize;
-            let end = key_end + e.body_len as usize;
-            let (event, key, body) = match (
-                batch.raw.get(at..event_end),
-                batch.raw.get(event_end..key_end),
-                batch.raw.get(key_end..end),
-            ) {
-                (Some(a), Some(b), Some(c)) => (a, b, c),
-                _ => return Err(io::Error::other("a transcript batch is inconsistent")),
+            let end = at + e.body_len;
+            let Some(body) = batch.raw.get(at..end) else {
+                return Err(io::Error::other("a transcript batch is inconsistent"));
             };
+            let (event, key) = (e.event.as_bytes(), e.key.as_bytes());
             at = end;
             let start = w.len();
             let line = match e.form {
