@@ -3,7 +3,7 @@
 //! scripted turn through the C ABI with and without a transcript.
 //! Run: `cargo bench --bench store` (`-- turn_transcript` with `STORE_BENCH_ROUNDS`,
 //! `STORE_BENCH_TURNS`, `STORE_BENCH_ONLY=no|tmpfs|disk`: fewer turns or one variant, e.g. under
-//! callgrind).
+//! callgrind; `STORE_BENCH_IDLE_US`: an idle pause after each free, in every variant).
 #![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)] // a harness: failing loudly is the point
 
 use std::ffi::CString;
