@@ -1,7 +1,9 @@
 //! Sessions that last: compaction cost beyond the model call (1,000-message history, the
 //! scripted provider answers at once), `robota_store_list` over 10,000 saved sessions, and a
 //! scripted turn through the C ABI with and without a transcript.
-//! Run: `cargo bench --bench store`
+//! Run: `cargo bench --bench store` (`-- turn_transcript` with `STORE_BENCH_ROUNDS`,
+//! `STORE_BENCH_TURNS`, `STORE_BENCH_ONLY=no|tmpfs|disk`: fewer turns or one variant, e.g. under
+//! callgrind; `STORE_BENCH_IDLE_US`: an idle pause after each free, in every variant).
 #![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)] // a harness: failing loudly is the point
 
 use std::ffi::CString;
@@ -172,6 +174,12 @@ struct Round {
 
 fn run_round(rt: *mut robota_runtime, doc: &CString, input: &CString, turns: usize) -> Round {
     let mut walls = Vec::with_capacity(turns);
+    // `STORE_BENCH_IDLE_US=N`: every variant idles N µs after each free (a control for the
+    // disk variant, whose free waits for fsyncs: does idling alone make the next turn slower?).
+    let idle = std::env::var("STORE_BENCH_IDLE_US")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .map(Duration::from_micros);
     let (mut cpu_turn, whole_start) = (0i64, cpu_ns());
     for _ in 0..turns {
         let mut s: *mut robota_session = null_mut();
@@ -189,6 +197,9 @@ fn run_round(rt: *mut robota_runtime, doc: &CString, input: &CString, turns: usi
         cpu_turn += cpu_ns() - c0;
         walls.push(t0.elapsed().as_secs_f64() * 1e6);
         robota_session_free(s);
+        if let Some(d) = idle {
+            std::thread::sleep(d);
+        }
     }
     Round {
         wall: median(&mut walls),
@@ -225,6 +236,10 @@ fn transcript(_: &mut Criterion) {
     if let Some(d) = &shm {
         variants.insert(1, ("transcript on tmpfs", Some(d.path())));
     }
+    // `STORE_BENCH_ONLY=no|tmpfs|disk`: that variant alone (to count its instructions).
+    if let Ok(only) = std::env::var("STORE_BENCH_ONLY") {
+        variants.retain(|(name, _)| name.contains(only.as_str()));
+    }
     let docs: Vec<CString> = variants
         .iter()
         .map(|(_, dir)| {
@@ -236,9 +251,17 @@ fn transcript(_: &mut Criterion) {
         })
         .collect();
     let input = c(r#"{"text":"go"}"#);
-    let (rounds, turns) = (7, 300);
+    // `STORE_BENCH_ROUNDS` / `STORE_BENCH_TURNS` (e.g. 1 and 50 under callgrind, whose
+    // instruction counts do not depend on the machine's load).
+    let env = |name: &str, default: usize| {
+        std::env::var(name)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(default)
+    };
+    let (rounds, turns) = (env("STORE_BENCH_ROUNDS", 7), env("STORE_BENCH_TURNS", 300));
     for doc in &docs {
-        run_round(rt, doc, &input, 50); // warm-up
+        run_round(rt, doc, &input, turns.min(50)); // warm-up
     }
     let mut all: Vec<Vec<Round>> = variants.iter().map(|_| Vec::new()).collect();
     for _ in 0..rounds {

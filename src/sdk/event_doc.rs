@@ -59,6 +59,11 @@ impl JsonDoc {
         std::str::from_utf8(text).unwrap_or_default()
     }
 
+    /// The JSON text as bytes (UTF-8).
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes[..self.bytes.len() - 1]
+    }
+
     /// The text followed by a NUL byte.
     pub fn nul_terminated(&self) -> &[u8] {
         &self.bytes

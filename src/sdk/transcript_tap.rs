@@ -1,11 +1,12 @@
 //! Session transcripts (session JSON `"transcript": true | "DIR"`): every event the session
 //! emits is also logged for `<DIR>/<session_id>.jsonl` (`true`: `<cwd>/.robota/logs`, the
-//! reference's directory) before the host gets it, one line per event, redacted. The line is
-//! only formatted on the emitting thread; the transcript writer thread writes a turn's lines
-//! and fsyncs after `turn_completed` was passed on (off the turn's path; a subagent's turn
-//! waits for it), and `session_closed` is passed on only once every line is on disk. A transcript that cannot be opened or
-//! written gives one `WARNING` event (`code:"TRANSCRIPT_FAILED"`; a failure of the writer
-//! thread is reported with the next event) and the session goes on.
+//! reference's directory) before the host gets it, one line per event, redacted. A hot event's
+//! line is only recorded (copied, with the time) on the emitting thread; the transcript writer
+//! thread formats a turn's lines, writes them and fsyncs after `turn_completed` was passed on
+//! (off the turn's path; a subagent's turn waits for it), and `session_closed` is passed on
+//! only once every line is on disk. A transcript that cannot be opened or written gives one
+//! `WARNING` event (`code:"TRANSCRIPT_FAILED"`; a failure of the writer thread is reported with
+//! the next event) and the session goes on.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -38,7 +39,7 @@ fn write(t: &Transcript, ev: &Event, durable_turns: bool) -> std::io::Result<()>
     match &ev.payload {
         Payload::Text(text) => t.record_text(name, ev.turn_id, "text", text)?,
         Payload::Json(Value::Object(m)) => t.record(name, ev.turn_id, m)?,
-        Payload::JsonText(d) => t.record(name, ev.turn_id, &d.to_map())?,
+        Payload::JsonText(d) => t.record_json_text(name, ev.turn_id, d.as_bytes())?,
         Payload::Json(other) => {
             let mut m = Map::new();
             m.insert("data".into(), other.clone());

@@ -17,7 +17,9 @@ pub mod store_index;
 pub mod store_list;
 pub mod transcript;
 pub mod transcript_check;
+mod transcript_format;
 pub mod transcript_payloads;
+mod transcript_splice;
 mod transcript_writer;
 
 pub use approval::{approval_prompt_text, ApprovalDecision, ApprovalHandler};

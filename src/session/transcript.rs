@@ -2,19 +2,22 @@
 //! line, `{"timestamp","sessionId","event",…fields}`, append-only. Secret-looking keys
 //! (`api_key`, `authorization`, `access_token`, `refresh_token`, `secret`, `password`,
 //! `x-api-key`, case-insensitive, whole key) are written as `"[REDACTED]"` at any depth.
-//! Lines are formatted into memory and written by a background thread
-//! ([`super::transcript_writer`]): at the end of each turn ([`Transcript::sync_later`]: written
-//! and fsync'd after the turn, off its path) and when the log is closed ([`Transcript::sync`],
-//! which waits until everything is on disk).
+//! Lines are recorded into memory (a hot event's text only copied, with the time it was
+//! recorded at: [`super::transcript_format`]) and formatted, written and fsync'd by a
+//! background thread ([`super::transcript_writer`]): at the end of each turn
+//! ([`Transcript::sync_later`]: after the turn, off its path) and when the log is closed
+//! ([`Transcript::sync`], which waits until everything is on disk).
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
 
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::{Map, Value};
 
+use super::transcript_format::{millis, Batch, LineFormat, Stamp};
 use super::transcript_payloads::{Payloads, PAYLOAD_LIMIT_BYTES};
 use super::transcript_writer::Target;
 
@@ -25,8 +28,12 @@ pub const REDACTED: &str = "[REDACTED]";
 /// `api[-_]?key|authorization|access[-_]?token|refresh[-_]?token|secret|password|x[-_]?api[-_]?key`,
 /// whole key, any case).
 pub fn is_secret_key(key: &str) -> bool {
+    is_secret_key_bytes(key.as_bytes())
+}
+
+/// [`is_secret_key`] of a key's UTF-8 bytes.
+pub fn is_secret_key_bytes(k: &[u8]) -> bool {
     // No allocation: this runs for every key of every line.
-    let k = key.as_bytes();
     let eq = |a: &[u8], b: &str| a.eq_ignore_ascii_case(b.as_bytes());
     let starts = |a: &[u8], p: &str| a.len() >= p.len() && eq(&a[..p.len()], p);
     let ends = |a: &[u8], p: &str| a.len() >= p.len() && eq(&a[a.len() - p.len()..], p);
@@ -103,72 +110,27 @@ pub(super) fn redacted_json_text(key: &str, v: &Value) -> Option<String> {
     serde_json::to_string(&Redacted(&parsed)).ok()
 }
 
-/// Formatted lines are handed to the writer thread once this many bytes are waiting (and at
+/// Recorded lines are handed to the writer thread once this many bytes are waiting (and at
 /// every [`Transcript::sync_later`] / [`Transcript::sync`]).
 pub const HANDOFF_BYTES: usize = 64 * 1024;
 
-/// An open session log. Lines are formatted into memory on the caller's thread; the writer
-/// thread ([`super::transcript_writer`]) writes them and fsyncs.
+/// An open session log. Lines are recorded into memory on the caller's thread (a hot event's
+/// text copied with its time, a cold event's line formatted); the writer thread
+/// ([`super::transcript_writer`]) formats the rest, writes them and fsyncs.
 pub struct Transcript {
     path: PathBuf,
-    /// `","sessionId":"<id>","event":"`, the part of every line between timestamp and event.
-    mid: Vec<u8>,
     out: Mutex<Out>,
     target: Arc<Target>,
-    payloads: Payloads,
 }
 
-/// Lines not yet handed to the writer, the last timestamp written (formatted once per
-/// millisecond).
+/// Lines not yet handed to the writer.
 struct Out {
-    pending: Vec<u8>,
+    batch: Batch,
     /// The last batch handed over, and whether lines came since the last fsync'd one.
     last_seq: u64,
     dirty: bool,
-    stamp_ms: i64,
-    stamp: String,
-}
-
-impl Out {
-    fn refresh_stamp(&mut self) {
-        // The clock read alone per line; the calendar work once per millisecond.
-        let ms = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_millis() as i64);
-        if ms != self.stamp_ms || self.stamp.is_empty() {
-            self.stamp_ms = ms;
-            self.stamp = chrono::DateTime::from_timestamp_millis(ms)
-                .unwrap_or_default()
-                .to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
-        }
-    }
-}
-
-/// Appends `n` in decimal.
-fn push_u64(w: &mut Vec<u8>, mut n: u64) {
-    let mut digits = [0u8; 20];
-    let mut i = digits.len();
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    w.extend_from_slice(&digits[i..]);
-}
-
-/// Appends `s` as a JSON string (without escaping when it needs none, as event names).
-fn push_str(w: &mut Vec<u8>, s: &str) -> io::Result<()> {
-    if s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
-        w.push(b'"');
-        w.extend_from_slice(s.as_bytes());
-        w.push(b'"');
-        Ok(())
-    } else {
-        Ok(serde_json::to_writer(w, s)?)
-    }
+    /// The timestamps of the lines formatted here (cold events).
+    stamp: Stamp,
 }
 
 impl Transcript {
@@ -185,21 +147,19 @@ impl Transcript {
             .append(true)
             .open(&path)?;
         drop_torn_tail(&mut file)?;
-        let mut mid = b"\",\"sessionId\":".to_vec();
-        serde_json::to_writer(&mut mid, session_id)?;
-        mid.extend_from_slice(b",\"event\":");
+        let format = LineFormat::new(
+            session_id,
+            Payloads::new(dir, session_id, PAYLOAD_LIMIT_BYTES),
+        )?;
         Ok(Transcript {
             path,
-            mid,
             out: Mutex::new(Out {
-                pending: Vec::with_capacity(8 * 1024),
+                batch: Batch::with_capacity(),
                 last_seq: 0,
                 dirty: false,
-                stamp_ms: 0,
-                stamp: String::new(),
+                stamp: Stamp::default(),
             }),
-            target: Target::new(file),
-            payloads: Payloads::new(dir, session_id, PAYLOAD_LIMIT_BYTES),
+            target: Target::new(file, format),
         })
     }
 
@@ -216,116 +176,88 @@ impl Transcript {
     /// `v` and `type` are left out; `turn_id` 0 is left out; a field named like a line key,
     /// e.g. a message's own `timestamp`, is written as `payload_<name>`). A field whose JSON
     /// exceeds the payload limit goes to a payload file (see [`super::transcript_payloads`]).
-    /// Nothing is written after the writer failed ([`Self::take_error`]).
+    /// The line is formatted now (an error, such as a payload file that cannot be written, is
+    /// returned and the line left out). Nothing is written after the writer failed
+    /// ([`Self::take_error`]).
     pub fn record(&self, event: &str, turn_id: u64, fields: &Map<String, Value>) -> io::Result<()> {
         if self.target.failed() {
             return Ok(());
         }
+        let format = self.target.format();
         let mut guard = self.lock();
-        let start = guard.pending.len();
-        let line = self.line(&mut guard, event, turn_id, fields);
-        self.finish_line(&mut guard, start, line)
+        let out = &mut *guard;
+        let stamp = out.stamp.at(millis(SystemTime::now()));
+        let line = out.batch.push_line(|w| {
+            format.head(w, stamp, event.as_bytes(), turn_id)?;
+            format.fields(w, turn_id, fields)
+        });
+        self.finish_line(out, line)
     }
 
-    fn line(
+    /// [`Self::record`] of the members of `text`, a JSON object as `serde_json` writes it (an
+    /// event that is already JSON text): only copied now, with the time; the writer thread
+    /// formats the line. It copies the members into the line without parsing them when a scan
+    /// proves the line the same ([`super::transcript_splice`]), else parses them and writes
+    /// them as [`Self::record`] does (text that is not an object: a line without fields); a
+    /// failure there (a payload file) is the writer's ([`Self::take_error`]).
+    pub fn record_json_text(
         &self,
-        out: &mut Out,
-        event: &str,
+        event: &'static str,
         turn_id: u64,
-        fields: &Map<String, Value>,
+        text: &[u8],
     ) -> io::Result<()> {
-        self.head(out, event, turn_id)?;
-        let w = &mut out.pending;
-        for (k, v) in fields {
-            if k == "v" || k == "type" || (k == "turn_id" && turn_id != 0) {
-                continue;
-            }
-            w.push(b',');
-            if matches!(k.as_str(), "timestamp" | "sessionId" | "event") {
-                w.extend_from_slice(b"\"payload_");
-                w.extend_from_slice(k.as_bytes());
-                w.push(b'"');
-            } else {
-                serde_json::to_writer(&mut *w, k)?;
-            }
-            w.push(b':');
-            if is_secret_key(k) {
-                serde_json::to_writer(&mut *w, REDACTED)?;
-                continue;
-            }
-            let at = w.len();
-            serde_json::to_writer(&mut *w, &Redacted(v))?;
-            if w.len() - at > self.payloads.limit() {
-                w.truncate(at);
-                serde_json::to_writer(&mut *w, &self.payloads.normalize(v)?)?;
-            }
-        }
-        w.extend_from_slice(b"}\n");
-        Ok(())
-    }
-
-    /// Appends one line with a single text field (`{…,"<key>":"<text>"}`).
-    pub fn record_text(&self, event: &str, turn_id: u64, key: &str, text: &str) -> io::Result<()> {
         if self.target.failed() {
             return Ok(());
         }
-        let mut guard = self.lock();
-        let start = guard.pending.len();
-        let line = self.head(&mut guard, event, turn_id).and_then(|()| {
-            let w = &mut guard.pending;
-            w.push(b',');
-            push_str(w, key)?;
-            w.push(b':');
-            serde_json::to_writer(&mut *w, text)?;
-            w.extend_from_slice(b"}\n");
-            Ok(())
-        });
-        self.finish_line(&mut guard, start, line)
+        let mut out = self.lock();
+        out.batch.push_json(SystemTime::now(), event, turn_id, text);
+        self.finish_line(&mut out, Ok(()))
     }
 
-    /// After a line: a failed one is taken back whole; many waiting bytes go to the writer.
-    fn finish_line(&self, out: &mut Out, start: usize, line: io::Result<()>) -> io::Result<()> {
-        if line.is_err() {
-            out.pending.truncate(start);
-            return line;
+    /// Appends one line with a single text field (`{…,"<key>":"<text>"}`): only copied now,
+    /// with the time; the writer thread formats it.
+    pub fn record_text(
+        &self,
+        event: &'static str,
+        turn_id: u64,
+        key: &'static str,
+        text: &str,
+    ) -> io::Result<()> {
+        if self.target.failed() {
+            return Ok(());
         }
-        out.dirty = true;
-        if out.pending.len() >= HANDOFF_BYTES {
-            self.hand_off(out, false);
+        let mut out = self.lock();
+        out.batch
+            .push_text(SystemTime::now(), event, turn_id, key, text);
+        self.finish_line(&mut out, Ok(()))
+    }
+
+    /// After a line: many waiting bytes go to the writer.
+    fn finish_line(&self, out: &mut Out, line: io::Result<()>) -> io::Result<()> {
+        if line.is_ok() {
+            out.dirty = true;
+            if out.batch.len() >= HANDOFF_BYTES {
+                self.hand_off(out, false);
+            }
         }
         line
-    }
-
-    /// Writes a line's first fields.
-    fn head(&self, out: &mut Out, event: &str, turn_id: u64) -> io::Result<()> {
-        out.refresh_stamp();
-        let w = &mut out.pending;
-        w.extend_from_slice(b"{\"timestamp\":\"");
-        w.extend_from_slice(out.stamp.as_bytes());
-        w.extend_from_slice(&self.mid);
-        push_str(w, event)?;
-        if turn_id != 0 {
-            w.extend_from_slice(b",\"turn_id\":");
-            push_u64(w, turn_id);
-        }
-        Ok(())
     }
 
     /// Hands the waiting lines to the writer (to be fsync'd after them when `sync`, which
     /// is skipped when nothing came since the last fsync); returns the last batch's number.
     fn hand_off(&self, out: &mut Out, sync: bool) -> u64 {
-        if out.pending.is_empty() && !(sync && out.dirty) {
+        if out.batch.is_empty() && !(sync && out.dirty) {
             return out.last_seq;
         }
-        let (seq, next) = self.target.submit(std::mem::take(&mut out.pending), sync);
-        out.pending = next;
+        let (seq, next) = self.target.submit(std::mem::take(&mut out.batch), sync);
+        out.batch = next;
         out.last_seq = seq;
         out.dirty = !sync;
         seq
     }
 
-    /// Hands the lines formatted so far to the writer thread, which writes them and fsyncs the
-    /// file; returns at once (at the end of each turn).
+    /// Hands the lines recorded so far to the writer thread, which formats and writes them and
+    /// fsyncs the file; returns at once (at the end of each turn).
     pub fn sync_later(&self) {
         let mut out = self.lock();
         self.hand_off(&mut out, true);
@@ -345,8 +277,8 @@ impl Transcript {
         }
     }
 
-    /// The writer's failure (a write or fsync), once: lines handed over since were dropped and
-    /// no more are written.
+    /// The writer's failure (formatting a line, a write or an fsync), once: lines handed over
+    /// since were dropped and no more are written.
     pub fn take_error(&self) -> Option<io::Error> {
         self.target.take_error()
     }
@@ -355,6 +287,9 @@ impl Transcript {
 /// Truncates `file` after its last `\n` when its last byte is not one (empty stays empty).
 fn drop_torn_tail(file: &mut File) -> io::Result<()> {
     let len = file.metadata()?.len();
+    if len == 0 {
+        return Ok(());
+    }
     let mut end = len;
     let mut buf = vec![0u8; 8192];
     while end > 0 {
@@ -370,10 +305,7 @@ fn drop_torn_tail(file: &mut File) -> io::Result<()> {
         }
         end = start;
     }
-    if len > 0 {
-        file.set_len(0)?;
-    }
-    Ok(())
+    file.set_len(0)
 }
 
 impl Drop for Transcript {

@@ -1,7 +1,9 @@
 //! The transcripts' writer: one background thread for the whole process takes the lines a
-//! session formatted (in batches: a turn's lines at its end, or every
-//! [`super::transcript::HANDOFF_BYTES`] meanwhile), writes them to their file in the order they
-//! were handed over and fsyncs when asked, so no write or fsync runs on a turn's path. After
+//! session recorded (in batches: a turn's lines at its end, or every
+//! [`super::transcript::HANDOFF_BYTES`] meanwhile), formats them
+//! ([`super::transcript_format`]), writes them to their file in the order they were handed
+//! over and fsyncs when asked, so no formatting of a hot event, write or fsync runs on a turn's
+//! path. After
 //! a batch the thread looks for new ones every [`POLL`] by itself (group commit: a turn's end
 //! neither wakes it nor waits for it, and the batches of many sessions share one wake-up),
 //! for up to [`LINGER`] without any; then it waits to be woken and, after another [`LINGER`],
@@ -17,6 +19,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
+use super::transcript_format::{Batch, LineFormat, Scratch};
+
 /// How long the writer thread polls for batches, then sleeps, before it ends.
 const LINGER: Duration = Duration::from_secs(1);
 
@@ -24,12 +28,13 @@ const LINGER: Duration = Duration::from_secs(1);
 /// and fsync'd at most this long after the turn.
 pub(super) const POLL: Duration = Duration::from_millis(10);
 
-/// A written buffer larger than this is not kept for reuse.
+/// A written batch or line buffer larger than this is not kept for reuse.
 const SPARE_MAX: usize = 1 << 20;
 
 /// One transcript file as the writer sees it.
 pub(super) struct Target {
     file: File,
+    format: LineFormat,
     state: Mutex<TargetState>,
     done: Condvar,
     /// A write or fsync failed: later batches are dropped (a line must never follow a gap).
@@ -46,13 +51,13 @@ struct TargetState {
     /// The first failure, and whether [`Target::take_error`] handed it out.
     error: Option<(io::ErrorKind, String)>,
     error_taken: bool,
-    /// A written buffer, emptied, for the next batch.
-    spare: Option<Vec<u8>>,
+    /// A written batch, emptied, for the next one.
+    spare: Option<Batch>,
 }
 
 struct Job {
     target: Arc<Target>,
-    bytes: Vec<u8>,
+    batch: Batch,
     sync: bool,
     seq: u64,
 }
@@ -87,14 +92,20 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Target {
-    /// Writes go to `file` (opened for appending).
-    pub(super) fn new(file: File) -> Arc<Target> {
+    /// Writes go to `file` (opened for appending), lines formatted by `format`.
+    pub(super) fn new(file: File, format: LineFormat) -> Arc<Target> {
         Arc::new(Target {
             file,
+            format,
             state: Mutex::new(TargetState::default()),
             done: Condvar::new(),
             failed: AtomicBool::new(false),
         })
+    }
+
+    /// How its lines are formatted.
+    pub(super) fn format(&self) -> &LineFormat {
+        &self.format
     }
 
     /// Whether a write or fsync failed.
@@ -125,10 +136,10 @@ impl Target {
             .map(|(k, m)| io::Error::new(*k, m.clone()))
     }
 
-    /// Hands `bytes` to the writer (fsync'd after writing when `sync`). Returns the batch's
-    /// number for [`Self::wait`] and an empty buffer to format the next lines into (a written
+    /// Hands `batch` to the writer (fsync'd after writing when `sync`). Returns the batch's
+    /// number for [`Self::wait`] and an empty batch to record the next lines into (a written
     /// one when there is one; no allocation on the caller's path).
-    pub(super) fn submit(self: &Arc<Self>, bytes: Vec<u8>, sync: bool) -> (u64, Vec<u8>) {
+    pub(super) fn submit(self: &Arc<Self>, batch: Batch, sync: bool) -> (u64, Batch) {
         let (seq, spare) = {
             let mut st = lock(&self.state);
             st.queued += 1;
@@ -136,7 +147,7 @@ impl Target {
         };
         let job = Job {
             target: self.clone(),
-            bytes,
+            batch,
             sync,
             seq,
         };
@@ -161,8 +172,12 @@ impl Target {
         (seq, spare.unwrap_or_default())
     }
 
-    /// Blocks until batch `seq` is written (or dropped after a failure).
+    /// Blocks until batch `seq` is written (or dropped after a failure). Wakes the writer
+    /// only when it is not written yet (a transcript dropped after its last sync does not).
     pub(super) fn wait(&self, seq: u64) {
+        if lock(&self.state).written >= seq {
+            return;
+        }
         if lock(&WRITER.queue).idle {
             WRITER.cond.notify_one();
         }
@@ -174,23 +189,55 @@ impl Target {
         st.waiters -= 1;
     }
 
-    fn write(&self, bytes: &[u8], sync: bool) -> io::Result<()> {
-        (&self.file).write_all(bytes)?;
+    /// Formats the batches of `jobs` into `lines`, writes them and fsyncs when `sync`. A line
+    /// that cannot be formatted is an error after the lines before it were written (and
+    /// fsync'd).
+    fn write(
+        &self,
+        jobs: &[Job],
+        sync: bool,
+        scratch: &mut Scratch,
+        lines: &mut Vec<u8>,
+    ) -> io::Result<()> {
+        lines.clear();
+        let formatted = jobs
+            .iter()
+            .try_for_each(|j| self.format.format(&j.batch, scratch, lines));
+        (&self.file).write_all(lines)?;
         if sync {
             self.file.sync_data()?;
         }
-        Ok(())
+        formatted
     }
 }
 
-/// Takes jobs in order until none is left (`linger`: polls, then sleeps, see the module).
+/// Takes jobs in order until none is left (`linger`: polls, then sleeps, see the module). The
+/// batches of one transcript queued one behind the other (a turn's lines and the
+/// `session_closed` line of a session freed right after) are written together and fsync'd
+/// once.
 fn serve(linger: bool) {
     let mut q = lock(&WRITER.queue);
     let mut quiet = Duration::ZERO;
+    let mut group: Vec<Job> = Vec::new();
+    let mut scratch = Scratch::default();
+    let mut lines = Vec::new();
     loop {
         if let Some(job) = q.jobs.pop_front() {
+            group.push(job);
+            while q
+                .jobs
+                .front()
+                .is_some_and(|next| Arc::ptr_eq(&next.target, &group[0].target))
+            {
+                if let Some(next) = q.jobs.pop_front() {
+                    group.push(next);
+                }
+            }
             drop(q);
-            run(job);
+            run(&mut group, &mut scratch, &mut lines);
+            if lines.capacity() > SPARE_MAX {
+                lines = Vec::new();
+            }
             q = lock(&WRITER.queue);
             quiet = Duration::ZERO;
             continue;
@@ -214,28 +261,30 @@ fn serve(linger: bool) {
     q.running = false;
 }
 
-fn run(job: Job) {
-    let Job {
-        target: t,
-        mut bytes,
-        sync,
-        seq,
-    } = job;
+/// Formats and writes consecutive batches of one transcript (emptied from `group`), then
+/// fsyncs once when one of them asks for it; they count as written after that.
+fn run(group: &mut Vec<Job>, scratch: &mut Scratch, lines: &mut Vec<u8>) {
+    let Some(first) = group.first() else { return };
+    let t = first.target.clone();
+    let sync = group.iter().any(|j| j.sync);
+    let seq = group.last().map_or(0, |j| j.seq);
     let result = if t.failed() {
         Ok(())
     } else {
-        catch_unwind(AssertUnwindSafe(|| t.write(&bytes, sync)))
+        catch_unwind(AssertUnwindSafe(|| t.write(group, sync, scratch, lines)))
             .unwrap_or_else(|_| Err(io::Error::other("the transcript writer failed")))
     };
-    bytes.clear();
+    let mut batch = group.pop().map(|j| j.batch).unwrap_or_default();
+    group.clear();
+    batch.clear();
     let mut st = lock(&t.state);
     if let Err(e) = result {
         st.error.get_or_insert((e.kind(), e.to_string()));
         t.failed.store(true, Ordering::Relaxed);
     }
     st.written = seq;
-    if st.spare.is_none() && bytes.capacity() <= SPARE_MAX {
-        st.spare = Some(bytes);
+    if st.spare.is_none() && batch.capacity() <= SPARE_MAX {
+        st.spare = Some(batch);
     }
     let wake = st.waiters > 0;
     drop(st);

@@ -70,3 +70,4 @@ mod tools_fs;
 mod tools_function;
 mod tools_search;
 mod tools_web;
+mod transcript_fast_path;

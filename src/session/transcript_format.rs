@@ -1,0 +1,372 @@
+//! Transcript lines between the event and the file: a [`Batch`] holds the lines a session
+//! recorded, most of them not formatted yet (a text delta's text, an event's JSON text, each
+//! with the time, turn and event name it was recorded with: one copy on the emitting thread);
+//! the writer thread formats them ([`LineFormat::format`]) into
+//! `{"timestamp","sessionId","event","turn_id"?,…fields}` lines just before it writes them.
+//! Lines of the cold events (built as maps) arrive formatted.
+
+use std::io;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde_json::{Map, Value};
+
+use super::transcript::{is_secret_key, Redacted, REDACTED};
+use super::transcript_payloads::Payloads;
+use super::transcript_splice::splice;
+
+/// How a recorded line is to be formatted.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Form {
+    /// Already formatted (the whole line).
+    Line,
+    /// One text field: `,"<key>":"<text>"`.
+    Text,
+    /// The members of a JSON object (an event already written as JSON text).
+    Json,
+}
+
+/// One recorded line (its body follows the previous line's in [`Batch::raw`]).
+#[derive(Clone, Copy)]
+struct Entry {
+    /// When it was recorded (turned into milliseconds by the writer).
+    at: SystemTime,
+    turn_id: u64,
+    form: Form,
+    event: &'static str,
+    key: &'static str,
+    body_len: usize,
+}
+
+/// Lines recorded and not written yet, in order.
+#[derive(Default)]
+pub(super) struct Batch {
+    entries: Vec<Entry>,
+    raw: Vec<u8>,
+}
+
+/// Milliseconds since the epoch at `t`.
+pub(super) fn millis(t: SystemTime) -> i64 {
+    t.duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
+impl Batch {
+    /// An empty batch with room for a turn of short lines (allocated when the transcript is
+    /// opened, not while a turn records).
+    pub(super) fn with_capacity() -> Self {
+        Batch {
+            entries: Vec::with_capacity(64),
+            raw: Vec::with_capacity(8 * 1024),
+        }
+    }
+
+    /// Whether no line is waiting.
+    pub(super) fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Bytes waiting (about what the lines will take, less their heads).
+    pub(super) fn len(&self) -> usize {
+        self.raw.len()
+    }
+
+    /// Empties it, keeping its memory.
+    pub(super) fn clear(&mut self) {
+        self.entries.clear();
+        self.raw.clear();
+    }
+
+    /// Memory held.
+    pub(super) fn capacity(&self) -> usize {
+        self.raw.capacity() + self.entries.capacity() * std::mem::size_of::<Entry>()
+    }
+
+    fn push(
+        &mut self,
+        form: Form,
+        at: SystemTime,
+        turn_id: u64,
+        event: &'static str,
+        key: &'static str,
+        body: &[u8],
+    ) {
+        self.raw.extend_from_slice(body);
+        self.entries.push(Entry {
+            at,
+            turn_id,
+            form,
+            event,
+            key,
+            body_len: body.len(),
+        });
+    }
+
+    /// Records a line with one text field, recorded at `at`.
+    pub(super) fn push_text(
+        &mut self,
+        at: SystemTime,
+        event: &'static str,
+        turn_id: u64,
+        key: &'static str,
+        text: &str,
+    ) {
+        self.push(Form::Text, at, turn_id, event, key, text.as_bytes());
+    }
+
+    /// Records a line with the members of the JSON object `text`, recorded at `at`.
+    pub(super) fn push_json(
+        &mut self,
+        at: SystemTime,
+        event: &'static str,
+        turn_id: u64,
+        text: &[u8],
+    ) {
+        self.push(Form::Json, at, turn_id, event, "", text);
+    }
+
+    /// Formats a whole line now (`line` appends it to the buffer it is given).
+    pub(super) fn push_line(
+        &mut self,
+        line: impl FnOnce(&mut Vec<u8>) -> io::Result<()>,
+    ) -> io::Result<()> {
+        let start = self.raw.len();
+        if let Err(e) = line(&mut self.raw) {
+            self.raw.truncate(start);
+            return Err(e);
+        }
+        self.entries.push(Entry {
+            at: UNIX_EPOCH,
+            turn_id: 0,
+            form: Form::Line,
+            event: "",
+            key: "",
+            body_len: self.raw.len() - start,
+        });
+        Ok(())
+    }
+}
+
+/// A timestamp, `YYYY-MM-DDTHH:MM:SS.mmmZ`, formatted once per second (within a second only
+/// its milliseconds are rewritten).
+#[derive(Default)]
+pub(super) struct Stamp {
+    ms: i64,
+    text: Vec<u8>,
+}
+
+impl Stamp {
+    /// The text of `ms`.
+    pub(super) fn at(&mut self, ms: i64) -> &[u8] {
+        if ms == self.ms && !self.text.is_empty() {
+            return &self.text;
+        }
+        let same_second = ms.div_euclid(1000) == self.ms.div_euclid(1000);
+        self.ms = ms;
+        if same_second && self.text.len() == 24 && self.text[19] == b'.' {
+            let m = ms.rem_euclid(1000);
+            self.text[20] = b'0' + (m / 100) as u8;
+            self.text[21] = b'0' + (m / 10 % 10) as u8;
+            self.text[22] = b'0' + (m % 10) as u8;
+        } else {
+            self.text = chrono::DateTime::from_timestamp_millis(ms)
+                .unwrap_or_default()
+                .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+                .into_bytes();
+        }
+        &self.text
+    }
+}
+
+/// What the writer keeps between batches (no allocation per line).
+#[derive(Default)]
+pub(super) struct Scratch {
+    pub(super) stamp: Stamp,
+    keys: Vec<(usize, usize)>,
+}
+
+/// How one transcript's lines are written.
+pub(super) struct LineFormat {
+    /// `","sessionId":"<id>","event":`, the part of every line between timestamp and event.
+    mid: Vec<u8>,
+    pub(super) payloads: Payloads,
+}
+
+/// Appends `n` in decimal.
+fn push_u64(w: &mut Vec<u8>, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    w.extend_from_slice(&digits[i..]);
+}
+
+/// Appends `s` as a JSON string (without escaping when it needs none, as event names).
+fn push_str(w: &mut Vec<u8>, s: &[u8]) -> io::Result<()> {
+    if s.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'_') {
+        w.reserve(s.len() + 2);
+        w.push(b'"');
+        w.extend_from_slice(s);
+        w.push(b'"');
+        Ok(())
+    } else {
+        let s = std::str::from_utf8(s).map_err(io::Error::other)?;
+        Ok(serde_json::to_writer(w, s)?)
+    }
+}
+
+impl LineFormat {
+    /// The format of the transcript of `session_id`.
+    pub(super) fn new(session_id: &str, payloads: Payloads) -> io::Result<Self> {
+        let mut mid = b"\",\"sessionId\":".to_vec();
+        serde_json::to_writer(&mut mid, session_id)?;
+        mid.extend_from_slice(b",\"event\":");
+        Ok(LineFormat { mid, payloads })
+    }
+
+    /// Writes a line's first fields.
+    pub(super) fn head(
+        &self,
+        w: &mut Vec<u8>,
+        stamp: &[u8],
+        event: &[u8],
+        turn_id: u64,
+    ) -> io::Result<()> {
+        w.extend_from_slice(b"{\"timestamp\":\"");
+        w.extend_from_slice(stamp);
+        w.extend_from_slice(&self.mid);
+        push_str(w, event)?;
+        if turn_id != 0 {
+            w.extend_from_slice(b",\"turn_id\":");
+            push_u64(w, turn_id);
+        }
+        Ok(())
+    }
+
+    /// Writes a line's fields after its head, and its end (the exact path: see
+    /// [`super::transcript::Transcript::record`]).
+    pub(super) fn fields(
+        &self,
+        w: &mut Vec<u8>,
+        turn_id: u64,
+        fields: &Map<String, Value>,
+    ) -> io::Result<()> {
+        for (k, v) in fields {
+            if k == "v" || k == "type" || (k == "turn_id" && turn_id != 0) {
+                continue;
+            }
+            w.push(b',');
+            if matches!(k.as_str(), "timestamp" | "sessionId" | "event") {
+                w.extend_from_slice(b"\"payload_");
+                w.extend_from_slice(k.as_bytes());
+                w.push(b'"');
+            } else {
+                serde_json::to_writer(&mut *w, k)?;
+            }
+            w.push(b':');
+            if is_secret_key(k) {
+                serde_json::to_writer(&mut *w, REDACTED)?;
+                continue;
+            }
+            let at = w.len();
+            serde_json::to_writer(&mut *w, &Redacted(v))?;
+            if w.len() - at > self.payloads.limit() {
+                w.truncate(at);
+                serde_json::to_writer(&mut *w, &self.payloads.normalize(v)?)?;
+            }
+        }
+        w.extend_from_slice(b"}\n");
+        Ok(())
+    }
+
+    /// Appends the lines of `batch` to `w`. On a failure the lines before the failing one
+    /// stay in `w`, complete.
+    pub(super) fn format(
+        &self,
+        batch: &Batch,
+        scratch: &mut Scratch,
+        w: &mut Vec<u8>,
+    ) -> io::Result<()> {
+        let mut at = 0;
+        for e in &batch.entries {
+            let end = at + e.body_len;
+            let Some(body) = batch.raw.get(at..end) else {
+                return Err(io::Error::other("a transcript batch is inconsistent"));
+            };
+            let (event, key) = (e.event.as_bytes(), e.key.as_bytes());
+            at = end;
+            let start = w.len();
+            let line = match e.form {
+                Form::Line => {
+                    w.extend_from_slice(body);
+                    Ok(())
+                }
+                Form::Text => self
+                    .head(w, scratch.stamp.at(millis(e.at)), event, e.turn_id)
+                    .and_then(|()| {
+                        w.push(b',');
+                        push_str(w, key)?;
+                        w.push(b':');
+                        let text = std::str::from_utf8(body).map_err(io::Error::other)?;
+                        serde_json::to_writer(&mut *w, text)?;
+                        w.extend_from_slice(b"}\n");
+                        Ok(())
+                    }),
+                Form::Json => self
+                    .head(w, scratch.stamp.at(millis(e.at)), event, e.turn_id)
+                    .and_then(|()| self.json(w, e.turn_id, body, &mut scratch.keys)),
+            };
+            if let Err(err) = line {
+                w.truncate(start);
+                return Err(err);
+            }
+        }
+        Ok(())
+    }
+
+    /// The fields of a JSON object text: copied when [`splice`] proves that the same, else
+    /// parsed and written by [`Self::fields`] (text that is not an object: no fields).
+    pub(super) fn json(
+        &self,
+        w: &mut Vec<u8>,
+        turn_id: u64,
+        text: &[u8],
+        keys: &mut Vec<(usize, usize)>,
+    ) -> io::Result<()> {
+        let at = w.len();
+        if splice(text, turn_id, self.payloads.limit(), w, keys) {
+            return Ok(());
+        }
+        w.truncate(at);
+        let fields = match serde_json::from_slice(text) {
+            Ok(Value::Object(m)) => m,
+            _ => Map::new(),
+        };
+        self.fields(w, turn_id, &fields)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Stamp;
+
+    #[test]
+    fn timestamps_within_a_second_match_the_calendar() {
+        let mut stamp = Stamp::default();
+        let start = 1_795_773_239_000i64 - 1500;
+        for ms in (start..start + 3200)
+            .step_by(7)
+            .chain([0, 999, 1000, 253_402_300_799_999])
+        {
+            let want = chrono::DateTime::from_timestamp_millis(ms)
+                .unwrap_or_default()
+                .to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+            assert_eq!(String::from_utf8_lossy(stamp.at(ms)), want, "{ms}");
+        }
+    }
+}
