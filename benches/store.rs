@@ -3,7 +3,8 @@
 //! scripted turn through the C ABI with and without a transcript.
 //! Run: `cargo bench --bench store` (`-- turn_transcript` with `STORE_BENCH_ROUNDS`,
 //! `STORE_BENCH_TURNS`, `STORE_BENCH_ONLY=no|tmpfs|disk`: fewer turns or one variant, e.g. under
-//! callgrind; `STORE_BENCH_IDLE_US`: an idle pause after each free, in every variant).
+//! callgrind; `STORE_BENCH_IDLE_US`: an idle pause after each free, in every variant;
+//! `STORE_BENCH_SESSION=one`: a round's turns in one session instead of a fresh one per turn).
 #![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)] // a harness: failing loudly is the point
 
 use std::ffi::CString;
@@ -173,6 +174,9 @@ struct Round {
 }
 
 fn run_round(rt: *mut robota_runtime, doc: &CString, input: &CString, turns: usize) -> Round {
+    if one_session() {
+        return run_round_in_one_session(rt, doc, input, turns);
+    }
     let mut walls = Vec::with_capacity(turns);
     // `STORE_BENCH_IDLE_US=N`: every variant idles N µs after each free (a control for the
     // disk variant, whose free waits for fsyncs: does idling alone make the next turn slower?).
@@ -201,6 +205,47 @@ fn run_round(rt: *mut robota_runtime, doc: &CString, input: &CString, turns: usi
             std::thread::sleep(d);
         }
     }
+    Round {
+        wall: median(&mut walls),
+        cpu_turn: cpu_turn as f64 / 1e3 / turns as f64,
+        cpu_whole: (cpu_ns() - whole_start) as f64 / 1e3 / turns as f64,
+    }
+}
+
+/// `STORE_BENCH_SESSION=one`: every turn of a round in one session (the transcript file is
+/// opened once per round, as for a session that lasts) instead of a fresh session per turn.
+fn one_session() -> bool {
+    std::env::var("STORE_BENCH_SESSION").is_ok_and(|v| v == "one")
+}
+
+/// [`run_round`] with all `turns` in one session (created and freed outside the per-turn
+/// figures; `cpu_whole` includes them).
+fn run_round_in_one_session(
+    rt: *mut robota_runtime,
+    doc: &CString,
+    input: &CString,
+    turns: usize,
+) -> Round {
+    let mut walls = Vec::with_capacity(turns);
+    let whole_start = cpu_ns();
+    let mut s: *mut robota_session = null_mut();
+    assert_eq!(
+        robota_session_new(rt, doc.as_ptr(), None, null_mut(), None, &mut s, null_mut()),
+        ROBOTA_OK
+    );
+    let mut cpu_turn = 0i64;
+    for _ in 0..turns {
+        let (t0, c0) = (std::time::Instant::now(), cpu_ns());
+        let mut id = 0;
+        assert_eq!(
+            robota_session_submit(s, input.as_ptr(), &mut id, null_mut()),
+            ROBOTA_OK
+        );
+        assert_eq!(robota_session_wait(s, id, 30_000, null_mut()), ROBOTA_OK);
+        cpu_turn += cpu_ns() - c0;
+        walls.push(t0.elapsed().as_secs_f64() * 1e6);
+    }
+    robota_session_free(s);
     Round {
         wall: median(&mut walls),
         cpu_turn: cpu_turn as f64 / 1e3 / turns as f64,
@@ -271,7 +316,14 @@ fn transcript(_: &mut Criterion) {
     }
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     let load = load.trim_end();
-    println!("store/turn_transcript: {rounds} rounds x {turns} turns per variant, load {load}");
+    let mode = if one_session() {
+        "one session per round"
+    } else {
+        "a fresh session per turn"
+    };
+    println!(
+        "store/turn_transcript: {rounds} rounds x {turns} turns per variant ({mode}), load {load}"
+    );
     let base = median(&mut all[0].iter().map(|r| r.wall).collect::<Vec<_>>());
     let base_cpu = median(&mut all[0].iter().map(|r| r.cpu_turn).collect::<Vec<_>>());
     for ((name, _), rs) in variants.iter().zip(&all) {
