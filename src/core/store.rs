@@ -145,6 +145,28 @@ impl ConversationStore {
         }
     }
 
+    /// Index and total of the latest message carrying provider usage (cached: what a scan
+    /// of [`Self::messages`] from the end with [`read_token_usage`] finds).
+    pub fn latest_usage(&self) -> Option<(usize, u64)> {
+        self.latest_usage
+    }
+
+    /// `estimateContextTokensFromMessages` over the whole history with `pending` appended, in
+    /// O(size of `pending`): the pre-send estimate.
+    pub fn estimate_with(&self, pending: &Message, usage_floor: Option<f64>) -> ContextEstimate {
+        let sep = usize::from(!self.messages.is_empty());
+        let latest = match read_token_usage(pending) {
+            Some(u) => Some((self.messages.len(), u.total())),
+            None => self.latest_usage,
+        };
+        estimate_from_parts(
+            self.serialized_len() + json_len(pending) + sep,
+            latest,
+            self.messages.len() + 1,
+            usage_floor,
+        )
+    }
+
     /// `estimateContextTokensFromMessages` over the whole history in O(1): uses the cached
     /// serialized length and the cached latest usage.
     pub fn estimate(&self, usage_floor: Option<f64>) -> ContextEstimate {
@@ -285,5 +307,46 @@ mod tests {
                 .count(),
             1
         );
+    }
+
+    /// The O(1) estimates equal the reference's scan over the whole history, with and
+    /// without a pending message, whether or not (and where) messages carry usage.
+    #[test]
+    fn cached_estimates_equal_the_full_scan() {
+        use crate::core::tokens::estimate_context_with_len;
+        let with_usage = |text: &str, total: u64| {
+            let mut m = Message::assistant(text);
+            let mut meta = Metadata::new();
+            meta.insert("inputTokens".into(), serde_json::json!(total - 1));
+            meta.insert("outputTokens".into(), serde_json::json!(1));
+            m.metadata = Some(Box::new(meta));
+            m
+        };
+        let mut s = ConversationStore::new();
+        let check = |s: &ConversationStore| {
+            let scan = estimate_context_with_len(s.messages(), s.serialized_len(), Some(3.0));
+            assert_eq!(s.estimate(Some(3.0)), scan);
+            for pending in [Message::user("next question"), with_usage("answer", 9_000)] {
+                let mut all = s.messages().to_vec();
+                all.push(Arc::new(pending.clone()));
+                let len = 2 + all.iter().map(|m| json_len(m)).sum::<usize>() + all.len() - 1;
+                assert_eq!(
+                    s.estimate_with(&pending, None),
+                    estimate_context_with_len(&all, len, None)
+                );
+            }
+        };
+        check(&s);
+        s.append(Message::user("hello"));
+        check(&s);
+        s.append(with_usage("first", 40_000));
+        s.append(Message::user("more"));
+        check(&s);
+        s.set_system("sys");
+        check(&s);
+        s.append(with_usage("second", 50));
+        check(&s);
+        s.clear(true);
+        check(&s);
     }
 }

@@ -1,12 +1,9 @@
 //! ContextWindowTracker (reference §11.4): used/max tokens and percentages.
 
-use std::sync::Arc;
-
 use serde::Serialize;
 
 use crate::core::message::Message;
 use crate::core::store::ConversationStore;
-use crate::core::tokens::estimate_context_with_len;
 use crate::core::util::round2;
 
 /// Auto-compaction threshold (fraction of the window).
@@ -50,18 +47,14 @@ impl ContextWindowTracker {
     /// Sets used tokens from the shared estimator over the store's messages (provider usage
     /// when the last message carries it, else the serialized estimate).
     pub fn update_from_store(&mut self, store: &ConversationStore) {
-        self.used_tokens =
-            estimate_context_with_len(store.messages(), store.serialized_len(), None).used_tokens;
+        // O(1): the store caches the serialized length and the latest usage (a scan of the
+        // whole history per call made every turn O(history)).
+        self.used_tokens = store.estimate(None).used_tokens;
     }
 
     /// Like [`Self::update_from_store`] with `pending` appended (the pre-send estimate).
     pub fn update_with_pending(&mut self, store: &ConversationStore, pending: &Message) {
-        let sep = usize::from(!store.is_empty());
-        let extra = serde_json::to_string(pending).map_or(0, |s| s.len() + sep);
-        let mut msgs: Vec<Arc<Message>> = store.messages().to_vec();
-        msgs.push(Arc::new(pending.clone()));
-        self.used_tokens =
-            estimate_context_with_len(&msgs, store.serialized_len() + extra, None).used_tokens;
+        self.used_tokens = store.estimate_with(pending, None).used_tokens;
     }
 
     /// Sets used tokens directly.

@@ -10,7 +10,6 @@ use super::{InteractiveSession, Restore};
 use crate::core::history::HistoryEntry;
 use crate::core::message::Message;
 use crate::core::models::model_context_window;
-use crate::core::tokens::estimate_context_with_len;
 use crate::sdk::config::parse_object;
 use crate::sdk::error::{ErrorCode, SdkError, SdkResult};
 use crate::sdk::events::{self, Event};
@@ -70,16 +69,17 @@ impl InteractiveSession {
 
     /// `(used, max)` tokens.
     pub fn context_numbers(&self) -> (u64, u64) {
-        let (msgs, len) = {
+        // O(1) from the store's caches (no copy or scan of the history).
+        let used = {
             let store = self.inner.session.agent().store();
             let s = store.lock().unwrap_or_else(|p| p.into_inner());
-            (s.messages().to_vec(), s.serialized_len())
+            s.estimate(None).used_tokens
         };
         let cfg = self.inner.session.agent().config();
         let max = cfg
             .context_window
             .unwrap_or_else(|| model_context_window(&cfg.model));
-        (estimate_context_with_len(&msgs, len, None).used_tokens, max)
+        (used, max)
     }
 
     /// `clearHistory` (refused while a turn runs).
