@@ -45,6 +45,9 @@ pub struct RuntimeShared {
     builtins: Mutex<std::collections::HashMap<(String, String), Arc<dyn crate::core::tool::Tool>>>,
     /// MCP server connections shared by the sessions (same definition, one connection).
     pub mcp: Arc<super::mcp::McpRegistry>,
+    /// [`RuntimeConfig::env`] as looked up by settings and `$ENV:` references (built once;
+    /// cheap to clone).
+    pub env_vars: EnvVars,
     /// The providers one instance of which serves every session ([`ProviderKind::shareable`]),
     /// by profile name; built once when the runtime starts.
     shared_providers: BTreeMap<String, Arc<dyn Provider>>,
@@ -179,6 +182,7 @@ impl Runtime {
         let windows = Arc::new(crate::providers::ContextWindows::new());
         let shared_providers = check_providers(&config, &http, &windows)?;
         let shared = Arc::new(RuntimeShared {
+            env_vars: EnvVars::with_vars(config.env.clone()),
             handle: tokio.handle().clone(),
             http,
             windows,

@@ -76,12 +76,17 @@ pub struct SessionOptions {
 impl SessionOptions {
     /// Options with defaults: no tools, process cwd, `default` mode, no hooks, unlimited turns.
     pub fn new(provider: Arc<dyn Provider>, model: impl Into<String>) -> Self {
+        Self::in_dir(provider, model, std::env::current_dir().unwrap_or_default())
+    }
+
+    /// [`SessionOptions::new`] for working directory `cwd` (asks the process for nothing).
+    pub fn in_dir(provider: Arc<dyn Provider>, model: impl Into<String>, cwd: PathBuf) -> Self {
         SessionOptions {
             provider,
             model: model.into(),
             system_message: String::new(),
             tools: Vec::new(),
-            cwd: std::env::current_dir().unwrap_or_default(),
+            cwd,
             permission_mode: PermissionMode::Default,
             permissions: PermissionLists::default(),
             hooks: HooksConfig::default(),

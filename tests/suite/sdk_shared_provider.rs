@@ -22,14 +22,24 @@ fn stateless_kinds_are_shared_and_stateful_ones_are_not() {
     )
     .unwrap();
     let shared = rt.shared();
-    for (name, same) in [("a", true), ("o", true), ("c", true), ("g", false), ("s", false)] {
+    for (name, same) in [
+        ("a", true),
+        ("o", true),
+        ("c", true),
+        ("g", false),
+        ("s", false),
+    ] {
         let one = shared.make_provider(name).unwrap();
         let two = shared.make_provider(name).unwrap();
         assert_eq!(std::sync::Arc::ptr_eq(&one, &two), same, "provider {name}");
         assert_eq!(one.name(), name);
     }
     let err = shared.make_provider("nope").err().unwrap();
-    assert!(err.message.contains("unknown provider \"nope\""), "{}", err.message);
+    assert!(
+        err.message.contains("unknown provider \"nope\""),
+        "{}",
+        err.message
+    );
 }
 
 #[test]
@@ -50,7 +60,14 @@ fn a_shared_provider_resolves_env_keys_at_each_call() {
         submit(s, "hi");
         let evs = events_until(s, "turn_completed");
         assert_eq!(evs.last().unwrap()["response"], "ok", "{evs:?}");
-        sent.push(server.requests().last().unwrap().header("x-api-key").map(str::to_string));
+        sent.push(
+            server
+                .requests()
+                .last()
+                .unwrap()
+                .header("x-api-key")
+                .map(str::to_string),
+        );
     }
     std::env::remove_var(VAR);
     assert_eq!(

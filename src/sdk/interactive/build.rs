@@ -176,13 +176,12 @@ impl InteractiveSession {
             enforcer: OnceLock::new(),
         });
         let host_hooks: Arc<dyn HookExecutor> = Arc::new(HostHookExecutor { link: link.clone() });
-        let mut so = SessionOptions::new(provider, cfg.model.clone());
+        let mut so = SessionOptions::in_dir(provider, cfg.model.clone(), PathBuf::from(&cfg.cwd));
         so.system_message = assembly::system_message(&cfg);
         if let Some(st) = &settings {
             so.hook_env = st.env.clone();
         }
         so.tools = tools;
-        so.cwd = PathBuf::from(&cfg.cwd);
         so.virtual_cwd = cfg.host_io;
         so.permission_mode = cfg.permission_mode;
         so.permissions = cfg.permissions.clone();
@@ -227,7 +226,7 @@ impl InteractiveSession {
         let agent = session.agent();
         {
             let mut st = core.lock();
-            st.msg_flushed = agent.messages().len();
+            st.msg_flushed = crate::core::agent::lock(agent.store()).messages().len();
         }
         if let Some(w) = transcript_warning {
             link.emit(crate::sdk::events::WARNING, w);

@@ -86,6 +86,18 @@ pub fn assemble(cfg: &mut SessionConfig, env: &crate::core::env_ref::EnvVars) {
     }
     use crate::sdk::settings::{SettingsScope, UserDirs};
     let scope = SettingsScope::parse(&cfg.settings).unwrap_or(SettingsScope::None);
+    let no_session_agents = cfg
+        .params
+        .agents
+        .session
+        .as_deref()
+        .unwrap_or_default()
+        .is_empty();
+    if scope == SettingsScope::None && no_session_agents {
+        // No directory to read and nothing of the session's: exactly the built-ins.
+        cfg.params.agents.all = defs::shared_builtins();
+        return;
+    }
     let dirs = UserDirs::from_env(env);
     let user: Vec<&std::path::Path> = match scope {
         SettingsScope::None => Vec::new(),
