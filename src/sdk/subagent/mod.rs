@@ -29,6 +29,7 @@ use serde_json::{Map, Value};
 use crate::core::hooks::{HookEvent, HookRunOutcome};
 use crate::sdk::config::SessionConfig;
 use crate::sdk::error::SdkResult;
+use crate::sdk::fields::Fields;
 use crate::sdk::host_tool::SessionLink;
 pub use defs::AgentDef;
 
@@ -51,7 +52,7 @@ pub struct SessionAgents {
 impl SessionAgents {
     /// Parses `"agents"` from the session document.
     pub fn parse(&mut self, what: &str, map: &Map<String, Value>) -> SdkResult<()> {
-        if let Some(v) = map.get("agents").filter(|v| !v.is_null()) {
+        if let Some(v) = map.field("agents").filter(|v| !v.is_null()) {
             self.session = Some(defs::parse_session_agents(what, v)?);
         }
         Ok(())
