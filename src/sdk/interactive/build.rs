@@ -202,6 +202,11 @@ impl InteractiveSession {
         so.history = Some(ConversationStore::from_entries(restore.conversation));
         so.auto_compact_threshold = cfg.auto_compact_threshold;
         so.budget = budget.clone();
+        so.conversation_id = Some(session_id.clone());
+        so.temperature = cfg.call.temperature;
+        so.max_tokens = cfg.call.max_tokens;
+        so.thinking_budget = cfg.params.thinking_budget;
+        so.native_web_search = cfg.params.native_web_search;
         so.compact_instructions = crate::sdk::compact_config::compact_instructions(
             cfg.compact_instructions.as_deref(),
             &so.cwd,
@@ -212,17 +217,6 @@ impl InteractiveSession {
         for t in &restore.session_allowed {
             session.enforcer().allow_for_session(t);
         }
-        let sid = session_id.clone();
-        session
-            .agent()
-            .update_config(|c| {
-                c.conversation_id = sid;
-                c.temperature = cfg.call.temperature;
-                c.max_tokens = cfg.call.max_tokens;
-                c.thinking_budget = cfg.params.thinking_budget;
-                c.native_web_tools.web_search |= cfg.params.native_web_search;
-            })
-            .map_err(|e| SdkError::robota(ErrorCode::InvalidConfig, &e))?;
         let agent = session.agent();
         {
             let mut st = core.lock();
