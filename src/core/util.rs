@@ -25,7 +25,7 @@ pub fn prefixed_id(prefix: &str) -> String {
     let mut id = String::with_capacity(prefix.len() + 32);
     id.push_str(prefix);
     id.push('_');
-    push_decimal(&mut id, now_ms());
+    id.push_str(decimal(now_ms(), &mut [0; 20]));
     id.push('_');
     for _ in 0..9 {
         id.push(char::from(ALPHABET[fastrand::usize(..ALPHABET.len())]));
@@ -33,22 +33,20 @@ pub fn prefixed_id(prefix: &str) -> String {
     id
 }
 
-/// Appends `n` in decimal.
-fn push_decimal(out: &mut String, mut n: u64) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
+/// `n` in decimal, written into the end of `buf` (no allocation, no formatter).
+pub fn decimal(mut n: u64, buf: &mut [u8; 20]) -> &str {
+    let mut at = buf.len();
     loop {
         at -= 1;
         // `n % 10` < 10: the cast cannot truncate.
-        digits[at] = b'0' + (n % 10) as u8;
+        buf[at] = b'0' + (n % 10) as u8;
         n /= 10;
         if n == 0 {
             break;
         }
     }
-    for &d in &digits[at..] {
-        out.push(char::from(d));
-    }
+    // Only ASCII digits were written.
+    std::str::from_utf8(&buf[at..]).unwrap_or("0")
 }
 
 /// Formats an integer with en-US thousands separators (`1234567` → `1,234,567`).
@@ -103,9 +101,7 @@ mod tests {
     #[test]
     fn prefixed_ids() {
         for n in [0, 7, 10, 1_700_000_000_123, u64::MAX] {
-            let mut s = String::new();
-            push_decimal(&mut s, n);
-            assert_eq!(s, n.to_string());
+            assert_eq!(decimal(n, &mut [0; 20]), n.to_string());
         }
         let before = now_ms();
         let id = prefixed_id("session");

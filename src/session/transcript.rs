@@ -144,21 +144,6 @@ impl Out {
     }
 }
 
-/// Appends `n` in decimal.
-fn push_u64(w: &mut Vec<u8>, mut n: u64) {
-    let mut digits = [0u8; 20];
-    let mut i = digits.len();
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    w.extend_from_slice(&digits[i..]);
-}
-
 /// Appends `s` as a JSON string (without escaping when it needs none, as event names).
 fn push_str(w: &mut Vec<u8>, s: &str) -> io::Result<()> {
     if s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
@@ -306,7 +291,7 @@ impl Transcript {
         push_str(w, event)?;
         if turn_id != 0 {
             w.extend_from_slice(b",\"turn_id\":");
-            push_u64(w, turn_id);
+            w.extend_from_slice(crate::core::util::decimal(turn_id, &mut [0; 20]).as_bytes());
         }
         Ok(())
     }
