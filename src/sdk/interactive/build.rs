@@ -225,10 +225,12 @@ impl InteractiveSession {
         if let Some(w) = transcript_warning {
             link.emit(crate::sdk::events::WARNING, w);
         }
-        crate::core::log::log(
+        // Formatted only when a sink takes debug messages.
+        crate::log_at!(
             crate::core::log::DEBUG,
             "robota::session",
-            format!("session {session_id} created ({})", cfg.delivery.as_str()),
+            "session {session_id} created ({})",
+            cfg.delivery.as_str()
         );
         let inner = Arc::new(Inner {
             core,
