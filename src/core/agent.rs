@@ -62,6 +62,15 @@ pub struct AgentConfig {
 impl AgentConfig {
     /// A config with defaults for everything but provider and model.
     pub fn new(provider: Arc<dyn Provider>, model: impl Into<String>) -> Self {
+        Self::with_conversation_id(provider, model, prefixed_id("conv"))
+    }
+
+    /// [`AgentConfig::new`] with the conversation id given.
+    pub fn with_conversation_id(
+        provider: Arc<dyn Provider>,
+        model: impl Into<String>,
+        conversation_id: String,
+    ) -> Self {
         AgentConfig {
             name: "agent".to_string(),
             provider,
@@ -73,7 +82,7 @@ impl AgentConfig {
             timeout_ms: None,
             max_tokens: None,
             temperature: None,
-            conversation_id: prefixed_id("conv"),
+            conversation_id,
             max_concurrency: DEFAULT_MAX_CONCURRENCY,
             batch_mode: BatchMode::Parallel,
             context_window: None,

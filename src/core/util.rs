@@ -18,12 +18,35 @@ pub fn now_ms() -> u64 {
 }
 
 /// `<prefix>_<epochMs>_<9 base-36 chars>`, the id shape Robota uses for conversations and sessions.
+/// Written straight into one allocation: sessions are created often, `format!` costs several
+/// times more.
 pub fn prefixed_id(prefix: &str) -> String {
     const ALPHABET: &[u8] = b"0123456789abcdefghijklmnopqrstuvwxyz";
-    let suffix: String = (0..9)
-        .map(|_| ALPHABET[fastrand::usize(..ALPHABET.len())] as char)
-        .collect();
-    format!("{prefix}_{}_{suffix}", now_ms())
+    let mut id = String::with_capacity(prefix.len() + 32);
+    id.push_str(prefix);
+    id.push('_');
+    id.push_str(decimal(now_ms(), &mut [0; 20]));
+    id.push('_');
+    for _ in 0..9 {
+        id.push(char::from(ALPHABET[fastrand::usize(..ALPHABET.len())]));
+    }
+    id
+}
+
+/// `n` in decimal, written into the end of `buf` (no allocation, no formatter).
+pub fn decimal(mut n: u64, buf: &mut [u8; 20]) -> &str {
+    let mut at = buf.len();
+    loop {
+        at -= 1;
+        // `n % 10` < 10: the cast cannot truncate.
+        buf[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    // Only ASCII digits were written.
+    std::str::from_utf8(&buf[at..]).unwrap_or("0")
 }
 
 /// Formats an integer with en-US thousands separators (`1234567` → `1,234,567`).
@@ -74,6 +97,25 @@ pub fn truncate_middle(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn prefixed_ids() {
+        for n in [0, 7, 10, 1_700_000_000_123, u64::MAX] {
+            assert_eq!(decimal(n, &mut [0; 20]), n.to_string());
+        }
+        let before = now_ms();
+        let id = prefixed_id("session");
+        let parts: Vec<&str> = id.split('_').collect();
+        assert_eq!(parts.len(), 3, "{id}");
+        assert_eq!(parts[0], "session");
+        let ms: u64 = parts[1].parse().unwrap();
+        assert!(ms >= before && ms <= now_ms(), "{id}");
+        assert_eq!(parts[2].len(), 9);
+        assert!(parts[2]
+            .bytes()
+            .all(|b| b.is_ascii_digit() || b.is_ascii_lowercase()));
+        assert_ne!(prefixed_id("session"), id);
+    }
 
     #[test]
     fn thousands() {

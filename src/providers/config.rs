@@ -69,6 +69,18 @@ impl ProviderKind {
         }
     }
 
+    /// Whether one instance may serve every session of a runtime: `anthropic` and `openai*`
+    /// keep no per-conversation state (configuration, the shared HTTP client and a body-size
+    /// hint; `$ENV:` keys are resolved at each request). `gemini` remembers the thought
+    /// signatures of its tool calls, `scripted` and `replay` their position in the script:
+    /// those are built per session.
+    pub fn shareable(self) -> bool {
+        matches!(
+            self,
+            ProviderKind::Anthropic | ProviderKind::OpenAi | ProviderKind::OpenAiCompatible
+        )
+    }
+
     /// The vendor's default base URL (each vendor SDK's convention); empty for `scripted`,
     /// which talks to no server.
     pub fn default_base_url(self) -> &'static str {

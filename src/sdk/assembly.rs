@@ -19,7 +19,7 @@ use crate::tools::{ToolEnv, ToolsConfig};
 /// The variables settings and `$ENV:` references are looked up in (the runtime's `env`, then
 /// the process environment).
 pub fn env_of(shared: &RuntimeShared) -> EnvVars {
-    EnvVars::with_vars(shared.config.env.clone())
+    shared.env_vars.clone()
 }
 
 fn push_unique(list: &mut Vec<String>, items: impl IntoIterator<Item = String>) {

@@ -10,6 +10,7 @@ use super::config::SessionConfig;
 use super::error::{SdkError, SdkResult};
 use crate::core::budget::{usd, Budget, BudgetExceeded, BudgetLimits, BudgetSpent};
 use crate::core::models::model_price;
+use crate::sdk::fields::Fields;
 
 /// The keys of `"budget"`.
 const KEYS: [&str; 5] = [
@@ -24,7 +25,7 @@ const KEYS: [&str; 5] = [
 /// which the model table does not know for `model` (refused, naming it).
 pub fn parse_budget(map: &Map<String, Value>, model: &str) -> SdkResult<Option<BudgetLimits>> {
     const W: &str = "session config: field \"budget\"";
-    let obj = match map.get("budget") {
+    let obj = match map.field("budget") {
         None | Some(Value::Null) => return Ok(None),
         Some(Value::Object(o)) => o,
         Some(_) => return Err(SdkError::config(format!("{W} must be an object"))),

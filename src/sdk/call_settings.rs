@@ -5,6 +5,7 @@ use serde_json::{json, Map, Value};
 
 use super::error::{ErrorCode, SdkError, SdkResult};
 use crate::core::tool_choice::ToolChoice;
+use crate::sdk::fields::Fields;
 
 /// Model-call settings of a session.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -24,7 +25,7 @@ fn bad(w: &str, key: &str, what: &str) -> SdkError {
 }
 
 fn positive(w: &str, map: &Map<String, Value>, key: &str, max: u64) -> SdkResult<Option<u64>> {
-    match map.get(key) {
+    match map.field(key) {
         None | Some(Value::Null) => Ok(None),
         Some(v) => v
             .as_u64()
@@ -37,7 +38,7 @@ fn positive(w: &str, map: &Map<String, Value>, key: &str, max: u64) -> SdkResult
 impl CallSettings {
     /// Reads the settings from a session document (`w` names it in errors).
     pub fn parse(w: &str, map: &Map<String, Value>) -> SdkResult<Self> {
-        let temperature = match map.get("temperature") {
+        let temperature = match map.field("temperature") {
             None | Some(Value::Null) => None,
             Some(v) => Some(
                 v.as_f64()
@@ -46,7 +47,7 @@ impl CallSettings {
                     as f32,
             ),
         };
-        let tool_choice = match map.get("tool_choice") {
+        let tool_choice = match map.field("tool_choice") {
             None | Some(Value::Null) => None,
             Some(v) => Some(
                 ToolChoice::from_json(&format!("{w}: field \"tool_choice\""), v)

@@ -7,12 +7,13 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 use super::error::{SdkError, SdkResult};
+use crate::sdk::fields::Fields;
 use crate::session::compaction::compact_instructions_section;
 use crate::session::AUTO_COMPACT_THRESHOLD;
 
 /// `auto_compact_threshold`: absent → 0.835, `false` → disabled, else `0 < t ≤ 1`.
 pub fn parse_threshold(what: &str, map: &Map<String, Value>) -> SdkResult<Option<f64>> {
-    match map.get("auto_compact_threshold") {
+    match map.field("auto_compact_threshold") {
         None | Some(Value::Null) => Ok(Some(AUTO_COMPACT_THRESHOLD)),
         Some(Value::Bool(false)) => Ok(None),
         Some(v) => match v.as_f64() {

@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 use super::error::{ErrorCode, SdkError, SdkResult};
 use crate::core::permissions::{PermissionLists, PermissionMode};
 use crate::providers::ProviderKind;
+use crate::sdk::fields::Fields;
 
 /// Default tokio worker threads per runtime: one per two cores the process may use, at least
 /// one ([`default_worker_threads`]). The async workers only move bytes and JSON (tools run on
@@ -142,7 +143,7 @@ pub fn parse_object(what: &str, text: &str) -> SdkResult<Map<String, Value>> {
     let Value::Object(map) = value else {
         return Err(SdkError::config(format!("{what} must be a JSON object")));
     };
-    match map.get("v") {
+    match map.field("v") {
         None => {}
         Some(v) if v.as_u64() == Some(1) => {}
         Some(v) => {
@@ -159,7 +160,7 @@ pub fn parse_object(what: &str, text: &str) -> SdkResult<Map<String, Value>> {
 
 /// Fails with the unknown keys when the document says `"strict": true`.
 pub fn check_strict(what: &str, map: &Map<String, Value>, known: &[&str]) -> SdkResult<()> {
-    if map.get("strict").and_then(Value::as_bool) != Some(true) {
+    if map.field("strict").and_then(Value::as_bool) != Some(true) {
         return Ok(());
     }
     let mut unknown: Vec<&str> = map
@@ -179,7 +180,7 @@ pub fn check_strict(what: &str, map: &Map<String, Value>, known: &[&str]) -> Sdk
 }
 
 fn opt_str(what: &str, map: &Map<String, Value>, key: &str) -> SdkResult<Option<String>> {
-    match map.get(key) {
+    match map.field(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
         Some(_) => Err(SdkError::config(format!(
@@ -194,7 +195,7 @@ fn req_str(what: &str, map: &Map<String, Value>, key: &str) -> SdkResult<String>
 }
 
 fn opt_u64(what: &str, map: &Map<String, Value>, key: &str) -> SdkResult<Option<u64>> {
-    match map.get(key) {
+    match map.field(key) {
         None | Some(Value::Null) => Ok(None),
         Some(v) => v.as_u64().map(Some).ok_or_else(|| {
             SdkError::config(format!(
@@ -205,7 +206,7 @@ fn opt_u64(what: &str, map: &Map<String, Value>, key: &str) -> SdkResult<Option<
 }
 
 fn opt_bool(what: &str, map: &Map<String, Value>, key: &str) -> SdkResult<bool> {
-    match map.get(key) {
+    match map.field(key) {
         None | Some(Value::Null) => Ok(false),
         Some(Value::Bool(b)) => Ok(*b),
         Some(_) => Err(SdkError::config(format!(
@@ -282,7 +283,7 @@ pub fn parse_runtime_config(text: &str) -> SdkResult<RuntimeConfig> {
         request_timeout_ms: opt_u64(W, &map, "request_timeout_ms")?
             .unwrap_or(DEFAULT_REQUEST_TIMEOUT_MS),
         request_timeout_decision,
-        env: match map.get("env") {
+        env: match map.field("env") {
             None | Some(Value::Null) => BTreeMap::new(),
             Some(v) => serde_json::from_value(v.clone()).map_err(|_| {
                 SdkError::config(format!(
@@ -400,7 +401,7 @@ pub fn parse_session_map(map: &Map<String, Value>) -> SdkResult<SessionConfig> {
             .unwrap_or_else(|_| ".".into()),
     };
     let transcript = crate::sdk::transcript_tap::parse(W, map, &cwd)?;
-    let tools = match map.get("tools") {
+    let tools = match map.field("tools") {
         None | Some(Value::Null) => None,
         Some(Value::Array(a)) => Some(
             a.iter()
@@ -419,7 +420,7 @@ pub fn parse_session_map(map: &Map<String, Value>) -> SdkResult<SessionConfig> {
             )))
         }
     };
-    let permissions = match map.get("permissions") {
+    let permissions = match map.field("permissions") {
         None | Some(Value::Null) => PermissionLists::default(),
         Some(v) => serde_json::from_value(v.clone()).map_err(|e| {
             SdkError::config(format!(
@@ -427,7 +428,7 @@ pub fn parse_session_map(map: &Map<String, Value>) -> SdkResult<SessionConfig> {
             ))
         })?,
     };
-    let hooks = match map.get("hooks") {
+    let hooks = match map.field("hooks") {
         None | Some(Value::Null) => None,
         Some(v @ Value::Object(_)) => Some(v.clone()),
         Some(_) => {
@@ -436,7 +437,7 @@ pub fn parse_session_map(map: &Map<String, Value>) -> SdkResult<SessionConfig> {
             )))
         }
     };
-    let max_rounds = match map.get("max_rounds") {
+    let max_rounds = match map.field("max_rounds") {
         None | Some(Value::Null) => None,
         Some(v) => Some(v.as_i64().filter(|n| *n >= 0).ok_or_else(|| {
             SdkError::config(format!(
@@ -445,7 +446,7 @@ pub fn parse_session_map(map: &Map<String, Value>) -> SdkResult<SessionConfig> {
         })?),
     };
     let record = opt_str(W, map, "record")?.map(|r| std::path::Path::new(&cwd).join(r));
-    let mcp_servers = super::mcp::config::parse_servers(map.get("mcp_servers"), &cwd)
+    let mcp_servers = super::mcp::config::parse_servers(map.field("mcp_servers"), &cwd)
         .map_err(|e| SdkError::config(format!("{W}: {e}")))?;
     Ok(SessionConfig {
         mcp_servers,
@@ -468,15 +469,18 @@ pub fn parse_session_map(map: &Map<String, Value>) -> SdkResult<SessionConfig> {
         compact_instructions: opt_str(W, map, "compact_instructions")?,
         transcript,
         params: super::params::SessionParams::parse(W, map)?,
-        tool_config: match map.get("tool_config") {
+        tool_config: match map.field("tool_config") {
             None | Some(Value::Null) => None,
             Some(v) => Some(std::sync::Arc::new(
                 crate::tools::ToolsConfig::from_json(v)
                     .map_err(|e| SdkError::config(format!("{W}: field \"tool_config\": {e}")))?,
             )),
         },
-        mode_given: !matches!(map.get("permission_mode"), None | Some(Value::Null)),
-        auto_compact_given: !matches!(map.get("auto_compact_threshold"), None | Some(Value::Null)),
+        mode_given: !matches!(map.field("permission_mode"), None | Some(Value::Null)),
+        auto_compact_given: !matches!(
+            map.field("auto_compact_threshold"),
+            None | Some(Value::Null)
+        ),
         call: CallSettings::parse(W, map)?,
         host_io: opt_bool(W, map, "host_io")?,
         budget: super::budget::parse_budget(map, &model)?,

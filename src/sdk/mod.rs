@@ -16,6 +16,7 @@ pub mod config;
 pub mod error;
 pub mod event_doc;
 pub mod events;
+pub mod fields;
 pub mod host_commands;
 pub mod host_io;
 pub mod host_io_host;

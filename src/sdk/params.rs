@@ -8,6 +8,7 @@ use serde_json::{json, Map, Value};
 
 use super::error::{SdkError, SdkResult};
 use super::project::system_prompt::PromptInputs;
+use crate::sdk::fields::Fields;
 
 /// Parsed parameters plus what assembly derived from them.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -51,7 +52,7 @@ fn u32_of(what: &str, key: &str, v: &Value) -> SdkResult<u32> {
 impl SessionParams {
     /// Parses the fields from a session document.
     pub fn parse(what: &str, map: &Map<String, Value>) -> SdkResult<Self> {
-        let get = |k: &str| map.get(k).filter(|v| !v.is_null());
+        let get = |k: &str| map.field(k).filter(|v| !v.is_null());
         let mut p = SessionParams::default();
         if let Some(v) = get("system_prompt_mode") {
             p.system_prompt_replace = match v.as_str() {

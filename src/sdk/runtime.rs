@@ -45,6 +45,12 @@ pub struct RuntimeShared {
     builtins: Mutex<std::collections::HashMap<(String, String), Arc<dyn crate::core::tool::Tool>>>,
     /// MCP server connections shared by the sessions (same definition, one connection).
     pub mcp: Arc<super::mcp::McpRegistry>,
+    /// [`RuntimeConfig::env`] as looked up by settings and `$ENV:` references (built once;
+    /// cheap to clone).
+    pub env_vars: EnvVars,
+    /// The providers one instance of which serves every session ([`ProviderKind::shareable`]),
+    /// by profile name; built once when the runtime starts.
+    shared_providers: BTreeMap<String, Arc<dyn Provider>>,
 }
 
 impl RuntimeShared {
@@ -53,8 +59,12 @@ impl RuntimeShared {
         self.next_session.fetch_add(1, Ordering::Relaxed) + 1
     }
 
-    /// Builds a fresh provider instance for profile `name`.
+    /// The provider of profile `name` for a new session: the runtime's instance for kinds
+    /// without per-conversation state ([`ProviderKind::shareable`]), a fresh one otherwise.
     pub fn make_provider(&self, name: &str) -> SdkResult<Arc<dyn Provider>> {
+        if let Some(p) = self.shared_providers.get(name) {
+            return Ok(p.clone());
+        }
         let Some((kind, profile)) = self.config.providers.get(name) else {
             let known: Vec<&str> = self.config.providers.keys().map(String::as_str).collect();
             return Err(SdkError::new(
@@ -119,6 +129,33 @@ pub fn build_provider(
     })
 }
 
+/// Builds every provider profile once, surfacing broken profiles when the runtime starts
+/// rather than at the first session, and returns the instances sessions share
+/// ([`ProviderKind::shareable`]). A `replay` recording is read per session (it may not exist
+/// yet): only its profile is checked here.
+fn check_providers(
+    config: &RuntimeConfig,
+    http: &reqwest::Client,
+    windows: &Arc<crate::providers::ContextWindows>,
+) -> SdkResult<BTreeMap<String, Arc<dyn Provider>>> {
+    let mut shared = BTreeMap::new();
+    for (name, (kind, profile)) in &config.providers {
+        if *kind == ProviderKind::Replay {
+            crate::providers::replay::ReplayProfile::parse(name, profile).map_err(|e| {
+                let mut err = SdkError::robota(ErrorCode::InvalidConfig, &e);
+                err.message = format!("runtime config: {}", err.message);
+                err
+            })?;
+            continue;
+        }
+        let p = build_provider(name, *kind, profile, http, windows)?;
+        if kind.shareable() {
+            shared.insert(name.clone(), p);
+        }
+    }
+    Ok(shared)
+}
+
 /// A runtime (owns the tokio runtime; drop it from any thread).
 pub struct Runtime {
     shared: Arc<RuntimeShared>,
@@ -142,10 +179,13 @@ impl Runtime {
                 format!("cannot build the HTTP client: {e}"),
             )
         })?;
+        let windows = Arc::new(crate::providers::ContextWindows::new());
+        let shared_providers = check_providers(&config, &http, &windows)?;
         let shared = Arc::new(RuntimeShared {
+            env_vars: EnvVars::with_vars(config.env.clone()),
             handle: tokio.handle().clone(),
             http,
-            windows: Arc::new(crate::providers::ContextWindows::new()),
+            windows,
             config,
             tools: RwLock::new(Vec::new()),
             templates: Default::default(),
@@ -155,24 +195,8 @@ impl Runtime {
             work: LibraryWork::default(),
             builtins: Mutex::new(std::collections::HashMap::new()),
             mcp: Default::default(),
+            shared_providers,
         });
-        // Surface broken profiles now rather than at the first session.
-        let names: Vec<String> = shared.config.providers.keys().cloned().collect();
-        // A `replay` recording is read per session (it may not exist yet).
-        for n in names {
-            match shared.config.providers.get(&n) {
-                Some((ProviderKind::Replay, profile)) => {
-                    crate::providers::replay::ReplayProfile::parse(&n, profile).map_err(|e| {
-                        let mut err = SdkError::robota(ErrorCode::InvalidConfig, &e);
-                        err.message = format!("runtime config: {}", err.message);
-                        err
-                    })?;
-                }
-                _ => {
-                    shared.make_provider(&n)?;
-                }
-            }
-        }
         crate::log_at!(
             crate::core::log::INFO,
             "robota::runtime",

@@ -17,12 +17,13 @@ use serde_json::{json, Map, Value};
 use super::config::SessionConfig;
 use super::error::{SdkError, SdkResult};
 use super::events::{self, kind_name, tool_call_json, Event, EventSink, Payload};
+use crate::sdk::fields::Fields;
 use crate::session::transcript::Transcript;
 
 /// `transcript`: absent/`false` → none, `true` → `<cwd>/.robota/logs`, a string → that
 /// directory (relative to `cwd`).
 pub fn parse(what: &str, map: &Map<String, Value>, cwd: &str) -> SdkResult<Option<PathBuf>> {
-    match map.get("transcript") {
+    match map.field("transcript") {
         None | Some(Value::Null) | Some(Value::Bool(false)) => Ok(None),
         Some(Value::Bool(true)) => Ok(Some(Path::new(cwd).join(".robota").join("logs"))),
         Some(Value::String(d)) if !d.is_empty() => Ok(Some(Path::new(cwd).join(d))),

@@ -71,17 +71,32 @@ pub struct SessionOptions {
     pub virtual_cwd: bool,
     /// The session's budget: its tool-call limit is enforced by the tool dispatcher.
     pub budget: Option<Arc<crate::core::budget::Budget>>,
+    /// The agent's conversation id (`None` = a new `conv_…` id).
+    pub conversation_id: Option<String>,
+    /// Sampling temperature of every model call.
+    pub temperature: Option<f32>,
+    /// Max output tokens of every model call.
+    pub max_tokens: Option<u32>,
+    /// Extended thinking budget (tokens) of every model call.
+    pub thinking_budget: Option<u32>,
+    /// Asks for the provider's native web search on every model call.
+    pub native_web_search: bool,
 }
 
 impl SessionOptions {
     /// Options with defaults: no tools, process cwd, `default` mode, no hooks, unlimited turns.
     pub fn new(provider: Arc<dyn Provider>, model: impl Into<String>) -> Self {
+        Self::in_dir(provider, model, std::env::current_dir().unwrap_or_default())
+    }
+
+    /// [`SessionOptions::new`] for working directory `cwd` (asks the process for nothing).
+    pub fn in_dir(provider: Arc<dyn Provider>, model: impl Into<String>, cwd: PathBuf) -> Self {
         SessionOptions {
             provider,
             model: model.into(),
             system_message: String::new(),
             tools: Vec::new(),
-            cwd: std::env::current_dir().unwrap_or_default(),
+            cwd,
             permission_mode: PermissionMode::Default,
             permissions: PermissionLists::default(),
             hooks: HooksConfig::default(),
@@ -101,6 +116,11 @@ impl SessionOptions {
             auto_compact_threshold: Some(super::context::AUTO_COMPACT_THRESHOLD),
             compact_instructions: None,
             budget: None,
+            conversation_id: None,
+            temperature: None,
+            max_tokens: None,
+            thinking_budget: None,
+            native_web_search: false,
         }
     }
 }

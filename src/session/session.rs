@@ -145,7 +145,14 @@ impl Session {
             observer: opts.observer.clone(),
             budget: opts.budget.clone(),
         }));
-        let mut config = AgentConfig::new(opts.provider, opts.model);
+        let mut config = match opts.conversation_id {
+            Some(id) => AgentConfig::with_conversation_id(opts.provider, opts.model, id),
+            None => AgentConfig::new(opts.provider, opts.model),
+        };
+        config.temperature = opts.temperature;
+        config.max_tokens = opts.max_tokens;
+        config.thinking_budget = opts.thinking_budget;
+        config.native_web_tools.web_search |= opts.native_web_search;
         config.system_message = Some(opts.system_message).filter(|s| !s.is_empty());
         config.tools = opts.tools;
         config.dispatcher = enforcer.clone() as Arc<dyn ToolDispatcher>;

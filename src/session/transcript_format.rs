@@ -192,18 +192,8 @@ pub(super) struct LineFormat {
 }
 
 /// Appends `n` in decimal.
-fn push_u64(w: &mut Vec<u8>, mut n: u64) {
-    let mut digits = [0u8; 20];
-    let mut i = digits.len();
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    w.extend_from_slice(&digits[i..]);
+fn push_u64(w: &mut Vec<u8>, n: u64) {
+    w.extend_from_slice(crate::core::util::decimal(n, &mut [0; 20]).as_bytes());
 }
 
 /// Appends `s` as a JSON string (without escaping when it needs none, as event names).

@@ -46,6 +46,7 @@ mod sdk_params;
 mod sdk_query;
 mod sdk_settings;
 mod sdk_settings_provider;
+mod sdk_shared_provider;
 mod sdk_store;
 mod sdk_transcript;
 mod session_basic;

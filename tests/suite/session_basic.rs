@@ -47,6 +47,38 @@ fn given_session_id_is_kept_and_bad_options_are_rejected() {
     assert!(err.contains("is not accessible"), "{err}");
 }
 
+#[test]
+fn call_options_reach_the_agent_config() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = options(scripted(json!([])), dir.path(), vec![]);
+    let c = Session::new(o).unwrap().agent().config();
+    assert!(
+        c.conversation_id.starts_with("conv_"),
+        "{}",
+        c.conversation_id
+    );
+    assert_eq!(
+        (c.temperature, c.max_tokens, c.thinking_budget),
+        (None, None, None)
+    );
+    assert!(!c.native_web_tools.web_search);
+
+    let mut o = SessionOptions::in_dir(scripted(json!([])), "m", dir.path().to_path_buf());
+    o.conversation_id = Some("conv_given".into());
+    o.temperature = Some(0.5);
+    o.max_tokens = Some(900);
+    o.thinking_budget = Some(2048);
+    o.native_web_search = true;
+    let s = Session::new(o).unwrap();
+    let c = s.agent().config();
+    assert_eq!(c.conversation_id, "conv_given");
+    assert_eq!(c.temperature, Some(0.5));
+    assert_eq!(c.max_tokens, Some(900));
+    assert_eq!(c.thinking_budget, Some(2048));
+    assert!(c.native_web_tools.web_search);
+    assert_eq!(c.model, "m");
+}
+
 fn assert_send_sync<T: Send + Sync>(_: &T) {}
 fn assert_send<T: Send>(_: &T) {}
 

@@ -176,13 +176,12 @@ impl InteractiveSession {
             enforcer: OnceLock::new(),
         });
         let host_hooks: Arc<dyn HookExecutor> = Arc::new(HostHookExecutor { link: link.clone() });
-        let mut so = SessionOptions::new(provider, cfg.model.clone());
+        let mut so = SessionOptions::in_dir(provider, cfg.model.clone(), PathBuf::from(&cfg.cwd));
         so.system_message = assembly::system_message(&cfg);
         if let Some(st) = &settings {
             so.hook_env = st.env.clone();
         }
         so.tools = tools;
-        so.cwd = PathBuf::from(&cfg.cwd);
         so.virtual_cwd = cfg.host_io;
         so.permission_mode = cfg.permission_mode;
         so.permissions = cfg.permissions.clone();
@@ -203,6 +202,11 @@ impl InteractiveSession {
         so.history = Some(ConversationStore::from_entries(restore.conversation));
         so.auto_compact_threshold = cfg.auto_compact_threshold;
         so.budget = budget.clone();
+        so.conversation_id = Some(session_id.clone());
+        so.temperature = cfg.call.temperature;
+        so.max_tokens = cfg.call.max_tokens;
+        so.thinking_budget = cfg.params.thinking_budget;
+        so.native_web_search = cfg.params.native_web_search;
         so.compact_instructions = crate::sdk::compact_config::compact_instructions(
             cfg.compact_instructions.as_deref(),
             &so.cwd,
@@ -213,29 +217,20 @@ impl InteractiveSession {
         for t in &restore.session_allowed {
             session.enforcer().allow_for_session(t);
         }
-        let sid = session_id.clone();
-        session
-            .agent()
-            .update_config(|c| {
-                c.conversation_id = sid;
-                c.temperature = cfg.call.temperature;
-                c.max_tokens = cfg.call.max_tokens;
-                c.thinking_budget = cfg.params.thinking_budget;
-                c.native_web_tools.web_search |= cfg.params.native_web_search;
-            })
-            .map_err(|e| SdkError::robota(ErrorCode::InvalidConfig, &e))?;
         let agent = session.agent();
         {
             let mut st = core.lock();
-            st.msg_flushed = agent.messages().len();
+            st.msg_flushed = crate::core::agent::lock(agent.store()).messages().len();
         }
         if let Some(w) = transcript_warning {
             link.emit(crate::sdk::events::WARNING, w);
         }
-        crate::core::log::log(
+        // Formatted only when a sink takes debug messages.
+        crate::log_at!(
             crate::core::log::DEBUG,
             "robota::session",
-            format!("session {session_id} created ({})", cfg.delivery.as_str()),
+            "session {session_id} created ({})",
+            cfg.delivery.as_str()
         );
         let inner = Arc::new(Inner {
             core,

@@ -39,6 +39,13 @@ pub const EXPLORE_PROMPT: &str = "You are a read-only codebase exploration agent
 /// Built-in `Plan` prompt.
 pub const PLAN_PROMPT: &str = "You are a read-only planning, research and architecture agent. Analyse the code without modifying anything, then produce a numbered implementation plan that names the specific files to change, the order of the steps, and the risks of each step.";
 
+/// [`builtins`], built once per process: every definition of a session without session
+/// agents whose settings read no agent files.
+pub fn shared_builtins() -> std::sync::Arc<Vec<AgentDef>> {
+    static ALL: std::sync::OnceLock<std::sync::Arc<Vec<AgentDef>>> = std::sync::OnceLock::new();
+    ALL.get_or_init(|| std::sync::Arc::new(builtins())).clone()
+}
+
 /// The built-in agents, in the reference's order.
 pub fn builtins() -> Vec<AgentDef> {
     let read_only = vec!["Write".to_string(), "Edit".to_string()];

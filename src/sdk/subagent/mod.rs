@@ -29,6 +29,7 @@ use serde_json::{Map, Value};
 use crate::core::hooks::{HookEvent, HookRunOutcome};
 use crate::sdk::config::SessionConfig;
 use crate::sdk::error::SdkResult;
+use crate::sdk::fields::Fields;
 use crate::sdk::host_tool::SessionLink;
 pub use defs::AgentDef;
 
@@ -51,7 +52,7 @@ pub struct SessionAgents {
 impl SessionAgents {
     /// Parses `"agents"` from the session document.
     pub fn parse(&mut self, what: &str, map: &Map<String, Value>) -> SdkResult<()> {
-        if let Some(v) = map.get("agents").filter(|v| !v.is_null()) {
+        if let Some(v) = map.field("agents").filter(|v| !v.is_null()) {
             self.session = Some(defs::parse_session_agents(what, v)?);
         }
         Ok(())
@@ -86,6 +87,18 @@ pub fn assemble(cfg: &mut SessionConfig, env: &crate::core::env_ref::EnvVars) {
     }
     use crate::sdk::settings::{SettingsScope, UserDirs};
     let scope = SettingsScope::parse(&cfg.settings).unwrap_or(SettingsScope::None);
+    let no_session_agents = cfg
+        .params
+        .agents
+        .session
+        .as_deref()
+        .unwrap_or_default()
+        .is_empty();
+    if scope == SettingsScope::None && no_session_agents {
+        // No directory to read and nothing of the session's: exactly the built-ins.
+        cfg.params.agents.all = defs::shared_builtins();
+        return;
+    }
     let dirs = UserDirs::from_env(env);
     let user: Vec<&std::path::Path> = match scope {
         SettingsScope::None => Vec::new(),
