@@ -173,6 +173,30 @@ struct Round {
     cpu_whole: f64,
 }
 
+/// A new session from `doc`.
+fn open_session(rt: *mut robota_runtime, doc: &CString) -> *mut robota_session {
+    let mut s: *mut robota_session = null_mut();
+    assert_eq!(
+        robota_session_new(rt, doc.as_ptr(), None, null_mut(), None, &mut s, null_mut()),
+        ROBOTA_OK
+    );
+    s
+}
+
+/// One turn, submit → wait: its wall time (µs, pushed to `walls`) and CPU time (ns, returned).
+fn timed_turn(s: *mut robota_session, input: &CString, walls: &mut Vec<f64>) -> i64 {
+    let (t0, c0) = (std::time::Instant::now(), cpu_ns());
+    let mut id = 0;
+    assert_eq!(
+        robota_session_submit(s, input.as_ptr(), &mut id, null_mut()),
+        ROBOTA_OK
+    );
+    assert_eq!(robota_session_wait(s, id, 30_000, null_mut()), ROBOTA_OK);
+    let cpu = cpu_ns() - c0;
+    walls.push(t0.elapsed().as_secs_f64() * 1e6);
+    cpu
+}
+
 fn run_round(rt: *mut robota_runtime, doc: &CString, input: &CString, turns: usize) -> Round {
     if one_session() {
         return run_round_in_one_session(rt, doc, input, turns);
@@ -186,20 +210,8 @@ fn run_round(rt: *mut robota_runtime, doc: &CString, input: &CString, turns: usi
         .map(Duration::from_micros);
     let (mut cpu_turn, whole_start) = (0i64, cpu_ns());
     for _ in 0..turns {
-        let mut s: *mut robota_session = null_mut();
-        assert_eq!(
-            robota_session_new(rt, doc.as_ptr(), None, null_mut(), None, &mut s, null_mut()),
-            ROBOTA_OK
-        );
-        let (t0, c0) = (std::time::Instant::now(), cpu_ns());
-        let mut id = 0;
-        assert_eq!(
-            robota_session_submit(s, input.as_ptr(), &mut id, null_mut()),
-            ROBOTA_OK
-        );
-        assert_eq!(robota_session_wait(s, id, 30_000, null_mut()), ROBOTA_OK);
-        cpu_turn += cpu_ns() - c0;
-        walls.push(t0.elapsed().as_secs_f64() * 1e6);
+        let s = open_session(rt, doc);
+        cpu_turn += timed_turn(s, input, &mut walls);
         robota_session_free(s);
         if let Some(d) = idle {
             std::thread::sleep(d);
@@ -228,22 +240,10 @@ fn run_round_in_one_session(
 ) -> Round {
     let mut walls = Vec::with_capacity(turns);
     let whole_start = cpu_ns();
-    let mut s: *mut robota_session = null_mut();
-    assert_eq!(
-        robota_session_new(rt, doc.as_ptr(), None, null_mut(), None, &mut s, null_mut()),
-        ROBOTA_OK
-    );
+    let s = open_session(rt, doc);
     let mut cpu_turn = 0i64;
     for _ in 0..turns {
-        let (t0, c0) = (std::time::Instant::now(), cpu_ns());
-        let mut id = 0;
-        assert_eq!(
-            robota_session_submit(s, input.as_ptr(), &mut id, null_mut()),
-            ROBOTA_OK
-        );
-        assert_eq!(robota_session_wait(s, id, 30_000, null_mut()), ROBOTA_OK);
-        cpu_turn += cpu_ns() - c0;
-        walls.push(t0.elapsed().as_secs_f64() * 1e6);
+        cpu_turn += timed_turn(s, input, &mut walls);
     }
     robota_session_free(s);
     Round {
