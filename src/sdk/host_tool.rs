@@ -299,3 +299,47 @@ impl Tool for SessionHostTool {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn add_tool(schema: &str) -> HostToolDef {
+        HostToolDef::from_json(
+            &format!(r#"{{"name":"add","description":"Adds.","input_schema":{schema}}}"#),
+            None,
+        )
+        .unwrap()
+    }
+
+    /// Valid arguments of a subset schema pass without building a validator; anything else
+    /// gets the full validator's messages.
+    #[test]
+    fn arguments_are_checked_fast_and_refused_with_the_validators_text() {
+        let def = add_tool(
+            r#"{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}},"required":["a","b"]}"#,
+        );
+        assert!(def.warm_up().is_none());
+        assert_eq!(def.check_args(&json!({"a":1,"b":2})), Ok(()));
+        assert!(!def.validator.is_compiled());
+        assert_eq!(
+            def.check_args(&json!({"a":1})),
+            Err("Invalid arguments for tool \"add\": \"b\" is a required property".to_string())
+        );
+        assert_eq!(
+            def.check_args(&json!({"a":"1","b":2})),
+            Err("Invalid arguments for tool \"add\": \"1\" is not of type \"integer\"".to_string())
+        );
+        // A float the fast check cannot tell is decided by the full validator.
+        assert_eq!(def.check_args(&json!({"a":1.0,"b":2})), Ok(()));
+        // Outside the subset: the full validator every time.
+        let p =
+            add_tool(r#"{"type":"object","properties":{"a":{"type":"string","pattern":"^x"}}}"#);
+        assert_eq!(p.check_args(&json!({"a":"xy"})), Ok(()));
+        assert_eq!(
+            p.check_args(&json!({"a":"y"})),
+            Err("Invalid arguments for tool \"add\": \"y\" does not match \"^x\"".to_string())
+        );
+    }
+}
