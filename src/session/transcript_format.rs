@@ -6,6 +6,7 @@
 //! Lines of the cold events (built as maps) arrive formatted.
 
 use std::io;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde_json::{Map, Value};
@@ -182,10 +183,119 @@ impl Stamp {
 pub(super) struct Scratch {
     pub(super) stamp: Stamp,
     keys: Vec<(usize, usize)>,
+    /// The head of the last recorded line, up to its fields (a text line's: up to its text),
+    /// and what it was made of: consecutive lines of one transcript, millisecond, event, turn
+    /// and key share it (a turn's text deltas, mostly).
+    head: Vec<u8>,
+    head_of: Option<HeadOf>,
+}
+
+/// What a line head is made of (names by address: they are static strings).
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct HeadOf {
+    format: u64,
+    ms: i64,
+    event: (usize, usize),
+    key: (usize, usize),
+    turn_id: u64,
+    form: Form,
+}
+
+impl Scratch {
+    /// Appends the head of the recorded line `e` of `format`: `{"timestamp",…"turn_id"?` and,
+    /// for a text line, `,"<key>":`; with room reserved for the rest of the line.
+    fn push_head(&mut self, format: &LineFormat, e: &Entry, w: &mut Vec<u8>) -> io::Result<()> {
+        let ms = millis(e.at);
+        let of = HeadOf {
+            format: format.id,
+            ms,
+            event: (e.event.as_ptr() as usize, e.event.len()),
+            key: (e.key.as_ptr() as usize, e.key.len()),
+            turn_id: e.turn_id,
+            form: e.form,
+        };
+        if self.head_of != Some(of) {
+            self.head_of = None;
+            self.head.clear();
+            format.head(
+                &mut self.head,
+                self.stamp.at(ms),
+                e.event.as_bytes(),
+                e.turn_id,
+            )?;
+            if e.form == Form::Text {
+                self.head.push(b',');
+                push_str(&mut self.head, e.key.as_bytes())?;
+                self.head.push(b':');
+            }
+            self.head_of = Some(of);
+        }
+        w.reserve(self.head.len() + e.body_len + 16);
+        w.extend_from_slice(&self.head);
+        Ok(())
+    }
+}
+
+/// The bytes `serde_json` escapes in a string: `"`, `\` and the control characters.
+fn needs_escape(c: u8) -> bool {
+    c < 0x20 || c == b'"' || c == b'\\'
+}
+
+/// Appends the UTF-8 text `s` as a JSON string, byte for byte what `serde_json` writes for it:
+/// `\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`, `\u00xx` (lower-case hex) for the other
+/// control characters, every other byte as it is.
+pub(super) fn push_json_string(w: &mut Vec<u8>, s: &[u8]) {
+    w.reserve(s.len() + 2);
+    w.push(b'"');
+    // Without an early exit, so that the check is one vectorised pass.
+    if !s.iter().fold(false, |any, &c| any | needs_escape(c)) {
+        w.extend_from_slice(s);
+    } else {
+        let mut start = 0;
+        for (i, &c) in s.iter().enumerate() {
+            if !needs_escape(c) {
+                continue;
+            }
+            w.extend_from_slice(&s[start..i]);
+            start = i + 1;
+            let short = match c {
+                b'"' => b'"',
+                b'\\' => b'\\',
+                0x08 => b'b',
+                0x0c => b'f',
+                b'\n' => b'n',
+                b'\r' => b'r',
+                b'\t' => b't',
+                _ => 0,
+            };
+            if short != 0 {
+                w.extend_from_slice(&[b'\\', short]);
+            } else {
+                const HEX: &[u8; 16] = b"0123456789abcdef";
+                w.extend_from_slice(&[
+                    b'\\',
+                    b'u',
+                    b'0',
+                    b'0',
+                    HEX[usize::from(c >> 4)],
+                    HEX[usize::from(c & 0xf)],
+                ]);
+            }
+        }
+        w.extend_from_slice(&s[start..]);
+    }
+    w.push(b'"');
+}
+
+/// Whether `s` is written as a JSON string without escapes and is a plain name.
+fn is_plain(s: &[u8]) -> bool {
+    s.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'_')
 }
 
 /// How one transcript's lines are written.
 pub(super) struct LineFormat {
+    /// Tells this format from every other one of the process (for [`Scratch`]).
+    id: u64,
     /// `","sessionId":"<id>","event":`, the part of every line between timestamp and event.
     mid: Vec<u8>,
     pub(super) payloads: Payloads,
@@ -198,7 +308,7 @@ fn push_u64(w: &mut Vec<u8>, n: u64) {
 
 /// Appends `s` as a JSON string (without escaping when it needs none, as event names).
 fn push_str(w: &mut Vec<u8>, s: &[u8]) -> io::Result<()> {
-    if s.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'_') {
+    if is_plain(s) {
         w.reserve(s.len() + 2);
         w.push(b'"');
         w.extend_from_slice(s);
@@ -216,7 +326,9 @@ impl LineFormat {
         let mut mid = b"\",\"sessionId\":".to_vec();
         serde_json::to_writer(&mut mid, session_id)?;
         mid.extend_from_slice(b",\"event\":");
-        Ok(LineFormat { mid, payloads })
+        static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+        let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+        Ok(LineFormat { id, mid, payloads })
     }
 
     /// Writes a line's first fields.
@@ -288,7 +400,6 @@ impl LineFormat {
             let Some(body) = batch.raw.get(at..end) else {
                 return Err(io::Error::other("a transcript batch is inconsistent"));
             };
-            let (event, key) = (e.event.as_bytes(), e.key.as_bytes());
             at = end;
             let start = w.len();
             let line = match e.form {
@@ -296,19 +407,12 @@ impl LineFormat {
                     w.extend_from_slice(body);
                     Ok(())
                 }
-                Form::Text => self
-                    .head(w, scratch.stamp.at(millis(e.at)), event, e.turn_id)
-                    .and_then(|()| {
-                        w.push(b',');
-                        push_str(w, key)?;
-                        w.push(b':');
-                        let text = std::str::from_utf8(body).map_err(io::Error::other)?;
-                        serde_json::to_writer(&mut *w, text)?;
-                        w.extend_from_slice(b"}\n");
-                        Ok(())
-                    }),
-                Form::Json => self
-                    .head(w, scratch.stamp.at(millis(e.at)), event, e.turn_id)
+                Form::Text => scratch.push_head(self, e, w).map(|()| {
+                    push_json_string(w, body);
+                    w.extend_from_slice(b"}\n");
+                }),
+                Form::Json => scratch
+                    .push_head(self, e, w)
                     .and_then(|()| self.json(w, e.turn_id, body, &mut scratch.keys)),
             };
             if let Err(err) = line {
@@ -343,7 +447,92 @@ impl LineFormat {
 
 #[cfg(test)]
 mod tests {
-    use super::Stamp;
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn strings_are_escaped_as_serde_json_escapes_them() {
+        let mut texts: Vec<String> = (0u32..0x80)
+            .filter_map(char::from_u32)
+            .map(|c| format!("a{c}b"))
+            .collect();
+        texts.extend(
+            [
+                "",
+                "plain",
+                "é \"q\" \n\u{1f}\u{7f}",
+                "\\\\",
+                "日本語\t",
+                "\u{2028}x",
+            ]
+            .map(String::from),
+        );
+        let mut rng = fastrand::Rng::with_seed(7);
+        for _ in 0..2000 {
+            let n = rng.usize(0..48);
+            texts.push(
+                (0..n)
+                    .map(|_| {
+                        rng.choice(['a', '"', '\\', '\n', '\u{1}', 'é', '😀', ' '])
+                            .unwrap_or('a')
+                    })
+                    .collect(),
+            );
+        }
+        for t in texts {
+            let mut w = b"x".to_vec();
+            push_json_string(&mut w, t.as_bytes());
+            assert_eq!(w[1..], serde_json::to_vec(&t).unwrap()[..], "{t:?}");
+        }
+    }
+
+    #[test]
+    fn cached_heads_are_the_heads_of_their_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let formats = ["s1", "s2"]
+            .map(|id| LineFormat::new(id, Payloads::new(dir.path(), id, 1 << 15)).unwrap());
+        let base = UNIX_EPOCH + Duration::from_millis(1_795_773_239_998);
+        let mut scratch = Scratch::default();
+        let (mut got, mut want) = (Vec::new(), Vec::new());
+        let mut rng = fastrand::Rng::with_seed(3);
+        for i in 0..400u64 {
+            let f = &formats[rng.usize(0..2)];
+            let at = base + Duration::from_micros(rng.u64(0..4000));
+            let turn = rng.u64(0..3);
+            let (event, key) = *rng
+                .choice([
+                    ("text_delta", "text"),
+                    ("text_delta", "thinking"),
+                    ("message", ""),
+                ])
+                .as_ref()
+                .unwrap();
+            let body = format!("{{\"v\":1,\"n\":{i}}}");
+            let mut batch = Batch::with_capacity();
+            let stamp = chrono::DateTime::<chrono::Utc>::from(at)
+                .to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+            want.extend_from_slice(format!("{{\"timestamp\":\"{stamp}").as_bytes());
+            want.extend_from_slice(&f.mid);
+            want.extend_from_slice(format!("\"{event}\"").as_bytes());
+            if turn != 0 {
+                want.extend_from_slice(format!(",\"turn_id\":{turn}").as_bytes());
+            }
+            if key.is_empty() {
+                batch.push_json(at, event, turn, body.as_bytes());
+                want.extend_from_slice(format!(",\"n\":{i}}}\n").as_bytes());
+            } else {
+                batch.push_text(at, event, turn, key, &body);
+                want.extend_from_slice(
+                    format!(",\"{key}\":{}}}\n", serde_json::to_string(&body).unwrap()).as_bytes(),
+                );
+            }
+            f.format(&batch, &mut scratch, &mut got).unwrap();
+        }
+        assert_eq!(
+            String::from_utf8_lossy(&got),
+            String::from_utf8_lossy(&want)
+        );
+    }
 
     #[test]
     fn timestamps_within_a_second_match_the_calendar() {

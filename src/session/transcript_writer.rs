@@ -169,7 +169,7 @@ impl Target {
                 serve(false);
             }
         }
-        (seq, spare.unwrap_or_default())
+        (seq, spare.unwrap_or_else(Batch::with_capacity))
     }
 
     /// Blocks until batch `seq` is written (or dropped after a failure). Wakes the writer
