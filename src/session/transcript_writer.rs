@@ -28,6 +28,10 @@ const LINGER: Duration = Duration::from_secs(1);
 /// and fsync'd at most this long after the turn.
 pub(super) const POLL: Duration = Duration::from_millis(10);
 
+/// Formatted lines are written once this many bytes are waiting (the buffer is reused: a
+/// group of many turns' batches is not formatted into one growing buffer).
+const WRITE_CHUNK: usize = 256 * 1024;
+
 /// A written batch or line buffer larger than this is not kept for reuse.
 const SPARE_MAX: usize = 1 << 20;
 
@@ -189,9 +193,9 @@ impl Target {
         st.waiters -= 1;
     }
 
-    /// Formats the batches of `jobs` into `lines`, writes them and fsyncs when `sync`. A line
-    /// that cannot be formatted is an error after the lines before it were written (and
-    /// fsync'd).
+    /// Formats the batches of `jobs` into `lines` (a reused buffer), writes them (every
+    /// [`WRITE_CHUNK`] bytes) and fsyncs when `sync`. A line that cannot be formatted is an
+    /// error after the lines before it were written (and fsync'd).
     fn write(
         &self,
         jobs: &[Job],
@@ -200,10 +204,19 @@ impl Target {
         lines: &mut Vec<u8>,
     ) -> io::Result<()> {
         lines.clear();
-        let formatted = jobs
-            .iter()
-            .try_for_each(|j| self.format.format(&j.batch, scratch, lines));
+        let mut formatted = Ok(());
+        for job in jobs {
+            formatted = self.format.format(&job.batch, scratch, lines);
+            if formatted.is_err() {
+                break;
+            }
+            if lines.len() >= WRITE_CHUNK {
+                (&self.file).write_all(lines)?;
+                lines.clear();
+            }
+        }
         (&self.file).write_all(lines)?;
+        lines.clear();
         if sync {
             self.file.sync_data()?;
         }
