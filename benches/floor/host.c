@@ -13,7 +13,6 @@
  * streams a 50-delta answer. The host checks every scenario saw 53 model text deltas (one per
  * tool round plus 50) and 3 tool calls, and exits non-zero otherwise.
  */
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -37,12 +36,6 @@ struct scenario {
     uint64_t turn;
     atomic_long deltas;
     atomic_llong first_delta_ns;
-    /* Set by TURN_COMPLETED: robota_session_wait can return before the thread-mode dispatcher
-     * delivered the turn's last events (seen on main at e12da3a), so the host also waits for
-     * the event itself. */
-    pthread_mutex_t lock;
-    pthread_cond_t cond;
-    int completed;
 };
 
 static long long now_ns(void) {
@@ -83,11 +76,6 @@ static void on_event(void *ud, robota_session *s, uint32_t kind, uint64_t turn, 
         long long zero = 0;
         atomic_compare_exchange_strong(&sc->first_delta_ns, &zero, now_ns());
         atomic_fetch_add(&sc->deltas, 1);
-    } else if (kind == ROBOTA_EVENT_TURN_COMPLETED) {
-        pthread_mutex_lock(&sc->lock);
-        sc->completed = 1;
-        pthread_cond_signal(&sc->cond);
-        pthread_mutex_unlock(&sc->lock);
     }
 }
 
@@ -111,9 +99,6 @@ static void start(struct scenario *sc) {
     robota_error *err = NULL;
     atomic_store(&sc->deltas, 0);
     atomic_store(&sc->first_delta_ns, 0);
-    pthread_mutex_init(&sc->lock, NULL);
-    pthread_cond_init(&sc->cond, NULL);
-    sc->completed = 0;
     if (robota_session_new(rt,
                            "{\"v\":1,\"provider\":\"p\",\"model\":\"m\",\"tools\":[\"add\"],"
                            "\"permission_mode\":\"bypassPermissions\"}",
@@ -126,10 +111,9 @@ static void start(struct scenario *sc) {
 
 static void finish(struct scenario *sc) {
     robota_error *err = NULL;
+    /* As the README says: robota_session_wait returns once the turn's events were delivered,
+     * so the counts below are final after it. */
     if (robota_session_wait(sc->session, sc->turn, -1, &err) != ROBOTA_OK) die("session_wait", err);
-    pthread_mutex_lock(&sc->lock);
-    while (!sc->completed) pthread_cond_wait(&sc->cond, &sc->lock);
-    pthread_mutex_unlock(&sc->lock);
     robota_session_free(sc->session);
     if (atomic_load(&sc->deltas) != DELTAS_PER_SCENARIO) {
         fprintf(stderr, "floor_host: %ld text deltas, expected %d\n", atomic_load(&sc->deltas),
