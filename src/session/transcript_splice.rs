@@ -105,14 +105,23 @@ impl<'a> Scan<'a, '_> {
     fn top(&mut self, turn_id: u64, limit: usize, w: &mut Vec<u8>) -> Option<()> {
         self.eat(b'{')?;
         let mut seen = 0;
+        // Members written as they are, one after the other, are copied as one run.
+        let mut run: Option<(usize, usize)> = None;
         if self.peek()? != b'}' {
             loop {
+                let member = self.i;
                 let key = self.key(0, &mut seen)?;
                 let at = self.i;
                 self.value(key == b"arguments", 1)?;
                 let value = &self.b[at..self.i];
-                if !(key == b"v" || key == b"type" || (key == b"turn_id" && turn_id != 0)) {
-                    emit(w, key, value, limit)?;
+                let left_out = key == b"v" || key == b"type" || (key == b"turn_id" && turn_id != 0);
+                if !left_out && as_it_is(key, value, limit)? {
+                    run = Some((run.map_or(member, |(start, _)| start), self.i));
+                } else {
+                    self.flush(run.take(), w);
+                    if !left_out {
+                        emit(w, key, value, limit)?;
+                    }
                 }
                 if self.peek()? == b',' {
                     self.i += 1;
@@ -125,8 +134,17 @@ impl<'a> Scan<'a, '_> {
         if self.i != self.b.len() {
             return None;
         }
+        self.flush(run, w);
         w.extend_from_slice(b"}\n");
         Some(())
+    }
+
+    /// Appends the members `b[start..end]` (a run of members copied as they are) after a comma.
+    fn flush(&self, run: Option<(usize, usize)>, w: &mut Vec<u8>) {
+        if let Some((start, end)) = run {
+            w.push(b',');
+            w.extend_from_slice(&self.b[start..end]);
+        }
     }
 
     /// A key and its `:`; `base`: where the keys of its object start in `self.keys`, `seen`:
@@ -345,6 +363,15 @@ fn plain_arguments(raw: &[u8]) -> bool {
                 .is_some_and(|part| part.eq_ignore_ascii_case(word))
         })
     })
+}
+
+/// Whether a top-level member is written as it is (not renamed, not redacted); `None` for a
+/// value that would go to a payload file.
+fn as_it_is(key: &[u8], value: &[u8], limit: usize) -> Option<bool> {
+    if is_secret_key_bytes(key) || matches!(key, b"timestamp" | b"sessionId" | b"event") {
+        return Some(false);
+    }
+    (value.len() <= limit).then_some(true)
 }
 
 /// Writes one top-level member as the exact path does; `None` for a value that would go to a
