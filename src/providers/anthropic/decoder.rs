@@ -13,13 +13,13 @@ use serde_json::Value;
 use super::blocks::{kind_label, native_content, parse_input, Block, Kind};
 use super::fast_path::fast_text_delta;
 use super::wire::{
-    BlockDelta, BlockStart, BlockStop, ErrorBody, ErrorEvent, MessageDelta, MessageStart, Typed,
-    Usage,
+    BlockDelta, BlockStart, BlockStop, ErrorBody, ErrorEvent, MessageDelta, MessageStart,
+    PlainBlockStart, Typed, Usage,
 };
 use crate::core::errors::RobotaError;
 use crate::core::provider::{ChatResponse, StopReason, StreamSink};
 use crate::providers::config::HttpProviderConfig;
-use crate::providers::convert::{Accumulated, PartialCall};
+use crate::providers::convert::{Accumulated, JsonStr, PartialCall};
 use crate::providers::errors::{malformed, who};
 use crate::providers::http::StreamDecoder;
 use crate::providers::sse::SseEvent;
@@ -112,17 +112,68 @@ impl AnthropicDecoder {
         sink.on_text(text);
     }
 
-    fn block_start(&mut self, b: BlockStart, sink: &mut dyn StreamSink) -> Result<(), RobotaError> {
-        if b.index != self.blocks.len() {
-            return Err(malformed(
-                &self.cfg,
-                &format!(
-                    "content block {} started out of order (expected block {})",
-                    b.index,
-                    self.blocks.len()
-                ),
-            ));
+    /// Checks that `index` is the next block (blocks start in order).
+    fn check_next(&self, index: usize) -> Result<(), RobotaError> {
+        if index == self.blocks.len() {
+            return Ok(());
         }
+        Err(malformed(
+            &self.cfg,
+            &format!(
+                "content block {} started out of order (expected block {})",
+                index,
+                self.blocks.len()
+            ),
+        ))
+    }
+
+    /// Opens block `index` of `kind`, streaming the text it starts with.
+    fn open_block(&mut self, index: usize, kind: Kind, initial: &str, sink: &mut dyn StreamSink) {
+        self.blocks.push(Block { kind, open: true });
+        if !initial.is_empty() {
+            self.push_text(index, initial, sink);
+        }
+    }
+
+    /// Opens a tool-use block.
+    fn open_tool(&mut self, id: String, name: String, arguments: String) -> Kind {
+        self.acc.calls.push(PartialCall {
+            id,
+            name,
+            arguments,
+        });
+        Kind::Tool(self.acc.calls.len() - 1)
+    }
+
+    /// A text or tool-use block start in the plain shape (no `Map` of the block is built);
+    /// `Ok(false)` when it is neither, and the full [`BlockStart`] must be read.
+    fn plain_block_start(
+        &mut self,
+        b: PlainBlockStart<'_>,
+        sink: &mut dyn StreamSink,
+    ) -> Result<bool, RobotaError> {
+        let owned = |v: Option<JsonStr<'_>>| v.map(|s| s.0.into_owned()).unwrap_or_default();
+        let block = b.content_block;
+        if !matches!(&*block.kind, "text" | "tool_use") {
+            return Ok(false);
+        }
+        self.check_next(b.index)?;
+        let (kind, initial) = if &*block.kind == "text" {
+            let kind = Kind::Text {
+                ranges: Vec::new(),
+                citations: Vec::new(),
+            };
+            (kind, block.text)
+        } else {
+            let tool = self.open_tool(owned(block.id), owned(block.name), String::new());
+            (tool, None)
+        };
+        self.open_block(b.index, kind, initial.as_deref().unwrap_or(""), sink);
+        Ok(true)
+    }
+
+    fn block_start(&mut self, b: BlockStart, sink: &mut dyn StreamSink) -> Result<(), RobotaError> {
+        self.check_next(b.index)?;
         let mut block = b.content_block;
         let text = |v: Option<Value>| match v {
             Some(Value::String(s)) => s,
@@ -148,12 +199,8 @@ impl AnthropicDecoder {
                     Some(Value::Object(m)) if !m.is_empty() => Value::Object(m).to_string(),
                     _ => String::new(),
                 };
-                self.acc.calls.push(PartialCall {
-                    id: text(block.remove("id")),
-                    name: text(block.remove("name")),
-                    arguments,
-                });
-                (Kind::Tool(self.acc.calls.len() - 1), String::new())
+                let (id, name) = (text(block.remove("id")), text(block.remove("name")));
+                (self.open_tool(id, name, arguments), String::new())
             }
             _ => (
                 Kind::Native {
@@ -163,10 +210,7 @@ impl AnthropicDecoder {
                 String::new(),
             ),
         };
-        self.blocks.push(Block { kind, open: true });
-        if !initial.is_empty() {
-            self.push_text(b.index, &initial, sink);
-        }
+        self.open_block(b.index, kind, &initial, sink);
         Ok(())
     }
 
@@ -315,8 +359,14 @@ impl StreamDecoder for AnthropicDecoder {
                 }
             }
             "content_block_start" => {
-                let b: BlockStart = self.parse(kind, ev.data)?;
-                self.block_start(b, sink)?;
+                let plain = match serde_json::from_str::<PlainBlockStart<'_>>(ev.data) {
+                    Ok(b) => self.plain_block_start(b, sink)?,
+                    Err(_) => false,
+                };
+                if !plain {
+                    let b: BlockStart = self.parse(kind, ev.data)?;
+                    self.block_start(b, sink)?;
+                }
             }
             "content_block_stop" => {
                 let b: BlockStop = self.parse(kind, ev.data)?;

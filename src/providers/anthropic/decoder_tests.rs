@@ -104,3 +104,55 @@ fn interleaved_text_blocks_keep_their_own_text() {
         ]
     );
 }
+
+/// `content_block_start` read in the plain shape (no `Map` of the block) gives what the full
+/// reading gives: the same block with an extra field (which only the full reading accepts,
+/// and ignores for text, tool-use and thinking blocks; server and unknown blocks keep it, so
+/// they are not compared here) must decode to the same response and errors.
+#[test]
+fn plain_and_full_block_starts_agree() {
+    let blocks = [
+        r#"{"type":"text","text":""}"#,
+        r#"{"type":"text","text":"Hi \"you\" \u00e9"}"#,
+        r#"{"type":"text","text":null}"#,
+        r#"{"type":"text"}"#,
+        r#"{"type":"text","text":"a","text":"b"}"#,
+        r#"{"type":"text","citations":[]}"#,
+        r#"{"type":"text","text":5}"#,
+        r#"{"type":"tool_use","id":"toolu_1","name":"add","input":{}}"#,
+        r#"{"type":"tool_use","id":"toolu_1","name":"add","input":{"a":1,"b":[2]}}"#,
+        r#"{"type":"tool_use","id":"toolu_1","name":"add","input":null}"#,
+        r#"{"type":"tool_use","id":"toolu_1","name":"add","input":[]}"#,
+        r#"{"type":"tool_use","name":"add"}"#,
+        r#"{"type":"tool_use","id":null,"name":7,"input":{}}"#,
+        r#"{"type":"thinking","thinking":"hm","signature":"s"}"#,
+    ];
+    let run = |block: &str, index: usize| {
+        let mut d = AnthropicDecoder::new(cfg(), "m");
+        let mut sink = S(String::new());
+        let mut out = Vec::new();
+        let start = |i: usize, b: &str| {
+            format!(r#"{{"type":"content_block_start","index":{i},"content_block":{b}}}"#)
+        };
+        out.push(feed(
+            &mut d,
+            &mut sink,
+            "content_block_start",
+            &start(index, block),
+        ));
+        let delta = r#"{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"a\":3}"}}"#;
+        out.push(feed(&mut d, &mut sink, "content_block_delta", delta));
+        let text =
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x"}}"#;
+        out.push(feed(&mut d, &mut sink, "content_block_delta", text));
+        let stop = r#"{"type":"content_block_stop","index":0}"#;
+        out.push(feed(&mut d, &mut sink, "content_block_stop", stop));
+        format!("{out:?} {:?} {:?}", sink.0, d.into_response(false))
+    };
+    for block in blocks {
+        let full = block.replacen('{', r#"{"zz_extra":1,"#, 1);
+        for index in [0, 1] {
+            assert_eq!(run(block, index), run(&full, index), "{block} at {index}");
+        }
+    }
+}
