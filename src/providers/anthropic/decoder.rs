@@ -11,7 +11,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::blocks::{kind_label, native_content, parse_input, Block, Kind};
-use super::fast_path::fast_text_delta;
+use super::fast_path::{fast_block_stop, fast_input_json_delta, fast_text_delta};
 use super::wire::{
     BlockDelta, BlockStart, BlockStop, ErrorBody, ErrorEvent, MessageDelta, MessageStart,
     PlainBlockStart, Typed, Usage,
@@ -261,19 +261,37 @@ impl AnthropicDecoder {
             }
             "input_json_delta" => {
                 let part = d.delta.partial_json.map(|p| p.0).unwrap_or_default();
-                match &mut self.blocks[index].kind {
-                    Kind::Tool(i) => {
-                        if let Some(c) = self.acc.calls.get_mut(*i) {
-                            c.arguments.push_str(&part);
-                        }
-                    }
-                    Kind::Native { input, .. } => input.push_str(&part),
-                    _ => return Err(wrong(&self.cfg)),
+                if !self.push_input(index, &part) {
+                    return Err(wrong(&self.cfg));
                 }
             }
             _ => {} // future delta types
         }
         Ok(())
+    }
+
+    /// Appends streamed input JSON to open tool-use or native block `index`; false (nothing
+    /// done) for any other block, left to [`Self::block_delta`] and its errors.
+    fn push_input(&mut self, index: usize, part: &str) -> bool {
+        match self.blocks.get_mut(index) {
+            Some(Block {
+                kind: Kind::Tool(i),
+                open: true,
+            }) => {
+                if let Some(c) = self.acc.calls.get_mut(*i) {
+                    c.arguments.push_str(part);
+                }
+                true
+            }
+            Some(Block {
+                kind: Kind::Native { input, .. },
+                open: true,
+            }) => {
+                input.push_str(part);
+                true
+            }
+            _ => false,
+        }
     }
 
     fn block_stop(&mut self, index: usize, sink: &mut dyn StreamSink) -> Result<(), RobotaError> {
@@ -349,6 +367,11 @@ impl StreamDecoder for AnthropicDecoder {
                         return Ok(());
                     }
                 }
+                if let Some((index, part)) = fast_input_json_delta(ev.data) {
+                    if self.push_input(index, &part) {
+                        return Ok(());
+                    }
+                }
                 let d: BlockDelta<'_> = self.parse(kind, ev.data)?;
                 self.block_delta(d, sink)?;
             }
@@ -369,8 +392,11 @@ impl StreamDecoder for AnthropicDecoder {
                 }
             }
             "content_block_stop" => {
-                let b: BlockStop = self.parse(kind, ev.data)?;
-                self.block_stop(b.index, sink)?;
+                let index = match fast_block_stop(ev.data) {
+                    Some(index) => index,
+                    None => self.parse::<BlockStop>(kind, ev.data)?.index,
+                };
+                self.block_stop(index, sink)?;
             }
             "message_delta" => {
                 let d: MessageDelta = self.parse(kind, ev.data)?;
