@@ -1,15 +1,54 @@
 //! Small shared helpers: ids, timestamps, number formatting.
 
-use chrono::{SecondsFormat, Utc};
+use chrono::{DateTime, Datelike, SecondsFormat, Timelike, Utc};
 
 /// A fresh random UUID (v4) as a string.
 pub fn new_uuid() -> String {
-    uuid::Uuid::new_v4().to_string()
+    // The hyphenated lower-case form `to_string` writes, without the `fmt` machinery.
+    let mut buf = [0u8; uuid::fmt::Hyphenated::LENGTH];
+    uuid::Uuid::new_v4()
+        .hyphenated()
+        .encode_lower(&mut buf)
+        .to_owned()
 }
 
 /// The current UTC time as an ISO-8601 string with milliseconds (`2026-01-01T00:00:00.000Z`).
 pub fn now_iso() -> String {
-    Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true)
+    iso_millis(Utc::now())
+}
+
+/// `t` exactly as `to_rfc3339_opts(SecondsFormat::Millis, true)` writes it, for years 0–9999
+/// written digit by digit into one allocation (chrono's formatter goes through `fmt::Write`
+/// piece by piece; timestamps are taken for every message and history entry). Other years
+/// and leap seconds are left to chrono.
+fn iso_millis(t: DateTime<Utc>) -> String {
+    let (year, nanos) = (t.year(), t.nanosecond());
+    let Ok(year) = u32::try_from(year) else {
+        return t.to_rfc3339_opts(SecondsFormat::Millis, true);
+    };
+    if year > 9999 || nanos >= 1_000_000_000 {
+        return t.to_rfc3339_opts(SecondsFormat::Millis, true);
+    }
+    let mut b = *b"0000-00-00T00:00:00.000Z";
+    let mut put = |at: usize, width: usize, mut n: u32| {
+        for i in (at..at + width).rev() {
+            // `n % 10` < 10: the cast cannot truncate.
+            b[i] = b'0' + (n % 10) as u8;
+            n /= 10;
+        }
+    };
+    put(0, 4, year);
+    put(5, 2, t.month());
+    put(8, 2, t.day());
+    put(11, 2, t.hour());
+    put(14, 2, t.minute());
+    put(17, 2, t.second());
+    put(20, 3, nanos / 1_000_000);
+    // Only ASCII digits and separators were written.
+    match std::str::from_utf8(&b) {
+        Ok(s) => s.to_owned(),
+        Err(_) => t.to_rfc3339_opts(SecondsFormat::Millis, true),
+    }
 }
 
 /// Milliseconds since the Unix epoch.
@@ -97,6 +136,55 @@ pub fn truncate_middle(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn uuids_are_hyphenated_lower_case_v4() {
+        for _ in 0..100 {
+            let u = new_uuid();
+            let parsed = uuid::Uuid::parse_str(&u).map(|p| p.to_string());
+            assert_eq!(parsed.as_deref(), Ok(u.as_str()));
+            assert_eq!(u.len(), 36);
+            assert_eq!(&u[14..15], "4");
+        }
+    }
+
+    #[test]
+    fn iso_millis_writes_what_chrono_writes() {
+        let chrono_text = |t: DateTime<Utc>| t.to_rfc3339_opts(SecondsFormat::Millis, true);
+        let mut ms: Vec<i64> = vec![
+            0,
+            1,
+            999,
+            1_000,
+            59_999,
+            951_782_400_000,     // 2000-02-29
+            1_767_225_599_999,   // 2025-12-31T23:59:59.999
+            1_767_225_600_000,   // 2026-01-01
+            -62_167_219_200_000, // 0000-01-01
+            253_402_300_799_999, // 9999-12-31T23:59:59.999
+            253_402_300_800_000, // 10000-01-01: chrono's form
+            -62_167_219_200_001, // year -1: chrono's form
+        ];
+        let mut x: i64 = 1_700_000_000_123;
+        for _ in 0..2000 {
+            x = x
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            ms.push(x.rem_euclid(253_402_300_800_000));
+        }
+        for m in ms {
+            let Some(t) = DateTime::<Utc>::from_timestamp_millis(m) else {
+                continue;
+            };
+            assert_eq!(iso_millis(t), chrono_text(t), "{m}");
+        }
+        // A leap second (nanoseconds ≥ 1e9) is chrono's to write.
+        let leap = DateTime::<Utc>::from_timestamp(1_483_228_799, 1_500_000_000);
+        if let Some(t) = leap {
+            assert_eq!(iso_millis(t), chrono_text(t));
+        }
+        assert_eq!(now_iso().len(), 24);
+    }
 
     #[test]
     fn prefixed_ids() {

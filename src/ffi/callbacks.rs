@@ -223,8 +223,8 @@ impl EventReg {
 impl HostToolHandler for ToolReg {
     fn call(&self, session: usize, c: &ToolCallPayload) -> bool {
         let Some(f) = self.f else { return false };
-        let name = nul_terminated(c.tool_name.clone());
-        let input = nul_terminated(c.input_json.clone());
+        let name = nul_copy(&c.tool_name);
+        let input = nul_copy(&c.input_json);
         let _scope = CallbackScope::enter();
         // SAFETY: registered callback; both buffers NUL-terminated and alive for the call.
         unsafe {
@@ -245,10 +245,8 @@ impl LogReg {
     /// Calls the log callback.
     fn call(&self, level: i32, target: &str, message: &str) {
         let Some(f) = self.f else { return };
-        let mut t = target.as_bytes().to_vec();
-        t.push(0);
-        let mut m = message.as_bytes().to_vec();
-        m.push(0);
+        let t = nul_copy(target);
+        let m = nul_copy(message);
         let _scope = CallbackScope::enter();
         // SAFETY: registered callback; both buffers NUL-terminated and alive for the call.
         unsafe {
@@ -266,6 +264,14 @@ impl LogReg {
 /// NUL-terminated bytes of a string.
 pub(crate) fn nul_terminated(s: String) -> Vec<u8> {
     let mut v = s.into_bytes();
+    v.push(0);
+    v
+}
+
+/// A NUL-terminated copy of `s`, allocated once at its final size.
+pub(crate) fn nul_copy(s: &str) -> Vec<u8> {
+    let mut v = Vec::with_capacity(s.len() + 1);
+    v.extend_from_slice(s.as_bytes());
     v.push(0);
     v
 }

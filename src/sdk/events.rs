@@ -109,6 +109,16 @@ pub enum Payload {
     ToolCall(ToolCallPayload),
 }
 
+impl Payload {
+    /// A text payload with room for the NUL byte the C callback gets after it (delivery then
+    /// appends it without growing the buffer again).
+    pub fn text(t: &str) -> Self {
+        let mut s = String::with_capacity(t.len() + 1);
+        s.push_str(t);
+        Payload::Text(s)
+    }
+}
+
 /// One session event.
 #[derive(Clone)]
 pub struct Event {

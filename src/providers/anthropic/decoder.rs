@@ -11,15 +11,15 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::blocks::{kind_label, native_content, parse_input, Block, Kind};
-use super::fast_path::fast_text_delta;
+use super::fast_path::{fast_block_stop, fast_input_json_delta, fast_text_delta};
 use super::wire::{
-    BlockDelta, BlockStart, BlockStop, ErrorBody, ErrorEvent, MessageDelta, MessageStart, Typed,
-    Usage,
+    BlockDelta, BlockStart, BlockStop, ErrorBody, ErrorEvent, MessageDelta, MessageStart,
+    PlainBlockStart, Typed, Usage,
 };
 use crate::core::errors::RobotaError;
 use crate::core::provider::{ChatResponse, StopReason, StreamSink};
 use crate::providers::config::HttpProviderConfig;
-use crate::providers::convert::{Accumulated, PartialCall};
+use crate::providers::convert::{Accumulated, JsonStr, PartialCall};
 use crate::providers::errors::{malformed, who};
 use crate::providers::http::StreamDecoder;
 use crate::providers::sse::SseEvent;
@@ -112,17 +112,68 @@ impl AnthropicDecoder {
         sink.on_text(text);
     }
 
-    fn block_start(&mut self, b: BlockStart, sink: &mut dyn StreamSink) -> Result<(), RobotaError> {
-        if b.index != self.blocks.len() {
-            return Err(malformed(
-                &self.cfg,
-                &format!(
-                    "content block {} started out of order (expected block {})",
-                    b.index,
-                    self.blocks.len()
-                ),
-            ));
+    /// Checks that `index` is the next block (blocks start in order).
+    fn check_next(&self, index: usize) -> Result<(), RobotaError> {
+        if index == self.blocks.len() {
+            return Ok(());
         }
+        Err(malformed(
+            &self.cfg,
+            &format!(
+                "content block {} started out of order (expected block {})",
+                index,
+                self.blocks.len()
+            ),
+        ))
+    }
+
+    /// Opens block `index` of `kind`, streaming the text it starts with.
+    fn open_block(&mut self, index: usize, kind: Kind, initial: &str, sink: &mut dyn StreamSink) {
+        self.blocks.push(Block { kind, open: true });
+        if !initial.is_empty() {
+            self.push_text(index, initial, sink);
+        }
+    }
+
+    /// Opens a tool-use block.
+    fn open_tool(&mut self, id: String, name: String, arguments: String) -> Kind {
+        self.acc.calls.push(PartialCall {
+            id,
+            name,
+            arguments,
+        });
+        Kind::Tool(self.acc.calls.len() - 1)
+    }
+
+    /// A text or tool-use block start in the plain shape (no `Map` of the block is built);
+    /// `Ok(false)` when it is neither, and the full [`BlockStart`] must be read.
+    fn plain_block_start(
+        &mut self,
+        b: PlainBlockStart<'_>,
+        sink: &mut dyn StreamSink,
+    ) -> Result<bool, RobotaError> {
+        let owned = |v: Option<JsonStr<'_>>| v.map(|s| s.0.into_owned()).unwrap_or_default();
+        let block = b.content_block;
+        if !matches!(&*block.kind, "text" | "tool_use") {
+            return Ok(false);
+        }
+        self.check_next(b.index)?;
+        let (kind, initial) = if &*block.kind == "text" {
+            let kind = Kind::Text {
+                ranges: Vec::new(),
+                citations: Vec::new(),
+            };
+            (kind, block.text)
+        } else {
+            let tool = self.open_tool(owned(block.id), owned(block.name), String::new());
+            (tool, None)
+        };
+        self.open_block(b.index, kind, initial.as_deref().unwrap_or(""), sink);
+        Ok(true)
+    }
+
+    fn block_start(&mut self, b: BlockStart, sink: &mut dyn StreamSink) -> Result<(), RobotaError> {
+        self.check_next(b.index)?;
         let mut block = b.content_block;
         let text = |v: Option<Value>| match v {
             Some(Value::String(s)) => s,
@@ -148,12 +199,8 @@ impl AnthropicDecoder {
                     Some(Value::Object(m)) if !m.is_empty() => Value::Object(m).to_string(),
                     _ => String::new(),
                 };
-                self.acc.calls.push(PartialCall {
-                    id: text(block.remove("id")),
-                    name: text(block.remove("name")),
-                    arguments,
-                });
-                (Kind::Tool(self.acc.calls.len() - 1), String::new())
+                let (id, name) = (text(block.remove("id")), text(block.remove("name")));
+                (self.open_tool(id, name, arguments), String::new())
             }
             _ => (
                 Kind::Native {
@@ -163,10 +210,7 @@ impl AnthropicDecoder {
                 String::new(),
             ),
         };
-        self.blocks.push(Block { kind, open: true });
-        if !initial.is_empty() {
-            self.push_text(b.index, &initial, sink);
-        }
+        self.open_block(b.index, kind, &initial, sink);
         Ok(())
     }
 
@@ -217,19 +261,37 @@ impl AnthropicDecoder {
             }
             "input_json_delta" => {
                 let part = d.delta.partial_json.map(|p| p.0).unwrap_or_default();
-                match &mut self.blocks[index].kind {
-                    Kind::Tool(i) => {
-                        if let Some(c) = self.acc.calls.get_mut(*i) {
-                            c.arguments.push_str(&part);
-                        }
-                    }
-                    Kind::Native { input, .. } => input.push_str(&part),
-                    _ => return Err(wrong(&self.cfg)),
+                if !self.push_input(index, &part) {
+                    return Err(wrong(&self.cfg));
                 }
             }
             _ => {} // future delta types
         }
         Ok(())
+    }
+
+    /// Appends streamed input JSON to open tool-use or native block `index`; false (nothing
+    /// done) for any other block, left to [`Self::block_delta`] and its errors.
+    fn push_input(&mut self, index: usize, part: &str) -> bool {
+        match self.blocks.get_mut(index) {
+            Some(Block {
+                kind: Kind::Tool(i),
+                open: true,
+            }) => {
+                if let Some(c) = self.acc.calls.get_mut(*i) {
+                    c.arguments.push_str(part);
+                }
+                true
+            }
+            Some(Block {
+                kind: Kind::Native { input, .. },
+                open: true,
+            }) => {
+                input.push_str(part);
+                true
+            }
+            _ => false,
+        }
     }
 
     fn block_stop(&mut self, index: usize, sink: &mut dyn StreamSink) -> Result<(), RobotaError> {
@@ -305,6 +367,11 @@ impl StreamDecoder for AnthropicDecoder {
                         return Ok(());
                     }
                 }
+                if let Some((index, part)) = fast_input_json_delta(ev.data) {
+                    if self.push_input(index, &part) {
+                        return Ok(());
+                    }
+                }
                 let d: BlockDelta<'_> = self.parse(kind, ev.data)?;
                 self.block_delta(d, sink)?;
             }
@@ -315,12 +382,21 @@ impl StreamDecoder for AnthropicDecoder {
                 }
             }
             "content_block_start" => {
-                let b: BlockStart = self.parse(kind, ev.data)?;
-                self.block_start(b, sink)?;
+                let plain = match serde_json::from_str::<PlainBlockStart<'_>>(ev.data) {
+                    Ok(b) => self.plain_block_start(b, sink)?,
+                    Err(_) => false,
+                };
+                if !plain {
+                    let b: BlockStart = self.parse(kind, ev.data)?;
+                    self.block_start(b, sink)?;
+                }
             }
             "content_block_stop" => {
-                let b: BlockStop = self.parse(kind, ev.data)?;
-                self.block_stop(b.index, sink)?;
+                let index = match fast_block_stop(ev.data) {
+                    Some(index) => index,
+                    None => self.parse::<BlockStop>(kind, ev.data)?.index,
+                };
+                self.block_stop(index, sink)?;
             }
             "message_delta" => {
                 let d: MessageDelta = self.parse(kind, ev.data)?;

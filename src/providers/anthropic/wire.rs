@@ -40,6 +40,59 @@ pub(super) struct BlockStart {
     pub(super) content_block: Map<String, Value>,
 }
 
+/// A `content_block_start` of a text or tool-use block as the API streams it: only the fields
+/// the decoder reads, a tool's `input` empty. Any other shape (another block type, an extra
+/// or repeated field, a non-empty input) fails to parse and goes through [`BlockStart`], which
+/// keeps the whole block.
+#[derive(Deserialize)]
+pub(super) struct PlainBlockStart<'a> {
+    pub(super) index: usize,
+    #[serde(borrow)]
+    pub(super) content_block: PlainBlock<'a>,
+}
+
+/// The block of a [`PlainBlockStart`].
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct PlainBlock<'a> {
+    #[serde(rename = "type", borrow)]
+    pub(super) kind: JsonStr<'a>,
+    #[serde(default, borrow)]
+    pub(super) text: Option<JsonStr<'a>>,
+    #[serde(default, borrow)]
+    pub(super) id: Option<JsonStr<'a>>,
+    #[serde(default, borrow)]
+    pub(super) name: Option<JsonStr<'a>>,
+    /// Only checked: an input that is not `{}` makes the shape not plain.
+    #[serde(default, rename = "input")]
+    pub(super) _input: Option<EmptyObject>,
+}
+
+/// `{}` and nothing else.
+pub(super) struct EmptyObject;
+
+impl<'de> Deserialize<'de> for EmptyObject {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = EmptyObject;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an empty object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut m: A,
+            ) -> Result<EmptyObject, A::Error> {
+                match m.next_key::<serde::de::IgnoredAny>()? {
+                    None => Ok(EmptyObject),
+                    Some(_) => Err(serde::de::Error::custom("not an empty object")),
+                }
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
 #[derive(Deserialize)]
 pub(super) struct BlockDelta<'a> {
     pub(super) index: usize,

@@ -147,7 +147,7 @@ impl InteractiveSession {
             (core.link.sink)(Event {
                 kind: events::TEXT_DELTA,
                 turn_id,
-                payload: Payload::Text(d.to_string()),
+                payload: Payload::text(d),
             });
         });
         let link = self.inner.core.link.clone();
@@ -155,7 +155,7 @@ impl InteractiveSession {
             (link.sink)(Event {
                 kind: events::THINKING_DELTA,
                 turn_id,
-                payload: Payload::Text(d.to_string()),
+                payload: Payload::text(d),
             });
         });
         let replay = self
