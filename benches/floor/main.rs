@@ -5,7 +5,10 @@
 //! formats. Every figure is measured in fresh child processes (5 each; medians with the
 //! min–max spread); peak RSS is the child's `VmHWM`.
 //!
-//! Options (after `--`): `--runs N` (default 5), `--kind anthropic|openai` (default both).
+//! Options (after `--`): `--runs N` (default 5), `--kind anthropic|openai` (default both),
+//! `--lib ship|release` (default `ship`: the cdylib as it ships — profile `ship`, built here
+//! with `cargo rustc --profile ship` as `.ci/size.sh` does; `release`: the one `cargo bench`
+//! just built, quicker to iterate on).
 //! For profiling, `floor serve KIND` runs only the fake server (prints its base URL, stops when
 //! stdin closes) and `floor raw MODE KIND URL` runs only the raw loop; the C host is
 //! `target/release/floor_host MODE KIND URL` (see docs/perf.md).
@@ -50,23 +53,65 @@ fn profile_dir() -> PathBuf {
         .to_path_buf()
 }
 
-/// Compiles `host.c` against the header and the freshly built cdylib.
-fn build_c_host() -> PathBuf {
+/// Which build of the cdylib the C host loads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Lib {
+    /// Profile `ship` (what ships: LTO, one codegen unit, stripped), built on demand.
+    Ship,
+    /// Profile `release`, as `cargo bench` built it.
+    Release,
+}
+
+/// The directory holding the `release` cdylib: the newer of `<profile>/librobota.so` (written
+/// by `cargo build`) and `deps/librobota.so` (what `cargo bench` just built).
+fn release_lib_dir() -> PathBuf {
     let dir = profile_dir();
-    // The newer of `<profile>/librobota.so` (written by `cargo build`) and `deps/librobota.so`
-    // (what `cargo bench` just built): the other may be left from an older build.
     let modified = |d: &PathBuf| {
         std::fs::metadata(d.join("librobota.so"))
             .and_then(|m| m.modified())
             .ok()
     };
-    let lib = ["", "deps"]
+    ["", "deps"]
         .iter()
         .map(|d| dir.join(d))
         .filter_map(|d| modified(&d).map(|t| (t, d)))
         .max_by_key(|(t, _)| *t)
         .map(|(_, d)| d)
-        .expect("librobota.so next to the bench binary (built by cargo bench)");
+        .expect("librobota.so next to the bench binary (built by cargo bench)")
+}
+
+/// Builds the shipped cdylib (as `.ci/size.sh` does) and returns its directory.
+fn ship_lib_dir() -> PathBuf {
+    let target = profile_dir()
+        .parent()
+        .expect("target/<profile>")
+        .to_path_buf();
+    let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .args([
+            "rustc",
+            "--profile",
+            "ship",
+            "--lib",
+            "--crate-type",
+            "cdylib",
+        ])
+        .arg("--target-dir")
+        .arg(&target)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .status()
+        .expect("run cargo");
+    assert!(status.success(), "building the ship cdylib failed");
+    target.join("ship")
+}
+
+/// Compiles `host.c` against the header and the cdylib of `which`; returns the host and the
+/// library file.
+fn build_c_host(which: Lib) -> (PathBuf, PathBuf) {
+    let dir = profile_dir();
+    let lib = match which {
+        Lib::Ship => ship_lib_dir(),
+        Lib::Release => release_lib_dir(),
+    };
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let out = dir.join("floor_host");
     let status = Command::new(std::env::var("CC").unwrap_or_else(|_| "cc".into()))
@@ -85,7 +130,7 @@ fn build_c_host() -> PathBuf {
         .status()
         .expect("run cc");
     assert!(status.success(), "compiling benches/floor/host.c failed");
-    out
+    (out, lib.join("librobota.so"))
 }
 
 /// Runs one fresh child to completion; its stdout is one JSON line.
@@ -176,21 +221,32 @@ fn main() {
     }
     let mut runs = 5;
     let mut kinds = Kind::ALL.to_vec();
+    let mut lib = Lib::Ship;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
             "--runs" => runs = it.next().and_then(|n| n.parse().ok()).expect("--runs N"),
             "--kind" => kinds = vec![it.next().and_then(|k| Kind::parse(k)).expect("--kind KIND")],
+            "--lib" => {
+                lib = match it.next().map(String::as_str) {
+                    Some("ship") => Lib::Ship,
+                    Some("release") => Lib::Release,
+                    _ => panic!("--lib ship|release"),
+                }
+            }
             _ => {} // `cargo bench` passes `--bench`
         }
     }
-    let c_host = build_c_host();
+    let (c_host, lib_file) = build_c_host(lib);
     println!(
-        "floor: {runs} fresh processes per figure and host; {} cores; load average {}",
+        "floor: {runs} fresh processes per figure and host; {} cores; load average {}; library {} ({:?} profile, {} bytes)",
         std::thread::available_parallelism().map_or(0, |n| n.get()),
         std::fs::read_to_string("/proc/loadavg")
             .unwrap_or_default()
-            .trim()
+            .trim(),
+        lib_file.display(),
+        lib,
+        std::fs::metadata(&lib_file).map_or(0, |m| m.len())
     );
     for kind in kinds {
         let url = server::base_url(server::start(kind), kind);
