@@ -181,8 +181,9 @@ pub struct SessionLink {
     pub request_timeout_ms: u64,
     /// Whether anybody can answer requests (false: thread/pump session without callback).
     pub can_answer: bool,
-    /// Set when the host released the session handle: nobody can answer any more.
-    pub released: AtomicBool,
+    /// Set when the host released the session handle: nobody can answer any more (shared
+    /// with the session's transcript, which then does not wait for its last lines).
+    pub released: Arc<AtomicBool>,
 }
 
 impl SessionLink {

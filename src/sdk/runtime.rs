@@ -258,6 +258,8 @@ impl Runtime {
 impl Drop for Runtime {
     fn drop(&mut self) {
         self.shared.work.wait_idle();
+        // The last transcript lines of the sessions it ran (freeing a session does not wait).
+        crate::session::transcript::settle_all();
         let rt = self
             .tokio
             .get_mut()

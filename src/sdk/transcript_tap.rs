@@ -3,8 +3,9 @@
 //! reference's directory) before the host gets it, one line per event, redacted. A hot event's
 //! line is only recorded (copied, with the time) on the emitting thread; the transcript writer
 //! thread formats a turn's lines, writes them and fsyncs after `turn_completed` was passed on
-//! (off the turn's path; a subagent's turn waits for it), and `session_closed` is passed on
-//! only once every line is on disk. A transcript that cannot be opened or written gives one
+//! (off the turn's path; a subagent's turn waits for it); `session_closed` of a closed session
+//! is passed on once every line is on disk, that of a freed one hands the last lines over
+//! without waiting (freeing never blocks) and the end of the runtime waits for them. A transcript that cannot be opened or written gives one
 //! `WARNING` event (`code:"TRANSCRIPT_FAILED"`; a failure of the writer thread is reported with
 //! the next event) and the session goes on.
 
@@ -34,8 +35,9 @@ pub fn parse(what: &str, map: &Map<String, Value>, cwd: &str) -> SdkResult<Optio
 }
 
 /// `durable_turns`: a turn's lines are on disk before its `turn_completed` goes on (subagents:
-/// the parent's `SubagentStop` hooks read `agent_transcript_path` right after).
-fn write(t: &Transcript, ev: &Event, durable_turns: bool) -> std::io::Result<()> {
+/// the parent's `SubagentStop` hooks read `agent_transcript_path` right after); `released`:
+/// the host freed the session (nobody gets `session_closed`, and freeing never blocks).
+fn write(t: &Transcript, ev: &Event, durable_turns: bool, released: bool) -> std::io::Result<()> {
     let name = kind_name(ev.kind);
     match &ev.payload {
         Payload::Text(text) => t.record_text(name, ev.turn_id, "text", text)?,
@@ -54,6 +56,9 @@ fn write(t: &Transcript, ev: &Event, durable_turns: bool) -> std::io::Result<()>
     match ev.kind {
         events::TURN_COMPLETED if durable_turns => t.sync()?,
         events::TURN_COMPLETED => t.sync_later(),
+        // Freed: handed over, not waited for (`robota_session_free` never blocks); the lines
+        // are on disk within a poll of the writer, at the latest when the runtime ends.
+        events::SESSION_CLOSED if released => t.sync_later(),
         events::SESSION_CLOSED => t.sync()?,
         _ => {}
     }
@@ -75,6 +80,7 @@ pub fn attach(
     cfg: &SessionConfig,
     session_id: &str,
     tool_names: &[String],
+    released: Arc<AtomicBool>,
 ) -> (EventSink, Option<Value>) {
     let Some(dir) = &cfg.transcript else {
         return (sink, None);
@@ -101,7 +107,8 @@ pub fn attach(
     let durable_turns = cfg.params.agents.depth > 0;
     let tapped: EventSink = Arc::new(move |ev: Event| {
         if !failed.load(Ordering::Relaxed) {
-            if let Err(e) = write(&t, &ev, durable_turns) {
+            let freed = released.load(Ordering::Acquire);
+            if let Err(e) = write(&t, &ev, durable_turns, freed) {
                 if !failed.swap(true, Ordering::Relaxed) {
                     sink(Event::json(
                         events::WARNING,

@@ -19,7 +19,7 @@ use serde_json::{Map, Value};
 
 use super::transcript_format::{millis, Batch, LineFormat, Stamp};
 use super::transcript_payloads::{Payloads, PAYLOAD_LIMIT_BYTES};
-use super::transcript_writer::Target;
+use super::transcript_writer::{settle_path, Target};
 
 /// What redacted values are written as.
 pub const REDACTED: &str = "[REDACTED]";
@@ -152,6 +152,9 @@ impl Transcript {
     pub fn open(dir: &Path, session_id: &str) -> io::Result<Transcript> {
         fs::create_dir_all(dir)?;
         let path = dir.join(format!("{session_id}.jsonl"));
+        // A transcript of the same file may still have lines on their way (its session was
+        // freed just now): they go first, and the tail is read only once they are written.
+        settle_path(&path);
         let mut file = OpenOptions::new()
             .create(true)
             .read(true)
@@ -163,6 +166,7 @@ impl Transcript {
             Payloads::new(dir, session_id, PAYLOAD_LIMIT_BYTES),
         )?;
         Ok(Transcript {
+            target: Target::new(path.clone(), file, format),
             path,
             out: Mutex::new(Out {
                 batch: Batch::with_capacity(),
@@ -170,7 +174,6 @@ impl Transcript {
                 dirty: false,
                 stamp: Stamp::default(),
             }),
-            target: Target::new(file, format),
         })
     }
 
@@ -320,9 +323,26 @@ fn drop_torn_tail(file: &mut File) -> io::Result<()> {
 }
 
 impl Drop for Transcript {
+    /// Hands the last lines to the writer (to be written and fsync'd) without waiting: a
+    /// session is freed without blocking (ABI); [`settle_all`] at the end of the runtime
+    /// waits for them.
     fn drop(&mut self) {
-        let _ = self.sync();
+        self.sync_later();
     }
+}
+
+/// Stops the transcript writer before its next batch until the guard is dropped: for tests of
+/// paths that must not wait for the disk (such as `robota_session_free`).
+#[doc(hidden)]
+pub fn hold_writes() -> std::sync::MutexGuard<'static, ()> {
+    super::transcript_writer::hold_writes()
+}
+
+/// Blocks until every transcript line handed over so far in this process is written (and
+/// fsync'd where asked): called when a runtime ends, so the lines of the sessions it ran are
+/// on disk when `robota_runtime_free` returns.
+pub fn settle_all() {
+    super::transcript_writer::settle_all();
 }
 
 #[cfg(test)]

@@ -15,6 +15,7 @@ use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{self, Write};
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Duration;
@@ -37,6 +38,8 @@ const SPARE_MAX: usize = 1 << 20;
 
 /// One transcript file as the writer sees it.
 pub(super) struct Target {
+    /// The file's path (a transcript reopened for the same file waits for this one's batches).
+    path: PathBuf,
     file: File,
     format: LineFormat,
     state: Mutex<TargetState>,
@@ -74,11 +77,17 @@ struct Queue {
     sleeping: bool,
     /// It waits (polling or not): [`Target::wait`] wakes it.
     idle: bool,
+    /// The transcript whose batches are being written right now.
+    current: Option<Arc<Target>>,
+    /// Threads in [`settle`].
+    settlers: usize,
 }
 
 struct Writer {
     queue: Mutex<Queue>,
     cond: Condvar,
+    /// Signalled after each written group when somebody is in [`settle`].
+    settled: Condvar,
 }
 
 static WRITER: Writer = Writer {
@@ -87,18 +96,55 @@ static WRITER: Writer = Writer {
         running: false,
         sleeping: false,
         idle: false,
+        current: None,
+        settlers: 0,
     }),
     cond: Condvar::new(),
+    settled: Condvar::new(),
 };
+
+/// Blocks until no batch of a transcript matching `which` is waiting or being written (waking
+/// the writer when it polls, so this does not wait for its next look).
+fn settle(which: impl Fn(&Target) -> bool) {
+    let mut q = lock(&WRITER.queue);
+    loop {
+        let pending =
+            q.jobs.iter().any(|j| which(&j.target)) || q.current.as_deref().is_some_and(&which);
+        if !pending {
+            return;
+        }
+        if q.idle {
+            WRITER.cond.notify_one();
+        }
+        q.settlers += 1;
+        q = WRITER.settled.wait(q).unwrap_or_else(|p| p.into_inner());
+        q.settlers -= 1;
+    }
+}
+
+/// Blocks until every batch handed over so far (by any transcript) is written and fsync'd
+/// when asked: the end of a runtime, so that a session freed just before has its last lines
+/// on disk.
+pub(super) fn settle_all() {
+    settle(|_| true);
+}
+
+/// Blocks until the batches of every transcript of the file `path` are written: before the
+/// file is opened again (a session resumed right after it was freed), so the new transcript
+/// neither reads a line being written nor writes before the old one's last lines.
+pub(super) fn settle_path(path: &Path) {
+    settle(|t| t.path == path);
+}
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 impl Target {
-    /// Writes go to `file` (opened for appending), lines formatted by `format`.
-    pub(super) fn new(file: File, format: LineFormat) -> Arc<Target> {
+    /// Writes go to `file` (opened for appending, at `path`), lines formatted by `format`.
+    pub(super) fn new(path: PathBuf, file: File, format: LineFormat) -> Arc<Target> {
         Arc::new(Target {
+            path,
             file,
             format,
             state: Mutex::new(TargetState::default()),
@@ -246,12 +292,17 @@ fn serve(linger: bool) {
                     group.push(next);
                 }
             }
+            q.current = Some(group[0].target.clone());
             drop(q);
             run(&mut group, &mut scratch, &mut lines);
             if lines.capacity() > SPARE_MAX {
                 lines = Vec::new();
             }
             q = lock(&WRITER.queue);
+            q.current = None;
+            if q.settlers > 0 {
+                WRITER.settled.notify_all();
+            }
             quiet = Duration::ZERO;
             continue;
         }
@@ -274,10 +325,21 @@ fn serve(linger: bool) {
     q.running = false;
 }
 
+/// Held by the writer while it writes a group; a test holds it to stop the writer
+/// ([`hold_writes`]).
+static HOLD: Mutex<()> = Mutex::new(());
+
+/// Stops the writer before its next group until the guard is dropped (for tests of what must
+/// not wait for the disk).
+pub(super) fn hold_writes() -> MutexGuard<'static, ()> {
+    lock(&HOLD)
+}
+
 /// Formats and writes consecutive batches of one transcript (emptied from `group`), then
 /// fsyncs once when one of them asks for it; they count as written after that.
 fn run(group: &mut Vec<Job>, scratch: &mut Scratch, lines: &mut Vec<u8>) {
     let Some(first) = group.first() else { return };
+    let _hold = lock(&HOLD);
     let t = first.target.clone();
     let sync = group.iter().any(|j| j.sync);
     let seq = group.last().map_or(0, |j| j.seq);

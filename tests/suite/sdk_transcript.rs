@@ -4,7 +4,7 @@
 //! reports broken invariants by code and line.
 
 use robota::ffi::*;
-use robota::session::transcript::{is_secret_key, Redacted};
+use robota::session::transcript::{hold_writes, is_secret_key, Redacted};
 use robota::session::transcript_check::{load, validate};
 use serde_json::{json, Value};
 
@@ -50,11 +50,11 @@ fn transcript_of_a_run_with_tools_and_an_abort_is_valid_and_redacted() {
         robota_session_wait(s, t2, 30_000, std::ptr::null_mut()),
         ROBOTA_E_ABORTED
     );
-    // The turns' lines are written in the background; freeing the session waits until every
-    // line, `session_closed` included, is on disk.
+    // The lines are written in the background; freeing the session does not wait for them,
+    // the end of the runtime does (every line, `session_closed` included).
     robota_session_free(s);
-    let entries = load(&path).unwrap();
     robota_runtime_free(rt);
+    let entries = load(&path).unwrap();
 
     assert_eq!(validate(&entries), vec![]);
     let events: Vec<&str> = entries
@@ -81,6 +81,106 @@ fn transcript_of_a_run_with_tools_and_an_abort_is_valid_and_redacted() {
     assert!(!text.contains("sk-live-123"));
     assert!(text.contains(r#"\"api_key\":\"[REDACTED]\""#), "{text}");
     assert_eq!(text.lines().count(), entries.len());
+}
+
+/// A runtime with a scripted provider and a session of it (pull delivery) whose transcript
+/// goes to `dir`, with id `id` (resumed when `resume`).
+fn transcript_session(
+    rt: *mut robota_runtime,
+    dir: &std::path::Path,
+    id: &str,
+    resume: bool,
+) -> *mut robota_session {
+    let doc = json!({"v":1,"provider":"s","model":"m","cwd":dir,"delivery":"pull",
+                     "persist":true,"transcript":dir.join("logs"),"session_id":id});
+    if resume {
+        ffi::session_resume(
+            rt,
+            &json!({"v":1,"session_id":id,"delivery":"pull"}).to_string(),
+        )
+    } else {
+        ffi::session_new(rt, &doc.to_string())
+    }
+    .unwrap()
+}
+
+fn scripted_runtime(dir: &std::path::Path) -> *mut robota_runtime {
+    ffi::runtime(
+        &json!({"v":1,"providers":{"s":{"kind":"scripted","turns":[{"deltas":["a","b"]}],
+                "fallback":"repeat_last"}},"session_dir":dir.join("sessions")})
+        .to_string(),
+    )
+}
+
+#[test]
+fn freeing_a_session_does_not_wait_for_its_transcript() {
+    let dir = tempfile::tempdir().unwrap();
+    let rt = scripted_runtime(dir.path());
+    let s = transcript_session(rt, dir.path(), "free-1", false);
+    let turn = ffi::submit(s, "go");
+    assert_eq!(
+        robota_session_wait(s, turn, 30_000, std::ptr::null_mut()),
+        ROBOTA_OK
+    );
+    // The writer is stopped: a free that waited for the lines would never return.
+    let hold = hold_writes();
+    let (done_tx, done_rx) = std::sync::mpsc::channel();
+    let handle = s as usize;
+    std::thread::spawn(move || {
+        robota_session_free(handle as *mut robota_session);
+        let _ = done_tx.send(());
+    });
+    let returned = done_rx
+        .recv_timeout(std::time::Duration::from_secs(10))
+        .is_ok();
+    drop(hold);
+    assert!(
+        returned,
+        "robota_session_free waited for the transcript writer"
+    );
+    // The end of the runtime waits for them: every line is on disk after it.
+    robota_runtime_free(rt);
+    let entries = load(&dir.path().join("logs/free-1.jsonl")).unwrap();
+    assert_eq!(validate(&entries), vec![]);
+    let last = entries.last().unwrap();
+    assert_eq!(last["event"], "session_closed");
+}
+
+#[test]
+fn a_session_resumed_right_after_it_was_freed_appends_after_its_last_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let rt = scripted_runtime(dir.path());
+    for round in 0..8 {
+        let s = transcript_session(rt, dir.path(), "again", round > 0);
+        let turn = ffi::submit(s, "go");
+        assert_eq!(
+            robota_session_wait(s, turn, 30_000, std::ptr::null_mut()),
+            ROBOTA_OK
+        );
+        // The next round opens the file again at once, while these lines may still be on
+        // their way to it.
+        robota_session_free(s);
+    }
+    robota_runtime_free(rt);
+    let entries = load(&dir.path().join("logs/again.jsonl")).unwrap();
+    let ends: Vec<&str> = entries
+        .iter()
+        .filter_map(|e| e["event"].as_str())
+        .filter(|e| *e == "session_init" || *e == "session_closed")
+        .collect();
+    assert_eq!(ends, ["session_init", "session_closed"].repeat(8));
+    // Each session's lines form a valid transcript of their own.
+    let mut start = 0;
+    for (i, e) in entries.iter().enumerate() {
+        if e["event"] == "session_closed" {
+            assert_eq!(
+                validate(&entries[start..=i]),
+                vec![],
+                "session ending at line {i}"
+            );
+            start = i + 1;
+        }
+    }
 }
 
 #[test]

@@ -2,6 +2,7 @@
 //! host approval and hook bridges, and the generic session underneath.
 
 use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
 
 use super::{Core, Inner, InteractiveSession, Restore, State, PROVIDER_IDLE_TIMEOUT_MS};
@@ -128,8 +129,14 @@ impl InteractiveSession {
             .clone()
             .unwrap_or_else(|| prefixed_id("session"));
         let tool_names: Vec<String> = cfg.tools.clone().unwrap_or_default();
-        let (sink, transcript_warning) =
-            crate::sdk::transcript_tap::attach(sink, &cfg, &session_id, &tool_names);
+        let released = Arc::new(AtomicBool::new(false));
+        let (sink, transcript_warning) = crate::sdk::transcript_tap::attach(
+            sink,
+            &cfg,
+            &session_id,
+            &tool_names,
+            released.clone(),
+        );
         let link = Arc::new(SessionLink {
             owner: shared.next_session_uid(),
             shared: shared.clone(),
@@ -139,7 +146,7 @@ impl InteractiveSession {
                 .request_timeout_ms
                 .unwrap_or(shared.config.request_timeout_ms),
             can_answer,
-            released: Default::default(),
+            released,
         });
         let budget = crate::sdk::budget::session_budget(&cfg, restore.budget_spent);
         let agent_tool = subagent::offers_agent_tool(&cfg).then(|| {
