@@ -79,6 +79,10 @@ struct Queue {
     idle: bool,
     /// The transcript whose batches are being written right now.
     current: Option<Arc<Target>>,
+    /// Jobs handed over and jobs done (written, or dropped after a failure), counted from
+    /// the start of the process; jobs are done in the order they were handed over.
+    submitted: u64,
+    finished: u64,
     /// Threads in [`settle`].
     settlers: usize,
 }
@@ -97,22 +101,27 @@ static WRITER: Writer = Writer {
         sleeping: false,
         idle: false,
         current: None,
+        submitted: 0,
+        finished: 0,
         settlers: 0,
     }),
     cond: Condvar::new(),
     settled: Condvar::new(),
 };
 
-/// Blocks until no batch of a transcript matching `which` is waiting or being written (waking
-/// the writer when it polls, so this does not wait for its next look).
+/// Blocks until the batches handed over so far are done, when one of a transcript matching
+/// `which` is among them (waking the writer when it polls, so this does not wait for its next
+/// look). Batches handed over meanwhile are not waited for: others that keep writing cannot
+/// hold the caller up.
 fn settle(which: impl Fn(&Target) -> bool) {
     let mut q = lock(&WRITER.queue);
-    loop {
-        let pending =
-            q.jobs.iter().any(|j| which(&j.target)) || q.current.as_deref().is_some_and(&which);
-        if !pending {
-            return;
-        }
+    let pending = q.jobs.iter().any(|j| which(&j.target))
+        || q.current.as_deref().is_some_and(&which);
+    if !pending {
+        return;
+    }
+    let goal = q.submitted;
+    while q.finished < goal {
         if q.idle {
             WRITER.cond.notify_one();
         }
@@ -203,6 +212,7 @@ impl Target {
         };
         let mut q = lock(&WRITER.queue);
         q.jobs.push_back(job);
+        q.submitted += 1;
         if q.running {
             let wake = q.sleeping;
             drop(q);
@@ -293,6 +303,7 @@ fn serve(linger: bool) {
                 }
             }
             q.current = Some(group[0].target.clone());
+            let jobs = group.len() as u64;
             drop(q);
             run(&mut group, &mut scratch, &mut lines);
             if lines.capacity() > SPARE_MAX {
@@ -300,6 +311,7 @@ fn serve(linger: bool) {
             }
             q = lock(&WRITER.queue);
             q.current = None;
+            q.finished += jobs;
             if q.settlers > 0 {
                 WRITER.settled.notify_all();
             }
