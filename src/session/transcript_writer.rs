@@ -115,8 +115,8 @@ static WRITER: Writer = Writer {
 /// hold the caller up.
 fn settle(which: impl Fn(&Target) -> bool) {
     let mut q = lock(&WRITER.queue);
-    let pending = q.jobs.iter().any(|j| which(&j.target))
-        || q.current.as_deref().is_some_and(&which);
+    let pending =
+        q.jobs.iter().any(|j| which(&j.target)) || q.current.as_deref().is_some_and(&which);
     if !pending {
         return;
     }
