@@ -9,7 +9,8 @@
 //! for up to [`LINGER`] without any; then it waits to be woken and, after another [`LINGER`],
 //! ends (it starts again when there is work; if it cannot be started, the caller writes the
 //! batch itself). [`Target::wait`] wakes it and blocks until a batch is on disk (closing a
-//! transcript waits for all of its batches).
+//! session waits for all of its batches; freeing one does not). [`settle_all`] (the end of a
+//! runtime) and [`settle_path`] (a file opened again) wait for what was handed over before.
 
 use std::collections::VecDeque;
 use std::fs::File;
