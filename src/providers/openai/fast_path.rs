@@ -1,0 +1,416 @@
+//! Fast path for Chat Completions chunks: reads a chunk into the [`super::wire`] structs
+//! without serde when every value is one the chunk structs read as a plain string, integer,
+//! `null`, object or array of them — the content, tool-call, finish and usage chunks every
+//! server streams, in any field order and spacing.
+//!
+//! The reader accepts only valid JSON that serde would read to the same values: it answers
+//! `None` (the caller then reads the chunk with serde, which reports any error with its own
+//! text) for a repeated known field, a known field of another type, an escaped key, a number
+//! out of range or with a fraction, a non-null `error`, nesting deeper than a few levels,
+//! anything after the closing brace, and any text that is not JSON. Escaped strings are
+//! decoded (and checked) by serde.
+
+use std::borrow::Cow;
+
+use serde::de::IgnoredAny;
+
+use super::wire::{Choice, Chunk, ChunkDelta, FunctionDelta, PromptDetails, ToolCallDelta, Usage};
+use crate::providers::convert::JsonStr;
+
+/// How deep an ignored value may nest before the chunk is left to serde.
+const MAX_DEPTH: u8 = 8;
+
+/// The chunk, when `data` is valid JSON in a shape the fast reader knows; `None` otherwise.
+pub(super) fn fast_chunk(data: &str) -> Option<Chunk<'_>> {
+    let mut r = Reader { s: data, i: 0 };
+    let mut chunk = Chunk {
+        choices: None,
+        usage: None,
+        error: None,
+    };
+    let mut seen = 0u8;
+    r.object(|r, key| match key {
+        "choices" => {
+            once(&mut seen, 1)?;
+            if !r.null() {
+                r.array(|r| {
+                    let choice = r.choice()?;
+                    if chunk.choices.is_none() && choice.index == 0 {
+                        chunk.choices = Some(choice);
+                    }
+                    Some(())
+                })?;
+            }
+            Some(())
+        }
+        "usage" => {
+            once(&mut seen, 2)?;
+            chunk.usage = if r.null() { None } else { Some(r.usage()?) };
+            Some(())
+        }
+        // A stream error: left to the full reading.
+        "error" => {
+            once(&mut seen, 4)?;
+            r.null().then_some(())
+        }
+        _ => r.skip(0),
+    })?;
+    r.ws();
+    (r.i == data.len()).then_some(chunk)
+}
+
+/// Marks a known field as seen; `None` when it was already (serde rejects a repeated field).
+fn once(seen: &mut u8, bit: u8) -> Option<()> {
+    (*seen & bit == 0).then(|| *seen |= bit)
+}
+
+/// A position in the chunk's text.
+struct Reader<'a> {
+    s: &'a str,
+    i: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn ws(&mut self) {
+        let b = self.s.as_bytes();
+        while matches!(b.get(self.i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+            self.i += 1;
+        }
+    }
+
+    /// The next byte after whitespace.
+    fn peek(&mut self) -> Option<u8> {
+        self.ws();
+        self.s.as_bytes().get(self.i).copied()
+    }
+
+    fn eat(&mut self, c: u8) -> Option<()> {
+        (self.peek()? == c).then(|| self.i += 1)
+    }
+
+    fn word(&mut self, w: &str) -> Option<()> {
+        self.ws();
+        let rest = self.s.as_bytes().get(self.i..)?;
+        rest.starts_with(w.as_bytes()).then(|| self.i += w.len())
+    }
+
+    /// Consumes a `null` if one comes next.
+    fn null(&mut self) -> bool {
+        self.word("null").is_some()
+    }
+
+    /// A string: its text between the quotes, and whether it has escapes. `None` for a control
+    /// character or a missing closing quote.
+    fn raw_str(&mut self) -> Option<(&'a str, bool)> {
+        self.eat(b'"')?;
+        let (b, start) = (self.s.as_bytes(), self.i);
+        let mut escaped = false;
+        loop {
+            let j = self.i + memchr::memchr2(b'"', b'\\', b.get(self.i..)?)?;
+            if b[j] == b'\\' {
+                escaped = true;
+                self.i = j + 2;
+                continue;
+            }
+            self.i = j + 1;
+            let raw = &self.s[start..j];
+            return (!raw.bytes().any(|c| c < 0x20)).then_some((raw, escaped));
+        }
+    }
+
+    /// A string's value (escapes decoded by serde, which also checks them).
+    fn string(&mut self) -> Option<Cow<'a, str>> {
+        let (raw, escaped) = self.raw_str()?;
+        if !escaped {
+            return Some(Cow::Borrowed(raw));
+        }
+        let quoted = &self.s[self.i - raw.len() - 2..self.i];
+        serde_json::from_str::<String>(quoted).ok().map(Cow::Owned)
+    }
+
+    /// `null` or a string.
+    fn opt_str(&mut self) -> Option<Option<Cow<'a, str>>> {
+        if self.null() {
+            return Some(None);
+        }
+        self.string().map(Some)
+    }
+
+    /// An unsigned integer of up to 19 digits (always a `u64`) without a leading zero.
+    fn uint(&mut self) -> Option<u64> {
+        self.ws();
+        let rest = self.s.as_bytes().get(self.i..)?;
+        let n = rest.iter().take_while(|c| c.is_ascii_digit()).count();
+        if n == 0 || n > 19 || (n > 1 && rest[0] == b'0') {
+            return None;
+        }
+        let v = self.s.get(self.i..self.i + n)?.parse().ok()?;
+        self.i += n;
+        Some(v)
+    }
+
+    /// `null` or an unsigned integer.
+    fn opt_uint(&mut self) -> Option<Option<u64>> {
+        if self.null() {
+            return Some(None);
+        }
+        self.uint().map(Some)
+    }
+
+    /// An object, each member's value read by `member` (given the key, unescaped).
+    fn object(&mut self, mut member: impl FnMut(&mut Self, &'a str) -> Option<()>) -> Option<()> {
+        self.eat(b'{')?;
+        if self.eat(b'}').is_some() {
+            return Some(());
+        }
+        loop {
+            let (key, escaped) = self.raw_str()?;
+            if escaped {
+                return None;
+            }
+            self.eat(b':')?;
+            member(self, key)?;
+            match self.peek()? {
+                b',' => self.i += 1,
+                b'}' => {
+                    self.i += 1;
+                    return Some(());
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// An array, each element read by `item`.
+    fn array(&mut self, mut item: impl FnMut(&mut Self) -> Option<()>) -> Option<()> {
+        self.eat(b'[')?;
+        if self.eat(b']').is_some() {
+            return Some(());
+        }
+        loop {
+            item(self)?;
+            match self.peek()? {
+                b',' => self.i += 1,
+                b']' => {
+                    self.i += 1;
+                    return Some(());
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// Skips a value the structs ignore (checking it is JSON, as serde does).
+    fn skip(&mut self, depth: u8) -> Option<()> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        match self.peek()? {
+            b'"' => {
+                let (raw, escaped) = self.raw_str()?;
+                if escaped {
+                    let quoted = &self.s[self.i - raw.len() - 2..self.i];
+                    serde_json::from_str::<IgnoredAny>(quoted).ok()?;
+                }
+                Some(())
+            }
+            b'{' => self.object(|r, _| r.skip(depth + 1)),
+            b'[' => self.array(|r| r.skip(depth + 1)),
+            b't' => self.word("true"),
+            b'f' => self.word("false"),
+            b'n' => self.word("null"),
+            _ => self.number(),
+        }
+    }
+
+    /// A JSON number: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
+    fn number(&mut self) -> Option<()> {
+        let b = self.s.as_bytes();
+        let digits = |i: usize| b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+        let mut i = self.i + usize::from(b.get(self.i) == Some(&b'-'));
+        let n = digits(i);
+        if n == 0 || (n > 1 && b[i] == b'0') {
+            return None;
+        }
+        i += n;
+        if b.get(i) == Some(&b'.') {
+            let n = digits(i + 1);
+            if n == 0 {
+                return None;
+            }
+            i += 1 + n;
+        }
+        if matches!(b.get(i), Some(b'e' | b'E')) {
+            i += 1 + usize::from(matches!(b.get(i + 1), Some(b'+' | b'-')));
+            let n = digits(i);
+            if n == 0 {
+                return None;
+            }
+            i += n;
+        }
+        self.i = i;
+        Some(())
+    }
+
+    fn choice(&mut self) -> Option<Choice<'a>> {
+        let mut c = Choice {
+            index: 0,
+            delta: None,
+            finish_reason: None,
+        };
+        let mut seen = 0u8;
+        self.object(|r, key| {
+            match key {
+                "index" => {
+                    once(&mut seen, 1)?;
+                    c.index = u32::try_from(r.uint()?).ok()?;
+                }
+                "delta" => {
+                    once(&mut seen, 2)?;
+                    c.delta = if r.null() { None } else { Some(r.delta()?) };
+                }
+                "finish_reason" => {
+                    once(&mut seen, 4)?;
+                    c.finish_reason = r.opt_str()?.map(JsonStr);
+                }
+                _ => r.skip(0)?,
+            }
+            Some(())
+        })?;
+        Some(c)
+    }
+
+    fn delta(&mut self) -> Option<ChunkDelta<'a>> {
+        let mut d = ChunkDelta {
+            content: None,
+            refusal: None,
+            reasoning_content: None,
+            reasoning: None,
+            tool_calls: None,
+        };
+        let mut seen = 0u8;
+        self.object(|r, key| {
+            let (bit, slot) = match key {
+                "content" => (1, &mut d.content),
+                "refusal" => (2, &mut d.refusal),
+                "reasoning_content" => (4, &mut d.reasoning_content),
+                "reasoning" => (8, &mut d.reasoning),
+                "tool_calls" => {
+                    once(&mut seen, 16)?;
+                    if !r.null() {
+                        let mut calls = Vec::new();
+                        r.array(|r| r.tool_call().map(|t| calls.push(t)))?;
+                        d.tool_calls = Some(calls);
+                    }
+                    return Some(());
+                }
+                _ => return r.skip(0),
+            };
+            once(&mut seen, bit)?;
+            *slot = r.opt_str()?.map(JsonStr);
+            Some(())
+        })?;
+        Some(d)
+    }
+
+    fn tool_call(&mut self) -> Option<ToolCallDelta<'a>> {
+        let mut t = ToolCallDelta {
+            index: None,
+            id: None,
+            function: None,
+        };
+        let mut seen = 0u8;
+        self.object(|r, key| {
+            match key {
+                "index" => {
+                    once(&mut seen, 1)?;
+                    t.index = match r.opt_uint()? {
+                        Some(n) => Some(usize::try_from(n).ok()?),
+                        None => None,
+                    };
+                }
+                "id" => {
+                    once(&mut seen, 2)?;
+                    t.id = r.opt_str()?.map(Cow::into_owned);
+                }
+                "function" => {
+                    once(&mut seen, 4)?;
+                    t.function = if r.null() { None } else { Some(r.function()?) };
+                }
+                _ => r.skip(0)?,
+            }
+            Some(())
+        })?;
+        Some(t)
+    }
+
+    fn function(&mut self) -> Option<FunctionDelta<'a>> {
+        let mut f = FunctionDelta {
+            name: None,
+            arguments: None,
+        };
+        let mut seen = 0u8;
+        self.object(|r, key| {
+            match key {
+                "name" => {
+                    once(&mut seen, 1)?;
+                    f.name = r.opt_str()?.map(Cow::into_owned);
+                }
+                "arguments" => {
+                    once(&mut seen, 2)?;
+                    f.arguments = r.opt_str()?.map(JsonStr);
+                }
+                _ => r.skip(0)?,
+            }
+            Some(())
+        })?;
+        Some(f)
+    }
+
+    fn usage(&mut self) -> Option<Usage> {
+        let mut u = Usage {
+            prompt_tokens: 0,
+            completion_tokens: 0,
+            total_tokens: None,
+            prompt_tokens_details: None,
+        };
+        let mut seen = 0u8;
+        self.object(|r, key| {
+            match key {
+                "prompt_tokens" => {
+                    once(&mut seen, 1)?;
+                    u.prompt_tokens = r.uint()?;
+                }
+                "completion_tokens" => {
+                    once(&mut seen, 2)?;
+                    u.completion_tokens = r.uint()?;
+                }
+                "total_tokens" => {
+                    once(&mut seen, 4)?;
+                    u.total_tokens = r.opt_uint()?;
+                }
+                "prompt_tokens_details" => {
+                    once(&mut seen, 8)?;
+                    if !r.null() {
+                        let mut details = PromptDetails {
+                            cached_tokens: None,
+                        };
+                        let mut cached = 0u8;
+                        r.object(|r, key| match key {
+                            "cached_tokens" => {
+                                once(&mut cached, 1)?;
+                                details.cached_tokens = r.opt_uint()?;
+                                Some(())
+                            }
+                            _ => r.skip(0),
+                        })?;
+                        u.prompt_tokens_details = Some(details);
+                    }
+                }
+                _ => r.skip(0)?,
+            }
+            Some(())
+        })?;
+        Some(u)
+    }
+}
