@@ -24,6 +24,8 @@ pub struct OpenAiDecoder {
     /// `delta.refusal` text came: the answer is a refusal.
     refused: bool,
     done: bool,
+    /// The leading members the fast path read in the last chunk (see [`fast_chunk`]).
+    prefix: String,
 }
 
 impl OpenAiDecoder {
@@ -35,6 +37,7 @@ impl OpenAiDecoder {
             slots: Vec::new(),
             refused: false,
             done: false,
+            prefix: String::new(),
         }
     }
 
@@ -84,7 +87,7 @@ impl StreamDecoder for OpenAiDecoder {
             return Ok(());
         }
         // The compact common shapes without serde; any other shape, and every error, by serde.
-        let chunk: Chunk<'_> = match fast_chunk(data) {
+        let chunk: Chunk<'_> = match fast_chunk(data, &mut self.prefix) {
             Some(chunk) => chunk,
             None => serde_json::from_str(data)
                 .map_err(|e| malformed(&self.cfg, &format!("bad JSON in a chunk: {e}")))?,
@@ -162,5 +165,6 @@ impl StreamDecoder for OpenAiDecoder {
         self.slots.clear();
         self.refused = false;
         self.done = false;
+        self.prefix.clear();
     }
 }

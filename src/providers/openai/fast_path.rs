@@ -21,7 +21,12 @@ use crate::providers::convert::JsonStr;
 const MAX_DEPTH: u8 = 8;
 
 /// The chunk, when `data` is valid JSON in a shape the fast reader knows; `None` otherwise.
-pub(super) fn fast_chunk(data: &str) -> Option<Chunk<'_>> {
+///
+/// `prefix` carries the leading ignored members (`{"id":…,"object":…,"created":…,` up to the
+/// first known field) of the last chunk read from one stream: a chunk that starts with the same
+/// bytes resumes after them, since the reading of those bytes is the same (a stream repeats
+/// them in every chunk).
+pub(super) fn fast_chunk<'a>(data: &'a str, prefix: &mut String) -> Option<Chunk<'a>> {
     let mut r = Reader { s: data, i: 0 };
     let mut chunk = Chunk {
         choices: None,
@@ -29,32 +34,47 @@ pub(super) fn fast_chunk(data: &str) -> Option<Chunk<'_>> {
         error: None,
     };
     let mut seen = 0u8;
-    r.object(|r, key| match key {
-        "choices" => {
-            once(&mut seen, 1)?;
-            if !r.null() {
-                r.array(|r| {
-                    let choice = r.choice()?;
-                    if chunk.choices.is_none() && choice.index == 0 {
-                        chunk.choices = Some(choice);
-                    }
-                    Some(())
-                })?;
+    let resume = (!prefix.is_empty() && data.starts_with(prefix.as_str())).then_some(prefix.len());
+    let read = |r: &mut Reader<'a>, key: &'a str, at: usize| {
+        let known = matches!(key, "choices" | "usage" | "error");
+        if known && seen == 0 && resume != Some(at) {
+            prefix.clear();
+            prefix.push_str(data.get(..at)?);
+        }
+        match key {
+            "choices" => {
+                once(&mut seen, 1)?;
+                if !r.null() {
+                    r.array(|r| {
+                        let choice = r.choice()?;
+                        if chunk.choices.is_none() && choice.index == 0 {
+                            chunk.choices = Some(choice);
+                        }
+                        Some(())
+                    })?;
+                }
+                Some(())
             }
-            Some(())
+            "usage" => {
+                once(&mut seen, 2)?;
+                chunk.usage = if r.null() { None } else { Some(r.usage()?) };
+                Some(())
+            }
+            // A stream error: left to the full reading.
+            "error" => {
+                once(&mut seen, 4)?;
+                r.null().then_some(())
+            }
+            _ => r.skip(0),
         }
-        "usage" => {
-            once(&mut seen, 2)?;
-            chunk.usage = if r.null() { None } else { Some(r.usage()?) };
-            Some(())
+    };
+    match resume {
+        Some(at) => {
+            r.i = at;
+            r.members(read)?;
         }
-        // A stream error: left to the full reading.
-        "error" => {
-            once(&mut seen, 4)?;
-            r.null().then_some(())
-        }
-        _ => r.skip(0),
-    })?;
+        None => r.object(read)?,
+    }
     r.ws();
     (r.i == data.len()).then_some(chunk)
 }
@@ -62,6 +82,32 @@ pub(super) fn fast_chunk(data: &str) -> Option<Chunk<'_>> {
 /// Marks a known field as seen; `None` when it was already (serde rejects a repeated field).
 fn once(seen: &mut u8, bit: u8) -> Option<()> {
     (*seen & bit == 0).then(|| *seen |= bit)
+}
+
+/// The position of the first `"`, `\\` or control byte of `b` from `j`, eight bytes at a time
+/// (the strings of a chunk are mostly too short for `memchr`'s set-up to pay).
+fn special(b: &[u8], mut j: usize) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    while let Some(word) = b.get(j..j + 8) {
+        let x = u64::from_le_bytes(word.try_into().ok()?);
+        let (quote, backslash) = (x ^ (ONES * 0x22), x ^ (ONES * 0x5c));
+        // The high bit of each byte that is zero in `quote` or `backslash` or below 0x20 in
+        // `x`; bits above a match may be wrong (borrows), the lowest is exact.
+        let hits = (quote.wrapping_sub(ONES) & !quote
+            | backslash.wrapping_sub(ONES) & !backslash
+            | x.wrapping_sub(ONES * 0x20) & !x)
+            & HIGH;
+        if hits != 0 {
+            return Some(j + (hits.trailing_zeros() / 8) as usize);
+        }
+        j += 8;
+    }
+    let tail = b
+        .get(j..)?
+        .iter()
+        .position(|&c| c == b'"' || c == b'\\' || c < 0x20);
+    tail.map(|p| j + p)
 }
 
 /// A position in the chunk's text.
@@ -105,17 +151,20 @@ impl<'a> Reader<'a> {
         self.eat(b'"')?;
         let (b, start) = (self.s.as_bytes(), self.i);
         let mut escaped = false;
+        let mut j = start;
         loop {
-            let j = self.i + memchr::memchr2(b'"', b'\\', b.get(self.i..)?)?;
-            if b[j] == b'\\' {
-                escaped = true;
-                self.i = j + 2;
-                continue;
+            j = special(b, j)?;
+            match b[j] {
+                b'"' => break,
+                b'\\' => {
+                    escaped = true;
+                    j += 2;
+                }
+                _ => return None,
             }
-            self.i = j + 1;
-            let raw = &self.s[start..j];
-            return (!raw.bytes().any(|c| c < 0x20)).then_some((raw, escaped));
         }
+        self.i = j + 1;
+        Some((self.s.get(start..j)?, escaped))
     }
 
     /// A string's value (escapes decoded by serde, which also checks them).
@@ -157,19 +206,32 @@ impl<'a> Reader<'a> {
         self.uint().map(Some)
     }
 
-    /// An object, each member's value read by `member` (given the key, unescaped).
-    fn object(&mut self, mut member: impl FnMut(&mut Self, &'a str) -> Option<()>) -> Option<()> {
+    /// An object, each member's value read by `member` (given the key, unescaped, and where
+    /// the member starts).
+    fn object(
+        &mut self,
+        member: impl FnMut(&mut Self, &'a str, usize) -> Option<()>,
+    ) -> Option<()> {
         self.eat(b'{')?;
         if self.eat(b'}').is_some() {
             return Some(());
         }
+        self.members(member)
+    }
+
+    /// The members of an object whose `{` and any members before are read, up to its `}`.
+    fn members(
+        &mut self,
+        mut member: impl FnMut(&mut Self, &'a str, usize) -> Option<()>,
+    ) -> Option<()> {
         loop {
+            let at = self.i;
             let (key, escaped) = self.raw_str()?;
             if escaped {
                 return None;
             }
             self.eat(b':')?;
-            member(self, key)?;
+            member(self, key, at)?;
             match self.peek()? {
                 b',' => self.i += 1,
                 b'}' => {
@@ -214,7 +276,7 @@ impl<'a> Reader<'a> {
                 }
                 Some(())
             }
-            b'{' => self.object(|r, _| r.skip(depth + 1)),
+            b'{' => self.object(|r, _, _| r.skip(depth + 1)),
             b'[' => self.array(|r| r.skip(depth + 1)),
             b't' => self.word("true"),
             b'f' => self.word("false"),
@@ -259,7 +321,7 @@ impl<'a> Reader<'a> {
             finish_reason: None,
         };
         let mut seen = 0u8;
-        self.object(|r, key| {
+        self.object(|r, key, _| {
             match key {
                 "index" => {
                     once(&mut seen, 1)?;
@@ -289,7 +351,7 @@ impl<'a> Reader<'a> {
             tool_calls: None,
         };
         let mut seen = 0u8;
-        self.object(|r, key| {
+        self.object(|r, key, _| {
             let (bit, slot) = match key {
                 "content" => (1, &mut d.content),
                 "refusal" => (2, &mut d.refusal),
@@ -320,7 +382,7 @@ impl<'a> Reader<'a> {
             function: None,
         };
         let mut seen = 0u8;
-        self.object(|r, key| {
+        self.object(|r, key, _| {
             match key {
                 "index" => {
                     once(&mut seen, 1)?;
@@ -350,7 +412,7 @@ impl<'a> Reader<'a> {
             arguments: None,
         };
         let mut seen = 0u8;
-        self.object(|r, key| {
+        self.object(|r, key, _| {
             match key {
                 "name" => {
                     once(&mut seen, 1)?;
@@ -375,7 +437,7 @@ impl<'a> Reader<'a> {
             prompt_tokens_details: None,
         };
         let mut seen = 0u8;
-        self.object(|r, key| {
+        self.object(|r, key, _| {
             match key {
                 "prompt_tokens" => {
                     once(&mut seen, 1)?;
@@ -396,7 +458,7 @@ impl<'a> Reader<'a> {
                             cached_tokens: None,
                         };
                         let mut cached = 0u8;
-                        r.object(|r, key| match key {
+                        r.object(|r, key, _| match key {
                             "cached_tokens" => {
                                 once(&mut cached, 1)?;
                                 details.cached_tokens = r.opt_uint()?;

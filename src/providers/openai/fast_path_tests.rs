@@ -22,9 +22,15 @@ fn full(data: &str) -> Result<Chunk<'_>, String> {
     serde_json::from_str(data).map_err(|e| e.to_string())
 }
 
-/// Whether `data` took the fast path; when it did, the reading must be serde's.
+/// Whether `data` took the fast path (with no earlier chunk); when it did, the reading must
+/// be serde's.
 fn agrees(data: &str) -> bool {
-    match fast_chunk(data) {
+    agrees_after(data, &mut String::new())
+}
+
+/// The same after the chunks that left `prefix`.
+fn agrees_after(data: &str, prefix: &mut String) -> bool {
+    match fast_chunk(data, prefix) {
         Some(fast) => {
             assert_eq!(
                 Ok(&fast),
@@ -138,8 +144,13 @@ fn fast_and_full_readings_agree_over_recorded_and_generated_chunks() {
     // read as OpenAI chunks too.
     let openai = recorded("openai");
     assert!(openai.len() > 100, "{}", openai.len());
+    let mut prefix = String::new();
     for data in &openai {
         assert!(agrees(data), "not on the fast path: {data}");
+        assert!(
+            agrees_after(data, &mut prefix),
+            "not on the fast path: {data}"
+        );
     }
     for vendor in ["anthropic", "gemini"] {
         for data in recorded(vendor) {
@@ -188,6 +199,9 @@ fn mutated_chunks_never_read_differently() {
     }
     inputs.extend(generated().iter().map(Value::to_string));
     for data in &inputs {
+        // After the unchanged chunk, as in a stream, when the mutation keeps its prefix.
+        let mut prefix = String::new();
+        assert!(agrees_after(data, &mut prefix), "{data}");
         for i in (0..=data.len()).filter(|&i| data.is_char_boundary(i)) {
             let mut cases = vec![data[..i].to_string()];
             for b in ["\"", "\\", "0", ",", ":", "}", " ", "\u{1}"] {
@@ -199,11 +213,70 @@ fn mutated_chunks_never_read_differently() {
             for case in cases {
                 total += 1;
                 fast += usize::from(agrees(&case));
+                assert_eq!(
+                    agrees_after(&case, &mut prefix.clone()),
+                    agrees(&case),
+                    "{case}"
+                );
             }
         }
     }
     // Most mutations are invalid JSON or change a known field's type; some remain valid.
     assert!(fast > 1000 && fast < total, "{fast} of {total}");
+}
+
+#[test]
+fn strings_with_a_special_byte_anywhere_agree() {
+    // Quotes, backslashes and control bytes at every place of strings of 0–40 bytes (the
+    // string scan reads eight bytes at a time), beside multi-byte characters.
+    for len in 0..40 {
+        for at in 0..len {
+            for special in [
+                "\\\"", "\\\\", "\\n", "\\u00e9", "\u{1}", "\"", "\\", "\\x", "é",
+            ] {
+                let text: String = (0..len)
+                    .map(|i| {
+                        if i == at {
+                            special.to_string()
+                        } else {
+                            ((b'a' + (i % 26) as u8) as char).to_string()
+                        }
+                    })
+                    .collect();
+                let data = format!(
+                    r#"{{"id":"c","choices":[{{"index":0,"delta":{{"content":"{text}"}}}}]}}"#
+                );
+                let valid = full(&data).is_ok();
+                assert_eq!(agrees(&data), valid, "{data}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_repeated_prefix_is_read_once_and_a_changed_one_again() {
+    let mut prefix = String::new();
+    let a = r#"{"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"x"}}]}"#;
+    assert!(agrees_after(a, &mut prefix));
+    assert_eq!(prefix, r#"{"id":"c1","object":"chat.completion.chunk","#);
+    // The same leading members: resumed after them.
+    assert!(agrees_after(&a.replace('x', "y"), &mut prefix));
+    assert_eq!(prefix, r#"{"id":"c1","object":"chat.completion.chunk","#);
+    // Other leading members are read (and checked) again, and kept instead.
+    let b =
+        r#"{"id":"c2","created":1,"choices":[],"usage":{"prompt_tokens":1,"completion_tokens":2}}"#;
+    assert!(agrees_after(b, &mut prefix));
+    assert_eq!(prefix, r#"{"id":"c2","created":1,"#);
+    for bad in [
+        r#"{"id":"c2","created":1,"choices":[],"choices":[]}"#,
+        r#"{"id":"c2","created":1,"choices":[{"index":0,"delta":{"content":"\ud800"}}]}"#,
+        r#"{"id":"c2","created":1,"#,
+        r#"{"id":"c2","created":1,}"#,
+        r#"{"id":"c2","created":1,"choices":[]}}"#,
+    ] {
+        assert!(!agrees_after(bad, &mut prefix.clone()), "{bad}");
+        assert!(full(bad).is_err(), "{bad}");
+    }
 }
 
 #[test]
@@ -246,7 +319,10 @@ fn other_shapes_are_left_to_serde() {
         r#"{"x":[[[[[[[[[[[1]]]]]]]]]]]}"#,
         r#"{"choices":[{"index":0,"delta":{"content":"x"}}],"usage":{"prompt_tokens":99999999999999999999}}"#,
     ] {
-        assert!(fast_chunk(data).is_none(), "took the fast path: {data}");
+        assert!(
+            fast_chunk(data, &mut String::new()).is_none(),
+            "took the fast path: {data}"
+        );
     }
     // Still read (and rejected, or not) by serde exactly as before.
     assert!(full(r#"{"choic\u0065s":[]}"#).is_ok());
@@ -298,7 +374,7 @@ fn bad_chunks_report_serdes_error_and_good_ones_their_events() {
         r#"{"id":"c","choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":"tool_calls"}]}"#,
         r#"{"id":"c","choices":[],"usage":{"prompt_tokens":7,"completion_tokens":2,"total_tokens":9,"prompt_tokens_details":{"cached_tokens":3}}}"#,
     ] {
-        assert!(fast_chunk(good).is_some(), "{good}");
+        assert!(fast_chunk(good, &mut String::new()).is_some(), "{good}");
         feed(&mut decoder, &mut sink, good).unwrap();
     }
     assert_eq!(sink.0, ["thinking hm", "text a\"b"]);
