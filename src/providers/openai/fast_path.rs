@@ -35,6 +35,9 @@ pub(super) fn fast_chunk<'a>(data: &'a str, prefix: &mut String) -> Option<Chunk
     };
     let mut seen = 0u8;
     let resume = (!prefix.is_empty() && data.starts_with(prefix.as_str())).then_some(prefix.len());
+    if let Some(chunk) = resume.and_then(|at| text_chunk(data, at)) {
+        return Some(chunk);
+    }
     let read = |r: &mut Reader<'a>, key: &'a str, at: usize| {
         let known = matches!(key, "choices" | "usage" | "error");
         if known && seen == 0 && resume != Some(at) {
@@ -79,6 +82,36 @@ pub(super) fn fast_chunk<'a>(data: &'a str, prefix: &mut String) -> Option<Chunk
     (r.i == data.len()).then_some(chunk)
 }
 
+/// The hottest chunk, a text delta, after the leading members: exactly
+/// `"choices":[{"index":0,"delta":{"content":"…"},"logprobs":null,"finish_reason":null}]}`
+/// (as OpenAI and most servers send it), read with two comparisons and one string scan.
+fn text_chunk(data: &str, at: usize) -> Option<Chunk<'_>> {
+    const HEAD: &str = r#""choices":[{"index":0,"delta":{"content":"#;
+    const TAIL: &str = r#"},"logprobs":null,"finish_reason":null}]}"#;
+    let quoted = data.get(at..)?.strip_prefix(HEAD)?.strip_suffix(TAIL)?;
+    let end = data.len() - TAIL.len();
+    let mut r = Reader {
+        s: data,
+        i: end - quoted.len(),
+    };
+    let text = r.string()?;
+    (r.i == end).then_some(Chunk {
+        choices: Some(Choice {
+            index: 0,
+            delta: Some(ChunkDelta {
+                content: Some(JsonStr(text)),
+                refusal: None,
+                reasoning_content: None,
+                reasoning: None,
+                tool_calls: None,
+            }),
+            finish_reason: None,
+        }),
+        usage: None,
+        error: None,
+    })
+}
+
 /// Marks a known field as seen; `None` when it was already (serde rejects a repeated field).
 fn once(seen: &mut u8, bit: u8) -> Option<()> {
     (*seen & bit == 0).then(|| *seen |= bit)
@@ -110,6 +143,31 @@ fn special(b: &[u8], mut j: usize) -> Option<usize> {
     tail.map(|p| j + p)
 }
 
+/// The text of a string's contents whose escapes are all short ones (`\\"`, `\\n`…); `None`
+/// for a `\\u` escape (decoded, and checked, by serde) or an invalid one (reported by serde).
+fn unescape(raw: &str) -> Option<String> {
+    let mut out = String::with_capacity(raw.len());
+    let mut rest = raw;
+    while let Some(k) = rest.find('\\') {
+        out.push_str(&rest[..k]);
+        out.push(match rest.as_bytes().get(k + 1)? {
+            b'"' => '"',
+            b'\\' => '\\',
+            b'/' => '/',
+            b'b' => '\u{8}',
+            b'f' => '\u{c}',
+            b'n' => '\n',
+            b'r' => '\r',
+            b't' => '\t',
+            _ => return None,
+        });
+        // The escape's two bytes are ASCII: `k + 2` is a character boundary.
+        rest = rest.get(k + 2..)?;
+    }
+    out.push_str(rest);
+    Some(out)
+}
+
 /// A position in the chunk's text.
 struct Reader<'a> {
     s: &'a str,
@@ -119,7 +177,11 @@ struct Reader<'a> {
 impl<'a> Reader<'a> {
     fn ws(&mut self) {
         let b = self.s.as_bytes();
-        while matches!(b.get(self.i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+        // Usually none: one comparison for any byte above the space.
+        while let Some(&c) = b.get(self.i) {
+            if c > b' ' || !matches!(c, b' ' | b'\t' | b'\n' | b'\r') {
+                return;
+            }
             self.i += 1;
         }
     }
@@ -172,6 +234,9 @@ impl<'a> Reader<'a> {
         let (raw, escaped) = self.raw_str()?;
         if !escaped {
             return Some(Cow::Borrowed(raw));
+        }
+        if let Some(text) = unescape(raw) {
+            return Some(Cow::Owned(text));
         }
         let quoted = &self.s[self.i - raw.len() - 2..self.i];
         serde_json::from_str::<String>(quoted).ok().map(Cow::Owned)

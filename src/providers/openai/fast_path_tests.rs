@@ -248,6 +248,16 @@ fn strings_with_a_special_byte_anywhere_agree() {
                 );
                 let valid = full(&data).is_ok();
                 assert_eq!(agrees(&data), valid, "{data}");
+                // The text chunk's own reading, after a chunk with the same leading members.
+                let compact = format!(
+                    r#"{{"id":"c","choices":[{{"index":0,"delta":{{"content":"{text}"}},"logprobs":null,"finish_reason":null}}]}}"#
+                );
+                let mut prefix = r#"{"id":"c","#.to_string();
+                assert_eq!(
+                    agrees_after(&compact, &mut prefix),
+                    full(&compact).is_ok(),
+                    "{compact}"
+                );
             }
         }
     }
