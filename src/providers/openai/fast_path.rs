@@ -35,7 +35,7 @@ pub(super) fn fast_chunk<'a>(data: &'a str, prefix: &mut String) -> Option<Chunk
     };
     let mut seen = 0u8;
     let resume = (!prefix.is_empty() && data.starts_with(prefix.as_str())).then_some(prefix.len());
-    if let Some(chunk) = resume.and_then(|at| text_chunk(data, at)) {
+    if let Some(chunk) = resume.and_then(|at| exact_chunk(data, at)) {
         return Some(chunk);
     }
     let read = |r: &mut Reader<'a>, key: &'a str, at: usize| {
@@ -82,30 +82,60 @@ pub(super) fn fast_chunk<'a>(data: &'a str, prefix: &mut String) -> Option<Chunk
     (r.i == data.len()).then_some(chunk)
 }
 
-/// The hottest chunk, a text delta, after the leading members: exactly
-/// `"choices":[{"index":0,"delta":{"content":"…"},"logprobs":null,"finish_reason":null}]}`
-/// (as OpenAI and most servers send it), read with two comparisons and one string scan.
-fn text_chunk(data: &str, at: usize) -> Option<Chunk<'_>> {
-    const HEAD: &str = r#""choices":[{"index":0,"delta":{"content":"#;
-    const TAIL: &str = r#"},"logprobs":null,"finish_reason":null}]}"#;
-    let quoted = data.get(at..)?.strip_prefix(HEAD)?.strip_suffix(TAIL)?;
-    let end = data.len() - TAIL.len();
-    let mut r = Reader {
-        s: data,
-        i: end - quoted.len(),
+/// The hot chunks after the leading members, exactly as OpenAI and most servers send them,
+/// read by comparisons and one string scan:
+/// `"choices":[{"index":0,"delta":{D},"logprobs":null,"finish_reason":F}]}` where `D` is
+/// `"content":"…"` or `"tool_calls":[{"index":N,"function":{"arguments":"…"}}]` (and `F` is
+/// `null`), or `D` is empty and `F` a string. Anything else is `None`.
+fn exact_chunk(data: &str, at: usize) -> Option<Chunk<'_>> {
+    const HEAD: &str = r#""choices":[{"index":0,"delta":{"#;
+    const TAIL: &str = r#","logprobs":null,"finish_reason":null}]}"#;
+    const ARGS: &str = r#","function":{"arguments":"#;
+    let rest = data.get(at..)?.strip_prefix(HEAD)?;
+    let mut delta = ChunkDelta {
+        content: None,
+        refusal: None,
+        reasoning_content: None,
+        reasoning: None,
+        tool_calls: None,
     };
-    let text = r.string()?;
+    let mut finish_reason = None;
+    let (mut r, end);
+    if let Some(rest) = rest.strip_prefix(r#""content":"#) {
+        let quoted = rest.strip_suffix(TAIL)?.strip_suffix('}')?;
+        end = data.len() - TAIL.len() - 1;
+        r = Reader::at(data, end - quoted.len());
+        delta.content = Some(JsonStr(r.string()?));
+    } else if let Some(rest) = rest.strip_prefix(r#""tool_calls":[{"index":"#) {
+        let body = rest.strip_suffix(TAIL)?.strip_suffix("}}]}")?;
+        end = data.len() - TAIL.len() - 4;
+        r = Reader::at(data, end - body.len());
+        let index = usize::try_from(r.uint()?).ok()?;
+        if !data.get(r.i..)?.starts_with(ARGS) {
+            return None;
+        }
+        r.i += ARGS.len();
+        let arguments = r.string()?;
+        delta.tool_calls = Some(vec![ToolCallDelta {
+            index: Some(index),
+            id: None,
+            function: Some(FunctionDelta {
+                name: None,
+                arguments: Some(JsonStr(arguments)),
+            }),
+        }]);
+    } else {
+        let rest = rest.strip_prefix(r#"},"logprobs":null,"finish_reason":"#)?;
+        let quoted = rest.strip_suffix("}]}")?;
+        end = data.len() - 3;
+        r = Reader::at(data, end - quoted.len());
+        finish_reason = Some(JsonStr(r.string()?));
+    }
     (r.i == end).then_some(Chunk {
         choices: Some(Choice {
             index: 0,
-            delta: Some(ChunkDelta {
-                content: Some(JsonStr(text)),
-                refusal: None,
-                reasoning_content: None,
-                reasoning: None,
-                tool_calls: None,
-            }),
-            finish_reason: None,
+            delta: Some(delta),
+            finish_reason,
         }),
         usage: None,
         error: None,
@@ -175,6 +205,10 @@ struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
+    fn at(s: &'a str, i: usize) -> Self {
+        Reader { s, i }
+    }
+
     fn ws(&mut self) {
         let b = self.s.as_bytes();
         // Usually none: one comparison for any byte above the space.

@@ -290,6 +290,47 @@ fn a_repeated_prefix_is_read_once_and_a_changed_one_again() {
 }
 
 #[test]
+fn the_exact_hot_shapes_after_a_prefix_agree() {
+    // Text, tool-argument and finish chunks as OpenAI sends them (read by comparisons), and
+    // near misses: every valid one is read as serde reads it, every invalid one left to serde.
+    let tail = r#","logprobs":null,"finish_reason":null}]}"#;
+    let choices = r#""choices":[{"index":0,"delta":{"#;
+    for rest in [
+        format!(r#"{choices}"content":"a\"b\u00e9"}}{tail}"#),
+        format!(r#"{choices}"content":""}}{tail}"#),
+        format!(r#"{choices}"content":"a"b"}}{tail}"#),
+        format!(r#"{choices}"content":"a"}} {tail}"#),
+        format!(r#"{choices}"content":null}}{tail}"#),
+        format!(
+            r#"{choices}"tool_calls":[{{"index":12,"function":{{"arguments":"{{\"a\":1"}}}}]}}{tail}"#
+        ),
+        format!(r#"{choices}"tool_calls":[{{"index":0,"function":{{"arguments":""}}}}]}}{tail}"#),
+        format!(r#"{choices}"tool_calls":[{{"index":01,"function":{{"arguments":"x"}}}}]}}{tail}"#),
+        format!(
+            r#"{choices}"tool_calls":[{{"index":1,"function":{{"name":"f","arguments":"x"}}}}]}}{tail}"#
+        ),
+        format!(
+            r#"{choices}"tool_calls":[{{"index":1,"function":{{"arguments":"x","x":1}}}}]}}{tail}"#
+        ),
+        format!(r#"{choices}"tool_calls":[{{"index":1,"function":{{"arguments":"x"}}}}]}}{tail}"#)
+            .replace("\"x\"}}", "\"x\"\"}}"),
+        format!(r#"{choices}}},"logprobs":null,"finish_reason":"stop"}}]}}"#),
+        format!(r#"{choices}}},"logprobs":null,"finish_reason":"tool_calls"}}]}}"#),
+        format!(r#"{choices}}},"logprobs":null,"finish_reason":null}}]}}"#),
+        format!(r#"{choices}}},"logprobs":null,"finish_reason":"st"op"}}]}}"#),
+        format!(r#"{choices}}},"logprobs":null,"finish_reason":"stop"}}]}}}}"#),
+    ] {
+        let data = format!(r#"{{"id":"c",{rest}"#);
+        let mut prefix = r#"{"id":"c","#.to_string();
+        assert_eq!(
+            agrees_after(&data, &mut prefix),
+            full(&data).is_ok(),
+            "{data}"
+        );
+    }
+}
+
+#[test]
 fn other_shapes_are_left_to_serde() {
     for data in [
         // Not JSON.
