@@ -1,24 +1,21 @@
 //! Fast path for Chat Completions chunks: reads a chunk into the [`super::wire`] structs
 //! without serde when every value is one the chunk structs read as a plain string, integer,
 //! `null`, object or array of them — the content, tool-call, finish and usage chunks every
-//! server streams, in any field order and spacing.
+//! server streams, in any field order and spacing. The leading members a stream repeats in
+//! every chunk (`id`, `object`, `created`…) are read once per stream, and the text, tool-argument
+//! and finish chunks in the exact shape OpenAI sends are then read by comparisons.
 //!
-//! The reader accepts only valid JSON that serde would read to the same values: it answers
-//! `None` (the caller then reads the chunk with serde, which reports any error with its own
-//! text) for a repeated known field, a known field of another type, an escaped key, a number
-//! out of range or with a fraction, a non-null `error`, nesting deeper than a few levels,
-//! anything after the closing brace, and any text that is not JSON. Escaped strings are
-//! decoded (and checked) by serde.
+//! It accepts only valid JSON that serde would read to the same values: it answers `None` (the
+//! caller then reads the chunk with serde, which reports any error with its own text) for a
+//! repeated known field, a known field of another type, an escaped key, a number out of range
+//! or with a fraction, a non-null `error`, nesting deeper than a few levels, anything after the
+//! closing brace, and any text that is not JSON.
 
 use std::borrow::Cow;
 
-use serde::de::IgnoredAny;
-
+use super::reader::Reader;
 use super::wire::{Choice, Chunk, ChunkDelta, FunctionDelta, PromptDetails, ToolCallDelta, Usage};
 use crate::providers::convert::JsonStr;
-
-/// How deep an ignored value may nest before the chunk is left to serde.
-const MAX_DEPTH: u8 = 8;
 
 /// The chunk, when `data` is valid JSON in a shape the fast reader knows; `None` otherwise.
 ///
@@ -147,272 +144,8 @@ fn once(seen: &mut u8, bit: u8) -> Option<()> {
     (*seen & bit == 0).then(|| *seen |= bit)
 }
 
-/// The position of the first `"`, `\\` or control byte of `b` from `j`, eight bytes at a time
-/// (the strings of a chunk are mostly too short for `memchr`'s set-up to pay).
-fn special(b: &[u8], mut j: usize) -> Option<usize> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    while let Some(word) = b.get(j..j + 8) {
-        let x = u64::from_le_bytes(word.try_into().ok()?);
-        let (quote, backslash) = (x ^ (ONES * 0x22), x ^ (ONES * 0x5c));
-        // The high bit of each byte that is zero in `quote` or `backslash` or below 0x20 in
-        // `x`; bits above a match may be wrong (borrows), the lowest is exact.
-        let hits = (quote.wrapping_sub(ONES) & !quote
-            | backslash.wrapping_sub(ONES) & !backslash
-            | x.wrapping_sub(ONES * 0x20) & !x)
-            & HIGH;
-        if hits != 0 {
-            return Some(j + (hits.trailing_zeros() / 8) as usize);
-        }
-        j += 8;
-    }
-    let tail = b
-        .get(j..)?
-        .iter()
-        .position(|&c| c == b'"' || c == b'\\' || c < 0x20);
-    tail.map(|p| j + p)
-}
-
-/// The text of a string's contents whose escapes are all short ones (`\\"`, `\\n`…); `None`
-/// for a `\\u` escape (decoded, and checked, by serde) or an invalid one (reported by serde).
-fn unescape(raw: &str) -> Option<String> {
-    let mut out = String::with_capacity(raw.len());
-    let mut rest = raw;
-    while let Some(k) = rest.find('\\') {
-        out.push_str(&rest[..k]);
-        out.push(match rest.as_bytes().get(k + 1)? {
-            b'"' => '"',
-            b'\\' => '\\',
-            b'/' => '/',
-            b'b' => '\u{8}',
-            b'f' => '\u{c}',
-            b'n' => '\n',
-            b'r' => '\r',
-            b't' => '\t',
-            _ => return None,
-        });
-        // The escape's two bytes are ASCII: `k + 2` is a character boundary.
-        rest = rest.get(k + 2..)?;
-    }
-    out.push_str(rest);
-    Some(out)
-}
-
-/// A position in the chunk's text.
-struct Reader<'a> {
-    s: &'a str,
-    i: usize,
-}
-
+/// The readings of the chunk structs.
 impl<'a> Reader<'a> {
-    fn at(s: &'a str, i: usize) -> Self {
-        Reader { s, i }
-    }
-
-    fn ws(&mut self) {
-        let b = self.s.as_bytes();
-        // Usually none: one comparison for any byte above the space.
-        while let Some(&c) = b.get(self.i) {
-            if c > b' ' || !matches!(c, b' ' | b'\t' | b'\n' | b'\r') {
-                return;
-            }
-            self.i += 1;
-        }
-    }
-
-    /// The next byte after whitespace.
-    fn peek(&mut self) -> Option<u8> {
-        self.ws();
-        self.s.as_bytes().get(self.i).copied()
-    }
-
-    fn eat(&mut self, c: u8) -> Option<()> {
-        (self.peek()? == c).then(|| self.i += 1)
-    }
-
-    fn word(&mut self, w: &str) -> Option<()> {
-        self.ws();
-        let rest = self.s.as_bytes().get(self.i..)?;
-        rest.starts_with(w.as_bytes()).then(|| self.i += w.len())
-    }
-
-    /// Consumes a `null` if one comes next.
-    fn null(&mut self) -> bool {
-        self.word("null").is_some()
-    }
-
-    /// A string: its text between the quotes, and whether it has escapes. `None` for a control
-    /// character or a missing closing quote.
-    fn raw_str(&mut self) -> Option<(&'a str, bool)> {
-        self.eat(b'"')?;
-        let (b, start) = (self.s.as_bytes(), self.i);
-        let mut escaped = false;
-        let mut j = start;
-        loop {
-            j = special(b, j)?;
-            match b[j] {
-                b'"' => break,
-                b'\\' => {
-                    escaped = true;
-                    j += 2;
-                }
-                _ => return None,
-            }
-        }
-        self.i = j + 1;
-        Some((self.s.get(start..j)?, escaped))
-    }
-
-    /// A string's value (escapes decoded by serde, which also checks them).
-    fn string(&mut self) -> Option<Cow<'a, str>> {
-        let (raw, escaped) = self.raw_str()?;
-        if !escaped {
-            return Some(Cow::Borrowed(raw));
-        }
-        if let Some(text) = unescape(raw) {
-            return Some(Cow::Owned(text));
-        }
-        let quoted = &self.s[self.i - raw.len() - 2..self.i];
-        serde_json::from_str::<String>(quoted).ok().map(Cow::Owned)
-    }
-
-    /// `null` or a string.
-    fn opt_str(&mut self) -> Option<Option<Cow<'a, str>>> {
-        if self.null() {
-            return Some(None);
-        }
-        self.string().map(Some)
-    }
-
-    /// An unsigned integer of up to 19 digits (always a `u64`) without a leading zero.
-    fn uint(&mut self) -> Option<u64> {
-        self.ws();
-        let rest = self.s.as_bytes().get(self.i..)?;
-        let n = rest.iter().take_while(|c| c.is_ascii_digit()).count();
-        if n == 0 || n > 19 || (n > 1 && rest[0] == b'0') {
-            return None;
-        }
-        let v = self.s.get(self.i..self.i + n)?.parse().ok()?;
-        self.i += n;
-        Some(v)
-    }
-
-    /// `null` or an unsigned integer.
-    fn opt_uint(&mut self) -> Option<Option<u64>> {
-        if self.null() {
-            return Some(None);
-        }
-        self.uint().map(Some)
-    }
-
-    /// An object, each member's value read by `member` (given the key, unescaped, and where
-    /// the member starts).
-    fn object(
-        &mut self,
-        member: impl FnMut(&mut Self, &'a str, usize) -> Option<()>,
-    ) -> Option<()> {
-        self.eat(b'{')?;
-        if self.eat(b'}').is_some() {
-            return Some(());
-        }
-        self.members(member)
-    }
-
-    /// The members of an object whose `{` and any members before are read, up to its `}`.
-    fn members(
-        &mut self,
-        mut member: impl FnMut(&mut Self, &'a str, usize) -> Option<()>,
-    ) -> Option<()> {
-        loop {
-            let at = self.i;
-            let (key, escaped) = self.raw_str()?;
-            if escaped {
-                return None;
-            }
-            self.eat(b':')?;
-            member(self, key, at)?;
-            match self.peek()? {
-                b',' => self.i += 1,
-                b'}' => {
-                    self.i += 1;
-                    return Some(());
-                }
-                _ => return None,
-            }
-        }
-    }
-
-    /// An array, each element read by `item`.
-    fn array(&mut self, mut item: impl FnMut(&mut Self) -> Option<()>) -> Option<()> {
-        self.eat(b'[')?;
-        if self.eat(b']').is_some() {
-            return Some(());
-        }
-        loop {
-            item(self)?;
-            match self.peek()? {
-                b',' => self.i += 1,
-                b']' => {
-                    self.i += 1;
-                    return Some(());
-                }
-                _ => return None,
-            }
-        }
-    }
-
-    /// Skips a value the structs ignore (checking it is JSON, as serde does).
-    fn skip(&mut self, depth: u8) -> Option<()> {
-        if depth > MAX_DEPTH {
-            return None;
-        }
-        match self.peek()? {
-            b'"' => {
-                let (raw, escaped) = self.raw_str()?;
-                if escaped {
-                    let quoted = &self.s[self.i - raw.len() - 2..self.i];
-                    serde_json::from_str::<IgnoredAny>(quoted).ok()?;
-                }
-                Some(())
-            }
-            b'{' => self.object(|r, _, _| r.skip(depth + 1)),
-            b'[' => self.array(|r| r.skip(depth + 1)),
-            b't' => self.word("true"),
-            b'f' => self.word("false"),
-            b'n' => self.word("null"),
-            _ => self.number(),
-        }
-    }
-
-    /// A JSON number: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
-    fn number(&mut self) -> Option<()> {
-        let b = self.s.as_bytes();
-        let digits = |i: usize| b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
-        let mut i = self.i + usize::from(b.get(self.i) == Some(&b'-'));
-        let n = digits(i);
-        if n == 0 || (n > 1 && b[i] == b'0') {
-            return None;
-        }
-        i += n;
-        if b.get(i) == Some(&b'.') {
-            let n = digits(i + 1);
-            if n == 0 {
-                return None;
-            }
-            i += 1 + n;
-        }
-        if matches!(b.get(i), Some(b'e' | b'E')) {
-            i += 1 + usize::from(matches!(b.get(i + 1), Some(b'+' | b'-')));
-            let n = digits(i);
-            if n == 0 {
-                return None;
-            }
-            i += n;
-        }
-        self.i = i;
-        Some(())
-    }
-
     fn choice(&mut self) -> Option<Choice<'a>> {
         let mut c = Choice {
             index: 0,

@@ -28,6 +28,7 @@ mod decoder;
 mod fast_path;
 #[cfg(test)]
 mod fast_path_tests;
+mod reader;
 #[cfg(test)]
 mod tree;
 mod wire;
