@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
-use reqwest::header::{HeaderValue, ACCEPT, CONTENT_TYPE};
+use reqwest::header::{HeaderName, HeaderValue, ACCEPT, CONTENT_TYPE};
 use serde::Serialize;
 use serde_json::Value;
 use tokio::time::Instant;
@@ -28,6 +28,12 @@ use crate::core::provider::{RawPayloadEvent, RawPayloadKind, StreamSink};
 
 /// Connect timeout of the shared client.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// The headers every streamed request sends, checked at compile time (a `&str` header name or
+/// value is parsed, checked and copied into a new allocation on every request).
+const JSON: HeaderValue = HeaderValue::from_static("application/json");
+const EVENT_STREAM: HeaderValue = HeaderValue::from_static("text/event-stream");
+const ANTHROPIC_VERSION: HeaderName = HeaderName::from_static("anthropic-version");
+
 /// Largest error body read (the rest is ignored).
 const MAX_ERROR_BODY: usize = 64 * 1024;
 /// Text of the error for a `200` event stream that carried no event at all.
@@ -295,10 +301,10 @@ impl HttpTransport {
     ) -> Result<StreamOutcome, AttemptError> {
         let mut req = url
             .post(&self.client)
-            .header(CONTENT_TYPE, "application/json")
-            .header(ACCEPT, "text/event-stream");
+            .header(CONTENT_TYPE, JSON)
+            .header(ACCEPT, EVENT_STREAM);
         if auth == AuthStyle::XApiKey {
-            req = req.header("anthropic-version", self.cfg.anthropic_version.as_str());
+            req = req.header(ANTHROPIC_VERSION, self.cfg.anthropic_version.as_str());
         }
         if let Some(k) = key {
             let (name, value) = match auth {

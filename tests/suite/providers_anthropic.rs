@@ -123,6 +123,7 @@ async fn anthropic_request_shape() {
     assert_eq!(req.header("x-api-key"), Some("test-key"));
     assert_eq!(req.header("anthropic-version"), Some("2023-06-01"));
     assert_eq!(req.header("content-type"), Some("application/json"));
+    assert_eq!(req.header("accept"), Some("text/event-stream"));
     assert_eq!(req.header("x-extra"), Some("1"));
     assert_eq!(
         req.body,

@@ -123,6 +123,8 @@ async fn openai_request_shape() {
     .await;
     assert_eq!(req.path, "/v1/chat/completions");
     assert_eq!(req.header("authorization"), Some("Bearer test-key"));
+    assert_eq!(req.header("content-type"), Some("application/json"));
+    assert_eq!(req.header("accept"), Some("text/event-stream"));
     assert_eq!(
         req.body,
         json!({

@@ -1,92 +1,18 @@
 //! The OpenAI Chat Completions stream decoder: `data: {chunk}` lines into text, refusal,
 //! reasoning and tool-call deltas, the finish reason and usage (wire shapes borrowed, no copy).
 
-use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::super::config::HttpProviderConfig;
-use super::super::convert::{first_indexed, Accumulated, Indexed, JsonStr, PartialCall};
+use super::super::convert::{Accumulated, PartialCall};
 use super::super::errors::{malformed, redact, vendor_message, who};
 use super::super::http::StreamDecoder;
 use super::super::sse::SseEvent;
 use crate::core::errors::RobotaError;
 use crate::core::provider::{StopReason, StreamSink};
 
-#[derive(Deserialize)]
-struct Chunk<'a> {
-    #[serde(default, borrow, deserialize_with = "first_indexed")]
-    choices: Option<Choice<'a>>,
-    #[serde(default)]
-    usage: Option<Usage>,
-    #[serde(default)]
-    error: Option<Value>,
-}
-
-#[derive(Deserialize)]
-struct Choice<'a> {
-    #[serde(default)]
-    index: u32,
-    #[serde(default, borrow)]
-    delta: Option<ChunkDelta<'a>>,
-    #[serde(default, borrow)]
-    finish_reason: Option<JsonStr<'a>>,
-}
-
-#[derive(Deserialize)]
-struct ChunkDelta<'a> {
-    #[serde(default, borrow)]
-    content: Option<JsonStr<'a>>,
-    #[serde(default, borrow)]
-    refusal: Option<JsonStr<'a>>,
-    #[serde(default, borrow)]
-    reasoning_content: Option<JsonStr<'a>>,
-    #[serde(default, borrow)]
-    reasoning: Option<JsonStr<'a>>,
-    #[serde(default, borrow)]
-    tool_calls: Option<Vec<ToolCallDelta<'a>>>,
-}
-
-#[derive(Deserialize)]
-struct ToolCallDelta<'a> {
-    #[serde(default)]
-    index: Option<usize>,
-    #[serde(default)]
-    id: Option<String>,
-    #[serde(default, borrow)]
-    function: Option<FunctionDelta<'a>>,
-}
-
-#[derive(Deserialize)]
-struct FunctionDelta<'a> {
-    #[serde(default)]
-    name: Option<String>,
-    #[serde(default, borrow)]
-    arguments: Option<JsonStr<'a>>,
-}
-
-#[derive(Deserialize)]
-struct Usage {
-    #[serde(default)]
-    prompt_tokens: u64,
-    #[serde(default)]
-    completion_tokens: u64,
-    #[serde(default)]
-    total_tokens: Option<u64>,
-    #[serde(default)]
-    prompt_tokens_details: Option<PromptDetails>,
-}
-
-#[derive(Deserialize)]
-struct PromptDetails {
-    #[serde(default)]
-    cached_tokens: Option<u64>,
-}
-
-impl Indexed for Choice<'_> {
-    fn index(&self) -> u32 {
-        self.index
-    }
-}
+use super::fast_path::fast_chunk;
+use super::wire::{Chunk, ToolCallDelta};
 
 /// Decodes Chat Completions chunks.
 pub struct OpenAiDecoder {
@@ -98,6 +24,8 @@ pub struct OpenAiDecoder {
     /// `delta.refusal` text came: the answer is a refusal.
     refused: bool,
     done: bool,
+    /// The leading members the fast path read in the last chunk (see [`fast_chunk`]).
+    prefix: String,
 }
 
 impl OpenAiDecoder {
@@ -109,6 +37,7 @@ impl OpenAiDecoder {
             slots: Vec::new(),
             refused: false,
             done: false,
+            prefix: String::new(),
         }
     }
 
@@ -157,8 +86,12 @@ impl StreamDecoder for OpenAiDecoder {
         if data.is_empty() {
             return Ok(());
         }
-        let chunk: Chunk<'_> = serde_json::from_str(data)
-            .map_err(|e| malformed(&self.cfg, &format!("bad JSON in a chunk: {e}")))?;
+        // The compact common shapes without serde; any other shape, and every error, by serde.
+        let chunk: Chunk<'_> = match fast_chunk(data, &mut self.prefix) {
+            Some(chunk) => chunk,
+            None => serde_json::from_str(data)
+                .map_err(|e| malformed(&self.cfg, &format!("bad JSON in a chunk: {e}")))?,
+        };
         if let Some(err) = chunk.error {
             let message = redact(&vendor_message(&json!({"error": err}).to_string()), None);
             return Err(RobotaError::Provider {
@@ -232,5 +165,6 @@ impl StreamDecoder for OpenAiDecoder {
         self.slots.clear();
         self.refused = false;
         self.done = false;
+        self.prefix.clear();
     }
 }

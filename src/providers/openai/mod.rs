@@ -25,8 +25,13 @@ mod body;
 #[cfg(test)]
 mod body_tests;
 mod decoder;
+mod fast_path;
+#[cfg(test)]
+mod fast_path_tests;
+mod reader;
 #[cfg(test)]
 mod tree;
+mod wire;
 pub use body::RequestBody;
 pub use decoder::OpenAiDecoder;
 

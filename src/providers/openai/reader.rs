@@ -1,0 +1,278 @@
+//! A small JSON reader over a chunk's text for [`super::fast_path`]: whitespace, strings
+//! (scanned eight bytes at a time, short escapes decoded here, `\\u` ones by serde), unsigned
+//! integers, objects, arrays and ignored values. Every reading answers `None` for anything it
+//! does not take or that is not JSON, and never reads a text differently from serde.
+
+use std::borrow::Cow;
+
+use serde::de::IgnoredAny;
+
+/// How deep an ignored value may nest before the chunk is left to serde.
+const MAX_DEPTH: u8 = 8;
+
+/// The position of the first `"`, `\\` or control byte of `b` from `j`, eight bytes at a time
+/// (the strings of a chunk are mostly too short for `memchr`'s set-up to pay).
+fn special(b: &[u8], mut j: usize) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    while let Some(word) = b.get(j..j + 8) {
+        let x = u64::from_le_bytes(word.try_into().ok()?);
+        let (quote, backslash) = (x ^ (ONES * 0x22), x ^ (ONES * 0x5c));
+        // The high bit of each byte that is zero in `quote` or `backslash` or below 0x20 in
+        // `x`; bits above a match may be wrong (borrows), the lowest is exact.
+        let hits = (quote.wrapping_sub(ONES) & !quote
+            | backslash.wrapping_sub(ONES) & !backslash
+            | x.wrapping_sub(ONES * 0x20) & !x)
+            & HIGH;
+        if hits != 0 {
+            return Some(j + (hits.trailing_zeros() / 8) as usize);
+        }
+        j += 8;
+    }
+    let tail = b
+        .get(j..)?
+        .iter()
+        .position(|&c| c == b'"' || c == b'\\' || c < 0x20);
+    tail.map(|p| j + p)
+}
+
+/// The text of a string's contents whose escapes are all short ones (`\\"`, `\\n`…); `None`
+/// for a `\\u` escape (decoded, and checked, by serde) or an invalid one (reported by serde).
+fn unescape(raw: &str) -> Option<String> {
+    let mut out = String::with_capacity(raw.len());
+    let mut rest = raw;
+    while let Some(k) = rest.find('\\') {
+        out.push_str(&rest[..k]);
+        out.push(match rest.as_bytes().get(k + 1)? {
+            b'"' => '"',
+            b'\\' => '\\',
+            b'/' => '/',
+            b'b' => '\u{8}',
+            b'f' => '\u{c}',
+            b'n' => '\n',
+            b'r' => '\r',
+            b't' => '\t',
+            _ => return None,
+        });
+        // The escape's two bytes are ASCII: `k + 2` is a character boundary.
+        rest = rest.get(k + 2..)?;
+    }
+    out.push_str(rest);
+    Some(out)
+}
+
+/// A position in the chunk's text.
+pub(super) struct Reader<'a> {
+    pub(super) s: &'a str,
+    pub(super) i: usize,
+}
+
+impl<'a> Reader<'a> {
+    pub(super) fn at(s: &'a str, i: usize) -> Self {
+        Reader { s, i }
+    }
+
+    pub(super) fn ws(&mut self) {
+        let b = self.s.as_bytes();
+        // Usually none: one comparison for any byte above the space.
+        while let Some(&c) = b.get(self.i) {
+            if c > b' ' || !matches!(c, b' ' | b'\t' | b'\n' | b'\r') {
+                return;
+            }
+            self.i += 1;
+        }
+    }
+
+    /// The next byte after whitespace.
+    pub(super) fn peek(&mut self) -> Option<u8> {
+        self.ws();
+        self.s.as_bytes().get(self.i).copied()
+    }
+
+    pub(super) fn eat(&mut self, c: u8) -> Option<()> {
+        (self.peek()? == c).then(|| self.i += 1)
+    }
+
+    pub(super) fn word(&mut self, w: &str) -> Option<()> {
+        self.ws();
+        let rest = self.s.as_bytes().get(self.i..)?;
+        rest.starts_with(w.as_bytes()).then(|| self.i += w.len())
+    }
+
+    /// Consumes a `null` if one comes next.
+    pub(super) fn null(&mut self) -> bool {
+        self.word("null").is_some()
+    }
+
+    /// A string: its text between the quotes, and whether it has escapes. `None` for a control
+    /// character or a missing closing quote.
+    pub(super) fn raw_str(&mut self) -> Option<(&'a str, bool)> {
+        self.eat(b'"')?;
+        let (b, start) = (self.s.as_bytes(), self.i);
+        let mut escaped = false;
+        let mut j = start;
+        loop {
+            j = special(b, j)?;
+            match b[j] {
+                b'"' => break,
+                b'\\' => {
+                    escaped = true;
+                    j += 2;
+                }
+                _ => return None,
+            }
+        }
+        self.i = j + 1;
+        Some((self.s.get(start..j)?, escaped))
+    }
+
+    /// A string's value (escapes decoded by serde, which also checks them).
+    pub(super) fn string(&mut self) -> Option<Cow<'a, str>> {
+        let (raw, escaped) = self.raw_str()?;
+        if !escaped {
+            return Some(Cow::Borrowed(raw));
+        }
+        if let Some(text) = unescape(raw) {
+            return Some(Cow::Owned(text));
+        }
+        let quoted = &self.s[self.i - raw.len() - 2..self.i];
+        serde_json::from_str::<String>(quoted).ok().map(Cow::Owned)
+    }
+
+    /// `null` or a string.
+    pub(super) fn opt_str(&mut self) -> Option<Option<Cow<'a, str>>> {
+        if self.null() {
+            return Some(None);
+        }
+        self.string().map(Some)
+    }
+
+    /// An unsigned integer of up to 19 digits (always a `u64`) without a leading zero.
+    pub(super) fn uint(&mut self) -> Option<u64> {
+        self.ws();
+        let rest = self.s.as_bytes().get(self.i..)?;
+        let n = rest.iter().take_while(|c| c.is_ascii_digit()).count();
+        if n == 0 || n > 19 || (n > 1 && rest[0] == b'0') {
+            return None;
+        }
+        let v = self.s.get(self.i..self.i + n)?.parse().ok()?;
+        self.i += n;
+        Some(v)
+    }
+
+    /// `null` or an unsigned integer.
+    pub(super) fn opt_uint(&mut self) -> Option<Option<u64>> {
+        if self.null() {
+            return Some(None);
+        }
+        self.uint().map(Some)
+    }
+
+    /// An object, each member's value read by `member` (given the key, unescaped, and where
+    /// the member starts).
+    pub(super) fn object(
+        &mut self,
+        member: impl FnMut(&mut Self, &'a str, usize) -> Option<()>,
+    ) -> Option<()> {
+        self.eat(b'{')?;
+        if self.eat(b'}').is_some() {
+            return Some(());
+        }
+        self.members(member)
+    }
+
+    /// The members of an object whose `{` and any members before are read, up to its `}`.
+    pub(super) fn members(
+        &mut self,
+        mut member: impl FnMut(&mut Self, &'a str, usize) -> Option<()>,
+    ) -> Option<()> {
+        loop {
+            let at = self.i;
+            let (key, escaped) = self.raw_str()?;
+            if escaped {
+                return None;
+            }
+            self.eat(b':')?;
+            member(self, key, at)?;
+            match self.peek()? {
+                b',' => self.i += 1,
+                b'}' => {
+                    self.i += 1;
+                    return Some(());
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// An array, each element read by `item`.
+    pub(super) fn array(&mut self, mut item: impl FnMut(&mut Self) -> Option<()>) -> Option<()> {
+        self.eat(b'[')?;
+        if self.eat(b']').is_some() {
+            return Some(());
+        }
+        loop {
+            item(self)?;
+            match self.peek()? {
+                b',' => self.i += 1,
+                b']' => {
+                    self.i += 1;
+                    return Some(());
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// Skips a value the structs ignore (checking it is JSON, as serde does).
+    pub(super) fn skip(&mut self, depth: u8) -> Option<()> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        match self.peek()? {
+            b'"' => {
+                let (raw, escaped) = self.raw_str()?;
+                if escaped {
+                    let quoted = &self.s[self.i - raw.len() - 2..self.i];
+                    serde_json::from_str::<IgnoredAny>(quoted).ok()?;
+                }
+                Some(())
+            }
+            b'{' => self.object(|r, _, _| r.skip(depth + 1)),
+            b'[' => self.array(|r| r.skip(depth + 1)),
+            b't' => self.word("true"),
+            b'f' => self.word("false"),
+            b'n' => self.word("null"),
+            _ => self.number(),
+        }
+    }
+
+    /// A JSON number: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
+    pub(super) fn number(&mut self) -> Option<()> {
+        let b = self.s.as_bytes();
+        let digits = |i: usize| b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+        let mut i = self.i + usize::from(b.get(self.i) == Some(&b'-'));
+        let n = digits(i);
+        if n == 0 || (n > 1 && b[i] == b'0') {
+            return None;
+        }
+        i += n;
+        if b.get(i) == Some(&b'.') {
+            let n = digits(i + 1);
+            if n == 0 {
+                return None;
+            }
+            i += 1 + n;
+        }
+        if matches!(b.get(i), Some(b'e' | b'E')) {
+            i += 1 + usize::from(matches!(b.get(i + 1), Some(b'+' | b'-')));
+            let n = digits(i);
+            if n == 0 {
+                return None;
+            }
+            i += n;
+        }
+        self.i = i;
+        Some(())
+    }
+}
