@@ -10,6 +10,7 @@ pub mod execution;
 pub mod glob_match;
 pub mod history;
 pub mod hooks;
+pub mod json_bytes;
 pub mod log;
 pub mod message;
 pub mod models;

@@ -19,49 +19,10 @@
 //! `payload_<name>`, a secret key's value is written as `"[REDACTED]"`.
 
 use super::transcript::{is_secret_key_bytes, REDACTED};
+use crate::core::json_bytes::first_string_special;
 
 /// Nesting deeper than this goes to the exact path (whose parser stops at 128).
 const MAX_DEPTH: usize = 100;
-
-/// The bytes that end a run of a string's plain bytes: `"`, `\` and the control characters.
-static SPECIAL: [bool; 256] = {
-    let mut t = [false; 256];
-    let mut c = 0;
-    while c < 0x20 {
-        t[c] = true;
-        c += 1;
-    }
-    t[b'"' as usize] = true;
-    t[b'\\' as usize] = true;
-    t
-};
-
-/// Where the first of [`SPECIAL`] bytes in `s` is: eight bytes at a time (in a word, the
-/// lowest byte that the usual "has a zero byte" / "has a byte below n" tests flag is exact:
-/// only bytes above a true hit can be flagged wrongly), the rest byte by byte.
-#[inline(always)]
-fn first_special(s: &[u8]) -> Option<usize> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let mut at = 0;
-    while let Some(Ok(word)) = s.get(at..at + 8).map(<[u8; 8]>::try_from) {
-        let x = u64::from_le_bytes(word);
-        let quote = x ^ (ONES * u64::from(b'"'));
-        let backslash = x ^ (ONES * u64::from(b'\\'));
-        let hits = (quote.wrapping_sub(ONES) & !quote)
-            | (backslash.wrapping_sub(ONES) & !backslash)
-            | (x.wrapping_sub(ONES * 0x20) & !x);
-        let hits = hits & HIGH;
-        if hits != 0 {
-            return Some(at + (hits.trailing_zeros() / 8) as usize);
-        }
-        at += 8;
-    }
-    s[at..]
-        .iter()
-        .position(|&c| SPECIAL[usize::from(c)])
-        .map(|n| at + n)
-}
 
 /// The words one of which every secret key contains (lower case).
 const SECRET_WORDS: [&[u8]; 5] = [b"key", b"token", b"secret", b"password", b"authorization"];
@@ -250,7 +211,7 @@ impl<'a> Scan<'a, '_> {
             let run = self.b.get(self.i..)?;
             // Keys and short values eight bytes at a time; a long run with memchr, then its
             // control characters looked for without an early exit (a vectorised loop).
-            let n = match first_special(&run[..run.len().min(32)]) {
+            let n = match first_string_special(&run[..run.len().min(32)]) {
                 Some(n) => n,
                 None => {
                     let n = memchr::memchr2(b'"', b'\\', run)?;
@@ -437,29 +398,6 @@ mod tests {
             )
         );
         assert_eq!(fast(r#"{"v":1,"type":"x"}"#, 0), Some("}\n".into()));
-    }
-
-    #[test]
-    fn the_word_scan_finds_the_first_special_byte() {
-        let mut bytes: Vec<u8> = (0u8..=255).collect();
-        bytes.extend((0u8..=255).rev());
-        for len in 0..40 {
-            for start in 0..bytes.len() - len {
-                let s = &bytes[start..start + len];
-                let want = s.iter().position(|&c| c < 0x20 || c == b'"' || c == b'\\');
-                assert_eq!(first_special(s), want, "{s:?}");
-            }
-        }
-        for c in [0u8, 0x1f, b'"', b'\\'] {
-            for at in 0..32 {
-                let mut s = vec![b'a'; 32];
-                s[at] = c;
-                if at + 1 < 32 {
-                    s[at + 1] = 0;
-                }
-                assert_eq!(first_special(&s), Some(at));
-            }
-        }
     }
 
     #[test]

@@ -10,30 +10,9 @@ use serde::de::IgnoredAny;
 /// How deep an ignored value may nest before the chunk is left to serde.
 const MAX_DEPTH: u8 = 8;
 
-/// The position of the first `"`, `\\` or control byte of `b` from `j`, eight bytes at a time
-/// (the strings of a chunk are mostly too short for `memchr`'s set-up to pay).
-fn special(b: &[u8], mut j: usize) -> Option<usize> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    while let Some(word) = b.get(j..j + 8) {
-        let x = u64::from_le_bytes(word.try_into().ok()?);
-        let (quote, backslash) = (x ^ (ONES * 0x22), x ^ (ONES * 0x5c));
-        // The high bit of each byte that is zero in `quote` or `backslash` or below 0x20 in
-        // `x`; bits above a match may be wrong (borrows), the lowest is exact.
-        let hits = (quote.wrapping_sub(ONES) & !quote
-            | backslash.wrapping_sub(ONES) & !backslash
-            | x.wrapping_sub(ONES * 0x20) & !x)
-            & HIGH;
-        if hits != 0 {
-            return Some(j + (hits.trailing_zeros() / 8) as usize);
-        }
-        j += 8;
-    }
-    let tail = b
-        .get(j..)?
-        .iter()
-        .position(|&c| c == b'"' || c == b'\\' || c < 0x20);
-    tail.map(|p| j + p)
+/// The position of the first `"`, `\\` or control byte of `b` from `j`.
+fn special(b: &[u8], j: usize) -> Option<usize> {
+    crate::core::json_bytes::first_string_special(b.get(j..)?).map(|p| j + p)
 }
 
 /// The text of a string's contents whose escapes are all short ones (`\\"`, `\\n`…); `None`
