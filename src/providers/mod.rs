@@ -15,6 +15,7 @@ pub mod convert;
 pub mod errors;
 pub mod gemini;
 pub mod http;
+mod json_reader;
 mod merged;
 pub mod openai;
 pub mod recorder;

@@ -3,10 +3,12 @@
 
 use std::borrow::Cow;
 
+use crate::providers::json_reader::Reader;
+
 /// Fast path for the hottest event, a compact text delta exactly as Anthropic sends it:
 /// `{"type":"content_block_delta","index":N,"delta":{"type":"text_delta","text":"…"}}`.
 /// Anything else (spacing, other field order, other delta types) returns `None` and goes
-/// through the full decoder. Escaped text is decoded by `serde_json`.
+/// through the full decoder. Escaped text is decoded as `serde_json` decodes it.
 pub(super) fn fast_text_delta(data: &str) -> Option<(usize, Cow<'_, str>)> {
     fast_delta(data, r#","delta":{"type":"text_delta","text":""#)
 }
@@ -44,37 +46,12 @@ fn fast_delta<'a>(data: &'a str, mid: &str) -> Option<(usize, Cow<'a, str>)> {
     let rest = strip_json_prefix(data, HEAD)?;
     let (index, rest) = index_prefix(rest)?;
     let body = strip_json_prefix(rest, mid)?;
-    // Find the closing quote, skipping escaped characters.
-    let bytes = body.as_bytes();
-    let mut i = 0;
-    let mut escaped = false;
-    loop {
-        i += memchr::memchr2(b'"', b'\\', &bytes[i..])?;
-        if bytes[i] == b'\\' {
-            escaped = true;
-            i += 2;
-            if i > bytes.len() {
-                return None;
-            }
-            continue;
-        }
-        break;
-    }
-    if !matches!(&body[i..], "\"}}" | "\"} }" | "\" }}" | "\" } }") {
-        return None;
-    }
-    let raw = &body[..i];
-    if raw.bytes().any(|b| b < 0x20) {
-        return None; // not valid JSON: let the full decoder report it
-    }
-    if !escaped {
-        return Some((index, Cow::Borrowed(raw)));
-    }
-    let start = data.len() - body.len() - 1;
-    let quoted = &data[start..start + i + 2];
-    serde_json::from_str::<String>(quoted)
-        .ok()
-        .map(|s| (index, Cow::Owned(s)))
+    // `mid` ends with the string's opening quote; the reader decodes it as serde would, and
+    // refuses control characters and unterminated or invalid text (the full decoder reports
+    // those).
+    let mut r = Reader::at(data, data.len() - body.len() - 1);
+    let text = r.string()?;
+    matches!(data.get(r.i..)?, "}}" | "} }" | " }}" | " } }").then_some((index, text))
 }
 
 /// Strips `lit` from the front of `input`, allowing one space after each `:` and `,` of `lit`

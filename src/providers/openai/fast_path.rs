@@ -13,9 +13,9 @@
 
 use std::borrow::Cow;
 
-use super::reader::Reader;
 use super::wire::{Choice, Chunk, ChunkDelta, FunctionDelta, PromptDetails, ToolCallDelta, Usage};
 use crate::providers::convert::JsonStr;
+use crate::providers::json_reader::Reader;
 
 /// The chunk, when `data` is valid JSON in a shape the fast reader knows; `None` otherwise.
 ///

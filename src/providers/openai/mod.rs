@@ -28,7 +28,6 @@ mod decoder;
 mod fast_path;
 #[cfg(test)]
 mod fast_path_tests;
-mod reader;
 #[cfg(test)]
 mod tree;
 mod wire;

@@ -1,4 +1,5 @@
-//! A small JSON reader over a chunk's text for [`super::fast_path`]: whitespace, strings
+//! A small JSON reader over an SSE event's text for the providers' fast paths (the OpenAI
+//! chunk reader, the Anthropic deltas' string): whitespace, strings
 //! (scanned eight bytes at a time, short escapes decoded here, `\\u` ones by serde), unsigned
 //! integers, objects, arrays and ignored values. Every reading answers `None` for anything it
 //! does not take or that is not JSON, and never reads a text differently from serde.
@@ -7,7 +8,7 @@ use std::borrow::Cow;
 
 use serde::de::IgnoredAny;
 
-/// How deep an ignored value may nest before the chunk is left to serde.
+/// How deep an ignored value may nest before the text is left to serde.
 const MAX_DEPTH: u8 = 8;
 
 /// The position of the first `"`, `\\` or control byte of `b` from `j`.
@@ -40,18 +41,18 @@ fn unescape(raw: &str) -> Option<String> {
     Some(out)
 }
 
-/// A position in the chunk's text.
-pub(super) struct Reader<'a> {
-    pub(super) s: &'a str,
-    pub(super) i: usize,
+/// A position in an event's text.
+pub(crate) struct Reader<'a> {
+    pub(crate) s: &'a str,
+    pub(crate) i: usize,
 }
 
 impl<'a> Reader<'a> {
-    pub(super) fn at(s: &'a str, i: usize) -> Self {
+    pub(crate) fn at(s: &'a str, i: usize) -> Self {
         Reader { s, i }
     }
 
-    pub(super) fn ws(&mut self) {
+    pub(crate) fn ws(&mut self) {
         let b = self.s.as_bytes();
         // Usually none: one comparison for any byte above the space.
         while let Some(&c) = b.get(self.i) {
@@ -63,29 +64,29 @@ impl<'a> Reader<'a> {
     }
 
     /// The next byte after whitespace.
-    pub(super) fn peek(&mut self) -> Option<u8> {
+    pub(crate) fn peek(&mut self) -> Option<u8> {
         self.ws();
         self.s.as_bytes().get(self.i).copied()
     }
 
-    pub(super) fn eat(&mut self, c: u8) -> Option<()> {
+    pub(crate) fn eat(&mut self, c: u8) -> Option<()> {
         (self.peek()? == c).then(|| self.i += 1)
     }
 
-    pub(super) fn word(&mut self, w: &str) -> Option<()> {
+    pub(crate) fn word(&mut self, w: &str) -> Option<()> {
         self.ws();
         let rest = self.s.as_bytes().get(self.i..)?;
         rest.starts_with(w.as_bytes()).then(|| self.i += w.len())
     }
 
     /// Consumes a `null` if one comes next.
-    pub(super) fn null(&mut self) -> bool {
+    pub(crate) fn null(&mut self) -> bool {
         self.word("null").is_some()
     }
 
     /// A string: its text between the quotes, and whether it has escapes. `None` for a control
     /// character or a missing closing quote.
-    pub(super) fn raw_str(&mut self) -> Option<(&'a str, bool)> {
+    pub(crate) fn raw_str(&mut self) -> Option<(&'a str, bool)> {
         self.eat(b'"')?;
         let (b, start) = (self.s.as_bytes(), self.i);
         let mut escaped = false;
@@ -106,7 +107,7 @@ impl<'a> Reader<'a> {
     }
 
     /// A string's value (escapes decoded by serde, which also checks them).
-    pub(super) fn string(&mut self) -> Option<Cow<'a, str>> {
+    pub(crate) fn string(&mut self) -> Option<Cow<'a, str>> {
         let (raw, escaped) = self.raw_str()?;
         if !escaped {
             return Some(Cow::Borrowed(raw));
@@ -119,7 +120,7 @@ impl<'a> Reader<'a> {
     }
 
     /// `null` or a string.
-    pub(super) fn opt_str(&mut self) -> Option<Option<Cow<'a, str>>> {
+    pub(crate) fn opt_str(&mut self) -> Option<Option<Cow<'a, str>>> {
         if self.null() {
             return Some(None);
         }
@@ -127,7 +128,7 @@ impl<'a> Reader<'a> {
     }
 
     /// An unsigned integer of up to 19 digits (always a `u64`) without a leading zero.
-    pub(super) fn uint(&mut self) -> Option<u64> {
+    pub(crate) fn uint(&mut self) -> Option<u64> {
         self.ws();
         let rest = self.s.as_bytes().get(self.i..)?;
         let n = rest.iter().take_while(|c| c.is_ascii_digit()).count();
@@ -140,7 +141,7 @@ impl<'a> Reader<'a> {
     }
 
     /// `null` or an unsigned integer.
-    pub(super) fn opt_uint(&mut self) -> Option<Option<u64>> {
+    pub(crate) fn opt_uint(&mut self) -> Option<Option<u64>> {
         if self.null() {
             return Some(None);
         }
@@ -149,7 +150,7 @@ impl<'a> Reader<'a> {
 
     /// An object, each member's value read by `member` (given the key, unescaped, and where
     /// the member starts).
-    pub(super) fn object(
+    pub(crate) fn object(
         &mut self,
         member: impl FnMut(&mut Self, &'a str, usize) -> Option<()>,
     ) -> Option<()> {
@@ -161,7 +162,7 @@ impl<'a> Reader<'a> {
     }
 
     /// The members of an object whose `{` and any members before are read, up to its `}`.
-    pub(super) fn members(
+    pub(crate) fn members(
         &mut self,
         mut member: impl FnMut(&mut Self, &'a str, usize) -> Option<()>,
     ) -> Option<()> {
@@ -185,7 +186,7 @@ impl<'a> Reader<'a> {
     }
 
     /// An array, each element read by `item`.
-    pub(super) fn array(&mut self, mut item: impl FnMut(&mut Self) -> Option<()>) -> Option<()> {
+    pub(crate) fn array(&mut self, mut item: impl FnMut(&mut Self) -> Option<()>) -> Option<()> {
         self.eat(b'[')?;
         if self.eat(b']').is_some() {
             return Some(());
@@ -204,7 +205,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Skips a value the structs ignore (checking it is JSON, as serde does).
-    pub(super) fn skip(&mut self, depth: u8) -> Option<()> {
+    pub(crate) fn skip(&mut self, depth: u8) -> Option<()> {
         if depth > MAX_DEPTH {
             return None;
         }
@@ -227,7 +228,7 @@ impl<'a> Reader<'a> {
     }
 
     /// A JSON number: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
-    pub(super) fn number(&mut self) -> Option<()> {
+    pub(crate) fn number(&mut self) -> Option<()> {
         let b = self.s.as_bytes();
         let digits = |i: usize| b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
         let mut i = self.i + usize::from(b.get(self.i) == Some(&b'-'));
