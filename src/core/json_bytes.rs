@@ -1,17 +1,20 @@
-//! Byte-level help for reading JSON text without a parser: where a string's run of plain
-//! bytes ends.
+//! Byte-level help for JSON strings without a parser or serializer: where a string's run of
+//! plain bytes ends, and a string written exactly as `serde_json` writes it.
 
-/// The bytes that end a run of a JSON string's plain bytes: `"`, `\` and the control
-/// characters.
+/// Whether `c` ends a run of a JSON string's plain bytes: `"`, `\` or a control character
+/// (the bytes `serde_json` escapes).
+pub const fn is_string_special(c: u8) -> bool {
+    c < 0x20 || c == b'"' || c == b'\\'
+}
+
+/// [`is_string_special`] of every byte.
 pub static STRING_SPECIAL: [bool; 256] = {
     let mut t = [false; 256];
     let mut c = 0;
-    while c < 0x20 {
-        t[c] = true;
+    while c < 256 {
+        t[c] = is_string_special(c as u8);
         c += 1;
     }
-    t[b'"' as usize] = true;
-    t[b'\\' as usize] = true;
     t
 };
 
@@ -43,9 +46,91 @@ pub fn first_string_special(s: &[u8]) -> Option<usize> {
         .map(|n| at + n)
 }
 
+/// Appends the UTF-8 text `s` as a JSON string, byte for byte what `serde_json` writes for it:
+/// `\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`, `\u00xx` (lower-case hex) for the other
+/// control characters, every other byte as it is.
+pub fn push_json_string(w: &mut Vec<u8>, s: &[u8]) {
+    w.reserve(s.len() + 2);
+    w.push(b'"');
+    // Without an early exit, so that the check is one vectorised pass.
+    if !s.iter().fold(false, |any, &c| any | is_string_special(c)) {
+        w.extend_from_slice(s);
+    } else {
+        let mut start = 0;
+        for (i, &c) in s.iter().enumerate() {
+            if !is_string_special(c) {
+                continue;
+            }
+            w.extend_from_slice(&s[start..i]);
+            start = i + 1;
+            let short = match c {
+                b'"' => b'"',
+                b'\\' => b'\\',
+                0x08 => b'b',
+                0x0c => b'f',
+                b'\n' => b'n',
+                b'\r' => b'r',
+                b'\t' => b't',
+                _ => 0,
+            };
+            if short != 0 {
+                w.extend_from_slice(&[b'\\', short]);
+            } else {
+                const HEX: &[u8; 16] = b"0123456789abcdef";
+                w.extend_from_slice(&[
+                    b'\\',
+                    b'u',
+                    b'0',
+                    b'0',
+                    HEX[usize::from(c >> 4)],
+                    HEX[usize::from(c & 0xf)],
+                ]);
+            }
+        }
+        w.extend_from_slice(&s[start..]);
+    }
+    w.push(b'"');
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn strings_are_escaped_as_serde_json_escapes_them() {
+        let mut texts: Vec<String> = (0u32..0x80)
+            .filter_map(char::from_u32)
+            .map(|c| format!("a{c}b"))
+            .collect();
+        texts.extend(
+            [
+                "",
+                "plain",
+                "é \"q\" \n\u{1f}\u{7f}",
+                "\\\\",
+                "日本語\t",
+                "\u{2028}x",
+            ]
+            .map(String::from),
+        );
+        let mut rng = fastrand::Rng::with_seed(7);
+        for _ in 0..2000 {
+            let n = rng.usize(0..48);
+            texts.push(
+                (0..n)
+                    .map(|_| {
+                        rng.choice(['a', '"', '\\', '\n', '\u{1}', 'é', '😀', ' '])
+                            .unwrap_or('a')
+                    })
+                    .collect(),
+            );
+        }
+        for t in texts {
+            let mut w = b"x".to_vec();
+            push_json_string(&mut w, t.as_bytes());
+            assert_eq!(w[1..], serde_json::to_vec(&t).unwrap()[..], "{t:?}");
+        }
+    }
 
     #[test]
     fn the_word_scan_finds_the_first_special_byte() {

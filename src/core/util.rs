@@ -21,7 +21,7 @@ pub fn now_iso() -> String {
 /// written digit by digit into one allocation (chrono's formatter goes through `fmt::Write`
 /// piece by piece; timestamps are taken for every message and history entry). Other years
 /// and leap seconds are left to chrono.
-fn iso_millis(t: DateTime<Utc>) -> String {
+pub fn iso_millis(t: DateTime<Utc>) -> String {
     let (year, nanos) = (t.year(), t.nanosecond());
     let Ok(year) = u32::try_from(year) else {
         return t.to_rfc3339_opts(SecondsFormat::Millis, true);

@@ -5,9 +5,10 @@
 //! thread formats a turn's lines, writes them and fsyncs after `turn_completed` was passed on
 //! (off the turn's path; a subagent's turn waits for it); `session_closed` of a closed session
 //! is passed on once every line is on disk, that of a freed one hands the last lines over
-//! without waiting (freeing never blocks) and the end of the runtime waits for them. A transcript that cannot be opened or written gives one
-//! `WARNING` event (`code:"TRANSCRIPT_FAILED"`; a failure of the writer thread is reported with
-//! the next event) and the session goes on.
+//! without waiting (freeing never blocks) and the end of the runtime waits for them. A
+//! transcript that cannot be opened or written gives one `WARNING` event
+//! (`code:"TRANSCRIPT_FAILED"`; a failure of the writer thread is reported with the next
+//! event) and the session goes on.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -14,6 +14,7 @@ use serde_json::{Map, Value};
 use super::transcript::{is_secret_key, Redacted, REDACTED};
 use super::transcript_payloads::Payloads;
 use super::transcript_splice::splice;
+use crate::core::json_bytes::push_json_string;
 
 /// How a recorded line is to be formatted.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -169,10 +170,10 @@ impl Stamp {
             self.text[21] = b'0' + (m / 10 % 10) as u8;
             self.text[22] = b'0' + (m % 10) as u8;
         } else {
-            self.text = chrono::DateTime::from_timestamp_millis(ms)
-                .unwrap_or_default()
-                .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
-                .into_bytes();
+            self.text = crate::core::util::iso_millis(
+                chrono::DateTime::from_timestamp_millis(ms).unwrap_or_default(),
+            )
+            .into_bytes();
         }
         &self.text
     }
@@ -236,55 +237,9 @@ impl Scratch {
     }
 }
 
-/// The bytes `serde_json` escapes in a string: `"`, `\` and the control characters.
-fn needs_escape(c: u8) -> bool {
-    c < 0x20 || c == b'"' || c == b'\\'
-}
-
-/// Appends the UTF-8 text `s` as a JSON string, byte for byte what `serde_json` writes for it:
-/// `\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`, `\u00xx` (lower-case hex) for the other
-/// control characters, every other byte as it is.
-pub(super) fn push_json_string(w: &mut Vec<u8>, s: &[u8]) {
-    w.reserve(s.len() + 2);
-    w.push(b'"');
-    // Without an early exit, so that the check is one vectorised pass.
-    if !s.iter().fold(false, |any, &c| any | needs_escape(c)) {
-        w.extend_from_slice(s);
-    } else {
-        let mut start = 0;
-        for (i, &c) in s.iter().enumerate() {
-            if !needs_escape(c) {
-                continue;
-            }
-            w.extend_from_slice(&s[start..i]);
-            start = i + 1;
-            let short = match c {
-                b'"' => b'"',
-                b'\\' => b'\\',
-                0x08 => b'b',
-                0x0c => b'f',
-                b'\n' => b'n',
-                b'\r' => b'r',
-                b'\t' => b't',
-                _ => 0,
-            };
-            if short != 0 {
-                w.extend_from_slice(&[b'\\', short]);
-            } else {
-                const HEX: &[u8; 16] = b"0123456789abcdef";
-                w.extend_from_slice(&[
-                    b'\\',
-                    b'u',
-                    b'0',
-                    b'0',
-                    HEX[usize::from(c >> 4)],
-                    HEX[usize::from(c & 0xf)],
-                ]);
-            }
-        }
-        w.extend_from_slice(&s[start..]);
-    }
-    w.push(b'"');
+/// Whether a field is named like one of the line's own keys (written `payload_<name>`).
+pub(super) fn is_line_key(key: &[u8]) -> bool {
+    matches!(key, b"timestamp" | b"sessionId" | b"event")
 }
 
 /// Whether `s` is written as a JSON string without escapes and is a plain name.
@@ -363,7 +318,7 @@ impl LineFormat {
                 continue;
             }
             w.push(b',');
-            if matches!(k.as_str(), "timestamp" | "sessionId" | "event") {
+            if is_line_key(k.as_bytes()) {
                 w.extend_from_slice(b"\"payload_");
                 w.extend_from_slice(k.as_bytes());
                 w.push(b'"');
@@ -449,42 +404,6 @@ impl LineFormat {
 mod tests {
     use super::*;
     use std::time::Duration;
-
-    #[test]
-    fn strings_are_escaped_as_serde_json_escapes_them() {
-        let mut texts: Vec<String> = (0u32..0x80)
-            .filter_map(char::from_u32)
-            .map(|c| format!("a{c}b"))
-            .collect();
-        texts.extend(
-            [
-                "",
-                "plain",
-                "é \"q\" \n\u{1f}\u{7f}",
-                "\\\\",
-                "日本語\t",
-                "\u{2028}x",
-            ]
-            .map(String::from),
-        );
-        let mut rng = fastrand::Rng::with_seed(7);
-        for _ in 0..2000 {
-            let n = rng.usize(0..48);
-            texts.push(
-                (0..n)
-                    .map(|_| {
-                        rng.choice(['a', '"', '\\', '\n', '\u{1}', 'é', '😀', ' '])
-                            .unwrap_or('a')
-                    })
-                    .collect(),
-            );
-        }
-        for t in texts {
-            let mut w = b"x".to_vec();
-            push_json_string(&mut w, t.as_bytes());
-            assert_eq!(w[1..], serde_json::to_vec(&t).unwrap()[..], "{t:?}");
-        }
-    }
 
     #[test]
     fn cached_heads_are_the_heads_of_their_lines() {

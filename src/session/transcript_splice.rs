@@ -19,6 +19,7 @@
 //! `payload_<name>`, a secret key's value is written as `"[REDACTED]"`.
 
 use super::transcript::{is_secret_key_bytes, REDACTED};
+use super::transcript_format::is_line_key;
 use crate::core::json_bytes::first_string_special;
 
 /// Nesting deeper than this goes to the exact path (whose parser stops at 128).
@@ -329,7 +330,7 @@ fn plain_arguments(raw: &[u8]) -> bool {
 /// Whether a top-level member is written as it is (not renamed, not redacted); `None` for a
 /// value that would go to a payload file.
 fn as_it_is(key: &[u8], value: &[u8], limit: usize) -> Option<bool> {
-    if is_secret_key_bytes(key) || matches!(key, b"timestamp" | b"sessionId" | b"event") {
+    if is_secret_key_bytes(key) || is_line_key(key) {
         return Some(false);
     }
     (value.len() <= limit).then_some(true)
@@ -343,7 +344,7 @@ fn emit(w: &mut Vec<u8>, key: &[u8], value: &[u8], limit: usize) -> Option<()> {
         return None;
     }
     w.push(b',');
-    if matches!(key, b"timestamp" | b"sessionId" | b"event") {
+    if is_line_key(key) {
         w.extend_from_slice(b"\"payload_");
     } else {
         w.push(b'"');
