@@ -7,15 +7,22 @@
  *    - "thread" (default): callbacks for one session run on a library-owned dispatcher
  *      thread (never an async worker), one at a time, in order. Different sessions may
  *      call back concurrently.
+ *    - "inline": callbacks run on the library's async worker that produced the events, at
+ *      the end of its step, one at a time, in order (events raised on other library threads
+ *      go to a dispatcher thread as in "thread"). No thread hand-off per event or host tool
+ *      call, so the fastest mode, but the host promises short callbacks that never block:
+ *      while one runs, that worker moves no other session's bytes. A host tool may still be
+ *      answered later from any thread.
  *    - "pump": nothing is called back until the host calls robota_session_dispatch;
  *      callbacks then run on that thread (a game loop, a UI run loop).
  *    - "pull": no event callback; the host reads events as JSON with
  *      robota_session_next_event. Tool calls, permission and hook requests arrive as
  *      events too, so a pull host needs no callbacks.
  *    robota_session_wait returns only once the turn's events were handed over: in "thread"
- *    mode after the turn's ROBOTA_EVENT_TURN_COMPLETED callback has returned (so every event
- *    of the turn reached the host); in "pump"/"pull" mode once TURN_COMPLETED is queued (the
- *    next robota_session_dispatch / robota_session_next_event calls hand over everything).
+ *    and "inline" mode after the turn's ROBOTA_EVENT_TURN_COMPLETED callback has returned (so
+ *    every event of the turn reached the host); in "pump"/"pull" mode once TURN_COMPLETED is
+ *    queued (the next robota_session_dispatch / robota_session_next_event calls hand over
+ *    everything).
  *    So submit -> wait -> free never loses an event of the turn.
  * 3. Reentrancy: the library holds no lock while calling out. Inside a callback the host may
  *    call submit, abort, close, tool_call_complete, request_respond, messages, state, save,
@@ -352,8 +359,8 @@ extern "C" {
 
 /**
  * Sets the runtime's host I/O callback, used by the built-in tools of sessions created with
- * `"host_io": true` in `thread` and `pump` delivery (in `pull` delivery requests arrive as
- * `ROBOTA_EVENT_HOST_IO` events instead). Requests: `{"v":1,"op":"read","path"}` →
+ * `"host_io": true` in `thread`, `inline` and `pump` delivery (in `pull` delivery requests
+ * arrive as `ROBOTA_EVENT_HOST_IO` events instead). Requests: `{"v":1,"op":"read","path"}` →
  * `{"content"}`; `{"op":"write","path","content"}` → `{}`; `{"op":"stat","path"}` →
  * `{"exists","is_dir","size","mtime_ms"}`; `{"op":"list","path"}` →
  * `{"entries":[{"name","is_dir"}]}`; `{"op":"exec","command","cwd","timeout_ms","env"}` →
@@ -516,7 +523,7 @@ robota_status robota_request_respond(robota_runtime *rt, uint64_t request_id, co
  * taxonomy (`AUTHENTICATION_ERROR` for HTTP 401/403, `RATE_LIMIT_ERROR` for 429,
  * `NETWORK_ERROR` for connect/DNS/TLS/reset, `MODEL_NOT_AVAILABLE`, else `PROVIDER_ERROR`), as
  * do the details of the `robota_error` that `robota_session_wait` returns.
- * `fn_` receives events in `thread`/`pump` delivery (may be NULL; unused in `pull`).
+ * `fn_` receives events in `thread`/`inline`/`pump` delivery (may be NULL; unused in `pull`).
  * `free_fn(user_data)` runs once after the last callback; on failure it is not called.
  * Errors: `ROBOTA_E_NOT_FOUND` (unknown provider or tool), `ROBOTA_E_INVALID_CONFIG`,
  * `ROBOTA_E_INVALID_JSON`, `ROBOTA_E_INVALID_UTF8`, `ROBOTA_E_INVALID_HANDLE`.

@@ -2,12 +2,13 @@
  * embedding application would. Built and spawned by benches/floor/main.rs (one fresh process
  * per measurement).
  *
- *   floor_host MODE KIND BASE_URL
+ *   floor_host MODE KIND BASE_URL [DELIVERY]
  *     MODE single : one scenario; prints {"first_delta_ns":T,"done_ns":T} (CLOCK_MONOTONIC)
  *     MODE warm   : one warm-up scenario, then 50 in a row; prints {"wall_ns","cpu_ns"}
  *     MODE conc   : 100 scenarios at once (100 sessions); prints {"wall_ns","cpu_ns"}
  *     (every line also carries "peak_rss_kb": VmHWM at the end)
  *     KIND        : anthropic | openai
+ *     DELIVERY    : the sessions' "delivery", thread (default) | inline
  *
  * A scenario: a new session with one host tool add(a,b); the model calls it in 3 rounds, then
  * streams a 50-delta answer. The host checks every scenario saw 53 model text deltas (one per
@@ -30,6 +31,7 @@
 
 static robota_runtime *rt;
 static atomic_long tool_calls;
+static char session_json[256];
 
 struct scenario {
     robota_session *session;
@@ -99,10 +101,7 @@ static void start(struct scenario *sc) {
     robota_error *err = NULL;
     atomic_store(&sc->deltas, 0);
     atomic_store(&sc->first_delta_ns, 0);
-    if (robota_session_new(rt,
-                           "{\"v\":1,\"provider\":\"p\",\"model\":\"m\",\"tools\":[\"add\"],"
-                           "\"permission_mode\":\"bypassPermissions\"}",
-                           on_event, sc, NULL, &sc->session, &err) != ROBOTA_OK)
+    if (robota_session_new(rt, session_json, on_event, sc, NULL, &sc->session, &err) != ROBOTA_OK)
         die("session_new", err);
     if (robota_session_submit(sc->session, "{\"text\":\"Add 1 and 2, three times.\"}", &sc->turn,
                               &err) != ROBOTA_OK)
@@ -131,11 +130,16 @@ static void check_tools(long scenarios) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 4) {
-        fprintf(stderr, "usage: floor_host single|warm|conc anthropic|openai BASE_URL\n");
+    if (argc != 4 && argc != 5) {
+        fprintf(stderr, "usage: floor_host single|warm|conc anthropic|openai BASE_URL [thread|inline]\n");
         return 64;
     }
     const char *mode = argv[1], *kind = argv[2], *url = argv[3];
+    const char *delivery = argc == 5 ? argv[4] : "thread";
+    snprintf(session_json, sizeof session_json,
+             "{\"v\":1,\"provider\":\"p\",\"model\":\"m\",\"tools\":[\"add\"],"
+             "\"permission_mode\":\"bypassPermissions\",\"delivery\":\"%s\"}",
+             delivery);
     char config[512];
     snprintf(config, sizeof config,
              "{\"v\":1,\"providers\":{\"p\":{\"kind\":\"%s\",\"base_url\":\"%s\","

@@ -53,8 +53,8 @@ impl HostIoHandler for HostIoReg {
 }
 
 /// Sets the runtime's host I/O callback, used by the built-in tools of sessions created with
-/// `"host_io": true` in `thread` and `pump` delivery (in `pull` delivery requests arrive as
-/// `ROBOTA_EVENT_HOST_IO` events instead). Requests: `{"v":1,"op":"read","path"}` →
+/// `"host_io": true` in `thread`, `inline` and `pump` delivery (in `pull` delivery requests
+/// arrive as `ROBOTA_EVENT_HOST_IO` events instead). Requests: `{"v":1,"op":"read","path"}` →
 /// `{"content"}`; `{"op":"write","path","content"}` → `{}`; `{"op":"stat","path"}` →
 /// `{"exists","is_dir","size","mtime_ms"}`; `{"op":"list","path"}` →
 /// `{"entries":[{"name","is_dir"}]}`; `{"op":"exec","command","cwd","timeout_ms","env"}` →

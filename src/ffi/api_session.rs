@@ -35,7 +35,7 @@ use crate::sdk::{commands, snapshot};
 /// taxonomy (`AUTHENTICATION_ERROR` for HTTP 401/403, `RATE_LIMIT_ERROR` for 429,
 /// `NETWORK_ERROR` for connect/DNS/TLS/reset, `MODEL_NOT_AVAILABLE`, else `PROVIDER_ERROR`), as
 /// do the details of the `robota_error` that `robota_session_wait` returns.
-/// `fn_` receives events in `thread`/`pump` delivery (may be NULL; unused in `pull`).
+/// `fn_` receives events in `thread`/`inline`/`pump` delivery (may be NULL; unused in `pull`).
 /// `free_fn(user_data)` runs once after the last callback; on failure it is not called.
 /// Errors: `ROBOTA_E_NOT_FOUND` (unknown provider or tool), `ROBOTA_E_INVALID_CONFIG`,
 /// `ROBOTA_E_INVALID_JSON`, `ROBOTA_E_INVALID_UTF8`, `ROBOTA_E_INVALID_HANDLE`.

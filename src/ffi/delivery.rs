@@ -1,6 +1,7 @@
 //! Event delivery per session: `thread` (on one of the runtime's callback threads while the
-//! session has events queued, see `sdk::callback_threads`), `pump` (`robota_session_dispatch`)
-//! and `pull` (`robota_session_next_event`). No lock is held while calling out. The queue also
+//! session has events queued, see `sdk::callback_threads`), `inline` (on the async worker that
+//! emitted them, at the end of its poll; from other threads as `thread`), `pump`
+//! (`robota_session_dispatch`) and `pull` (`robota_session_next_event`). No lock is held while calling out. The queue also
 //! records which turns' `TURN_COMPLETED` reached the host, for `robota_session_wait`.
 
 use std::collections::VecDeque;
@@ -79,6 +80,11 @@ impl Queue {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// `thread` or `inline`: the library calls the host back (no dispatch, no pull).
+    fn calls_back(&self) -> bool {
+        matches!(self.mode, Delivery::Thread | Delivery::Inline)
+    }
+
     /// The sink the session emits into.
     pub(crate) fn sink(self: &Arc<Self>) -> EventSink {
         let q = Arc::downgrade(self);
@@ -106,11 +112,11 @@ impl Queue {
         let mut st = self.lock();
         let discarded = st.detached
             || st.closed_queued
-            || (self.mode == Delivery::Thread
+            || (self.calls_back()
                 && !st.reg.as_ref().is_some_and(|r| r.f.is_some())
                 && !matches!(&ev.payload, Payload::ToolCall(c) if c.handler.is_some())
                 && ev.kind != events::HOST_IO);
-        if ev.kind == events::TURN_COMPLETED && (discarded || self.mode != Delivery::Thread) {
+        if ev.kind == events::TURN_COMPLETED && (discarded || !self.calls_back()) {
             // Nobody will ever see it, or (pump/pull) queued is handed over.
             self.mark_delivered(&mut st, ev.turn_id);
         }
@@ -120,7 +126,7 @@ impl Queue {
         if ev.kind == events::SESSION_CLOSED {
             st.closed_queued = true;
         }
-        if self.mode == Delivery::Thread
+        if self.calls_back()
             && ev.kind == events::HOST_IO
             && !st.delivering
             && crate::sdk::host_io::caller_serves_inline()
@@ -132,7 +138,9 @@ impl Queue {
         // The wake-up waits for the end of the emitting task's poll (`wake_batch`), so a burst
         // of events is handed over at once; `wake_pending` keeps it to one per burst.
         let wake = match self.mode {
-            Delivery::Thread => !std::mem::replace(&mut st.dispatcher_running, true),
+            Delivery::Thread | Delivery::Inline => {
+                !std::mem::replace(&mut st.dispatcher_running, true)
+            }
             Delivery::Pump | Delivery::Pull => {
                 st.waiters > 0 && !std::mem::replace(&mut st.wake_pending, true)
             }
@@ -155,7 +163,8 @@ impl Queue {
         }
     }
 
-    /// `thread` mode, on a callback thread: delivers queued events in order until none is
+    /// `thread`/`inline` mode, on a callback thread or (`inline`) the worker whose poll just
+    /// ended: delivers queued events in order until none is
     /// left, taking everything queued at once (one lock round trip per burst, not per event).
     /// Leaves when another thread is delivering (that one restarts it for what it leaves).
     fn drain(self: Arc<Self>) {
@@ -397,11 +406,13 @@ impl Queue {
 }
 
 impl DeferredWake for Queue {
-    /// The wake-up [`Queue::push`] deferred: starts the dispatcher (`thread`) or wakes the
-    /// threads waiting for events (`pump`/`pull`).
+    /// The wake-up [`Queue::push`] deferred: starts the dispatcher (`thread`; `inline` drains
+    /// the queue right here when this is the end of a worker's poll outside any callback,
+    /// where the worker holds nothing) or wakes the threads waiting for events (`pump`/`pull`).
     fn wake_now(self: Arc<Self>) {
         match self.mode {
-            Delivery::Thread => self.start_dispatcher(),
+            Delivery::Inline if wake_batch::at_poll_end() && !in_callback() => self.drain(),
+            Delivery::Thread | Delivery::Inline => self.start_dispatcher(),
             Delivery::Pump | Delivery::Pull => {
                 self.lock().wake_pending = false;
                 self.cond.notify_all();

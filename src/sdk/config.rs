@@ -59,6 +59,9 @@ pub struct RuntimeConfig {
 pub enum Delivery {
     /// A library-owned dispatcher thread.
     Thread,
+    /// The async worker that produced the events, at the end of its poll (the host promises
+    /// short callbacks that never block); events from other threads go as in `Thread`.
+    Inline,
     /// `robota_session_dispatch` on the host's thread.
     Pump,
     /// `robota_session_next_event` JSON.
@@ -70,6 +73,7 @@ impl Delivery {
     pub fn as_str(self) -> &'static str {
         match self {
             Delivery::Thread => "thread",
+            Delivery::Inline => "inline",
             Delivery::Pump => "pump",
             Delivery::Pull => "pull",
         }
@@ -340,11 +344,12 @@ pub fn parse_delivery(what: &str, map: &Map<String, Value>) -> SdkResult<Option<
     Ok(match opt_str(what, map, "delivery")?.as_deref() {
         None => None,
         Some("thread") => Some(Delivery::Thread),
+        Some("inline") => Some(Delivery::Inline),
         Some("pump") => Some(Delivery::Pump),
         Some("pull") => Some(Delivery::Pull),
         Some(other) => {
             return Err(SdkError::config(format!(
-            "{what}: field \"delivery\" must be \"thread\", \"pump\" or \"pull\", got \"{other}\""
+            "{what}: field \"delivery\" must be \"thread\", \"inline\", \"pump\" or \"pull\", got \"{other}\""
         )))
         }
     })

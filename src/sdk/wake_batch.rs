@@ -24,6 +24,9 @@ pub trait DeferredWake: Send + Sync {
 #[derive(Default)]
 struct Batch {
     open: bool,
+    /// The deferred wake-ups are being performed: the task's poll is over, so the thread holds
+    /// nothing of the task's (see [`at_poll_end`]).
+    closing: bool,
     wakes: Vec<Arc<dyn DeferredWake>>,
 }
 
@@ -49,6 +52,13 @@ pub fn wake_soon(w: Arc<dyn DeferredWake>) {
     }
 }
 
+/// True while this thread performs the wake-ups deferred to the end of a batched poll: the
+/// poll is over and the task holds no lock, so a wake-up may do the woken party's work here
+/// (`inline` event delivery runs host callbacks on the worker this way).
+pub fn at_poll_end() -> bool {
+    BATCH.try_with(|b| b.borrow().closing).unwrap_or(false)
+}
+
 /// Opens a batch on this thread; false when one is open already (nested poll).
 fn open() -> bool {
     BATCH
@@ -68,6 +78,7 @@ impl Drop for CloseOnDrop {
             .try_with(|b| {
                 let mut b = b.borrow_mut();
                 b.open = false;
+                b.closing = !b.wakes.is_empty();
                 std::mem::take(&mut b.wakes)
             })
             .unwrap_or_default();
@@ -77,6 +88,7 @@ impl Drop for CloseOnDrop {
         // Give the (now empty) buffer back so the next poll does not allocate.
         let _ = BATCH.try_with(|b| {
             let mut b = b.borrow_mut();
+            b.closing = false;
             if b.wakes.capacity() == 0 {
                 b.wakes = wakes;
             }

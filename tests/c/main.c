@@ -26,6 +26,7 @@ void test_log_callback(void);
 void test_http_streaming_and_tool(void);
 void test_http_abort_mid_stream(void);
 void test_quickstart_thread(void);
+void test_quickstart_inline(void);
 void test_quickstart_pump(void);
 void test_quickstart_pull(void);
 void test_free_session_after_runtime_is_prompt(void);
@@ -84,6 +85,7 @@ static const struct {
     {"http_streaming_and_tool", test_http_streaming_and_tool},
     {"http_abort_mid_stream", test_http_abort_mid_stream},
     {"quickstart_thread", test_quickstart_thread},
+    {"quickstart_inline", test_quickstart_inline},
     {"quickstart_pump", test_quickstart_pump},
     {"quickstart_pull", test_quickstart_pull},
     {"free_session_after_runtime_is_prompt", test_free_session_after_runtime_is_prompt},

@@ -92,7 +92,7 @@ static int qs_check(qs_seen *q, const char *expected, int run, const char *mode)
     return ok;
 }
 
-/* The README quick start with an event callback: thread or pump delivery. */
+/* The README quick start with an event callback: thread, inline or pump delivery. */
 static void quickstart_callback_mode(const char *mode) {
     robota_runtime *rt = qs_runtime();
     char expected[QS_DELTAS * 4 + 1];
@@ -143,6 +143,8 @@ static void quickstart_callback_mode(const char *mode) {
 }
 
 void test_quickstart_thread(void) { quickstart_callback_mode("thread"); }
+
+void test_quickstart_inline(void) { quickstart_callback_mode("inline"); }
 
 void test_quickstart_pump(void) { quickstart_callback_mode("pump"); }
 

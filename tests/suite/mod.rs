@@ -14,6 +14,7 @@ mod engine_stops;
 mod fake_server_invariants;
 mod fault_matrix;
 mod ffi_error_classes;
+mod ffi_inline_delivery;
 mod ffi_wait_delivered;
 mod fuzz_findings;
 mod header_hygiene;
