@@ -8,7 +8,11 @@
 //! Options (after `--`): `--runs N` (default 5), `--kind anthropic|openai` (default both),
 //! `--lib ship|release` (default `ship`: the cdylib as it ships — profile `ship`, built here
 //! with `cargo rustc --profile ship` as `.ci/size.sh` does; `release`: the one `cargo bench`
-//! just built, quicker to iterate on).
+//! just built, quicker to iterate on), `--delivery thread|inline|both` (default `both`: the C
+//! host's sessions in each delivery mode, a library column for each).
+//! The C host's sessions use `"delivery"` `thread` (callbacks on a library callback thread, the
+//! default) or `inline` (callbacks on the async worker; the host answers its tool inside the
+//! callback, as the raw loop runs its tool inline).
 //! For profiling, `floor serve KIND` runs only the fake server (prints its base URL, stops when
 //! stdin closes) and `floor raw MODE KIND URL` runs only the raw loop; the C host is
 //! `target/release/floor_host MODE KIND URL` (see docs/perf.md).
@@ -33,7 +37,8 @@ use scenario::{cpu_ns, mono_ns, rusage_cpu_ns, Kind, WARM_RUNS};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Host {
     Raw,
-    Abi,
+    /// The C host, its sessions in this `"delivery"` mode.
+    Abi(&'static str),
 }
 
 /// What a finished child reported.
@@ -180,7 +185,7 @@ fn sample(host: Host, kind: Kind, url: &str, c_host: &Path) -> Sample {
     let exe = std::env::current_exe().expect("current exe");
     let run = |mode: &str| match host {
         Host::Raw => run_child(&exe, &["raw", mode, kind.as_str(), url]),
-        Host::Abi => run_child(c_host, &[mode, kind.as_str(), url]),
+        Host::Abi(delivery) => run_child(c_host, &[mode, kind.as_str(), url, delivery]),
     };
     let single = run("single");
     let server_before = cpu_ns();
@@ -222,6 +227,7 @@ fn main() {
     let mut runs = 5;
     let mut kinds = Kind::ALL.to_vec();
     let mut lib = Lib::Ship;
+    let mut deliveries: Vec<&'static str> = vec!["thread", "inline"];
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -232,6 +238,14 @@ fn main() {
                     Some("ship") => Lib::Ship,
                     Some("release") => Lib::Release,
                     _ => panic!("--lib ship|release"),
+                }
+            }
+            "--delivery" => {
+                deliveries = match it.next().map(String::as_str) {
+                    Some("thread") => vec!["thread"],
+                    Some("inline") => vec!["inline"],
+                    Some("both") => vec!["thread", "inline"],
+                    _ => panic!("--delivery thread|inline|both"),
                 }
             }
             _ => {} // `cargo bench` passes `--bench`
@@ -250,11 +264,16 @@ fn main() {
     );
     for kind in kinds {
         let url = server::base_url(server::start(kind), kind);
-        let mut figures = Figures::default();
+        let mut figures = Figures {
+            abi: deliveries.iter().map(|d| (*d, Vec::new())).collect(),
+            ..Figures::default()
+        };
         for _ in 0..runs {
-            // Interleaved, so load changes hit both hosts alike.
+            // Interleaved, so load changes hit every host alike.
             figures.raw.push(sample(Host::Raw, kind, &url, &c_host));
-            figures.abi.push(sample(Host::Abi, kind, &url, &c_host));
+            for (delivery, samples) in &mut figures.abi {
+                samples.push(sample(Host::Abi(delivery), kind, &url, &c_host));
+            }
         }
         report::print(kind.as_str(), &figures);
     }

@@ -26,11 +26,11 @@ pub(crate) struct Sample {
     pub(crate) conc_rss_kb: i64,
 }
 
-/// The samples of both hosts.
+/// The samples of the raw loop and of the C host per delivery mode.
 #[derive(Debug, Default)]
 pub(crate) struct Figures {
     pub(crate) raw: Vec<Sample>,
-    pub(crate) abi: Vec<Sample>,
+    pub(crate) abi: Vec<(&'static str, Vec<Sample>)>,
 }
 
 /// Reads one figure from a sample.
@@ -137,16 +137,28 @@ pub(crate) fn print(kind: &str, f: &Figures) {
         "## {kind} wire format — median (min–max) of {} fresh processes",
         f.raw.len()
     );
-    println!("| figure | raw loop | library via C ABI | ratio | goal |");
-    println!("|---|---|---|---|---|");
+    let mut head = String::from("| figure | raw loop |");
+    let mut rule = String::from("|---|---|");
+    for (delivery, _) in &f.abi {
+        head.push_str(&format!(
+            " library via C ABI, `{delivery}` delivery | ratio |"
+        ));
+        rule.push_str("---|---|");
+    }
+    println!("{head} goal |");
+    println!("{rule}---|");
     for (name, get, unit, goal) in rows {
-        let (r, a) = (stat(&f.raw, get), stat(&f.abi, get));
-        println!(
-            "| {name} | {} | {} | {:.1}× | {goal} |",
-            fmt(&r, unit),
-            fmt(&a, unit),
-            a.median / r.median
-        );
+        let r = stat(&f.raw, get);
+        let mut line = format!("| {name} | {} |", fmt(&r, unit));
+        for (_, samples) in &f.abi {
+            let a = stat(samples, get);
+            line.push_str(&format!(
+                " {} | {:.1}× |",
+                fmt(&a, unit),
+                a.median / r.median
+            ));
+        }
+        println!("{line} {goal} |");
     }
     let server = stat(&f.raw, |s| s.server_cpu_ns);
     let raw_warm = stat(&f.raw, |s| s.warm_ns);

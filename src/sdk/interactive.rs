@@ -98,6 +98,8 @@ struct State {
     last_usage: Option<TokenUsage>,
     name: Option<String>,
     updated_at: String,
+    /// Threads blocked in [`InteractiveSession::wait`] (see [`Core::wake_waiters`]).
+    waiters: u32,
 }
 
 /// State shared with the tool observer.
@@ -110,6 +112,14 @@ struct Core {
 impl Core {
     fn lock(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Wakes the threads waiting for a turn when there are any (a signal nobody waits for is
+    /// still a system call: a turn's end and a session's close would pay it every time).
+    fn wake_waiters(&self) {
+        if self.lock().waiters > 0 {
+            self.cond.notify_all();
+        }
     }
 }
 

@@ -16,11 +16,19 @@ pub struct LibraryWork {
     callbacks: Arc<CallbackThreads>,
 }
 
-/// Live library tasks; `zero` is signalled when the last one ends.
+/// Live library tasks; `zero` is signalled when the last one ends and somebody waits.
 #[derive(Default)]
 struct TaskCount {
-    live: Mutex<usize>,
+    live: Mutex<Live>,
     zero: Condvar,
+}
+
+/// The count, and how many threads wait for it to reach zero (a signal nobody waits for is
+/// still a system call, paid at the end of every turn).
+#[derive(Default)]
+struct Live {
+    tasks: usize,
+    waiting: usize,
 }
 
 /// Held by a running task; counts it out when the task ends or is dropped unfinished.
@@ -29,8 +37,8 @@ struct TaskGuard(Arc<TaskCount>);
 impl Drop for TaskGuard {
     fn drop(&mut self) {
         let mut live = self.0.live.lock().unwrap_or_else(|p| p.into_inner());
-        *live = live.saturating_sub(1);
-        if *live == 0 {
+        live.tasks = live.tasks.saturating_sub(1);
+        if live.tasks == 0 && live.waiting > 0 {
             self.0.zero.notify_all();
         }
     }
@@ -42,7 +50,11 @@ impl LibraryWork {
     where
         F: Future<Output = ()> + Send + 'static,
     {
-        *self.tasks.live.lock().unwrap_or_else(|p| p.into_inner()) += 1;
+        self.tasks
+            .live
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .tasks += 1;
         let guard = TaskGuard(self.tasks.clone());
         // Boxed: a turn's future is ~10 KB, which tokio would otherwise copy into the task and
         // again when the task's stage changes.
@@ -83,16 +95,24 @@ impl LibraryWork {
         loop {
             if !on_worker {
                 let mut live = self.tasks.live.lock().unwrap_or_else(|p| p.into_inner());
-                while *live > 0 {
+                while live.tasks > 0 {
+                    live.waiting += 1;
                     live = self
                         .tasks
                         .zero
                         .wait(live)
                         .unwrap_or_else(|p| p.into_inner());
+                    live.waiting -= 1;
                 }
             }
             self.join_threads();
-            let tasks_left = *self.tasks.live.lock().unwrap_or_else(|p| p.into_inner()) > 0;
+            let tasks_left = self
+                .tasks
+                .live
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .tasks
+                > 0;
             if on_worker || !tasks_left {
                 return;
             }

@@ -98,7 +98,7 @@ impl InteractiveSession {
                 }
             }
         };
-        self.inner.core.cond.notify_all();
+        self.inner.core.wake_waiters();
         if let Some((id, input, cancel)) = next {
             self.spawn_turn(id, input, cancel);
         }

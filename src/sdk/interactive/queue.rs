@@ -106,7 +106,7 @@ impl InteractiveSession {
     /// nothing else is left to report, `session_closed` follows (it is always the last event).
     pub(super) fn drop_queued(&self, id: u64) {
         let core = &self.inner.core;
-        core.cond.notify_all();
+        core.wake_waiters();
         core.link.emit_event(Event::json(
             events::TURN_COMPLETED,
             id,
@@ -141,7 +141,7 @@ impl InteractiveSession {
         };
         core.link.shared.pending.cancel_owner(core.link.owner);
         self.inner.mcp.close();
-        core.cond.notify_all();
+        core.wake_waiters();
         if let Some(q) = dropped {
             self.drop_queued(q);
         }
@@ -195,7 +195,11 @@ impl InteractiveSession {
                 };
             }
             match deadline {
-                None => st = core.cond.wait(st).unwrap_or_else(|p| p.into_inner()),
+                None => {
+                    st.waiters += 1;
+                    st = core.cond.wait(st).unwrap_or_else(|p| p.into_inner());
+                    st.waiters -= 1;
+                }
                 Some(d) => {
                     let now = Instant::now();
                     if now >= d {
@@ -204,11 +208,13 @@ impl InteractiveSession {
                             format!("turn {turn_id} did not finish within the timeout"),
                         ));
                     }
+                    st.waiters += 1;
                     st = core
                         .cond
                         .wait_timeout(st, d - now)
                         .unwrap_or_else(|p| p.into_inner())
                         .0;
+                    st.waiters -= 1;
                 }
             }
         }

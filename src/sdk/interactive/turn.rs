@@ -416,7 +416,7 @@ impl InteractiveSession {
         };
         core.link.turn.store(0, Ordering::Relaxed);
         let emit_closed = take_closed_report(&mut core.lock());
-        core.cond.notify_all();
+        core.wake_waiters();
         if emit_closed {
             self.end_and_report_closed();
         }
