@@ -2,8 +2,9 @@
 //! (`getrusage`, every thread of the process) and wall time per turn. CPU time hardly depends on
 //! what else runs on the machine, which makes this the figure to compare changes by; it is also
 //! a small program to run under `valgrind --tool=callgrind`.
-//! Run: `cargo bench --bench abi_turn -- [turns] [turn|turn-cb|whole]` (default 5,000 per
-//! figure, after 200 warm-up turns; all three figures unless one is named).
+//! Run: `cargo bench --bench abi_turn -- [turns] [turn|turn-cb|whole] [thread|inline]` (default
+//! 5,000 per figure, after 200 warm-up turns; all three figures in both delivery modes unless
+//! one is named).
 #![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)] // a harness: failing loudly is the point
 
 use std::ffi::{c_char, c_void, CString};
@@ -37,9 +38,12 @@ fn cpu_us() -> f64 {
     t(ru.ru_utime) + t(ru.ru_stime)
 }
 
-fn open(rt: *mut robota_runtime, with_callback: bool) -> *mut robota_session {
+fn open(rt: *mut robota_runtime, with_callback: bool, delivery: &str) -> *mut robota_session {
     let mut s = null_mut();
-    let json = c"{\"v\":1,\"provider\":\"s\",\"model\":\"m\"}";
+    let json = CString::new(format!(
+        r#"{{"v":1,"provider":"s","model":"m","delivery":"{delivery}"}}"#
+    ))
+    .unwrap();
     let cb: robota_event_fn = if with_callback { Some(event_cb) } else { None };
     assert_eq!(
         robota_session_new(rt, json.as_ptr(), cb, null_mut(), None, &mut s, null_mut()),
@@ -82,6 +86,7 @@ fn measure(
     turns: u64,
     cb: bool,
     whole: bool,
+    delivery: &str,
 ) -> (f64, f64) {
     let (mut cpu, mut wall) = (0.0, 0.0);
     let mut done = 0;
@@ -90,13 +95,13 @@ fn measure(
         let sessions: Vec<_> = if whole {
             Vec::new()
         } else {
-            (0..n).map(|_| open(rt, cb)).collect()
+            (0..n).map(|_| open(rt, cb, delivery)).collect()
         };
         mark_begin();
         let (c0, w0) = (cpu_us(), Instant::now());
         if whole {
             for _ in 0..n {
-                let s = open(rt, cb);
+                let s = open(rt, cb, delivery);
                 submit_wait(s, input);
                 robota_session_free(s);
             }
@@ -124,32 +129,38 @@ fn main() {
     let turns: u64 = args
         .first()
         .map_or(5_000, |a| a.parse().expect("turns: a number"));
-    // Optionally one figure only: `turn`, `turn-cb` or `whole`.
-    let only = args.get(1).map(String::as_str);
+    // Optionally one figure only (`turn`, `turn-cb` or `whole`) and one delivery mode.
+    let only = args.get(1).map(String::as_str).filter(|o| *o != "all");
+    let only_delivery = args.get(2).map(String::as_str);
     let rt = clock_runtime();
     let input = CString::new(r#"{"text":"what time is it?"}"#).unwrap();
-    measure(rt, &input, turns.min(200), true, true);
-    for (cb, whole, name) in [
-        (false, false, "turn"),
-        (true, false, "turn-cb"),
-        (true, true, "whole"),
-    ] {
-        if only.is_some_and(|o| o != name) {
+    for delivery in ["thread", "inline"] {
+        if only_delivery.is_some_and(|d| d != delivery) {
             continue;
         }
-        TOOL_CALLS.store(0, Ordering::Relaxed);
-        let (cpu, wall) = measure(rt, &input, turns, cb, whole);
-        assert_eq!(TOOL_CALLS.load(Ordering::Relaxed), turns);
-        println!(
-            "abi_turn {:<34} {turns} turns: CPU {:>6.1} µs/turn, wall {:>6.1} µs/turn",
-            match (cb, whole) {
-                (false, false) => "(turn only, no event callback):",
-                (true, false) => "(turn only, event callback):",
-                _ => "(session new + turn + free):",
-            },
-            cpu / turns as f64,
-            wall / turns as f64
-        );
+        measure(rt, &input, turns.min(200), true, true, delivery);
+        for (cb, whole, name) in [
+            (false, false, "turn"),
+            (true, false, "turn-cb"),
+            (true, true, "whole"),
+        ] {
+            if only.is_some_and(|o| o != name) {
+                continue;
+            }
+            TOOL_CALLS.store(0, Ordering::Relaxed);
+            let (cpu, wall) = measure(rt, &input, turns, cb, whole, delivery);
+            assert_eq!(TOOL_CALLS.load(Ordering::Relaxed), turns);
+            println!(
+                "abi_turn {delivery:<6} {:<34} {turns} turns: CPU {:>6.1} µs/turn, wall {:>6.1} µs/turn",
+                match (cb, whole) {
+                    (false, false) => "(turn only, no event callback):",
+                    (true, false) => "(turn only, event callback):",
+                    _ => "(session new + turn + free):",
+                },
+                cpu / turns as f64,
+                wall / turns as f64
+            );
+        }
     }
     robota_runtime_free(rt);
 }

@@ -212,7 +212,7 @@ fn bench(cr: &mut Criterion) {
     let rt = runtime(&delta_config());
     g.throughput(Throughput::Elements(DELTAS as u64));
     g.sample_size(10);
-    for mode in ["thread", "pump", "pull"] {
+    for mode in ["thread", "inline", "pump", "pull"] {
         g.bench_function(format!("text_deltas_{mode}"), |b| {
             b.iter_custom(|iters| {
                 let mut total = Duration::ZERO;
@@ -231,7 +231,7 @@ fn bench(cr: &mut Criterion) {
                         ROBOTA_OK
                     );
                     match mode {
-                        "thread" => {
+                        "thread" | "inline" => {
                             // Poll gently: a spinning waiter would steal a core from the
                             // producer and the dispatcher on small machines.
                             while counter.done.load(Ordering::Acquire) == 0 {

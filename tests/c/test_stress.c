@@ -2,7 +2,7 @@
  * and permission requests, read messages, poll waits, and free and replace sessions, all at
  * random and racing each other (a thread may use a session handle another thread just freed:
  * the ABI answers ROBOTA_E_INVALID_HANDLE). Run natively, under valgrind, under ASan and under
- * ThreadSanitizer (.ci/tsan.sh). Ops per thread: ROBOTA_C_TEST_STRESS_OPS (default 400). */
+ * ThreadSanitizer (.ci/tsan.sh), with sessions in "thread" and "inline" delivery. Ops per thread: ROBOTA_C_TEST_STRESS_OPS (default 400). */
 #include "harness.h"
 
 #define ST_SLOTS 4
@@ -82,14 +82,17 @@ static void st_free_fn(void *ud) {
     pthread_mutex_unlock(&st->mu);
 }
 
+/* Sessions alternate between "thread" and "inline" delivery (callbacks on a callback thread
+ * or on the async worker), so both race the same operations. */
 static robota_session *st_open(stress *st) {
     robota_session *s = NULL;
-    robota_status rc = robota_session_new(st->rt, "{\"v\":1,\"provider\":\"s\",\"model\":\"m\"}", st_event, st,
-                                          st_free_fn, &s, NULL);
-    CHECK_EQ_INT(rc, ROBOTA_OK);
     pthread_mutex_lock(&st->mu);
-    st->created++;
+    int n = st->created++;
     pthread_mutex_unlock(&st->mu);
+    const char *json = n % 2 ? "{\"v\":1,\"provider\":\"s\",\"model\":\"m\",\"delivery\":\"inline\"}"
+                             : "{\"v\":1,\"provider\":\"s\",\"model\":\"m\",\"delivery\":\"thread\"}";
+    robota_status rc = robota_session_new(st->rt, json, st_event, st, st_free_fn, &s, NULL);
+    CHECK_EQ_INT(rc, ROBOTA_OK);
     return s;
 }
 
