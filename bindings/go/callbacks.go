@@ -1,6 +1,7 @@
 package robota
 
-// The C callbacks. They run on library threads (or inside Dispatch in pump mode) and never
+// The C callbacks. They run on library threads (a dispatcher thread in thread mode, the async
+// worker that produced the events in inline mode, inside Dispatch in pump mode) and never
 // run user code or block: they copy the payload, route it (turn results, cancellations,
 // handler goroutines) and queue it for Events(). A Go panic must not unwind into Rust frames,
 // so each one recovers.

@@ -113,13 +113,17 @@ const (
 )
 
 // Delivery is how events reach the binding. The default, DeliveryThread, needs nothing from
-// the host. DeliveryPump runs events and handlers only inside Session.Dispatch (a UI or game
-// loop); DeliveryPull only inside Session.NextEvent.
+// the host. DeliveryInline needs nothing either and is faster: the library calls the binding
+// on its async worker that produced the events instead of handing them to a dispatcher thread
+// (the binding's callbacks never run user code and never block, so it is safe with any
+// handlers; handlers still run on their own goroutines). DeliveryPump runs events and handlers
+// only inside Session.Dispatch (a UI or game loop); DeliveryPull only inside Session.NextEvent.
 type Delivery string
 
 // Delivery modes.
 const (
 	DeliveryThread Delivery = "thread"
+	DeliveryInline Delivery = "inline"
 	DeliveryPump   Delivery = "pump"
 	DeliveryPull   Delivery = "pull"
 )
@@ -349,6 +353,12 @@ func deliveryOr(d Delivery) Delivery {
 		return DeliveryThread
 	}
 	return d
+}
+
+// callsBack reports whether the library calls the binding back on its own threads (thread
+// and inline delivery) rather than inside Dispatch or NextEvent (pump and pull).
+func (d Delivery) callsBack() bool {
+	return d == DeliveryThread || d == DeliveryInline
 }
 
 // json always states the delivery: the binding must know how events arrive.

@@ -1,6 +1,6 @@
 package robota
 
-// The host I/O callback (thread and pump delivery): copies the request and hands it to the
+// The host I/O callback (thread, inline and pump delivery): copies the request and hands it to the
 // runtime's HostIOHandler on a goroutine. A Go panic must not unwind into Rust frames.
 
 // #include <stdint.h>

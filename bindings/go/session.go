@@ -226,7 +226,7 @@ func (c *sessionCore) shutdown(graceful bool) {
 			ok = C.robota_session_close(p) == C.ROBOTA_OK
 			return nil
 		})
-		if graceful && ok && c.delivery == DeliveryThread {
+		if graceful && ok && c.delivery.callsBack() {
 			<-c.closedSeen // close always ends with session_closed; routing never blocks
 		}
 		c.ptrMu.Lock()

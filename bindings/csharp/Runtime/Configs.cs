@@ -297,7 +297,16 @@ namespace Robota
         public bool? Team { get; set; }
 
         /// <summary>The JSON name of a delivery mode.</summary>
-        public static string DeliveryName(Delivery d) => d == Delivery.Pump ? "pump" : d == Delivery.Pull ? "pull" : "thread";
+        public static string DeliveryName(Delivery d)
+        {
+            switch (d)
+            {
+                case Delivery.Pump: return "pump";
+                case Delivery.Pull: return "pull";
+                case Delivery.Inline: return "inline";
+                default: return "thread";
+            }
+        }
 
         /// <summary>The JSON document.</summary>
         public string ToJson()

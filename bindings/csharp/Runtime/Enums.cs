@@ -117,5 +117,12 @@ namespace Robota
         Pump,
         /// <summary>The host reads events with <see cref="RobotaSession.NextEvent"/>.</summary>
         Pull,
+        /// <summary>
+        /// Callbacks on the library's async worker that produced the events, one at a time, in
+        /// order (no thread hand-off: the fastest mode). Every handler (events, synchronous tool
+        /// handlers, the host I/O handler) then runs on that worker: keep them short and never
+        /// block; answer slow tools with an async handler or later from any thread.
+        /// </summary>
+        Inline,
     }
 }

@@ -10,7 +10,8 @@ namespace Robota
 
     /// <summary>
     /// A conversation with the agent. All methods are thread-safe. Events arrive as C# events:
-    /// on a library thread (thread delivery), inside <see cref="Dispatch"/> on the calling thread
+    /// on a library thread (thread delivery; inline delivery: the library's async worker that
+    /// produced them, so handlers must never block), inside <see cref="Dispatch"/> on the calling thread
     /// (pump delivery: Unity's Update()), or inside <see cref="NextEvent"/> (pull delivery).
     /// A disposed session throws <see cref="ObjectDisposedException"/>.
     /// </summary>

@@ -25,7 +25,7 @@ namespace Robota
 
     /// <summary>
     /// The managed side of one native session: the GCHandle target of its event callback. It
-    /// routes every event (callbacks in thread/pump mode, <c>robota_session_next_event</c> in
+    /// routes every event (callbacks in thread/inline/pump mode, <c>robota_session_next_event</c> in
     /// pull mode) to the C# events, tool handlers and waiting turns. It references the
     /// <see cref="RobotaSession"/> weakly, and strongly only while a turn is in flight, so a
     /// session nobody holds is still finalized (its SafeHandle frees the native session).

@@ -94,6 +94,138 @@ namespace Robota.Tests
             }
         }
 
+        private const string InlineTurns =
+            "[{\"thinking\":[\"hm\"],\"deltas\":[\"Call\",\"ing.\"],\"tool_calls\":[{\"id\":\"call_0\",\"name\":\"lookup\",\"arguments\":{\"key\":\"k\"}}]}," +
+            "{\"deltas\":[\"Do\",\"ne \",\"wörld.\"]}]";
+
+        /// <summary>
+        /// One turn with a host tool answered inside its callback (a synchronous handler), then
+        /// Submit + Wait, a fork and Close, in <paramref name="delivery"/>; returns the first
+        /// turn's event kinds and writes its streamed text.
+        /// </summary>
+        private static string InlineScenario(Delivery delivery, string name, out string text)
+        {
+            using (var rt = Fixtures.Runtime(InlineTurns))
+            {
+                var seen = new System.Collections.Generic.List<string>();
+                rt.RegisterTool(Fixtures.ReadOnlyTool(), call =>
+                {
+                    lock (seen) seen.Add(call.ToolName + ":" + call.Arguments["key"]);
+                    return "value of " + call.Arguments["key"];
+                });
+                using (var s = rt.CreateSession(Fixtures.Session(delivery)))
+                {
+                    Expect.Equal(name, (string)s.State()["delivery"], "the session's delivery");
+                    var rec = new Recorder(s);
+                    RobotaStatus? inside = null;
+                    s.TurnStarted += (sender, e) =>
+                    {
+                        if (inside != null) return;
+                        try
+                        {
+                            s.Wait(0, 0);
+                            inside = RobotaStatus.Ok;
+                        }
+                        catch (RobotaException ex)
+                        {
+                            inside = ex.Code;
+                        }
+                    };
+                    var r = Expect.Await(s.RunAsync("look k up"), "RunAsync");
+                    Expect.Equal("Done wörld.", r.Response, "response");
+                    Expect.Equal("complete", r.StopReason, "stop reason");
+                    Expect.Equal(RobotaStatus.Reentrant, inside ?? RobotaStatus.Ok, "Wait inside a callback");
+                    lock (seen) Expect.Equal("lookup:k", string.Join(",", seen), "the tool was called once with the model's arguments");
+                    Expect.Contains(s.MessagesJson(), "\"role\":\"tool\",\"content\":\"value of k\"", "the tool's answer in history");
+                    var first = rec.Events;
+                    Expect.Equal(1, first.Count(e => e.Kind == EventKind.TurnCompleted), "RunAsync completes after the turn's events were routed");
+                    var me = Thread.CurrentThread.ManagedThreadId;
+                    Expect.True(rec.Threads.All(t => t != me), "callbacks on a library thread");
+                    text = string.Concat(first.Where(e => e.Kind == EventKind.TextDelta).Select(e => e.Text));
+
+                    // Wait means delivered: once it returns, the turn's TURN_COMPLETED was handled.
+                    var t2 = s.Submit("again");
+                    Expect.Equal(RobotaStatus.Ok, s.Wait(t2, 60000), "Wait");
+                    var done = rec.Of(EventKind.TurnCompleted);
+                    Expect.Equal(2, done.Count, "both turns' TURN_COMPLETED were delivered when Wait returned");
+                    Expect.Equal(t2, done[1].TurnId, "the second is the submitted turn");
+                    Expect.Contains(done[1].Payload, "offline:again", "echo fallback");
+
+                    using (var f = s.Fork(delivery))
+                    {
+                        Expect.Equal(name, (string)f.State()["delivery"], "the fork's delivery");
+                        var fr = Expect.Await(f.RunAsync("forked"), "fork RunAsync");
+                        Expect.Equal("complete", fr.StopReason, "the fork runs a turn");
+                    }
+
+                    s.Close();
+                    rec.WaitFor(EventKind.SessionClosed);
+                    Expect.Equal(EventKind.SessionClosed, rec.Kinds.Last(), "session_closed is last");
+                    return string.Join(",", first.Select(e => e.Kind));
+                }
+            }
+        }
+
+        [Test]
+        private static void InlineModeDeliversTheSameEventsAsThreadModeWithAHostTool()
+        {
+            string inlineText, threadText;
+            var inline = InlineScenario(Delivery.Inline, "inline", out inlineText);
+            var thread = InlineScenario(Delivery.Thread, "thread", out threadText);
+            Expect.Equal("Calling.\n\nDone wörld.", inlineText, "inline text");
+            Expect.Equal(threadText, inlineText, "same text as thread delivery");
+            Expect.Equal(thread, inline, "same events, same order as thread delivery");
+            // started, thinking, the first round's text, the tool, the second round's text, completed
+            var k = inline.Split(',').ToList();
+            var order = new[]
+            {
+                k.IndexOf("TurnStarted"), k.IndexOf("ThinkingDelta"), k.IndexOf("TextDelta"), k.IndexOf("ToolStart"),
+                k.IndexOf("ToolEnd"), k.LastIndexOf("TextDelta"), k.IndexOf("TurnCompleted"),
+            };
+            for (var i = 0; i < order.Length; i++)
+            {
+                Expect.True(order[i] >= 0 && (i == 0 || order[i] > order[i - 1]), "event order: " + inline);
+            }
+            Expect.True(order[0] == 0 && order[order.Length - 1] == k.Count - 1, "turn_started first, turn_completed last: " + inline);
+        }
+
+        [Test]
+        private static void InlineModeToolAnsweredLaterFromAnotherThread()
+        {
+            using (var rt = Fixtures.Runtime(Fixtures.ToolTurns("lookup", "{\"key\":\"late\"}")))
+            {
+                var pending = new System.Threading.Tasks.TaskCompletionSource<object>();
+                var started = new Signal();
+                int callbackThread = 0, completerThread = 0;
+                rt.RegisterTool(Fixtures.ReadOnlyTool(), call =>
+                {
+                    callbackThread = Thread.CurrentThread.ManagedThreadId;
+                    started.Set();
+                    return pending.Task; // the worker is not held: the answer comes later
+                });
+                using (var s = rt.CreateSession(Fixtures.Session(Delivery.Inline)))
+                {
+                    var rec = new Recorder(s);
+                    var task = s.RunAsync("find late");
+                    started.Wait("the tool call");
+                    rec.WaitFor(EventKind.ToolStart);
+                    Expect.True(!task.IsCompleted, "the turn waits for the tool");
+                    var completer = new Thread(() =>
+                    {
+                        completerThread = Thread.CurrentThread.ManagedThreadId;
+                        pending.SetResult("late answer");
+                    });
+                    completer.Start();
+                    var r = Expect.Await(task, "RunAsync");
+                    completer.Join();
+                    Expect.Equal("Done.", r.Response, "response");
+                    Expect.Equal("Calling.\n\nDone.", rec.Text, "text");
+                    Expect.True(callbackThread != Thread.CurrentThread.ManagedThreadId && callbackThread != completerThread, "called on a library thread, answered on another");
+                    Expect.Contains(s.MessagesJson(), "\"role\":\"tool\",\"content\":\"late answer\"", "the late answer in history");
+                }
+            }
+        }
+
         [Test]
         private static void CloseDeliversSessionClosedLastAndRefusesSubmits()
         {

@@ -7,7 +7,7 @@ import Foundation
 public final class Session: @unchecked Sendable {
     /// The runtime this session runs on (kept alive by the session).
     public let runtime: Runtime
-    /// How this session delivers events; `stream`/`run` need `.thread` or `.pump`.
+    /// How this session delivers events; `stream`/`run` need `.thread`, `.inline` or `.pump`.
     public let delivery: Delivery
     /// The session id (kept by `resume`, new for `fork`).
     public let id: String
@@ -37,7 +37,7 @@ public final class Session: @unchecked Sendable {
             guard delivery != .pull else {
                 continuation.finish(throwing: RobotaError(
                     code: .unsupported,
-                    message: "stream() needs \"thread\" or \"pump\" delivery; a pull session reads events with nextEvent()"))
+                    message: "stream() needs \"thread\", \"inline\" or \"pump\" delivery; a pull session reads events with nextEvent()"))
                 return
             }
             do {

@@ -17,7 +17,8 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
     /// `{"type":"host"}` hooks are answered by the session's `onHook` handler.
     public var hooks: JSONValue?
     public var maxRounds: Int?
-    /// How events reach the host; the `stream`/`run` API needs `.thread` (default) or `.pump`.
+    /// How events reach the host; the `stream`/`run` API needs `.thread` (default), `.inline`
+    /// or `.pump`.
     public var delivery: Delivery?
     /// `"none"` (default), `"project"` or `"user"`: which settings files and context to load.
     public var settings: String?
@@ -207,6 +208,10 @@ public struct HostCommand: Codable, Sendable, Equatable {
 public enum Delivery: String, Codable, Sendable {
     /// Callbacks on a library-owned dispatcher thread, one at a time, in order.
     case thread
+    /// Callbacks on the library's async worker that produced the events, one at a time, in
+    /// order (no thread hand-off: the fastest mode). `stream`, `run` and handlers work as with
+    /// `.thread`; `onEvent` observers then run on that worker and must never block.
+    case inline
     /// Nothing until the host calls `Session.dispatch`; callbacks then run on that thread.
     case pump
     /// No callbacks: the host reads events with `Session.nextEvent`.

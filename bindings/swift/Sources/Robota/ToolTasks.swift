@@ -29,8 +29,8 @@ let toolTrampoline: robota_tool_fn = { userData, session, callID, name, input, l
 
 /// The tasks running host tool handlers, by call id, so a `tool_call_cancelled` event (or the
 /// release of the session) cancels the right one. The library calls a tool and later reports
-/// its cancellation on the same delivering thread, in order, so a cancellation never arrives
-/// before its call was started here.
+/// its cancellation in order, one callback at a time (in every delivery mode), so a
+/// cancellation never arrives before its call was started here.
 final class ToolTasks: @unchecked Sendable {
     private let lock = NSLock()
     private var running: [UInt64: (session: Int, task: Task<Void, Never>)] = [:]
