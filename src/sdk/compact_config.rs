@@ -25,11 +25,17 @@ pub fn parse_threshold(what: &str, map: &Map<String, Value>) -> SdkResult<Option
     }
 }
 
-/// The compaction focus of a session in `cwd`: `given`, else CLAUDE.md's section.
-pub fn compact_instructions(given: Option<&str>, cwd: &Path) -> Option<String> {
-    if let Some(g) = given.map(str::trim).filter(|g| !g.is_empty()) {
-        return Some(g.to_string());
-    }
+/// The compaction focus the session JSON gives (`compact_instructions`, unless blank).
+pub fn given(given: Option<&str>) -> Option<String> {
+    given
+        .map(str::trim)
+        .filter(|g| !g.is_empty())
+        .map(str::to_string)
+}
+
+/// The compaction focus of a session in `cwd` without a given one: CLAUDE.md's section.
+/// Read when the session's first compaction needs it, not at the session's creation.
+pub fn from_claude_md(cwd: &Path) -> Option<String> {
     let claude_md =
         super::project::context::walk_up(&super::project::context::absolute(cwd), "CLAUDE.md");
     compact_instructions_section(&claude_md)

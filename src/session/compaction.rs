@@ -266,7 +266,7 @@ impl Session {
                 pre.reason.unwrap_or_else(|| "Blocked by hook".into()),
             ));
         }
-        let focus = instructions.or_else(|| self.compaction.instructions.clone());
+        let focus = instructions.or_else(|| self.compaction.focus());
         let prompt = summary_prompt(&messages, focus.as_deref());
         drop(messages);
         let config = self.agent.config();

@@ -18,6 +18,10 @@ use crate::core::store::ConversationStore;
 use crate::core::tool::Tool;
 use crate::core::tool_choice::ToolChoice;
 
+/// Reads a session's default compaction focus (see
+/// [`SessionOptions::compact_instructions_source`]).
+pub type CompactInstructionsSource = Arc<dyn Fn() -> Option<String> + Send + Sync>;
+
 /// Everything a [`super::Session`] is built from (`ISessionOptions`).
 #[derive(Clone)]
 pub struct SessionOptions {
@@ -66,6 +70,10 @@ pub struct SessionOptions {
     pub auto_compact_threshold: Option<f64>,
     /// Default focus of compaction summaries (CLAUDE.md "Compact Instructions").
     pub compact_instructions: Option<String>,
+    /// Where the default focus comes from when `compact_instructions` is `None`: called once,
+    /// when the first compaction needs it (reading the project's CLAUDE.md files then instead
+    /// of at every session's creation, where most sessions never compact).
+    pub compact_instructions_source: Option<CompactInstructionsSource>,
     /// `cwd` names a directory of a host-supplied file system (host I/O): it must be absolute
     /// and is normalized lexically instead of being checked on the real disk.
     pub virtual_cwd: bool,
@@ -115,6 +123,7 @@ impl SessionOptions {
             http_client: None,
             auto_compact_threshold: Some(super::context::AUTO_COMPACT_THRESHOLD),
             compact_instructions: None,
+            compact_instructions_source: None,
             budget: None,
             conversation_id: None,
             temperature: None,

@@ -38,7 +38,22 @@ pub const ABORTED_REASON: &str = "Aborted";
 /// Auto-compaction threshold and default focus instructions.
 pub(super) struct CompactionSettings {
     pub(super) threshold: Mutex<Option<f64>>,
-    pub(super) instructions: Option<String>,
+    instructions: Option<String>,
+    /// Reads the default focus when `instructions` is `None`, once ([`Self::focus`]).
+    source: Option<super::options::CompactInstructionsSource>,
+    read: std::sync::OnceLock<Option<String>>,
+}
+
+impl CompactionSettings {
+    /// The default focus of a summary: the given instructions, else what the source reads
+    /// (the first time it is asked).
+    pub(super) fn focus(&self) -> Option<String> {
+        if self.instructions.is_some() {
+            return self.instructions.clone();
+        }
+        let source = self.source.as_ref()?;
+        self.read.get_or_init(|| source()).clone()
+    }
 }
 
 /// A session: one conversation with tools, permissions and hooks.
@@ -179,6 +194,8 @@ impl Session {
             compaction: CompactionSettings {
                 threshold: Mutex::new(opts.auto_compact_threshold),
                 instructions: opts.compact_instructions,
+                source: opts.compact_instructions_source,
+                read: std::sync::OnceLock::new(),
             },
             session_id,
             cwd,

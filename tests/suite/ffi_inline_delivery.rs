@@ -4,12 +4,14 @@
 //! of `thread` delivery in the same order, wait means delivered, blocking calls inside a
 //! callback are refused, and free inside a callback stops delivery.
 
-use std::ffi::{c_char, c_void, CStr, CString};
+use std::ffi::{c_char, c_void, CString};
 use std::ptr::null_mut;
 use std::sync::{Condvar, Mutex};
 
 use robota::ffi::*;
 use robota::ffi::{robota_runtime, robota_session};
+
+use crate::support::ffi::{session_new, submit};
 
 /// What the callbacks saw.
 #[derive(Default)]
@@ -171,14 +173,13 @@ fn session(rt: *mut robota_runtime, seen: &Seen, delivery: &str) -> *mut robota_
     s
 }
 
-fn submit(s: *mut robota_session, text: &str) -> u64 {
-    let input = CString::new(format!("{{\"text\":\"{text}\"}}")).unwrap();
-    let mut turn = 0;
-    assert_eq!(
-        robota_session_submit(s, input.as_ptr(), &mut turn, null_mut()),
-        ROBOTA_OK
-    );
-    turn
+/// The text of the `TEXT_DELTA` events, in order.
+fn text_of(events: &[(u32, String)]) -> String {
+    events
+        .iter()
+        .filter(|e| e.0 == ROBOTA_EVENT_TEXT_DELTA)
+        .map(|e| e.1.as_str())
+        .collect()
 }
 
 /// Runs the two-round scenario with `delivery` (submit → wait → free) and returns what the
@@ -263,13 +264,7 @@ fn inline_callbacks_run_on_the_worker_and_see_what_thread_delivery_sees() {
     assert_eq!(comparable(&inline.events), comparable(&thread.events));
     assert_eq!(kinds.first(), Some(&ROBOTA_EVENT_TURN_STARTED));
     assert_eq!(kinds.last(), Some(&ROBOTA_EVENT_TURN_COMPLETED));
-    let text: String = inline
-        .events
-        .iter()
-        .filter(|e| e.0 == ROBOTA_EVENT_TEXT_DELTA)
-        .map(|e| e.1.as_str())
-        .collect();
-    assert_eq!(text, "Adding.\n\n3 and 7");
+    assert_eq!(text_of(&inline.events), "Adding.\n\n3 and 7");
     let tool_ends: Vec<serde_json::Value> = inline
         .events
         .iter()
@@ -304,13 +299,7 @@ fn a_tool_answered_after_its_inline_callback_returned_still_completes_the_turn()
     }
     assert_eq!(robota_session_wait(s, turn, 10_000, null_mut()), ROBOTA_OK);
     let st = std::mem::take(&mut *seen.state.lock().unwrap());
-    let text: String = st
-        .events
-        .iter()
-        .filter(|e| e.0 == ROBOTA_EVENT_TEXT_DELTA)
-        .map(|e| e.1.as_str())
-        .collect();
-    assert_eq!(text, "Adding.\n\n3 and 7");
+    assert_eq!(text_of(&st.events), "Adding.\n\n3 and 7");
     robota_session_free(s);
     robota_runtime_free(rt);
 }
@@ -406,28 +395,20 @@ fn freeing_the_session_inside_an_inline_callback_stops_its_callbacks() {
 
 #[test]
 fn an_unknown_delivery_names_the_four_modes() {
-    let mut rt = null_mut();
-    let cfg = cr#"{"v":1,"providers":{"s":{"kind":"scripted","turns":[]}}}"#;
+    let rt =
+        crate::support::ffi::runtime(r#"{"v":1,"providers":{"s":{"kind":"scripted","turns":[]}}}"#);
+    let failure = session_new(
+        rt,
+        r#"{"v":1,"provider":"s","model":"m","delivery":"worker"}"#,
+    )
+    .err()
+    .expect("an unknown delivery is refused");
     assert_eq!(
-        robota_runtime_new(cfg.as_ptr(), &mut rt, null_mut()),
-        ROBOTA_OK
-    );
-    let mut s = null_mut();
-    let mut e = null_mut();
-    let json = cr#"{"v":1,"provider":"s","model":"m","delivery":"worker"}"#;
-    assert_eq!(
-        robota_session_new(rt, json.as_ptr(), None, null_mut(), None, &mut s, &mut e),
-        ROBOTA_E_INVALID_CONFIG
-    );
-    // SAFETY: `e` is the error the failed call returned; read before it is freed.
-    let msg = unsafe { CStr::from_ptr(robota_error_message(e)) }
-        .to_str()
-        .unwrap()
-        .to_string();
-    robota_error_free(e);
-    assert_eq!(
-        msg,
-        r#"session config: field "delivery" must be "thread", "inline", "pump" or "pull", got "worker""#
+        (failure.status, failure.message.as_str()),
+        (
+            ROBOTA_E_INVALID_CONFIG,
+            r#"session config: field "delivery" must be "thread", "inline", "pump" or "pull", got "worker""#
+        )
     );
     robota_runtime_free(rt);
 }

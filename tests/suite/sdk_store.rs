@@ -33,11 +33,6 @@ fn compact_command_summarizes_with_the_project_instructions_and_reports_events()
     server.enqueue(Reply::openai(&Turn::text(["hi ", "there"])));
     server.enqueue(Reply::openai(&Turn::text(["SUM"])));
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("CLAUDE.md"),
-        "# Project\nx\n## Compact Instructions\nKeep the API list.\n## Other\ny\n",
-    )
-    .unwrap();
     let rt = ffi::runtime(
         &json!({"v":1,"providers":{"p": server.provider_config("openai")}}).to_string(),
     );
@@ -49,6 +44,13 @@ fn compact_command_summarizes_with_the_project_instructions_and_reports_events()
     )
     .unwrap();
     turn(s, "hello");
+    // Written after the session started: the project's instructions are read when the first
+    // compaction needs them.
+    std::fs::write(
+        dir.path().join("CLAUDE.md"),
+        "# Project\nx\n## Compact Instructions\nKeep the API list.\n## Other\ny\n",
+    )
+    .unwrap();
     let out = ffi::command(s, r#"{"name":"compact"}"#).unwrap();
     assert_eq!(out["success"], true, "{out}");
     let (b, a) = (&out["data"]["before"], &out["data"]["after"]);

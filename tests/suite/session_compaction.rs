@@ -65,6 +65,38 @@ fn manual_compaction_sends_the_reference_prompt_and_replaces_history() {
 }
 
 #[test]
+fn the_instructions_source_is_read_at_the_first_compaction_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let provider = scripted(json!([{"text": "hi there"}, {"text": "S1"}, {"text": "S2"}]));
+    let reads = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let mut o = options(provider.clone(), dir.path(), vec![]);
+    let counted = reads.clone();
+    o.compact_instructions_source = Some(Arc::new(move || {
+        counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Some("from the project".into())
+    }));
+    let session = Session::new(o).unwrap();
+    run(&session, "hello");
+    assert_eq!(
+        reads.load(std::sync::atomic::Ordering::SeqCst),
+        0,
+        "not at creation"
+    );
+    for _ in 0..2 {
+        rt().block_on(session.compact(None, CompactTrigger::Manual, &CancellationToken::new()))
+            .unwrap();
+    }
+    assert_eq!(reads.load(std::sync::atomic::Ordering::SeqCst), 1, "once");
+    assert_eq!(
+        provider.requests()[1].messages[0].content,
+        format!("{PROMPT_HEAD}\nAdditional focus:\nfrom the project\n\n{PROMPT_TAIL}")
+    );
+    assert!(provider.requests()[2].messages[0]
+        .content
+        .contains("\nAdditional focus:\nfrom the project\n\n"));
+}
+
+#[test]
 fn compact_instructions_are_the_default_focus_and_the_section_parser_follows_headings() {
     let dir = tempfile::tempdir().unwrap();
     let provider = scripted(json!([{"text": "hi there"}, {"text": "S"}]));

@@ -214,10 +214,14 @@ impl InteractiveSession {
         so.max_tokens = cfg.call.max_tokens;
         so.thinking_budget = cfg.params.thinking_budget;
         so.native_web_search = cfg.params.native_web_search;
-        so.compact_instructions = crate::sdk::compact_config::compact_instructions(
-            cfg.compact_instructions.as_deref(),
-            &so.cwd,
-        );
+        so.compact_instructions =
+            crate::sdk::compact_config::given(cfg.compact_instructions.as_deref());
+        if so.compact_instructions.is_none() {
+            let cwd = so.cwd.clone();
+            so.compact_instructions_source = Some(Arc::new(move || {
+                crate::sdk::compact_config::from_claude_md(&cwd)
+            }));
+        }
         let session =
             Session::new(so).map_err(|e| SdkError::robota(ErrorCode::InvalidConfig, &e))?;
         let _ = approval.enforcer.set(Arc::downgrade(session.enforcer()));
