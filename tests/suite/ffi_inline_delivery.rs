@@ -397,12 +397,12 @@ fn freeing_the_session_inside_an_inline_callback_stops_its_callbacks() {
 fn an_unknown_delivery_names_the_four_modes() {
     let rt =
         crate::support::ffi::runtime(r#"{"v":1,"providers":{"s":{"kind":"scripted","turns":[]}}}"#);
-    let failure = session_new(
+    let Err(failure) = session_new(
         rt,
         r#"{"v":1,"provider":"s","model":"m","delivery":"worker"}"#,
-    )
-    .err()
-    .expect("an unknown delivery is refused");
+    ) else {
+        panic!("an unknown delivery is refused");
+    };
     assert_eq!(
         (failure.status, failure.message.as_str()),
         (
