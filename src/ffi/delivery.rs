@@ -1,8 +1,9 @@
 //! Event delivery per session: `thread` (on one of the runtime's callback threads while the
 //! session has events queued, see `sdk::callback_threads`), `inline` (on the async worker that
 //! emitted them, at the end of its poll; from other threads as `thread`), `pump`
-//! (`robota_session_dispatch`) and `pull` (`robota_session_next_event`). No lock is held while calling out. The queue also
-//! records which turns' `TURN_COMPLETED` reached the host, for `robota_session_wait`.
+//! (`robota_session_dispatch`) and `pull` (`robota_session_next_event`). No lock is held while
+//! calling out. The queue also records which turns' `TURN_COMPLETED` reached the host, for
+//! `robota_session_wait`.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -164,9 +165,9 @@ impl Queue {
     }
 
     /// `thread`/`inline` mode, on a callback thread or (`inline`) the worker whose poll just
-    /// ended: delivers queued events in order until none is
-    /// left, taking everything queued at once (one lock round trip per burst, not per event).
-    /// Leaves when another thread is delivering (that one restarts it for what it leaves).
+    /// ended: delivers queued events in order until none is left, taking everything queued at
+    /// once (one lock round trip per burst, not per event). Leaves when another thread is
+    /// delivering (that one restarts it for what it leaves).
     fn drain(self: Arc<Self>) {
         let mut batch: VecDeque<Event> = VecDeque::new();
         let mut mine = false;
