@@ -174,15 +174,21 @@ impl<'a> Reader<'a> {
             }
             self.eat(b':')?;
             member(self, key, at)?;
-            match self.peek()? {
-                b',' => self.i += 1,
-                b'}' => {
-                    self.i += 1;
-                    return Some(());
-                }
-                _ => return None,
+            if self.separator_or(b'}')? {
+                return Some(());
             }
         }
+    }
+
+    /// After a member or element: a `,` (false: another follows) or `close` (true: the object or
+    /// array ends); anything else is `None`.
+    fn separator_or(&mut self, close: u8) -> Option<bool> {
+        let b = self.peek()?;
+        if b != b',' && b != close {
+            return None;
+        }
+        self.i += 1;
+        Some(b == close)
     }
 
     /// An array, each element read by `item`.
@@ -193,13 +199,8 @@ impl<'a> Reader<'a> {
         }
         loop {
             item(self)?;
-            match self.peek()? {
-                b',' => self.i += 1,
-                b']' => {
-                    self.i += 1;
-                    return Some(());
-                }
-                _ => return None,
+            if self.separator_or(b']')? {
+                return Some(());
             }
         }
     }

@@ -28,10 +28,9 @@ unsafe extern "C" fn on_event(
     p: *const c_char,
     n: usize,
 ) {
-    // SAFETY: `ud` is the `Seen` the test keeps alive past the session.
-    let seen = unsafe { &*(ud as *const Seen) };
-    // SAFETY: the payload is `n` readable bytes for the duration of the callback.
-    let payload = unsafe { std::slice::from_raw_parts(p.cast::<u8>(), n) };
+    // SAFETY: `ud` is the `Seen` the test keeps alive past the session; the payload is `n`
+    // readable bytes for the duration of the callback.
+    let (seen, payload) = unsafe { crate::support::ffi::callback_args::<Seen>(ud, p, n) };
     if kind == ROBOTA_EVENT_ERROR || kind == ROBOTA_EVENT_TURN_COMPLETED {
         let mut v: Value = serde_json::from_slice(payload).unwrap();
         v["type"] = json!(if kind == ROBOTA_EVENT_ERROR {

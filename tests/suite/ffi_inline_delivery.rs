@@ -11,7 +11,7 @@ use std::sync::{Condvar, Mutex};
 use robota::ffi::*;
 use robota::ffi::{robota_runtime, robota_session};
 
-use crate::support::ffi::{session_new, submit};
+use crate::support::ffi::{callback_args, session_new, submit};
 
 /// What the callbacks saw.
 #[derive(Default)]
@@ -52,10 +52,9 @@ unsafe extern "C" fn on_event(
     p: *const c_char,
     n: usize,
 ) {
-    // SAFETY: `ud` is the `Seen` the test passed and keeps alive past the session.
-    let seen = unsafe { &*(ud as *const Seen) };
-    // SAFETY: the payload is `n` readable bytes for the duration of the callback.
-    let payload = unsafe { std::slice::from_raw_parts(p.cast::<u8>(), n) };
+    // SAFETY: `ud` is the `Seen` the test passed and keeps alive past the session; the payload
+    // is `n` readable bytes for the duration of the callback.
+    let (seen, payload) = unsafe { callback_args::<Seen>(ud, p, n) };
     let mut st = seen.state.lock().unwrap();
     st.events
         .push((kind, String::from_utf8_lossy(payload).into_owned()));
@@ -95,12 +94,10 @@ unsafe extern "C" fn on_tool(
     input: *const c_char,
     n: usize,
 ) {
-    // SAFETY: `ud` is the `Seen` the test registered and keeps alive past the runtime.
-    let seen = unsafe { &*(ud as *const Seen) };
-    // SAFETY: the input is `n` readable bytes for the duration of the callback.
-    let args: serde_json::Value =
-        serde_json::from_slice(unsafe { std::slice::from_raw_parts(input.cast::<u8>(), n) })
-            .unwrap();
+    // SAFETY: `ud` is the `Seen` the test registered and keeps alive past the runtime; the
+    // input is `n` readable bytes for the duration of the callback.
+    let (seen, input) = unsafe { callback_args::<Seen>(ud, input, n) };
+    let args: serde_json::Value = serde_json::from_slice(input).unwrap();
     let mut st = seen.state.lock().unwrap();
     st.threads.push(thread_name());
     if st.answer_later {

@@ -34,10 +34,9 @@ unsafe extern "C" fn on_event(
     p: *const c_char,
     n: usize,
 ) {
-    // SAFETY: `ud` is the `Seen` the test passed and keeps alive past the session.
-    let seen = unsafe { &*(ud as *const Seen) };
-    // SAFETY: the payload is `n` readable bytes for the duration of the callback.
-    let payload = unsafe { std::slice::from_raw_parts(p.cast::<u8>(), n) };
+    // SAFETY: `ud` is the `Seen` the test passed and keeps alive past the session; the payload
+    // is `n` readable bytes for the duration of the callback.
+    let (seen, payload) = unsafe { crate::support::ffi::callback_args::<Seen>(ud, p, n) };
     let mut st = seen.state.lock().unwrap();
     match kind {
         ROBOTA_EVENT_TEXT_DELTA => {

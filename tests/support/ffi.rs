@@ -1,12 +1,31 @@
 //! Driving the C ABI from Rust tests as a host would: runtimes and `pull`-delivery sessions
 //! (no callbacks), events read as JSON, and errors read back as (status, message).
 
-use std::ffi::{c_char, CStr, CString};
+use std::ffi::{c_char, c_void, CStr, CString};
 use std::ptr::null_mut;
 
 use robota::ffi::*;
 use robota::ffi::{robota_runtime, robota_session};
 use serde_json::Value;
+
+/// What a callback's `user_data` points to, and its payload bytes (event payload or tool input).
+///
+/// # Safety
+/// `ud` must point to a live `T` for `'a`, and `p` to `n` readable bytes for `'a` (the library
+/// guarantees the payload for the duration of the callback).
+pub unsafe fn callback_args<'a, T>(
+    ud: *mut c_void,
+    p: *const c_char,
+    n: usize,
+) -> (&'a T, &'a [u8]) {
+    // SAFETY: the caller's contract above.
+    unsafe {
+        (
+            &*(ud as *const T),
+            std::slice::from_raw_parts(p.cast::<u8>(), n),
+        )
+    }
+}
 
 /// A failed call: its status and the error message.
 #[derive(Debug)]
