@@ -144,7 +144,9 @@ pub type BetweenRounds = tokio::sync::mpsc::Sender<tokio::sync::oneshot::Sender<
 
 /// The agent: a config plus an append-only conversation.
 pub struct Agent {
-    config: Mutex<AgentConfig>,
+    /// Shared, replaced whole by [`Agent::update_config`]: a run and every reader take the
+    /// current config by reference count, not by copying its strings and tool lists.
+    config: Mutex<Arc<AgentConfig>>,
     store: Arc<Mutex<ConversationStore>>,
     running: std::sync::atomic::AtomicBool,
 }
@@ -170,21 +172,21 @@ impl Agent {
             store.set_system(sys);
         }
         Ok(Agent {
-            config: Mutex::new(config),
+            config: Mutex::new(Arc::new(config)),
             store: Arc::new(Mutex::new(store)),
             running: Default::default(),
         })
     }
 
-    /// A snapshot of the config.
-    pub fn config(&self) -> AgentConfig {
+    /// A snapshot of the config (shared: later changes replace it, never alter it).
+    pub fn config(&self) -> Arc<AgentConfig> {
         lock(&self.config).clone()
     }
 
     /// Changes the config (takes effect on the next run).
     pub fn update_config(&self, f: impl FnOnce(&mut AgentConfig)) -> Result<(), RobotaError> {
         let mut cfg = lock(&self.config);
-        let mut next = cfg.clone();
+        let mut next = AgentConfig::clone(&cfg);
         f(&mut next);
         next.validate()?;
         if next.system_message != cfg.system_message {
@@ -192,7 +194,7 @@ impl Agent {
                 lock(&self.store).set_system(sys);
             }
         }
-        *cfg = next;
+        *cfg = Arc::new(next);
         Ok(())
     }
 

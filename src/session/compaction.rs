@@ -259,7 +259,7 @@ impl Session {
             fields.insert("custom_instructions".into(), Value::String(i.clone()));
         }
         let pre = self
-            .fire_hook(HookEvent::PreCompact, fields, cancel.clone())
+            .fire_hook(HookEvent::PreCompact, || fields, cancel.clone())
             .await;
         if pre.blocked {
             return Err(CompactError::Blocked(
@@ -305,7 +305,7 @@ impl Session {
         let mut fields = serde_json::Map::new();
         fields.insert("trigger".into(), Value::String(trigger.as_str().into()));
         fields.insert("compact_summary".into(), Value::String(summary.clone()));
-        self.fire_hook(HookEvent::PostCompact, fields, CancellationToken::new())
+        self.fire_hook(HookEvent::PostCompact, || fields, CancellationToken::new())
             .await;
         let done = Compaction {
             trigger,

@@ -297,7 +297,7 @@ impl Session {
 
     /// The current model id.
     pub fn model(&self) -> String {
-        self.agent.config().model
+        self.agent.config().model.clone()
     }
 
     /// Replaces the system message (kept at index 0).
@@ -358,22 +358,24 @@ impl Session {
         }
 
         if !self.start_fired.swap(true, Ordering::AcqRel) {
-            let fields = Self::fields(vec![("env", self.env_value())]);
+            let fields = || Self::fields(vec![("env", self.env_value())]);
             let out = self
                 .fire_hook(HookEvent::SessionStart, fields, cancel.clone())
                 .await;
             *lock(&self.start_stdout) = out.stdout;
         }
 
-        let raw = opts
-            .raw_input
-            .clone()
-            .unwrap_or_else(|| input.content.clone());
-        let fields = Self::fields(vec![
-            ("user_message", Value::String(raw.clone())),
-            ("prompt", Value::String(raw)),
-            ("env", self.env_value()),
-        ]);
+        let fields = || {
+            let raw = opts
+                .raw_input
+                .clone()
+                .unwrap_or_else(|| input.content.clone());
+            Self::fields(vec![
+                ("user_message", Value::String(raw.clone())),
+                ("prompt", Value::String(raw)),
+                ("env", self.env_value()),
+            ])
+        };
         let ups = self
             .fire_hook(HookEvent::UserPromptSubmit, fields, cancel.clone())
             .await;
@@ -441,13 +443,15 @@ impl Session {
                     let reason = r.error.clone().unwrap_or_else(|| r.response.clone());
                     self.fire_stop_failure(&reason).await;
                 } else {
-                    let short: String = r.response.chars().take(STOP_RESPONSE_CHARS).collect();
-                    let fields = Self::fields(vec![
-                        ("response", Value::String(short)),
-                        ("last_assistant_message", Value::String(r.response.clone())),
-                        ("stop_hook_active", Value::Bool(false)),
-                        ("env", self.env_value()),
-                    ]);
+                    let fields = || {
+                        let short: String = r.response.chars().take(STOP_RESPONSE_CHARS).collect();
+                        Self::fields(vec![
+                            ("response", Value::String(short)),
+                            ("last_assistant_message", Value::String(r.response.clone())),
+                            ("stop_hook_active", Value::Bool(false)),
+                            ("env", self.env_value()),
+                        ])
+                    };
                     self.fire_hook(HookEvent::Stop, fields, CancellationToken::new())
                         .await;
                 }

@@ -177,6 +177,29 @@ fn a_turn_with_a_tool_call_leaves_the_reference_history_entries() {
         "{:?}",
         s.full_history()
     );
+    // The entries' data, exactly (written as JSON text when made), and equal to itself after a
+    // trip through a file's JSON.
+    let history = s.full_history();
+    let data: Vec<Value> = history
+        .iter()
+        .filter_map(|e| match e {
+            HistoryEntry::Event(ev) => Some(serde_json::to_value(&ev.data).unwrap()),
+            HistoryEntry::Chat(_) => None,
+        })
+        .collect();
+    assert_eq!(
+        data,
+        vec![
+            json!({"toolName":"Read","firstArg":"notes.txt","isRunning":true}),
+            json!({"toolName":"Read","firstArg":"notes.txt","isRunning":false,"result":"success"}),
+            json!({"tools":[{"toolName":"Read","firstArg":"notes.txt","isRunning":false,"result":"success"}],
+                   "summary":"✓ Read(notes.txt)"}),
+        ]
+    );
+    let text = serde_json::to_string(&history).unwrap();
+    let back: Vec<HistoryEntry> = serde_json::from_str(&text).unwrap();
+    assert_eq!(back, history);
+    assert_eq!(serde_json::to_string(&back).unwrap(), text);
     assert_eq!(s.message_count(), 1);
     let ends = f.seen.of_kind(events::TOOL_END);
     assert_eq!(ends.len(), 1);

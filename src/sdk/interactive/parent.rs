@@ -38,7 +38,7 @@ impl Parent for Inner {
 
     async fn fire_hook(&self, event: HookEvent, fields: Map<String, Value>) -> HookRunOutcome {
         self.session
-            .fire_hook(event, fields, CancellationToken::new())
+            .fire_hook(event, || fields, CancellationToken::new())
             .await
     }
 }

@@ -16,7 +16,8 @@ impl InteractiveSession {
     pub fn submit(&self, input: TurnInput) -> SdkResult<u64> {
         let input = crate::sdk::command_registry::expand_input(self, input)?;
         if let Some(choice) = &input.tool_choice {
-            let tools = self.inner.session.agent().config().tools;
+            let config = self.inner.session.agent().config();
+            let tools = &config.tools;
             choice
                 .check(
                     "input_json: field \"tool_choice\"",

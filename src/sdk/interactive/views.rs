@@ -101,7 +101,7 @@ impl InteractiveSession {
 
     /// The tools the model is offered now (built-in, host and MCP tools).
     pub fn agent_tools(&self) -> Vec<std::sync::Arc<dyn crate::core::tool::Tool>> {
-        self.inner.session.agent().config().tools
+        self.inner.session.agent().config().tools.clone()
     }
 
     /// The MCP servers' state (`mcp_servers` of [`Self::state_json`], the `mcp` command).
@@ -113,7 +113,7 @@ impl InteractiveSession {
     pub fn state_json(&self) -> Value {
         let ctx = self.context_state();
         let perms = self.permission_state();
-        let model = self.inner.session.agent().config().model;
+        let model = self.inner.session.agent().config().model.clone();
         let cfg = self.config();
         let st = self.inner.core.lock();
         json!({

@@ -23,16 +23,19 @@ impl Session {
     }
 
     /// Fires `event` with the common keys (`session_id`, `cwd`, `hook_event_name`,
-    /// `permission_mode`) plus `fields`; warnings go to the observer.
+    /// `permission_mode`) plus the event's `fields`, built only when a hook is configured for
+    /// `event` (a turn fires four events; most sessions have no hooks); warnings go to the
+    /// observer.
     pub async fn fire_hook(
         &self,
         event: HookEvent,
-        fields: Map<String, Value>,
+        fields: impl FnOnce() -> Map<String, Value>,
         cancel: CancellationToken,
     ) -> HookRunOutcome {
         if self.hooks.groups(event).is_empty() {
             return HookRunOutcome::default();
         }
+        let fields = fields();
         let mut input = hook_input(event, &self.session_id, &self.cwd.to_string_lossy());
         input.insert(
             "permission_mode".into(),
@@ -65,20 +68,24 @@ impl Session {
         if self.ended.swap(true, Ordering::AcqRel) {
             return;
         }
-        let fields = Self::fields(vec![
-            ("reason", Value::String(reason.to_string())),
-            ("env", self.env_value()),
-        ]);
+        let fields = || {
+            Self::fields(vec![
+                ("reason", Value::String(reason.to_string())),
+                ("env", self.env_value()),
+            ])
+        };
         self.fire_hook(HookEvent::SessionEnd, fields, CancellationToken::new())
             .await;
     }
 
     pub(super) async fn fire_stop_failure(&self, reason: &str) {
-        let fields = Self::fields(vec![
-            ("reason", Value::String(reason.to_string())),
-            ("stop_hook_active", Value::Bool(false)),
-            ("env", self.env_value()),
-        ]);
+        let fields = || {
+            Self::fields(vec![
+                ("reason", Value::String(reason.to_string())),
+                ("stop_hook_active", Value::Bool(false)),
+                ("env", self.env_value()),
+            ])
+        };
         self.fire_hook(HookEvent::StopFailure, fields, CancellationToken::new())
             .await;
     }
