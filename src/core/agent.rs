@@ -208,6 +208,11 @@ impl Agent {
         lock(&self.store).messages().to_vec()
     }
 
+    /// How many chat messages there are (without copying the list).
+    pub fn message_count(&self) -> usize {
+        lock(&self.store).len()
+    }
+
     /// The full timeline (`getFullHistory`).
     pub fn history(&self) -> Vec<HistoryEntry> {
         lock(&self.store).entries().to_vec()

@@ -417,6 +417,7 @@ async fn system_message_is_single_and_reaches_the_provider() {
     assert_eq!(msgs[0].role, Role::System);
     assert_eq!(msgs[0].content, "You are terse.");
     assert_eq!(msgs.len(), 5, "system + 2 × (user, assistant)");
+    assert_eq!(a.message_count(), 5);
     for req in p.requests() {
         assert_eq!(req.messages[0].content, "You are terse.");
     }

@@ -20,7 +20,7 @@ impl InteractiveSession {
         };
         let outcome = match host_commands::ask(self.link(), &name, &args, cancel).await {
             Err(_) if cancel.is_cancelled() => {
-                let start = self.inner.session.agent().messages().len();
+                let start = self.inner.session.agent().message_count();
                 self.finish_aborted(turn_id, start, None)
             }
             Err(why) => self.finish_error(

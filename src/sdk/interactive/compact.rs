@@ -31,7 +31,7 @@ impl InteractiveSession {
     /// The messages before the compaction were reported already; the new history is not
     /// re-sent as `message` events (the `compacted` event carries the summary).
     fn after_compaction(&self) {
-        let n = self.inner.session.agent().messages().len();
+        let n = self.inner.session.agent().message_count();
         let mut st = self.inner.core.lock();
         st.msg_flushed = n;
         st.dirty = true;

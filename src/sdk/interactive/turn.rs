@@ -56,7 +56,7 @@ impl InteractiveSession {
         self.resolve_window(turn_id).await;
         self.auto_compact(turn_id, &cancel).await;
         inner.mcp.sync_tools(inner.session.agent());
-        let start_idx = inner.session.agent().messages().len();
+        let start_idx = inner.session.agent().message_count();
         let opts = self.run_options(
             turn_id,
             &cancel,
@@ -266,17 +266,18 @@ impl InteractiveSession {
         usage: Option<TokenUsage>,
     ) -> TurnOutcome {
         self.flush_messages();
-        let texts: Vec<String> = self
-            .inner
-            .session
-            .agent()
-            .messages()
-            .iter()
-            .skip(start_idx)
-            .filter(|m| m.role == Role::Assistant && !m.content.is_empty())
-            .map(|m| m.content.clone())
-            .collect();
-        let response = texts.join("\n\n");
+        let response = {
+            let store = crate::core::agent::lock(self.inner.session.agent().store());
+            let texts: Vec<&str> = store
+                .messages()
+                .get(start_idx..)
+                .unwrap_or_default()
+                .iter()
+                .filter(|m| m.role == Role::Assistant && !m.content.is_empty())
+                .map(|m| m.content.as_str())
+                .collect();
+            texts.join("\n\n")
+        };
         self.push_tool_summary();
         {
             let mut st = self.inner.core.lock();

@@ -95,7 +95,7 @@ impl InteractiveSession {
         st.history.clear();
         st.tools.clear();
         st.streaming_text.clear();
-        st.msg_flushed = self.inner.session.agent().messages().len();
+        st.msg_flushed = self.inner.session.agent().message_count();
         Ok(())
     }
 
