@@ -91,6 +91,9 @@ pub struct SessionConfig {
     pub system_prompt: Option<String>,
     /// Working directory for built-in tools.
     pub cwd: String,
+    /// `cwd` is the process's working directory as the OS reported it when the config was read
+    /// (absolute, symlinks resolved, a directory): the session does not resolve it again.
+    pub cwd_is_canonical: bool,
     /// Tool names (`None` = every built-in and every host tool).
     pub tools: Option<Vec<String>>,
     /// Permission mode.
@@ -399,11 +402,15 @@ pub fn parse_session_map(map: &Map<String, Value>) -> SdkResult<SessionConfig> {
         None if settings != "none" => String::new(),
         None => req_str(W, map, "model")?,
     };
-    let cwd = match opt_str(W, map, "cwd")? {
-        Some(c) => c,
-        None => std::env::current_dir()
-            .map(|p| p.to_string_lossy().into_owned())
-            .unwrap_or_else(|_| ".".into()),
+    let (cwd, cwd_is_canonical) = match opt_str(W, map, "cwd")? {
+        Some(c) => (c, false),
+        // `getcwd` gives the directory's real path; a name that is not UTF-8 is resolved
+        // again from its lossy form (and then reported as not accessible).
+        None => match std::env::current_dir().map(|p| p.into_os_string().into_string()) {
+            Ok(Ok(c)) => (c, true),
+            Ok(Err(lossy)) => (lossy.to_string_lossy().into_owned(), false),
+            Err(_) => (".".into(), false),
+        },
     };
     let transcript = crate::sdk::transcript_tap::parse(W, map, &cwd)?;
     let tools = match map.field("tools") {
@@ -458,6 +465,7 @@ pub fn parse_session_map(map: &Map<String, Value>) -> SdkResult<SessionConfig> {
         provider,
         system_prompt: opt_str(W, map, "system_prompt")?,
         cwd,
+        cwd_is_canonical,
         tools,
         permission_mode: parse_mode(W, map)?.unwrap_or_default(),
         permissions,

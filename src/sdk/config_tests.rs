@@ -48,3 +48,17 @@ fn session_config_requires_provider_and_model() {
     assert_eq!(s.delivery, Delivery::Pull);
     assert_eq!(s.permission_mode, PermissionMode::Default);
 }
+
+#[test]
+fn a_session_without_cwd_takes_the_process_cwd_already_resolved() {
+    // Without "cwd": the process's working directory, which is what resolving it would give
+    // (so the session does not resolve it again).
+    let s = parse_session_config(r#"{"v":1,"provider":"p","model":"m"}"#).unwrap();
+    let real = std::fs::canonicalize(std::env::current_dir().unwrap()).unwrap();
+    assert_eq!(s.cwd, real.to_str().unwrap());
+    assert!(s.cwd_is_canonical);
+    // A given cwd is resolved by the session as before.
+    let s = parse_session_config(r#"{"v":1,"provider":"p","model":"m","cwd":"."}"#).unwrap();
+    assert_eq!(s.cwd, ".");
+    assert!(!s.cwd_is_canonical);
+}

@@ -77,6 +77,10 @@ pub struct SessionOptions {
     /// `cwd` names a directory of a host-supplied file system (host I/O): it must be absolute
     /// and is normalized lexically instead of being checked on the real disk.
     pub virtual_cwd: bool,
+    /// `cwd` is known to be an absolute, resolved path of an existing directory (the process's
+    /// working directory as `getcwd` reported it): not resolved again (one `statx` and one
+    /// `readlink` less per session).
+    pub cwd_is_canonical: bool,
     /// The session's budget: its tool-call limit is enforced by the tool dispatcher.
     pub budget: Option<Arc<crate::core::budget::Budget>>,
     /// The agent's conversation id (`None` = a new `conv_…` id).
@@ -120,6 +124,7 @@ impl SessionOptions {
             hook_env: BTreeMap::new(),
             env_vars: EnvVars::process(),
             virtual_cwd: false,
+            cwd_is_canonical: false,
             http_client: None,
             auto_compact_threshold: Some(super::context::AUTO_COMPACT_THRESHOLD),
             compact_instructions: None,

@@ -74,7 +74,7 @@ pub struct Session {
     running: AtomicBool,
 }
 
-fn resolve_cwd(cwd: &Path, virtual_cwd: bool) -> Result<PathBuf, RobotaError> {
+fn resolve_cwd(cwd: &Path, virtual_cwd: bool, canonical: bool) -> Result<PathBuf, RobotaError> {
     if virtual_cwd {
         if !cwd.is_absolute() {
             return Err(RobotaError::Configuration(format!(
@@ -83,6 +83,9 @@ fn resolve_cwd(cwd: &Path, virtual_cwd: bool) -> Result<PathBuf, RobotaError> {
             )));
         }
         return Ok(crate::tools::config::normalize_lexical(cwd));
+    }
+    if canonical && cwd.is_absolute() {
+        return Ok(cwd.to_path_buf());
     }
     let base = if cwd.as_os_str().is_empty() {
         std::env::current_dir().map_err(|e| {
@@ -115,7 +118,7 @@ impl Session {
     /// Builds a session. Spawns nothing and needs no async runtime (safe on any thread); the
     /// `SessionStart` hook fires at the beginning of the first run.
     pub fn new(opts: SessionOptions) -> Result<Session, RobotaError> {
-        let cwd = resolve_cwd(&opts.cwd, opts.virtual_cwd)?;
+        let cwd = resolve_cwd(&opts.cwd, opts.virtual_cwd, opts.cwd_is_canonical)?;
         if let Some(n) = opts.max_turns {
             if n < 0 {
                 return Err(RobotaError::Validation(format!(

@@ -190,6 +190,7 @@ impl InteractiveSession {
         }
         so.tools = tools;
         so.virtual_cwd = cfg.host_io;
+        so.cwd_is_canonical = cfg.cwd_is_canonical;
         so.permission_mode = cfg.permission_mode;
         so.permissions = cfg.permissions.clone();
         so.hooks = hooks;
