@@ -3,7 +3,8 @@
 //! one session id, `session_init` first, timestamps in order, turns that start and complete
 //! one at a time, every tool call (`tool_start`) ended exactly once inside its turn, every
 //! tool call of a committed assistant message answered by exactly one tool message, nothing
-//! after `session_closed`, and complete external payload references.
+//! after `session_closed` but the `session_init` of the same session resumed (its lines are
+//! appended to the same file), and complete external payload references.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -248,7 +249,15 @@ pub fn validate(entries: &[Value]) -> Vec<Issue> {
             ));
         }
         last_ts = ts;
-        if let Some(at) = c.closed_at {
+        if ev == "session_init" && n > 1 {
+            // The session resumed (after a close, or after a process that was killed: a turn
+            // it left open is not reported, as one at the end of a killed session's file is
+            // not).
+            c.closed_at = None;
+            if c.open_turn.take().is_some() {
+                c.tools.clear();
+            }
+        } else if let Some(at) = c.closed_at {
             c.issues.push(issue(
                 "EVENT_AFTER_CLOSE",
                 Some(n),

@@ -169,7 +169,9 @@ fn a_session_resumed_right_after_it_was_freed_appends_after_its_last_line() {
         .filter(|e| *e == "session_init" || *e == "session_closed")
         .collect();
     assert_eq!(ends, ["session_init", "session_closed"].repeat(8));
-    // Each session's lines form a valid transcript of their own.
+    // The file is one valid transcript (a resumed session's lines follow its close), and each
+    // session's lines form a valid transcript of their own.
+    assert_eq!(validate(&entries), vec![]);
     let mut start = 0;
     for (i, e) in entries.iter().enumerate() {
         if e["event"] == "session_closed" {
@@ -310,6 +312,32 @@ fn the_validator_names_broken_invariants() {
             "EVENT_OUTSIDE_TURN"
         ]
     );
+    // Resumed: the same session's session_init after its close starts it again; anything
+    // else after the close does not, nor does a session_init after it.
+    let mut resumed = ok.clone();
+    resumed.extend([
+        init.clone(),
+        line("turn_started", 1, json!({})),
+        line("turn_completed", 1, json!({})),
+        line("session_closed", 0, json!({})),
+    ]);
+    assert_eq!(codes(&resumed), Vec::<&str>::new());
+    resumed.push(line("turn_started", 2, json!({})));
+    assert_eq!(
+        codes(&resumed),
+        vec!["EVENT_AFTER_CLOSE", "TURN_NOT_COMPLETED"]
+    );
+    // Killed mid-tool, then resumed: the turn left open is not reported (as at the end of a
+    // killed session's file), the resumed session's turns are checked.
+    let mut killed = ok[..3].to_vec();
+    killed.extend([
+        init.clone(),
+        line("turn_started", 1, json!({})),
+        line("turn_completed", 1, json!({})),
+    ]);
+    assert_eq!(codes(&killed), Vec::<&str>::new());
+    killed.push(line("turn_completed", 3, json!({})));
+    assert_eq!(codes(&killed), vec!["TURN_NOT_STARTED"]);
     let mut other = ok.clone();
     other[2]["sessionId"] = json!("y");
     other.remove(0);
