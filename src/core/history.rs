@@ -4,7 +4,6 @@ use std::sync::Arc;
 
 use serde::ser::SerializeStruct;
 use serde::{Deserialize, Serialize, Serializer};
-use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::message::Message;
@@ -22,85 +21,18 @@ pub struct EventEntry {
     pub kind: String,
     /// Payload.
     #[serde(default)]
-    pub data: EventData,
+    pub data: Value,
 }
 
 impl EventEntry {
     /// A new event entry stamped now.
     pub fn new(kind: impl Into<String>, data: Value) -> Self {
-        Self::with_data(kind, EventData::Value(data))
-    }
-
-    /// A new event entry stamped now whose payload is `data` written as JSON text at once
-    /// (a struct serialises straight to text; a `Value` tree would be a map per object).
-    pub fn json<T: Serialize + ?Sized>(kind: impl Into<String>, data: &T) -> Self {
-        let data = match serde_json::value::to_raw_value(data) {
-            Ok(text) => EventData::Json(text),
-            // Only a map with non-string keys fails: keep what `to_value` makes of it.
-            Err(_) => EventData::Value(serde_json::to_value(data).unwrap_or_default()),
-        };
-        Self::with_data(kind, data)
-    }
-
-    fn with_data(kind: impl Into<String>, data: EventData) -> Self {
         EventEntry {
             id: new_uuid(),
             timestamp: now_iso(),
             kind: kind.into(),
             data,
         }
-    }
-}
-
-/// The payload of an [`EventEntry`]: a JSON tree, or JSON text written once when the entry
-/// was made (the entries the engine adds on every tool call and turn). Both serialise to the
-/// same JSON; equal when their JSON values are equal.
-#[derive(Debug, Clone)]
-pub enum EventData {
-    /// A JSON tree (entries read back from a file, or given as a `Value`).
-    Value(Value),
-    /// JSON text.
-    Json(Box<RawValue>),
-}
-
-impl EventData {
-    /// The payload as a JSON tree (parsed when it is text).
-    pub fn value(&self) -> Value {
-        match self {
-            EventData::Value(v) => v.clone(),
-            EventData::Json(text) => serde_json::from_str(text.get()).unwrap_or_default(),
-        }
-    }
-}
-
-impl Default for EventData {
-    fn default() -> Self {
-        EventData::Value(Value::Null)
-    }
-}
-
-impl PartialEq for EventData {
-    fn eq(&self, other: &Self) -> bool {
-        match (self, other) {
-            (EventData::Value(a), EventData::Value(b)) => a == b,
-            (EventData::Json(a), EventData::Json(b)) if a.get() == b.get() => true,
-            _ => self.value() == other.value(),
-        }
-    }
-}
-
-impl Serialize for EventData {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self {
-            EventData::Value(v) => v.serialize(s),
-            EventData::Json(text) => text.serialize(s),
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for EventData {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Value::deserialize(d).map(EventData::Value)
     }
 }
 
@@ -182,7 +114,7 @@ impl<'de> Deserialize<'de> for HistoryEntry {
                 id: raw.id,
                 timestamp: raw.timestamp,
                 kind: raw.kind,
-                data: EventData::Value(raw.data),
+                data: raw.data,
             }))),
             other => Err(serde::de::Error::custom(format!(
                 "history entry category must be \"chat\" or \"event\", got \"{other}\""

@@ -2,7 +2,7 @@
 //! `tool-summary` history entry.
 
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{json, Value};
 
 /// Completed entries kept in the active-tools list.
 pub const MAX_COMPLETED_TOOLS: usize = 50;
@@ -76,15 +76,6 @@ pub fn first_arg(args: &Value, schema: &Value) -> String {
     let head: String = raw.chars().take(47).collect();
     let tail: String = raw.chars().skip(n - 30).collect();
     format!("{head}...{tail}")
-}
-
-/// The data of a `tool-summary` history entry.
-#[derive(Debug, Serialize)]
-pub struct ToolSummary<'a> {
-    /// The tools' states.
-    pub tools: &'a [ToolState],
-    /// One line per tool (see [`ToolStates::summary`]).
-    pub summary: String,
 }
 
 /// The list of running and recently completed tools.
@@ -168,19 +159,15 @@ impl ToolStates {
             .join("\n")
     }
 
-    /// Data of the `tool-summary` entry: `{"tools": [...], "summary": "..."}`.
-    pub fn summary_data(&self) -> ToolSummary<'_> {
-        ToolSummary {
-            tools: &self.items,
-            summary: self.summary(),
-        }
+    /// Data of the `tool-summary` entry.
+    pub fn summary_data(&self) -> Value {
+        json!({"tools": self.items, "summary": self.summary()})
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
     #[test]
     fn first_arg_shortens_long_values() {

@@ -24,11 +24,10 @@ impl SessionObserver for Core {
         let st = {
             let mut s = self.lock();
             let st = s.tools.start(name, args, schema);
-            s.history
-                .push(HistoryEntry::Event(Box::new(EventEntry::json(
-                    "tool-start",
-                    &st,
-                ))));
+            s.history.push(HistoryEntry::Event(Box::new(EventEntry::new(
+                "tool-start",
+                json!(st),
+            ))));
             st
         };
         self.link.emit_doc(
@@ -54,10 +53,10 @@ impl SessionObserver for Core {
         {
             let mut s = self.lock();
             let st = s.tools.end(name, args, outcome);
-            s.history
-                .push(HistoryEntry::Event(Box::new(EventEntry::json(
-                    "tool-end", &st,
-                ))));
+            s.history.push(HistoryEntry::Event(Box::new(EventEntry::new(
+                "tool-end",
+                json!(st),
+            ))));
             s.dirty = true;
         }
         let error_text;

@@ -191,8 +191,12 @@ impl InteractiveSession {
     fn push_tool_summary(&self) {
         let mut st = self.inner.core.lock();
         if !st.tools.items().is_empty() {
-            let entry = EventEntry::json("tool-summary", &st.tools.summary_data());
-            st.history.push(HistoryEntry::Event(Box::new(entry)));
+            let data = st.tools.summary_data();
+            st.history
+                .push(HistoryEntry::Event(Box::new(EventEntry::new(
+                    "tool-summary",
+                    data,
+                ))));
         }
     }
 
