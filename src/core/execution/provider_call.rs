@@ -149,7 +149,11 @@ pub(crate) async fn call_provider(
             Some(limit) => loop {
                 let idle_since = Duration::from_nanos(last_activity.load(Ordering::Relaxed));
                 let deadline = started + idle_since + limit;
+                // The call first: a timer is registered (and the runtime's driver woken to
+                // take it into account) only when the call does not finish at once, as a
+                // scripted or replayed call does.
                 tokio::select! {
+                    biased;
                     r = &mut fut => break r,
                     _ = tokio::time::sleep_until(deadline.into()) => {
                         let now_idle = Duration::from_nanos(last_activity.load(Ordering::Relaxed));
