@@ -73,6 +73,13 @@ impl SessionObj {
     /// decides the result (`Aborted`, `Provider`); `Timeout` when either step runs out of time.
     pub(crate) fn wait(&self, turn_id: u64, timeout_ms: i32) -> Result<(), SdkError> {
         let deadline = deadline_of(timeout_ms);
+        if turn_id != 0 && self.session.turn_pending(turn_id) {
+            // A turn's `turn_completed` is handed over only after the turn has finished:
+            // waiting for that first puts the host to sleep once per turn instead of once for
+            // the turn and again for its last events (a wake-up each). What is left of the
+            // timeout then goes to the checks below, which give the errors.
+            let _ = self.queue.wait_delivered(turn_id, 0, deadline);
+        }
         let remaining = deadline.map(|d| d.saturating_duration_since(Instant::now()));
         let outcome = self.session.wait(turn_id, remaining);
         if let Err(e) = &outcome {

@@ -221,6 +221,13 @@ impl InteractiveSession {
         }
     }
 
+    /// Whether turn `turn_id` is running or queued (an unknown or finished turn is not).
+    pub fn turn_pending(&self, turn_id: u64) -> bool {
+        let st = self.inner.core.lock();
+        st.current.as_ref().is_some_and(|c| c.0 == turn_id)
+            || st.queued.as_ref().is_some_and(|q| q.0 == turn_id)
+    }
+
     /// The id of the last turn submitted (0 = none yet).
     pub fn last_turn_id(&self) -> u64 {
         self.inner.core.lock().next_turn
