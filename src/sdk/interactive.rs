@@ -102,6 +102,14 @@ struct State {
     waiters: u32,
 }
 
+impl State {
+    /// Whether turn `turn_id` is running or queued.
+    fn turn_pending(&self, turn_id: u64) -> bool {
+        self.current.as_ref().is_some_and(|c| c.0 == turn_id)
+            || self.queued.as_ref().is_some_and(|q| q.0 == turn_id)
+    }
+}
+
 /// State shared with the tool observer.
 struct Core {
     link: Arc<SessionLink>,

@@ -179,3 +179,36 @@ fn aborted_and_dropped_queued_turns_are_delivered_before_wait_returns() {
     }
     robota_runtime_free(rt);
 }
+
+/// A wait with a timeout on a turn still running (it waits first for the turn's last event to
+/// be handed over) ends at its timeout with the turn's own error, not the delivery's; once the
+/// turn ends, the turn's result.
+#[test]
+fn a_timed_wait_on_a_running_turn_names_the_turn() {
+    let rt = runtime(
+        r#"{"v":1,"providers":{"s":{"kind":"scripted","turns":[{"deltas":["partial"],"hang":true}]}}}"#,
+    );
+    let seen = Seen::default();
+    let s = session(rt, &seen);
+    let turn = submit(s, "hang");
+    let mut e = null_mut();
+    assert_eq!(robota_session_wait(s, turn, 50, &mut e), ROBOTA_E_TIMEOUT);
+    // SAFETY: the failed call wrote an error whose message is NUL-terminated until freed.
+    let message = unsafe { std::ffi::CStr::from_ptr(robota_error_message(e)) }
+        .to_string_lossy()
+        .into_owned();
+    robota_error_free(e);
+    assert_eq!(
+        message,
+        format!("turn {turn} did not finish within the timeout")
+    );
+    assert!(seen.state.lock().unwrap().completed.is_empty());
+    assert_eq!(robota_session_abort(s, turn), ROBOTA_OK);
+    assert_eq!(
+        robota_session_wait(s, turn, 30_000, null_mut()),
+        ROBOTA_E_ABORTED
+    );
+    assert_eq!(seen.state.lock().unwrap().completed, [turn]);
+    robota_session_free(s);
+    robota_runtime_free(rt);
+}

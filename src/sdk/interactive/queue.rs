@@ -171,8 +171,7 @@ impl InteractiveSession {
             let pending = if turn_id == 0 {
                 st.executing || st.queued.is_some()
             } else {
-                st.current.as_ref().is_some_and(|c| c.0 == turn_id)
-                    || st.queued.as_ref().is_some_and(|q| q.0 == turn_id)
+                st.turn_pending(turn_id)
             };
             if !pending {
                 if turn_id == 0 {
@@ -223,9 +222,7 @@ impl InteractiveSession {
 
     /// Whether turn `turn_id` is running or queued (an unknown or finished turn is not).
     pub fn turn_pending(&self, turn_id: u64) -> bool {
-        let st = self.inner.core.lock();
-        st.current.as_ref().is_some_and(|c| c.0 == turn_id)
-            || st.queued.as_ref().is_some_and(|q| q.0 == turn_id)
+        self.inner.core.lock().turn_pending(turn_id)
     }
 
     /// The id of the last turn submitted (0 = none yet).
