@@ -2,9 +2,11 @@
 //! (`getrusage`, every thread of the process) and wall time per turn. CPU time hardly depends on
 //! what else runs on the machine, which makes this the figure to compare changes by; it is also
 //! a small program to run under `valgrind --tool=callgrind`.
-//! Run: `cargo bench --bench abi_turn -- [turns] [turn|turn-cb|whole] [thread|inline]` (default
-//! 5,000 per figure, after 200 warm-up turns; all three figures in both delivery modes unless
-//! one is named).
+//! Run: `cargo bench --bench abi_turn -- [turns] [turn|turn-cb|whole] [thread|inline]
+//! [free|same|split]` (default 5,000 per figure, after 200 warm-up turns; all three figures in
+//! both delivery modes unless one is named). The last word places the host thread and the
+//! runtime's worker (see `common/placement.rs`): `free` (default, the scheduler's choice), `same`
+//! (one CPU) or `split` (host on the first CPU, worker on the second).
 #![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)] // a harness: failing loudly is the point
 
 use std::ffi::{c_char, c_void, CString};
@@ -17,6 +19,9 @@ use robota::ffi::{robota_runtime, robota_session};
 
 #[path = "common/clock_runtime.rs"]
 mod clock_runtime;
+#[allow(dead_code)] // the floor and handoff benches use the rest
+#[path = "common/placement.rs"]
+mod placement;
 use clock_runtime::{clock_runtime, TOOL_CALLS};
 
 unsafe extern "C" fn event_cb(
@@ -131,8 +136,18 @@ fn main() {
         .map_or(5_000, |a| a.parse().expect("turns: a number"));
     // Optionally one figure only (`turn`, `turn-cb` or `whole`) and one delivery mode.
     let only = args.get(1).map(String::as_str).filter(|o| *o != "all");
-    let only_delivery = args.get(2).map(String::as_str);
+    let only_delivery = args.get(2).map(String::as_str).filter(|d| *d != "both");
+    let place = args.get(3).map_or(placement::Place::Free, |p| {
+        placement::Place::parse(p).expect("placement: free, same or split")
+    });
+    let all = placement::allowed_cpus();
+    let cpus = place.cpus();
+    // The runtime's worker threads start inside `clock_runtime` and keep the affinity of the
+    // thread that created them.
+    placement::pin_current_thread(cpus.map(|c| c.1), &all);
     let rt = clock_runtime();
+    placement::pin_current_thread(cpus.map(|c| c.0), &all);
+    println!("abi_turn: placement {}", place.as_str());
     let input = CString::new(r#"{"text":"what time is it?"}"#).unwrap();
     for delivery in ["thread", "inline"] {
         if only_delivery.is_some_and(|d| d != delivery) {

@@ -9,7 +9,12 @@
 //! `--lib ship|release` (default `ship`: the cdylib as it ships — profile `ship`, built here
 //! with `cargo rustc --profile ship` as `.ci/size.sh` does; `release`: the one `cargo bench`
 //! just built, quicker to iterate on), `--delivery thread|inline|both` (default `both`: the C
-//! host's sessions in each delivery mode, a library column for each).
+//! host's sessions in each delivery mode, a library column for each), `--place
+//! free|same|split|all` (default `free`: where the fake server's thread and the measured
+//! process run — `free` as the scheduler likes, `same` both on the first CPU, `split` the server
+//! on the first and the measured process on the second; `all`: a table for each). On this
+//! 2-vCPU KVM machine a wake-up across CPUs costs ~10× one on the same CPU (`cargo bench
+//! --bench handoff`), so under `free` each run lands in one of two modes.
 //! The C host's sessions use `"delivery"` `thread` (callbacks on a library callback thread, the
 //! default) or `inline` (callbacks on the async worker; the host answers its tool inside the
 //! callback, as the raw loop runs its tool inline).
@@ -18,6 +23,8 @@
 //! `target/release/floor_host MODE KIND URL` (see docs/perf.md).
 #![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)] // a harness: failing loudly is the point
 
+#[path = "../common/placement.rs"]
+mod placement;
 mod raw;
 mod report;
 mod scenario;
@@ -30,6 +37,7 @@ use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
+use placement::{allowed_cpus, pin_current_thread, Place};
 use report::{Figures, Sample};
 use scenario::{cpu_ns, mono_ns, rusage_cpu_ns, Kind, WARM_RUNS};
 
@@ -212,7 +220,7 @@ fn serve(args: &[String]) -> i32 {
         eprintln!("usage: floor serve anthropic|openai");
         return 64;
     };
-    println!("{}", server::base_url(server::start(kind), kind));
+    println!("{}", server::base_url(server::start(kind, None), kind));
     let _ = std::io::stdin().read_to_end(&mut Vec::new());
     0
 }
@@ -228,6 +236,7 @@ fn main() {
     let mut kinds = Kind::ALL.to_vec();
     let mut lib = Lib::Ship;
     let mut deliveries: Vec<&'static str> = vec!["thread", "inline"];
+    let mut places = vec![Place::Free];
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -248,6 +257,14 @@ fn main() {
                     _ => panic!("--delivery thread|inline|both"),
                 }
             }
+            "--place" => {
+                places = match it.next().map(String::as_str) {
+                    Some("all") => Place::ALL.to_vec(),
+                    p => vec![p
+                        .and_then(Place::parse)
+                        .expect("--place free|same|split|all")],
+                }
+            }
             _ => {} // `cargo bench` passes `--bench`
         }
     }
@@ -262,19 +279,30 @@ fn main() {
         lib,
         std::fs::metadata(&lib_file).map_or(0, |m| m.len())
     );
+    let all = allowed_cpus();
     for kind in kinds {
-        let url = server::base_url(server::start(kind), kind);
-        let mut figures = Figures {
-            abi: deliveries.iter().map(|d| (*d, Vec::new())).collect(),
-            ..Figures::default()
-        };
-        for _ in 0..runs {
-            // Interleaved, so load changes hit every host alike.
-            figures.raw.push(sample(Host::Raw, kind, &url, &c_host));
-            for (delivery, samples) in &mut figures.abi {
-                samples.push(sample(Host::Abi(delivery), kind, &url, &c_host));
+        for &place in &places {
+            let cpus = place.cpus();
+            if cpus.is_none() && place != Place::Free {
+                println!("\n(placement {} needs two CPUs)", place.as_str());
+                continue;
             }
+            let url = server::base_url(server::start(kind, cpus.map(|c| c.0)), kind);
+            // The hosts are this thread's children: they start with its affinity.
+            pin_current_thread(cpus.map(|c| c.1), &all);
+            let mut figures = Figures {
+                abi: deliveries.iter().map(|d| (*d, Vec::new())).collect(),
+                ..Figures::default()
+            };
+            for _ in 0..runs {
+                // Interleaved, so load changes hit every host alike.
+                figures.raw.push(sample(Host::Raw, kind, &url, &c_host));
+                for (delivery, samples) in &mut figures.abi {
+                    samples.push(sample(Host::Abi(delivery), kind, &url, &c_host));
+                }
+            }
+            pin_current_thread(None, &all);
+            report::print(kind.as_str(), place.as_str(), &figures);
         }
-        report::print(kind.as_str(), &figures);
     }
 }

@@ -79,8 +79,8 @@ fn fmt(s: &Stat, unit: Unit) -> String {
     )
 }
 
-/// Prints the table for one wire format.
-pub(crate) fn print(kind: &str, f: &Figures) {
+/// Prints the table for one wire format and placement.
+pub(crate) fn print(kind: &str, place: &str, f: &Figures) {
     let rows: [(&str, Getter, Unit, &str); 9] = [
         (
             "cold: process start → first delta",
@@ -134,7 +134,7 @@ pub(crate) fn print(kind: &str, f: &Figures) {
     ];
     println!();
     println!(
-        "## {kind} wire format — median (min–max) of {} fresh processes",
+        "## {kind} wire format, placement `{place}` — median (min–max) of {} fresh processes",
         f.raw.len()
     );
     let mut head = String::from("| figure | raw loop |");

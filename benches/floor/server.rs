@@ -14,6 +14,7 @@ use memchr::memmem;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
+use crate::placement::pin_current_thread;
 use crate::scenario::{Kind, ANSWER_DELTAS, TOOL_ROUNDS};
 use crate::support::fake_server::{Reply, Turn};
 
@@ -103,14 +104,17 @@ async fn read_more(sock: &mut TcpStream, buf: &mut Vec<u8>) -> Option<()> {
     }
 }
 
-/// Starts the server for `kind` on its own thread; returns its address. It lives as long as
-/// the process.
-pub(crate) fn start(kind: Kind) -> SocketAddr {
+/// Starts the server for `kind` on its own thread, pinned to `cpu` when one is given; returns
+/// its address. It lives as long as the process.
+pub(crate) fn start(kind: Kind, cpu: Option<usize>) -> SocketAddr {
     let responses: &'static Responses = Box::leak(Box::new(Responses::new(kind)));
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::Builder::new()
         .name("floor-server".into())
         .spawn(move || {
+            if cpu.is_some() {
+                pin_current_thread(cpu, &[]);
+            }
             let rt = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()
