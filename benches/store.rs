@@ -4,7 +4,10 @@
 //! Run: `cargo bench --bench store` (`-- turn_transcript` with `STORE_BENCH_ROUNDS`,
 //! `STORE_BENCH_TURNS`, `STORE_BENCH_ONLY=no|tmpfs|disk`: fewer turns or one variant, e.g. under
 //! callgrind; `STORE_BENCH_IDLE_US`: an idle pause after each free, in every variant;
-//! `STORE_BENCH_SESSION=one`: a round's turns in one session instead of a fresh one per turn).
+//! `STORE_BENCH_SESSION=one`: a round's turns in one session instead of a fresh one per turn;
+//! `STORE_BENCH_PLACE=free|same|split`: the host thread and the runtime's threads — worker and
+//! transcript writer — where the scheduler likes (default), all on one CPU, or the host on the
+//! first CPU and the others on the second; see `common/placement.rs`).
 #![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)] // a harness: failing loudly is the point
 
 use std::ffi::CString;
@@ -21,6 +24,10 @@ use robota::providers::scripted::ScriptedProvider;
 use robota::session::{CompactTrigger, Session, SessionOptions};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
+
+#[allow(dead_code)] // the floor and handoff benches use the rest
+#[path = "common/placement.rs"]
+mod placement;
 
 fn c(s: &str) -> CString {
     CString::new(s).unwrap()
@@ -267,11 +274,19 @@ fn transcript(_: &mut Criterion) {
     let cfg = format!(
         r#"{{"v":1,"providers":{{"s":{{"kind":"scripted","turns":[{{"deltas":[{deltas}]}}],"fallback":"repeat_last"}}}}}}"#
     );
+    let place = std::env::var("STORE_BENCH_PLACE").map_or(placement::Place::Free, |p| {
+        placement::Place::parse(&p).expect("STORE_BENCH_PLACE: free, same or split")
+    });
+    let (all_cpus, cpus) = (placement::allowed_cpus(), place.cpus());
+    // The runtime's worker starts inside `robota_runtime_new`, and the transcript writer on
+    // the worker: both keep the affinity of the thread that started them.
+    placement::pin_current_thread(cpus.map(|c| c.1), &all_cpus);
     let mut rt: *mut robota_runtime = null_mut();
     assert_eq!(
         robota_runtime_new(c(&cfg).as_ptr(), &mut rt, null_mut()),
         ROBOTA_OK
     );
+    placement::pin_current_thread(cpus.map(|c| c.0), &all_cpus);
     let disk = tempfile::tempdir().unwrap();
     let shm = tempfile::tempdir_in("/dev/shm").ok();
     let mut variants = vec![("no transcript", None)];
@@ -322,7 +337,8 @@ fn transcript(_: &mut Criterion) {
         "a fresh session per turn"
     };
     println!(
-        "store/turn_transcript: {rounds} rounds x {turns} turns per variant ({mode}), load {load}"
+        "store/turn_transcript: {rounds} rounds x {turns} turns per variant ({mode}), placement {}, load {load}",
+        place.as_str()
     );
     let base = median(&mut all[0].iter().map(|r| r.wall).collect::<Vec<_>>());
     let base_cpu = median(&mut all[0].iter().map(|r| r.cpu_turn).collect::<Vec<_>>());
