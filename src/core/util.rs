@@ -14,7 +14,50 @@ pub fn new_uuid() -> String {
 
 /// The current UTC time as an ISO-8601 string with milliseconds (`2026-01-01T00:00:00.000Z`).
 pub fn now_iso() -> String {
-    iso_millis(Utc::now())
+    use std::time::{SystemTime, UNIX_EPOCH};
+    match SystemTime::now().duration_since(UNIX_EPOCH) {
+        Ok(since) => iso_since_epoch(since),
+        Err(_) => iso_millis(Utc::now()),
+    }
+}
+
+/// [`iso_millis`] of the time `since` the epoch. The text up to the second is formatted once
+/// per second and thread (a turn takes several timestamps within one second); a call within
+/// the same second only writes the milliseconds.
+fn iso_since_epoch(since: std::time::Duration) -> String {
+    use std::cell::Cell;
+    thread_local! {
+        /// The last second formatted on this thread and its text.
+        static LAST: Cell<Option<(u64, [u8; 24])>> = const { Cell::new(None) };
+    }
+    let (secs, ms) = (since.as_secs(), since.subsec_millis());
+    let exact = || {
+        let t = i64::try_from(since.as_millis())
+            .ok()
+            .and_then(DateTime::<Utc>::from_timestamp_millis)
+            .unwrap_or_default();
+        iso_millis(t)
+    };
+    let mut text = match LAST.with(Cell::get) {
+        Some((s, text)) if s == secs => text,
+        _ => {
+            let formatted = exact();
+            let Ok(text) = <[u8; 24]>::try_from(formatted.as_bytes()) else {
+                // Not the 24-byte form (a year past 9999): not cached.
+                return formatted;
+            };
+            LAST.with(|l| l.set(Some((secs, text))));
+            return formatted;
+        }
+    };
+    // `ms` < 1000: each digit is below 10.
+    text[20] = b'0' + (ms / 100) as u8;
+    text[21] = b'0' + (ms / 10 % 10) as u8;
+    text[22] = b'0' + (ms % 10) as u8;
+    match std::str::from_utf8(&text) {
+        Ok(s) => s.to_owned(),
+        Err(_) => exact(),
+    }
 }
 
 /// `t` exactly as `to_rfc3339_opts(SecondsFormat::Millis, true)` writes it, for years 0–9999
@@ -146,6 +189,35 @@ mod tests {
             assert_eq!(u.len(), 36);
             assert_eq!(&u[14..15], "4");
         }
+    }
+
+    #[test]
+    fn now_iso_writes_what_chrono_writes_within_and_across_seconds() {
+        let chrono_text = |ms: u64| {
+            DateTime::<Utc>::from_timestamp_millis(ms as i64)
+                .unwrap()
+                .to_rfc3339_opts(SecondsFormat::Millis, true)
+        };
+        // Within one second (the cached part reused), into the next, back to an earlier one,
+        // and far ahead.
+        let times: [u64; 9] = [
+            1_767_225_598_001,
+            1_767_225_598_999,
+            1_767_225_598_500,
+            1_767_225_599_000,
+            1_767_225_599_999,
+            1_767_225_600_000,
+            1_767_225_598_042,
+            253_402_300_799_999,
+            0,
+        ];
+        for ms in times {
+            let since = std::time::Duration::from_millis(ms);
+            assert_eq!(iso_since_epoch(since), chrono_text(ms), "{ms}");
+        }
+        let now = now_iso();
+        assert_eq!(now.len(), 24, "{now}");
+        assert!(DateTime::parse_from_rfc3339(&now).is_ok(), "{now}");
     }
 
     #[test]
