@@ -21,18 +21,86 @@ pub struct EventEntry {
     pub kind: String,
     /// Payload.
     #[serde(default)]
-    pub data: Value,
+    pub data: EventData,
 }
 
 impl EventEntry {
     /// A new event entry stamped now.
-    pub fn new(kind: impl Into<String>, data: Value) -> Self {
+    pub fn new(kind: impl Into<String>, data: impl Into<EventData>) -> Self {
         EventEntry {
             id: new_uuid(),
             timestamp: now_iso(),
             kind: kind.into(),
-            data,
+            data: data.into(),
         }
+    }
+}
+
+/// Data kept as it was made and turned into JSON only when the timeline is read or saved: an
+/// entry recorded on every tool call (`tool-start`, `tool-end`, `tool-summary`) would otherwise
+/// build a JSON map per call that is mostly never read.
+pub trait EntryData: std::fmt::Debug + Send + Sync {
+    /// The data as JSON.
+    fn to_value(&self) -> Value;
+}
+
+/// An event entry's payload: JSON, or [`EntryData`] made into JSON when read.
+#[derive(Debug, Clone)]
+pub enum EventData {
+    /// JSON as it is.
+    Json(Value),
+    /// Made into JSON when read.
+    Lazy(Arc<dyn EntryData>),
+}
+
+impl EventData {
+    /// [`EventData::Lazy`] of `data`.
+    pub fn lazy(data: impl EntryData + 'static) -> Self {
+        EventData::Lazy(Arc::new(data))
+    }
+
+    /// The payload as JSON (made now for lazy data).
+    pub fn to_value(&self) -> Value {
+        match self {
+            EventData::Json(v) => v.clone(),
+            EventData::Lazy(d) => d.to_value(),
+        }
+    }
+}
+
+impl Default for EventData {
+    fn default() -> Self {
+        EventData::Json(Value::Null)
+    }
+}
+
+impl From<Value> for EventData {
+    fn from(v: Value) -> Self {
+        EventData::Json(v)
+    }
+}
+
+impl PartialEq for EventData {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (EventData::Json(a), EventData::Json(b)) => a == b,
+            _ => self.to_value() == other.to_value(),
+        }
+    }
+}
+
+impl Serialize for EventData {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            EventData::Json(v) => v.serialize(s),
+            EventData::Lazy(d) => d.to_value().serialize(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for EventData {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Value::deserialize(d).map(EventData::Json)
     }
 }
 
@@ -114,7 +182,7 @@ impl<'de> Deserialize<'de> for HistoryEntry {
                 id: raw.id,
                 timestamp: raw.timestamp,
                 kind: raw.kind,
-                data: raw.data,
+                data: EventData::Json(raw.data),
             }))),
             other => Err(serde::de::Error::custom(format!(
                 "history entry category must be \"chat\" or \"event\", got \"{other}\""

@@ -4,6 +4,8 @@
 use serde::Serialize;
 use serde_json::{json, Value};
 
+use crate::core::history::{EntryData, EventData};
+
 /// Completed entries kept in the active-tools list.
 pub const MAX_COMPLETED_TOOLS: usize = 50;
 
@@ -145,23 +147,46 @@ impl ToolStates {
 
     /// One summary line per tool: `⟳`/`✓`/`✗`/`⊘` then `Name(firstArg)`.
     pub fn summary(&self) -> String {
-        self.items
-            .iter()
-            .map(|t| {
-                let mark = if t.is_running {
-                    "⟳"
-                } else {
-                    t.result.map_or("✓", ToolOutcome::mark)
-                };
-                format!("{mark} {}({})", t.tool_name, t.first_arg)
-            })
-            .collect::<Vec<_>>()
-            .join("\n")
+        summary_of(&self.items)
     }
 
-    /// Data of the `tool-summary` entry.
-    pub fn summary_data(&self) -> Value {
-        json!({"tools": self.items, "summary": self.summary()})
+    /// Data of the `tool-summary` entry: the list as it is now, made into
+    /// `{"tools":[…],"summary":"…"}` when the timeline is read.
+    pub fn summary_data(&self) -> EventData {
+        EventData::lazy(ToolSummary(self.items.clone()))
+    }
+}
+
+/// The summary lines of `items` ([`ToolStates::summary`]).
+fn summary_of(items: &[ToolState]) -> String {
+    items
+        .iter()
+        .map(|t| {
+            let mark = if t.is_running {
+                "⟳"
+            } else {
+                t.result.map_or("✓", ToolOutcome::mark)
+            };
+            format!("{mark} {}({})", t.tool_name, t.first_arg)
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// A `tool-start` / `tool-end` entry's data: the tool's state at that moment.
+impl EntryData for ToolState {
+    fn to_value(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
+/// A `tool-summary` entry's data: the tool list at the turn's end.
+#[derive(Debug)]
+struct ToolSummary(Vec<ToolState>);
+
+impl EntryData for ToolSummary {
+    fn to_value(&self) -> Value {
+        json!({"tools": self.0, "summary": summary_of(&self.0)})
     }
 }
 

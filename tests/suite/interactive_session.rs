@@ -177,7 +177,7 @@ fn a_turn_with_a_tool_call_leaves_the_reference_history_entries() {
         "{:?}",
         s.full_history()
     );
-    // The entries' data, exactly (written as JSON text when made), and equal to itself after a
+    // The entries' data, exactly (kept as made, JSON when read), and equal to itself after a
     // trip through a file's JSON.
     let history = s.full_history();
     let data: Vec<Value> = history

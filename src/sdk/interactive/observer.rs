@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 
 use super::event_fields::{ContextFields, ToolEndFields, ToolStartFields};
 use super::Core;
-use crate::core::history::{EventEntry, HistoryEntry};
+use crate::core::history::{EventData, EventEntry, HistoryEntry};
 use crate::sdk::events;
 use crate::sdk::tool_state::ToolOutcome;
 use crate::session::{Compaction, ContextState, SessionObserver, ToolEndResult};
@@ -23,10 +23,10 @@ impl SessionObserver for Core {
     fn on_tool_start(&self, call_id: &str, name: &str, args: &Value, schema: &Value) {
         let st = {
             let mut s = self.lock();
-            let st = s.tools.start(name, args, schema);
+            let st = std::sync::Arc::new(s.tools.start(name, args, schema));
             s.history.push(HistoryEntry::Event(Box::new(EventEntry::new(
                 "tool-start",
-                json!(st),
+                EventData::Lazy(st.clone()),
             ))));
             st
         };
@@ -55,7 +55,7 @@ impl SessionObserver for Core {
             let st = s.tools.end(name, args, outcome);
             s.history.push(HistoryEntry::Event(Box::new(EventEntry::new(
                 "tool-end",
-                json!(st),
+                EventData::lazy(st),
             ))));
             s.dirty = true;
         }
