@@ -17,6 +17,7 @@ pub mod models;
 pub mod permissions;
 pub mod pricing;
 pub mod provider;
+pub mod recent_json;
 pub mod store;
 pub mod tokens;
 pub mod tool;

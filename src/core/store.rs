@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use super::history::{EventEntry, HistoryEntry};
 use super::message::{Message, MessageState, Metadata, NativeContent, Role, ToolCall};
+use super::recent_json::RecentJson;
 use super::tokens::{estimate_from_parts, read_token_usage, ContextEstimate};
 use super::util::new_uuid;
 
@@ -35,6 +36,8 @@ pub struct ConversationStore {
     /// Index and total of the latest message carrying provider usage.
     latest_usage: Option<(usize, u64)>,
     pending: Option<PendingAssistant>,
+    /// The JSON text of the last appended messages, until their `message` event takes it.
+    recent_json: RecentJson,
 }
 
 impl ConversationStore {
@@ -61,7 +64,9 @@ impl ConversationStore {
         if let Some(u) = read_token_usage(&m) {
             self.latest_usage = Some((self.messages.len(), u.total()));
         }
-        let len = json_len(&m);
+        let json = message_json(&m);
+        let len = json.len();
+        self.recent_json.keep(&m, json);
         self.json_total += len;
         self.json_lens.push(len);
         self.messages.push(m.clone());
@@ -113,6 +118,12 @@ impl ConversationStore {
         self.json_lens.insert(0, len);
         self.messages.insert(0, m.clone());
         self.entries.insert(0, HistoryEntry::Chat(m));
+    }
+
+    /// The JSON text of `m` (`serde_json::to_vec`) when it is one of the messages appended last
+    /// and its text was not taken yet (then `None`: serialise it).
+    pub fn take_json(&mut self, m: &Arc<Message>) -> Option<Vec<u8>> {
+        self.recent_json.take(m)
     }
 
     /// Chat messages (`getMessagesForAPI` source), cheap to clone.
@@ -279,6 +290,16 @@ impl std::io::Write for ByteCounter {
 fn json_len(m: &Message) -> usize {
     let mut c = ByteCounter(0);
     serde_json::to_writer(&mut c, m).map_or(0, |_| c.0)
+}
+
+/// `JSON.stringify(m)` as bytes (empty when it cannot be written, which [`json_len`] counts
+/// as 0 too).
+fn message_json(m: &Message) -> Vec<u8> {
+    let mut out = Vec::with_capacity(256);
+    if serde_json::to_writer(&mut out, m).is_err() {
+        out.clear();
+    }
+    out
 }
 
 #[cfg(test)]

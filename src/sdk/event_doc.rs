@@ -25,16 +25,36 @@ impl JsonDoc {
     /// The document of event `kind` with the members of `fields` (a struct or map) after
     /// `"v"` and `"type"`. Anything that does not serialise as an object becomes `"data"`.
     pub fn new<T: Serialize + ?Sized>(kind: u32, fields: &T) -> Self {
-        let name = kind_name(kind);
-        let mut bytes = Vec::with_capacity(256);
-        bytes.extend_from_slice(b"{\"v\":1,\"type\":\"");
-        bytes.extend_from_slice(name.as_bytes());
-        bytes.push(b'"');
+        let mut bytes = Self::head(kind, 256);
         let prefix = bytes.len();
         if serde_json::to_writer(&mut bytes, fields).is_err() {
             // Only a map with non-string keys fails; report what was there as text.
             bytes.truncate(prefix);
         }
+        Self::finish(bytes, prefix)
+    }
+
+    /// [`JsonDoc::new`] of fields already written as JSON text (`serde_json`'s output for
+    /// them): the same document, without serialising them again.
+    pub fn from_json(kind: u32, fields_json: &[u8]) -> Self {
+        let mut bytes = Self::head(kind, fields_json.len() + 32);
+        let prefix = bytes.len();
+        bytes.extend_from_slice(fields_json);
+        Self::finish(bytes, prefix)
+    }
+
+    /// `{"v":1,"type":"<kind>"` with room for `more` bytes.
+    fn head(kind: u32, more: usize) -> Vec<u8> {
+        let name = kind_name(kind);
+        let mut bytes = Vec::with_capacity(20 + name.len() + more);
+        bytes.extend_from_slice(b"{\"v\":1,\"type\":\"");
+        bytes.extend_from_slice(name.as_bytes());
+        bytes.push(b'"');
+        bytes
+    }
+
+    /// Joins the fields written after the head at `prefix` into the document.
+    fn finish(mut bytes: Vec<u8>, prefix: usize) -> Self {
         match bytes.get(prefix..) {
             Some(b"{}") | Some(b"") => {
                 bytes.truncate(prefix);
@@ -119,6 +139,18 @@ mod tests {
             scalar.as_str(),
             r#"{"v":1,"type":"context_update","data":[1]}"#
         );
+    }
+
+    #[test]
+    fn from_json_is_new_without_serialising_again() {
+        for fields in [json!({"a": 1, "b": "x"}), json!({}), json!([1]), json!("s")] {
+            let text = serde_json::to_vec(&fields).unwrap();
+            assert_eq!(
+                JsonDoc::from_json(CONTEXT_UPDATE, &text),
+                JsonDoc::new(CONTEXT_UPDATE, &fields),
+                "{fields}"
+            );
+        }
     }
 
     #[test]

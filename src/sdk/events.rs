@@ -156,6 +156,15 @@ impl Event {
         }
     }
 
+    /// [`Event::doc`] of fields already written as JSON text (see [`JsonDoc::from_json`]).
+    pub fn doc_from_json(kind: u32, turn_id: u64, fields_json: &[u8]) -> Self {
+        Event {
+            kind,
+            turn_id,
+            payload: Payload::JsonText(JsonDoc::from_json(kind, fields_json)),
+        }
+    }
+
     /// The payload as the callback receives it (JSON text, or the raw text of deltas).
     pub fn payload_text(&self) -> String {
         match &self.payload {

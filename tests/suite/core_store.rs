@@ -159,3 +159,30 @@ fn cached_estimate_matches_the_full_estimator() {
     s.clear(true);
     check(&s);
 }
+
+/// The store keeps the JSON text it wrote for each appended message (to count its length)
+/// until the session's `message` event takes it: exactly `serde_json`'s text of that message,
+/// given once, and only for the very message appended.
+#[test]
+fn appended_messages_hand_over_their_json_text_once() {
+    let mut s = ConversationStore::new();
+    s.append(Message::user("a \"quoted\" ✓ question"));
+    s.begin_assistant();
+    s.append_streaming("answer");
+    s.append_tool_call(ToolCall::new("c1", "add", r#"{"a":1}"#));
+    s.commit_assistant(MessageState::Complete, None);
+    let msgs = s.messages().to_vec();
+    for m in &msgs {
+        let json = s.take_json(m).expect("kept");
+        assert_eq!(json, serde_json::to_vec(m.as_ref()).unwrap());
+        assert_eq!(s.take_json(m), None, "given once");
+    }
+    // The history's length is still the sum of those texts.
+    let whole =
+        serde_json::to_string(&msgs.iter().map(|m| m.as_ref()).collect::<Vec<_>>()).unwrap();
+    assert_eq!(s.serialized_len(), whole.len());
+    // An equal message that is not the appended one gets nothing.
+    s.append(Message::user("again"));
+    let copy = std::sync::Arc::new((*s.messages()[2]).clone());
+    assert_eq!(s.take_json(&copy), None);
+}

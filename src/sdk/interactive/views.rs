@@ -144,9 +144,16 @@ impl InteractiveSession {
         let (fresh, turn) = loop {
             let (fresh, len) = {
                 let store = self.inner.session.agent().store();
-                let s = store.lock().unwrap_or_else(|p| p.into_inner());
-                let msgs = s.messages();
-                (msgs[from.min(msgs.len())..].to_vec(), msgs.len())
+                let mut s = store.lock().unwrap_or_else(|p| p.into_inner());
+                let len = s.messages().len();
+                let fresh: Vec<(Arc<Message>, Option<Vec<u8>>)> = (from.min(len)..len)
+                    .map(|i| {
+                        let m = s.messages()[i].clone();
+                        let json = s.take_json(&m);
+                        (m, json)
+                    })
+                    .collect();
+                (fresh, len)
             };
             let mut st = self.inner.core.lock();
             if st.msg_flushed == from {
@@ -156,11 +163,13 @@ impl InteractiveSession {
             // Moved meanwhile (another flush, a compaction, a clear): read again from there.
             from = st.msg_flushed;
         };
-        for m in &fresh {
-            self.inner
-                .core
-                .link
-                .emit_event(Event::doc(events::MESSAGE, turn, m.as_ref()));
+        for (m, json) in &fresh {
+            // The text the store wrote when it appended the message, when it still has it.
+            let ev = match json {
+                Some(json) => Event::doc_from_json(events::MESSAGE, turn, json),
+                None => Event::doc(events::MESSAGE, turn, m.as_ref()),
+            };
+            self.inner.core.link.emit_event(ev);
         }
     }
 
