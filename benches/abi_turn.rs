@@ -19,10 +19,13 @@ use robota::ffi::{robota_runtime, robota_session};
 
 #[path = "common/clock_runtime.rs"]
 mod clock_runtime;
+#[path = "common/cpu_time.rs"]
+mod cpu_time;
 #[allow(dead_code)] // the floor and handoff benches use the rest
 #[path = "common/placement.rs"]
 mod placement;
 use clock_runtime::{clock_runtime, TOOL_CALLS};
+use cpu_time::cpu_us;
 
 unsafe extern "C" fn event_cb(
     _ud: *mut c_void,
@@ -32,15 +35,6 @@ unsafe extern "C" fn event_cb(
     _p: *const c_char,
     _n: usize,
 ) {
-}
-
-fn cpu_us() -> f64 {
-    // SAFETY: an all-zero rusage is a valid value for getrusage to overwrite.
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: `ru` is a valid, writable rusage.
-    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
-    let t = |tv: libc::timeval| tv.tv_sec as f64 * 1e6 + tv.tv_usec as f64;
-    t(ru.ru_utime) + t(ru.ru_stime)
 }
 
 fn open(rt: *mut robota_runtime, with_callback: bool, delivery: &str) -> *mut robota_session {

@@ -10,10 +10,13 @@
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Instant;
 
+#[path = "common/cpu_time.rs"]
+mod cpu_time;
 #[allow(dead_code)] // the floor and abi_turn benches use the rest
 #[path = "common/placement.rs"]
 mod placement;
 
+use cpu_time::cpu_us;
 use placement::{allowed_cpus, pin_current_thread, Place};
 
 /// Whose move it is.
@@ -21,15 +24,6 @@ struct Token {
     worker_turn: Mutex<bool>,
     to_worker: Condvar,
     to_host: Condvar,
-}
-
-fn cpu_us() -> f64 {
-    // SAFETY: an all-zero rusage is a valid value for getrusage to overwrite.
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: `ru` is a valid, writable rusage.
-    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
-    let t = |tv: libc::timeval| tv.tv_sec as f64 * 1e6 + tv.tv_usec as f64;
-    t(ru.ru_utime) + t(ru.ru_stime)
 }
 
 /// Wall and CPU µs per round trip of `n` round trips with the two threads placed as `place`.
