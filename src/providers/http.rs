@@ -96,7 +96,7 @@ pub enum AuthStyle {
 /// One provider's HTTP transport.
 #[derive(Clone)]
 pub struct HttpTransport {
-    cfg: HttpProviderConfig,
+    cfg: Arc<HttpProviderConfig>,
     client: reqwest::Client,
     /// Length of the last request body encoded: the next one starts with that capacity
     /// (a conversation's bodies grow round by round).
@@ -122,7 +122,7 @@ impl HttpTransport {
     /// A transport over the shared `client`.
     pub fn new(cfg: HttpProviderConfig, client: reqwest::Client) -> Self {
         HttpTransport {
-            cfg,
+            cfg: Arc::new(cfg),
             client,
             body_len: Arc::new(AtomicUsize::new(0)),
         }
@@ -142,6 +142,11 @@ impl HttpTransport {
     /// The provider entry.
     pub fn config(&self) -> &HttpProviderConfig {
         &self.cfg
+    }
+
+    /// The configuration, shared (a decoder keeps it for its error texts; no copy per call).
+    pub fn shared_config(&self) -> Arc<HttpProviderConfig> {
+        self.cfg.clone()
     }
 
     /// The shared client.

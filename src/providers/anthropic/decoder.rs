@@ -7,6 +7,8 @@
 //! use and results, unknown types) are kept, in order with the text and tool-use blocks, as the
 //! response's [`crate::core::message::NativeContent`] so the next request sends them back verbatim.
 
+use std::sync::Arc;
+
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -26,7 +28,7 @@ use crate::providers::sse::SseEvent;
 
 /// Decodes Anthropic stream events.
 pub struct AnthropicDecoder {
-    cfg: HttpProviderConfig,
+    cfg: Arc<HttpProviderConfig>,
     model: String,
     /// Accumulated response.
     pub acc: Accumulated,
@@ -35,10 +37,10 @@ pub struct AnthropicDecoder {
 }
 
 impl AnthropicDecoder {
-    /// A decoder for one call.
-    pub fn new(cfg: HttpProviderConfig, model: &str) -> Self {
+    /// A decoder for one call (`cfg` owned or shared: it is only read for error texts).
+    pub fn new(cfg: impl Into<Arc<HttpProviderConfig>>, model: &str) -> Self {
         AnthropicDecoder {
-            cfg,
+            cfg: cfg.into(),
             model: model.to_string(),
             acc: Accumulated::default(),
             blocks: Vec::new(),

@@ -79,7 +79,7 @@ impl Provider for AnthropicProvider {
         assert_native_web_tools_available(self, request.native_web_tools)?;
         let cfg = self.http.config();
         let body = self.http.encode(&RequestBody::new(cfg, &request))?;
-        let mut decoder = AnthropicDecoder::new(cfg.clone(), request.model);
+        let mut decoder = AnthropicDecoder::new(self.http.shared_config(), request.model);
         let outcome = self
             .http
             .stream(

@@ -1,6 +1,8 @@
 //! The OpenAI Chat Completions stream decoder: `data: {chunk}` lines into text, refusal,
 //! reasoning and tool-call deltas, the finish reason and usage (wire shapes borrowed, no copy).
 
+use std::sync::Arc;
+
 use serde_json::{json, Value};
 
 use super::super::config::HttpProviderConfig;
@@ -16,7 +18,7 @@ use super::wire::{Chunk, ToolCallDelta};
 
 /// Decodes Chat Completions chunks.
 pub struct OpenAiDecoder {
-    cfg: HttpProviderConfig,
+    cfg: Arc<HttpProviderConfig>,
     /// Accumulated response.
     pub acc: Accumulated,
     /// `tool_calls[].index` → position in `acc.calls`.
@@ -29,10 +31,10 @@ pub struct OpenAiDecoder {
 }
 
 impl OpenAiDecoder {
-    /// A decoder for one call.
-    pub fn new(cfg: HttpProviderConfig) -> Self {
+    /// A decoder for one call (`cfg` owned or shared: it is only read for error texts).
+    pub fn new(cfg: impl Into<Arc<HttpProviderConfig>>) -> Self {
         OpenAiDecoder {
-            cfg,
+            cfg: cfg.into(),
             acc: Accumulated::default(),
             slots: Vec::new(),
             refused: false,

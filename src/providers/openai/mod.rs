@@ -119,7 +119,7 @@ impl Provider for OpenAiProvider {
         assert_native_web_tools_available(self, request.native_web_tools)?;
         let cfg = self.http.config();
         let body = RequestBody::new(cfg, &request);
-        let mut decoder = OpenAiDecoder::new(cfg.clone());
+        let mut decoder = OpenAiDecoder::new(self.http.shared_config());
         let mut result = self
             .http
             .stream(
