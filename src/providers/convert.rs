@@ -41,8 +41,16 @@ pub struct ToolIdMap {
 }
 
 impl ToolIdMap {
-    /// Registers the id of a call in an assistant turn; returns the id to send.
-    pub fn call(&mut self, id: &str) -> String {
+    /// Registers the id of a call in an assistant turn; returns the id to send (`id` itself,
+    /// not copied, when it is already vendor-valid and not taken).
+    pub fn call<'a>(&mut self, id: &'a str) -> Cow<'a, str> {
+        let clean = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'-';
+        if !id.is_empty() && id.bytes().all(clean) && !self.used.contains(id) {
+            // No earlier call had this id (it would be taken), so no mapping to replace:
+            // a result for `id` is sent as `id`.
+            self.used.insert(id.to_string());
+            return Cow::Borrowed(id);
+        }
         let base: String = id
             .chars()
             .map(|c| {
@@ -66,15 +74,15 @@ impl ToolIdMap {
         }
         self.used.insert(out.clone());
         self.current.insert(id.to_string(), out.clone());
-        out
+        Cow::Owned(out)
     }
 
     /// The id to send for a tool result answering `id`.
-    pub fn result(&self, id: &str) -> String {
-        self.current
-            .get(id)
-            .cloned()
-            .unwrap_or_else(|| id.to_string())
+    pub fn result<'a>(&self, id: &'a str) -> Cow<'a, str> {
+        match self.current.get(id) {
+            Some(mapped) => Cow::Owned(mapped.clone()),
+            None => Cow::Borrowed(id),
+        }
     }
 }
 
@@ -283,5 +291,29 @@ mod tests {
         assert_eq!(args_object("{\"a\":1}"), serde_json::json!({"a":1}));
         assert_eq!(args_object("[1]"), serde_json::json!({}));
         assert_eq!(args_object("{bad"), serde_json::json!({}));
+    }
+
+    #[test]
+    fn tool_ids_stay_unique_and_results_follow_their_call() {
+        let mut ids = ToolIdMap::default();
+        // A valid id not seen before is sent as it is (not copied), and so is its result.
+        assert!(matches!(ids.call("call_0"), Cow::Borrowed("call_0")));
+        assert!(matches!(ids.result("call_0"), Cow::Borrowed("call_0")));
+        // The same id again (servers reuse `call_0` every turn): renamed, and the results
+        // after it answer the new name.
+        assert_eq!(ids.call("call_0"), "call_0_1");
+        assert_eq!(ids.result("call_0"), "call_0_1");
+        assert_eq!(ids.call("call_0"), "call_0_2");
+        assert_eq!(ids.result("call_0"), "call_0_2");
+        // An id that is the new name of another call is renamed too.
+        assert_eq!(ids.call("call_0_1"), "call_0_1_1");
+        // Characters a vendor refuses become `_`; an empty id becomes `call`.
+        assert_eq!(ids.call("a.b"), "a_b");
+        assert_eq!(ids.result("a.b"), "a_b");
+        assert_eq!(ids.call("a_b"), "a_b_1");
+        assert_eq!(ids.result("a_b"), "a_b_1");
+        assert_eq!(ids.call(""), "call");
+        // A result for an id no call had is sent as it is.
+        assert_eq!(ids.result("unknown"), "unknown");
     }
 }

@@ -160,12 +160,12 @@ enum WireBlock<'a> {
         source: Source<'a>,
     },
     ToolUse {
-        id: String,
+        id: Cow<'a, str>,
         name: &'a str,
         input: Value,
     },
     ToolResult {
-        tool_use_id: String,
+        tool_use_id: Cow<'a, str>,
         content: &'a str,
     },
 }
