@@ -215,7 +215,7 @@ pub(crate) async fn run_tool_calls(
     calls: &[ToolCall],
 ) -> Vec<ToolRunResult> {
     let requests: Vec<ToolRequest> = calls.iter().map(parse_arguments).collect();
-    let batch_id = format!("thinking_{}_round{}", ctx.config.conversation_id, round);
+    let batch_id = super::record::batch_id(ctx, round);
     let mode = ctx.config.batch_mode;
     let width = ctx.config.max_concurrency.max(1);
     if ctx.emitter.enabled() {

@@ -55,6 +55,15 @@ pub(crate) fn record_results(
         .collect()
 }
 
+/// The id of a round's tool batch in replay events (`thinking_<conversation>_round<n>`), made
+/// only when events are recorded (empty otherwise).
+pub(crate) fn batch_id(ctx: &RunCtx<'_>, round: u32) -> String {
+    if !ctx.emitter.enabled() {
+        return String::new();
+    }
+    format!("thinking_{}_round{}", ctx.config.conversation_id, round)
+}
+
 /// Appends the results and reports the budget outcome.
 pub(crate) fn record_with_outcome(
     ctx: &mut RunCtx<'_>,
@@ -63,7 +72,7 @@ pub(crate) fn record_with_outcome(
     results: &[ToolRunResult],
 ) -> ToolResultsOutcome {
     let mut outcome = ToolResultsOutcome::default();
-    let batch_id = format!("thinking_{}_round{}", ctx.config.conversation_id, round);
+    let batch_id = batch_id(ctx, round);
     let budget = ctx.context_window as f64 * TOOL_BUDGET_RATIO;
     for (index, (call, res)) in calls.iter().zip(results).enumerate() {
         let name = call.function.name.clone();
