@@ -57,6 +57,9 @@ impl ConversationStore {
                 HistoryEntry::Event(ev) => s.entries.push(HistoryEntry::Event(ev)),
             }
         }
+        // Restored messages were reported in the session's earlier life: no event will take
+        // their text, so none is kept (an idle resumed session holds no copies).
+        s.recent_json = RecentJson::default();
         s
     }
 

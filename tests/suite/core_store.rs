@@ -185,4 +185,9 @@ fn appended_messages_hand_over_their_json_text_once() {
     s.append(Message::user("again"));
     let copy = std::sync::Arc::new((*s.messages()[2]).clone());
     assert_eq!(s.take_json(&copy), None);
+    // A store rebuilt from saved entries keeps no text: its messages were reported before.
+    let mut restored = ConversationStore::from_entries(s.entries().to_vec());
+    let last = restored.messages().last().cloned().unwrap();
+    assert_eq!(restored.take_json(&last), None);
+    assert_eq!(restored.serialized_len(), s.serialized_len());
 }
