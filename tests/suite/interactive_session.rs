@@ -201,6 +201,27 @@ fn a_turn_with_a_tool_call_leaves_the_reference_history_entries() {
     assert_eq!(back, history);
     assert_eq!(serde_json::to_string(&back).unwrap(), text);
     assert_eq!(s.message_count(), 1);
+    // Each `message` event is the conversation's message, exactly as the message serialises
+    // (the event reuses the text the history wrote when it appended the message).
+    let conversation = s.conversation();
+    assert_eq!(conversation.len(), 4, "{conversation:?}");
+    let message_docs: Vec<String> = f
+        .seen
+        .events
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|e| e.kind == events::MESSAGE)
+        .map(Event::payload_text)
+        .collect();
+    let expected: Vec<String> = conversation
+        .iter()
+        .map(|m| {
+            let own = serde_json::to_string(m.as_ref()).unwrap();
+            format!("{{\"v\":1,\"type\":\"message\",{}", &own[1..])
+        })
+        .collect();
+    assert_eq!(message_docs, expected);
     let ends = f.seen.of_kind(events::TOOL_END);
     assert_eq!(ends.len(), 1);
     assert_eq!(ends[0]["tool_name"], "Read");
