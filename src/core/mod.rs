@@ -5,6 +5,7 @@ pub mod agent;
 pub mod budget;
 pub mod env_ref;
 pub mod errors;
+pub mod event_time;
 pub mod events;
 pub mod execution;
 pub mod glob_match;

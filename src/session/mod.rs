@@ -19,6 +19,7 @@ pub mod transcript;
 pub mod transcript_check;
 mod transcript_format;
 pub mod transcript_payloads;
+mod transcript_pending;
 mod transcript_splice;
 mod transcript_writer;
 

@@ -11,15 +11,15 @@
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
-use std::time::SystemTime;
+use std::sync::Arc;
 
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::{Map, Value};
 
-use super::transcript_format::{millis, Batch, LineFormat, Stamp};
+use super::transcript_format::{millis, LineFormat};
 use super::transcript_payloads::{Payloads, PAYLOAD_LIMIT_BYTES};
-use super::transcript_writer::{settle_path, Target};
+use super::transcript_writer::{settle_path, PendingGuard, Target};
+use crate::core::event_time::event_time;
 
 /// What redacted values are written as.
 pub const REDACTED: &str = "[REDACTED]";
@@ -126,22 +126,12 @@ pub(super) fn redacted_json_text(key: &str, v: &Value) -> Option<String> {
 pub const HANDOFF_BYTES: usize = 64 * 1024;
 
 /// An open session log. Lines are recorded into memory on the caller's thread (a hot event's
-/// text copied with its time, a cold event's line formatted); the writer thread
-/// ([`super::transcript_writer`]) formats the rest, writes them and fsyncs.
+/// text copied with its time, a cold event's line formatted) into the transcript's
+/// [`super::transcript_writer::Pending`] lines; the writer thread ([`super::transcript_writer`]) takes them when handed
+/// over, formats the rest, writes them and fsyncs.
 pub struct Transcript {
     path: PathBuf,
-    out: Mutex<Out>,
     target: Arc<Target>,
-}
-
-/// Lines not yet handed to the writer.
-struct Out {
-    batch: Batch,
-    /// The last batch handed over, and whether lines came since the last fsync'd one.
-    last_seq: u64,
-    dirty: bool,
-    /// The timestamps of the lines formatted here (cold events).
-    stamp: Stamp,
 }
 
 impl Transcript {
@@ -168,22 +158,12 @@ impl Transcript {
         Ok(Transcript {
             target: Target::new(path.clone(), file, format),
             path,
-            out: Mutex::new(Out {
-                batch: Batch::with_capacity(),
-                last_seq: 0,
-                dirty: false,
-                stamp: Stamp::default(),
-            }),
         })
     }
 
     /// The file.
     pub fn path(&self) -> &Path {
         &self.path
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, Out> {
-        self.out.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Appends one line: `{"timestamp","sessionId","event","turn_id"?,…fields}` (fields named
@@ -198,22 +178,22 @@ impl Transcript {
             return Ok(());
         }
         let format = self.target.format();
-        let mut guard = self.lock();
-        let out = &mut *guard;
-        let stamp = out.stamp.at(millis(SystemTime::now()));
-        let line = out.batch.push_line(|w| {
+        let mut guard = self.target.pending();
+        let p = &mut *guard;
+        let stamp = p.stamp.at(millis(event_time()));
+        let line = p.batch.push_line(|w| {
             format.head(w, stamp, event.as_bytes(), turn_id)?;
             format.fields(w, turn_id, fields)
         });
-        self.finish_line(out, line)
+        self.finish_line(guard, line)
     }
 
     /// [`Self::record`] of the members of `text`, a JSON object as `serde_json` writes it (an
-    /// event that is already JSON text): only copied now, with the time; the writer thread
-    /// formats the line. It copies the members into the line without parsing them when a scan
-    /// proves the line the same ([`super::transcript_splice`]), else parses them and writes
-    /// them as [`Self::record`] does (text that is not an object: a line without fields); a
-    /// failure there (a payload file) is the writer's ([`Self::take_error`]).
+    /// event that is already JSON text): only copied now, with the event's time; the writer
+    /// thread formats the line. It copies the members into the line without parsing them
+    /// when a scan proves the line the same ([`super::transcript_splice`]), else parses them
+    /// and writes them as [`Self::record`] does (text that is not an object: a line without
+    /// fields); a failure there (a payload file) is the writer's ([`Self::take_error`]).
     pub fn record_json_text(
         &self,
         event: &'static str,
@@ -223,13 +203,13 @@ impl Transcript {
         if self.target.failed() {
             return Ok(());
         }
-        let mut out = self.lock();
-        out.batch.push_json(SystemTime::now(), event, turn_id, text);
-        self.finish_line(&mut out, Ok(()))
+        let mut p = self.target.pending();
+        p.batch.push_json(event_time(), event, turn_id, text);
+        self.finish_line(p, Ok(()))
     }
 
     /// Appends one line with a single text field (`{…,"<key>":"<text>"}`): only copied now,
-    /// with the time; the writer thread formats it.
+    /// with the event's time; the writer thread formats it.
     pub fn record_text(
         &self,
         event: &'static str,
@@ -240,50 +220,46 @@ impl Transcript {
         if self.target.failed() {
             return Ok(());
         }
-        let mut out = self.lock();
-        out.batch
-            .push_text(SystemTime::now(), event, turn_id, key, text);
-        self.finish_line(&mut out, Ok(()))
+        let mut p = self.target.pending();
+        p.batch.push_text(event_time(), event, turn_id, key, text);
+        self.finish_line(p, Ok(()))
     }
 
     /// After a line: many waiting bytes go to the writer.
-    fn finish_line(&self, out: &mut Out, line: io::Result<()>) -> io::Result<()> {
+    fn finish_line(&self, mut p: PendingGuard<'_>, line: io::Result<()>) -> io::Result<()> {
         if line.is_ok() {
-            out.dirty = true;
-            if out.batch.len() >= HANDOFF_BYTES {
-                self.hand_off(out, false);
+            p.unsynced = true;
+            if p.batch.len() >= HANDOFF_BYTES {
+                p.close_batch();
+                self.hand_off(p, false);
             }
         }
         line
     }
 
     /// Hands the waiting lines to the writer (to be fsync'd after them when `sync`, which
-    /// is skipped when nothing came since the last fsync); returns the last batch's number.
-    fn hand_off(&self, out: &mut Out, sync: bool) -> u64 {
-        if out.batch.is_empty() && !(sync && out.dirty) {
-            return out.last_seq;
+    /// is skipped when nothing came since the last fsync); returns the hand-over's number.
+    /// The writer's queue is entered after the lines' lock is released (a writer that could
+    /// not be started runs on this thread and takes that lock).
+    fn hand_off(&self, mut p: PendingGuard<'_>, sync: bool) -> u64 {
+        let (seq, enqueue) = p.hand_over(sync);
+        drop(p);
+        if enqueue {
+            self.target.enqueue();
         }
-        let (seq, next) = self.target.submit(std::mem::take(&mut out.batch), sync);
-        out.batch = next;
-        out.last_seq = seq;
-        out.dirty = !sync;
         seq
     }
 
     /// Hands the lines recorded so far to the writer thread, which formats and writes them and
     /// fsyncs the file; returns at once (at the end of each turn).
     pub fn sync_later(&self) {
-        let mut out = self.lock();
-        self.hand_off(&mut out, true);
+        self.hand_off(self.target.pending(), true);
     }
 
     /// Writes every line so far and fsyncs the file; returns when they are on disk (or the
     /// writer failed: its error).
     pub fn sync(&self) -> io::Result<()> {
-        let seq = {
-            let mut out = self.lock();
-            self.hand_off(&mut out, true)
-        };
+        let seq = self.hand_off(self.target.pending(), true);
         self.target.wait(seq);
         match self.target.error() {
             Some(e) => Err(e),

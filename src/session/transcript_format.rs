@@ -62,6 +62,14 @@ impl Batch {
         }
     }
 
+    /// An empty batch with the room `other` has (one that replaces a full batch).
+    pub(super) fn with_capacity_like(other: &Batch) -> Self {
+        Batch {
+            entries: Vec::with_capacity(other.entries.capacity()),
+            raw: Vec::with_capacity(other.raw.capacity()),
+        }
+    }
+
     /// Whether no line is waiting.
     pub(super) fn is_empty(&self) -> bool {
         self.entries.is_empty()

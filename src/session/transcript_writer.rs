@@ -1,16 +1,17 @@
 //! The transcripts' writer: one background thread for the whole process takes the lines a
-//! session recorded (in batches: a turn's lines at its end, or every
-//! [`super::transcript::HANDOFF_BYTES`] meanwhile), formats them
-//! ([`super::transcript_format`]), writes them to their file in the order they were handed
-//! over and fsyncs when asked, so no formatting of a hot event, write or fsync runs on a turn's
-//! path. After
-//! a batch the thread looks for new ones every [`POLL`] by itself (group commit: a turn's end
-//! neither wakes it nor waits for it, and the batches of many sessions share one wake-up),
-//! for up to [`LINGER`] without any; then it waits to be woken and, after another [`LINGER`],
-//! ends (it starts again when there is work; if it cannot be started, the caller writes the
-//! batch itself). [`Target::wait`] wakes it and blocks until a batch is on disk (closing a
-//! session waits for all of its batches; freeing one does not). [`settle_all`] (the end of a
-//! runtime) and [`settle_path`] (a file opened again) wait for what was handed over before.
+//! session recorded (each transcript's [`Pending`] lines, handed over at a turn's end or every
+//! [`super::transcript::HANDOFF_BYTES`] meanwhile: the thread takes all of them at once,
+//! and gives back the written batches to record into, so recording allocates nothing),
+//! formats them ([`super::transcript_format`]), writes them to their file in the order they
+//! were recorded and fsyncs when asked, so no formatting of a hot event, write or fsync runs
+//! on a turn's path. After a hand-over the thread looks for new ones every [`POLL`] by itself
+//! (group commit: a turn's end neither wakes it nor waits for it, and the lines of many turns
+//! and sessions share one wake-up), for up to [`LINGER`] without any; then it waits to be
+//! woken and, after another [`LINGER`], ends (it starts again when there is work; if it
+//! cannot be started, the caller writes the lines itself). [`Target::wait`] wakes it and
+//! blocks until a hand-over is on disk (closing a session waits for it; freeing one does not).
+//! [`settle_all`] (the end of a runtime) and [`settle_path`] (a file opened again) wait for
+//! what was handed over before.
 
 use std::collections::VecDeque;
 use std::fs::File;
@@ -22,6 +23,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
 use super::transcript_format::{Batch, LineFormat, Scratch};
+use super::transcript_pending::{Pending, Taken, SPARE_MAX};
 
 /// How long the writer thread polls for batches, then sleeps, before it ends.
 const LINGER: Duration = Duration::from_secs(1);
@@ -30,12 +32,12 @@ const LINGER: Duration = Duration::from_secs(1);
 /// and fsync'd at most this long after the turn.
 pub(super) const POLL: Duration = Duration::from_millis(10);
 
-/// Formatted lines are written once this many bytes are waiting (the buffer is reused: a
-/// group of many turns' batches is not formatted into one growing buffer).
+/// Formatted lines are written once this many bytes are waiting (the buffer is reused: the
+/// batches of many turns are not formatted into one growing buffer).
 const WRITE_CHUNK: usize = 256 * 1024;
 
-/// A written batch or line buffer larger than this is not kept for reuse.
-const SPARE_MAX: usize = 1 << 20;
+/// The lock on a transcript's [`Pending`] lines.
+pub(super) type PendingGuard<'a> = MutexGuard<'a, Pending>;
 
 /// One transcript file as the writer sees it.
 pub(super) struct Target {
@@ -43,6 +45,8 @@ pub(super) struct Target {
     path: PathBuf,
     file: File,
     format: LineFormat,
+    /// The lines recorded and not taken yet.
+    pending: Mutex<Pending>,
     state: Mutex<TargetState>,
     done: Condvar,
     /// A write or fsync failed: later batches are dropped (a line must never follow a gap).
@@ -51,23 +55,18 @@ pub(super) struct Target {
 
 #[derive(Default)]
 struct TargetState {
-    /// Batches handed over / written (or dropped after a failure), counted from 1.
-    queued: u64,
+    /// The last hand-over written (or dropped after a failure); see [`Pending`].
     written: u64,
     /// Threads in [`Target::wait`].
     waiters: usize,
     /// The first failure, and whether [`Target::take_error`] handed it out.
     error: Option<(io::ErrorKind, String)>,
     error_taken: bool,
-    /// A written batch, emptied, for the next one.
-    spare: Option<Batch>,
 }
 
+/// A transcript with lines to take (in the queue once however many hand-overs it had).
 struct Job {
     target: Arc<Target>,
-    batch: Batch,
-    sync: bool,
-    seq: u64,
 }
 
 struct Queue {
@@ -78,10 +77,10 @@ struct Queue {
     sleeping: bool,
     /// It waits (polling or not): [`Target::wait`] wakes it.
     idle: bool,
-    /// The transcript whose batches are being written right now.
+    /// The transcript whose lines are being written right now.
     current: Option<Arc<Target>>,
-    /// Jobs handed over and jobs done (written, or dropped after a failure), counted from
-    /// the start of the process; jobs are done in the order they were handed over.
+    /// Jobs queued and jobs done (written, or dropped after a failure), counted from the
+    /// start of the process; jobs are done in the order they were queued.
     submitted: u64,
     finished: u64,
     /// Threads in [`settle`].
@@ -110,10 +109,10 @@ static WRITER: Writer = Writer {
     settled: Condvar::new(),
 };
 
-/// Blocks until the batches handed over so far are done, when one of a transcript matching
-/// `which` is among them (waking the writer when it polls, so this does not wait for its next
-/// look). Batches handed over meanwhile are not waited for: others that keep writing cannot
-/// hold the caller up.
+/// Blocks until the jobs queued so far are done, when one of a transcript matching `which` is
+/// among them (waking the writer when it polls, so this does not wait for its next look).
+/// Jobs queued meanwhile are not waited for: others that keep writing cannot hold the caller
+/// up.
 fn settle(which: impl Fn(&Target) -> bool) {
     let mut q = lock(&WRITER.queue);
     let pending =
@@ -132,14 +131,14 @@ fn settle(which: impl Fn(&Target) -> bool) {
     }
 }
 
-/// Blocks until every batch handed over so far (by any transcript) is written and fsync'd
+/// Blocks until every line handed over so far (by any transcript) is written and fsync'd
 /// when asked: the end of a runtime, so that a session freed just before has its last lines
 /// on disk.
 pub(super) fn settle_all() {
     settle(|_| true);
 }
 
-/// Blocks until the batches of every transcript of the file `path` are written: before the
+/// Blocks until the lines handed over by every transcript of the file `path` are written: before the
 /// file is opened again (a session resumed right after it was freed), so the new transcript
 /// neither reads a line being written nor writes before the old one's last lines.
 pub(super) fn settle_path(path: &Path) {
@@ -157,10 +156,17 @@ impl Target {
             path,
             file,
             format,
+            pending: Mutex::new(Pending::new()),
             state: Mutex::new(TargetState::default()),
             done: Condvar::new(),
             failed: AtomicBool::new(false),
         })
+    }
+
+    /// The lines recorded and not taken by the writer yet (held briefly: a line, a
+    /// hand-over).
+    pub(super) fn pending(&self) -> PendingGuard<'_> {
+        lock(&self.pending)
     }
 
     /// How its lines are formatted.
@@ -196,23 +202,14 @@ impl Target {
             .map(|(k, m)| io::Error::new(*k, m.clone()))
     }
 
-    /// Hands `batch` to the writer (fsync'd after writing when `sync`). Returns the batch's
-    /// number for [`Self::wait`] and an empty batch to record the next lines into (a written
-    /// one when there is one; no allocation on the caller's path).
-    pub(super) fn submit(self: &Arc<Self>, batch: Batch, sync: bool) -> (u64, Batch) {
-        let (seq, spare) = {
-            let mut st = lock(&self.state);
-            st.queued += 1;
-            (st.queued, st.spare.take())
-        };
-        let job = Job {
-            target: self.clone(),
-            batch,
-            sync,
-            seq,
-        };
+    /// Puts the transcript in the writer's queue (after a hand-over that said so: see
+    /// [`Pending::hand_over`]); starts the writer thread when none runs (when none can be
+    /// started, writes on this thread).
+    pub(super) fn enqueue(self: &Arc<Self>) {
         let mut q = lock(&WRITER.queue);
-        q.jobs.push_back(job);
+        q.jobs.push_back(Job {
+            target: self.clone(),
+        });
         q.submitted += 1;
         if q.running {
             let wake = q.sleeping;
@@ -230,10 +227,9 @@ impl Target {
                 serve(false);
             }
         }
-        (seq, spare.unwrap_or_else(Batch::with_capacity))
     }
 
-    /// Blocks until batch `seq` is written (or dropped after a failure). Wakes the writer
+    /// Blocks until hand-over `seq` is written (or dropped after a failure). Wakes the writer
     /// only when it is not written yet (a transcript dropped after its last sync does not).
     pub(super) fn wait(&self, seq: u64) {
         if lock(&self.state).written >= seq {
@@ -250,20 +246,20 @@ impl Target {
         st.waiters -= 1;
     }
 
-    /// Formats the batches of `jobs` into `lines` (a reused buffer), writes them (every
-    /// [`WRITE_CHUNK`] bytes) and fsyncs when `sync`. A line that cannot be formatted is an
-    /// error after the lines before it were written (and fsync'd).
+    /// Formats `batches` into `lines` (a reused buffer), writes them (every [`WRITE_CHUNK`]
+    /// bytes) and fsyncs when `sync`. A line that cannot be formatted is an error after the
+    /// lines before it were written (and fsync'd).
     fn write(
         &self,
-        jobs: &[Job],
+        batches: &[Batch],
         sync: bool,
         scratch: &mut Scratch,
         lines: &mut Vec<u8>,
     ) -> io::Result<()> {
         lines.clear();
         let mut formatted = Ok(());
-        for job in jobs {
-            formatted = self.format.format(&job.batch, scratch, lines);
+        for batch in batches {
+            formatted = self.format.format(batch, scratch, lines);
             if formatted.is_err() {
                 break;
             }
@@ -281,38 +277,25 @@ impl Target {
     }
 }
 
-/// Takes jobs in order until none is left (`linger`: polls, then sleeps, see the module). The
-/// batches of one transcript queued one behind the other (a turn's lines and the
-/// `session_closed` line of a session freed right after) are written together and fsync'd
-/// once.
+/// Takes jobs in order until none is left (`linger`: polls, then sleeps, see the module).
 fn serve(linger: bool) {
     let mut q = lock(&WRITER.queue);
     let mut quiet = Duration::ZERO;
-    let mut group: Vec<Job> = Vec::new();
     let mut scratch = Scratch::default();
     let mut lines = Vec::new();
+    let mut batches = Vec::new();
     loop {
         if let Some(job) = q.jobs.pop_front() {
-            group.push(job);
-            while q
-                .jobs
-                .front()
-                .is_some_and(|next| Arc::ptr_eq(&next.target, &group[0].target))
-            {
-                if let Some(next) = q.jobs.pop_front() {
-                    group.push(next);
-                }
-            }
-            q.current = Some(group[0].target.clone());
-            let jobs = group.len() as u64;
+            q.current = Some(job.target.clone());
             drop(q);
-            run(&mut group, &mut scratch, &mut lines);
+            batches = run(&job.target, batches, &mut scratch, &mut lines);
             if lines.capacity() > SPARE_MAX {
                 lines = Vec::new();
             }
+            drop(job);
             q = lock(&WRITER.queue);
             q.current = None;
-            q.finished += jobs;
+            q.finished += 1;
             if q.settlers > 0 {
                 WRITER.settled.notify_all();
             }
@@ -348,35 +331,33 @@ pub(super) fn hold_writes() -> MutexGuard<'static, ()> {
     lock(&HOLD)
 }
 
-/// Formats and writes consecutive batches of one transcript (emptied from `group`), then
-/// fsyncs once when one of them asks for it; they count as written after that.
-fn run(group: &mut Vec<Job>, scratch: &mut Scratch, lines: &mut Vec<u8>) {
-    let Some(first) = group.first() else { return };
+/// Takes the lines of `t` (into `batches`, an emptied vector to reuse), formats and writes
+/// them and fsyncs when a hand-over asked for it; the hand-overs count as written after that.
+/// Returns the vector, emptied (the batches went back to `t`).
+fn run(t: &Target, batches: Vec<Batch>, scratch: &mut Scratch, lines: &mut Vec<u8>) -> Vec<Batch> {
     let _hold = lock(&HOLD);
-    let t = first.target.clone();
-    let sync = group.iter().any(|j| j.sync);
-    let seq = group.last().map_or(0, |j| j.seq);
+    let Taken {
+        mut batches,
+        sync,
+        seq,
+    } = t.pending().take(batches);
     let result = if t.failed() {
         Ok(())
     } else {
-        catch_unwind(AssertUnwindSafe(|| t.write(group, sync, scratch, lines)))
+        catch_unwind(AssertUnwindSafe(|| t.write(&batches, sync, scratch, lines)))
             .unwrap_or_else(|_| Err(io::Error::other("the transcript writer failed")))
     };
-    let mut batch = group.pop().map(|j| j.batch).unwrap_or_default();
-    group.clear();
-    batch.clear();
+    t.pending().give_back(&mut batches);
     let mut st = lock(&t.state);
     if let Err(e) = result {
         st.error.get_or_insert((e.kind(), e.to_string()));
         t.failed.store(true, Ordering::Relaxed);
     }
     st.written = seq;
-    if st.spare.is_none() && batch.capacity() <= SPARE_MAX {
-        st.spare = Some(batch);
-    }
     let wake = st.waiters > 0;
     drop(st);
     if wake {
         t.done.notify_all();
     }
+    batches
 }

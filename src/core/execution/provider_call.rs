@@ -3,11 +3,12 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use super::{Emitter, RunCtx};
 use crate::core::agent::lock;
 use crate::core::errors::RobotaError;
+use crate::core::event_time::{lend, WallAnchor};
 use crate::core::events::{names, TextDeltaFn};
 use crate::core::provider::{ChatRequest, ChatResponse, RawPayloadEvent, StreamSink};
 use crate::core::store::ConversationStore;
@@ -38,7 +39,9 @@ struct RoundSink<'a> {
     round: u32,
     seq: u64,
     raw_seq: u64,
-    started: Instant,
+    /// When the call started (the idle timeout counts from it), and the wall clock then: a
+    /// delta's arrival time, read once, is also the time of the events it makes.
+    anchor: WallAnchor,
     last_activity: &'a AtomicU64,
     streamed: bool,
     /// An earlier call of the run streamed text: [`ROUND_SEPARATOR`] goes to the host before
@@ -47,15 +50,19 @@ struct RoundSink<'a> {
 }
 
 impl RoundSink<'_> {
-    fn touch(&self) {
-        let ns = u64::try_from(self.started.elapsed().as_nanos()).unwrap_or(u64::MAX);
+    /// Records activity now (for the idle timeout) and returns the wall-clock time of now.
+    fn touch(&self) -> SystemTime {
+        let now = Instant::now();
+        let since = now.saturating_duration_since(self.anchor.instant());
+        let ns = u64::try_from(since.as_nanos()).unwrap_or(u64::MAX);
         self.last_activity.store(ns, Ordering::Relaxed);
+        self.anchor.wall(now)
     }
 }
 
 impl StreamSink for RoundSink<'_> {
     fn on_text(&mut self, delta: &str) {
-        self.touch();
+        let at = self.touch();
         if delta.is_empty() {
             return;
         }
@@ -73,17 +80,20 @@ impl StreamSink for RoundSink<'_> {
             lock(store).append_streaming(delta);
         }
         if let Some(cb) = self.on_text {
-            if std::mem::take(&mut self.separator_pending) {
-                cb(ROUND_SEPARATOR);
-            }
-            cb(delta);
+            let separator = std::mem::take(&mut self.separator_pending);
+            lend(at, || {
+                if separator {
+                    cb(ROUND_SEPARATOR);
+                }
+                cb(delta);
+            });
         }
     }
 
     fn on_thinking(&mut self, delta: &str) {
-        self.touch();
+        let at = self.touch();
         if let Some(cb) = self.on_thinking {
-            cb(delta);
+            lend(at, || cb(delta));
         }
     }
 
@@ -92,7 +102,7 @@ impl StreamSink for RoundSink<'_> {
     }
 
     fn on_raw_payload(&mut self, event: RawPayloadEvent) {
-        self.touch();
+        let _ = self.touch();
         let seq = event.sequence.unwrap_or(self.raw_seq);
         self.raw_seq += 1;
         self.emitter
@@ -105,7 +115,7 @@ impl StreamSink for RoundSink<'_> {
     }
 
     fn on_activity(&mut self) {
-        self.touch();
+        let _ = self.touch();
     }
 }
 
@@ -126,12 +136,12 @@ pub(crate) async fn call_provider(
         round,
         seq: 0,
         raw_seq: 0,
-        started: Instant::now(),
+        anchor: WallAnchor::now(),
         last_activity: &last_activity,
         streamed: false,
         separator_pending: ctx.streamed_any,
     };
-    let started = sink.started;
+    let started = sink.anchor.instant();
     let provider_cancel = ctx.cancel.child_token();
     let timeout = ctx
         .config

@@ -1,0 +1,161 @@
+//! A transcript's lines between recording and the writer: the batch being recorded into,
+//! full batches waiting (a batch is closed at [`super::transcript::HANDOFF_BYTES`]), what the
+//! hand-overs since the writer last took them ask for, and emptied batches to record into
+//! next. The recording thread and the writer share it under one lock, each holding it only
+//! to push a line, to hand over, or to swap batches: the writer takes everything at once and
+//! gives the written batches back, so a steady stream of turns allocates nothing.
+
+use super::transcript_format::{Batch, Stamp};
+
+/// Written batches kept for reuse, at most.
+const SPARES_KEPT: usize = 2;
+
+/// A written batch (or the writer's line buffer) larger than this is not kept for reuse.
+pub(super) const SPARE_MAX: usize = 1 << 20;
+
+/// The lines a transcript recorded and the writer has not taken yet.
+#[derive(Default)]
+pub(super) struct Pending {
+    /// The batch lines are recorded into.
+    pub(super) batch: Batch,
+    /// Closed batches, in the order they were recorded (before `batch`).
+    full: Vec<Batch>,
+    /// Hand-overs so far, counted from 1 (the writer takes all of them at once).
+    handed: u64,
+    /// A hand-over since the writer last took the lines asks for an fsync.
+    sync: bool,
+    /// Lines came since the last hand-over that asked for an fsync.
+    pub(super) unsynced: bool,
+    /// The transcript is in the writer's queue (a hand-over then adds nothing to it).
+    queued: bool,
+    /// Emptied batches to record into next.
+    spares: Vec<Batch>,
+    /// The timestamps of the lines formatted while recording (cold events).
+    pub(super) stamp: Stamp,
+}
+
+/// What the writer took: the batches in order, whether to fsync after them, and the number of
+/// the last hand-over they include.
+pub(super) struct Taken {
+    pub(super) batches: Vec<Batch>,
+    pub(super) sync: bool,
+    pub(super) seq: u64,
+}
+
+impl Pending {
+    /// Ready to record a turn of short lines (allocated when the transcript opens).
+    pub(super) fn new() -> Self {
+        Pending {
+            batch: Batch::with_capacity(),
+            ..Pending::default()
+        }
+    }
+
+    /// Closes the batch being recorded into (it waits, full, for the writer) and records into
+    /// a spare one, or a new one as large as the closed one.
+    pub(super) fn close_batch(&mut self) {
+        let next = match self.spares.pop() {
+            Some(b) => b,
+            None => Batch::with_capacity_like(&self.batch),
+        };
+        let full = std::mem::replace(&mut self.batch, next);
+        self.full.push(full);
+    }
+
+    /// A hand-over (`sync`: fsync after the lines; nothing to hand over when no line came and
+    /// no fsync is owed). Returns its number (to wait for) and whether the transcript must
+    /// now enter the writer's queue.
+    pub(super) fn hand_over(&mut self, sync: bool) -> (u64, bool) {
+        if self.batch.is_empty() && self.full.is_empty() && !(sync && self.unsynced) {
+            return (self.handed, false);
+        }
+        self.handed += 1;
+        self.sync |= sync;
+        if sync {
+            self.unsynced = false;
+        }
+        let enqueue = !std::mem::replace(&mut self.queued, true);
+        (self.handed, enqueue)
+    }
+
+    /// The writer takes every line recorded so far into `into` (emptied first; its memory is
+    /// reused), leaving a spare batch to record into.
+    pub(super) fn take(&mut self, mut into: Vec<Batch>) -> Taken {
+        into.clear();
+        self.queued = false;
+        into.append(&mut self.full);
+        let next = self.spares.pop().unwrap_or_else(Batch::with_capacity);
+        into.push(std::mem::replace(&mut self.batch, next));
+        Taken {
+            batches: into,
+            sync: std::mem::take(&mut self.sync),
+            seq: self.handed,
+        }
+    }
+
+    /// The writer gives written batches back: emptied, a few kept to record into.
+    pub(super) fn give_back(&mut self, batches: &mut Vec<Batch>) {
+        for mut b in batches.drain(..) {
+            if self.spares.len() < SPARES_KEPT && b.capacity() <= SPARE_MAX {
+                b.clear();
+                self.spares.push(b);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::UNIX_EPOCH;
+
+    fn line(p: &mut Pending, text: &str) {
+        p.batch.push_text(UNIX_EPOCH, "text_delta", 1, "text", text);
+        p.unsynced = true;
+    }
+
+    #[test]
+    fn hand_overs_are_counted_and_queue_the_transcript_once() {
+        let mut p = Pending::new();
+        // Nothing recorded, nothing owed: no hand-over.
+        assert_eq!(p.hand_over(true), (0, false));
+        line(&mut p, "a");
+        assert_eq!(p.hand_over(false), (1, true));
+        line(&mut p, "b");
+        // Still queued: counted, not queued again.
+        assert_eq!(p.hand_over(true), (2, false));
+        let taken = p.take(Vec::new());
+        assert_eq!((taken.sync, taken.seq, taken.batches.len()), (true, 2, 1));
+        assert_eq!(taken.batches[0].len(), 2);
+        assert!(p.batch.is_empty());
+        // Taken and fsync'd: nothing owed, no hand-over.
+        assert_eq!(p.hand_over(true), (2, false));
+        line(&mut p, "c");
+        assert_eq!(p.hand_over(false), (3, true));
+        // Lines written without an fsync: an fsync is owed even with no new line.
+        let taken = p.take(taken.batches);
+        assert!(!taken.sync);
+        assert_eq!(p.hand_over(true), (4, true));
+        assert!(p.take(taken.batches).sync);
+    }
+
+    #[test]
+    fn closed_batches_are_taken_in_order_and_written_ones_reused() {
+        let mut p = Pending::new();
+        line(&mut p, "first");
+        p.close_batch();
+        line(&mut p, "second");
+        p.close_batch();
+        line(&mut p, "third");
+        let mut taken = p.take(Vec::new());
+        let lens: Vec<usize> = taken.batches.iter().map(Batch::len).collect();
+        assert_eq!(lens, vec![5, 6, 5]);
+        p.give_back(&mut taken.batches);
+        assert_eq!(p.spares.len(), SPARES_KEPT);
+        assert!(taken.batches.is_empty());
+        // A spare is recorded into next, emptied.
+        p.close_batch();
+        assert!(p.batch.is_empty() && p.batch.capacity() > 0);
+        assert_eq!(p.spares.len(), SPARES_KEPT - 1);
+    }
+}
