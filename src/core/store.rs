@@ -29,7 +29,9 @@ pub struct PendingAssistant {
 #[derive(Debug, Default, Clone)]
 pub struct ConversationStore {
     entries: Vec<HistoryEntry>,
-    messages: Vec<Arc<Message>>,
+    /// Shared with the [`Self::snapshot`]s taken (a provider request's), copied on a change
+    /// only while one is held.
+    messages: Arc<Vec<Arc<Message>>>,
     /// Cached `serde_json::to_string(msg).len()` per message.
     json_lens: Vec<usize>,
     json_total: usize,
@@ -72,7 +74,7 @@ impl ConversationStore {
         self.recent_json.keep(&m, json);
         self.json_total += len;
         self.json_lens.push(len);
-        self.messages.push(m.clone());
+        Arc::make_mut(&mut self.messages).push(m.clone());
         self.entries.push(HistoryEntry::Chat(m));
         self.messages.len() - 1
     }
@@ -101,7 +103,7 @@ impl ConversationStore {
                 self.json_total = self.json_total - self.json_lens[0] + len;
                 self.json_lens[0] = len;
                 let old_id = first.id.clone();
-                self.messages[0] = m.clone();
+                Arc::make_mut(&mut self.messages)[0] = m.clone();
                 if let Some(e) = self
                     .entries
                     .iter_mut()
@@ -119,7 +121,7 @@ impl ConversationStore {
         }
         self.json_total += len;
         self.json_lens.insert(0, len);
-        self.messages.insert(0, m.clone());
+        Arc::make_mut(&mut self.messages).insert(0, m.clone());
         self.entries.insert(0, HistoryEntry::Chat(m));
     }
 
@@ -132,6 +134,13 @@ impl ConversationStore {
     /// Chat messages (`getMessagesForAPI` source), cheap to clone.
     pub fn messages(&self) -> &[Arc<Message>] {
         &self.messages
+    }
+
+    /// The chat messages as they are now, shared in O(1) (a provider request holds them for
+    /// its call without copying the history each round). While a snapshot is held, the next
+    /// change to the messages copies them once; drop it first.
+    pub fn snapshot(&self) -> Arc<Vec<Arc<Message>>> {
+        self.messages.clone()
     }
 
     /// The full timeline (`getHistory`).
@@ -308,6 +317,30 @@ fn message_json(m: &Message) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_snapshot_is_the_history_then_and_shares_it() {
+        let mut s = ConversationStore::new();
+        s.append(Message::user("a"));
+        let snap = s.snapshot();
+        assert!(std::ptr::eq(snap.as_ptr(), s.messages().as_ptr()));
+        assert!(Arc::ptr_eq(&snap[0], &s.messages()[0]));
+        // A change while it is held copies the list: the snapshot stays what it was.
+        s.append(Message::assistant("b"));
+        s.set_system("sys");
+        assert_eq!(snap.len(), 1);
+        let contents: Vec<&str> = s.messages().iter().map(|m| m.content.as_str()).collect();
+        assert_eq!(contents, ["sys", "a", "b"]);
+        // Let go, the next change works on the list itself.
+        drop(snap);
+        let before = s.messages().as_ptr();
+        let held = s.snapshot();
+        assert!(std::ptr::eq(held.as_ptr(), before));
+        drop(held);
+        s.set_system("sys 2");
+        assert!(std::ptr::eq(s.messages().as_ptr(), before));
+        assert_eq!(s.messages()[0].content, "sys 2");
+    }
 
     #[test]
     fn serialized_len_matches_real_json() {

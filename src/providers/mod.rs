@@ -104,7 +104,8 @@ pub fn create_provider_with(
         })
     };
     Ok(match kind {
-        ProviderKind::Scripted => Arc::new(scripted_provider(name, config)?),
+        // Shared as a `dyn Provider`: nobody can ask it for its requests.
+        ProviderKind::Scripted => Arc::new(scripted_provider(name, config)?.without_recording()),
         ProviderKind::Replay => Arc::new(replay::ReplayProvider::open(
             replay::ReplayProfile::parse(name, config)?,
         )?),

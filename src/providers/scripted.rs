@@ -148,6 +148,8 @@ pub struct ScriptedProvider {
     name: String,
     script: Script,
     state: Mutex<(usize, VecDeque<Recorded>)>,
+    /// Requests are kept for [`Self::requests`] (each copies the history it was sent).
+    record: bool,
 }
 
 impl ScriptedProvider {
@@ -169,6 +171,7 @@ impl ScriptedProvider {
             name,
             script,
             state: Mutex::new((0, VecDeque::new())),
+            record: true,
         })
     }
 
@@ -189,7 +192,16 @@ impl ScriptedProvider {
                 ..Default::default()
             },
             state: Mutex::new((0, VecDeque::new())),
+            record: true,
         }
+    }
+
+    /// A provider that keeps no requests ([`Self::requests`] is empty): one nobody can ask for
+    /// them (a runtime's, made from its config), which then costs no copy of the history per
+    /// call.
+    pub fn without_recording(mut self) -> Self {
+        self.record = false;
+        self
     }
 
     /// The most recent requests (up to [`RECORDED_REQUESTS_KEPT`]), messages as the provider
@@ -225,14 +237,16 @@ impl ScriptedProvider {
             .state
             .lock()
             .map_err(|_| RobotaError::provider(&self.name, "scripted state poisoned"))?;
-        if st.1.len() == RECORDED_REQUESTS_KEPT {
-            st.1.pop_front();
+        if self.record {
+            if st.1.len() == RECORDED_REQUESTS_KEPT {
+                st.1.pop_front();
+            }
+            st.1.push_back(Recorded {
+                messages: request.messages.to_vec(),
+                tools: request.tools.to_vec(),
+                model: request.model.to_string(),
+            });
         }
-        st.1.push_back(Recorded {
-            messages: request.messages.to_vec(),
-            tools: request.tools.to_vec(),
-            model: request.model.to_string(),
-        });
         let idx = st.0;
         st.0 += 1;
         if let Some(t) = self.script.turns.get(idx) {

@@ -162,3 +162,70 @@ async fn a_delta_lends_its_arrival_time_to_what_it_emits() {
     let (t1, t2) = (event_time(), event_time());
     assert!(t2 >= t1 && t1 >= after);
 }
+
+/// Counts, during each call, how many holders the request's first message has.
+struct CountingProvider {
+    inner: ScriptedProvider,
+    holders: std::sync::Mutex<Vec<usize>>,
+}
+
+#[async_trait::async_trait]
+impl robota::core::provider::Provider for CountingProvider {
+    fn name(&self) -> &str {
+        "counting"
+    }
+
+    async fn chat(
+        &self,
+        request: robota::core::provider::ChatRequest<'_>,
+        sink: &mut dyn robota::core::provider::StreamSink,
+        cancel: tokio_util::sync::CancellationToken,
+    ) -> Result<robota::core::provider::ChatResponse, robota::core::errors::RobotaError> {
+        self.holders
+            .lock()
+            .unwrap()
+            .push(Arc::strong_count(&request.messages[0]));
+        self.inner.chat(request, sink, cancel).await
+    }
+}
+
+#[tokio::test]
+async fn a_request_shares_the_history_instead_of_copying_it_each_round() {
+    // A request's messages are the store's own list (a snapshot, O(1)), not a copy per round:
+    // during the call the first message has exactly the holders it has in the store at rest
+    // (the message list and the history entries). A per-round copy adds one.
+    let inner = ScriptedProvider::from_json(&json!({"turns":[], "fallback":"echo"}))
+        .unwrap()
+        .without_recording();
+    let p = Arc::new(CountingProvider {
+        inner,
+        holders: Default::default(),
+    });
+    let mut cfg = robota::core::agent::AgentConfig::new(p.clone(), "m");
+    cfg.system_message = Some("sys".into());
+    let a = robota::core::agent::Agent::new(cfg).unwrap();
+    for i in 0..3 {
+        let r = a
+            .run(format!("q{i}").as_str(), RunOptions::default())
+            .await
+            .unwrap();
+        assert_eq!(r.response, format!("offline:q{i}"));
+    }
+    let at_rest = Arc::strong_count(&a.messages()[0]) - 1; // less this call's copy
+    assert_eq!(a.messages().len(), 7);
+    assert_eq!(*p.holders.lock().unwrap(), vec![at_rest; 3]);
+    // The store goes on growing after each call: the snapshot was let go before the history
+    // changed, so nothing was copied (the answers are there, in order).
+    let contents: Vec<String> = a.messages().iter().map(|m| m.content.clone()).collect();
+    assert_eq!(
+        contents[1..],
+        ["q0", "offline:q0", "q1", "offline:q1", "q2", "offline:q2"]
+    );
+    // A provider without recording keeps nothing; one with it keeps every request.
+    assert!(p.inner.requests().is_empty());
+    assert_eq!(p.inner.call_count(), 3);
+    let recording = scripted_with(json!([]), "echo");
+    let a = agent(recording.clone(), vec![], |_| {});
+    a.run("x", RunOptions::default()).await.unwrap();
+    assert_eq!(recording.requests().len(), 1);
+}

@@ -48,7 +48,7 @@ pub(crate) async fn run_round(ctx: &mut RunCtx<'_>, round: u32) -> RoundOutcome 
     let messages = {
         let mut s = lock(ctx.store);
         s.begin_assistant();
-        s.messages().to_vec()
+        s.snapshot()
     };
     let tools = &ctx.tool_schemas;
     let model = ctx.config.model.as_str();
@@ -81,7 +81,10 @@ pub(crate) async fn run_round(ctx: &mut RunCtx<'_>, round: u32) -> RoundOutcome 
             .unwrap_or(&ctx.config.tool_choice)
             .for_round(round),
     };
-    let (mut response, streamed) = match call_provider(ctx, request, round, true).await {
+    let called = call_provider(ctx, request, round, true).await;
+    // The snapshot goes before the history changes (else the change copies it).
+    drop(messages);
+    let (mut response, streamed) = match called {
         Ok(r) => r,
         Err(CallError::Aborted) => {
             let committed = lock(ctx.store)
