@@ -1,30 +1,38 @@
-//! The time of the event being emitted. A streaming step that has just read the clock (a text
+//! The time of the event being emitted, in milliseconds since the Unix epoch (what the
+//! transcript's line stamps hold). A streaming step that has just read the clock (a text
 //! delta's arrival, read for the provider call's idle timeout) lends that time to what it
-//! emits synchronously on its thread, so a reader of the time (the transcript's line stamp)
-//! does not read the clock again: a read costs ~30 ns, a turn streams tens of deltas.
+//! emits synchronously on its thread, so a reader of the time does not read the clock again
+//! (a read costs ~30 ns here, and a turn streams tens of deltas).
 
 use std::cell::Cell;
-use std::time::{Instant, SystemTime};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 thread_local! {
-    static LENT: Cell<Option<SystemTime>> = const { Cell::new(None) };
+    static LENT: Cell<Option<i64>> = const { Cell::new(None) };
+}
+
+/// The wall clock now, in milliseconds since the epoch (0 before it).
+pub fn now_millis() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
 /// The time lent on this thread ([`lend`]) or, when none is, the clock's.
-pub fn event_time() -> SystemTime {
-    LENT.with(Cell::get).unwrap_or_else(SystemTime::now)
+pub fn event_millis() -> i64 {
+    LENT.with(Cell::get).unwrap_or_else(now_millis)
 }
 
-/// Runs `f` with `at` as this thread's event time (the previous one comes back after it,
+/// Runs `f` with `ms` as this thread's event time (the previous one comes back after it,
 /// also when `f` unwinds).
-pub fn lend<R>(at: SystemTime, f: impl FnOnce() -> R) -> R {
-    struct Restore(Option<SystemTime>);
+pub fn lend<R>(ms: i64, f: impl FnOnce() -> R) -> R {
+    struct Restore(Option<i64>);
     impl Drop for Restore {
         fn drop(&mut self) {
             LENT.with(|c| c.set(self.0));
         }
     }
-    let _restore = Restore(LENT.with(|c| c.replace(Some(at))));
+    let _restore = Restore(LENT.with(|c| c.replace(Some(ms))));
     f()
 }
 
@@ -34,7 +42,7 @@ pub fn lend<R>(at: SystemTime, f: impl FnOnce() -> R) -> R {
 #[derive(Clone, Copy, Debug)]
 pub struct WallAnchor {
     mono: Instant,
-    wall: SystemTime,
+    wall_ms: i64,
 }
 
 impl WallAnchor {
@@ -42,7 +50,7 @@ impl WallAnchor {
     pub fn now() -> Self {
         WallAnchor {
             mono: Instant::now(),
-            wall: SystemTime::now(),
+            wall_ms: now_millis(),
         }
     }
 
@@ -51,63 +59,51 @@ impl WallAnchor {
         self.mono
     }
 
-    /// The wall-clock time of `at` (an instant before the anchor: the anchor's time).
-    pub fn wall(&self, at: Instant) -> SystemTime {
-        let since = at.saturating_duration_since(self.mono);
-        self.wall.checked_add(since).unwrap_or(self.wall)
+    /// The wall-clock time, in milliseconds since the epoch, `since` after the anchor.
+    pub fn millis_after(&self, since: Duration) -> i64 {
+        let since = i64::try_from(since.as_millis()).unwrap_or(i64::MAX);
+        self.wall_ms.saturating_add(since)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
 
     #[test]
     fn a_lent_time_is_the_event_time_only_while_lent() {
-        let at = SystemTime::UNIX_EPOCH + Duration::from_millis(1_234_567);
-        let before = SystemTime::now();
-        assert!(event_time() >= before);
-        let inner = lend(at, || {
-            let nested = SystemTime::UNIX_EPOCH + Duration::from_millis(7);
-            assert_eq!(lend(nested, event_time), nested);
-            event_time()
+        let before = now_millis();
+        assert!(event_millis() >= before);
+        let inner = lend(1_234_567, || {
+            assert_eq!(lend(7, event_millis), 7);
+            event_millis()
         });
-        assert_eq!(inner, at);
-        assert!(event_time() >= before);
+        assert_eq!(inner, 1_234_567);
+        assert!(event_millis() >= before);
         // Another thread never sees it.
-        lend(at, || {
-            let other = std::thread::spawn(event_time).join().unwrap();
-            assert_ne!(other, at);
+        lend(1_234_567, || {
+            let other = std::thread::spawn(event_millis).join().unwrap();
+            assert!(other >= before);
         });
     }
 
     #[test]
     fn a_lent_time_is_given_back_when_the_lender_unwinds() {
-        let at = SystemTime::UNIX_EPOCH + Duration::from_millis(42);
-        let r = std::panic::catch_unwind(|| lend(at, || panic!("boom")));
+        let r = std::panic::catch_unwind(|| lend(42, || panic!("boom")));
         assert!(r.is_err());
-        assert_ne!(event_time(), at);
+        assert_ne!(event_millis(), 42);
     }
 
     #[test]
-    fn anchored_wall_times_follow_the_monotonic_clock() {
+    fn anchored_times_follow_the_monotonic_clock_and_match_the_wall_clock() {
         let a = WallAnchor::now();
-        let later = a.instant() + Duration::from_millis(1500);
         assert_eq!(
-            a.wall(later).duration_since(a.wall(a.instant())).unwrap(),
-            Duration::from_millis(1500)
+            a.millis_after(Duration::from_millis(1500)) - a.millis_after(Duration::ZERO),
+            1500
         );
-        // An instant before the anchor is the anchor's time.
-        let earlier = a.instant().checked_sub(Duration::from_millis(5));
-        if let Some(e) = earlier {
-            assert_eq!(a.wall(e), a.wall(a.instant()));
-        }
-        let now = SystemTime::now();
-        let diff = match now.duration_since(a.wall(Instant::now())) {
-            Ok(d) => d,
-            Err(e) => e.duration(),
-        };
-        assert!(diff < Duration::from_millis(50), "{diff:?}");
+        let now = a.millis_after(Instant::now().saturating_duration_since(a.instant()));
+        assert!((now_millis() - now).abs() < 50, "{now}");
+        let chrono_now = chrono::Utc::now().timestamp_millis();
+        assert!((chrono_now - now_millis()).abs() < 50);
     }
 }

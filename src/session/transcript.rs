@@ -16,10 +16,10 @@ use std::sync::Arc;
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::{Map, Value};
 
-use super::transcript_format::{millis, LineFormat};
+use super::transcript_format::LineFormat;
 use super::transcript_payloads::{Payloads, PAYLOAD_LIMIT_BYTES};
 use super::transcript_writer::{settle_path, PendingGuard, Target};
-use crate::core::event_time::event_time;
+use crate::core::event_time::event_millis;
 
 /// What redacted values are written as.
 pub const REDACTED: &str = "[REDACTED]";
@@ -180,7 +180,7 @@ impl Transcript {
         let format = self.target.format();
         let mut guard = self.target.pending();
         let p = &mut *guard;
-        let stamp = p.stamp.at(millis(event_time()));
+        let stamp = p.stamp.at(event_millis());
         let line = p.batch.push_line(|w| {
             format.head(w, stamp, event.as_bytes(), turn_id)?;
             format.fields(w, turn_id, fields)
@@ -204,7 +204,7 @@ impl Transcript {
             return Ok(());
         }
         let mut p = self.target.pending();
-        p.batch.push_json(event_time(), event, turn_id, text);
+        p.batch.push_json(event_millis(), event, turn_id, text);
         self.finish_line(p, Ok(()))
     }
 
@@ -221,7 +221,7 @@ impl Transcript {
             return Ok(());
         }
         let mut p = self.target.pending();
-        p.batch.push_text(event_time(), event, turn_id, key, text);
+        p.batch.push_text(event_millis(), event, turn_id, key, text);
         self.finish_line(p, Ok(()))
     }
 

@@ -7,7 +7,6 @@
 
 use std::io;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde_json::{Map, Value};
 
@@ -30,8 +29,8 @@ enum Form {
 /// One recorded line (its body follows the previous line's in [`Batch::raw`]).
 #[derive(Clone, Copy)]
 struct Entry {
-    /// When it was recorded (turned into milliseconds by the writer).
-    at: SystemTime,
+    /// When it was recorded (the event's time), in milliseconds since the epoch.
+    ms: i64,
     turn_id: u64,
     form: Form,
     event: &'static str,
@@ -44,12 +43,6 @@ struct Entry {
 pub(super) struct Batch {
     entries: Vec<Entry>,
     raw: Vec<u8>,
-}
-
-/// Milliseconds since the epoch at `t`.
-pub(super) fn millis(t: SystemTime) -> i64 {
-    t.duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as i64)
 }
 
 impl Batch {
@@ -94,7 +87,7 @@ impl Batch {
     fn push(
         &mut self,
         form: Form,
-        at: SystemTime,
+        ms: i64,
         turn_id: u64,
         event: &'static str,
         key: &'static str,
@@ -102,7 +95,7 @@ impl Batch {
     ) {
         self.raw.extend_from_slice(body);
         self.entries.push(Entry {
-            at,
+            ms,
             turn_id,
             form,
             event,
@@ -111,27 +104,21 @@ impl Batch {
         });
     }
 
-    /// Records a line with one text field, recorded at `at`.
+    /// Records a line with one text field, recorded at `ms` (since the epoch).
     pub(super) fn push_text(
         &mut self,
-        at: SystemTime,
+        ms: i64,
         event: &'static str,
         turn_id: u64,
         key: &'static str,
         text: &str,
     ) {
-        self.push(Form::Text, at, turn_id, event, key, text.as_bytes());
+        self.push(Form::Text, ms, turn_id, event, key, text.as_bytes());
     }
 
-    /// Records a line with the members of the JSON object `text`, recorded at `at`.
-    pub(super) fn push_json(
-        &mut self,
-        at: SystemTime,
-        event: &'static str,
-        turn_id: u64,
-        text: &[u8],
-    ) {
-        self.push(Form::Json, at, turn_id, event, "", text);
+    /// Records a line with the members of the JSON object `text`, recorded at `ms`.
+    pub(super) fn push_json(&mut self, ms: i64, event: &'static str, turn_id: u64, text: &[u8]) {
+        self.push(Form::Json, ms, turn_id, event, "", text);
     }
 
     /// Formats a whole line now (`line` appends it to the buffer it is given).
@@ -145,7 +132,7 @@ impl Batch {
             return Err(e);
         }
         self.entries.push(Entry {
-            at: UNIX_EPOCH,
+            ms: 0,
             turn_id: 0,
             form: Form::Line,
             event: "",
@@ -214,7 +201,7 @@ impl Scratch {
     /// Appends the head of the recorded line `e` of `format`: `{"timestamp",…"turn_id"?` and,
     /// for a text line, `,"<key>":`; with room reserved for the rest of the line.
     fn push_head(&mut self, format: &LineFormat, e: &Entry, w: &mut Vec<u8>) -> io::Result<()> {
-        let ms = millis(e.at);
+        let ms = e.ms;
         let of = HeadOf {
             format: format.id,
             ms,
@@ -411,20 +398,19 @@ impl LineFormat {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
 
     #[test]
     fn cached_heads_are_the_heads_of_their_lines() {
         let dir = tempfile::tempdir().unwrap();
         let formats = ["s1", "s2"]
             .map(|id| LineFormat::new(id, Payloads::new(dir.path(), id, 1 << 15)).unwrap());
-        let base = UNIX_EPOCH + Duration::from_millis(1_795_773_239_998);
+        let base = 1_795_773_239_998i64;
         let mut scratch = Scratch::default();
         let (mut got, mut want) = (Vec::new(), Vec::new());
         let mut rng = fastrand::Rng::with_seed(3);
         for i in 0..400u64 {
             let f = &formats[rng.usize(0..2)];
-            let at = base + Duration::from_micros(rng.u64(0..4000));
+            let at = base + rng.i64(0..4);
             let turn = rng.u64(0..3);
             let (event, key) = *rng
                 .choice([
@@ -436,7 +422,8 @@ mod tests {
                 .unwrap();
             let body = format!("{{\"v\":1,\"n\":{i}}}");
             let mut batch = Batch::with_capacity();
-            let stamp = chrono::DateTime::<chrono::Utc>::from(at)
+            let stamp = chrono::DateTime::from_timestamp_millis(at)
+                .unwrap()
                 .to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
             want.extend_from_slice(format!("{{\"timestamp\":\"{stamp}").as_bytes());
             want.extend_from_slice(&f.mid);

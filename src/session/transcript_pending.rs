@@ -107,10 +107,9 @@ impl Pending {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::UNIX_EPOCH;
 
     fn line(p: &mut Pending, text: &str) {
-        p.batch.push_text(UNIX_EPOCH, "text_delta", 1, "text", text);
+        p.batch.push_text(0, "text_delta", 1, "text", text);
         p.unsynced = true;
     }
 

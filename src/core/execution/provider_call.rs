@@ -3,7 +3,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
 use super::{Emitter, RunCtx};
 use crate::core::agent::lock;
@@ -50,13 +50,13 @@ struct RoundSink<'a> {
 }
 
 impl RoundSink<'_> {
-    /// Records activity now (for the idle timeout) and returns the wall-clock time of now.
-    fn touch(&self) -> SystemTime {
-        let now = Instant::now();
-        let since = now.saturating_duration_since(self.anchor.instant());
+    /// Records activity now (for the idle timeout) and returns the wall-clock time of now
+    /// (milliseconds since the epoch).
+    fn touch(&self) -> i64 {
+        let since = Instant::now().saturating_duration_since(self.anchor.instant());
         let ns = u64::try_from(since.as_nanos()).unwrap_or(u64::MAX);
         self.last_activity.store(ns, Ordering::Relaxed);
-        self.anchor.wall(now)
+        self.anchor.millis_after(since)
     }
 }
 
