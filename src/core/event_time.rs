@@ -1,8 +1,10 @@
 //! The time of the event being emitted, in milliseconds since the Unix epoch (what the
 //! transcript's line stamps hold). A streaming step that has just read the clock (a text
-//! delta's arrival, read for the provider call's idle timeout) lends that time to what it
-//! emits synchronously on its thread, so a reader of the time does not read the clock again
-//! (a read costs ~30 ns here, and a turn streams tens of deltas).
+//! delta's arrival, read for the provider call's idle timeout) lends that time to the event
+//! it emits synchronously on its thread, so its reader does not read the clock again (a read
+//! costs ~30 ns here, and a turn streams tens of deltas). The first read takes the lent time:
+//! anything later on that thread (a host callback that emits events of its own, however long
+//! it runs) reads the clock.
 
 use std::cell::Cell;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -18,13 +20,14 @@ pub fn now_millis() -> i64 {
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
-/// The time lent on this thread ([`lend`]) or, when none is, the clock's.
+/// The time lent on this thread ([`lend`]), taken (the next read gets the clock's), or, when
+/// none is lent, the clock's.
 pub fn event_millis() -> i64 {
-    LENT.with(Cell::get).unwrap_or_else(now_millis)
+    LENT.with(Cell::take).unwrap_or_else(now_millis)
 }
 
-/// Runs `f` with `ms` as this thread's event time (the previous one comes back after it,
-/// also when `f` unwinds).
+/// Runs `f` with `ms` lent as this thread's event time, for the first read (what was lent
+/// before comes back after it, also when `f` unwinds).
 pub fn lend<R>(ms: i64, f: impl FnOnce() -> R) -> R {
     struct Restore(Option<i64>);
     impl Drop for Restore {
@@ -71,14 +74,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_lent_time_is_the_event_time_only_while_lent() {
+    fn a_lent_time_is_the_next_event_time_only_while_lent() {
         let before = now_millis();
         assert!(event_millis() >= before);
         let inner = lend(1_234_567, || {
             assert_eq!(lend(7, event_millis), 7);
-            event_millis()
+            // The outer loan is back after the inner one, for one read.
+            (event_millis(), event_millis())
         });
-        assert_eq!(inner, 1_234_567);
+        assert_eq!(inner.0, 1_234_567);
+        assert!(inner.1 >= before);
         assert!(event_millis() >= before);
         // Another thread never sees it.
         lend(1_234_567, || {
