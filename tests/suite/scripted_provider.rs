@@ -122,8 +122,9 @@ async fn a_delta_lends_its_arrival_time_to_the_event_it_emits() {
     // still gets the time it was called at. A second read is the clock's.
     let p = scripted(json!([{"thinking":["t1","t2"],"deltas":["a","b","c"]}]));
     let a = agent(p, vec![], |_| {});
-    let seen = Arc::new(std::sync::Mutex::new(Vec::<(String, i64, i64)>::new()));
-    let record = |seen: &Arc<std::sync::Mutex<Vec<(String, i64, i64)>>>| -> TextDeltaFn {
+    type Seen = Arc<std::sync::Mutex<Vec<(String, i64, i64)>>>;
+    let seen: Seen = Default::default();
+    let record = |seen: &Seen| -> TextDeltaFn {
         let seen = seen.clone();
         Arc::new(move |d: &str| {
             let called = now_millis();
