@@ -2,10 +2,11 @@
 //! `robota_session_wait` returns only after the turn's `TURN_COMPLETED` callback returned
 //! (`thread` delivery), also for `wait(0)`, aborted turns and a dropped queued prompt.
 
-use std::ffi::{c_char, c_void, CString};
+use std::ffi::{c_char, c_void};
 use std::ptr::null_mut;
 use std::sync::{Condvar, Mutex};
 
+use crate::support::ffi::{runtime, submit};
 use robota::ffi::*;
 use robota::ffi::{robota_runtime, robota_session};
 
@@ -55,16 +56,6 @@ unsafe extern "C" fn on_event(
     }
 }
 
-fn runtime(config: &str) -> *mut robota_runtime {
-    let mut rt = null_mut();
-    let cfg = CString::new(config).unwrap();
-    assert_eq!(
-        robota_runtime_new(cfg.as_ptr(), &mut rt, null_mut()),
-        ROBOTA_OK
-    );
-    rt
-}
-
 fn session(rt: *mut robota_runtime, seen: &Seen) -> *mut robota_session {
     let mut s = null_mut();
     let json = c"{\"v\":1,\"provider\":\"s\",\"model\":\"m\"}";
@@ -82,16 +73,6 @@ fn session(rt: *mut robota_runtime, seen: &Seen) -> *mut robota_session {
         ROBOTA_OK
     );
     s
-}
-
-fn submit(s: *mut robota_session, text: &str) -> u64 {
-    let input = CString::new(format!("{{\"text\":\"{text}\"}}")).unwrap();
-    let mut turn = 0;
-    assert_eq!(
-        robota_session_submit(s, input.as_ptr(), &mut turn, null_mut()),
-        ROBOTA_OK
-    );
-    turn
 }
 
 const TWO_DELTAS: &str = r#"{"v":1,"providers":{"s":{"kind":"scripted","turns":[{"deltas":["a","b"]},{"deltas":["c"]}]}}}"#;
