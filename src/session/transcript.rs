@@ -326,6 +326,40 @@ mod tests {
     use super::*;
 
     #[test]
+    fn turns_handed_over_in_a_row_share_one_write_per_poll() {
+        use super::super::transcript_writer::POLL;
+        let dir = tempfile::tempdir().unwrap();
+        let t = Transcript::open(dir.path(), "session_paced").unwrap();
+        let start = std::time::Instant::now();
+        let mut turns = 0u64;
+        // A turn's lines and its hand-over every 50 µs or so (the turn's own work stands in
+        // as a pause), for ten polls: without pacing the writer takes each turn's lines as
+        // soon as it is done with the last ones, fsync included (hundreds of passes).
+        while start.elapsed() < POLL * 10 {
+            for _ in 0..20 {
+                t.record_text("text_delta", turns + 1, "text", "word ")
+                    .unwrap();
+            }
+            t.sync_later();
+            turns += 1;
+            std::thread::sleep(std::time::Duration::from_micros(50));
+        }
+        let polls = (start.elapsed().as_millis() / POLL.as_millis()) as u64;
+        let passes = t.target.passes();
+        // One pass per poll, one more for a pass under way at the start, and room for the few
+        // passes another test's `sync` (which is not paced) may start meanwhile.
+        assert!(
+            passes <= polls + 8,
+            "{passes} passes in {polls} polls for {turns} turns"
+        );
+        t.sync().unwrap();
+        let text = std::fs::read_to_string(t.path()).unwrap();
+        assert_eq!(text.lines().count() as u64, turns * 20);
+        let last = text.lines().last().unwrap();
+        assert!(last.contains(&format!("\"turn_id\":{turns},")), "{last}");
+    }
+
+    #[test]
     fn the_quick_rejection_never_turns_a_secret_key_away() {
         let mut keys: Vec<Vec<u8>> = Vec::new();
         for (a, b) in [

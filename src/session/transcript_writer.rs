@@ -18,9 +18,9 @@ use std::fs::File;
 use std::io::{self, Write};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::transcript_format::{Batch, LineFormat, Scratch};
 use super::transcript_pending::{Pending, Taken, SPARE_MAX};
@@ -51,6 +51,8 @@ pub(super) struct Target {
     done: Condvar,
     /// A write or fsync failed: later batches are dropped (a line must never follow a gap).
     failed: AtomicBool,
+    /// Times the writer took its lines (a test counts them).
+    passes: AtomicU64,
 }
 
 #[derive(Default)]
@@ -85,6 +87,8 @@ struct Queue {
     finished: u64,
     /// Threads in [`settle`].
     settlers: usize,
+    /// Threads in [`Target::wait`].
+    waiting: usize,
 }
 
 struct Writer {
@@ -104,6 +108,7 @@ static WRITER: Writer = Writer {
         submitted: 0,
         finished: 0,
         settlers: 0,
+        waiting: 0,
     }),
     cond: Condvar::new(),
     settled: Condvar::new(),
@@ -160,6 +165,7 @@ impl Target {
             state: Mutex::new(TargetState::default()),
             done: Condvar::new(),
             failed: AtomicBool::new(false),
+            passes: AtomicU64::new(0),
         })
     }
 
@@ -172,6 +178,12 @@ impl Target {
     /// How its lines are formatted.
     pub(super) fn format(&self) -> &LineFormat {
         &self.format
+    }
+
+    /// How many times the writer took this transcript's lines.
+    #[cfg(test)]
+    pub(super) fn passes(&self) -> u64 {
+        self.passes.load(Ordering::Relaxed)
     }
 
     /// Whether a write or fsync failed.
@@ -235,8 +247,12 @@ impl Target {
         if lock(&self.state).written >= seq {
             return;
         }
-        if lock(&WRITER.queue).idle {
-            WRITER.cond.notify_one();
+        {
+            let mut q = lock(&WRITER.queue);
+            q.waiting += 1;
+            if q.idle {
+                WRITER.cond.notify_one();
+            }
         }
         let mut st = lock(&self.state);
         st.waiters += 1;
@@ -244,6 +260,8 @@ impl Target {
             st = self.done.wait(st).unwrap_or_else(|p| p.into_inner());
         }
         st.waiters -= 1;
+        drop(st);
+        lock(&WRITER.queue).waiting -= 1;
     }
 
     /// Formats `batches` into `lines` (a reused buffer), writes them (every [`WRITE_CHUNK`]
@@ -278,6 +296,11 @@ impl Target {
 }
 
 /// Takes jobs in order until none is left (`linger`: polls, then sleeps, see the module).
+/// Group commit: a pass takes the jobs queued when it starts; the next pass starts no sooner
+/// than [`POLL`] after it (jobs queued meanwhile wait for it, so a steady stream of turns
+/// shares one write and one fsync per [`POLL`] instead of an fsync right after the other),
+/// unless somebody waits for a hand-over ([`Target::wait`], [`settle`]: counted in the queue,
+/// and waking the writer when it waits).
 fn serve(linger: bool) {
     let mut q = lock(&WRITER.queue);
     let mut quiet = Duration::ZERO;
@@ -285,21 +308,35 @@ fn serve(linger: bool) {
     let mut lines = Vec::new();
     let mut batches = Vec::new();
     loop {
-        if let Some(job) = q.jobs.pop_front() {
-            q.current = Some(job.target.clone());
-            drop(q);
-            batches = run(&job.target, batches, &mut scratch, &mut lines);
-            if lines.capacity() > SPARE_MAX {
-                lines = Vec::new();
-            }
-            drop(job);
-            q = lock(&WRITER.queue);
-            q.current = None;
-            q.finished += 1;
-            if q.settlers > 0 {
-                WRITER.settled.notify_all();
+        if !q.jobs.is_empty() {
+            let started = Instant::now();
+            for _ in 0..q.jobs.len() {
+                let Some(job) = q.jobs.pop_front() else { break };
+                q.current = Some(job.target.clone());
+                drop(q);
+                batches = run(&job.target, batches, &mut scratch, &mut lines);
+                if lines.capacity() > SPARE_MAX {
+                    lines = Vec::new();
+                }
+                drop(job);
+                q = lock(&WRITER.queue);
+                q.current = None;
+                q.finished += 1;
+                if q.settlers > 0 {
+                    WRITER.settled.notify_all();
+                }
             }
             quiet = Duration::ZERO;
+            let rest = POLL.saturating_sub(started.elapsed());
+            if linger && !rest.is_zero() && q.settlers == 0 && q.waiting == 0 {
+                q.idle = true;
+                let (g, _) = WRITER
+                    .cond
+                    .wait_timeout(q, rest)
+                    .unwrap_or_else(|p| p.into_inner());
+                q = g;
+                q.idle = false;
+            }
             continue;
         }
         if !linger || quiet >= LINGER * 2 {
@@ -336,6 +373,7 @@ pub(super) fn hold_writes() -> MutexGuard<'static, ()> {
 /// Returns the vector, emptied (the batches went back to `t`).
 fn run(t: &Target, batches: Vec<Batch>, scratch: &mut Scratch, lines: &mut Vec<u8>) -> Vec<Batch> {
     let _hold = lock(&HOLD);
+    t.passes.fetch_add(1, Ordering::Relaxed);
     let Taken {
         mut batches,
         sync,
