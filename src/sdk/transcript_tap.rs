@@ -1,9 +1,8 @@
 //! Session transcripts (session JSON `"transcript": true | "DIR"`): every event the session
 //! emits is also logged for `<DIR>/<session_id>.jsonl` (`true`: `<cwd>/.robota/logs`, the
-//! reference's directory) before the host gets it, one line per event, redacted. A text delta's
-//! line is written into memory on the emitting thread (after the head it shares with the
-//! deltas before it), a JSON event's only copied with its time; the transcript writer thread
-//! formats those, writes them and fsyncs after `turn_completed` was passed on
+//! reference's directory) before the host gets it, one line per event, redacted. A hot event's
+//! line is only recorded (copied, with the time) on the emitting thread; the transcript writer
+//! thread formats a turn's lines, writes them and fsyncs after `turn_completed` was passed on
 //! (off the turn's path; a subagent's turn waits for it); `session_closed` of a closed session
 //! is passed on once every line is on disk, that of a freed one hands the last lines over
 //! without waiting (freeing never blocks) and the end of the runtime waits for them. A

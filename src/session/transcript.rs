@@ -2,9 +2,8 @@
 //! line, `{"timestamp","sessionId","event",…fields}`, append-only. Secret-looking keys
 //! (`api_key`, `authorization`, `access_token`, `refresh_token`, `secret`, `password`,
 //! `x-api-key`, case-insensitive, whole key) are written as `"[REDACTED]"` at any depth.
-//! Lines are recorded into memory (a text delta's line written whole after the head it shares
-//! with the deltas before it; an event that is already JSON text only copied, with the time
-//! it was recorded at: [`super::transcript_format`]) and formatted, written and fsync'd by a
+//! Lines are recorded into memory (a hot event's text only copied, with the time it was
+//! recorded at: [`super::transcript_format`]) and formatted, written and fsync'd by a
 //! background thread ([`super::transcript_writer`]): at the end of each turn
 //! ([`Transcript::sync_later`]: after the turn, off its path) and when the log is closed
 //! ([`Transcript::sync`], which waits until everything is on disk).
@@ -126,8 +125,8 @@ pub(super) fn redacted_json_text(key: &str, v: &Value) -> Option<String> {
 /// every [`Transcript::sync_later`] / [`Transcript::sync`]).
 pub const HANDOFF_BYTES: usize = 64 * 1024;
 
-/// An open session log. Lines are recorded into memory on the caller's thread (a JSON event's
-/// text copied with its time, a text delta's or a cold event's line formatted) into the transcript's
+/// An open session log. Lines are recorded into memory on the caller's thread (a hot event's
+/// text copied with its time, a cold event's line formatted) into the transcript's
 /// [`super::transcript_writer::Pending`] lines; the writer thread ([`super::transcript_writer`]) takes them when handed
 /// over, formats the rest, writes them and fsyncs.
 pub struct Transcript {
@@ -181,7 +180,7 @@ impl Transcript {
         let format = self.target.format();
         let mut guard = self.target.pending();
         let p = &mut *guard;
-        let stamp = p.head.stamp.at(event_millis());
+        let stamp = p.stamp.at(event_millis());
         let line = p.batch.push_line(|w| {
             format.head(w, stamp, event.as_bytes(), turn_id)?;
             format.fields(w, turn_id, fields)
@@ -209,9 +208,8 @@ impl Transcript {
         self.finish_line(p, Ok(()))
     }
 
-    /// Appends one line with a single text field (`{…,"<key>":"<text>"}`), written whole now
-    /// with the event's time (after the head it shares with the lines before it: a turn's
-    /// text deltas).
+    /// Appends one line with a single text field (`{…,"<key>":"<text>"}`): only copied now,
+    /// with the event's time; the writer thread formats it.
     pub fn record_text(
         &self,
         event: &'static str,
@@ -222,19 +220,9 @@ impl Transcript {
         if self.target.failed() {
             return Ok(());
         }
-        let format = self.target.format();
-        let mut guard = self.target.pending();
-        let p = &mut *guard;
-        let line = p.batch.push_text(
-            &mut p.head,
-            format,
-            event_millis(),
-            event,
-            turn_id,
-            key,
-            text,
-        );
-        self.finish_line(guard, line)
+        let mut p = self.target.pending();
+        p.batch.push_text(event_millis(), event, turn_id, key, text);
+        self.finish_line(p, Ok(()))
     }
 
     /// After a line: many waiting bytes go to the writer.

@@ -1,10 +1,9 @@
 //! Transcript lines between the event and the file: a [`Batch`] holds the lines a session
-//! recorded. A text delta's line is written whole when it is recorded (the head it shares
-//! with the deltas before it, kept by a [`Scratch`], then its text: one copy on the emitting
-//! thread), and so is a cold event's (built as a map); an event that is already JSON text is
-//! only copied with the time, turn and event name it was recorded with, and the writer thread
-//! formats it ([`LineFormat::format`], which checks and splices its members) into
-//! `{"timestamp","sessionId","event","turn_id"?,…fields}` just before it writes the lines.
+//! recorded, most of them not formatted yet (a text delta's text, an event's JSON text, each
+//! with the time, turn and event name it was recorded with: one copy on the emitting thread);
+//! the writer thread formats them ([`LineFormat::format`]) into
+//! `{"timestamp","sessionId","event","turn_id"?,…fields}` lines just before it writes them.
+//! Lines of the cold events (built as maps) arrive formatted.
 
 use std::io;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -16,17 +15,18 @@ use super::transcript_payloads::Payloads;
 use super::transcript_splice::splice;
 use crate::core::json_bytes::push_json_string;
 
-/// How a recorded entry is to be formatted.
+/// How a recorded line is to be formatted.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Form {
-    /// Already formatted: whole lines, one after the other (recorded in a row).
-    Lines,
+    /// Already formatted (the whole line).
+    Line,
+    /// One text field: `,"<key>":"<text>"`.
+    Text,
     /// The members of a JSON object (an event already written as JSON text).
     Json,
 }
 
-/// One recorded entry (its body follows the previous entry's in [`Batch::raw`]): an event's
-/// JSON text, or lines already formatted.
+/// One recorded line (its body follows the previous line's in [`Batch::raw`]).
 #[derive(Clone, Copy)]
 struct Entry {
     /// When it was recorded (the event's time), in milliseconds since the epoch.
@@ -34,6 +34,7 @@ struct Entry {
     turn_id: u64,
     form: Form,
     event: &'static str,
+    key: &'static str,
     body_len: usize,
 }
 
@@ -83,43 +84,41 @@ impl Batch {
         self.raw.capacity() + self.entries.capacity() * std::mem::size_of::<Entry>()
     }
 
-    /// Records a line with one text field (`,"<key>":"<text>"`), recorded at `ms` (since the
-    /// epoch): written whole now, after the head `head` keeps for `format`.
-    #[allow(clippy::too_many_arguments)] // a line's parts, in the order they are written
+    fn push(
+        &mut self,
+        form: Form,
+        ms: i64,
+        turn_id: u64,
+        event: &'static str,
+        key: &'static str,
+        body: &[u8],
+    ) {
+        self.raw.extend_from_slice(body);
+        self.entries.push(Entry {
+            ms,
+            turn_id,
+            form,
+            event,
+            key,
+            body_len: body.len(),
+        });
+    }
+
+    /// Records a line with one text field, recorded at `ms` (since the epoch).
     pub(super) fn push_text(
         &mut self,
-        head: &mut Scratch,
-        format: &LineFormat,
         ms: i64,
         event: &'static str,
         turn_id: u64,
         key: &'static str,
         text: &str,
-    ) -> io::Result<()> {
-        let start = self.raw.len();
-        let of = Head {
-            ms,
-            event,
-            turn_id,
-            key,
-        };
-        head.push_head(format, &of, text.len(), &mut self.raw)?;
-        push_json_string(&mut self.raw, text.as_bytes());
-        self.raw.extend_from_slice(b"}\n");
-        self.lines_from(start);
-        Ok(())
+    ) {
+        self.push(Form::Text, ms, turn_id, event, key, text.as_bytes());
     }
 
     /// Records a line with the members of the JSON object `text`, recorded at `ms`.
     pub(super) fn push_json(&mut self, ms: i64, event: &'static str, turn_id: u64, text: &[u8]) {
-        self.raw.extend_from_slice(text);
-        self.entries.push(Entry {
-            ms,
-            turn_id,
-            form: Form::Json,
-            event,
-            body_len: text.len(),
-        });
+        self.push(Form::Json, ms, turn_id, event, "", text);
     }
 
     /// Formats a whole line now (`line` appends it to the buffer it is given).
@@ -132,24 +131,15 @@ impl Batch {
             self.raw.truncate(start);
             return Err(e);
         }
-        self.lines_from(start);
+        self.entries.push(Entry {
+            ms: 0,
+            turn_id: 0,
+            form: Form::Line,
+            event: "",
+            key: "",
+            body_len: self.raw.len() - start,
+        });
         Ok(())
-    }
-
-    /// The formatted lines `raw[start..]` join the entry before them when it holds formatted
-    /// lines too (a turn's deltas are one entry), else make a new one.
-    fn lines_from(&mut self, start: usize) {
-        let len = self.raw.len() - start;
-        match self.entries.last_mut() {
-            Some(last) if last.form == Form::Lines => last.body_len += len,
-            _ => self.entries.push(Entry {
-                ms: 0,
-                turn_id: 0,
-                form: Form::Lines,
-                event: "",
-                body_len: len,
-            }),
-        }
     }
 }
 
@@ -184,29 +174,19 @@ impl Stamp {
     }
 }
 
-/// What formatting keeps between lines (no allocation per line): the recording side's, for
-/// the text lines it writes whole, and the writer's, for the JSON lines.
+/// What the writer keeps between batches (no allocation per line).
 #[derive(Default)]
 pub(super) struct Scratch {
     pub(super) stamp: Stamp,
     keys: Vec<(usize, usize)>,
-    /// The head of the last line, up to its fields (a text line's: up to its text), and what
-    /// it was made of: consecutive lines of one transcript, millisecond, event, turn and key
-    /// share it (a turn's text deltas, mostly).
+    /// The head of the last recorded line, up to its fields (a text line's: up to its text),
+    /// and what it was made of: consecutive lines of one transcript, millisecond, event, turn
+    /// and key share it (a turn's text deltas, mostly).
     head: Vec<u8>,
     head_of: Option<HeadOf>,
 }
 
-/// A line's head: `{"timestamp",…"event","turn_id"?` and, when `key` is not empty,
-/// `,"<key>":` (a text line's one field).
-pub(super) struct Head {
-    pub(super) ms: i64,
-    pub(super) event: &'static str,
-    pub(super) turn_id: u64,
-    pub(super) key: &'static str,
-}
-
-/// What a cached head is made of (names by address: they are static strings).
+/// What a line head is made of (names by address: they are static strings).
 #[derive(Clone, Copy, PartialEq, Eq)]
 struct HeadOf {
     format: u64,
@@ -214,42 +194,39 @@ struct HeadOf {
     event: (usize, usize),
     key: (usize, usize),
     turn_id: u64,
+    form: Form,
 }
 
 impl Scratch {
-    /// Appends the head `of` of a line of `format`, with room reserved for `rest` more bytes
-    /// (the line's fields).
-    pub(super) fn push_head(
-        &mut self,
-        format: &LineFormat,
-        of: &Head,
-        rest: usize,
-        w: &mut Vec<u8>,
-    ) -> io::Result<()> {
-        let made_of = HeadOf {
+    /// Appends the head of the recorded line `e` of `format`: `{"timestamp",…"turn_id"?` and,
+    /// for a text line, `,"<key>":`; with room reserved for the rest of the line.
+    fn push_head(&mut self, format: &LineFormat, e: &Entry, w: &mut Vec<u8>) -> io::Result<()> {
+        let ms = e.ms;
+        let of = HeadOf {
             format: format.id,
-            ms: of.ms,
-            event: (of.event.as_ptr() as usize, of.event.len()),
-            key: (of.key.as_ptr() as usize, of.key.len()),
-            turn_id: of.turn_id,
+            ms,
+            event: (e.event.as_ptr() as usize, e.event.len()),
+            key: (e.key.as_ptr() as usize, e.key.len()),
+            turn_id: e.turn_id,
+            form: e.form,
         };
-        if self.head_of != Some(made_of) {
+        if self.head_of != Some(of) {
             self.head_of = None;
             self.head.clear();
             format.head(
                 &mut self.head,
-                self.stamp.at(of.ms),
-                of.event.as_bytes(),
-                of.turn_id,
+                self.stamp.at(ms),
+                e.event.as_bytes(),
+                e.turn_id,
             )?;
-            if !of.key.is_empty() {
+            if e.form == Form::Text {
                 self.head.push(b',');
-                push_str(&mut self.head, of.key.as_bytes())?;
+                push_str(&mut self.head, e.key.as_bytes())?;
                 self.head.push(b':');
             }
-            self.head_of = Some(made_of);
+            self.head_of = Some(of);
         }
-        w.reserve(self.head.len() + rest + 16);
+        w.reserve(self.head.len() + e.body_len + 16);
         w.extend_from_slice(&self.head);
         Ok(())
     }
@@ -376,21 +353,17 @@ impl LineFormat {
             at = end;
             let start = w.len();
             let line = match e.form {
-                Form::Lines => {
+                Form::Line => {
                     w.extend_from_slice(body);
                     Ok(())
                 }
-                Form::Json => {
-                    let of = Head {
-                        ms: e.ms,
-                        event: e.event,
-                        turn_id: e.turn_id,
-                        key: "",
-                    };
-                    scratch
-                        .push_head(self, &of, body.len(), w)
-                        .and_then(|()| self.json(w, e.turn_id, body, &mut scratch.keys))
-                }
+                Form::Text => scratch.push_head(self, e, w).map(|()| {
+                    push_json_string(w, body);
+                    w.extend_from_slice(b"}\n");
+                }),
+                Form::Json => scratch
+                    .push_head(self, e, w)
+                    .and_then(|()| self.json(w, e.turn_id, body, &mut scratch.keys)),
             };
             if let Err(err) = line {
                 w.truncate(start);
@@ -449,7 +422,6 @@ mod tests {
                 .unwrap();
             let body = format!("{{\"v\":1,\"n\":{i}}}");
             let mut batch = Batch::with_capacity();
-            let mut recording = Scratch::default();
             let stamp = chrono::DateTime::from_timestamp_millis(at)
                 .unwrap()
                 .to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
@@ -463,9 +435,7 @@ mod tests {
                 batch.push_json(at, event, turn, body.as_bytes());
                 want.extend_from_slice(format!(",\"n\":{i}}}\n").as_bytes());
             } else {
-                batch
-                    .push_text(&mut recording, f, at, event, turn, key, &body)
-                    .unwrap();
+                batch.push_text(at, event, turn, key, &body);
                 want.extend_from_slice(
                     format!(",\"{key}\":{}}}\n", serde_json::to_string(&body).unwrap()).as_bytes(),
                 );

@@ -5,7 +5,7 @@
 //! to push a line, to hand over, or to swap batches: the writer takes everything at once and
 //! gives the written batches back, so a steady stream of turns allocates nothing.
 
-use super::transcript_format::{Batch, Scratch};
+use super::transcript_format::{Batch, Stamp};
 
 /// Written batches kept for reuse, at most.
 const SPARES_KEPT: usize = 2;
@@ -30,9 +30,8 @@ pub(super) struct Pending {
     queued: bool,
     /// Emptied batches to record into next.
     spares: Vec<Batch>,
-    /// The heads and timestamps of the lines formatted while recording (text deltas, cold
-    /// events).
-    pub(super) head: Scratch,
+    /// The timestamps of the lines formatted while recording (cold events).
+    pub(super) stamp: Stamp,
 }
 
 /// What the writer took: the batches in order, whether to fsync after them, and the number of
@@ -110,7 +109,7 @@ mod tests {
     use super::*;
 
     fn line(p: &mut Pending, text: &str) {
-        p.batch.push_json(0, "text_delta", 1, text.as_bytes());
+        p.batch.push_text(0, "text_delta", 1, "text", text);
         p.unsynced = true;
     }
 

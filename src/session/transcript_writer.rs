@@ -3,8 +3,8 @@
 //! [`super::transcript::HANDOFF_BYTES`] meanwhile: the thread takes all of them at once,
 //! and gives back the written batches to record into, so recording allocates nothing),
 //! formats them ([`super::transcript_format`]), writes them to their file in the order they
-//! were recorded and fsyncs when asked, so no check of a JSON event, write or fsync runs on a
-//! turn's path. After a hand-over the thread looks for new ones every [`POLL`] by itself
+//! were recorded and fsyncs when asked, so no formatting of a hot event, write or fsync runs
+//! on a turn's path. After a hand-over the thread looks for new ones every [`POLL`] by itself
 //! (group commit: a turn's end neither wakes it nor waits for it, and the lines of many turns
 //! and sessions share one wake-up), for up to [`LINGER`] without any; then it waits to be
 //! woken and, after another [`LINGER`], ends (it starts again when there is work; if it
