@@ -261,13 +261,6 @@ impl LogReg {
     }
 }
 
-/// NUL-terminated bytes of a string.
-pub(crate) fn nul_terminated(s: String) -> Vec<u8> {
-    let mut v = s.into_bytes();
-    v.push(0);
-    v
-}
-
 /// A NUL-terminated copy of `s`, allocated once at its final size.
 pub(crate) fn nul_copy(s: &str) -> Vec<u8> {
     let mut v = Vec::with_capacity(s.len() + 1);
@@ -293,10 +286,12 @@ pub(crate) fn deliver(ev: Event, reg: Option<&EventReg>, session: *mut robota_se
     let kind = ev.kind;
     let turn = ev.turn_id;
     match ev.payload {
-        Payload::Text(t) => {
+        Payload::Text(mut t) => {
             if let Some(r) = reg {
-                r.call(session, kind, turn, &nul_terminated(t));
+                t.push('\0');
+                r.call(session, kind, turn, t.as_bytes());
             }
+            crate::sdk::text_buffers::give_back(t);
         }
         Payload::Json(v) => {
             if let Some(r) = reg {

@@ -111,9 +111,10 @@ pub enum Payload {
 
 impl Payload {
     /// A text payload with room for the NUL byte the C callback gets after it (delivery then
-    /// appends it without growing the buffer again).
+    /// appends it without growing the buffer again), in a recycled buffer when the thread has
+    /// one ([`super::text_buffers`]).
     pub fn text(t: &str) -> Self {
-        let mut s = String::with_capacity(t.len() + 1);
+        let mut s = super::text_buffers::take(t.len());
         s.push_str(t);
         Payload::Text(s)
     }

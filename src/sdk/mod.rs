@@ -37,6 +37,7 @@ pub mod snapshot;
 pub mod store_api;
 pub mod subagent;
 pub mod team;
+pub mod text_buffers;
 pub mod tool_state;
 pub mod transcript_tap;
 pub mod wake_batch;
