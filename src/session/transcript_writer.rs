@@ -329,13 +329,7 @@ fn serve(linger: bool) {
             quiet = Duration::ZERO;
             let rest = POLL.saturating_sub(started.elapsed());
             if linger && !rest.is_zero() && q.settlers == 0 && q.waiting == 0 {
-                q.idle = true;
-                let (g, _) = WRITER
-                    .cond
-                    .wait_timeout(q, rest)
-                    .unwrap_or_else(|p| p.into_inner());
-                q = g;
-                q.idle = false;
+                q = idle_for(q, rest);
             }
             continue;
         }
@@ -344,18 +338,24 @@ fn serve(linger: bool) {
         }
         let polling = quiet < LINGER;
         q.sleeping = !polling;
-        q.idle = true;
         let step = if polling { POLL } else { LINGER };
-        let (g, _) = WRITER
-            .cond
-            .wait_timeout(q, step)
-            .unwrap_or_else(|p| p.into_inner());
-        q = g;
-        q.idle = false;
+        q = idle_for(q, step);
         q.sleeping = false;
         quiet += step;
     }
     q.running = false;
+}
+
+/// Waits up to `d` for a wake-up, marked idle meanwhile ([`Target::wait`] and [`settle`] wake
+/// an idle writer).
+fn idle_for(mut q: MutexGuard<'_, Queue>, d: Duration) -> MutexGuard<'_, Queue> {
+    q.idle = true;
+    let (mut q, _) = WRITER
+        .cond
+        .wait_timeout(q, d)
+        .unwrap_or_else(|p| p.into_inner());
+    q.idle = false;
+    q
 }
 
 /// Held by the writer while it writes a group; a test holds it to stop the writer
