@@ -6,9 +6,10 @@
 //! min–max spread); peak RSS is the child's `VmHWM`.
 //!
 //! Options (after `--`): `--runs N` (default 5), `--kind anthropic|openai` (default both),
-//! `--lib ship|release` (default `ship`: the cdylib as it ships — profile `ship`, built here
-//! with `cargo rustc --profile ship` as `.ci/size.sh` does; `release`: the one `cargo bench`
-//! just built, quicker to iterate on), `--delivery thread|inline|both` (default `both`: the C
+//! `--lib ship|pgo|release` (default `ship`: the cdylib as it ships — profile `ship`, built here
+//! with `cargo rustc --profile ship` as `.ci/size.sh` does; `pgo`: the same with profile-guided
+//! optimisation, not shipped (see `build.rs`); `release`: the one `cargo bench` just built,
+//! quicker to iterate on), `--delivery thread|inline|both` (default `both`: the C
 //! host's sessions in each delivery mode, a library column for each), `--place
 //! free|same|split|all` (default `free`: where the fake server's thread and the measured
 //! process run — `free` as the scheduler likes, `same` both on the first CPU, `split` the server
@@ -18,11 +19,13 @@
 //! The C host's sessions use `"delivery"` `thread` (callbacks on a library callback thread, the
 //! default) or `inline` (callbacks on the async worker; the host answers its tool inside the
 //! callback, as the raw loop runs its tool inline).
+//! `floor pgo` only builds the PGO library and prints its path.
 //! For profiling, `floor serve KIND` runs only the fake server (prints its base URL, stops when
 //! stdin closes) and `floor raw MODE KIND URL` runs only the raw loop; the C host is
 //! `target/release/floor_host MODE KIND URL` (see docs/perf.md).
 #![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)] // a harness: failing loudly is the point
 
+mod build;
 #[path = "../common/placement.rs"]
 mod placement;
 mod raw;
@@ -32,11 +35,12 @@ mod server;
 mod support;
 
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
+use build::{build_c_host, Lib};
 use placement::{allowed_cpus, pin_current_thread, Place};
 use report::{Figures, Sample};
 use scenario::{cpu_ns, mono_ns, rusage_cpu_ns, Kind, WARM_RUNS};
@@ -56,102 +60,16 @@ struct ChildRun {
     cpu_ns: i64,
 }
 
-/// The target profile directory holding the cdylib (`target/release`): this binary lives in
-/// its `deps/`.
-fn profile_dir() -> PathBuf {
-    let exe = std::env::current_exe().expect("current exe");
-    exe.parent()
-        .and_then(Path::parent)
-        .expect("bench binary in target/<profile>/deps")
-        .to_path_buf()
-}
-
-/// Which build of the cdylib the C host loads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Lib {
-    /// Profile `ship` (what ships: LTO, one codegen unit, stripped), built on demand.
-    Ship,
-    /// Profile `release`, as `cargo bench` built it.
-    Release,
-}
-
-/// The directory holding the `release` cdylib: the newer of `<profile>/librobota.so` (written
-/// by `cargo build`) and `deps/librobota.so` (what `cargo bench` just built).
-fn release_lib_dir() -> PathBuf {
-    let dir = profile_dir();
-    let modified = |d: &PathBuf| {
-        std::fs::metadata(d.join("librobota.so"))
-            .and_then(|m| m.modified())
-            .ok()
-    };
-    ["", "deps"]
-        .iter()
-        .map(|d| dir.join(d))
-        .filter_map(|d| modified(&d).map(|t| (t, d)))
-        .max_by_key(|(t, _)| *t)
-        .map(|(_, d)| d)
-        .expect("librobota.so next to the bench binary (built by cargo bench)")
-}
-
-/// Builds the shipped cdylib (as `.ci/size.sh` does) and returns its directory.
-fn ship_lib_dir() -> PathBuf {
-    let target = profile_dir()
-        .parent()
-        .expect("target/<profile>")
-        .to_path_buf();
-    let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-        .args([
-            "rustc",
-            "--profile",
-            "ship",
-            "--lib",
-            "--crate-type",
-            "cdylib",
-        ])
-        .arg("--target-dir")
-        .arg(&target)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .status()
-        .expect("run cargo");
-    assert!(status.success(), "building the ship cdylib failed");
-    target.join("ship")
-}
-
-/// Compiles `host.c` against the header and the cdylib of `which`; returns the host and the
-/// library file.
-fn build_c_host(which: Lib) -> (PathBuf, PathBuf) {
-    let dir = profile_dir();
-    let lib = match which {
-        Lib::Ship => ship_lib_dir(),
-        Lib::Release => release_lib_dir(),
-    };
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let out = dir.join("floor_host");
-    let status = Command::new(std::env::var("CC").unwrap_or_else(|_| "cc".into()))
-        .arg("-O2")
-        .arg("-std=c11")
-        .arg("-D_POSIX_C_SOURCE=200809L")
-        .arg("-I")
-        .arg(root.join("include"))
-        .arg(root.join("benches/floor/host.c"))
-        .arg("-o")
-        .arg(&out)
-        .arg(format!("-L{}", lib.display()))
-        .arg(format!("-Wl,-rpath,{}", lib.display()))
-        .arg("-lrobota")
-        .arg("-lpthread")
-        .status()
-        .expect("run cc");
-    assert!(status.success(), "compiling benches/floor/host.c failed");
-    (out, lib.join("librobota.so"))
-}
-
 /// Runs one fresh child to completion; its stdout is one JSON line.
 fn run_child(program: &Path, args: &[&str]) -> ChildRun {
     let spawned_ns = mono_ns();
     #[allow(clippy::zombie_processes)] // reaped below by wait4, which also gives its rusage
     let mut child = Command::new(program)
         .args(args)
+        // `cargo bench` sets LD_LIBRARY_PATH to target/release/deps, which holds the release
+        // cdylib: the C host must load the one it was linked against (see build.rs). Before
+        // 2026-11-28 it did not, and every `ship` figure was the release cdylib's.
+        .env_remove("LD_LIBRARY_PATH")
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .spawn()
@@ -230,6 +148,10 @@ fn main() {
     match args.first().map(String::as_str) {
         Some("raw") => std::process::exit(raw::main(&args[1..])),
         Some("serve") => std::process::exit(serve(&args[1..])),
+        Some("pgo") => {
+            println!("{}", Lib::Pgo.dir().join("librobota.so").display());
+            return;
+        }
         _ => {}
     }
     let mut runs = 5;
@@ -243,11 +165,10 @@ fn main() {
             "--runs" => runs = it.next().and_then(|n| n.parse().ok()).expect("--runs N"),
             "--kind" => kinds = vec![it.next().and_then(|k| Kind::parse(k)).expect("--kind KIND")],
             "--lib" => {
-                lib = match it.next().map(String::as_str) {
-                    Some("ship") => Lib::Ship,
-                    Some("release") => Lib::Release,
-                    _ => panic!("--lib ship|release"),
-                }
+                lib = it
+                    .next()
+                    .and_then(|l| Lib::parse(l))
+                    .expect("--lib ship|pgo|release")
             }
             "--delivery" => {
                 deliveries = match it.next().map(String::as_str) {
