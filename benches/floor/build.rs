@@ -12,9 +12,11 @@
 //!   use the same profile settings, so every function's profile matches its code. `floor pgo`
 //!   does only this and prints the library's path.
 //!
-//! The C host is linked with an `RPATH` (not a `RUNPATH`) to the library's directory, and run
-//! without `LD_LIBRARY_PATH`: `cargo bench` sets that to `target/release/deps`, which holds the
-//! release cdylib, and a `RUNPATH` would lose to it.
+//! The C host is linked with an `RPATH` (not a `RUNPATH`) to the library's directory: `cargo
+//! bench` runs this binary with `LD_LIBRARY_PATH` holding `target/release/deps`, where the
+//! release cdylib is, and `LD_LIBRARY_PATH` wins over a `RUNPATH` (before 2026-11-28 every
+//! `ship` figure was the release cdylib's). [`compile_host`] checks with `ldd`, in this
+//! process's environment, that the host resolves the library it was linked against.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -47,7 +49,7 @@ impl Lib {
     /// The directory holding this build's `librobota.so`, built first where needed.
     pub(crate) fn dir(self) -> PathBuf {
         match self {
-            Lib::Ship => ship_dir(&target_root(), None, false),
+            Lib::Ship => ship_dir(&target_root(), None),
             Lib::Pgo => pgo_ship_dir(),
             Lib::Release => release_lib_dir(),
         }
@@ -56,7 +58,7 @@ impl Lib {
 
 /// The target profile directory holding the `release` cdylib (`target/release`): this binary
 /// lives in its `deps/`.
-pub(crate) fn profile_dir() -> PathBuf {
+fn profile_dir() -> PathBuf {
     let exe = std::env::current_exe().expect("current exe");
     exe.parent()
         .and_then(Path::parent)
@@ -112,7 +114,7 @@ fn host_triple() -> String {
 /// Builds the `ship` cdylib into `target_dir` and returns the directory holding it. With
 /// `rustflags` (PGO) the build names the host target, so the flags reach only the target's
 /// crates, not build scripts and proc macros, which run on the host.
-fn ship_dir(target_dir: &Path, rustflags: Option<&str>, for_target: bool) -> PathBuf {
+fn ship_dir(target_dir: &Path, rustflags: Option<&str>) -> PathBuf {
     let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     cmd.args([
         "rustc",
@@ -124,23 +126,20 @@ fn ship_dir(target_dir: &Path, rustflags: Option<&str>, for_target: bool) -> Pat
     ])
     .arg("--target-dir")
     .arg(target_dir)
-    .current_dir(env!("CARGO_MANIFEST_DIR"))
-    .env_remove("RUSTFLAGS")
-    .env_remove("CARGO_ENCODED_RUSTFLAGS");
-    let triple = host_triple();
-    if for_target {
-        cmd.args(["--target", &triple]);
-    }
-    if let Some(flags) = rustflags {
-        cmd.env("CARGO_ENCODED_RUSTFLAGS", flags);
-    }
+    .current_dir(env!("CARGO_MANIFEST_DIR"));
+    let out = match rustflags {
+        None => target_dir.join("ship"),
+        Some(flags) => {
+            let triple = host_triple();
+            cmd.args(["--target", &triple])
+                .env_remove("RUSTFLAGS")
+                .env("CARGO_ENCODED_RUSTFLAGS", flags);
+            target_dir.join(triple).join("ship")
+        }
+    };
     let status = cmd.status().expect("run cargo");
     assert!(status.success(), "building the ship cdylib failed");
-    if for_target {
-        target_dir.join(triple).join("ship")
-    } else {
-        target_dir.join("ship")
-    }
+    out
 }
 
 /// `llvm-profdata` of the toolchain (rustup component `llvm-tools`).
@@ -166,7 +165,7 @@ fn pgo_ship_dir() -> PathBuf {
     let _ = std::fs::remove_dir_all(&raw);
     std::fs::create_dir_all(&raw).expect("create target/pgo/raw");
     let generate = format!("-Cprofile-generate={}", raw.display());
-    let instrumented = ship_dir(&root.join("gen"), Some(&generate), true);
+    let instrumented = ship_dir(&root.join("gen"), Some(&generate));
     let host = compile_host(&instrumented, &root.join("floor_host_gen"));
     train(&host);
     let profile = root.join("robota.profdata");
@@ -180,7 +179,7 @@ fn pgo_ship_dir() -> PathBuf {
         .expect("run llvm-profdata");
     assert!(status.success(), "llvm-profdata merge failed");
     let use_profile = format!("-Cprofile-use={}", profile.display());
-    ship_dir(&root.join("use"), Some(&use_profile), true)
+    ship_dir(&root.join("use"), Some(&use_profile))
 }
 
 /// The PGO training run: the instrumented library through the C host, every scenario shape the
@@ -192,7 +191,6 @@ fn train(host: &Path) {
             for mode in ["single", "warm", "conc"] {
                 let status = Command::new(host)
                     .args([mode, kind.as_str(), &url, delivery])
-                    .env_remove("LD_LIBRARY_PATH")
                     .stdout(Stdio::null())
                     .status()
                     .expect("run the instrumented host");
@@ -206,8 +204,9 @@ fn train(host: &Path) {
     }
 }
 
-/// Compiles `host.c` against the header and the cdylib in `lib_dir` into `out`.
-pub(crate) fn compile_host(lib_dir: &Path, out: &Path) -> PathBuf {
+/// Compiles `host.c` against the header and the cdylib in `lib_dir` into `out`, and checks that
+/// the host, started from here, loads that cdylib.
+fn compile_host(lib_dir: &Path, out: &Path) -> PathBuf {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let status = Command::new(std::env::var("CC").unwrap_or_else(|_| "cc".into()))
         .arg("-O2")
@@ -227,6 +226,16 @@ pub(crate) fn compile_host(lib_dir: &Path, out: &Path) -> PathBuf {
         .status()
         .expect("run cc");
     assert!(status.success(), "compiling benches/floor/host.c failed");
+    let ldd = Command::new("ldd").arg(out).output().expect("run ldd");
+    let resolved = String::from_utf8_lossy(&ldd.stdout);
+    let wanted = lib_dir.join("librobota.so");
+    assert!(
+        resolved
+            .lines()
+            .any(|l| l.contains(&format!("=> {} ", wanted.display()))),
+        "the C host does not load {}:\n{resolved}",
+        wanted.display()
+    );
     out.to_path_buf()
 }
 

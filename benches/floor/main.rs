@@ -66,10 +66,6 @@ fn run_child(program: &Path, args: &[&str]) -> ChildRun {
     #[allow(clippy::zombie_processes)] // reaped below by wait4, which also gives its rusage
     let mut child = Command::new(program)
         .args(args)
-        // `cargo bench` sets LD_LIBRARY_PATH to target/release/deps, which holds the release
-        // cdylib: the C host must load the one it was linked against (see build.rs). Before
-        // 2026-11-28 it did not, and every `ship` figure was the release cdylib's.
-        .env_remove("LD_LIBRARY_PATH")
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .spawn()
