@@ -40,21 +40,24 @@ pub fn lend<R>(ms: i64, f: impl FnOnce() -> R) -> R {
 }
 
 /// Wall-clock times of monotonic instants: the wall clock read once, at the start of a
-/// provider call, then followed by the monotonic clock (within a call the two drift by at
-/// most the clock's slewing, well under a millisecond per second).
+/// provider call (just after the monotonic one), then followed by the monotonic clock (within
+/// a call the two drift by at most the clock's slewing, well under a millisecond per second).
+/// The anchor keeps the wall clock's nanoseconds and rounds only the sum: rounding either part
+/// down would put the times it gives up to a millisecond behind a clock read just before.
 #[derive(Clone, Copy, Debug)]
 pub struct WallAnchor {
     mono: Instant,
-    wall_ms: i64,
+    wall_ns: i64,
 }
 
 impl WallAnchor {
     /// Anchored now.
     pub fn now() -> Self {
-        WallAnchor {
-            mono: Instant::now(),
-            wall_ms: now_millis(),
-        }
+        let mono = Instant::now();
+        let wall_ns = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX));
+        WallAnchor { mono, wall_ns }
     }
 
     /// The monotonic instant the anchor was taken at.
@@ -64,8 +67,8 @@ impl WallAnchor {
 
     /// The wall-clock time, in milliseconds since the epoch, `since` after the anchor.
     pub fn millis_after(&self, since: Duration) -> i64 {
-        let since = i64::try_from(since.as_millis()).unwrap_or(i64::MAX);
-        self.wall_ms.saturating_add(since)
+        let since = i64::try_from(since.as_nanos()).unwrap_or(i64::MAX);
+        self.wall_ns.saturating_add(since) / 1_000_000
     }
 }
 
@@ -110,5 +113,19 @@ mod tests {
         assert!((now_millis() - now).abs() < 50, "{now}");
         let chrono_now = chrono::Utc::now().timestamp_millis();
         assert!((chrono_now - now_millis()).abs() < 50);
+    }
+
+    #[test]
+    fn an_anchored_time_is_never_behind_the_clock_read_before_it() {
+        // Rounding the anchor down to its millisecond made a time up to 1 ms behind a clock
+        // read made earlier: this loop crossed a millisecond boundary with it within ~1000
+        // reads. The monotonic clock may run slightly slower than the wall clock (slewing), so
+        // the time is read right after the anchor, well within any drift.
+        for _ in 0..20_000 {
+            let a = WallAnchor::now();
+            let before = now_millis();
+            let at = a.millis_after(Instant::now().saturating_duration_since(a.instant()));
+            assert!(at >= before, "anchored {at} behind the clock's {before}");
+        }
     }
 }

@@ -180,7 +180,8 @@ impl Transcript {
         let format = self.target.format();
         let mut guard = self.target.pending();
         let p = &mut *guard;
-        let stamp = p.stamp.at(event_millis());
+        let ms = p.line_millis(event_millis());
+        let stamp = p.stamp.at(ms);
         let line = p.batch.push_line(|w| {
             format.head(w, stamp, event.as_bytes(), turn_id)?;
             format.fields(w, turn_id, fields)
@@ -204,7 +205,8 @@ impl Transcript {
             return Ok(());
         }
         let mut p = self.target.pending();
-        p.batch.push_json(event_millis(), event, turn_id, text);
+        let ms = p.line_millis(event_millis());
+        p.batch.push_json(ms, event, turn_id, text);
         self.finish_line(p, Ok(()))
     }
 
@@ -221,7 +223,8 @@ impl Transcript {
             return Ok(());
         }
         let mut p = self.target.pending();
-        p.batch.push_text(event_millis(), event, turn_id, key, text);
+        let ms = p.line_millis(event_millis());
+        p.batch.push_text(ms, event, turn_id, key, text);
         self.finish_line(p, Ok(()))
     }
 

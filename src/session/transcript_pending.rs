@@ -32,6 +32,8 @@ pub(super) struct Pending {
     spares: Vec<Batch>,
     /// The timestamps of the lines formatted while recording (cold events).
     pub(super) stamp: Stamp,
+    /// The time of the last line recorded (milliseconds since the epoch).
+    last_ms: i64,
 }
 
 /// What the writer took: the batches in order, whether to fsync after them, and the number of
@@ -49,6 +51,14 @@ impl Pending {
             batch: Batch::with_capacity(),
             ..Pending::default()
         }
+    }
+
+    /// The time of a line recorded now at `ms`: never before the line recorded before it (the
+    /// file's times are in order even when two threads' clocks, or a time lent by a streaming
+    /// step and a clock read on another thread, disagree by a millisecond).
+    pub(super) fn line_millis(&mut self, ms: i64) -> i64 {
+        self.last_ms = self.last_ms.max(ms);
+        self.last_ms
     }
 
     /// Closes the batch being recorded into (it waits, full, for the writer) and records into
@@ -111,6 +121,16 @@ mod tests {
     fn line(p: &mut Pending, text: &str) {
         p.batch.push_text(0, "text_delta", 1, "text", text);
         p.unsynced = true;
+    }
+
+    #[test]
+    fn line_times_never_go_back() {
+        let mut p = Pending::new();
+        let got: Vec<i64> = [5, 7, 6, 7, 9, 1]
+            .into_iter()
+            .map(|ms| p.line_millis(ms))
+            .collect();
+        assert_eq!(got, [5, 7, 7, 7, 9, 9]);
     }
 
     #[test]
