@@ -154,7 +154,7 @@ impl HostToolDef {
                 self.name
             )
         })?;
-        let errors: Vec<String> = validator.iter_errors(args).map(|e| e.to_string()).collect();
+        let errors = crate::tools::validation::problems(validator, args);
         if errors.is_empty() {
             Ok(())
         } else {
@@ -326,11 +326,14 @@ mod tests {
         assert!(!def.validator.is_compiled());
         assert_eq!(
             def.check_args(&json!({"a":1})),
-            Err("Invalid arguments for tool \"add\": \"b\" is a required property".to_string())
+            Err("Invalid arguments for tool \"add\": Missing required parameter: b".to_string())
         );
         assert_eq!(
             def.check_args(&json!({"a":"1","b":2})),
-            Err("Invalid arguments for tool \"add\": \"1\" is not of type \"integer\"".to_string())
+            Err(
+                "Invalid arguments for tool \"add\": Parameter \"a\" must be an integer, got string"
+                    .to_string()
+            )
         );
         // A float the fast check cannot tell is decided by the full validator.
         assert_eq!(def.check_args(&json!({"a":1.0,"b":2})), Ok(()));
@@ -340,7 +343,10 @@ mod tests {
         assert_eq!(p.check_args(&json!({"a":"xy"})), Ok(()));
         assert_eq!(
             p.check_args(&json!({"a":"y"})),
-            Err("Invalid arguments for tool \"add\": \"y\" does not match \"^x\"".to_string())
+            Err(
+                "Invalid arguments for tool \"add\": Parameter \"a\": 'y' does not match pattern '^x'"
+                    .to_string()
+            )
         );
     }
 }

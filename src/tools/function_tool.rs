@@ -1,5 +1,6 @@
 //! Function tools: a tool made of a name, a description, a JSON Schema and a closure, whose
-//! input is validated against the schema (`jsonschema`) before the closure runs.
+//! input is validated against the schema (`boon`, [`super::schema_compile`]) before the closure
+//! runs.
 //!
 //! * A validation failure is returned as the tool error
 //!   `Validation Error: Invalid parameters for tool "<name>": <problems>` naming each field

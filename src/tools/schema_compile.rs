@@ -1,13 +1,14 @@
 //! Compiling tool argument schemas, lazily where that is safe.
 //!
-//! `jsonschema` checks every schema against the draft 2020-12 meta-schema before compiling it,
-//! and the first check in a process builds the meta-schema's own validator: ~6.7 M
-//! instructions, most of a host's start-up (docs/perf.md §1). A schema made only of keywords
+//! The validator (the `boon` crate) checks every schema against the draft 2020-12 meta-schema
+//! before compiling it, and the first check in a process compiles the meta-schemas themselves
+//! (docs/perf.md §1: with the earlier `jsonschema` crate, ~6.7 M instructions, most of a
+//! host's start-up). A schema made only of keywords
 //! whose meta-schema rules [`surely_valid`] checks by hand (the common tool-schema subset:
 //! `type`, `properties`, `required`, `items`, `enum`, bounds, `anyOf`, … — anything else goes
 //! the eager way) cannot fail that check, so it is accepted at once and compiled on first use,
 //! or earlier on a background thread ([`CompiledSchema::warm_up`]). Any other schema is
-//! compiled at once, so a bad one is still refused with `jsonschema`'s error text. Arguments
+//! compiled at once, so a bad one is still refused with the validator's error text. Arguments
 //! that [`FastSchema`] accepts need no validator at all; a schema with such a fast check is
 //! not warmed up either (its validator is built only for arguments that do not fit).
 
@@ -19,10 +20,45 @@ use serde_json::{Map, Value};
 
 use super::schema_fast::FastSchema;
 
+/// Where a tool's argument schema sits for the compiler: relative references resolve against
+/// it, and compile errors name it.
+const SCHEMA_LOCATION: &str = "file:///tool-arguments.json";
+
+/// A compiled argument schema (the compiler keeps it, and what it refers to, in its arena).
+pub struct ArgsValidator {
+    schemas: boon::Schemas,
+    root: boon::SchemaIndex,
+}
+
+impl ArgsValidator {
+    /// Checks `args`; the error is the tree of what failed, where.
+    pub fn validate<'s, 'v>(
+        &'s self,
+        args: &'v Value,
+    ) -> Result<(), Box<boon::ValidationError<'s, 'v>>> {
+        self.schemas.validate(args, self.root).map_err(Box::new)
+    }
+
+    /// Whether `args` pass.
+    pub fn is_valid(&self, args: &Value) -> bool {
+        self.validate(args).is_ok()
+    }
+}
+
+/// References to other documents are never fetched: not from the network, not from files (a
+/// tool schema from an MCP server must not make the library read the host's files).
+struct NoExternalDocuments;
+
+impl boon::UrlLoader for NoExternalDocuments {
+    fn load(&self, url: &str) -> Result<Value, Box<dyn std::error::Error>> {
+        Err(format!("{url} is another document; tool schemas refer only to themselves").into())
+    }
+}
+
 /// A tool's argument schema and its validator (compiled now or on first use).
 pub struct CompiledSchema {
     schema: Value,
-    validator: OnceLock<Result<jsonschema::Validator, String>>,
+    validator: OnceLock<Result<ArgsValidator, String>>,
     /// The quick check of the common subset, when the schema is in it.
     fast: Option<FastSchema>,
 }
@@ -39,13 +75,58 @@ impl std::fmt::Debug for CompiledSchema {
 /// process-wide meta-schema validator, after which compiling a schema is cheap).
 static WARMING: AtomicBool = AtomicBool::new(false);
 
-fn compile(schema: &Value) -> Result<jsonschema::Validator, String> {
-    jsonschema::validator_for(schema).map_err(|e| e.to_string())
+/// Compiles `schema` as draft 2020-12 (unless its `$schema` names another draft); the error
+/// text says what is wrong with it.
+pub fn compile(schema: &Value) -> Result<ArgsValidator, String> {
+    let mut compiler = boon::Compiler::new();
+    compiler.set_default_draft(boon::Draft::V2020_12);
+    compiler.use_loader(Box::new(NoExternalDocuments));
+    let mut schemas = boon::Schemas::new();
+    let compiled = match compiler.add_resource(SCHEMA_LOCATION, schema.clone()) {
+        Ok(()) => compiler.compile(SCHEMA_LOCATION, &mut schemas),
+        Err(e) => Err(e),
+    };
+    match compiled {
+        Ok(root) => Ok(ArgsValidator { schemas, root }),
+        Err(boon::CompileError::ValidationError { src, .. }) => {
+            Err(meta_schema_problems(schema, &src))
+        }
+        Err(other) => Err(with_causes(&other)),
+    }
+}
+
+/// `err`'s text followed by its causes' (`error loading <url>: <why>`).
+fn with_causes(err: &dyn std::error::Error) -> String {
+    let mut text = err.to_string();
+    let mut cause = err.source();
+    while let Some(c) = cause {
+        text.push_str(": ");
+        text.push_str(&c.to_string());
+        cause = c.source();
+    }
+    text
+}
+
+/// Why `schema` fails its meta-schema: each failure's place in the schema, the value there and
+/// the rule it breaks (every branch of an alternative: which one was meant is not known).
+fn meta_schema_problems(schema: &Value, err: &boon::ValidationError<'_, '_>) -> String {
+    let mut leaves = Vec::new();
+    super::validation::failures(err, true, &mut leaves);
+    let parts: Vec<String> = leaves
+        .iter()
+        .map(|leaf| {
+            let pointer = leaf.instance_location.to_string();
+            let value = schema.pointer(&pointer).map(Value::to_string);
+            let at = if pointer.is_empty() { "/" } else { &pointer };
+            format!("at {at} ({}): {}", value.unwrap_or_default(), leaf.kind)
+        })
+        .collect();
+    format!("not valid against its meta-schema: {}", parts.join("; "))
 }
 
 impl CompiledSchema {
     /// Accepts `schema`: compiled on first use when [`surely_valid`], else now (the error is
-    /// `jsonschema`'s text).
+    /// the compiler's text).
     pub fn new(schema: &Value) -> Result<Arc<Self>, String> {
         let validator = OnceLock::new();
         if !surely_valid(schema) {
@@ -66,7 +147,7 @@ impl CompiledSchema {
 
     /// The validator, compiling it now if needed (a compile error of a schema accepted
     /// without compiling, which [`surely_valid`] rules out, comes back as its text).
-    pub fn validator(&self) -> Result<&jsonschema::Validator, &str> {
+    pub fn validator(&self) -> Result<&ArgsValidator, &str> {
         self.validator
             .get_or_init(|| compile(&self.schema))
             .as_ref()
@@ -202,8 +283,7 @@ mod tests {
         ] {
             assert!(surely_valid(&ok), "{ok}");
             // Each of them passes the real meta-schema check too.
-            assert!(jsonschema::meta::is_valid(&ok), "{ok}");
-            assert!(jsonschema::validator_for(&ok).is_ok(), "{ok}");
+            assert!(compile(&ok).is_ok(), "{ok}");
         }
     }
 
@@ -232,7 +312,12 @@ mod tests {
     #[test]
     fn bad_schemas_fail_at_once_and_good_ones_compile_on_first_use() {
         let e = CompiledSchema::new(&json!({"type":"objekt"})).unwrap_err();
-        assert!(e.contains("objekt"), "{e}");
+        assert_eq!(
+            e,
+            "not valid against its meta-schema: at /type (\"objekt\"): value must be one of \
+             'array', 'boolean', 'integer', 'null', 'number', 'object', 'string'; at /type \
+             (\"objekt\"): want array, but got string"
+        );
         let s = CompiledSchema::new(&json!({"type":"object","required":["a"]})).unwrap();
         assert!(!s.is_compiled());
         let v = s.validator().unwrap();
@@ -242,6 +327,26 @@ mod tests {
         // Outside the subset: compiled at once.
         let p = CompiledSchema::new(&json!({"type":"string","pattern":"^a"})).unwrap();
         assert!(p.is_compiled());
+    }
+
+    #[test]
+    fn references_to_other_documents_are_refused_and_never_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let other = dir.path().join("other.json");
+        std::fs::write(&other, r#"{"type":"string"}"#).unwrap();
+        let url = format!("file://{}", other.display());
+        let e = CompiledSchema::new(&json!({"$ref": url})).unwrap_err();
+        assert!(e.contains("is another document"), "{e}");
+        let e = CompiledSchema::new(&json!({"$ref": "https://example.com/s.json"})).unwrap_err();
+        assert!(e.contains("is another document"), "{e}");
+        // References inside the schema resolve.
+        let s = CompiledSchema::new(
+            &json!({"$defs":{"n":{"type":"integer"}},"properties":{"a":{"$ref":"#/$defs/n"}}}),
+        )
+        .unwrap();
+        let v = s.validator().unwrap();
+        assert!(v.is_valid(&json!({"a":1})));
+        assert!(!v.is_valid(&json!({"a":"x"})));
     }
 
     #[test]

@@ -1,8 +1,8 @@
 //! A quick acceptance check of tool arguments for the common tool-schema subset, so a valid
-//! call never needs `jsonschema`'s compiled validator.
+//! call never needs the compiled validator ([`super::schema_compile`]).
 //!
-//! Building the first `jsonschema` validator of a process builds the draft 2020-12
-//! meta-schema's validator too (~7 M instructions and ~1 MB of heap, docs/perf.md §1); for a
+//! Building the first validator of a process compiles the draft 2020-12 meta-schema too
+//! (with the earlier `jsonschema` crate ~7 M instructions and ~1 MB of heap, docs/perf.md §1); for a
 //! host whose tools all use the subset below, that cost is now paid only when a model sends
 //! arguments that do not fit. [`FastSchema::accepts`] answers only "certainly valid": `false`
 //! means "not known" and the caller asks the full validator, which also writes the error
@@ -311,7 +311,7 @@ mod tests {
         ];
         for (schema, instances) in cases {
             let fast = FastSchema::build(&schema).expect("in the subset");
-            let full = jsonschema::validator_for(&schema).expect("valid schema");
+            let full = super::super::schema_compile::compile(&schema).expect("valid schema");
             for i in instances {
                 let (fast_ok, full_ok) = (fast.accepts(&i), full.is_valid(&i));
                 if fast_ok {

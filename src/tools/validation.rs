@@ -1,11 +1,11 @@
-//! JSON-Schema validation of tool arguments (the `jsonschema` crate), with error texts that name
+//! JSON-Schema validation of tool arguments (the `boon` crate), with error texts that name
 //! the offending field in the reference's wording.
 
 use serde_json::Value;
 
-use jsonschema::error::{TypeKind, ValidationErrorKind};
+use boon::{ErrorKind, ValidationError};
 
-use super::schema_compile::CompiledSchema;
+use super::schema_compile::{ArgsValidator, CompiledSchema};
 use std::sync::Arc;
 
 /// An argument schema, compiled now or on first use ([`CompiledSchema`]).
@@ -63,6 +63,98 @@ fn value_text(v: &Value) -> String {
     }
 }
 
+/// The failures in `err`'s tree: its leaves, and, unless `branches`, the keywords that fail as a
+/// whole (`anyOf`, `oneOf`, `not`, a `false` schema), whose branches are not listed.
+pub(crate) fn failures<'e, 's, 'v>(
+    err: &'e ValidationError<'s, 'v>,
+    branches: bool,
+    out: &mut Vec<&'e ValidationError<'s, 'v>>,
+) {
+    let whole = !branches
+        && matches!(
+            err.kind,
+            ErrorKind::AnyOf | ErrorKind::OneOf(_) | ErrorKind::Not | ErrorKind::FalseSchema
+        );
+    if whole || err.causes.is_empty() {
+        out.push(err);
+    } else {
+        for cause in &err.causes {
+            failures(cause, branches, out);
+        }
+    }
+}
+
+/// The message of one failure of `args` (alternatives fail as a whole: what each branch said
+/// would only confuse a model).
+fn describe(err: &ValidationError<'_, '_>, args: &Value, out: &mut Vec<String>) {
+    let pointer = err.instance_location.to_string();
+    let instance = args.pointer(&pointer).unwrap_or(&Value::Null);
+    let field = field_name(&pointer);
+    let prefix = if field.is_empty() {
+        String::new()
+    } else {
+        format!("{field}.")
+    };
+    match &err.kind {
+        ErrorKind::Required { want } => out.extend(
+            want.iter()
+                .map(|p| format!("Missing required parameter: {prefix}{p}")),
+        ),
+        ErrorKind::AdditionalProperties { got } => out.push(
+            got.iter()
+                .map(|k| format!("Unknown parameter: {prefix}{k}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+        ),
+        ErrorKind::Type { want, .. } => {
+            let expected = want
+                .iter()
+                .map(|t| t.to_string())
+                .collect::<Vec<_>>()
+                .join(" or ");
+            let expected = with_article(&expected);
+            let got = js_type(instance);
+            out.push(if field.is_empty() {
+                format!("Arguments must be {expected}, got {got}")
+            } else {
+                format!("Parameter \"{field}\" must be {expected}, got {got}")
+            });
+        }
+        ErrorKind::Enum { want } => {
+            let opts = want.iter().map(value_text).collect::<Vec<_>>().join(", ");
+            out.push(format!(
+                "Parameter \"{field}\" must be one of: {opts}, got {}",
+                value_text(instance)
+            ));
+        }
+        kind if field.is_empty() => out.push(kind.to_string()),
+        kind => out.push(format!("Parameter \"{field}\": {kind}")),
+    }
+}
+
+/// What is wrong with `args` (empty: nothing), one message per problem in the reference's
+/// order: missing keys, then unknown keys, then per-field problems.
+pub fn problems(validator: &ArgsValidator, args: &Value) -> Vec<String> {
+    let mut problems = Vec::new();
+    if let Err(err) = validator.validate(args) {
+        let mut leaves = Vec::new();
+        failures(&err, false, &mut leaves);
+        for leaf in leaves {
+            describe(leaf, args, &mut problems);
+        }
+    }
+    problems.sort_by_key(|p| {
+        if p.starts_with("Missing required parameter") {
+            0
+        } else if p.starts_with("Unknown parameter") {
+            1
+        } else {
+            2
+        }
+    });
+    problems
+}
+
 impl SchemaValidator {
     /// Compiles `schema`; the error names what is wrong with it.
     pub fn new(schema: &Value) -> Result<Self, String> {
@@ -82,68 +174,7 @@ impl SchemaValidator {
             .compiled
             .validator()
             .map_err(|e| vec![format!("Invalid JSON Schema: {e}")])?;
-        let mut problems = Vec::new();
-        for err in validator.iter_errors(args) {
-            let field = field_name(err.instance_path().as_str());
-            let prefix = if field.is_empty() {
-                String::new()
-            } else {
-                format!("{field}.")
-            };
-            let msg = match err.kind() {
-                ValidationErrorKind::Required { property } => {
-                    format!(
-                        "Missing required parameter: {prefix}{}",
-                        value_text(property)
-                    )
-                }
-                ValidationErrorKind::AdditionalProperties { unexpected } => unexpected
-                    .iter()
-                    .map(|k| format!("Unknown parameter: {prefix}{k}"))
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                ValidationErrorKind::Type { kind } => {
-                    let expected = match kind {
-                        TypeKind::Single(t) => t.to_string(),
-                        TypeKind::Multiple(set) => set
-                            .iter()
-                            .map(|t| t.to_string())
-                            .collect::<Vec<_>>()
-                            .join(" or "),
-                    };
-                    let expected = with_article(&expected);
-                    let got = js_type(err.instance());
-                    if field.is_empty() {
-                        format!("Arguments must be {expected}, got {got}")
-                    } else {
-                        format!("Parameter \"{field}\" must be {expected}, got {got}")
-                    }
-                }
-                ValidationErrorKind::Enum { options } => {
-                    let opts = options
-                        .as_array()
-                        .map(|a| a.iter().map(value_text).collect::<Vec<_>>().join(", "))
-                        .unwrap_or_else(|| options.to_string());
-                    format!(
-                        "Parameter \"{field}\" must be one of: {opts}, got {}",
-                        value_text(err.instance())
-                    )
-                }
-                _ if field.is_empty() => err.to_string(),
-                _ => format!("Parameter \"{field}\": {err}"),
-            };
-            problems.push(msg);
-        }
-        // Reference order: missing keys, then unknown keys, then per-field problems.
-        problems.sort_by_key(|p| {
-            if p.starts_with("Missing required parameter") {
-                0
-            } else if p.starts_with("Unknown parameter") {
-                1
-            } else {
-                2
-            }
-        });
+        let problems = problems(validator, args);
         if problems.is_empty() {
             Ok(())
         } else {
