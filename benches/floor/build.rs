@@ -1,15 +1,16 @@
 //! The libraries the C host loads, and the host itself.
 //!
 //! - `release`: the cdylib `cargo bench` just built (quick to iterate on, with symbols).
-//! - `ship`: what ships — profile `ship` (fat LTO, one codegen unit, stripped, unwinding kept),
-//!   built with `cargo rustc --profile ship` into `target/ship/`, as `.ci/size.sh` does.
-//! - `pgo`: profile `ship` with profile-guided optimisation (PGO), not shipped (it is ~0.5 MB
-//!   over the 8 MiB budget, docs/perf.md §19). An instrumented `ship` build
-//!   (`-Cprofile-generate`) runs the floor scenario here (both wire formats, both delivery
-//!   modes; a cold process, 51 scenarios in a row and 100 at once), `llvm-profdata` (rustup
-//!   component `llvm-tools`) merges what it recorded, and `ship` is built again with that profile
-//!   (`-Cprofile-use`) into `target/pgo/use/<host>/ship/`. The instrumented and the final build
-//!   use the same profile settings, so every function's profile matches its code. `floor pgo`
+//! - `ship`: profile `ship` (fat LTO, one codegen unit, stripped, unwinding kept), built with
+//!   `cargo rustc --profile ship` into `target/ship/`, as `.ci/size.sh` does first: what
+//!   `cargo build --profile ship` gives, without a profile.
+//! - `pgo`: what ships — profile `ship` with profile-guided optimisation (PGO). An instrumented
+//!   `ship` build (`-Cprofile-generate`) runs the floor scenario here (both wire formats, both
+//!   delivery modes; a cold process, 51 scenarios in a row and 100 at once), `llvm-profdata`
+//!   (rustup component `llvm-tools`) merges what it recorded, and `ship` is built again with
+//!   that profile (`-Cprofile-use`) into `target/pgo/use/<host>/ship/`. The instrumented and the
+//!   final build use the same profile settings, so every function's profile matches its code
+//!   (docs/perf.md §19, §20). `floor pgo`
 //!   does only this and prints the library's path.
 //!
 //! The C host is linked with an `RPATH` (not a `RUNPATH`) to the library's directory: `cargo
@@ -27,9 +28,9 @@ use crate::server;
 /// Which build of the cdylib the C host loads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Lib {
-    /// Profile `ship`: what ships.
+    /// Profile `ship` without a profile.
     Ship,
-    /// Profile `ship` with profile-guided optimisation (not shipped: over the size budget).
+    /// Profile `ship` with profile-guided optimisation: what ships.
     Pgo,
     /// Profile `release`, as `cargo bench` built it.
     Release,

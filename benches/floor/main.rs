@@ -6,10 +6,10 @@
 //! min–max spread); peak RSS is the child's `VmHWM`.
 //!
 //! Options (after `--`): `--runs N` (default 5), `--kind anthropic|openai` (default both),
-//! `--lib ship|pgo|release` (default `ship`: the cdylib as it ships — profile `ship`, built here
-//! with `cargo rustc --profile ship` as `.ci/size.sh` does; `pgo`: the same with profile-guided
-//! optimisation, not shipped (see `build.rs`); `release`: the one `cargo bench` just built,
-//! quicker to iterate on), `--delivery thread|inline|both` (default `both`: the C
+//! `--lib pgo|ship|release` (default `pgo`: the cdylib as it ships — profile `ship` with
+//! profile-guided optimisation, trained and built here as `.ci/size.sh` does, see `build.rs`;
+//! `ship`: the same profile without PGO; `release`: the one `cargo bench` just built, quicker to
+//! iterate on), `--delivery thread|inline|both` (default `both`: the C
 //! host's sessions in each delivery mode, a library column for each), `--place
 //! free|same|split|all` (default `free`: where the fake server's thread and the measured
 //! process run — `free` as the scheduler likes, `same` both on the first CPU, `split` the server
@@ -19,7 +19,7 @@
 //! The C host's sessions use `"delivery"` `thread` (callbacks on a library callback thread, the
 //! default) or `inline` (callbacks on the async worker; the host answers its tool inside the
 //! callback, as the raw loop runs its tool inline).
-//! `floor pgo` only builds the PGO library and prints its path.
+//! `floor pgo` only builds the shipped (PGO) library and prints its path.
 //! For profiling, `floor serve KIND` runs only the fake server (prints its base URL, stops when
 //! stdin closes) and `floor raw MODE KIND URL` runs only the raw loop; the C host is
 //! `target/release/floor_host MODE KIND URL` (see docs/perf.md).
@@ -152,7 +152,7 @@ fn main() {
     }
     let mut runs = 5;
     let mut kinds = Kind::ALL.to_vec();
-    let mut lib = Lib::Ship;
+    let mut lib = Lib::Pgo;
     let mut deliveries: Vec<&'static str> = vec!["thread", "inline"];
     let mut places = vec![Place::Free];
     let mut it = args.iter();
@@ -164,7 +164,7 @@ fn main() {
                 lib = it
                     .next()
                     .and_then(|l| Lib::parse(l))
-                    .expect("--lib ship|pgo|release")
+                    .expect("--lib pgo|ship|release")
             }
             "--delivery" => {
                 deliveries = match it.next().map(String::as_str) {
