@@ -26,6 +26,8 @@ use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 #[allow(dead_code)] // the floor and handoff benches use the rest
+#[path = "common/append_floor.rs"]
+mod append_floor;
 #[path = "common/placement.rs"]
 mod placement;
 
@@ -343,8 +345,9 @@ fn transcript(_: &mut Criterion) {
             .unwrap_or(default)
     };
     let (rounds, turns) = (env("STORE_BENCH_ROUNDS", 7), env("STORE_BENCH_TURNS", 300));
+    let warm_up = turns.min(50);
     for doc in &docs {
-        run_round(rt, doc, &input, turns.min(50)); // warm-up
+        run_round(rt, doc, &input, warm_up);
     }
     let mut all: Vec<Vec<Round>> = variants.iter().map(|_| Vec::new()).collect();
     for _ in 0..rounds {
@@ -390,6 +393,27 @@ fn transcript(_: &mut Criterion) {
         );
     }
     robota_runtime_free(rt);
+    // The kernel's floor: the same bytes per turn appended with plain write(2) and fsync(2),
+    // as often as the writer did at the no-transcript turn's pace (its CPU is the part of
+    // "all: CPU per turn" no library code can remove).
+    let per_sync = (append_floor::POLL.as_secs_f64() * 1e6 / base[2]).round() as usize;
+    for ((name, dir), rs) in variants.iter().zip(&all).skip(1) {
+        let Some(dir) = dir else { continue };
+        let per_turn = append_floor::bytes_per_turn(dir, rounds * turns + warm_up);
+        let mut cpus: Vec<f64> = (0..rounds)
+            .map(|_| {
+                append_floor::append(dir, per_turn, turns, per_sync)
+                    .unwrap()
+                    .1
+            })
+            .collect();
+        let (floor, added) = (median(&mut cpus), med(rs, |r| r.all_cpu) - base[3]);
+        println!(
+            "  {name}: {per_turn} B per turn; plain write + fsync (every {per_sync} turns) of them: \
+             {floor:.1} µs CPU per turn ({:+.1} % of the no-transcript turn); the transcript adds {added:.1} µs",
+            floor / base[3] * 100.0
+        );
+    }
 }
 
 criterion_group!(benches, compaction, list, transcript);
