@@ -25,9 +25,9 @@ use robota::session::{CompactTrigger, Session, SessionOptions};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-#[allow(dead_code)] // the floor and handoff benches use the rest
 #[path = "common/append_floor.rs"]
 mod append_floor;
+#[allow(dead_code)] // the floor and handoff benches use the rest
 #[path = "common/placement.rs"]
 mod placement;
 

@@ -3,18 +3,87 @@
 //! hand-overs since the writer last took them ask for, and emptied batches to record into
 //! next. The recording thread and the writer share it under one lock, each holding it only
 //! to push a line, to hand over, or to swap batches: the writer takes everything at once and
-//! gives the written batches back, so a steady stream of turns allocates nothing.
+//! gives the written batches back, so a steady stream of turns allocates nothing. Written
+//! batches beyond a transcript's few spares wait in one pool for the whole process (the
+//! writer takes a transcript's lines once per poll, ~500 short turns' worth, so a busy
+//! transcript closes many batches between two passes; and a new transcript starts with a
+//! pooled one): memory touched once is recorded into again, not freed to `malloc` — which
+//! gives it back to the kernel — and faulted in anew (~1.3 µs per 4 KiB page on this VM).
+//! The pool is emptied when the writer thread ends (after two seconds without lines).
+
+use std::sync::{Mutex, MutexGuard};
 
 use super::transcript_format::{Batch, Stamp};
 
-/// Written batches kept for reuse, at most.
+/// Written batches a transcript keeps for reuse, at most.
 const SPARES_KEPT: usize = 2;
+
+/// Written batches the process keeps for any transcript, at most (each up to
+/// [`SPARE_MAX`]; a batch is closed at [`super::transcript::HANDOFF_BYTES`], ~200 KB with
+/// its entries).
+const POOL_KEPT: usize = 16;
 
 /// A written batch (or the writer's line buffer) larger than this is not kept for reuse.
 pub(super) const SPARE_MAX: usize = 1 << 20;
 
+/// Emptied batches to record into, at most `kept` (the process has one, [`POOL`]).
+pub(super) struct BatchPool {
+    batches: Mutex<Vec<Batch>>,
+    kept: usize,
+}
+
+impl BatchPool {
+    const fn new(kept: usize) -> Self {
+        BatchPool {
+            batches: Mutex::new(Vec::new()),
+            kept,
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Vec<Batch>> {
+        self.batches.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// A pooled batch, if any.
+    fn take(&self) -> Option<Batch> {
+        self.lock().pop()
+    }
+
+    /// Pools an emptied batch (dropped when the pool is full, or the batch is too large or
+    /// holds no memory).
+    fn put(&self, b: Batch) {
+        if b.capacity() > 0 && b.capacity() <= SPARE_MAX {
+            let mut p = self.lock();
+            if p.len() < self.kept {
+                p.push(b);
+            }
+        }
+    }
+
+    /// Frees the pooled batches.
+    fn empty(&self) {
+        let freed = std::mem::take(&mut *self.lock());
+        drop(freed);
+    }
+}
+
+/// Emptied batches any transcript records into next.
+static POOL: BatchPool = BatchPool::new(POOL_KEPT);
+
+fn pooled() -> Option<Batch> {
+    POOL.take()
+}
+
+fn to_pool(b: Batch) {
+    POOL.put(b);
+}
+
+/// Frees the pooled batches (the writer thread ends: no transcript is busy).
+pub(super) fn empty_pool() {
+    POOL.empty();
+}
+
 /// The lines a transcript recorded and the writer has not taken yet.
-#[derive(Default)]
 pub(super) struct Pending {
     /// The batch lines are recorded into.
     pub(super) batch: Batch,
@@ -48,8 +117,15 @@ impl Pending {
     /// Ready to record a turn of short lines (allocated when the transcript opens).
     pub(super) fn new() -> Self {
         Pending {
-            batch: Batch::with_capacity(),
-            ..Pending::default()
+            batch: pooled().unwrap_or_else(Batch::with_capacity),
+            full: Vec::new(),
+            handed: 0,
+            sync: false,
+            unsynced: false,
+            queued: false,
+            spares: Vec::new(),
+            stamp: Stamp::default(),
+            last_ms: 0,
         }
     }
 
@@ -64,7 +140,7 @@ impl Pending {
     /// Closes the batch being recorded into (it waits, full, for the writer) and records into
     /// a spare one, or a new one as large as the closed one.
     pub(super) fn close_batch(&mut self) {
-        let next = match self.spares.pop() {
+        let next = match self.spares.pop().or_else(pooled) {
             Some(b) => b,
             None => Batch::with_capacity_like(&self.batch),
         };
@@ -94,7 +170,11 @@ impl Pending {
         into.clear();
         self.queued = false;
         into.append(&mut self.full);
-        let next = self.spares.pop().unwrap_or_else(Batch::with_capacity);
+        let next = self
+            .spares
+            .pop()
+            .or_else(pooled)
+            .unwrap_or_else(Batch::with_capacity);
         into.push(std::mem::replace(&mut self.batch, next));
         Taken {
             batches: into,
@@ -103,13 +183,28 @@ impl Pending {
         }
     }
 
-    /// The writer gives written batches back: emptied, a few kept to record into.
+    /// The writer gives written batches back: emptied, a few kept to record into, the
+    /// others pooled.
     pub(super) fn give_back(&mut self, batches: &mut Vec<Batch>) {
         for mut b in batches.drain(..) {
+            b.clear();
             if self.spares.len() < SPARES_KEPT && b.capacity() <= SPARE_MAX {
-                b.clear();
                 self.spares.push(b);
+            } else {
+                to_pool(b);
             }
+        }
+    }
+}
+
+impl Drop for Pending {
+    /// A closed transcript's spare batches (and its last one, written) go to the pool.
+    fn drop(&mut self) {
+        for b in self.spares.drain(..) {
+            to_pool(b);
+        }
+        if self.batch.is_empty() && self.full.is_empty() {
+            to_pool(std::mem::take(&mut self.batch));
         }
     }
 }
@@ -121,6 +216,49 @@ mod tests {
     fn line(p: &mut Pending, text: &str) {
         p.batch.push_text(0, "text_delta", 1, "text", text);
         p.unsynced = true;
+    }
+
+    fn batch_of(text: &str) -> Batch {
+        let mut b = Batch::with_capacity();
+        b.push_text(0, "text_delta", 1, "text", text);
+        b
+    }
+
+    #[test]
+    fn a_pool_keeps_emptied_batches_up_to_its_bound() {
+        let pool = BatchPool::new(2);
+        assert!(pool.take().is_none());
+        pool.put(Batch::default()); // no memory: not worth keeping
+        assert!(pool.take().is_none());
+        let mut big = batch_of("x");
+        big.clear();
+        let mut huge = Batch::with_capacity();
+        huge.push_text(0, "text_delta", 1, "text", &"y".repeat(SPARE_MAX + 1));
+        huge.clear();
+        pool.put(huge); // too large
+        for _ in 0..3 {
+            let mut b = batch_of("z");
+            b.clear();
+            pool.put(b);
+        }
+        let kept: Vec<Batch> = std::iter::from_fn(|| pool.take()).collect();
+        assert_eq!(kept.len(), 2);
+        assert!(kept
+            .iter()
+            .all(|b| b.is_empty() && b.capacity() <= SPARE_MAX));
+        pool.put(big);
+        pool.empty();
+        assert!(pool.take().is_none());
+    }
+
+    #[test]
+    fn written_batches_beyond_the_spares_are_handed_on_emptied() {
+        let mut p = Pending::new();
+        let mut written: Vec<Batch> = (0..SPARES_KEPT + 2).map(|_| batch_of("w")).collect();
+        p.give_back(&mut written);
+        assert!(written.is_empty());
+        assert_eq!(p.spares.len(), SPARES_KEPT);
+        assert!(p.spares.iter().all(Batch::is_empty));
     }
 
     #[test]

@@ -344,6 +344,11 @@ fn serve(linger: bool) {
         quiet += step;
     }
     q.running = false;
+    drop(q);
+    if linger {
+        // Idle for a while: the batches pooled for busy transcripts are freed.
+        super::transcript_pending::empty_pool();
+    }
 }
 
 /// Waits up to `d` for a wake-up, marked idle meanwhile ([`Target::wait`] and [`settle`] wake
