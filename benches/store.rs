@@ -7,7 +7,9 @@
 //! `STORE_BENCH_SESSION=one`: a round's turns in one session instead of a fresh one per turn;
 //! `STORE_BENCH_PLACE=free|same|split`: the host thread and the runtime's threads — worker and
 //! transcript writer — where the scheduler likes (default), all on one CPU, or the host on the
-//! first CPU and the others on the second; see `common/placement.rs`).
+//! first CPU and the others on the second; see `common/placement.rs`). After the table, each
+//! transcript variant's bytes per turn and the kernel's floor for them: the same bytes appended
+//! with plain `write` + `fdatasync` (`common/append_floor.rs`).
 #![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)] // a harness: failing loudly is the point
 
 use std::ffi::CString;
