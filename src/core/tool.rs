@@ -84,8 +84,9 @@ impl SchemaCell {
 /// implementations above core). The default runs the tool directly.
 #[async_trait]
 pub trait ToolDispatcher: Send + Sync {
-    /// Runs `tool` with `args`.
-    async fn dispatch(&self, tool: &Arc<dyn Tool>, args: Value, ctx: &ToolContext) -> ToolResult;
+    /// Runs `tool` with `args` (borrowed: the caller keeps the call's arguments, and the one
+    /// copy the tool takes is made where it runs, after any gate).
+    async fn dispatch(&self, tool: &Arc<dyn Tool>, args: &Value, ctx: &ToolContext) -> ToolResult;
 }
 
 /// Runs tools with no gate.
@@ -94,8 +95,8 @@ pub struct DirectDispatcher;
 
 #[async_trait]
 impl ToolDispatcher for DirectDispatcher {
-    async fn dispatch(&self, tool: &Arc<dyn Tool>, args: Value, ctx: &ToolContext) -> ToolResult {
-        tool.execute(args, ctx).await
+    async fn dispatch(&self, tool: &Arc<dyn Tool>, args: &Value, ctx: &ToolContext) -> ToolResult {
+        tool.execute(args.clone(), ctx).await
     }
 }
 

@@ -272,12 +272,12 @@ impl PermissionEnforcer {
     async fn run_call(
         &self,
         tool: &Arc<dyn Tool>,
-        args: Value,
+        args: &Value,
         ctx: &ToolContext,
     ) -> (ToolResult, ToolEndResult) {
         let name = tool.name();
         if !self.hooks.groups(HookEvent::PreToolUse).is_empty() {
-            let input = Value::Object(self.tool_hook_input(HookEvent::PreToolUse, name, &args));
+            let input = Value::Object(self.tool_hook_input(HookEvent::PreToolUse, name, args));
             let pre = run_hooks_with_cancel(
                 &self.hooks,
                 HookEvent::PreToolUse,
@@ -296,7 +296,7 @@ impl PermissionEnforcer {
             }
         }
         // After PreToolUse (reference §11.3): a hook block means nobody is asked.
-        if let GateDecision::Deny(text) = self.gate(tool.as_ref(), &args, ctx).await {
+        if let GateDecision::Deny(text) = self.gate(tool.as_ref(), args, ctx).await {
             return (
                 Ok(Value::String(failure_json(&text))),
                 ToolEndResult::Denied,
@@ -328,7 +328,7 @@ impl PermissionEnforcer {
             ),
         };
         if end == ToolEndResult::Success && !self.hooks.groups(HookEvent::PostToolUse).is_empty() {
-            let mut m = self.tool_hook_input(HookEvent::PostToolUse, name, &args);
+            let mut m = self.tool_hook_input(HookEvent::PostToolUse, name, args);
             m.insert("tool_output".into(), Value::String(output_text(&result)));
             let post = run_hooks_with_cancel(
                 &self.hooks,
@@ -353,16 +353,11 @@ impl PermissionEnforcer {
 
 #[async_trait]
 impl ToolDispatcher for PermissionEnforcer {
-    async fn dispatch(&self, tool: &Arc<dyn Tool>, args: Value, ctx: &ToolContext) -> ToolResult {
+    async fn dispatch(&self, tool: &Arc<dyn Tool>, args: &Value, ctx: &ToolContext) -> ToolResult {
         let name = tool.name().to_string();
         if let Some(o) = &self.observer {
-            o.on_tool_start(&ctx.call_id, &name, &args, tool.parameters());
+            o.on_tool_start(&ctx.call_id, &name, args, tool.parameters());
         }
-        let observed_args = if self.observer.is_some() {
-            args.clone()
-        } else {
-            Value::Null
-        };
         let (result, end) = AssertUnwindSafe(self.run_call(tool, args, ctx))
             .catch_unwind()
             .await
@@ -375,13 +370,7 @@ impl ToolDispatcher for PermissionEnforcer {
                 )
             });
         if let Some(o) = &self.observer {
-            o.on_tool_end(
-                &ctx.call_id,
-                &name,
-                &observed_args,
-                end,
-                &output_text(&result),
-            );
+            o.on_tool_end(&ctx.call_id, &name, args, end, &output_text(&result));
         }
         result
     }

@@ -2,6 +2,7 @@
 //! and the path globs of their patterns are compared as normalized absolute paths, so
 //! `Read(/src/**)` cannot be satisfied by `/src/../etc/passwd` or by a symlink leading out.
 
+use std::borrow::Cow;
 use std::ffi::OsString;
 use std::path::{Component, Path, PathBuf};
 
@@ -146,16 +147,16 @@ pub fn normalize_path_glob(cwd: &Path, glob: &str) -> String {
 }
 
 /// The arguments as the permission check sees them: for Read/Write/Edit a string `filePath` is
-/// replaced by its resolved absolute path.
-pub fn normalize_args(cwd: &Path, tool: &str, args: &Value) -> Value {
-    if !PATH_TOOLS.contains(&tool) {
-        return args.clone();
+/// replaced by its resolved absolute path (a copy); otherwise the arguments themselves.
+pub fn normalize_args<'a>(cwd: &Path, tool: &str, args: &'a Value) -> Cow<'a, Value> {
+    if !PATH_TOOLS.contains(&tool) || !matches!(args.get("filePath"), Some(Value::String(_))) {
+        return Cow::Borrowed(args);
     }
     let mut out = args.clone();
     if let Some(Value::String(fp)) = out.get_mut("filePath") {
         *fp = resolve_path(cwd, fp).to_string_lossy().into_owned();
     }
-    out
+    Cow::Owned(out)
 }
 
 /// The lists with the path globs of Read/Write/Edit patterns normalized (see [`normalize_path_glob`]).

@@ -184,7 +184,7 @@ pub async fn execute_batch(
                 return unknown_tool_result(&req.tool_name, available);
             };
             let args = match &req.arguments {
-                Ok(a) => a.clone(),
+                Ok(a) => a,
                 Err(e) => return ToolRunResult::failure(e.clone()),
             };
             let ctx = ToolContext {
