@@ -60,23 +60,20 @@ impl BatchPool {
         }
     }
 
-    /// Frees the pooled batches.
+    /// Frees the pooled batches (after the lock is released).
     fn empty(&self) {
         let freed = std::mem::take(&mut *self.lock());
         drop(freed);
+    }
+
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.lock().len()
     }
 }
 
 /// Emptied batches any transcript records into next.
 static POOL: BatchPool = BatchPool::new(POOL_KEPT);
-
-fn pooled() -> Option<Batch> {
-    POOL.take()
-}
-
-fn to_pool(b: Batch) {
-    POOL.put(b);
-}
 
 /// Frees the pooled batches (the writer thread ends: no transcript is busy).
 pub(super) fn empty_pool() {
@@ -103,6 +100,8 @@ pub(super) struct Pending {
     pub(super) stamp: Stamp,
     /// The time of the last line recorded (milliseconds since the epoch).
     last_ms: i64,
+    /// Where batches beyond the spares go, and where a batch comes from when none is spare.
+    pool: &'static BatchPool,
 }
 
 /// What the writer took: the batches in order, whether to fsync after them, and the number of
@@ -116,8 +115,13 @@ pub(super) struct Taken {
 impl Pending {
     /// Ready to record a turn of short lines (allocated when the transcript opens).
     pub(super) fn new() -> Self {
+        Self::with_pool(&POOL)
+    }
+
+    /// [`Pending::new`] with batches from and to `pool`.
+    fn with_pool(pool: &'static BatchPool) -> Self {
         Pending {
-            batch: pooled().unwrap_or_else(Batch::with_capacity),
+            batch: pool.take().unwrap_or_else(Batch::with_capacity),
             full: Vec::new(),
             handed: 0,
             sync: false,
@@ -126,6 +130,7 @@ impl Pending {
             spares: Vec::new(),
             stamp: Stamp::default(),
             last_ms: 0,
+            pool,
         }
     }
 
@@ -140,7 +145,7 @@ impl Pending {
     /// Closes the batch being recorded into (it waits, full, for the writer) and records into
     /// a spare one, or a new one as large as the closed one.
     pub(super) fn close_batch(&mut self) {
-        let next = match self.spares.pop().or_else(pooled) {
+        let next = match self.spares.pop().or_else(|| self.pool.take()) {
             Some(b) => b,
             None => Batch::with_capacity_like(&self.batch),
         };
@@ -173,7 +178,7 @@ impl Pending {
         let next = self
             .spares
             .pop()
-            .or_else(pooled)
+            .or_else(|| self.pool.take())
             .unwrap_or_else(Batch::with_capacity);
         into.push(std::mem::replace(&mut self.batch, next));
         Taken {
@@ -191,7 +196,7 @@ impl Pending {
             if self.spares.len() < SPARES_KEPT && b.capacity() <= SPARE_MAX {
                 self.spares.push(b);
             } else {
-                to_pool(b);
+                self.pool.put(b);
             }
         }
     }
@@ -201,10 +206,10 @@ impl Drop for Pending {
     /// A closed transcript's spare batches (and its last one, written) go to the pool.
     fn drop(&mut self) {
         for b in self.spares.drain(..) {
-            to_pool(b);
+            self.pool.put(b);
         }
         if self.batch.is_empty() && self.full.is_empty() {
-            to_pool(std::mem::take(&mut self.batch));
+            self.pool.put(std::mem::take(&mut self.batch));
         }
     }
 }
@@ -224,41 +229,56 @@ mod tests {
         b
     }
 
+    fn emptied(text: &str) -> Batch {
+        let mut b = batch_of(text);
+        b.clear();
+        b
+    }
+
     #[test]
     fn a_pool_keeps_emptied_batches_up_to_its_bound() {
         let pool = BatchPool::new(2);
         assert!(pool.take().is_none());
         pool.put(Batch::default()); // no memory: not worth keeping
-        assert!(pool.take().is_none());
-        let mut big = batch_of("x");
-        big.clear();
-        let mut huge = Batch::with_capacity();
-        huge.push_text(0, "text_delta", 1, "text", &"y".repeat(SPARE_MAX + 1));
+        assert_eq!(pool.len(), 0);
+        let mut huge = batch_of(&"y".repeat(SPARE_MAX + 1));
         huge.clear();
         pool.put(huge); // too large
+        assert_eq!(pool.len(), 0);
         for _ in 0..3 {
-            let mut b = batch_of("z");
-            b.clear();
-            pool.put(b);
+            pool.put(emptied("z"));
         }
-        let kept: Vec<Batch> = std::iter::from_fn(|| pool.take()).collect();
-        assert_eq!(kept.len(), 2);
-        assert!(kept
-            .iter()
-            .all(|b| b.is_empty() && b.capacity() <= SPARE_MAX));
-        pool.put(big);
+        assert_eq!(pool.len(), 2);
+        let b = pool.take().map(|b| (b.is_empty(), b.capacity() > 0));
+        assert_eq!(b, Some((true, true)));
         pool.empty();
         assert!(pool.take().is_none());
     }
 
     #[test]
-    fn written_batches_beyond_the_spares_are_handed_on_emptied() {
-        let mut p = Pending::new();
+    fn written_batches_beyond_the_spares_are_pooled_and_recorded_into_again() {
+        static POOL: BatchPool = BatchPool::new(8);
+        let mut p = Pending::with_pool(&POOL);
         let mut written: Vec<Batch> = (0..SPARES_KEPT + 2).map(|_| batch_of("w")).collect();
         p.give_back(&mut written);
         assert!(written.is_empty());
         assert_eq!(p.spares.len(), SPARES_KEPT);
         assert!(p.spares.iter().all(Batch::is_empty));
+        assert_eq!(POOL.len(), 2);
+        // Spares first, then the pool: no new batch while either has one.
+        for left in [2, 2, 1, 0] {
+            p.close_batch();
+            assert_eq!(POOL.len(), left);
+        }
+        // A closed transcript's spares (none left) and its empty batch go to the pool; a new
+        // transcript records into a pooled batch.
+        p.full.clear();
+        p.batch.clear();
+        drop(p);
+        assert_eq!(POOL.len(), 1);
+        let q = Pending::with_pool(&POOL);
+        assert_eq!(POOL.len(), 0);
+        assert!(q.batch.capacity() > 0);
     }
 
     #[test]
