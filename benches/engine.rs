@@ -1,9 +1,10 @@
 //! Engine benchmark: CPU cost per model/tool round (scripted provider, one no-op tool call per
 //! round, no I/O) and the memory of an idle conversation.
-//! Run: `cargo bench --bench engine`
+//! Run: `cargo bench --bench engine --no-default-features` (the memory figures count heap bytes
+//! with this bench's own global allocator, which the library's default mimalloc allocator would
+//! replace; with default features the bench times the rounds and skips the memory report).
 #![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)] // a harness: failing loudly is the point
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicIsize, Ordering};
 use std::sync::Arc;
 
@@ -15,27 +16,36 @@ use robota::core::tool::{ClosureTool, Tool};
 use robota::providers::scripted::ScriptedProvider;
 use serde_json::json;
 
-/// Counts live heap bytes so the bench can report memory per conversation.
-struct Counting;
+/// Live heap bytes, counted by [`counting::Counting`] (without the library's mimalloc).
 static LIVE: AtomicIsize = AtomicIsize::new(0);
 
-// SAFETY: every method delegates to the system allocator with the caller's arguments and
-// only adds an atomic counter, so the GlobalAlloc contract is the system allocator's.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        LIVE.fetch_add(l.size() as isize, Ordering::Relaxed);
-        // SAFETY: same layout contract as the caller's.
-        unsafe { System.alloc(l) }
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        LIVE.fetch_sub(l.size() as isize, Ordering::Relaxed);
-        // SAFETY: `p` was allocated by `System` with layout `l`.
-        unsafe { System.dealloc(p, l) }
-    }
-}
+#[cfg(not(feature = "mimalloc"))]
+mod counting {
+    use super::LIVE;
+    use std::alloc::{GlobalAlloc, Layout, System};
+    use std::sync::atomic::Ordering;
 
-#[global_allocator]
-static GLOBAL: Counting = Counting;
+    /// Counts live heap bytes so the bench can report memory per conversation.
+    pub(super) struct Counting;
+
+    // SAFETY: every method delegates to the system allocator with the caller's arguments and
+    // only adds an atomic counter, so the GlobalAlloc contract is the system allocator's.
+    unsafe impl GlobalAlloc for Counting {
+        unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+            LIVE.fetch_add(l.size() as isize, Ordering::Relaxed);
+            // SAFETY: same layout contract as the caller's.
+            unsafe { System.alloc(l) }
+        }
+        unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+            LIVE.fetch_sub(l.size() as isize, Ordering::Relaxed);
+            // SAFETY: `p` was allocated by `System` with layout `l`.
+            unsafe { System.dealloc(p, l) }
+        }
+    }
+
+    #[global_allocator]
+    static GLOBAL: Counting = Counting;
+}
 
 const ROUNDS: usize = 10;
 
@@ -86,6 +96,10 @@ fn bench_rounds(c: &mut Criterion) {
 }
 
 fn report_memory(_c: &mut Criterion) {
+    if cfg!(feature = "mimalloc") {
+        println!("memory: not counted with the library's mimalloc allocator on: run `cargo bench --bench engine --no-default-features`");
+        return;
+    }
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -9,6 +9,8 @@
 //! is checked (NULL, live-handle table) before use, hence the module-wide clippy allowance.
 #![allow(clippy::not_unsafe_ptr_arg_deref)]
 
+#[cfg(feature = "mimalloc")]
+mod allocator;
 mod api_host_io;
 mod api_lib;
 mod api_query;
