@@ -8,7 +8,7 @@
 //!
 //! One setting differs from mimalloc's defaults: arenas are committed on demand
 //! (`arena_eager_commit` = 0). Eagerly committed arenas are backed by transparent huge pages
-//! on Linux, which put ~7.6 MB into a one-session process's resident set. The environment
+//! on Linux, which put ~8 MB into a one-session process's resident set. The environment
 //! variable `MIMALLOC_ARENA_EAGER_COMMIT` still overrides it, as every `MIMALLOC_*` does.
 
 use std::alloc::{GlobalAlloc, Layout};
