@@ -20,6 +20,8 @@ use crate::sdk::runtime::RuntimeShared;
 use crate::sdk::wake_batch::{self, DeferredWake};
 
 mod inline;
+#[cfg(test)]
+mod tests;
 
 #[derive(Default)]
 struct QState {
@@ -53,7 +55,7 @@ pub(crate) struct Queue {
     state: Mutex<QState>,
     cond: Condvar,
     /// Signalled when a turn's `TURN_COMPLETED` was handed over, and on detach.
-    delivered_cond: Condvar,
+    delivered_cond: Arc<DeliveredSignal>,
     shared: Arc<RuntimeShared>,
 }
 
@@ -72,7 +74,7 @@ impl Queue {
                 ..Default::default()
             }),
             cond: Condvar::new(),
-            delivered_cond: Condvar::new(),
+            delivered_cond: Arc::new(DeliveredSignal(Condvar::new())),
             shared,
         })
     }
@@ -114,7 +116,18 @@ impl Queue {
     /// Wakes the `wait_delivered` callers when [`Self::mark_delivered`] said one is asleep.
     fn wake_delivered(&self, sleeping: bool) {
         if sleeping {
-            self.delivered_cond.notify_all();
+            self.delivered_cond.0.notify_all();
+        }
+    }
+
+    /// [`Self::wake_delivered`] for a `TURN_COMPLETED` marked as handed over when it was
+    /// pushed (no callback, `pump`, `pull`): the turn's task pushes it just before it finishes
+    /// the turn in the same poll, so the wake-up waits for that ([`wake_batch::turn_ended`]).
+    /// Woken at once, `robota_session_wait` would find the turn still running and sleep again
+    /// until the turn's end woke it: two wake-ups per turn instead of one.
+    fn wake_delivered_at_turn_end(&self, sleeping: bool) {
+        if sleeping {
+            wake_batch::wake_at_turn_end(self.delivered_cond.clone());
         }
     }
 
@@ -133,7 +146,7 @@ impl Queue {
         }
         if discarded {
             drop(st);
-            self.wake_delivered(sleeping);
+            self.wake_delivered_at_turn_end(sleeping);
             return;
         }
         if ev.kind == events::SESSION_CLOSED {
@@ -159,7 +172,7 @@ impl Queue {
             }
         };
         drop(st);
-        self.wake_delivered(sleeping);
+        self.wake_delivered_at_turn_end(sleeping);
         if wake {
             wake_batch::wake_soon(self.clone());
         }
@@ -387,7 +400,7 @@ impl Queue {
             if done || st.detached {
                 return Ok(());
             }
-            match wait_step(&self.delivered_cond, st, deadline, delivery_waiters) {
+            match wait_step(&self.delivered_cond.0, st, deadline, delivery_waiters) {
                 (s, true) => st = s,
                 (_, false) => {
                     return Err(err(
@@ -416,9 +429,19 @@ impl Queue {
             self.cond.notify_all();
         }
         if delivery_waiters > 0 {
-            self.delivered_cond.notify_all();
+            self.delivered_cond.0.notify_all();
         }
         drop(reg);
+    }
+}
+
+/// The condition variable `robota_session_wait` sleeps on until its turn was handed over; a
+/// wake-up of it can wait for the end of the turn that handed it over (`wake_batch`).
+struct DeliveredSignal(Condvar);
+
+impl DeferredWake for DeliveredSignal {
+    fn wake_now(self: Arc<Self>) {
+        self.0.notify_all();
     }
 }
 

@@ -28,6 +28,9 @@ struct Batch {
     /// nothing of the task's (see [`at_poll_end`]).
     closing: bool,
     wakes: Vec<Arc<dyn DeferredWake>>,
+    /// Wake-ups that may be performed once the polled task has finished its turn
+    /// ([`turn_ended`]), when that comes before the end of the poll.
+    turn_end: Vec<Arc<dyn DeferredWake>>,
 }
 
 thread_local! {
@@ -36,11 +39,20 @@ thread_local! {
 
 /// Runs `w` at the end of the batched poll running on this thread, or now when there is none.
 pub fn wake_soon(w: Arc<dyn DeferredWake>) {
+    defer_or_wake(w, |b| &mut b.wakes);
+}
+
+/// Puts `w` on the list `list` picks from this thread's open batch, or performs it now when no
+/// batched poll runs here.
+fn defer_or_wake(
+    w: Arc<dyn DeferredWake>,
+    list: fn(&mut Batch) -> &mut Vec<Arc<dyn DeferredWake>>,
+) {
     let now = BATCH
         .try_with(|b| {
             let mut b = b.borrow_mut();
             if b.open {
-                b.wakes.push(w.clone());
+                list(&mut b).push(w.clone());
                 false
             } else {
                 true
@@ -52,11 +64,55 @@ pub fn wake_soon(w: Arc<dyn DeferredWake>) {
     }
 }
 
+/// Runs `w` when the task polled on this thread reports the end of its turn ([`turn_ended`]),
+/// or at the end of the poll if that comes first; now when there is no batched poll. For a
+/// wake-up of somebody waiting for the turn's end, who would find the turn still running when
+/// woken earlier, and whose wake-up need not wait for what the task drops after the turn.
+pub fn wake_at_turn_end(w: Arc<dyn DeferredWake>) {
+    defer_or_wake(w, |b| &mut b.turn_end);
+}
+
+/// The task polled on this thread has finished its turn: performs the wake-ups
+/// [`wake_at_turn_end`] deferred.
+pub fn turn_ended() {
+    perform_turn_end();
+}
+
+fn perform_turn_end() {
+    let mut wakes = BATCH
+        .try_with(|b| std::mem::take(&mut b.borrow_mut().turn_end))
+        .unwrap_or_default();
+    if wakes.is_empty() {
+        return;
+    }
+    for w in wakes.drain(..) {
+        w.wake_now();
+    }
+    // Give the (now empty) buffer back so the next turn does not allocate.
+    let _ = BATCH.try_with(|b| {
+        let mut b = b.borrow_mut();
+        if b.turn_end.capacity() == 0 {
+            b.turn_end = wakes;
+        }
+    });
+}
+
 /// True while this thread performs the wake-ups deferred to the end of a batched poll: the
 /// poll is over and the task holds no lock, so a wake-up may do the woken party's work here
 /// (`inline` event delivery runs host callbacks on the worker this way).
 pub fn at_poll_end() -> bool {
     BATCH.try_with(|b| b.borrow().closing).unwrap_or(false)
+}
+
+/// How many wake-ups wait for the end of this thread's batched poll (tests).
+#[cfg(test)]
+pub(crate) fn deferred() -> usize {
+    BATCH
+        .try_with(|b| {
+            let b = b.borrow();
+            b.wakes.len() + b.turn_end.len()
+        })
+        .unwrap_or(0)
 }
 
 /// Opens a batch on this thread; false when one is open already (nested poll).
@@ -74,6 +130,7 @@ struct CloseOnDrop;
 
 impl Drop for CloseOnDrop {
     fn drop(&mut self) {
+        perform_turn_end();
         let mut wakes = BATCH
             .try_with(|b| {
                 let mut b = b.borrow_mut();

@@ -418,6 +418,7 @@ impl InteractiveSession {
         core.link.turn.store(0, Ordering::Relaxed);
         let emit_closed = take_closed_report(&mut core.lock());
         core.wake_waiters();
+        crate::sdk::wake_batch::turn_ended();
         if emit_closed {
             self.end_and_report_closed();
         }
