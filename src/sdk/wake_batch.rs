@@ -75,24 +75,28 @@ pub fn wake_at_turn_end(w: Arc<dyn DeferredWake>) {
 /// The task polled on this thread has finished its turn: performs the wake-ups
 /// [`wake_at_turn_end`] deferred.
 pub fn turn_ended() {
-    perform_turn_end();
-}
-
-fn perform_turn_end() {
-    let mut wakes = BATCH
+    let wakes = BATCH
         .try_with(|b| std::mem::take(&mut b.borrow_mut().turn_end))
         .unwrap_or_default();
-    if wakes.is_empty() {
-        return;
+    if !wakes.is_empty() {
+        perform(wakes, |b| &mut b.turn_end);
     }
+}
+
+/// Performs `wakes`, then gives the emptied buffer back to the list `list` picks, so the next
+/// poll or turn does not allocate.
+fn perform(
+    mut wakes: Vec<Arc<dyn DeferredWake>>,
+    list: fn(&mut Batch) -> &mut Vec<Arc<dyn DeferredWake>>,
+) {
     for w in wakes.drain(..) {
         w.wake_now();
     }
-    // Give the (now empty) buffer back so the next turn does not allocate.
     let _ = BATCH.try_with(|b| {
         let mut b = b.borrow_mut();
-        if b.turn_end.capacity() == 0 {
-            b.turn_end = wakes;
+        let l = list(&mut b);
+        if l.capacity() == 0 {
+            *l = wakes;
         }
     });
 }
@@ -130,8 +134,8 @@ struct CloseOnDrop;
 
 impl Drop for CloseOnDrop {
     fn drop(&mut self) {
-        perform_turn_end();
-        let mut wakes = BATCH
+        turn_ended();
+        let wakes = BATCH
             .try_with(|b| {
                 let mut b = b.borrow_mut();
                 b.open = false;
@@ -139,17 +143,8 @@ impl Drop for CloseOnDrop {
                 std::mem::take(&mut b.wakes)
             })
             .unwrap_or_default();
-        for w in wakes.drain(..) {
-            w.wake_now();
-        }
-        // Give the (now empty) buffer back so the next poll does not allocate.
-        let _ = BATCH.try_with(|b| {
-            let mut b = b.borrow_mut();
-            b.closing = false;
-            if b.wakes.capacity() == 0 {
-                b.wakes = wakes;
-            }
-        });
+        perform(wakes, |b| &mut b.wakes);
+        let _ = BATCH.try_with(|b| b.borrow_mut().closing = false);
     }
 }
 

@@ -1,14 +1,33 @@
 //! The queue's record of handed-over turns and the wake-ups of `robota_session_wait`.
 
 use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use serde_json::json;
 
 use super::Queue;
 use crate::sdk::config::Delivery;
+use crate::sdk::error::SdkError;
 use crate::sdk::events::{self, Event};
 use crate::sdk::runtime::Runtime;
 use crate::sdk::wake_batch::{self, Batched};
+
+/// How long a waiter waits before the test counts its wake-up as missing.
+const LIMIT: Duration = Duration::from_secs(10);
+
+/// A thread in `wait_delivered(turn)` on `q`, returned once it is counted asleep (synchronised
+/// on that, not on time).
+fn asleep_waiter(q: &Arc<Queue>, turn: u64) -> JoinHandle<Result<(), SdkError>> {
+    let waiter = {
+        let q = q.clone();
+        std::thread::spawn(move || q.wait_delivered(turn, 0, Some(Instant::now() + LIMIT)))
+    };
+    while q.lock().delivery_waiters == 0 {
+        std::thread::yield_now();
+    }
+    waiter
+}
 
 /// A `TURN_COMPLETED` that is handed over as it is pushed (`pull` delivery here; also `pump`
 /// and sessions without a callback) wakes a sleeping `wait_delivered` only when the pushing
@@ -19,14 +38,7 @@ use crate::sdk::wake_batch::{self, Batched};
 fn a_turn_handed_over_on_push_wakes_its_waiter_at_the_turn_end() {
     let rt = Runtime::from_json(r#"{"v":1,"providers":{}}"#).unwrap();
     let q = Queue::new(Delivery::Pull, None, rt.shared().clone());
-    let waiter = {
-        let q = q.clone();
-        std::thread::spawn(move || q.wait_delivered(7, 0, None))
-    };
-    // Synchronise on the waiter being counted asleep, not on time.
-    while q.lock().delivery_waiters == 0 {
-        std::thread::yield_now();
-    }
+    let waiter = asleep_waiter(&q, 7);
     let pusher = q.clone();
     let deferred_in_poll = tokio::runtime::Builder::new_current_thread()
         .build()
@@ -40,7 +52,8 @@ fn a_turn_handed_over_on_push_wakes_its_waiter_at_the_turn_end() {
             assert!(pusher.lock().delivered.has(7), "marked at once");
             let deferred = wake_batch::deferred();
             wake_batch::turn_ended();
-            // Performed by the turn's end, within the poll.
+            // Performed by the turn's end, within the poll (a waiter left asleep times out
+            // and fails here instead of hanging the test).
             waiter.join().unwrap().unwrap();
             (deferred, wake_batch::deferred())
         })));
@@ -50,14 +63,8 @@ fn a_turn_handed_over_on_push_wakes_its_waiter_at_the_turn_end() {
         "the waiter's wake-up waited for the turn's end"
     );
     // Outside a batched poll (a push from a host thread) the wake-up is immediate.
-    let q2: Arc<Queue> = Queue::new(Delivery::Pull, None, rt.shared().clone());
-    let waiter = {
-        let q2 = q2.clone();
-        std::thread::spawn(move || q2.wait_delivered(8, 0, None))
-    };
-    while q2.lock().delivery_waiters == 0 {
-        std::thread::yield_now();
-    }
+    let q2 = Queue::new(Delivery::Pull, None, rt.shared().clone());
+    let waiter = asleep_waiter(&q2, 8);
     q2.push(Event::json(
         events::TURN_COMPLETED,
         8,
