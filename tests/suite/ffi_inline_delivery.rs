@@ -11,7 +11,7 @@ use std::sync::{Condvar, Mutex};
 use robota::ffi::*;
 use robota::ffi::{robota_runtime, robota_session};
 
-use crate::support::ffi::{callback_args, session_new, submit};
+use crate::support::ffi::{callback_args, runtime_with_add, session_new, submit};
 
 /// What the callbacks saw.
 #[derive(Default)]
@@ -127,24 +127,7 @@ fn runtime(seen: &Seen) -> *mut robota_runtime {
 
 /// A runtime for `config` with the host tool `add` (its callback gets `seen`).
 fn runtime_with(config: &str, seen: &Seen) -> *mut robota_runtime {
-    let mut rt = null_mut();
-    let cfg = CString::new(config).unwrap();
-    assert_eq!(
-        robota_runtime_new(cfg.as_ptr(), &mut rt, null_mut()),
-        ROBOTA_OK
-    );
-    let tool = cr#"{"name":"add","description":"adds","input_schema":{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}},"required":["a","b"]}}"#;
-    assert_eq!(
-        robota_runtime_register_tool(
-            rt,
-            tool.as_ptr(),
-            Some(on_tool),
-            seen as *const Seen as *mut c_void,
-            None,
-            null_mut()
-        ),
-        ROBOTA_OK
-    );
+    let rt = runtime_with_add(config, Some(on_tool), seen as *const Seen as *mut c_void);
     seen.state.lock().unwrap().rt = rt as usize;
     rt
 }

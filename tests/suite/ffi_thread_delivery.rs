@@ -11,7 +11,7 @@ use std::time::Duration;
 use robota::ffi::*;
 use robota::ffi::{robota_runtime, robota_session};
 
-use crate::support::ffi::{callback_args, messages, submit};
+use crate::support::ffi::{callback_args, messages, runtime_with_add, submit};
 
 /// What the callbacks saw, and a gate that holds the tool callback (after it answered).
 #[derive(Default)]
@@ -95,24 +95,7 @@ const CONFIG: &str = r#"{"v":1,"providers":{
 
 /// A runtime for [`CONFIG`] with the host tool `add` (its callback gets `seen`).
 fn runtime(seen: &Seen) -> *mut robota_runtime {
-    let mut rt = null_mut();
-    let cfg = CString::new(CONFIG).unwrap();
-    assert_eq!(
-        robota_runtime_new(cfg.as_ptr(), &mut rt, null_mut()),
-        ROBOTA_OK
-    );
-    let tool = cr#"{"name":"add","description":"adds","input_schema":{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}},"required":["a","b"]}}"#;
-    assert_eq!(
-        robota_runtime_register_tool(
-            rt,
-            tool.as_ptr(),
-            Some(on_tool),
-            seen as *const Seen as *mut c_void,
-            None,
-            null_mut()
-        ),
-        ROBOTA_OK
-    );
+    let rt = runtime_with_add(CONFIG, Some(on_tool), seen as *const Seen as *mut c_void);
     seen.state.lock().unwrap().rt = rt as usize;
     rt
 }

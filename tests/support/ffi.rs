@@ -69,6 +69,19 @@ pub fn runtime(config: &str) -> *mut robota_runtime {
     rt
 }
 
+/// The host tool `add(a, b)` of the callback tests (integers in, their sum out).
+pub const ADD_TOOL: &str = r#"{"name":"add","description":"adds","input_schema":{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}},"required":["a","b"]}}"#;
+
+/// A runtime from its config JSON with the host tool `add` ([`ADD_TOOL`]) answered by `f`,
+/// which gets `ud`.
+pub fn runtime_with_add(config: &str, f: robota_tool_fn, ud: *mut c_void) -> *mut robota_runtime {
+    let rt = runtime(config);
+    let mut e = null_mut();
+    let st = robota_runtime_register_tool(rt, c(ADD_TOOL).as_ptr(), f, ud, None, &mut e);
+    assert_eq!(st, ROBOTA_OK, "{:?}", failure(st, e));
+    rt
+}
+
 /// Opens a session with `open(out, out_error)`; `Err` holds the failure.
 fn open_with(
     open: impl FnOnce(*mut *mut robota_session, *mut *mut robota_error) -> robota_status,
