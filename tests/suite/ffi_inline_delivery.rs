@@ -4,21 +4,18 @@
 //! of `thread` delivery in the same order, wait means delivered, blocking calls inside a
 //! callback are refused, and free inside a callback stops delivery.
 
-use std::ffi::{c_char, c_void, CString};
+use std::ffi::{c_char, c_void};
 use std::ptr::null_mut;
-use std::sync::{Condvar, Mutex};
 
 use robota::ffi::*;
 use robota::ffi::{robota_runtime, robota_session};
 
-use crate::support::ffi::{callback_args, runtime_with_add, session_new, submit};
+use crate::support::ffi::{
+    add_answer, callback_args, runtime_with_add, session_new, session_with_events, submit, Watched,
+};
 
 /// What the callbacks saw.
-#[derive(Default)]
-struct Seen {
-    state: Mutex<SeenState>,
-    cond: Condvar,
-}
+type Seen = Watched<SeenState>;
 
 #[derive(Default)]
 struct SeenState {
@@ -97,7 +94,6 @@ unsafe extern "C" fn on_tool(
     // SAFETY: `ud` is the `Seen` the test registered and keeps alive past the runtime; the
     // input is `n` readable bytes for the duration of the callback.
     let (seen, input) = unsafe { callback_args::<Seen>(ud, input, n) };
-    let args: serde_json::Value = serde_json::from_slice(input).unwrap();
     let mut st = seen.state.lock().unwrap();
     st.threads.push(thread_name());
     if st.answer_later {
@@ -105,8 +101,7 @@ unsafe extern "C" fn on_tool(
         seen.cond.notify_all();
         return;
     }
-    let sum = args["a"].as_i64().unwrap() + args["b"].as_i64().unwrap();
-    let result = CString::new(sum.to_string()).unwrap();
+    let result = add_answer(input);
     let rt = st.rt as *mut robota_runtime;
     drop(st);
     assert_eq!(
@@ -133,24 +128,14 @@ fn runtime_with(config: &str, seen: &Seen) -> *mut robota_runtime {
 }
 
 fn session(rt: *mut robota_runtime, seen: &Seen, delivery: &str) -> *mut robota_session {
-    let mut s = null_mut();
-    let json = CString::new(format!(
-        r#"{{"v":1,"provider":"s","model":"m","tools":["add"],"delivery":"{delivery}"}}"#
-    ))
-    .unwrap();
-    assert_eq!(
-        robota_session_new(
-            rt,
-            json.as_ptr(),
-            Some(on_event),
-            seen as *const Seen as *mut c_void,
-            None,
-            &mut s,
-            null_mut()
-        ),
-        ROBOTA_OK
-    );
-    s
+    let json =
+        format!(r#"{{"v":1,"provider":"s","model":"m","tools":["add"],"delivery":"{delivery}"}}"#);
+    session_with_events(
+        rt,
+        &json,
+        Some(on_event),
+        seen as *const Seen as *mut c_void,
+    )
 }
 
 /// The text of the `TEXT_DELTA` events, in order.

@@ -3,22 +3,19 @@
 //! that blocks holds up no other session: another session's whole turn is delivered meanwhile,
 //! and the blocked session's turn completes once its callback returns.
 
-use std::ffi::{c_char, c_void, CString};
+use std::ffi::{c_char, c_void};
 use std::ptr::null_mut;
-use std::sync::{Condvar, Mutex};
 use std::time::Duration;
 
 use robota::ffi::*;
 use robota::ffi::{robota_runtime, robota_session};
 
-use crate::support::ffi::{callback_args, messages, runtime_with_add, submit};
+use crate::support::ffi::{
+    add_answer, callback_args, messages, runtime_with_add, session_with_events, submit, Watched,
+};
 
 /// What the callbacks saw, and a gate that holds the tool callback (after it answered).
-#[derive(Default)]
-struct Seen {
-    state: Mutex<SeenState>,
-    cond: Condvar,
-}
+type Seen = Watched<SeenState>;
 
 #[derive(Default)]
 struct SeenState {
@@ -66,9 +63,7 @@ unsafe extern "C" fn on_tool(
     // SAFETY: `ud` is the `Seen` the test registered and keeps alive past the runtime; the
     // input is `n` readable bytes for the duration of the callback.
     let (seen, input) = unsafe { callback_args::<Seen>(ud, input, n) };
-    let args: serde_json::Value = serde_json::from_slice(input).unwrap();
-    let sum = args["a"].as_i64().unwrap() + args["b"].as_i64().unwrap();
-    let result = CString::new(sum.to_string()).unwrap();
+    let result = add_answer(input);
     let rt = {
         let mut st = seen.state.lock().unwrap();
         note_thread(&mut st);
@@ -102,24 +97,15 @@ fn runtime(seen: &Seen) -> *mut robota_runtime {
 
 /// A `thread`-delivery session (the default: no `"delivery"` field) on `provider`.
 fn session(rt: *mut robota_runtime, seen: &Seen, provider: &str) -> *mut robota_session {
-    let mut s = null_mut();
-    let json = CString::new(format!(
+    let json = format!(
         r#"{{"v":1,"provider":"{provider}","model":"m","tools":["add"],"permission_mode":"bypassPermissions"}}"#
-    ))
-    .unwrap();
-    assert_eq!(
-        robota_session_new(
-            rt,
-            json.as_ptr(),
-            Some(on_event),
-            seen as *const Seen as *mut c_void,
-            None,
-            &mut s,
-            null_mut()
-        ),
-        ROBOTA_OK
     );
-    s
+    session_with_events(
+        rt,
+        &json,
+        Some(on_event),
+        seen as *const Seen as *mut c_void,
+    )
 }
 
 /// Roles of the session's history, in order.

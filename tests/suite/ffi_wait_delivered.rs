@@ -4,18 +4,13 @@
 
 use std::ffi::{c_char, c_void};
 use std::ptr::null_mut;
-use std::sync::{Condvar, Mutex};
 
-use crate::support::ffi::{runtime, submit};
+use crate::support::ffi::{runtime, session_with_events, submit, Watched};
 use robota::ffi::*;
 use robota::ffi::{robota_runtime, robota_session};
 
 /// What the callback saw, and a gate that holds the `TURN_COMPLETED` callback until opened.
-#[derive(Default)]
-struct Seen {
-    state: Mutex<SeenState>,
-    cond: Condvar,
-}
+type Seen = Watched<SeenState>;
 
 #[derive(Default)]
 struct SeenState {
@@ -57,22 +52,8 @@ unsafe extern "C" fn on_event(
 }
 
 fn session(rt: *mut robota_runtime, seen: &Seen) -> *mut robota_session {
-    let mut s = null_mut();
-    let json = c"{\"v\":1,\"provider\":\"s\",\"model\":\"m\"}";
-    let ud = seen as *const Seen as *mut c_void;
-    assert_eq!(
-        robota_session_new(
-            rt,
-            json.as_ptr(),
-            Some(on_event),
-            ud,
-            None,
-            &mut s,
-            null_mut()
-        ),
-        ROBOTA_OK
-    );
-    s
+    let json = r#"{"v":1,"provider":"s","model":"m"}"#;
+    session_with_events(rt, json, Some(on_event), seen as *const Seen as *mut c_void)
 }
 
 const TWO_DELTAS: &str = r#"{"v":1,"providers":{"s":{"kind":"scripted","turns":[{"deltas":["a","b"]},{"deltas":["c"]}]}}}"#;

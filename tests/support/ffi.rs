@@ -82,6 +82,33 @@ pub fn runtime_with_add(config: &str, f: robota_tool_fn, ud: *mut c_void) -> *mu
     rt
 }
 
+/// The answer of the host tool `add` to its input JSON `{"a","b"}`: the sum, as text.
+pub fn add_answer(input: &[u8]) -> CString {
+    let args: Value = serde_json::from_slice(input).unwrap();
+    let sum = args["a"].as_i64().unwrap() + args["b"].as_i64().unwrap();
+    c(&sum.to_string())
+}
+
+/// What a test's callbacks record (`state`), with the condvar they signal when it changes.
+#[derive(Default)]
+pub struct Watched<T> {
+    /// What the callbacks saw so far.
+    pub state: std::sync::Mutex<T>,
+    /// Signalled by the callbacks (and the test) when `state` changed.
+    pub cond: std::sync::Condvar,
+}
+
+/// `robota_session_new` with the event callback `f`, which gets `ud`.
+pub fn session_with_events(
+    rt: *mut robota_runtime,
+    json: &str,
+    f: robota_event_fn,
+    ud: *mut c_void,
+) -> *mut robota_session {
+    open_with(|out, e| robota_session_new(rt, c(json).as_ptr(), f, ud, None, out, e))
+        .unwrap_or_else(|f| panic!("robota_session_new: {f:?}"))
+}
+
 /// Opens a session with `open(out, out_error)`; `Err` holds the failure.
 fn open_with(
     open: impl FnOnce(*mut *mut robota_session, *mut *mut robota_error) -> robota_status,
