@@ -8,7 +8,9 @@
  *     MODE conc   : 100 scenarios at once (100 sessions); prints {"wall_ns","cpu_ns"}
  *     (every line also carries "peak_rss_kb": VmHWM at the end)
  *     KIND        : anthropic | openai
- *     DELIVERY    : the sessions' "delivery", thread (default) | inline
+ *     DELIVERY    : the sessions' "delivery", thread (default) | inline; or run: inline
+ *                   delivery, each turn driven by the host's thread (robota_session_run) —
+ *                   except in conc, whose 100 turns from one thread are submitted, not run
  *
  * A scenario: a new session with one host tool add(a,b); the model calls it in 3 rounds, then
  * streams a 50-delta answer. The host checks every scenario saw 53 model text deltas (one per
@@ -32,6 +34,8 @@
 static robota_runtime *rt;
 static atomic_long tool_calls;
 static char session_json[256];
+/* run: the host's thread drives each turn (robota_session_run) instead of submit + wait. */
+static int drive_here;
 
 struct scenario {
     robota_session *session;
@@ -103,16 +107,21 @@ static void start(struct scenario *sc) {
     atomic_store(&sc->first_delta_ns, 0);
     if (robota_session_new(rt, session_json, on_event, sc, NULL, &sc->session, &err) != ROBOTA_OK)
         die("session_new", err);
-    if (robota_session_submit(sc->session, "{\"text\":\"Add 1 and 2, three times.\"}", &sc->turn,
-                              &err) != ROBOTA_OK)
+    const char *prompt = "{\"text\":\"Add 1 and 2, three times.\"}";
+    if (drive_here) {
+        if (robota_session_run(sc->session, prompt, &sc->turn, &err) != ROBOTA_OK)
+            die("session_run", err);
+    } else if (robota_session_submit(sc->session, prompt, &sc->turn, &err) != ROBOTA_OK) {
         die("session_submit", err);
+    }
 }
 
 static void finish(struct scenario *sc) {
     robota_error *err = NULL;
     /* As the README says: robota_session_wait returns once the turn's events were delivered,
      * so the counts below are final after it. */
-    if (robota_session_wait(sc->session, sc->turn, -1, &err) != ROBOTA_OK) die("session_wait", err);
+    if (!drive_here && robota_session_wait(sc->session, sc->turn, -1, &err) != ROBOTA_OK)
+        die("session_wait", err);
     robota_session_free(sc->session);
     if (atomic_load(&sc->deltas) != DELTAS_PER_SCENARIO) {
         fprintf(stderr, "floor_host: %ld text deltas, expected %d\n", atomic_load(&sc->deltas),
@@ -131,11 +140,15 @@ static void check_tools(long scenarios) {
 
 int main(int argc, char **argv) {
     if (argc != 4 && argc != 5) {
-        fprintf(stderr, "usage: floor_host single|warm|conc anthropic|openai BASE_URL [thread|inline]\n");
+        fprintf(stderr, "usage: floor_host single|warm|conc anthropic|openai BASE_URL [thread|inline|run]\n");
         return 64;
     }
     const char *mode = argv[1], *kind = argv[2], *url = argv[3];
     const char *delivery = argc == 5 ? argv[4] : "thread";
+    if (strcmp(delivery, "run") == 0) {
+        delivery = "inline";
+        drive_here = strcmp(mode, "conc") != 0;
+    }
     snprintf(session_json, sizeof session_json,
              "{\"v\":1,\"provider\":\"p\",\"model\":\"m\",\"tools\":[\"add\"],"
              "\"permission_mode\":\"bypassPermissions\",\"delivery\":\"%s\"}",

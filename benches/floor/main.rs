@@ -9,8 +9,11 @@
 //! `--lib pgo|ship|release` (default `pgo`: the cdylib as it ships — profile `ship` with
 //! profile-guided optimisation, trained and built here as `.ci/size.sh` does, see `build.rs`;
 //! `ship`: the same profile without PGO; `release`: the one `cargo bench` just built, quicker to
-//! iterate on), `--delivery thread|inline|both` (default `both`: the C
-//! host's sessions in each delivery mode, a library column for each), `--place
+//! iterate on), `--delivery thread|inline|run|both|all` (default `both`: the
+//! C host's sessions in the `thread` and `inline` delivery modes, a library column for each;
+//! `run`: `inline` sessions whose turns the host's thread drives with `robota_session_run`
+//! instead of submit + wait — the 100 concurrent turns are submitted all the same; `all`: the
+//! three), `--place
 //! free|same|split|all` (default `free`: where the fake server's thread and the measured
 //! process run — `free` as the scheduler likes, `same` both on the first CPU, `split` the server
 //! on the first and the measured process on the second; `all`: a table for each). On this
@@ -170,8 +173,10 @@ fn main() {
                 deliveries = match it.next().map(String::as_str) {
                     Some("thread") => vec!["thread"],
                     Some("inline") => vec!["inline"],
+                    Some("run") => vec!["run"],
                     Some("both") => vec!["thread", "inline"],
-                    _ => panic!("--delivery thread|inline|both"),
+                    Some("all") => vec!["thread", "inline", "run"],
+                    _ => panic!("--delivery thread|inline|run|both|all"),
                 }
             }
             "--place" => {

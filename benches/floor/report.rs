@@ -140,9 +140,11 @@ pub(crate) fn print(kind: &str, place: &str, f: &Figures) {
     let mut head = String::from("| figure | raw loop |");
     let mut rule = String::from("|---|---|");
     for (delivery, _) in &f.abi {
-        head.push_str(&format!(
-            " library via C ABI, `{delivery}` delivery | ratio |"
-        ));
+        let how = match *delivery {
+            "run" => "`robota_session_run`, `inline` delivery".to_string(),
+            d => format!("`{d}` delivery"),
+        };
+        head.push_str(&format!(" library via C ABI, {how} | ratio |"));
         rule.push_str("---|---|");
     }
     println!("{head} goal |");

@@ -159,6 +159,39 @@ pub extern "C" fn robota_session_submit(
     })
 }
 
+/// Submits a prompt (as `robota_session_submit`) and returns when its turn has finished and its
+/// events were delivered (as `robota_session_wait` with no timeout). When the session is idle
+/// the calling thread runs the turn itself — model requests, tools, timers — on a reactor the
+/// runtime lends it (kept with its connections for the next call), so no library thread is
+/// woken; `inline` delivery then calls back on the calling thread. A prompt submitted while a
+/// turn runs is queued and runs on the library's workers. Writes the turn id (also on failure
+/// after it was issued). Aborting from another thread ends it with `ROBOTA_E_ABORTED`.
+/// Returns `ROBOTA_OK`, `ROBOTA_E_ABORTED`, `ROBOTA_E_PROVIDER`, the errors of
+/// `robota_session_submit`, or `ROBOTA_E_REENTRANT` from inside a callback or on a thread that
+/// runs an async runtime.
+#[no_mangle]
+pub extern "C" fn robota_session_run(
+    s: *mut robota_session,
+    input_json: *const c_char,
+    out_turn_id: *mut u64,
+    out_error: *mut *mut robota_error,
+) -> robota_status {
+    boundary(out_error, || {
+        let obj = handles::session(s)?;
+        if in_callback() {
+            return Err(err(
+                ErrorCode::Reentrant,
+                "robota_session_run was called from inside a callback",
+            ));
+        }
+        let input = TurnInput::from_json(str_arg(input_json, "input_json")?)?;
+        let id = obj.session.run(input)?;
+        Out::optional(out_turn_id).put(id);
+        obj.wait(id, -1)?;
+        Ok(ROBOTA_OK)
+    })
+}
+
 /// Aborts turn `turn_id` (0 = the running one) and drops the queued prompt; from any thread,
 /// idempotent. The turn reports `ROBOTA_EVENT_TURN_COMPLETED` with `stop_reason:"aborted"`.
 /// `ROBOTA_E_NOT_FOUND` for a turn id never issued.

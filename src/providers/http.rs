@@ -15,7 +15,10 @@ use serde_json::Value;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
+mod caller_client;
 mod finish;
+
+pub use caller_client::with_caller_client;
 
 use super::config::{HttpProviderConfig, MAX_RETRY_DELAY};
 use super::errors::{parse_retry_after, redact, scrub, status_error, vendor_message, who};
@@ -304,8 +307,7 @@ impl HttpTransport {
         sink: &mut dyn StreamSink,
         cancel: &CancellationToken,
     ) -> Result<StreamOutcome, AttemptError> {
-        let mut req = url
-            .post(&self.client)
+        let mut req = caller_client::with_client(&self.client, |c| url.post(c))
             .header(CONTENT_TYPE, JSON)
             .header(ACCEPT, EVENT_STREAM);
         if auth == AuthStyle::XApiKey {

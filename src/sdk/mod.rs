@@ -9,6 +9,7 @@ pub mod bridge;
 pub mod budget;
 pub mod call_settings;
 mod callback_threads;
+pub mod caller_drive;
 pub mod command_registry;
 pub mod commands;
 pub mod compact_config;

@@ -40,6 +40,8 @@ pub struct RuntimeShared {
     next_session: AtomicU64,
     /// Library tasks and threads, awaited when the runtime goes away.
     pub work: LibraryWork,
+    /// Reactors of host threads that drive their own turns (`robota_session_run`).
+    pub callers: super::caller_drive::CallerReactors,
     /// Built-in tool instances by working directory, shared by the sessions of this runtime
     /// (they are stateless; sharing keeps idle sessions small and creation fast).
     builtins: Mutex<std::collections::HashMap<(String, String), Arc<dyn crate::core::tool::Tool>>>,
@@ -193,6 +195,7 @@ impl Runtime {
             host_io: RwLock::new(None),
             next_session: AtomicU64::new(0),
             work: LibraryWork::default(),
+            callers: Default::default(),
             builtins: Mutex::new(std::collections::HashMap::new()),
             mcp: Default::default(),
             shared_providers,

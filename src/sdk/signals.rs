@@ -13,3 +13,33 @@ pub(crate) fn block_sigpipe_on_this_thread() {
         let _ = pthread_sigmask(SigmaskHow::SIG_BLOCK, Some(&set), None);
     }
 }
+
+/// Runs `f` with `SIGPIPE` blocked on the calling (host) thread, as on the library's own
+/// threads, then restores the thread's previous mask.
+pub(crate) fn with_sigpipe_blocked<R>(f: impl FnOnce() -> R) -> R {
+    #[cfg(unix)]
+    {
+        use nix::sys::signal::{pthread_sigmask, SigSet, SigmaskHow, Signal};
+        struct Restore(Option<SigSet>);
+        impl Drop for Restore {
+            fn drop(&mut self) {
+                if let Some(old) = &self.0 {
+                    let _ = pthread_sigmask(SigmaskHow::SIG_SETMASK, Some(old), None);
+                }
+            }
+        }
+        let mut set = SigSet::empty();
+        set.add(Signal::SIGPIPE);
+        let mut old = SigSet::empty();
+        // Already blocked (or no mask to be had): nothing to restore.
+        let restore = match pthread_sigmask(SigmaskHow::SIG_BLOCK, Some(&set), Some(&mut old)) {
+            Ok(()) if !old.contains(Signal::SIGPIPE) => Restore(Some(old)),
+            _ => Restore(None),
+        };
+        let out = f();
+        drop(restore);
+        out
+    }
+    #[cfg(not(unix))]
+    f()
+}

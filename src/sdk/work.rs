@@ -32,7 +32,7 @@ struct Live {
 }
 
 /// Held by a running task; counts it out when the task ends or is dropped unfinished.
-struct TaskGuard(Arc<TaskCount>);
+pub struct TaskGuard(Arc<TaskCount>);
 
 impl Drop for TaskGuard {
     fn drop(&mut self) {
@@ -50,12 +50,7 @@ impl LibraryWork {
     where
         F: Future<Output = ()> + Send + 'static,
     {
-        self.tasks
-            .live
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .tasks += 1;
-        let guard = TaskGuard(self.tasks.clone());
+        let guard = self.count_task();
         // Boxed: a turn's future is ~10 KB, which tokio would otherwise copy into the task and
         // again when the task's stage changes.
         // Batched: the events one poll emits reach the host with one wake-up (`wake_batch`).
@@ -64,6 +59,17 @@ impl LibraryWork {
             let _counted = guard;
             task.await;
         });
+    }
+
+    /// Counts a task run outside the workers (a turn a host thread drives) until the guard
+    /// is dropped.
+    pub fn count_task(&self) -> TaskGuard {
+        self.tasks
+            .live
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .tasks += 1;
+        TaskGuard(self.tasks.clone())
     }
 
     /// Runs `job` on one of the runtime's callback threads (see [`CallbackThreads`]); false

@@ -29,6 +29,8 @@ void test_quickstart_thread(void);
 void test_quickstart_inline(void);
 void test_quickstart_pump(void);
 void test_quickstart_pull(void);
+void test_quickstart_run_thread(void);
+void test_quickstart_run_inline(void);
 void test_free_session_after_runtime_is_prompt(void);
 void test_store_list_delete_resume(void);
 void test_compact_command(void);
@@ -88,6 +90,8 @@ static const struct {
     {"quickstart_inline", test_quickstart_inline},
     {"quickstart_pump", test_quickstart_pump},
     {"quickstart_pull", test_quickstart_pull},
+    {"quickstart_run_thread", test_quickstart_run_thread},
+    {"quickstart_run_inline", test_quickstart_run_inline},
     {"free_session_after_runtime_is_prompt", test_free_session_after_runtime_is_prompt},
     {"query_every_delivery_mode", test_query_every_delivery_mode},
     {"query_null_callback_bad_input_and_reentry", test_query_null_callback_bad_input_and_reentry},

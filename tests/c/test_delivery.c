@@ -1,6 +1,8 @@
 /* Wait means delivered: the README quick start (new session -> submit -> wait -> free) many
  * times in every delivery mode, each run checked for the exact text and its turn_completed;
- * and robota_session_free returning promptly when the runtime was freed first. */
+ * the same with robota_session_run in place of submit + wait (inline: every callback on the
+ * calling thread); and robota_session_free returning promptly when the runtime was freed
+ * first. */
 #include "harness.h"
 
 #include <stdatomic.h>
@@ -51,6 +53,10 @@ typedef struct {
     int completed_ok;
     int events;
     int freed;
+    /* robota_session_run with inline delivery: callbacks seen on another thread than this. */
+    int check_caller;
+    pthread_t caller;
+    int elsewhere;
 } qs_seen;
 
 static void qs_on_event(void *ud, robota_session *s, uint32_t kind, uint64_t turn, const char *p, size_t n) {
@@ -58,6 +64,7 @@ static void qs_on_event(void *ud, robota_session *s, uint32_t kind, uint64_t tur
     qs_seen *q = (qs_seen *)ud;
     pthread_mutex_lock(&q->mu);
     q->events++;
+    if (q->check_caller && !pthread_equal(pthread_self(), q->caller)) q->elsewhere++;
     if (kind == ROBOTA_EVENT_TEXT_DELTA) {
         if (q->len + n < sizeof q->text) {
             memcpy(q->text + q->len, p, n);
@@ -92,8 +99,9 @@ static int qs_check(qs_seen *q, const char *expected, int run, const char *mode)
     return ok;
 }
 
-/* The README quick start with an event callback: thread, inline or pump delivery. */
-static void quickstart_callback_mode(const char *mode) {
+/* The README quick start with an event callback: thread, inline or pump delivery; with
+ * `drive`, robota_session_run instead of submit + wait. */
+static void quickstart_callback_mode(const char *mode, int drive) {
     robota_runtime *rt = qs_runtime();
     char expected[QS_DELTAS * 4 + 1];
     qs_expected(expected);
@@ -109,8 +117,18 @@ static void quickstart_callback_mode(const char *mode) {
         robota_session *s = NULL;
         CHECK_EQ_INT(robota_session_new(rt, sjson, qs_on_event, &q, qs_free, &s, NULL), ROBOTA_OK);
         uint64_t turn = 0;
-        CHECK_EQ_INT(robota_session_submit(s, "{\"text\":\"go\"}", &turn, NULL), ROBOTA_OK);
-        CHECK_EQ_INT(robota_session_wait(s, turn, 30000, NULL), ROBOTA_OK);
+        if (drive) {
+            q.check_caller = strcmp(mode, "inline") == 0;
+            q.caller = pthread_self();
+            CHECK_EQ_INT(robota_session_run(s, "{\"text\":\"go\"}", &turn, NULL), ROBOTA_OK);
+            CHECK_EQ_INT((int)turn, 1);
+            pthread_mutex_lock(&q.mu);
+            CHECK_EQ_INT(q.elsewhere, 0);
+            pthread_mutex_unlock(&q.mu);
+        } else {
+            CHECK_EQ_INT(robota_session_submit(s, "{\"text\":\"go\"}", &turn, NULL), ROBOTA_OK);
+            CHECK_EQ_INT(robota_session_wait(s, turn, 30000, NULL), ROBOTA_OK);
+        }
         if (pump) {
             /* everything of the turn is queued: one dispatch hands it all over */
             pthread_mutex_lock(&q.mu);
@@ -142,11 +160,15 @@ static void quickstart_callback_mode(const char *mode) {
     robota_runtime_free(rt);
 }
 
-void test_quickstart_thread(void) { quickstart_callback_mode("thread"); }
+void test_quickstart_thread(void) { quickstart_callback_mode("thread", 0); }
 
-void test_quickstart_inline(void) { quickstart_callback_mode("inline"); }
+void test_quickstart_inline(void) { quickstart_callback_mode("inline", 0); }
 
-void test_quickstart_pump(void) { quickstart_callback_mode("pump"); }
+void test_quickstart_pump(void) { quickstart_callback_mode("pump", 0); }
+
+void test_quickstart_run_thread(void) { quickstart_callback_mode("thread", 1); }
+
+void test_quickstart_run_inline(void) { quickstart_callback_mode("inline", 1); }
 
 /* Appends the "text" of a pull text_delta event to `out`. */
 static void pull_text(const char *ev, char *out, size_t cap) {

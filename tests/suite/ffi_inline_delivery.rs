@@ -11,7 +11,8 @@ use robota::ffi::*;
 use robota::ffi::{robota_runtime, robota_session};
 
 use crate::support::ffi::{
-    add_answer, callback_args, runtime_with_add, session_new, session_with_events, submit, Watched,
+    add_answer, callback_args, comparable, runtime_with_add, session_new, session_with_events,
+    submit, Watched,
 };
 
 /// What the callbacks saw.
@@ -159,46 +160,6 @@ fn run(delivery: &str) -> SeenState {
     robota_runtime_free(rt);
     let st = std::mem::take(&mut *seen.state.lock().unwrap());
     st
-}
-
-/// The events with the parts that differ per run (ids, timestamps, durations) blanked.
-fn comparable(events: &[(u32, String)]) -> Vec<(u32, serde_json::Value)> {
-    fn blank(v: &mut serde_json::Value) {
-        match v {
-            serde_json::Value::Object(m) => {
-                for (k, x) in m.iter_mut() {
-                    if matches!(
-                        k.as_str(),
-                        "id" | "session_id"
-                            | "request_id"
-                            | "executionId"
-                            | "timestamp"
-                            | "duration_ms"
-                            | "elapsed_ms"
-                            | "started_at"
-                            | "ended_at"
-                    ) {
-                        *x = serde_json::Value::Null;
-                    } else {
-                        blank(x);
-                    }
-                }
-            }
-            serde_json::Value::Array(a) => a.iter_mut().for_each(blank),
-            _ => {}
-        }
-    }
-    events
-        .iter()
-        .map(|(k, p)| {
-            let mut v = match *k {
-                ROBOTA_EVENT_TEXT_DELTA => serde_json::Value::String(p.clone()),
-                _ => serde_json::from_str(p).unwrap(),
-            };
-            blank(&mut v);
-            (*k, v)
-        })
-        .collect()
 }
 
 #[test]

@@ -15,6 +15,7 @@ mod fake_server_invariants;
 mod fault_matrix;
 mod ffi_error_classes;
 mod ffi_inline_delivery;
+mod ffi_session_run;
 mod ffi_thread_delivery;
 mod ffi_wait_delivered;
 mod fuzz_findings;

@@ -89,6 +89,8 @@ struct State {
     /// Metadata requests received (never in `requests`, never consuming `replies`).
     probes: Vec<RecordedRequest>,
     disconnects: usize,
+    /// TCP connections accepted.
+    connections: usize,
     /// History invariants broken by received requests ([`super::invariants`]).
     violations: Vec<String>,
     /// Answers requests when no reply is queued ([`FakeServer::respond_with`]).
@@ -145,6 +147,7 @@ impl FakeServer {
                         loop {
                             if let Ok((sock, _)) = listener.accept().await {
                                 let _ = sock.set_nodelay(true);
+                                sh.lock().connections += 1;
                                 tokio::spawn(serve_connection(sock, sh.clone()));
                             }
                         }
@@ -228,6 +231,11 @@ impl FakeServer {
     /// Number of replies still queued.
     pub fn pending_replies(&self) -> usize {
         self.shared.lock().replies.len()
+    }
+
+    /// TCP connections accepted so far.
+    pub fn connections(&self) -> usize {
+        self.shared.lock().connections
     }
 
     /// Connections the client closed while a reply was still being sent or hanging.

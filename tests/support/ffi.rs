@@ -139,6 +139,58 @@ pub fn session_fork(s: *mut robota_session, json: &str) -> Result<*mut robota_se
     open_with(|out, e| robota_session_fork(s, j.as_ptr(), None, null_mut(), None, out, e))
 }
 
+/// Runs `text` on the calling thread (`robota_session_run`); the turn id and the outcome.
+pub fn run_turn(s: *mut robota_session, text: &str) -> (u64, Result<(), Failure>) {
+    let input = serde_json::json!({ "text": text }).to_string();
+    let mut turn = 0;
+    let mut e = null_mut();
+    let outcome = match robota_session_run(s, c(&input).as_ptr(), &mut turn, &mut e) {
+        ROBOTA_OK => Ok(()),
+        st => Err(failure(st, e)),
+    };
+    (turn, outcome)
+}
+
+/// The events with the parts that differ per run (ids, timestamps, durations) blanked.
+pub fn comparable(events: &[(u32, String)]) -> Vec<(u32, serde_json::Value)> {
+    fn blank(v: &mut serde_json::Value) {
+        match v {
+            serde_json::Value::Object(m) => {
+                for (k, x) in m.iter_mut() {
+                    if matches!(
+                        k.as_str(),
+                        "id" | "session_id"
+                            | "request_id"
+                            | "executionId"
+                            | "timestamp"
+                            | "duration_ms"
+                            | "elapsed_ms"
+                            | "started_at"
+                            | "ended_at"
+                    ) {
+                        *x = serde_json::Value::Null;
+                    } else {
+                        blank(x);
+                    }
+                }
+            }
+            serde_json::Value::Array(a) => a.iter_mut().for_each(blank),
+            _ => {}
+        }
+    }
+    events
+        .iter()
+        .map(|(k, p)| {
+            let mut v = match *k {
+                ROBOTA_EVENT_TEXT_DELTA => serde_json::Value::String(p.clone()),
+                _ => serde_json::from_str(p).unwrap(),
+            };
+            blank(&mut v);
+            (*k, v)
+        })
+        .collect()
+}
+
 /// Submits `text` and returns the turn id.
 pub fn submit(s: *mut robota_session, text: &str) -> u64 {
     let input = serde_json::json!({ "text": text }).to_string();

@@ -14,6 +14,38 @@ impl InteractiveSession {
     /// Submits a prompt; returns its turn id. Queues when a turn runs; [`ErrorCode::Busy`] when
     /// a prompt is already queued; [`ErrorCode::Closed`] after close.
     pub fn submit(&self, input: TurnInput) -> SdkResult<u64> {
+        let (id, start) = self.accept(input)?;
+        if let Some((input, cancel)) = start {
+            self.spawn_turn(id, input, cancel);
+        }
+        Ok(id)
+    }
+
+    /// Submits a prompt and, when the session is idle, runs its turn to the end on the
+    /// calling thread ([`crate::sdk::caller_drive`]); a prompt queued behind a running turn
+    /// runs on the workers as [`Self::submit`]'s does. Returns the turn id (the caller then
+    /// waits for it as for a submitted one).
+    pub fn run(&self, input: TurnInput) -> SdkResult<u64> {
+        let shared = self.inner.core.link.shared.clone();
+        if tokio::runtime::Handle::try_current().is_ok() {
+            return Err(SdkError::new(
+                ErrorCode::Reentrant,
+                "robota_session_run was called on a thread that runs an async runtime (a callback or an async worker); use robota_session_submit there",
+            ));
+        }
+        let (id, start) = self.accept(input)?;
+        if let Some((input, cancel)) = start {
+            let turn = self.clone().run_turn(id, input, cancel);
+            shared
+                .callers
+                .drive(&shared.work, &shared.handle, assert_send(turn));
+        }
+        Ok(id)
+    }
+
+    /// Checks a prompt and gives it a turn id; returns what to start when no turn runs (the
+    /// prompt is queued otherwise).
+    fn accept(&self, input: TurnInput) -> SdkResult<(u64, Option<(TurnInput, CancellationToken)>)> {
         let input = crate::sdk::command_registry::expand_input(self, input)?;
         if let Some(choice) = &input.tool_choice {
             let config = self.inner.session.agent().config();
@@ -44,15 +76,14 @@ impl InteractiveSession {
             let id = st.next_turn;
             if st.executing {
                 st.queued = Some((id, input));
-                return Ok(id);
+                return Ok((id, None));
             }
             let cancel = CancellationToken::new();
             st.executing = true;
             st.current = Some((id, cancel.clone()));
             (id, cancel)
         };
-        self.spawn_turn(id, input, cancel);
-        Ok(id)
+        Ok((id, Some((input, cancel))))
     }
 
     /// Starts the turn as a task on the runtime's workers (no thread per turn).
