@@ -125,6 +125,9 @@ namespace Robota
         internal static extern int robota_session_submit(SessionHandle session, byte[] inputJson, out ulong turnId, out IntPtr error);
 
         [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern int robota_session_run(SessionHandle session, byte[] inputJson, out ulong turnId, out IntPtr error);
+
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
         internal static extern int robota_session_abort(SessionHandle session, ulong turnId);
 
         [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]

@@ -11,7 +11,8 @@ namespace Robota
     /// <summary>
     /// A conversation with the agent. All methods are thread-safe. Events arrive as C# events:
     /// on a library thread (thread delivery; inline delivery: the library's async worker that
-    /// produced them, so handlers must never block), inside <see cref="Dispatch"/> on the calling thread
+    /// produced them, or the thread in <see cref="Drive(string)"/> for the turn it runs, so
+    /// handlers must never block), inside <see cref="Dispatch"/> on the calling thread
     /// (pump delivery: Unity's Update()), or inside <see cref="NextEvent"/> (pull delivery).
     /// A disposed session throws <see cref="ObjectDisposedException"/>.
     /// </summary>
@@ -19,6 +20,7 @@ namespace Robota
     {
         private readonly SessionHandle handle;
         private int disposed;
+        private string deliveryName;
 
         private RobotaSession(RobotaRuntime runtime, SessionHandle handle, SessionCore core)
         {
@@ -165,11 +167,7 @@ namespace Robota
         public ulong Submit(string text) => SubmitJson(InputJson(text));
 
         /// <summary>Sends a prompt with this turn's tool choice (wins over the session's); returns its turn id.</summary>
-        public ulong Submit(string text, ToolChoice toolChoice) => SubmitJson(Json.Serialize(new Dictionary<string, object>
-        {
-            { "text", text ?? throw new ArgumentNullException(nameof(text)) },
-            { "tool_choice", (toolChoice ?? throw new ArgumentNullException(nameof(toolChoice))).JsonValue() },
-        }));
+        public ulong Submit(string text, ToolChoice toolChoice) => SubmitJson(InputJson(text, toolChoice));
 
         /// <summary>Sends a raw input document (<c>{"text","display_input"?,"raw_input"?}</c>); returns its turn id.</summary>
         public ulong SubmitJson(string inputJson)
@@ -198,6 +196,146 @@ namespace Robota
 
         private static string InputJson(string text) =>
             Json.Serialize(new Dictionary<string, object> { { "text", text ?? throw new ArgumentNullException(nameof(text)) } });
+
+        private static string InputJson(string text, ToolChoice toolChoice) => Json.Serialize(new Dictionary<string, object>
+        {
+            { "text", text ?? throw new ArgumentNullException(nameof(text)) },
+            { "tool_choice", (toolChoice ?? throw new ArgumentNullException(nameof(toolChoice))).JsonValue() },
+        });
+
+        /// <summary>
+        /// Sends a prompt and blocks until its turn has ended (<c>robota_session_run</c>); returns
+        /// the turn's result, the same <see cref="TurnResult"/> <see cref="RunAsync"/> gives. When the
+        /// session is idle the calling thread runs the turn itself (model requests, tools, timers),
+        /// so no library thread is woken; with inline delivery every handler (events, synchronous
+        /// tool handlers) then runs on the calling thread, during the call. A prompt sent while a
+        /// turn runs is queued and runs on the library's workers; Drive returns after its own turn.
+        /// <para>
+        /// Every event of the turn reached this session's handlers (<see cref="TurnCompleted"/>
+        /// included) before Drive returns or throws: thread and inline delivery hand them over
+        /// during the call. Pump and pull delivery hand over nothing during the call (a turn that
+        /// asks the host — tool calls, permission or hook requests — needs another thread calling
+        /// <see cref="Dispatch"/> / <see cref="NextEvent"/> meanwhile); once the turn has ended, Drive
+        /// hands over what is queued on the calling thread, as <see cref="Dispatch"/> (all queued
+        /// events) or <see cref="NextEvent"/> (up to the turn's TURN_COMPLETED; those events then
+        /// reach the handlers only, not a caller's own NextEvent loop), or, while another thread
+        /// is dispatching or reading, waits for that thread to route the turn's TURN_COMPLETED.
+        /// </para>
+        /// Throws <see cref="RobotaException"/> with the library's status and message:
+        /// <see cref="RobotaStatus.Aborted"/> (the turn was aborted: <see cref="Abort"/> from another
+        /// thread, <see cref="Close"/>), <see cref="RobotaStatus.Provider"/> (the turn failed; the
+        /// error's <see cref="RobotaException.ErrorCode"/> and <see cref="RobotaException.Category"/>),
+        /// <see cref="RobotaStatus.Budget"/>, or, when no turn started, the refusals of
+        /// <see cref="Submit(string)"/> (<see cref="RobotaStatus.Busy"/>: a prompt is already queued;
+        /// <see cref="RobotaStatus.Closed"/>) and <see cref="RobotaStatus.Reentrant"/> (called inside
+        /// a handler).
+        /// </summary>
+        public TurnResult Drive(string text) => DriveJson(InputJson(text));
+
+        /// <summary>As <see cref="Drive(string)"/>, with this turn's tool choice (wins over the session's).</summary>
+        public TurnResult Drive(string text, ToolChoice toolChoice) => DriveJson(InputJson(text, toolChoice));
+
+        /// <summary>As <see cref="Drive(string)"/>, with a raw input document (<c>{"text","display_input"?,"raw_input"?,"tool_choice"?}</c>).</summary>
+        public TurnResult DriveJson(string inputJson)
+        {
+            if (inputJson == null)
+            {
+                throw new ArgumentNullException(nameof(inputJson));
+            }
+            ThrowIfDisposed();
+            var input = Utf8.Encode(inputJson);
+            // The turn id comes back with the call, after the turn's TURN_COMPLETED was routed
+            // (thread/inline delivery): the core keeps untracked turns' results meanwhile. No
+            // gate is held during the call, since a dispatcher thread routes under it.
+            Core.BeginDrive();
+            try
+            {
+                ulong turn;
+                IntPtr err;
+                var status = NativeMethods.robota_session_run(handle, input, out turn, out err);
+                if (status == 0)
+                {
+                    Errors.Free(err);
+                    return DrivenResult(turn);
+                }
+                var failure = Errors.Take(status, err);
+                var outcome = (RobotaStatus)status;
+                if (turn != 0 && (outcome == RobotaStatus.Aborted || outcome == RobotaStatus.Provider || outcome == RobotaStatus.Budget))
+                {
+                    try
+                    {
+                        DrivenResult(turn); // the failed turn's events are handed over too
+                    }
+                    catch (Exception e) when (e is RobotaException || e is ObjectDisposedException || e is InvalidOperationException)
+                    {
+                        // The turn's own failure is the one to report.
+                    }
+                }
+                throw failure;
+            }
+            finally
+            {
+                Core.EndDrive();
+            }
+        }
+
+        /// <summary>The result of driven turn <paramref name="turn"/>, once its TURN_COMPLETED was routed.</summary>
+        private TurnResult DrivenResult(ulong turn)
+        {
+            var r = Core.TakeDriven(turn, 0);
+            if (r != null)
+            {
+                return r; // thread/inline: routed during the call
+            }
+            var mode = DeliveryName();
+            var pump = mode == "pump";
+            if (!pump && mode != "pull")
+            {
+                throw new InvalidOperationException("turn " + turn + " ended but its TURN_COMPLETED event was not routed (" + mode + " delivery)");
+            }
+            while (true)
+            {
+                // TURN_COMPLETED is queued (robota_session_run returned): hand it over here, or
+                // wait a moment for the thread that is dispatching or reading to route it.
+                ThrowIfDisposed();
+                var more = false;
+                if (pump)
+                {
+                    var n = NativeMethods.robota_session_dispatch(handle, 0, 0);
+                    if (n < 0 && n != (int)RobotaStatus.Busy)
+                    {
+                        throw new RobotaException((RobotaStatus)n, DispatchError((RobotaStatus)n));
+                    }
+                }
+                else
+                {
+                    try
+                    {
+                        more = NextEvent(0) != null;
+                    }
+                    catch (RobotaException e) when (e.Code == RobotaStatus.Closed)
+                    {
+                        // Another reader took the rest, session_closed included.
+                    }
+                }
+                r = Core.TakeDriven(turn, more ? 0 : 20);
+                if (r != null)
+                {
+                    return r;
+                }
+            }
+        }
+
+        /// <summary>The session's delivery mode name (read once from its state).</summary>
+        private string DeliveryName()
+        {
+            var d = deliveryName;
+            if (d == null)
+            {
+                deliveryName = d = Json.GetString(State(), "delivery") ?? string.Empty;
+            }
+            return d;
+        }
 
         /// <summary>Aborts turn <paramref name="turnId"/> (0 = the running one) and drops the queued prompt. Idempotent.</summary>
         public void Abort(ulong turnId = 0)

@@ -37,6 +37,8 @@ namespace Robota
         private readonly object gate = new object();
         private readonly Dictionary<ulong, TurnWaiter> turns = new Dictionary<ulong, TurnWaiter>();
         private readonly Dictionary<ulong, ToolCall> calls = new Dictionary<ulong, ToolCall>();
+        private readonly Dictionary<ulong, TurnResult> driven = new Dictionary<ulong, TurnResult>();
+        private int drives;
         private WeakReference<RobotaSession> session;
         private WeakReference<SessionHandle> sessionHandle;
         private readonly IntPtr runtimePtr;
@@ -105,6 +107,53 @@ namespace Robota
             turns[turnId] = w;
             keepAlive = owner;
             return w;
+        }
+
+        /// <summary>
+        /// Starts a <see cref="RobotaSession.Drive(string)"/> call, before its native call: until the
+        /// matching <see cref="EndDrive"/>, the results of turns nobody tracks (a driven turn's id
+        /// is known only when the call returns) are kept for <see cref="TakeDriven"/>.
+        /// </summary>
+        internal void BeginDrive()
+        {
+            lock (gate)
+            {
+                drives++;
+            }
+        }
+
+        /// <summary>Ends a Drive call; the kept results go when no Drive call is left.</summary>
+        internal void EndDrive()
+        {
+            lock (gate)
+            {
+                if (--drives == 0)
+                {
+                    driven.Clear();
+                }
+            }
+        }
+
+        /// <summary>
+        /// Takes the kept result of turn <paramref name="turnId"/>, waiting up to
+        /// <paramref name="waitMs"/> for another thread to route it; null when it is not there.
+        /// </summary>
+        internal TurnResult TakeDriven(ulong turnId, int waitMs)
+        {
+            lock (gate)
+            {
+                TurnResult r;
+                if (!driven.TryGetValue(turnId, out r) && waitMs > 0)
+                {
+                    Monitor.Wait(gate, waitMs);
+                    driven.TryGetValue(turnId, out r);
+                }
+                if (r != null)
+                {
+                    driven.Remove(turnId);
+                }
+                return r;
+            }
         }
 
         internal void Track(ToolCall call)
@@ -310,6 +359,13 @@ namespace Robota
                 {
                     turns.Remove(result.TurnId);
                 }
+                else if (drives > 0)
+                {
+                    // Possibly a driven turn: kept before any handler runs, so the result is
+                    // there once robota_session_run returns (thread/inline delivery).
+                    driven[result.TurnId] = result;
+                    Monitor.PulseAll(gate);
+                }
                 if (turns.Count == 0)
                 {
                     keepAlive = null;
@@ -359,6 +415,7 @@ namespace Robota
                 turns.Clear();
                 calls.Clear();
                 keepAlive = null;
+                Monitor.PulseAll(gate); // a Drive call waiting for its result looks again
             }
             foreach (var w in waiting)
             {
