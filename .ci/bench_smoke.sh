@@ -12,7 +12,7 @@ for bench in engine ffi providers store; do
   cargo bench --bench "$bench" -- --test
 done
 STORE_BENCH_ROUNDS=1 STORE_BENCH_TURNS=20 cargo bench --bench store -- turn_transcript
-cargo bench --bench abi_turn -- 200 all both
+cargo bench --bench abi_turn -- 200 all all
 cargo bench --bench handoff -- 2000
 cargo bench --bench replay
 cargo bench --bench host_io

@@ -2,9 +2,10 @@
 //! (`getrusage`, every thread of the process) and wall time per turn. CPU time hardly depends on
 //! what else runs on the machine, which makes this the figure to compare changes by; it is also
 //! a small program to run under `valgrind --tool=callgrind`.
-//! Run: `cargo bench --bench abi_turn -- [turns] [turn|turn-cb|whole] [thread|inline]
+//! Run: `cargo bench --bench abi_turn -- [turns] [turn|turn-cb|whole] [thread|inline|run]
 //! [free|same|split]` (default 5,000 per figure, after 200 warm-up turns; all three figures in
-//! both delivery modes unless one is named). The last word places the host thread and the
+//! the `thread` and `inline` delivery modes unless one is named, `all` for the three; `run`:
+//! `inline` sessions whose turns the host's thread drives with `robota_session_run`). The last word places the host thread and the
 //! runtime's worker (see `common/placement.rs`): `free` (default, the scheduler's choice), `same`
 //! (one CPU) or `split` (host on the first CPU, worker on the second).
 #![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)] // a harness: failing loudly is the point
@@ -38,6 +39,11 @@ unsafe extern "C" fn event_cb(
 }
 
 fn open(rt: *mut robota_runtime, with_callback: bool, delivery: &str) -> *mut robota_session {
+    let delivery = if delivery == "run" {
+        "inline"
+    } else {
+        delivery
+    };
     let mut s = null_mut();
     let json = CString::new(format!(
         r#"{{"v":1,"provider":"s","model":"m","delivery":"{delivery}"}}"#
@@ -51,8 +57,16 @@ fn open(rt: *mut robota_runtime, with_callback: bool, delivery: &str) -> *mut ro
     s
 }
 
-fn submit_wait(s: *mut robota_session, input: &CString) {
+/// One turn: submit + wait, or `robota_session_run` in the `run` mode.
+fn submit_wait(s: *mut robota_session, input: &CString, delivery: &str) {
     let mut id = 0;
+    if delivery == "run" {
+        assert_eq!(
+            robota_session_run(s, input.as_ptr(), &mut id, null_mut()),
+            ROBOTA_OK
+        );
+        return;
+    }
     assert_eq!(
         robota_session_submit(s, input.as_ptr(), &mut id, null_mut()),
         ROBOTA_OK
@@ -101,12 +115,12 @@ fn measure(
         if whole {
             for _ in 0..n {
                 let s = open(rt, cb, delivery);
-                submit_wait(s, input);
+                submit_wait(s, input, delivery);
                 robota_session_free(s);
             }
         } else {
             for &s in &sessions {
-                submit_wait(s, input);
+                submit_wait(s, input, delivery);
             }
         }
         cpu += cpu_us() - c0;
@@ -130,7 +144,14 @@ fn main() {
         .map_or(5_000, |a| a.parse().expect("turns: a number"));
     // Optionally one figure only (`turn`, `turn-cb` or `whole`) and one delivery mode.
     let only = args.get(1).map(String::as_str).filter(|o| *o != "all");
-    let only_delivery = args.get(2).map(String::as_str).filter(|d| *d != "both");
+    let deliveries: &[&str] = match args.get(2).map(String::as_str) {
+        None | Some("both") => &["thread", "inline"],
+        Some("all") => &["thread", "inline", "run"],
+        Some("thread") => &["thread"],
+        Some("inline") => &["inline"],
+        Some("run") => &["run"],
+        Some(d) => panic!("delivery: thread, inline, run, both or all, not {d}"),
+    };
     let place = args.get(3).map_or(placement::Place::Free, |p| {
         placement::Place::parse(p).expect("placement: free, same or split")
     });
@@ -143,10 +164,7 @@ fn main() {
     placement::pin_current_thread(cpus.map(|c| c.0), &all);
     println!("abi_turn: placement {}", place.as_str());
     let input = CString::new(r#"{"text":"what time is it?"}"#).unwrap();
-    for delivery in ["thread", "inline"] {
-        if only_delivery.is_some_and(|d| d != delivery) {
-            continue;
-        }
+    for &delivery in deliveries {
         measure(rt, &input, turns.min(200), true, true, delivery);
         for (cb, whole, name) in [
             (false, false, "turn"),
