@@ -34,6 +34,8 @@ struct SeenState {
     /// Status of `robota_session_run` called inside the next callback, when asked for.
     probe_run: bool,
     run_inside: Option<i32>,
+    /// Free the session inside the first text delta's callback.
+    free_on_delta: bool,
     rt: usize,
 }
 
@@ -60,6 +62,9 @@ unsafe extern "C" fn on_event(
             null_mut(),
             null_mut(),
         ));
+    }
+    if kind == ROBOTA_EVENT_TEXT_DELTA && std::mem::take(&mut st.free_on_delta) {
+        robota_session_free(s);
     }
     seen.cond.notify_all();
 }
@@ -459,5 +464,74 @@ fn bad_arguments_and_a_failing_provider_report_their_status_and_keep_the_history
         "{texts:?}"
     );
     robota_session_free(s);
+    robota_runtime_free(rt);
+}
+
+#[test]
+fn a_driven_turn_runs_a_real_process_and_takes_a_tool_answer_from_another_thread() {
+    let config = r#"{"v":1,"providers":{"s":{"kind":"scripted","turns":[
+      {"tool_calls":[{"id":"b1","name":"Bash","arguments":{"command":"echo driven; echo on >&2"}}]},
+      {"tool_calls":[{"id":"c1","name":"add","arguments":{"a":20,"b":22}}]},
+      {"text":"done"}]}}}"#;
+    let seen = Arc::new(Seen::default());
+    let rt = runtime_for(config, &seen);
+    let dir = tempfile::tempdir().unwrap();
+    let json = format!(
+        r#"{{"v":1,"provider":"s","model":"m","tools":["Bash","add"],"delivery":"inline","permission_mode":"bypassPermissions","cwd":{}}}"#,
+        serde_json::to_string(dir.path().to_str().unwrap()).unwrap()
+    );
+    let s = session_with_events(
+        rt,
+        &json,
+        Some(on_event),
+        &*seen as *const Seen as *mut c_void,
+    );
+    seen.state.lock().unwrap().answer_later = true;
+    let watcher = seen.clone();
+    let rt_h = Handle(rt);
+    let answerer = std::thread::spawn(move || {
+        let rt_h = rt_h;
+        let mut st = watcher.state.lock().unwrap();
+        while st.later.is_empty() {
+            st = watcher.cond.wait(st).unwrap();
+        }
+        let id = st.later[0];
+        drop(st);
+        assert_eq!(
+            robota_tool_call_complete(rt_h.0, id, c"42".as_ptr(), 0, null_mut()),
+            ROBOTA_OK
+        );
+    });
+    let (_, outcome) = run_turn(s, "go");
+    answerer.join().unwrap();
+    outcome.unwrap();
+    let st = take(&seen);
+    let outputs: Vec<Value> = st
+        .events
+        .iter()
+        .filter(|e| e.0 == ROBOTA_EVENT_TOOL_END)
+        .map(|e| serde_json::from_str::<Value>(&e.1).unwrap()["output"].clone())
+        .collect();
+    assert_eq!(outputs.len(), 2, "{:?}", st.events);
+    let bash = outputs[0].as_str().unwrap();
+    assert!(bash.contains("driven") && bash.contains("on"), "{bash}");
+    assert_eq!(outputs[1], "42");
+    assert_eq!(text_of(&st.events), "done");
+    robota_session_free(s);
+    robota_runtime_free(rt);
+}
+
+#[test]
+fn freeing_the_session_inside_a_driven_callback_ends_run() {
+    let seen = Seen::default();
+    let rt = runtime_for(ADD_TWICE, &seen);
+    let s = session(rt, &seen, "s", "inline");
+    seen.state.lock().unwrap().free_on_delta = true;
+    let (turn, outcome) = run_turn(s, "add please");
+    assert_eq!(turn, 1);
+    // The turn stopped with the session: run returned (no hang) with the abort's status.
+    assert_eq!(outcome.unwrap_err().status, ROBOTA_E_ABORTED);
+    let st = take(&seen);
+    assert_eq!(text_of(&st.events), "Adding.", "no callback after the free");
     robota_runtime_free(rt);
 }
