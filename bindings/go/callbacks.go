@@ -12,8 +12,13 @@ package robota
 import "C"
 
 import (
+	"sync/atomic"
 	"unsafe"
 )
+
+// callbackHook, when set (by tests), sees every event and tool callback (KindToolCall) of a
+// session, on the thread the library called back on.
+var callbackHook atomic.Pointer[func(c *sessionCore, kind EventKind)]
 
 //export robotaGoFree
 func robotaGoFree(ud unsafe.Pointer) {
@@ -28,6 +33,9 @@ func robotaGoEvent(ud unsafe.Pointer, s *C.robota_session, kind C.uint32_t, turn
 	if !ok {
 		return
 	}
+	if h := callbackHook.Load(); h != nil {
+		(*h)(core, EventKind(kind))
+	}
 	core.route(eventFromC(EventKind(kind), uint64(turn), p, n))
 }
 
@@ -38,7 +46,11 @@ func robotaGoTool(ud unsafe.Pointer, s *C.robota_session, callID C.uint64_t, nam
 	if !ok {
 		return
 	}
-	t.start(sessionOf(s), uint64(callID), C.GoBytes(unsafe.Pointer(input), C.int(n)))
+	core := sessionOf(s)
+	if h := callbackHook.Load(); h != nil {
+		(*h)(core, KindToolCall)
+	}
+	t.start(core, uint64(callID), C.GoBytes(unsafe.Pointer(input), C.int(n)))
 }
 
 //export robotaGoLog
@@ -63,6 +75,8 @@ func eventFromC(kind EventKind, turn uint64, p *C.char, n C.size_t) Event {
 // route acts on one event, then queues it for Events().
 func (c *sessionCore) route(ev Event) {
 	switch e := ev.(type) {
+	case TurnStarted:
+		c.turnStarted(e.TurnID)
 	case ErrorEvent:
 		c.turnError(e)
 	case TurnCompleted:

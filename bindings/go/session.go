@@ -35,6 +35,7 @@ type sessionCore struct {
 
 	mu          sync.Mutex
 	turns       map[uint64]*turnState
+	drive       *driveState // the Drive whose robota_session_run is in progress (drive.go)
 	calls       map[uint64]context.CancelFunc
 	stream      *eventStream
 	closing     bool

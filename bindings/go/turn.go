@@ -54,14 +54,22 @@ func (t *Turn) Wait(ctx context.Context) (Result, error) {
 	return t.result, t.err
 }
 
+// normal reports whether a turn that stopped for r completed (it has no error to report).
+func (r StopReason) normal() bool {
+	switch r {
+	case StopComplete, StopMaxRounds, StopContextLimit:
+		return true
+	}
+	return false
+}
+
 // askLibrary asks robota_session_wait for the status of a turn that did not complete
 // normally, so the error carries the library's status and message (e.g. a budget stop).
 func (t *turnState) askLibrary() {
 	t.mu.Lock()
-	r, prev := t.result, t.err
+	r := t.result
 	t.mu.Unlock()
-	switch r.StopReason {
-	case StopComplete, StopMaxRounds, StopContextLimit:
+	if r.StopReason.normal() {
 		return
 	}
 	var lib error
@@ -72,6 +80,16 @@ func (t *turnState) askLibrary() {
 		lib = takeError("Wait", st, cerr)
 		return nil
 	})
+	t.adopt(lib)
+}
+
+// adopt makes lib, the library's status for the completed turn (robota_session_wait or
+// robota_session_run), the turn's error, keeping the taxonomy of the ERROR event when lib
+// has none. A timeout or an unknown turn leaves the error as routed.
+func (t *turnState) adopt(lib error) {
+	t.mu.Lock()
+	prev := t.err
+	t.mu.Unlock()
 	le, ok := lib.(*Error)
 	if !ok || le.Status == StatusTimeout || le.Status == StatusNotFound {
 		return
@@ -87,11 +105,7 @@ func (t *turnState) askLibrary() {
 // Abort aborts the turn (running or queued); idempotent.
 func (t *Turn) Abort() error { return t.abort() }
 
-func (t *turnState) abort() error {
-	return t.core.use("Abort", func(p *C.robota_session) error {
-		return statusError("Abort", C.robota_session_abort(p, C.uint64_t(t.id)))
-	})
-}
+func (t *turnState) abort() error { return t.core.abortTurn(t.id) }
 
 // finish records the outcome; the first call wins.
 func (t *turnState) finish(r Result, err error) {
@@ -156,7 +170,12 @@ func (s *Session) SubmitInput(ctx context.Context, in Input) (*Turn, error) {
 // Run submits text and waits for the turn's result. Cancelling ctx aborts the turn; Run then
 // returns the aborted result with ctx's error once the turn has stopped.
 func (s *Session) Run(ctx context.Context, text string) (Result, error) {
-	t, err := s.Submit(ctx, text)
+	return s.runInput(ctx, Input{Text: text})
+}
+
+// runInput is Run with the variants of the input.
+func (s *Session) runInput(ctx context.Context, in Input) (Result, error) {
+	t, err := s.SubmitInput(ctx, in)
 	if err != nil {
 		return Result{}, err
 	}
@@ -179,6 +198,9 @@ func (c *sessionCore) completeTurn(r Result) {
 	c.mu.Lock()
 	t := c.turns[r.TurnID]
 	delete(c.turns, r.TurnID)
+	if t == nil {
+		t = c.drivenLocked(r.TurnID, true)
+	}
 	c.mu.Unlock()
 	if t == nil {
 		return
@@ -207,6 +229,9 @@ func (c *sessionCore) completeTurn(r Result) {
 func (c *sessionCore) turnError(e ErrorEvent) {
 	c.mu.Lock()
 	t := c.turns[e.TurnID]
+	if t == nil {
+		t = c.drivenLocked(e.TurnID, false)
+	}
 	c.mu.Unlock()
 	if t != nil {
 		t.mu.Lock()
