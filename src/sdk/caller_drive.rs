@@ -7,8 +7,11 @@
 //! Reactors are pooled per runtime: a call takes an idle one (or starts one), drives the turn
 //! to its end and puts it back, keep-alive connections included. A reactor only runs while a
 //! thread drives it, so nothing outside its turn may depend on it: its HTTP client is used by
-//! requests made on the driving thread only, and tasks meant to outlive a turn are spawned on
-//! the runtime's workers (`LibraryWork::spawn`), never on the current reactor.
+//! requests made on the driving thread only, and what outlives a turn (MCP connections,
+//! `SessionEnd` hooks, a queued turn) is spawned on the runtime's workers
+//! (`LibraryWork::spawn`). What a turn spawns on the reactor itself (a child process's pipe
+//! readers and stdin writer) is awaited by the turn; a stdin writer left behind by a process
+//! that exited without reading ends at the reactor's next call or when the runtime goes.
 
 use std::future::Future;
 use std::sync::Mutex;
