@@ -4,10 +4,9 @@ use std::ffi::{c_char, c_void};
 
 use super::args::{str_arg, string_out, Out};
 use super::boundary::boundary;
-use super::callbacks::{deliver, in_callback, robota_event_fn, robota_free_fn, EventReg};
+use super::callbacks::{deliver, refuse_in_callback, robota_event_fn, robota_free_fn, EventReg};
 use super::handles::{self, robota_runtime};
-use super::status::{err, robota_error, robota_status, ROBOTA_OK};
-use crate::sdk::error::ErrorCode;
+use super::status::{robota_error, robota_status, ROBOTA_OK};
 
 /// One shot (`createQuery`): a temporary session built from `query_json` (session JSON plus
 /// `"prompt"`; `permission_mode` defaults to `"bypassPermissions"`), run to completion, then
@@ -34,12 +33,7 @@ pub extern "C" fn robota_query(
         // Armed at once: `free_fn` runs when `reg` drops, before this returns, whatever happens.
         let reg = EventReg::new(fn_, user_data, free_fn);
         reg.owned.arm();
-        if in_callback() {
-            return Err(err(
-                ErrorCode::Reentrant,
-                "robota_query was called from inside a callback",
-            ));
-        }
+        refuse_in_callback("robota_query")?;
         let out = Out::required(out_json, "out_json")?;
         let runtime = handles::runtime(rt)?;
         let text = str_arg(query_json, "query_json")?;

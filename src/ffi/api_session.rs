@@ -4,7 +4,9 @@ use std::ffi::{c_char, c_void};
 
 use super::args::{opt_str_arg, str_arg, string_out, Out};
 use super::boundary::{boundary, NO_ERROR_OUT};
-use super::callbacks::{in_callback, robota_event_fn, robota_free_fn, EventReg};
+use super::callbacks::{
+    in_callback, refuse_in_callback, robota_event_fn, robota_free_fn, EventReg,
+};
 use super::handles::{self, robota_runtime, robota_session};
 use super::session_obj::open_session;
 use super::status::{err, robota_error, robota_status, ROBOTA_OK};
@@ -178,12 +180,7 @@ pub extern "C" fn robota_session_run(
 ) -> robota_status {
     boundary(out_error, || {
         let obj = handles::session(s)?;
-        if in_callback() {
-            return Err(err(
-                ErrorCode::Reentrant,
-                "robota_session_run was called from inside a callback",
-            ));
-        }
+        refuse_in_callback("robota_session_run")?;
         let input = TurnInput::from_json(str_arg(input_json, "input_json")?)?;
         let id = obj.session.run(input)?;
         Out::optional(out_turn_id).put(id);
@@ -221,12 +218,7 @@ pub extern "C" fn robota_session_wait(
 ) -> robota_status {
     boundary(out_error, || {
         let obj = handles::session(s)?;
-        if in_callback() {
-            return Err(err(
-                ErrorCode::Reentrant,
-                "robota_session_wait was called from inside a callback",
-            ));
-        }
+        refuse_in_callback("robota_session_wait")?;
         obj.wait(turn_id, timeout_ms)?;
         Ok(ROBOTA_OK)
     })

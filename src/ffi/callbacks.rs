@@ -63,6 +63,18 @@ pub(crate) fn in_callback() -> bool {
     DEPTH.with(|d| d.get() > 0)
 }
 
+/// `ROBOTA_E_REENTRANT` naming `call` when this thread runs a host callback (a blocking call
+/// made there would wait for the very thread it blocks).
+pub(crate) fn refuse_in_callback(call: &str) -> Result<(), crate::sdk::error::SdkError> {
+    if in_callback() {
+        return Err(crate::sdk::error::SdkError::new(
+            crate::sdk::error::ErrorCode::Reentrant,
+            format!("{call} was called from inside a callback"),
+        ));
+    }
+    Ok(())
+}
+
 /// Marks this thread as inside a callback for the guard's lifetime.
 pub(crate) struct CallbackScope;
 

@@ -9,7 +9,7 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use super::callbacks::{deliver, in_callback, EventReg};
+use super::callbacks::{deliver, in_callback, refuse_in_callback, EventReg};
 use super::delivered::DeliveredTurns;
 use super::handles::robota_session;
 use super::status::err;
@@ -255,12 +255,7 @@ impl Queue {
                 format!("robota_session_dispatch needs \"delivery\": \"pump\" (this session uses \"{}\")", self.mode.as_str()),
             ));
         }
-        if in_callback() {
-            return Err(err(
-                ErrorCode::Reentrant,
-                "robota_session_dispatch was called from inside a callback",
-            ));
-        }
+        refuse_in_callback("robota_session_dispatch")?;
         let mut st = self.lock();
         if st.dispatching {
             return Err(err(
@@ -315,11 +310,8 @@ impl Queue {
                 format!("robota_session_next_event needs \"delivery\": \"pull\" (this session uses \"{}\")", self.mode.as_str()),
             ));
         }
-        if timeout_ms != 0 && in_callback() {
-            return Err(err(
-                ErrorCode::Reentrant,
-                "robota_session_next_event with a timeout was called from inside a callback",
-            ));
+        if timeout_ms != 0 {
+            refuse_in_callback("robota_session_next_event with a timeout")?;
         }
         let deadline = deadline_of(timeout_ms);
         let mut st = self.lock();
