@@ -22,6 +22,13 @@ final class EventRouter: CallbackBox, @unchecked Sendable {
     private let lock = NSLock()
     private var streams: [UInt64: Continuation] = [:]
     private var closed = false
+    /// `Session.drive` learns its turn id only when `robota_session_run` returns, after the
+    /// turn's `TURN_COMPLETED` callback has returned (`thread`/`inline` delivery). So while at
+    /// least one drive is in flight, every `turnCompleted` is recorded here by turn id; each
+    /// drive takes its own, and the rest is dropped when the last drive ends.
+    private let driveState = NSLock()
+    private var drivers = 0
+    private var driven: [UInt64: TurnResult] = [:]
 
     init(runtime: Runtime, handlers: SessionHandlers) {
         self.runtime = runtime
@@ -76,9 +83,34 @@ final class EventRouter: CallbackBox, @unchecked Sendable {
             break
         }
         lock.unlock()
+        if case .turnCompleted(let result) = item.event { recordDriven(item.turnID, result) }
         stream?.yield(item.event)
         if case .turnCompleted = item.event { stream?.finish() }
         ending.forEach { $0.finish() }
+    }
+
+    /// Starts recording completed turns for a drive (before `robota_session_run` is called, so
+    /// the driven turn's completion cannot be missed).
+    func beginDrive() {
+        driveState.lock()
+        drivers += 1
+        driveState.unlock()
+    }
+
+    /// Ends a drive and returns the recorded result of `turnID` (nil when none was recorded).
+    func endDrive(turn turnID: UInt64) -> TurnResult? {
+        driveState.lock()
+        defer { driveState.unlock() }
+        let result = driven.removeValue(forKey: turnID)
+        drivers -= 1
+        if drivers == 0 { driven.removeAll() }
+        return result
+    }
+
+    private func recordDriven(_ turnID: UInt64, _ result: TurnResult) {
+        driveState.lock()
+        if drivers > 0 { driven[turnID] = result }
+        driveState.unlock()
     }
 
     /// Runs what an event asks of the host: handlers for requests, cancellation of tool tasks.

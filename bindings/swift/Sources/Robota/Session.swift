@@ -7,7 +7,8 @@ import Foundation
 public final class Session: @unchecked Sendable {
     /// The runtime this session runs on (kept alive by the session).
     public let runtime: Runtime
-    /// How this session delivers events; `stream`/`run` need `.thread`, `.inline` or `.pump`.
+    /// How this session delivers events; `stream`/`run` need `.thread`, `.inline` or `.pump`,
+    /// `drive` needs `.thread` or `.inline`.
     public let delivery: Delivery
     /// The session id (kept by `resume`, new for `fork`).
     public let id: String
@@ -124,6 +125,65 @@ public final class Session: @unchecked Sendable {
 
     private func waitBlocking(turn turnID: UInt64, milliseconds: Int32) throws {
         try check { robota_session_wait(handle, turnID, milliseconds, $0) }
+    }
+
+    /// Runs one turn on the calling thread and returns how it ended (`robota_session_run`).
+    ///
+    /// **Blocks the calling thread** until the turn has finished and its events were delivered.
+    /// When the session is idle the calling thread runs the turn itself — model requests,
+    /// tools, timers — on a reactor the runtime lends it (kept, with its HTTP connections, for
+    /// the next call), so no library thread is woken: the low-latency path for a host thread of
+    /// its own (a worker, a command-line tool). Not for the main actor or async code (it would
+    /// block the actor, or a Swift concurrency thread the handlers may need): use `run(_:)`
+    /// there. A prompt driven while another turn runs is queued and runs on the library's
+    /// workers; `drive` returns after its own turn.
+    ///
+    /// Delivery: with `.inline` every callback of the turn (the `onEvent` observer included)
+    /// runs on the calling thread during the call; with `.thread` the callbacks run on the
+    /// dispatcher thread and the turn's `.turnCompleted` has been delivered before `drive`
+    /// returns. Host tool, permission and hook handlers run in their own tasks, as with `run`.
+    /// `.pump` and `.pull` sessions throw `.unsupported` without running anything: they hand
+    /// every callback (host tool calls and requests included) to a host thread that must keep
+    /// pumping or reading while the turn runs, which a blocked thread cannot; use `submit`
+    /// with `dispatch` or `nextEvent` there.
+    ///
+    /// Returns the driven turn's `TurnResult` (the `.turnCompleted` that `run` returns;
+    /// `turnID` is the driven turn). Throws `RobotaError` with the library's status and
+    /// message: `.aborted` when the turn was aborted (`abort` or `close` from another thread;
+    /// `run` returns that result instead), `.provider` when it failed (with the taxonomy's
+    /// `kind`, `category` and `recoverable`), `.budget` when the session's budget stopped it,
+    /// the refusals of `submit` (`.busy` with a prompt already queued, `.closed`,
+    /// `.invalidJSON`, …), and `.reentrant` inside a callback or on a thread that runs an
+    /// async runtime of the library.
+    @available(*, noasync, message: "drive blocks its thread until the turn ends; use run(_:) in async code")
+    public func drive(_ input: PromptInput) throws -> TurnResult { try drive(json: JSONCoding.encode(input)) }
+
+    /// Drives the turn of a plain-text prompt on the calling thread (blocking; see `drive(_:)`).
+    @available(*, noasync, message: "drive blocks its thread until the turn ends; use run(_:) in async code")
+    public func drive(_ text: String) throws -> TurnResult { try drive(PromptInput(text)) }
+
+    /// Drives the turn of a raw input document on the calling thread (blocking; see `drive(_:)`).
+    @available(*, noasync, message: "drive blocks its thread until the turn ends; use run(_:) in async code")
+    public func drive(json: String) throws -> TurnResult {
+        guard delivery == .thread || delivery == .inline else {
+            throw RobotaError(
+                code: .unsupported,
+                message: "drive() needs \"thread\" or \"inline\" delivery; a \(delivery.rawValue) session hands its callbacks to a thread that must keep \(delivery == .pump ? "pumping" : "reading") during the turn: use submit() with \(delivery == .pump ? "dispatch()" : "nextEvent()")")
+        }
+        // The turn id is known only when robota_session_run returns, after the turn's
+        // turn_completed callback has returned: the router records completions while drives
+        // are in flight, and this drive takes its own.
+        router.beginDrive()
+        var turnID: UInt64 = 0
+        var error: OpaquePointer?
+        let status = json.withCString { robota_session_run(handle, $0, &turnID, &error) }
+        let result = router.endDrive(turn: turnID)
+        guard status == ROBOTA_OK else { throw RobotaError(status: status, consuming: error) }
+        robota_error_free(error)
+        guard let result else {
+            throw RobotaError(code: .internal, message: "turn \(turnID) ended without a turn_completed event reaching the binding")
+        }
+        return result
     }
 
     /// An independent copy (`robota_session_fork`): history, mode and approvals, a new id.
