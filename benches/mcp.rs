@@ -89,7 +89,7 @@ fn runtime() -> Runtime {
 
 /// Per-call time through the session's MCP tool.
 fn library(rt: &Runtime, tool: &Arc<dyn Tool>, calls: usize) -> Duration {
-    let handle = rt.shared().handle.clone();
+    let handle = rt.shared().workers.handle().unwrap().clone();
     let ctx = ToolContext::detached("bench");
     let one = |tool: &Arc<dyn Tool>| {
         let r = handle
@@ -160,7 +160,7 @@ fn main() {
                 .unwrap()
         })
         .collect();
-    let handle = rt.shared().handle.clone();
+    let handle = rt.shared().workers.handle().unwrap().clone();
     let t = Instant::now();
     let per_session = 20;
     handle.block_on(async {

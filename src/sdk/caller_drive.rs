@@ -14,6 +14,7 @@
 //! that exited without reading ends at the reactor's next call or when the runtime goes.
 
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::Mutex;
 
 use super::error::{ErrorCode, SdkError, SdkResult};
@@ -37,14 +38,17 @@ pub struct CallerReactors {
 impl CallerReactors {
     /// Drives `turn` to its end on the calling thread, counted as library work while it runs.
     /// The caller makes sure the thread runs no async runtime already (an `inline` callback,
-    /// a host's own tokio worker), where blocking would stall it. A reactor that cannot be
-    /// started leaves the turn to the workers.
+    /// a host's own tokio worker), where blocking would stall it. When no reactor can be
+    /// started the turn comes back, for the caller to run on the workers.
     pub fn drive<F: Future<Output = ()> + Send + 'static>(
         &self,
         work: &LibraryWork,
-        handle: &tokio::runtime::Handle,
         turn: F,
-    ) {
+    ) -> Result<(), Pin<Box<F>>> {
+        // Boxed before anything else: a turn's future is ~10 KB, and every closure and
+        // `block_on` below would otherwise hold a copy of its own on this thread's stack
+        // (~90 KB deep per call, a fresh stack page fault each at a process's first turn).
+        let turn = Box::pin(turn);
         let reactor = match self.take().map_or_else(Reactor::start, Ok) {
             Ok(r) => r,
             Err(e) => {
@@ -54,15 +58,14 @@ impl CallerReactors {
                     "{}; the turn runs on the workers",
                     e.message
                 );
-                work.spawn(handle, turn);
-                return;
+                return Err(turn);
             }
         };
         let _counted = work.count_task();
         super::signals::with_sigpipe_blocked(|| {
             crate::providers::with_caller_client(&reactor.http, || {
                 reactor.tokio.block_on(async {
-                    super::wake_batch::Batched(Box::pin(turn)).await;
+                    super::wake_batch::Batched(turn).await;
                     // The turn ended with its last answer read; the connection's own tasks
                     // (hyper's end of the response, its return to the pool) run only while
                     // the reactor does: let them, so the next call finds it idle.
@@ -76,6 +79,7 @@ impl CallerReactors {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .push(reactor);
+        Ok(())
     }
 
     fn take(&self) -> Option<Reactor> {

@@ -211,10 +211,9 @@ pub fn execute(s: &InteractiveSession, name: &str, args: &str) -> SdkResult<Opti
     let (tx, rx) = std::sync::mpsc::channel();
     let link = s.link().clone();
     let (n, a) = (name.to_string(), args.to_string());
-    let shared = s.shared().clone();
-    shared.work.spawn(&shared.handle, async move {
+    s.shared().spawn_work(async move {
         let _ = tx.send(ask(&link, &n, &a, &CancellationToken::new()).await);
-    });
+    })?;
     let reply = rx.recv().map_err(|_| {
         SdkError::new(
             ErrorCode::Closed,

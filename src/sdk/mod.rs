@@ -43,3 +43,4 @@ pub mod tool_state;
 pub mod transcript_tap;
 pub mod wake_batch;
 pub mod work;
+pub mod workers;

@@ -124,8 +124,8 @@ pub fn run_session(
     let _stop_watch = done.clone().drop_guard();
     if let Some(cancel) = cancel {
         let s = session.clone();
-        let sh = &watch_shared;
-        sh.work.spawn(&sh.handle, async move {
+        // Workers that cannot start have failed the turn already (`submit`).
+        let _ = watch_shared.spawn_work(async move {
             tokio::select! {
                 _ = cancel.cancelled() => { let _ = s.abort(turn); }
                 _ = done.cancelled() => {}

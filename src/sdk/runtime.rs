@@ -18,11 +18,12 @@ use crate::core::provider::Provider;
 use crate::providers::{create_provider_with, new_http_client, ProviderKind};
 use crate::tools::{StdFs, TokioProcess, ToolEnv, ToolsConfig};
 
-/// What sessions and their tasks share (never owns the tokio runtime itself, so the last
-/// reference can be dropped anywhere, including on a worker thread).
+/// What sessions and their tasks share. The workers' tokio runtime is taken out and shut down
+/// by [`Runtime`]'s drop, so the last reference can be dropped anywhere, including on a worker
+/// thread.
 pub struct RuntimeShared {
-    /// Spawns onto the runtime's workers.
-    pub handle: tokio::runtime::Handle,
+    /// The runtime's async workers, started at their first use ([`Self::spawn_work`]).
+    pub workers: super::workers::Workers,
     /// The shared HTTP connection pool.
     pub http: reqwest::Client,
     /// Context windows the servers told, by base URL and model (asked once per runtime).
@@ -56,6 +57,18 @@ pub struct RuntimeShared {
 }
 
 impl RuntimeShared {
+    /// Spawns `task` on the workers (starting them if they have not started), counted as
+    /// library work. When the workers cannot start, `task` is dropped unpolled and the error
+    /// returned.
+    pub fn spawn_work<F>(&self, task: F) -> SdkResult<()>
+    where
+        F: std::future::Future<Output = ()> + Send + 'static,
+    {
+        let handle = self.workers.handle()?;
+        self.work.spawn(handle, task);
+        Ok(())
+    }
+
     /// A new session number (owner of pending ids).
     pub fn next_session_uid(&self) -> u64 {
         self.next_session.fetch_add(1, Ordering::Relaxed) + 1
@@ -161,20 +174,12 @@ fn check_providers(
 /// A runtime (owns the tokio runtime; drop it from any thread).
 pub struct Runtime {
     shared: Arc<RuntimeShared>,
-    tokio: Mutex<Option<tokio::runtime::Runtime>>,
 }
 
 impl Runtime {
     /// Parses the config JSON and starts the runtime.
     pub fn from_json(config_json: &str) -> SdkResult<Runtime> {
         let config = parse_runtime_config(config_json)?;
-        let tokio = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(config.worker_threads)
-            .thread_name("robota-worker")
-            .on_thread_start(super::signals::block_sigpipe_on_this_thread)
-            .enable_all()
-            .build()
-            .map_err(|e| SdkError::new(ErrorCode::Io, format!("cannot start the runtime: {e}")))?;
         let http = new_http_client().map_err(|e| {
             SdkError::new(
                 ErrorCode::Internal,
@@ -185,7 +190,7 @@ impl Runtime {
         let shared_providers = check_providers(&config, &http, &windows)?;
         let shared = Arc::new(RuntimeShared {
             env_vars: EnvVars::with_vars(config.env.clone()),
-            handle: tokio.handle().clone(),
+            workers: super::workers::Workers::new(config.worker_threads),
             http,
             windows,
             config,
@@ -207,10 +212,7 @@ impl Runtime {
             shared.config.providers.len(),
             shared.config.worker_threads
         );
-        Ok(Runtime {
-            shared,
-            tokio: Mutex::new(Some(tokio)),
-        })
+        Ok(Runtime { shared })
     }
 
     /// The shared part.
@@ -263,12 +265,7 @@ impl Drop for Runtime {
         self.shared.work.wait_idle();
         // The last transcript lines of the sessions it ran (freeing a session does not wait).
         crate::session::transcript::settle_all();
-        let rt = self
-            .tokio
-            .get_mut()
-            .unwrap_or_else(|p| p.into_inner())
-            .take();
-        if let Some(rt) = rt {
+        if let Some(rt) = self.shared.workers.stop() {
             if tokio::runtime::Handle::try_current().is_ok() {
                 rt.shutdown_background();
             } else {

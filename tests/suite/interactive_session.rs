@@ -14,6 +14,8 @@ use robota::sdk::interactive::{InteractiveSession, TurnInput};
 use robota::sdk::runtime::Runtime;
 use serde_json::{json, Value};
 
+use crate::support::host_session::text_input as input;
+
 /// Events a session emitted, with a way to wait for one.
 #[derive(Default)]
 struct Seen {
@@ -77,16 +79,6 @@ fn session(turns: Value, tools: Value) -> Fixture {
         session,
         seen,
         _dir: dir,
-    }
-}
-
-fn input(text: &str) -> TurnInput {
-    TurnInput {
-        text: text.into(),
-        display_input: None,
-        raw_input: None,
-        tool_choice: None,
-        host_command: None,
     }
 }
 

@@ -42,6 +42,7 @@ mod providers_thinking;
 mod providers_tool_choice;
 mod providers_vendor_streams;
 mod record_replay;
+mod runtime_workers;
 mod scripted_provider;
 mod sdk_commands;
 mod sdk_host_commands;

@@ -12,6 +12,17 @@ use robota::sdk::interactive::{InteractiveSession, TurnInput};
 use robota::sdk::runtime::Runtime;
 use serde_json::{json, Value};
 
+/// A prompt of plain text (no display text, raw input, tool choice or host command).
+pub fn text_input(text: &str) -> TurnInput {
+    TurnInput {
+        text: text.into(),
+        display_input: None,
+        raw_input: None,
+        tool_choice: None,
+        host_command: None,
+    }
+}
+
 /// A runtime whose provider `p` is `provider` (a provider config entry).
 pub fn runtime(provider: Value) -> Runtime {
     Runtime::from_json(&json!({"v":1,"providers":{"p": provider}}).to_string()).unwrap()

@@ -63,8 +63,7 @@ impl InteractiveSession {
         let (tx, rx) = std::sync::mpsc::channel();
         let me = self.clone();
         let focus = Some(instructions.trim().to_string()).filter(|s| !s.is_empty());
-        let shared = self.shared().clone();
-        shared.work.spawn(&shared.handle, async move {
+        let spawned = self.shared().spawn_work(async move {
             let cancel = CancellationToken::new();
             let r = me
                 .inner
@@ -76,11 +75,13 @@ impl InteractiveSession {
             }
             let _ = tx.send(r);
         });
-        let result = rx.recv().map_err(|_| {
-            SdkError::new(
-                ErrorCode::Closed,
-                "the runtime stopped before the compaction finished",
-            )
+        let result = spawned.and_then(|()| {
+            rx.recv().map_err(|_| {
+                SdkError::new(
+                    ErrorCode::Closed,
+                    "the runtime stopped before the compaction finished",
+                )
+            })
         });
         let next = {
             let mut st = self.inner.core.lock();

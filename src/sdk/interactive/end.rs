@@ -25,10 +25,19 @@ impl InteractiveSession {
         }
         let me = self.clone();
         let shared = &self.inner.core.link.shared;
-        shared.work.spawn(&shared.handle, async move {
+        let hooks = shared.spawn_work(async move {
             me.inner.session.end(SESSION_END_REASON).await;
             me.emit_closed();
         });
+        if let Err(e) = hooks {
+            crate::log_at!(
+                crate::core::log::WARN,
+                "robota::session",
+                "SessionEnd hooks not run: {}",
+                e.message
+            );
+            self.emit_closed();
+        }
     }
 
     fn emit_closed(&self) {

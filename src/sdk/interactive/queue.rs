@@ -36,9 +36,9 @@ impl InteractiveSession {
         let (id, start) = self.accept(input)?;
         if let Some((input, cancel)) = start {
             let turn = self.clone().run_turn(id, input, cancel);
-            shared
-                .callers
-                .drive(&shared.work, &shared.handle, assert_send(turn));
+            if let Err(turn) = shared.callers.drive(&shared.work, assert_send(turn)) {
+                self.start_on_workers(id, turn);
+            }
         }
         Ok(id)
     }
@@ -89,8 +89,23 @@ impl InteractiveSession {
     /// Starts the turn as a task on the runtime's workers (no thread per turn).
     pub(super) fn spawn_turn(&self, id: u64, input: TurnInput, cancel: CancellationToken) {
         let turn = self.clone().run_turn(id, input, cancel);
-        let shared = &self.inner.core.link.shared;
-        shared.work.spawn(&shared.handle, assert_send(turn));
+        self.start_on_workers(id, assert_send(turn));
+    }
+
+    /// Spawns turn `id`'s future on the workers, starting them if needed; when they cannot
+    /// start, the turn fails with the reason (its waiters return it) instead of never ending.
+    fn start_on_workers(
+        &self,
+        id: u64,
+        turn: impl std::future::Future<Output = ()> + Send + 'static,
+    ) {
+        let link = &self.inner.core.link;
+        if let Err(e) = link.shared.spawn_work(turn) {
+            // The turn's events carry its id, as those of a turn that ran.
+            link.turn.store(id, std::sync::atomic::Ordering::Relaxed);
+            let outcome = self.finish_error(id, "INTERNAL", &e.message);
+            self.finish(id, outcome);
+        }
     }
 
     /// Aborts turn `turn_id` (0 = the running one) and clears the queue. Idempotent; aborting a

@@ -109,13 +109,22 @@ impl SessionMcp {
         let http = shared.http.clone();
         let env = crate::sdk::assembly::env_of(shared);
         let todo = defs.clone();
-        shared.handle.spawn(async move {
-            let all = todo.into_iter().map(|d| {
-                let (r, h, e) = (registry.clone(), http.clone(), env.clone());
-                async move { r.connect(d, h, e).await }
-            });
-            let _ = tx.send(futures_util::future::join_all(all).await);
-        });
+        let mut unstarted = "the runtime is shutting down".to_string();
+        match shared.workers.handle() {
+            Ok(workers) => {
+                workers.spawn(async move {
+                    let all = todo.into_iter().map(|d| {
+                        let (r, h, e) = (registry.clone(), http.clone(), env.clone());
+                        async move { r.connect(d, h, e).await }
+                    });
+                    let _ = tx.send(futures_util::future::join_all(all).await);
+                });
+            }
+            Err(e) => {
+                drop(tx);
+                unstarted = e.message;
+            }
+        }
         let wait = move || rx.recv().unwrap_or_default();
         let results = match tokio::runtime::Handle::try_current() {
             Ok(h) if h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
@@ -128,7 +137,7 @@ impl SessionMcp {
             let slot = match results.get(i) {
                 Some(Ok(c)) => Slot::Connected(c.clone()),
                 Some(Err(e)) => Slot::Failed(e.clone()),
-                None => Slot::Failed("the runtime is shutting down".into()),
+                None => Slot::Failed(unstarted.clone()),
             };
             if let Slot::Failed(e) = &slot {
                 warnings.push(format!("MCP server \"{}\" failed: {e}", def.name));

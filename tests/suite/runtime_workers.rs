@@ -1,0 +1,99 @@
+//! The runtime's async workers start when something first needs them (`sdk::workers`): turns
+//! driven with `run` on the caller's thread start none, the first submitted turn starts them,
+//! and once the runtime is gone a submitted turn fails with the reason instead of never ending.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use robota::sdk::config::parse_session_config;
+use robota::sdk::error::ErrorCode;
+use robota::sdk::events::{self, Event};
+use robota::sdk::interactive::InteractiveSession;
+use robota::sdk::runtime::Runtime;
+use serde_json::{json, Value};
+
+use crate::support::host_session::text_input as input;
+
+const WAIT: Option<Duration> = Some(Duration::from_secs(30));
+
+/// A runtime with a scripted provider echoing every prompt, and a session on it whose events
+/// are collected.
+fn echo_session() -> (Runtime, InteractiveSession, Arc<Mutex<Vec<Event>>>) {
+    let rt = Runtime::from_json(
+        &json!({"v":1,"providers":{"s":{"kind":"scripted","turns":[],"fallback":"echo"}}})
+            .to_string(),
+    )
+    .unwrap();
+    let cfg = parse_session_config(&json!({"v":1,"provider":"s","model":"m"}).to_string()).unwrap();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let s2 = seen.clone();
+    let sink: events::EventSink = Arc::new(move |e: Event| s2.lock().unwrap().push(e));
+    let session = InteractiveSession::new(rt.shared().clone(), cfg, sink, false, None).unwrap();
+    (rt, session, seen)
+}
+
+/// The `TURN_COMPLETED` payloads seen so far, by turn id.
+fn completed(seen: &Mutex<Vec<Event>>) -> Vec<(u64, Value)> {
+    seen.lock()
+        .unwrap()
+        .iter()
+        .filter(|e| e.kind == events::TURN_COMPLETED)
+        .map(|e| (e.turn_id, serde_json::from_str(&e.payload_text()).unwrap()))
+        .collect()
+}
+
+#[test]
+fn turns_run_on_the_calling_thread_start_no_worker_and_the_first_submitted_turn_starts_them() {
+    let (rt, s, seen) = echo_session();
+    assert!(
+        !rt.shared().workers.started(),
+        "a new runtime starts no worker"
+    );
+    assert_eq!(s.run(input("one")).unwrap(), 1);
+    assert_eq!(s.wait(1, WAIT), Ok(()));
+    assert_eq!(s.run(input("two")).unwrap(), 2);
+    assert_eq!(s.wait(2, WAIT), Ok(()));
+    assert!(
+        !rt.shared().workers.started(),
+        "turns the caller drives need no worker"
+    );
+    assert_eq!(s.submit(input("three")).unwrap(), 3);
+    assert!(rt.shared().workers.started(), "submit starts the workers");
+    assert_eq!(s.wait(3, WAIT), Ok(()));
+    let done = completed(&seen);
+    assert_eq!(
+        done.iter().map(|d| d.0).collect::<Vec<_>>(),
+        vec![1, 2, 3],
+        "{done:?}"
+    );
+    for (_, c) in &done {
+        assert_eq!(c["stop_reason"], "complete", "{c}");
+    }
+    assert_eq!(s.conversation().last().unwrap().content, "offline:three");
+}
+
+#[test]
+fn a_turn_submitted_after_the_runtime_is_gone_fails_with_the_reason_instead_of_hanging() {
+    let (rt, s, seen) = echo_session();
+    let shared = rt.shared().clone();
+    drop(rt);
+    let err = shared.workers.handle().unwrap_err();
+    assert_eq!(err.code, ErrorCode::Closed);
+    assert_eq!(
+        err.message,
+        "the runtime has been freed: its workers cannot start"
+    );
+    let turn = s.submit(input("late")).unwrap();
+    let failed = s.wait(turn, WAIT).unwrap_err();
+    assert!(
+        failed
+            .message
+            .contains("the runtime has been freed: its workers cannot start"),
+        "{failed:?}"
+    );
+    assert!(!s.is_executing(), "the failed turn leaves the session idle");
+    let done = completed(&seen);
+    assert_eq!(done.len(), 1, "{done:?}");
+    assert_eq!(done[0].0, turn);
+    assert_eq!(done[0].1["stop_reason"], "error", "{}", done[0].1);
+}
