@@ -9,11 +9,11 @@
 //! `--lib pgo|ship|release` (default `pgo`: the cdylib as it ships — profile `ship` with
 //! profile-guided optimisation, trained and built here as `.ci/size.sh` does, see `build.rs`;
 //! `ship`: the same profile without PGO; `release`: the one `cargo bench` just built, quicker to
-//! iterate on), `--delivery thread|inline|run|both|all` (default `both`: the
-//! C host's sessions in the `thread` and `inline` delivery modes, a library column for each;
-//! `run`: `inline` sessions whose turns the host's thread drives with `robota_session_run`
-//! instead of submit + wait — the 100 concurrent turns are submitted all the same; `all`: the
-//! three), `--place
+//! iterate on), `--delivery thread|inline|run|both|all` (default `all`, a library column
+//! each: the C host's sessions in the `thread` and `inline` delivery modes with submit + wait,
+//! and `run`: `inline` sessions whose turns the host's thread drives with `robota_session_run`
+//! instead — the 100 concurrent turns are submitted all the same; `both`: the first two),
+//! `--place
 //! free|same|split|all` (default `free`: where the fake server's thread and the measured
 //! process run — `free` as the scheduler likes, `same` both on the first CPU, `split` the server
 //! on the first and the measured process on the second; `all`: a table for each). On this
@@ -156,7 +156,7 @@ fn main() {
     let mut runs = 5;
     let mut kinds = Kind::ALL.to_vec();
     let mut lib = Lib::Pgo;
-    let mut deliveries: Vec<&'static str> = vec!["thread", "inline"];
+    let mut deliveries: Vec<&'static str> = vec!["thread", "inline", "run"];
     let mut places = vec![Place::Free];
     let mut it = args.iter();
     while let Some(a) = it.next() {
