@@ -1,5 +1,5 @@
 /*
- * robota.h — the C ABI of Robota Native (ABI v1.0).
+ * robota.h — the C ABI of Robota Native (ABI v1.1).
  *
  * THREADING CONTRACT
  * 1. Every function may be called from any thread.

@@ -1,5 +1,5 @@
 //! `include/robota.h` exports nothing unprefixed: every macro is `ROBOTA_*`, every type and
-//! function `robota_*` (ABI.md "Ground rules"). Parses the committed header (CI checks that it
+//! function `robota_*` (the ABI's naming rule). Parses the committed header (CI checks that it
 //! equals a fresh cbindgen run), so a public Rust item cbindgen picks up by accident fails here.
 
 use std::path::Path;
@@ -197,4 +197,57 @@ fn the_check_catches_each_kind_of_unprefixed_name() {
             "RED", "color", "do_thing", "name_of", "counter"
         ]
     );
+}
+
+/// `(major, minor)` of `#define ROBOTA_ABI_VERSION` (`(major << 16) | minor`) in `header`.
+fn abi_version(header: &str) -> (u32, u32) {
+    let value: u32 = header
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("#define ROBOTA_ABI_VERSION "))
+        .expect("the header defines ROBOTA_ABI_VERSION")
+        .trim()
+        .parse()
+        .expect("ROBOTA_ABI_VERSION is a decimal number");
+    (value >> 16, value & 0xffff)
+}
+
+/// The header's first comment names the version it defines, and CHANGELOG.md has its section:
+/// raising `ROBOTA_ABI_VERSION` (src/ffi/status.rs) without cbindgen.toml's header text and a
+/// changelog entry fails here.
+#[test]
+fn the_header_comment_and_the_changelog_name_the_abi_version_of_the_header() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let header = std::fs::read_to_string(root.join("include/robota.h")).unwrap();
+    let (major, minor) = abi_version(&header);
+    assert_eq!(
+        (major, minor),
+        (
+            robota::ffi::ROBOTA_ABI_VERSION >> 16,
+            robota::ffi::ROBOTA_ABI_VERSION & 0xffff
+        ),
+        "include/robota.h is stale: regenerate it (cbindgen --config cbindgen.toml --output \
+         include/robota.h src/ffi/mod.rs)"
+    );
+    let first_comment = &header[..header.find("*/").unwrap()];
+    let named = format!("robota.h — the C ABI of Robota Native (ABI v{major}.{minor}).");
+    assert!(
+        first_comment.lines().nth(1) == Some(&format!(" * {named}")[..]),
+        "the header's first comment must say \"{named}\" (cbindgen.toml, `header`); it starts:\n{}",
+        first_comment.lines().take(3).collect::<Vec<_>>().join("\n")
+    );
+    let changelog = std::fs::read_to_string(root.join("CHANGELOG.md")).unwrap();
+    let section = format!("## [ABI {major}.{minor}]");
+    assert!(
+        changelog.lines().any(|l| l.starts_with(&section)),
+        "CHANGELOG.md has no \"{section} - date\" section for the header's ABI version"
+    );
+}
+
+#[test]
+fn the_abi_version_parser_reads_major_and_minor() {
+    assert_eq!(
+        abi_version("/* x */\n#define ROBOTA_ABI_VERSION 65537\n"),
+        (1, 1)
+    );
+    assert_eq!(abi_version("#define ROBOTA_ABI_VERSION 131072"), (2, 0));
 }
