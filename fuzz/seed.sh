@@ -1,14 +1,13 @@
 #!/usr/bin/env bash
 # Writes the seed inputs of every fuzz target into <work>/<target>/ (default target/fuzz-work):
-# the recorded vendor streams from ../shared/fixtures/vendor-streams (read there, never copied
-# into the repo), each prefixed with chunking bytes for the decoder targets, plus a few
-# hand-written documents for the JSON targets. The small minimized corpus kept in the repo is
-# fuzz/corpus/<target>/; the work directory is where libFuzzer writes what it finds.
+# the recorded vendor streams from tests/fixtures/vendor-streams (see its PROVENANCE.md), each
+# prefixed with chunking bytes for the decoder targets, plus a few hand-written documents for
+# the JSON targets. The small minimized corpus kept in the repo is fuzz/corpus/<target>/; the work
+# directory is where libFuzzer writes what it finds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work=${1:-target/fuzz-work}
-streams=${ROBOTA_VENDOR_STREAMS:-../shared/fixtures/vendor-streams}
-[ -d "$streams" ] || streams=/work/shared/fixtures/vendor-streams
+streams=${ROBOTA_VENDOR_STREAMS:-tests/fixtures/vendor-streams}
 mkdir -p "$work"/{sse_framer,decode_anthropic,decode_openai,decode_gemini,config_json,tool_json,permission_patterns,settings_file,hook_output,session_snapshot,ffi_strings}
 
 seed() { # seed <target> <name> <prefix-byte-octal> <file>

@@ -1,4 +1,4 @@
-//! Every recorded vendor stream (`shared/fixtures/vendor-streams/`), replayed unchanged by the
+//! Every recorded vendor stream (`tests/fixtures/vendor-streams/`), replayed unchanged by the
 //! fake server, asserting what the vendor's own SDK test asserts: final text, tool names and
 //! parsed inputs, stop reason, usage.
 

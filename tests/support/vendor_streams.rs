@@ -1,6 +1,6 @@
-//! The vendors' own recorded streams (`../shared/fixtures/vendor-streams/`, see its INDEX.md),
-//! read in place (never copied into the repo) and replayed unchanged, line by line, by the fake
-//! server.
+//! The vendors' own recorded streams (`tests/fixtures/vendor-streams/`, see its INDEX.md and
+//! PROVENANCE.md), kept byte for byte as the vendors' SDK teams committed them and replayed
+//! unchanged, line by line, by the fake server.
 #![allow(dead_code)]
 
 use std::sync::Arc;
@@ -16,7 +16,7 @@ use crate::support::provider_cases::{chat, provider, Rec};
 /// The fixture directory.
 pub const DIR: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../shared/fixtures/vendor-streams/"
+    "/tests/fixtures/vendor-streams/"
 );
 
 /// Every recorded stream, `vendor/file` (the tests replay each one).

@@ -15,7 +15,7 @@ use crate::providers::sse::SseEvent;
 
 const DIR: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../shared/fixtures/vendor-streams/"
+    "/tests/fixtures/vendor-streams/"
 );
 
 fn full(data: &str) -> Result<Chunk<'_>, String> {
