@@ -1,5 +1,5 @@
-//! The engine (seed: agent-core): messages, history, the execution loop, tool batches,
-//! replay events, permissions, errors, models and token estimation.
+//! The engine (a port of Robota's `agent-core`): messages, history, the execution loop, tool
+//! batches, replay events, permissions, errors, models and token estimation.
 
 pub mod agent;
 pub mod budget;

@@ -1,4 +1,5 @@
-//! Context estimation and usage normalization (reference §6.2–6.3).
+//! Context estimation (serialized JSON length / 4, raised to the latest reported usage, never
+//! summing older usages) and usage normalization.
 
 use std::sync::Arc;
 

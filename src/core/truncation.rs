@@ -1,4 +1,4 @@
-//! The one truncation policy for tool output (reference §11.3 step 6): text longer than the
+//! The one truncation policy for tool output (applied after the tool ran): text longer than the
 //! limit keeps its first and last halves around a marker, never splits a UTF-8 code point,
 //! and a JSON result stays valid JSON (its longest string values are shortened instead).
 //! Built-in tools apply it to their own result documents; the session applies it to every

@@ -1,4 +1,4 @@
-//! One-shot query export (`robota_query`, ABI.md v1.1).
+//! One-shot query export (`robota_query`, added in ABI 1.1).
 
 use std::ffi::{c_char, c_void};
 

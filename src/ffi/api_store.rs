@@ -1,4 +1,4 @@
-//! Session store exports (ABI.md v1.1): list and delete the sessions saved under the
+//! Session store exports (added in ABI 1.1): list and delete the sessions saved under the
 //! runtime's session directory (`session_dir`, default `$ROBOTA_HOME/sessions`).
 
 use std::ffi::c_char;

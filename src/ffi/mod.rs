@@ -1,4 +1,4 @@
-//! The C ABI (`include/robota.h`, contract in `shared/design/ABI.md`). The only module where
+//! The C ABI (`include/robota.h`, whose comments are the contract). The only module where
 //! `unsafe` is allowed. Every export reads `boundary(out_error, || { checks; one sdk call;
 //! convert })`: the panic boundary ([`boundary`](self::boundary)) first, then the pointer and
 //! string checks of [`args`](self::args) and `handles`, one call into `crate::sdk`, and the

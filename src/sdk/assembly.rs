@@ -1,7 +1,7 @@
-//! Session assembly from settings and project (reference §12.5): what the settings layers give
-//! a session (model, permission mode, allow/deny incl. the default allow patterns, hooks,
-//! language, env) with the session JSON's own fields winning, the built-in tools' config, and
-//! the assembled system prompt.
+//! Session assembly from settings and project (the session JSON's fields win): what the settings
+//! layers give a session (model, permission mode, allow/deny incl. the default allow patterns,
+//! hooks, language, env) with the session JSON's own fields winning, the built-in tools' config,
+//! and the assembled system prompt.
 
 use std::path::Path;
 use std::sync::Arc;

@@ -1,6 +1,7 @@
 //! The command registry (agent-sdk `CommandRegistry`): the built-in system commands plus the
 //! session's skills, listed as structured data by `help`, and skill invocation, by command
-//! (`{"name":"<skill>","args"}`) or by `/name args` input (inject mode, reference §12.6).
+//! (`{"name":"<skill>","args"}`) or by `/name args` input (inject mode: the skill's text goes
+//! into the prompt).
 
 use std::path::Path;
 

@@ -1,4 +1,5 @@
-//! Built-in system commands (reference §12.10) run with `robota_session_command`:
+//! Built-in system commands (help, clear, compact, mode, model, language, cost, context,
+//! permissions, resume, rename, reset) run with `robota_session_command`:
 //! `{"name":"…","args":"…"}` → `{"v":1,"message","success","data"?}`.
 
 use serde_json::{json, Value};

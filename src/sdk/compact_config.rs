@@ -1,6 +1,6 @@
 //! Session-JSON compaction settings: `auto_compact_threshold` and the default compaction focus
 //! (`compact_instructions`, else the "Compact Instructions" section of the CLAUDE.md files
-//! from the filesystem root down to `cwd`, reference §12.3).
+//! from the filesystem root down to `cwd`, joined by a blank line).
 
 use std::path::Path;
 

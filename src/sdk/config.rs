@@ -1,5 +1,5 @@
-//! The runtime config and session JSON documents (ABI.md "JSON documents"), validated with
-//! messages that name the offending field.
+//! The runtime config and session JSON documents (`robota_runtime_new`, `robota_session_new`),
+//! validated with messages that name the offending field.
 
 pub use super::call_settings::CallSettings;
 use std::collections::BTreeMap;
@@ -124,7 +124,7 @@ pub struct SessionConfig {
     pub compact_instructions: Option<String>,
     /// Directory of the JSONL transcript (`transcript`: `true` = `<cwd>/.robota/logs`).
     pub transcript: Option<std::path::PathBuf>,
-    /// Model parameters, response language and system-prompt mode (ABI.md v1.1).
+    /// Model parameters, response language and system-prompt mode (added in ABI 1.1).
     pub params: super::params::SessionParams,
     /// Built-in tool configuration (`tool_config`: `{"limits","env","webSearch"}`).
     pub tool_config: Option<std::sync::Arc<crate::tools::ToolsConfig>>,

@@ -1,7 +1,7 @@
-//! Assembly for hosts (seed: agent-sdk): the runtime (providers, shared tokio runtime and HTTP
-//! pool, host tools, answerable ids), the event-driven [`interactive::InteractiveSession`],
-//! system commands and session snapshots. Everything here is safe Rust; `crate::ffi` is a thin
-//! C veneer over it.
+//! Assembly for hosts (a port of Robota's `agent-sdk`): the runtime (providers, shared tokio
+//! runtime and HTTP pool, host tools, answerable ids), the event-driven
+//! [`interactive::InteractiveSession`], system commands and session snapshots. Everything here is
+//! safe Rust; `crate::ffi` is a thin C veneer over it.
 
 pub mod answers;
 pub mod assembly;

@@ -1,4 +1,4 @@
-//! Session JSON fields of ABI.md v1.1 that tune the model call and the system prompt beyond
+//! Session JSON fields (added in ABI 1.1) that tune the model call and the system prompt beyond
 //! [`super::call_settings`]: `thinking:{budget_tokens}`, `native_web_search`, `team`, `language` and
 //! `system_prompt_mode` (`"append"`, the default, or `"replace"`).
 

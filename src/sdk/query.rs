@@ -1,4 +1,4 @@
-//! One-shot query (reference §12.11 `createQuery`, ABI.md v1.1 `robota_query`): a temporary
+//! One-shot query (Robota's `createQuery`, `robota_query` since ABI 1.1): a temporary
 //! session built from the session JSON plus `"prompt"`, run to completion, closed. Permission
 //! mode defaults to `bypassPermissions` (as the reference's `createQuery`). Every event is
 //! handed to `deliver` on the calling thread, in order, before this returns (the last one is

@@ -1,4 +1,4 @@
-//! Skills (reference §12.6, `SkillCommandSource`): `SKILL.md` discovery with frontmatter,
+//! Skills (Robota's `SkillCommandSource`): `SKILL.md` discovery with frontmatter,
 //! argument substitution and the inject-mode prompt. Scan order (first name wins):
 //! `<cwd>/.claude/skills/*/SKILL.md`, `<cwd>/.claude/commands/*.md`,
 //! `~/.robota/skills/*/SKILL.md`, `<cwd>/.agents/skills/*/SKILL.md`.

@@ -1,4 +1,4 @@
-//! The session store of a runtime (ABI.md v1.1): its directory (runtime `session_dir`, else
+//! The session store of a runtime (added in ABI 1.1): its directory (runtime `session_dir`, else
 //! `$ROBOTA_HOME/sessions` with `ROBOTA_HOME` defaulting to `~/.robota`), listing and deleting.
 
 use std::path::PathBuf;

@@ -1,5 +1,5 @@
-//! Compaction (reference §11.5): the conversation is summarized by the session's own provider
-//! and the history replaced by `[system, assistant "[Context Summary]\n<summary>"]`.
+//! Compaction (a no-op on an empty history): the conversation is summarized by the session's own
+//! provider and the history replaced by `[system, assistant "[Context Summary]\n<summary>"]`.
 //!
 //! Differences from the reference, on purpose: a `PreCompact` hook that exits 2 blocks the
 //! compaction (history untouched), and a failed or empty summary leaves the history untouched
@@ -96,8 +96,8 @@ pub fn summary_prompt(messages: &[Arc<Message>], instructions: Option<&str>) -> 
     p
 }
 
-/// The "Compact Instructions" section of CLAUDE.md text (reference §12.3): from the first
-/// heading whose line contains `compact instructions` (any case) to the next heading of the
+/// The "Compact Instructions" section of CLAUDE.md text (the default compaction focus): from the
+/// first heading whose line contains `compact instructions` (any case) to the next heading of the
 /// same or a higher level; trimmed, `None` when absent or empty.
 pub fn compact_instructions_section(text: &str) -> Option<String> {
     let level = |line: &str| {

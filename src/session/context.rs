@@ -1,4 +1,5 @@
-//! ContextWindowTracker (reference §11.4): used/max tokens and percentages.
+//! ContextWindowTracker: used/max tokens and percentages (used % capped at 100, two decimals),
+//! and whether auto-compaction is due (used % at or above the threshold).
 
 use serde::Serialize;
 

@@ -1,7 +1,7 @@
-//! PermissionEnforcer: the session's [`ToolDispatcher`]. Per call (reference §11.3): PreToolUse
-//! hooks (a block ends the call: no permission prompt, the tool does not run) → permission
-//! (mode + allow/deny on normalized paths + the session allow list) → approval handler when
-//! needed → the tool → truncation → PostToolUse hooks. It never fails into the loop: refusals
+//! PermissionEnforcer: the session's [`ToolDispatcher`]. Per call, in this order:
+//! PreToolUse hooks (a block ends the call: no permission prompt, the tool does not run) →
+//! permission (mode + allow/deny on normalized paths + the session allow list) → approval handler
+//! when needed → the tool → truncation → PostToolUse hooks. It never fails into the loop: refusals
 //! and blocks become tool results that explain themselves.
 
 use std::panic::AssertUnwindSafe;
@@ -295,7 +295,7 @@ impl PermissionEnforcer {
                 return (Ok(Value::String(text)), ToolEndResult::Denied);
             }
         }
-        // After PreToolUse (reference §11.3): a hook block means nobody is asked.
+        // PreToolUse runs before the permission check: a hook block means nobody is asked.
         if let GateDecision::Deny(text) = self.gate(tool.as_ref(), args, ctx).await {
             return (
                 Ok(Value::String(failure_json(&text))),

@@ -1,5 +1,5 @@
-//! The generic Session (agent-sessions, reference §11): an agent whose tool calls all pass the
-//! permission enforcer (modes, allow/deny rules on normalized paths, approvals, PreToolUse /
+//! The generic Session (a port of Robota's `agent-sessions`): an agent whose tool calls all pass
+//! the permission enforcer (modes, allow/deny rules on normalized paths, approvals, PreToolUse /
 //! PostToolUse hooks, output truncation), with the hook lifecycle and context tracking.
 
 pub mod approval;

@@ -47,7 +47,7 @@ pub struct SessionOptions {
     pub approval_handler: Option<Arc<dyn ApprovalHandler>>,
     /// Tool/context/warning callbacks.
     pub observer: Option<Arc<dyn SessionObserver>>,
-    /// Round cap per run; `None` = unlimited (reference 11.1).
+    /// Round cap per run; `None` (a session's default) = unlimited.
     pub max_turns: Option<i64>,
     /// Provider idle timeout (ms).
     pub provider_timeout_ms: Option<u64>,

@@ -1,4 +1,4 @@
-//! The generic `Session` (reference §11): an [`Agent`] whose every tool call goes through the
+//! The generic `Session`: an [`Agent`] whose every tool call goes through the
 //! [`PermissionEnforcer`], plus the hook lifecycle (SessionStart, UserPromptSubmit, Stop,
 //! StopFailure, SessionEnd) and context-window tracking.
 

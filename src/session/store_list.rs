@@ -1,4 +1,5 @@
-//! Listing and deleting saved sessions (reference §11.6 `list()` / `delete(id)`).
+//! Listing saved sessions (newest `updatedAt` first, unreadable files skipped) and deleting one
+//! (a no-op when it is absent).
 //!
 //! A listing reads only what it shows: the directory's index (`store_index`: what earlier
 //! listings read, by file stamp) and, for files it does not know, the head of each file (the

@@ -1,4 +1,4 @@
-//! The JSONL session log (reference §11.7): `<dir>/<session_id>.jsonl`, one JSON object per
+//! The JSONL session log: `<dir>/<session_id>.jsonl`, one JSON object per
 //! line, `{"timestamp","sessionId","event",…fields}`, append-only. Secret-looking keys
 //! (`api_key`, `authorization`, `access_token`, `refresh_token`, `secret`, `password`,
 //! `x-api-key`, case-insensitive, whole key) are written as `"[REDACTED]"` at any depth.

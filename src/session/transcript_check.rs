@@ -1,5 +1,5 @@
-//! Reading and validating a session transcript (reference §11.8, for the transcript this
-//! library writes): [`load`] parses the non-blank lines; [`validate`] checks its invariants:
+//! Reading and validating the session transcript this library writes: [`load`] parses the
+//! non-blank lines; [`validate`] checks its invariants:
 //! one session id, `session_init` first, timestamps in order, turns that start and complete
 //! one at a time, every tool call (`tool_start`) ended exactly once inside its turn, every
 //! tool call of a committed assistant message answered by exactly one tool message, nothing

@@ -1,4 +1,4 @@
-//! External payloads of the JSONL session log (reference §11.7): a field value whose JSON
+//! External payloads of the JSONL session log, so that no line grows huge: a field value whose JSON
 //! (after redaction and after its own children were handled the same way) exceeds
 //! [`PAYLOAD_LIMIT_BYTES`] is written once to `<dir>/<session_id>.payloads/<sha256>.json` and
 //! replaced in the line by `{"kind":"external-payload","encoding":"json","sha256","byteLength",

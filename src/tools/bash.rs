@@ -1,4 +1,5 @@
-//! `Bash` — execute a shell command (reference §10.1) through the [`ProcessPort`](super::ports::ProcessPort).
+//! `Bash` — execute a shell command (`sh -c`; any exit code is a success) through the
+//! [`ProcessPort`](super::ports::ProcessPort).
 
 use std::time::Duration;
 

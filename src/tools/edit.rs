@@ -1,5 +1,5 @@
-//! `Edit` — replace an exact string in a file (reference §10.4). Byte-exact: CRLF, tabs and
-//! any UTF-8 (or non-UTF-8) content outside the replaced span are preserved.
+//! `Edit` — replace an exact string in a file (it must be unique unless `replaceAll`). Byte-exact:
+//! CRLF, tabs and any UTF-8 (or non-UTF-8) content outside the replaced span are preserved.
 
 use async_trait::async_trait;
 use memchr::memmem;

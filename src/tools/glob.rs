@@ -1,4 +1,5 @@
-//! `Glob` — find files matching a glob pattern (reference §10.5, gitignore-aware).
+//! `Glob` — find files matching a glob pattern (gitignore-aware; paths relative to the search
+//! path, newest first).
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;

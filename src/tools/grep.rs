@@ -1,4 +1,4 @@
-//! `Grep` — search file contents with a regex (reference §10.6), on ripgrep's crates
+//! `Grep` — search file contents with a regex (case-sensitive unless asked), on ripgrep's crates
 //! (`grep-regex`, `grep-searcher`, `ignore`): gitignore-aware, include globs with braces,
 //! case-insensitive option, `content` / `files_with_matches` / `count` modes.
 

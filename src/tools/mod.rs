@@ -1,6 +1,6 @@
 //! Built-in tools and function tools (issue 4).
 //!
-//! * The eight built-ins (reference §10), in this order: [`BashTool`], [`ReadTool`],
+//! * The eight built-ins (the default tool set), in this order: [`BashTool`], [`ReadTool`],
 //!   [`WriteTool`], [`EditTool`], [`GlobTool`], [`GrepTool`], [`WebFetchTool`], [`WebSearchTool`].
 //!   They return the JSON text of `{success, output, error?, exitCode?, startLine?}` as
 //!   `Ok(Value::String(..))` and never fail for domain errors.
@@ -55,7 +55,7 @@ use crate::core::tool::Tool;
 /// matrix's known tools).
 pub use crate::core::permissions::KNOWN_TOOLS as BUILTIN_TOOL_NAMES;
 
-/// The one-line summaries the system prompt lists (reference §10).
+/// The one-line summaries the system prompt lists (`- <Name> — <summary>` under Available Tools).
 pub const BUILTIN_TOOL_SUMMARIES: [(&str, &str); 8] = [
     ("Bash", "execute shell commands"),
     ("Read", "read file contents with line numbers"),

@@ -1,4 +1,5 @@
-//! `Read` — read file contents with line numbers (reference §10.2).
+//! `Read` — read file contents with line numbers (from `offset`, 1-based, at most `limit` lines,
+//! default 2000; binary files refused).
 
 use async_trait::async_trait;
 use serde_json::{json, Value};

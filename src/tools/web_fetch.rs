@@ -1,5 +1,5 @@
-//! `WebFetch` — fetch a URL as text (reference §10.7): http/https only, size and time limits,
-//! HTML converted to readable text.
+//! `WebFetch` — fetch a URL as text (GET, redirects followed): http/https only, size and time
+//! limits, HTML converted to readable text.
 
 use std::time::Duration;
 

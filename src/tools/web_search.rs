@@ -1,4 +1,4 @@
-//! `WebSearch` — search the web through a pluggable backend (reference §10.8).
+//! `WebSearch` — search the web through a pluggable backend (results as `{title, url, snippet}`).
 //!
 //! The backend is chosen by configuration ([`ToolsConfig::web_search`](super::config::ToolsConfig)
 //! or a backend object). With none configured the tool answers with a clear "not configured"

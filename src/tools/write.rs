@@ -1,4 +1,5 @@
-//! `Write` — write content to a file atomically (reference §10.3).
+//! `Write` — write content to a file atomically (a sibling temp file renamed over the target,
+//! parent directories created, the old file's mode kept).
 
 use async_trait::async_trait;
 use serde_json::{json, Value};

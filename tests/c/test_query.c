@@ -1,4 +1,4 @@
-/* robota_query (ABI.md v1.1): one shot in every delivery mode, NULL callback, bad input,
+/* robota_query (added in ABI 1.1): one shot in every delivery mode, NULL callback, bad input,
  * ROBOTA_E_REENTRANT inside a callback. */
 #include "harness.h"
 

@@ -1,4 +1,5 @@
-//! Permission policy (§7): matrix, patterns, deny-over-allow, trust aliases.
+//! Permission policy (deny patterns, then allow patterns, then the mode's table): matrix,
+//! patterns, deny-over-allow, trust aliases.
 
 use robota::core::permissions::*;
 use serde_json::json;

@@ -1,4 +1,5 @@
-//! ConversationStore streaming state and history entries (§1).
+//! ConversationStore streaming state (one pending assistant buffer, committed or discarded) and
+//! history entries.
 
 use robota::core::history::{messages_of, EventEntry, HistoryEntry};
 use robota::core::message::{Message, MessageState, Role, ToolCall};

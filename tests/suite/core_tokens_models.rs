@@ -1,4 +1,5 @@
-//! Models table, formatTokenCount, estimator and usage normalization (§6).
+//! Models table (unknown ids get a 200 000-token window), formatTokenCount, estimator and usage
+//! normalization.
 
 use std::sync::Arc;
 

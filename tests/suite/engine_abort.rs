@@ -1,5 +1,6 @@
-//! Abort semantics (reference §3.9): partial text committed as interrupted, queued tools answered
-//! "Execution interrupted by user", the run returns normally with `interrupted: true`.
+//! Abort semantics (checked between rounds and before each queued tool): partial text committed as
+//! interrupted, queued tools answered "Execution interrupted by user", the run returns normally
+//! with `interrupted: true`.
 
 use crate::support::engine as common;
 

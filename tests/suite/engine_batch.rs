@@ -1,4 +1,5 @@
-//! Tool batch execution (§3.5): bounded parallelism, call order, sequential mode, abort skips.
+//! Tool batch execution (results in call order, unknown tools never run): bounded parallelism,
+//! call order, sequential mode, abort skips.
 
 use crate::support::engine as common;
 

@@ -1,4 +1,5 @@
-//! Pre-send hard-capacity guard (§3.6) and the 80 % tool-result budget (§3.7).
+//! Pre-send hard-capacity guard (a call estimated above 95 % is blocked) and the 80 % tool-result
+//! budget (results past it are replaced by the skip message).
 
 use crate::support::engine as common;
 

@@ -1,4 +1,5 @@
-//! Replay execution events (§4): names, order, required fields.
+//! Replay execution events (every payload carries `executionId` and `conversationId`): names,
+//! order, required fields.
 
 use crate::support::engine as common;
 

@@ -1,4 +1,5 @@
-//! Execution loop (reference §3, §14 execution-service cases) on the scripted provider.
+//! Execution loop (10 rounds by default, then a forced summary without tools; ports of Robota's
+//! execution-service tests) on the scripted provider.
 
 use crate::support::engine as common;
 

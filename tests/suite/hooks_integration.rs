@@ -1,4 +1,4 @@
-//! Hook runner (reference §8.2, port of hooks/__tests__/integration.test.ts + more): exit codes,
+//! Hook runner (exit 2 blocks; port of Robota's hooks integration tests + more): exit codes,
 //! matchers, ordering, unknown types, group env, extra executors and config parsing.
 
 use std::sync::{Arc, Mutex};

@@ -1,6 +1,6 @@
-//! `prompt` hooks (reference §8.5) in a session against the fake server: the question on the
-//! wire, an answer that allows, one that blocks (fenced JSON), a garbage answer and a timeout
-//! (warnings; the tool runs).
+//! `prompt` hooks (the provider answers `{ok, reason}`) in a session against the fake server: the
+//! question on the wire, an answer that allows, one that blocks (fenced JSON), a garbage answer and
+//! a timeout (warnings; the tool runs).
 
 use robota::sdk::events;
 use serde_json::{json, Value};

@@ -1,4 +1,4 @@
-//! Record/replay (ABI.md v1.1): a session recorded against the fake server with tools and
+//! Record/replay (added in ABI 1.1): a session recorded against the fake server with tools and
 //! permissions is replayed with the server gone, reproducing the same events, tool calls and
 //! history; strict replay names the first difference; bad recordings are refused at session
 //! creation naming the line.

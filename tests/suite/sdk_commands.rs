@@ -1,4 +1,4 @@
-//! The command registry and skills (reference §12.6, §12.10): `help` as structured data,
+//! The command registry and skills (first name wins): `help` as structured data,
 //! skills discovered from SKILL.md files (broken frontmatter → warning), invocation by command
 //! and by `/name args` input (inject mode, exact prompt on the wire), `language` changing the
 //! system prompt from the next turn, `resume` listing the session store, `rename` persisted,

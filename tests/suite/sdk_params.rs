@@ -1,4 +1,4 @@
-//! Model and tool parameters from the session JSON (ABI.md v1.1) reaching each vendor's
+//! Model and tool parameters from the session JSON (added in ABI 1.1) reaching each vendor's
 //! request body: `temperature`, `max_tokens`, `thinking`, `context_window` (context events and
 //! the `context` command), `native_web_search`, `tool_config` (Bash env) and the tool list.
 

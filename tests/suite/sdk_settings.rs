@@ -1,4 +1,4 @@
-//! Settings layers (reference §12.1): each layer's precedence, merge rules, `$ENV:`
+//! Settings layers (six files, later wins): each layer's precedence, merge rules, `$ENV:`
 //! references, malformed files reported as warnings naming file and field while the session
 //! still starts, and what the settings give a session created through the C ABI.
 

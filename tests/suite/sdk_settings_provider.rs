@@ -1,5 +1,5 @@
 //! The settings' provider profile and `autoCompactThreshold` applied to a session whose JSON
-//! does not give its own (reference §12.1 resolution, §12.5 defaults).
+//! does not give its own (`providers[currentProvider]`, else the legacy `provider` block).
 
 use std::path::Path;
 

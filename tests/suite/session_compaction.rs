@@ -1,6 +1,7 @@
-//! Compaction (reference §11.5): the exact summary request, the history after, PreCompact
-//! (blocking) / PostCompact hooks, failures leaving history untouched, and automatic
-//! compaction before a turn, against the scripted provider and the fake server.
+//! Compaction (history becomes `[system, assistant "[Context Summary]…"]`): the exact summary
+//! request, the history after, PreCompact (blocking) / PostCompact hooks, failures leaving history
+//! untouched, and automatic compaction before a turn, against the scripted provider and the fake
+//! server.
 
 use std::sync::Arc;
 

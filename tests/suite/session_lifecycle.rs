@@ -1,4 +1,4 @@
-//! Hook lifecycle through the C ABI (reference §8, §11.3): `SessionEnd` exactly once on close
+//! Hook lifecycle through the C ABI (hooks before permissions): `SessionEnd` exactly once on close
 //! and/or free, PreToolUse before the permission prompt, and `first_arg` in the tool
 //! schema's property order.
 

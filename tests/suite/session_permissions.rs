@@ -27,7 +27,8 @@ const TOOLS: [&str; 9] = [
     "Custom",
 ];
 
-/// Expected decision: 'a' auto, 'p' approve, 'd' deny (reference §7 table).
+/// Expected decision: 'a' auto, 'p' approve, 'd' deny (read-only tools always auto; Write/Edit
+/// auto from acceptEdits; Bash and unknown tools auto only in bypassPermissions; plan denies).
 fn expected(mode: PermissionMode, tool: &str) -> char {
     let class = match tool {
         "Read" | "Glob" | "Grep" | "WebFetch" | "WebSearch" => 0,

@@ -1,4 +1,4 @@
-//! External payloads of the JSONL transcript (reference §11.7): a value over 32 KiB goes to
+//! External payloads of the JSONL transcript: a value over 32 KiB goes to
 //! `<session_id>.payloads/<sha256>.json` once and the line holds a reference; children first,
 //! secrets redacted before anything is written; `load` resolves references back and `validate`
 //! flags incomplete ones.

@@ -1,4 +1,4 @@
-//! Agent definitions (reference §12.7): `*.md` files with frontmatter in the project and user
+//! Agent definitions (first name wins): `*.md` files with frontmatter in the project and user
 //! directories (priority, bad files as warnings), a project file used through the session, and
 //! the session JSON's `"agents"` checked field by field.
 

@@ -1,5 +1,6 @@
-//! `agent` hooks (reference §8.6) run a short subagent and map its `{ok, reason}` answer
-//! (allow, block, garbage); `SubagentStart`/`SubagentStop` hooks fire around each child.
+//! `agent` hooks (a truthy `ok` allows, anything else blocks or warns) run a short subagent and map
+//! its `{ok, reason}` answer (allow, block, garbage); `SubagentStart`/`SubagentStop` hooks fire
+//! around each child.
 
 use serde_json::{json, Value};
 

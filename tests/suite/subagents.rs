@@ -1,7 +1,7 @@
-//! Subagents (reference §12.7–12.8): the `Agent` tool runs a child session assembled from the
-//! parent (exact child system prompt, tools and model on the wire), tool filtering, permission
-//! inheritance, abort reaching the child, parallel children, unknown agent types,
-//! `SubagentStart`/`SubagentStop` hooks and the `ROBOTA_EVENT_SUBAGENT` relay.
+//! Subagents (children inherit permissions and hooks, never nest): the `Agent` tool runs a child
+//! session assembled from the parent (exact child system prompt, tools and model on the wire), tool
+//! filtering, permission inheritance, abort reaching the child, parallel children, unknown agent
+//! types, `SubagentStart`/`SubagentStop` hooks and the `ROBOTA_EVENT_SUBAGENT` relay.
 
 use robota::sdk::events::{self, Payload};
 use robota::sdk::subagent::defs::{EXPLORE_PROMPT, GENERAL_PURPOSE_PROMPT};

@@ -1,4 +1,4 @@
-//! Team tools (`"team": true`, reference §13) against the fake server: each tool's exact
+//! Team tools (`"team": true`) against the fake server: each tool's exact
 //! output, `assignTask` running a child session with the template's system message and the
 //! overrides on the wire, host-registered templates, and failures as tool results.
 

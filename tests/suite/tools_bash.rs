@@ -1,4 +1,4 @@
-//! Bash (reference §10.1, §14 bash suite) on the real process port: output capture, exit codes,
+//! Bash (ports of Robota's bash tool tests) on the real process port: output capture, exit codes,
 //! timeouts and cancellation that kill the whole process group, truncation, env.
 
 use crate::support::tools as tools_common;

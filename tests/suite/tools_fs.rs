@@ -1,4 +1,4 @@
-//! Read / Write / Edit (reference §10.2–10.4, §14 read/write/edit suites), the registry, and a
+//! Read / Write / Edit (ports of Robota's read/write/edit tool tests), the registry, and a
 //! custom in-memory file-system port.
 
 use crate::support::tools as tools_common;

@@ -1,4 +1,4 @@
-//! Glob and Grep (reference §10.5–10.6, §14 glob/grep suites) on real trees, including a
+//! Glob and Grep (ports of Robota's glob/grep tool tests) on real trees, including a
 //! generated tree with `.gitignore` files.
 
 use crate::support::tools as tools_common;

@@ -1,5 +1,6 @@
-//! Tool batch execution (reference §3.5): parallel with bounded concurrency or sequential,
-//! results in call order, unknown tools never executed, queued tools skipped after abort.
+//! Tool batch execution (default parallel, at most 5 at a time): parallel with bounded concurrency
+//! or sequential, results in call order, unknown tools never executed, queued tools skipped after
+//! abort.
 
 use std::sync::Arc;
 

@@ -1,4 +1,5 @@
-//! Pre-send hard-capacity guard (reference §3.6): blocks a call whose estimate exceeds 95 %.
+//! Pre-send hard-capacity guard: blocks a call whose estimate exceeds 95 % of the context window
+//! (strictly greater) and answers with a diagnostic that suggests `/compact`.
 
 use serde_json::json;
 

@@ -1,5 +1,5 @@
-//! The execution loop (reference §3): rounds of provider call → tool batch → results, then the
-//! forced final summary when the loop ended without a final answer.
+//! The execution loop (10 rounds by default, 0 = unlimited): rounds of provider call → tool batch →
+//! results, then the forced final summary when the loop ended without a final answer.
 
 mod batch;
 mod emitter;

@@ -1,4 +1,5 @@
-//! Recording tool results in call order with the 80 % context budget (reference §3.7).
+//! Recording tool results in call order with the 80 % context budget: once the history passes
+//! 80 % of the context window, the remaining results of the batch are replaced by the skip message.
 
 use serde_json::{json, Value};
 

@@ -1,7 +1,7 @@
-//! One round (reference §3.2): guard → provider call → commit → tools → results. The round
-//! separator is streamed lazily by the call's sink, only between two rounds' text. A refusal
-//! or a cut output (`max_tokens`) ends the run; a tool call cut by `max_tokens` is not run: its
-//! result tells the model the output was cut.
+//! One round, a provider failure ending the loop with `Request failed: …`: guard → provider call →
+//! commit → tools → results. The round separator is streamed lazily by the call's sink, only
+//! between two rounds' text. A refusal or a cut output (`max_tokens`) ends the run; a tool call cut
+//! by `max_tokens` is not run: its result tells the model the output was cut.
 
 use std::sync::Arc;
 

@@ -1,5 +1,6 @@
-//! Forced final summary (reference §3.4): one provider call without tools when the loop ended
-//! without a final answer. The synthetic instruction only lives in the outgoing request.
+//! Forced final summary (round cap, empty answer or unknown-tool streak): one provider call without
+//! tools when the loop ended without a final answer. The synthetic instruction only lives in the
+//! outgoing request.
 
 use crate::core::tool_choice::ToolChoice;
 use std::sync::Arc;

@@ -1,4 +1,5 @@
-//! Building hook inputs (reference §8.7): the common keys plus event-specific ones.
+//! Building hook inputs (snake_case keys, optional ones omitted when absent): the common keys
+//! (`session_id`, `cwd`, `hook_event_name`) plus event-specific ones.
 
 use serde_json::{Map, Value};
 

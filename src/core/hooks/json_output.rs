@@ -1,5 +1,5 @@
-//! The JSON stdout protocol (reference §8.2, "HOOK-004", Claude-compatible): an exit-0 hook
-//! whose stdout is a JSON object is read as structured output instead of raw text.
+//! The JSON stdout protocol (Claude-compatible; stdout that is not JSON stays raw text): an exit-0
+//! hook whose stdout is a JSON object is read as structured output instead of raw text.
 //! `continue:false` blocks (reason `stopReason`); `decision:"block"` blocks a UserPromptSubmit;
 //! `hookSpecificOutput.permissionDecision:"deny"` blocks a PreToolUse; `additionalContext` and
 //! `systemMessage` are collected as stdout; an object with none of these contributes nothing.

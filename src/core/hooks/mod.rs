@@ -1,10 +1,10 @@
-//! Lifecycle hooks (reference §8): the config (`THooksConfig`), the runner, the built-in
+//! Lifecycle hooks (Claude-compatible): the config (`THooksConfig`), the runner, the built-in
 //! `command` and `http` executors, the `prompt` executor sessions add, and a registry that adds more executor kinds next to them.
 //!
-//! Protocol: every hook receives the event's input JSON (snake_case keys, §8.7). Exit code 0
-//! allows (trimmed stdout is collected), 2 blocks (stderr is the reason), anything else lets
-//! the action proceed with a warning. Command hooks are killed (whole process group) after
-//! their timeout (default 10 s, per-hook `timeout` in seconds) and report `Hook timed out`.
+//! Protocol: every hook receives the event's input JSON (snake_case keys, see [`input`]). Exit code
+//! 0 allows (trimmed stdout is collected), 2 blocks (stderr is the reason), anything else lets the
+//! action proceed with a warning. Command hooks are killed (whole process group) after their
+//! timeout (default 10 s, per-hook `timeout` in seconds) and report `Hook timed out`.
 
 pub mod command;
 pub mod http;

@@ -1,4 +1,4 @@
-//! The `prompt` executor (reference §8.5): asks the session's provider whether to allow.
+//! The `prompt` executor: asks the session's provider whether to allow (a truthy `ok` allows).
 //!
 //! Definition: `{"type":"prompt","prompt":str,"model"?:str,"timeout"?:seconds}` (`model`
 //! defaults to the session's model; `timeout` to [`DEFAULT_PROMPT_TIMEOUT`]). The question is

@@ -1,6 +1,6 @@
-//! `runHooks(config, event, input, executors)` (reference §8.2): select the event's groups by
-//! matcher, run their hooks in order, stop at the first block (exit 2), collect exit-0 stdout,
-//! and turn everything else into warnings. Exit-0 stdout that is a JSON object follows the
+//! `runHooks(config, event, input, executors)`, hooks run one after another: select the event's
+//! groups by matcher, run their hooks in order, stop at the first block (exit 2), collect exit-0
+//! stdout, and turn everything else into warnings. Exit-0 stdout that is a JSON object follows the
 //! JSON protocol of [`super::json_output`].
 
 use regex::Regex;

@@ -9,7 +9,7 @@ use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
-/// Default timeout of a command hook (reference §15: 10 s).
+/// Default timeout of a command hook: 10 s (configurable per hook).
 pub const DEFAULT_COMMAND_TIMEOUT: Duration = Duration::from_secs(10);
 /// Default timeout of an http hook.
 pub const DEFAULT_HTTP_TIMEOUT: Duration = Duration::from_secs(10);

@@ -1,4 +1,4 @@
-//! MCP server definitions: the session JSON's `"mcp_servers"` (ABI.md v1.1) and the project's
+//! MCP server definitions: the session JSON's `"mcp_servers"` (added in ABI 1.1) and the project's
 //! `.mcp.json` (`{"mcpServers":{…}}`, the file Claude Code reads) under `"settings":"project"`.
 //!
 //! `{"NAME":{"command","args"?,"env"?,"cwd"?}}` is a stdio server;

@@ -1,4 +1,4 @@
-//! AGENTS.md / CLAUDE.md walk-up (reference §12.3): from the absolute `cwd` up to the root,
+//! AGENTS.md / CLAUDE.md walk-up (farthest ancestor first): from the absolute `cwd` up to the root,
 //! root-first, each file read once, contents joined by a blank line; `.robota/memory/MEMORY.md`
 //! and the active task context (`<cwd>/.agents/tasks/*.md`).
 

@@ -1,4 +1,4 @@
-//! Project detection (reference §12.4, first match wins): `package.json` → node,
+//! Project detection (first match wins, else unknown): `package.json` → node,
 //! `pyproject.toml`/`setup.py` → python, `Cargo.toml` → rust, `go.mod` → go.
 
 use std::path::Path;

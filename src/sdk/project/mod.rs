@@ -1,4 +1,4 @@
-//! What a session knows about its project (reference §12.3–12.4): AGENTS.md / CLAUDE.md
+//! What a session knows about its project: AGENTS.md / CLAUDE.md
 //! context, the project's kind, and the system prompt assembled from them.
 
 pub mod context;

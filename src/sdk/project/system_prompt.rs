@@ -1,7 +1,7 @@
-//! System prompt assembly (reference §12.4): sections `{id, title, priority, content}`, empty
-//! ones dropped, sorted by priority then id, each rendered `## <title>\n<trimmed content>`,
-//! joined by a blank line; the host's prompt appended after a blank line (or replacing the
-//! whole, with `"system_prompt_mode":"replace"`).
+//! System prompt assembly (lower priority number first): sections `{id, title, priority, content}`,
+//! empty ones dropped, sorted by priority then id, each rendered `## <title>\n<trimmed content>`,
+//! joined by a blank line; the host's prompt appended after a blank line (or replacing the whole,
+//! with `"system_prompt_mode":"replace"`).
 
 use std::path::PathBuf;
 

@@ -1,7 +1,7 @@
-//! One settings file (reference §12.1): read, validated field by field, `$ENV:` resolved.
-//! A file that is missing or empty is skipped; a file that is not a JSON object, or a field of
-//! the wrong shape, becomes a warning naming the file and the field (the field is dropped, the
-//! rest of the layer still applies). Unknown keys are dropped silently.
+//! One settings file (only `cwd` itself, no walk-up): read, validated field by field, `$ENV:`
+//! resolved. A file that is missing or empty is skipped; a file that is not a JSON object, or a
+//! field of the wrong shape, becomes a warning naming the file and the field (the field is dropped,
+//! the rest of the layer still applies). Unknown keys are dropped silently.
 
 use std::path::Path;
 

@@ -1,4 +1,4 @@
-//! Merging settings layers (reference §12.1), later layer wins: top-level keys are replaced,
+//! Merging settings layers, later layer wins: top-level keys are replaced,
 //! except `provider` (field-wise), `permissions` (`allow` and `deny` each replaced as a whole
 //! when the later layer defines it), `env` and `enabledPlugins` (key merge) and `providers`
 //! (per-profile field merge). `hooks` is replaced wholesale.

@@ -1,4 +1,4 @@
-//! Settings files (reference §12.1–12.2): up to six layers, lowest → highest priority:
+//! Settings files (missing or empty files skipped): up to six layers, lowest → highest priority:
 //! `~/.robota/settings.json`, `~/.claude/settings.json`, `<cwd>/.robota/settings.json`,
 //! `<cwd>/.robota/settings.local.json`, `<cwd>/.claude/settings.json`,
 //! `<cwd>/.claude/settings.local.json`. `"settings":"user"` reads the first two,
@@ -22,7 +22,7 @@ pub use merge::merge_into;
 /// The model a settings file falls back to when its provider names none.
 pub const DEFAULT_SETTINGS_MODEL: &str = "claude-opus-4-5";
 
-/// Allow patterns every settings-enabled session starts with (reference §12.5).
+/// Allow patterns every settings-enabled session starts with (before the settings' own allow list).
 pub const DEFAULT_ALLOW: [&str; 6] = [
     "Read(.agents/**)",
     "Read(.claude/**)",

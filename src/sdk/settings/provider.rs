@@ -1,8 +1,8 @@
-//! The settings' provider (reference §12.1 "Resolution"): a session whose JSON names no
-//! `"provider"` talks to the profile the settings resolve, `providers[currentProvider]` (else
-//! the legacy `provider` block), built like a runtime profile: `type` → `kind`, `apiKey` →
-//! `api_key`, `baseURL` → `base_url`, `timeout` → `timeout_ms` (`$ENV:` references were
-//! resolved when the file was read).
+//! The settings' provider (`currentProvider` must name an existing profile with a `type`): a
+//! session whose JSON names no `"provider"` talks to the profile the settings resolve,
+//! `providers[currentProvider]` (else the legacy `provider` block), built like a runtime profile:
+//! `type` → `kind`, `apiKey` → `api_key`, `baseURL` → `base_url`, `timeout` → `timeout_ms` (`$ENV:`
+//! references were resolved when the file was read).
 
 use std::sync::Arc;
 

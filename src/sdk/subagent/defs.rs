@@ -1,9 +1,9 @@
-//! Agent definitions (reference §12.7): the built-in `general-purpose`, `Explore` and `Plan`,
-//! the session JSON's `"agents"` (ABI.md v1.1) and `*.md` files with frontmatter in
-//! `<cwd>/.robota/agents`, `<cwd>/.agents/agents`, `<cwd>/.claude/agents` (settings
+//! Agent definitions (custom ones first, first name wins): the built-in `general-purpose`,
+//! `Explore` and `Plan`, the session JSON's `"agents"` (ABI 1.1) and `*.md` files with frontmatter
+//! in `<cwd>/.robota/agents`, `<cwd>/.agents/agents`, `<cwd>/.claude/agents` (settings
 //! `"project"`), `~/.robota/agents` and `~/.claude/agents` (settings `"project"` or `"user"`).
-//! Priority: session JSON, then the directories in that order (first name wins), then the
-//! built-ins whose names are not taken. A malformed file is a warning, never a failed session.
+//! Priority: session JSON, then the directories in that order (first name wins), then the built-ins
+//! whose names are not taken. A malformed file is a warning, never a failed session.
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -1,4 +1,4 @@
-//! The `agent` hook executor (reference §8.6): `{"type":"agent","agent"?,"maxTurns"?,
+//! The `agent` hook executor: `{"type":"agent","agent"?,"maxTurns"?,
 //! "timeout"?}` runs a short child session (the definition named by `agent`, else
 //! `general-purpose`; default 50 rounds, no hooks of its own) on the prompt
 //! `Hook input:\n<input JSON>\n\nRespond with JSON: { "ok": boolean, "reason"?: string }`,

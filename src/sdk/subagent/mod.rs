@@ -1,5 +1,5 @@
-//! Subagents (reference §12.7–12.8, §8.6): agent definitions, the child session runner, the
-//! `Agent` tool and the `agent` hook executor.
+//! Subagents (children never spawn children of their own): agent definitions, the child session
+//! runner, the `Agent` tool and the `agent` hook executor.
 //!
 //! * A child is an [`InteractiveSession`](crate::sdk::interactive::InteractiveSession)
 //!   assembled from its parent's config in force (provider, model, cwd, permission mode and

@@ -18,7 +18,8 @@ use crate::sdk::events::{self, Event, EventSink};
 use crate::sdk::host_tool::SessionLink;
 use crate::sdk::interactive::{InteractiveSession, TurnInput};
 
-/// Standard suffix of a child's system prompt (reference §12.8).
+/// Standard suffix of a child's system prompt (after the definition's body, CLAUDE.md and
+/// AGENTS.md).
 pub const SUBAGENT_SUFFIX: &str = "When you finish, reply with a concise final report: it is relayed to the user by the agent that delegated this task. Use absolute file paths. Include code snippets only when they are load-bearing. Do not use emojis.";
 
 /// What to run.

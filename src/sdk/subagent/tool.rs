@@ -1,7 +1,7 @@
-//! The `Agent` tool (reference §12.8): `{prompt, subagent_type?, model?, description?}` runs
-//! one child to completion; its final answer is the tool result. Several calls in one round run
-//! in parallel (the batch runs tools concurrently). An unknown `subagent_type` is a result the
-//! model reads (`Unknown agent type: <t>`) plus a `WARNING` event
+//! The `Agent` tool (`subagent_type` defaults to `general-purpose`): `{prompt, subagent_type?,
+//! model?, description?}` runs one child to completion; its final answer is the tool result.
+//! Several calls in one round run in parallel (the batch runs tools concurrently). An unknown
+//! `subagent_type` is a result the model reads (`Unknown agent type: <t>`) plus a `WARNING` event
 //! `{"code":"UNKNOWN_AGENT_TYPE"}` for the host.
 
 use std::sync::Arc;

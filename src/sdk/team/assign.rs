@@ -1,4 +1,4 @@
-//! `assignTask` (reference §13 `createAssignTaskRelayTool`): runs `jobDescription` (plus
+//! `assignTask` (failures are tool results, never errors): runs `jobDescription` (plus
 //! `\n\nContext: <context>` when given) in a child session built from a template and returns
 //! `{"response","templateId"}`.
 //!

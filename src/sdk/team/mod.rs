@@ -1,4 +1,4 @@
-//! Team (seed: agent-team, reference §13): templates and the four team tools a session gets
+//! Team (a port of Robota's `agent-team`): templates and the four team tools a session gets
 //! with `"team": true` in its session JSON: `listTemplateCategories`, `listTemplates`,
 //! `getTemplateDetail` (read-only) and `assignTask` (runs a child session from a template).
 //!

@@ -1,6 +1,6 @@
-//! Team templates (reference §13 `templates.json`): the two the library ships with and the ones
-//! a host registers at runtime (`robota_runtime_register_template`), looked up by id when a team
-//! tool runs (so a template registered after a session was created is visible to it).
+//! Team templates (`general` and `task_coordinator` built in): the two the library ships with and
+//! the ones a host registers at runtime (`robota_runtime_register_template`), looked up by id when
+//! a team tool runs (so a template registered after a session was created is visible to it).
 //!
 //! A template document: `{"id","name","provider","model","systemMessage"}` (non-empty strings,
 //! required), `"description"?` (string), `"temperature"?` (0 to 2), plus `"v"`/`"strict"` as in
