@@ -10,7 +10,7 @@
 //!   (rustup component `llvm-tools`) merges what it recorded, and `ship` is built again with
 //!   that profile (`-Cprofile-use`) into `target/pgo/use/<host>/ship/`. The instrumented and the
 //!   final build use the same profile settings, so every function's profile matches its code
-//!   (docs/perf.md §19, §20). `floor pgo`
+//!   (docs/dev/perf.md §19, §20). `floor pgo`
 //!   does only this and prints the library's path.
 //!
 //! The C host is linked with an `RPATH` (not a `RUNPATH`) to the library's directory: `cargo

@@ -25,7 +25,7 @@
 //! `floor pgo` only builds the shipped (PGO) library and prints its path.
 //! For profiling, `floor serve KIND` runs only the fake server (prints its base URL, stops when
 //! stdin closes) and `floor raw MODE KIND URL` runs only the raw loop; the C host is
-//! `target/release/floor_host MODE KIND URL` (see docs/perf.md).
+//! `target/release/floor_host MODE KIND URL` (see docs/dev/perf.md).
 #![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)] // a harness: failing loudly is the point
 
 mod build;

@@ -2,7 +2,7 @@
 //! needs them: a submitted turn, a `SessionEnd` hook, a compaction, an MCP connection. A host
 //! that only drives its turns with `robota_session_run` (the calling thread's own reactor,
 //! [`super::caller_drive`]) starts no worker thread at all, which saves a process's start the
-//! thread, its stack and its heap's first pages (docs/perf.md §30).
+//! thread, its stack and its heap's first pages (docs/dev/perf.md §30).
 
 use std::sync::{Mutex, OnceLock};
 

@@ -2,7 +2,7 @@
 //!
 //! The validator (the `boon` crate) checks every schema against the draft 2020-12 meta-schema
 //! before compiling it, and the first check in a process compiles the meta-schemas themselves
-//! (docs/perf.md §1: with the earlier `jsonschema` crate, ~6.7 M instructions, most of a
+//! (docs/dev/perf.md §1: with the earlier `jsonschema` crate, ~6.7 M instructions, most of a
 //! host's start-up). A schema made only of keywords
 //! whose meta-schema rules [`surely_valid`] checks by hand (the common tool-schema subset:
 //! `type`, `properties`, `required`, `items`, `enum`, bounds, `anyOf`, … — anything else goes

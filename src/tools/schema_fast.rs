@@ -2,7 +2,7 @@
 //! call never needs the compiled validator ([`super::schema_compile`]).
 //!
 //! Building the first validator of a process compiles the draft 2020-12 meta-schema too
-//! (with the earlier `jsonschema` crate ~7 M instructions and ~1 MB of heap, docs/perf.md §1); for a
+//! (with the earlier `jsonschema` crate ~7 M instructions and ~1 MB of heap, docs/dev/perf.md §1); for a
 //! host whose tools all use the subset below, that cost is now paid only when a model sends
 //! arguments that do not fit. [`FastSchema::accepts`] answers only "certainly valid": `false`
 //! means "not known" and the caller asks the full validator, which also writes the error
