@@ -48,7 +48,7 @@ struct Host {
 fn file_text(d: usize, f: usize) -> String {
     let mut s = String::new();
     for l in 0..20 {
-        if (d * FILES_PER_DIR + f) % 50 == 0 && l == 7 {
+        if (d * FILES_PER_DIR + f).is_multiple_of(50) && l == 7 {
             s.push_str("let needle = find(haystack);\n");
         } else {
             s.push_str(&format!(

@@ -137,7 +137,7 @@ impl Queue {
         let discarded = st.detached
             || st.closed_queued
             || (self.calls_back()
-                && !st.reg.as_ref().is_some_and(|r| r.f.is_some())
+                && st.reg.as_ref().is_none_or(|r| r.f.is_none())
                 && !matches!(&ev.payload, Payload::ToolCall(c) if c.handler.is_some())
                 && ev.kind != events::HOST_IO);
         if ev.kind == events::TURN_COMPLETED && (discarded || !self.calls_back()) {

@@ -3,7 +3,7 @@
 //! ([`super::events::Payload::text`]); once the callback returned, delivery gives the buffer
 //! back ([`give_back`]) and the next delta on that thread takes it instead of allocating.
 //! With `inline` delivery the worker that emits a turn's deltas also delivers them, so a
-//! stream of deltas allocates nothing per delta; elsewhere a thread keeps at most [`KEPT`].
+//! stream of deltas allocates nothing per delta; elsewhere a thread keeps at most `KEPT`.
 
 use std::cell::RefCell;
 

@@ -72,7 +72,7 @@ impl LibraryWork {
         TaskGuard(self.tasks.clone())
     }
 
-    /// Runs `job` on one of the runtime's callback threads (see [`CallbackThreads`]); false
+    /// Runs `job` on one of the runtime's callback threads (see `CallbackThreads`); false
     /// when no thread could be started.
     pub fn run_on_callback_thread(&self, job: Job) -> bool {
         match self.callbacks.run(job) {

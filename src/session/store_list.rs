@@ -67,7 +67,7 @@ pub struct Listing {
 
 /// Lists `<dir>/*.json` (a missing directory lists nothing), keeping sessions whose `cwd`
 /// equals `cwd` when given, newest first, at most `limit`. Files whose stamp the directory's
-/// index knows are not opened (see [`store_index`](super::store_index)). Temp files of saves
+/// index knows are not opened (see [`store_index`]). Temp files of saves
 /// whose process was killed before the rename are removed on the way.
 pub fn list(dir: &Path, cwd: Option<&str>, limit: Option<usize>) -> Result<Listing, StoreError> {
     let entries = match fs::read_dir(dir) {
@@ -125,7 +125,7 @@ pub fn list(dir: &Path, cwd: Option<&str>, limit: Option<usize>) -> Result<Listi
         for (name, result) in cached.chain(fresh) {
             match result {
                 Ok(s) => {
-                    if cwd.map_or(true, |c| c == s.cwd) {
+                    if cwd.is_none_or(|c| c == s.cwd) {
                         sessions.push(s);
                     }
                 }

@@ -3,8 +3,8 @@
 //! (`api_key`, `authorization`, `access_token`, `refresh_token`, `secret`, `password`,
 //! `x-api-key`, case-insensitive, whole key) are written as `"[REDACTED]"` at any depth.
 //! Lines are recorded into memory (a hot event's text only copied, with the time it was
-//! recorded at: [`super::transcript_format`]) and formatted, written and fsync'd by a
-//! background thread ([`super::transcript_writer`]): at the end of each turn
+//! recorded at: `transcript_format`) and formatted, written and fsync'd by a
+//! background thread (`transcript_writer`): at the end of each turn
 //! ([`Transcript::sync_later`]: after the turn, off its path) and when the log is closed
 //! ([`Transcript::sync`], which waits until everything is on disk).
 
@@ -127,7 +127,7 @@ pub const HANDOFF_BYTES: usize = 64 * 1024;
 
 /// An open session log. Lines are recorded into memory on the caller's thread (a hot event's
 /// text copied with its time, a cold event's line formatted) into the transcript's
-/// [`super::transcript_writer::Pending`] lines; the writer thread ([`super::transcript_writer`]) takes them when handed
+/// `transcript_writer::Pending` lines; the writer thread (`transcript_writer`) takes them when handed
 /// over, formats the rest, writes them and fsyncs.
 pub struct Transcript {
     path: PathBuf,
@@ -192,7 +192,7 @@ impl Transcript {
     /// [`Self::record`] of the members of `text`, a JSON object as `serde_json` writes it (an
     /// event that is already JSON text): only copied now, with the event's time; the writer
     /// thread formats the line. It copies the members into the line without parsing them
-    /// when a scan proves the line the same ([`super::transcript_splice`]), else parses them
+    /// when a scan proves the line the same (`transcript_splice`), else parses them
     /// and writes them as [`Self::record`] does (text that is not an object: a line without
     /// fields); a failure there (a payload file) is the writer's ([`Self::take_error`]).
     pub fn record_json_text(

@@ -144,7 +144,7 @@ impl FastSchema {
                     && self
                         .items
                         .as_ref()
-                        .map_or(true, |s| a.iter().all(|x| s.accepts(x)))
+                        .is_none_or(|s| a.iter().all(|x| s.accepts(x)))
             }
             Value::String(text) => self.lengths_ok(text.chars().count()),
             Value::Number(n) => self.bounds_ok(n),

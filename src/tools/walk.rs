@@ -152,7 +152,7 @@ where
             }
             match entry.kind {
                 FileKind::Dir => {
-                    if spec.max_depth.map_or(true, |m| depth + 1 < m) {
+                    if spec.max_depth.is_none_or(|m| depth + 1 < m) {
                         subdirs.push(path);
                     }
                 }

@@ -71,7 +71,7 @@ pub fn child_tools(def: &AgentDef, parent_tools: &[String], child_depth: u32) ->
     parent_tools
         .iter()
         .filter(|t| !def.disallowed_tools.contains(t))
-        .filter(|t| def.tools.as_ref().map_or(true, |allow| allow.contains(t)))
+        .filter(|t| def.tools.as_ref().is_none_or(|allow| allow.contains(t)))
         .filter(|t| {
             t.as_str() != AGENT_TOOL
                 || (child_depth < MAX_DEPTH
