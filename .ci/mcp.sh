@@ -2,7 +2,8 @@
 # Installs the real MCP servers the MCP tests connect to, from the package registries, pinned
 # (tests/mcp/package.json, tests/mcp/requirements.txt), into a cache dir
 # ($ROBOTA_MCP_CACHE, default ~/.cache/robota-mcp/<pins hash>), then runs the MCP tests with
-# ROBOTA_MCP_DIR pointing at it (tests/suite/mcp_*.rs and the C MCP test skip without it):
+# ROBOTA_MCP_DIR pointing at it (without it tests/suite/mcp_servers.rs skips outside CI and
+# fails under CI):
 #   $ROBOTA_MCP_DIR/node_modules/.bin/mcp-server-everything, .../mcp-server-filesystem (npm)
 #   $ROBOTA_MCP_DIR/venv/bin/python with the official `mcp` package (FastMCP, streamable HTTP)
 # The tests run with the cargo feature "mcp" (off in the default build, see Cargo.toml).
@@ -34,8 +35,12 @@ fi
 echo "mcp: servers in $dir"
 # The MCP client is behind the cargo feature "mcp" (README "MCP tool servers"): lint it too.
 cargo clippy --features mcp --all-targets -- -D warnings
-ROBOTA_MCP_DIR="$dir" cargo test --features mcp --test all mcp_ 2>&1 | tee "$root/target/mcp-tests.log"
-grep -q "test result: ok" "$root/target/mcp-tests.log"
-if grep -q "skipped (no MCP servers" "$root/target/mcp-tests.log"; then
-  echo "mcp: some MCP tests skipped although ROBOTA_MCP_DIR was set"; exit 1
+# CI=true: a test that does not find the servers fails instead of skipping
+# (tests/support/mcp.rs, mcp_dir), here even outside CI.
+CI=true ROBOTA_MCP_DIR="$dir" cargo test --features mcp --test all mcp_ 2>&1 | tee "$root/target/mcp-tests.log"
+# Every MCP test the filter selects ran and passed: none ignored, none left out.
+listed=$(cargo test --features mcp --test all mcp_ -- --list 2>/dev/null | grep -c ': test$' || true)
+if [ "$listed" -eq 0 ] || ! grep -q "test result: ok. $listed passed; 0 failed; 0 ignored" "$root/target/mcp-tests.log"; then
+  echo "mcp: expected \"test result: ok. $listed passed; 0 failed; 0 ignored\" ($listed MCP tests listed)"; exit 1
 fi
+echo "mcp: all $listed MCP tests ran and passed"

@@ -3,12 +3,12 @@
 # is built with AddressSanitizer (`-Zsanitizer=address`, nightly): out-of-bounds, use-after-free
 # and leaks inside the library, not only in the C host. The C side is instrumented too and
 # brings the ASan runtime (.ci/c_asan.sh does the build, the fake server and the run).
-# Skips with a message, not a failure, when no nightly toolchain is installed.
+# Without a nightly toolchain it skips with a message outside CI and fails under CI (`CI` set).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. .ci/skip.sh
 if ! rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
-  echo "rust_asan: no nightly toolchain installed; Rust-side AddressSanitizer skipped"
-  exit 0
+  skip_or_fail "rust_asan: no nightly toolchain installed; Rust-side AddressSanitizer"
 fi
 triple=$(rustc -vV | sed -n 's/^host: //p')
 # --target keeps build scripts and proc macros uninstrumented; a target dir of its own keeps the

@@ -3,9 +3,11 @@
 # it (LTO, one codegen unit, stripped symbols, unwinding kept) and as it ships: the same profile
 # with profile-guided optimisation, trained on the floor scenario (`cargo bench --bench floor --
 # pgo`, which fails when a training scenario fails). PGO needs llvm-profdata (rustup component
-# llvm-tools, installed by .ci/run); without it that half is skipped with a warning.
+# llvm-tools, installed by .ci/run); without it that half is skipped with a warning outside CI
+# and fails under CI (`CI` set).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. .ci/skip.sh
 LIMIT_BYTES=$((8 * 1024 * 1024))
 
 check() { # check LABEL FILE
@@ -31,8 +33,7 @@ check "cdylib (profile ship)" "$lib"
 
 profdata="$(rustc --print sysroot)/lib/rustlib/$(rustc -vV | sed -n 's/^host: //p')/bin/llvm-profdata"
 if [[ ! -x "$profdata" ]]; then
-  echo "warning: $profdata missing (rustup component llvm-tools): the PGO build is not checked" >&2
-  exit 0
+  skip_or_fail "size: $profdata missing (rustup component llvm-tools); the PGO build's check"
 fi
 pgo=$(cargo bench --bench floor -- pgo | tail -n 1)
 check "shipped cdylib (profile ship + PGO)" "$pgo"

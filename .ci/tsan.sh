@@ -3,12 +3,12 @@
 # submit/abort/free/respond from many threads), with librobota's Rust side built with
 # `-Zsanitizer=thread -Zbuild-std` (nightly; std must be instrumented too, or its atomics are
 # invisible and every handoff through the library looks like a race).
-# Skips with a message, not a failure, when no nightly toolchain is installed.
+# Without a nightly toolchain it skips with a message outside CI and fails under CI (`CI` set).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. .ci/skip.sh
 if ! rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
-  echo "tsan: no nightly toolchain installed; ThreadSanitizer skipped"
-  exit 0
+  skip_or_fail "tsan: no nightly toolchain installed; ThreadSanitizer"
 fi
 rustup component add rust-src --toolchain nightly >/dev/null 2>&1 || true
 triple=$(rustc -vV | sed -n 's/^host: //p')

@@ -127,7 +127,11 @@ fn c_abi_tests_pass_natively_and_under_valgrind() {
             String::from_utf8_lossy(&o.stderr)
         );
     } else {
-        eprintln!("valgrind not installed: skipped the valgrind run");
+        crate::support::required::missing(
+            "c_abi_tests_pass_natively_and_under_valgrind",
+            "valgrind",
+            "install it (apt-get install valgrind) for the valgrind run",
+        );
     }
 }
 

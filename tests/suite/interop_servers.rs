@@ -1,9 +1,10 @@
 //! Interop against REAL model servers (llama-cpp-python's server and the LiteLLM proxy in front
 //! of it), started by `tests/interop/run.sh` (`bash .ci/interop.sh`), which sets
 //! `ROBOTA_INTEROP_LLAMA_URL`, `ROBOTA_INTEROP_LITELLM_URL`, `ROBOTA_INTEROP_MODEL` and
-//! `ROBOTA_INTEROP_N_CTX`. Without them each test prints "skipped" and passes: plain
-//! `cargo test` reaches no server. The model is a tiny generated GGUF whose greedy output is
-//! deterministic, so answers are compared exactly with the server's own non-streamed answer.
+//! `ROBOTA_INTEROP_N_CTX`, and runs them with `--ignored`: plain `cargo test` reaches no server
+//! and runs none of them; run without the servers, each fails. The model is a tiny generated
+//! GGUF whose greedy output is deterministic, so answers are compared exactly with the server's
+//! own non-streamed answer.
 
 use std::sync::{Arc, Mutex};
 
@@ -25,24 +26,27 @@ struct Servers {
     n_ctx: u64,
 }
 
-fn servers(test: &str) -> Option<Servers> {
+/// The servers `tests/interop/run.sh` started; missing ones fail the test (it runs only with
+/// `--ignored`, which that script passes).
+fn servers(test: &str) -> Servers {
     let get = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
     match (
         get("ROBOTA_INTEROP_LLAMA_URL"),
         get("ROBOTA_INTEROP_LITELLM_URL"),
     ) {
-        (Some(llama), Some(litellm)) => Some(Servers {
+        (Some(llama), Some(litellm)) => Servers {
             llama,
             litellm,
             model: get("ROBOTA_INTEROP_MODEL").unwrap_or_else(|| "tiny".into()),
             n_ctx: get("ROBOTA_INTEROP_N_CTX")
                 .and_then(|n| n.parse().ok())
                 .unwrap_or(512),
-        }),
-        _ => {
-            println!("{test}: skipped (no real servers; run `bash .ci/interop.sh`)");
-            None
-        }
+        },
+        _ => crate::support::required::missing_always(
+            test,
+            "the real model servers (ROBOTA_INTEROP_LLAMA_URL, ROBOTA_INTEROP_LITELLM_URL)",
+            "run `bash .ci/interop.sh`, which starts them and runs these tests",
+        ),
     }
 }
 
@@ -98,10 +102,9 @@ fn host_request(s: &Servers) -> Value {
 }
 
 #[test]
+#[ignore = "needs real model servers: bash .ci/interop.sh"]
 fn interop_streaming_multi_turn_and_max_tokens() {
-    let Some(s) = servers("interop_streaming_multi_turn_and_max_tokens") else {
-        return;
-    };
+    let s = servers("interop_streaming_multi_turn_and_max_tokens");
     for (base, kind) in [
         (s.llama.clone(), "openai-compatible"),
         (format!("{}/v1", s.litellm), "openai-compatible"),
@@ -169,10 +172,9 @@ fn interop_streaming_multi_turn_and_max_tokens() {
 }
 
 #[test]
+#[ignore = "needs real model servers: bash .ci/interop.sh"]
 fn interop_anthropic_route_of_litellm() {
-    let Some(s) = servers("interop_anthropic_route_of_litellm") else {
-        return;
-    };
+    let s = servers("interop_anthropic_route_of_litellm");
     let rt = runtime(provider(&s.litellm, "anthropic"));
     let host = Host::open(
         &rt,
@@ -212,10 +214,9 @@ fn interop_anthropic_route_of_litellm() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs real model servers: bash .ci/interop.sh"]
 async fn interop_forced_streamed_tool_call_and_follow_up_round() {
-    let Some(s) = servers("interop_forced_streamed_tool_call_and_follow_up_round") else {
-        return;
-    };
+    let s = servers("interop_forced_streamed_tool_call_and_follow_up_round");
     let p = create_provider(
         "llama",
         &provider(&s.llama, "openai-compatible"),
@@ -265,10 +266,9 @@ async fn interop_forced_streamed_tool_call_and_follow_up_round() {
 }
 
 #[test]
+#[ignore = "needs real model servers: bash .ci/interop.sh"]
 fn interop_three_sessions_at_once() {
-    let Some(s) = servers("interop_three_sessions_at_once") else {
-        return;
-    };
+    let s = servers("interop_three_sessions_at_once");
     let rt = runtime(provider(&s.llama, "openai-compatible"));
     let prompts = ["Say hello", "one two three", "Tell me a story about a cat"];
     let hosts: Vec<Host> = prompts
@@ -312,10 +312,9 @@ fn interop_three_sessions_at_once() {
 }
 
 #[test]
+#[ignore = "needs real model servers: bash .ci/interop.sh"]
 fn interop_context_overflow_teaches_the_window() {
-    let Some(s) = servers("interop_context_overflow_teaches_the_window") else {
-        return;
-    };
+    let s = servers("interop_context_overflow_teaches_the_window");
     let rt = runtime(provider(&s.llama, "openai-compatible"));
     let host = Host::open(
         &rt,

@@ -2,7 +2,7 @@
 //! registries (npm `@modelcontextprotocol/server-everything` and `server-filesystem` over
 //! stdio; a streamable-HTTP server built with the official Python `mcp` package's FastMCP,
 //! started on 127.0.0.1 by the test), called by a scripted model. Without `ROBOTA_MCP_DIR` the
-//! tests needing them print "skipped" and pass; the failure cases that need no installed server
+//! tests needing them print "skipped" and pass, or fail under CI; the failure cases that need no installed server
 //! (a server that fails to start, invalid JSON-RPC from a plain Python script) always run.
 
 use std::io::{BufRead, BufReader};

@@ -14,12 +14,18 @@ use robota::sdk::interactive::{InteractiveSession, TurnInput};
 use robota::sdk::runtime::Runtime;
 use serde_json::{json, Value};
 
-/// The installed servers' directory, or `None` after printing why the test is skipped.
+/// The installed servers' directory; without `ROBOTA_MCP_DIR`, `None` after printing why the
+/// test is skipped, or a panic under CI ([`crate::support::required`]).
+#[track_caller]
 pub fn mcp_dir(test: &str) -> Option<PathBuf> {
     match std::env::var("ROBOTA_MCP_DIR") {
         Ok(d) if !d.is_empty() => Some(PathBuf::from(d)),
         _ => {
-            println!("{test}: skipped (no MCP servers; run `bash .ci/mcp.sh`)");
+            crate::support::required::missing(
+                test,
+                "the MCP servers (ROBOTA_MCP_DIR)",
+                "run `bash .ci/mcp.sh`",
+            );
             None
         }
     }

@@ -2,7 +2,8 @@
 //! helpers ([`engine`]: scripted agents, recording tools, event capture), session fixtures
 //! ([`session`]), built-in tool fixtures ([`tools`]) and the per-vendor provider cases
 //! ([`provider_cases`]) that `providers_*` run for each wire format, and the vendors' recorded
-//! streams ([`vendor_streams`]).
+//! streams ([`vendor_streams`]); [`required`]: what a test does when a tool it needs is missing
+//! (skip outside CI, fail under CI).
 #![allow(dead_code)]
 
 pub mod engine;
@@ -18,6 +19,7 @@ pub mod invariants;
 pub mod log;
 pub mod mcp;
 pub mod provider_cases;
+pub mod required;
 pub mod session;
 pub mod subagent_host;
 pub mod tools;
