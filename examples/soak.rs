@@ -5,7 +5,7 @@
 //! prints the RSS slope after warm-up and the accounting of every turn.
 //!
 //! ```sh
-//! nice cargo run --release --example soak -- --minutes 10        # README "Soak" figures
+//! nice cargo run --release --example soak -- --minutes 10        # docs/reliability.md "Soak"
 //! cargo run --release --example soak -- --seconds 30 --sessions 200   # smoke run
 //! ```
 //! Options: `--minutes N` / `--seconds N` (run time, default 10 min), `--sessions N` (live

@@ -233,7 +233,7 @@ type SessionConfig struct {
 	// and Plan always exist. A subagent's events arrive as KindSubagent.
 	Agents map[string]AgentDefinition `json:"agents,omitempty"`
 	// MCPServers are the session's MCP tool servers by name; their tools are offered as
-	// "mcp__<name>__<tool>" (README "MCP tool servers").
+	// "mcp__<name>__<tool>" (docs/subagents-team-mcp.md "MCP tool servers").
 	MCPServers map[string]MCPServer `json:"mcp_servers,omitempty"`
 	// Extra holds keys this struct does not name.
 	Extra map[string]any `json:"-"`

@@ -2,7 +2,7 @@
 //! through mimalloc instead of the host's `malloc`. The agent loop allocates and frees a few
 //! hundred small blocks per model round (events, messages, request bodies); mimalloc's
 //! thread-local free lists make each of those ~20 instructions where glibc's `malloc`/`free`
-//! took ~100 (README "Performance", docs/dev/perf.md §22). Nothing the library allocates is freed
+//! took ~100 (docs/performance.md, docs/dev/perf.md §22). Nothing the library allocates is freed
 //! by the host or the other way round (the ABI's `*_free` functions free what the library
 //! gave), so the host's own `malloc` is untouched and may be anything.
 //!

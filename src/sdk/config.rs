@@ -15,7 +15,7 @@ use crate::sdk::fields::Fields;
 /// one ([`default_worker_threads`]). The async workers only move bytes and JSON (tools run on
 /// the blocking pool, callbacks on the callback threads), and with a second worker on a
 /// 2-core machine tokio wakes the idle worker for every task scheduled from outside (a host's
-/// tool answer, a submit): README "Performance" measured both.
+/// tool answer, a submit): docs/performance.md has the figures.
 pub fn default_worker_threads() -> usize {
     static N: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     *N.get_or_init(|| {

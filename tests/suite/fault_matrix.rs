@@ -5,7 +5,7 @@
 //! number of requests, the text the host saw, the history (one tool call answered once, the
 //! answer or `Request failed: …` once), that the next turn works on that history (the fake
 //! server checks tool pairing on every request), and that no client connection stays open.
-//! README "Fault matrix" is this table.
+//! docs/reliability.md "Fault matrix" is this table.
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};

@@ -1,4 +1,4 @@
-//! Regression tests for what the fuzz targets (fuzz/, README "Fuzzing") found.
+//! Regression tests for what the fuzz targets (fuzz/, docs/reliability.md "Fuzzing") found.
 //!
 //! `decode_openai` / `decode_anthropic`: events after the vendor's end marker (`[DONE]`,
 //! `message_stop`) that arrived in the same network chunk were still decoded, so the answer

@@ -249,7 +249,7 @@ namespace Robota
         /// <summary>Built-in tool configuration JSON: <c>{"limits":{…},"env":{…},"webSearch":{…}}</c>.</summary>
         public string ToolConfigJson { get; set; }
 
-        /// <summary>MCP tool servers JSON, by name: <c>{"fs":{"command":"npx","args":[…]},"gh":{"type":"http","url":"…","headers":{…}}}</c>; their tools are offered as <c>mcp__NAME__TOOL</c> (README "MCP tool servers").</summary>
+        /// <summary>MCP tool servers JSON, by name: <c>{"fs":{"command":"npx","args":[…]},"gh":{"type":"http","url":"…","headers":{…}}}</c>; their tools are offered as <c>mcp__NAME__TOOL</c> (docs/subagents-team-mcp.md "MCP tool servers").</summary>
         public string McpServersJson { get; set; }
 
         /// <summary>The context window in tokens (default: what the server tells, else the model table, else a stated default with a <c>CONTEXT_WINDOW_ASSUMED</c> warning).</summary>

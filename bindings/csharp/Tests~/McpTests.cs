@@ -6,7 +6,7 @@ namespace Robota.Tests
     {
         private const string NoMcp = "this build of the library has no MCP support (cargo feature \"mcp\")";
 
-        // robota_session_state's "mcp_servers" (README "MCP tool servers") through State(): a
+        // robota_session_state's "mcp_servers" (docs/subagents-team-mcp.md "MCP tool servers") through State(): a
         // server that cannot start is "failed" with the reason, the "mcp" command says the same,
         // and the session still answers.
         [Test]

@@ -27,7 +27,7 @@ public struct SessionState: Sendable, Equatable {
     public let delivery: Delivery?
     public let permissionMode: String?
     public let contextState: ContextState?
-    /// Each MCP server of the session (`mcp_servers`; README "MCP tool servers").
+    /// Each MCP server of the session (`mcp_servers`; docs/subagents-team-mcp.md "MCP tool servers").
     public let mcpServers: [MCPServerState]
     public let document: JSONValue
 
