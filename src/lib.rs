@@ -75,7 +75,8 @@ pub mod tools;
 /// The crate version as a static string.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
-/// Every ```rust block of README.md compiled as a doctest (`cargo test --doc`).
+/// Every ```rust block of README.md compiled as a doctest (`cargo test --doc`); a fence without
+/// a language would be compiled as Rust too, which `tests/suite/readme_doctests.rs` forbids.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;

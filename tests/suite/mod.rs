@@ -41,6 +41,7 @@ mod providers_stream_fidelity;
 mod providers_thinking;
 mod providers_tool_choice;
 mod providers_vendor_streams;
+mod readme_doctests;
 mod record_replay;
 mod runtime_workers;
 mod scripted_provider;
