@@ -33,7 +33,7 @@ if [ "${1:-}" = "--print-dir" ]; then
   exit 0
 fi
 echo "mcp: servers in $dir"
-# The MCP client is behind the cargo feature "mcp" (README "MCP tool servers"): lint it too.
+# The MCP client is behind the cargo feature "mcp" (docs/subagents-team-mcp.md "MCP tool servers"): lint it too.
 cargo clippy --features mcp --all-targets -- -D warnings
 # CI=true: a test that does not find the servers fails instead of skipping
 # (tests/support/mcp.rs, mcp_dir), here even outside CI.
