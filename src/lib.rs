@@ -8,6 +8,11 @@
 //! `include/robota.h` (generated from [`ffi`] by cbindgen) and the Go, C# and Swift bindings
 //! under `bindings/`; Rust hosts call the safe layers below directly.
 //!
+//! The behaviour is that of Robota, the TypeScript agent runtime (agent-core, agent-sdk,
+//! agent-team) this crate ports: where a comment says "as Robota does" or "Robota's wording",
+//! it names that behaviour, kept on purpose; the deliberate differences are written down in
+//! `docs/`.
+//!
 //! # Module map
 //!
 //! Layers, arrows pointing downward only: [`ffi`] → [`sdk`] → [`session`] →

@@ -89,7 +89,7 @@ pub enum PermissionDecision {
     Deny,
 }
 
-/// Known tool names of the policy matrix (`TKnownToolName`), in the reference's order; the
+/// Known tool names of the policy matrix (`TKnownToolName`), in Robota's order; the
 /// built-in tools are exactly these (`tools::BUILTIN_TOOL_NAMES`).
 pub const KNOWN_TOOLS: [&str; 8] = [
     "Bash",

@@ -366,7 +366,7 @@ mod tests {
         );
     }
 
-    /// The O(1) estimates equal the reference's scan over the whole history, with and
+    /// The O(1) estimates equal Robota's scan over the whole history, with and
     /// without a pending message, whether or not (and where) messages carry usage.
     #[test]
     fn cached_estimates_equal_the_full_scan() {

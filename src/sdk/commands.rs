@@ -50,7 +50,7 @@ pub fn help_text() -> String {
     out
 }
 
-/// Formats a percentage the way the reference prints numbers (no trailing `.0`).
+/// Formats a percentage the way Robota prints numbers (no trailing `.0`).
 fn pct(p: f64) -> String {
     if p.fract() == 0.0 {
         format!("{}", p as i64)

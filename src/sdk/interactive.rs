@@ -1,9 +1,9 @@
 //! InteractiveSession (agent-sdk): the event-driven wrapper the C ABI's `robota_session` is.
 //!
-//! * Events go to an [`EventSink`](crate::sdk::events::EventSink) as `ROBOTA_EVENT_*` kinds: `turn_started` (the reference's
+//! * Events go to an [`EventSink`](crate::sdk::events::EventSink) as `ROBOTA_EVENT_*` kinds: `turn_started` (Robota's
 //!   `thinking(true)`), text/thinking deltas, committed messages, `tool_start`/`tool_end`, host
 //!   tool calls, permission and hook requests, `context_update`, `error`, and `turn_completed`
-//!   (the reference's `complete`/`interrupted`, told apart by `stop_reason`).
+//!   (Robota's `complete`/`interrupted`, told apart by `stop_reason`).
 //! * Prompt queue of one: a submit while a turn runs is queued and runs next; a further submit
 //!   while one is already queued is refused with [`ErrorCode::Busy`](crate::sdk::error::ErrorCode::Busy) (it does **not** replace the
 //!   queued prompt, so a host never loses a prompt silently). `cancel_queue` drops the queued one.

@@ -1,6 +1,6 @@
 //! One-shot query (Robota's `createQuery`, `robota_query` since ABI 1.1): a temporary
 //! session built from the session JSON plus `"prompt"`, run to completion, closed. Permission
-//! mode defaults to `bypassPermissions` (as the reference's `createQuery`). Every event is
+//! mode defaults to `bypassPermissions` (as Robota's `createQuery`). Every event is
 //! handed to `deliver` on the calling thread, in order, before this returns (the last one is
 //! `session_closed`). Result: `{"v":1,"response","stop_reason","usage","session_id"?,
 //! "messages"}` (`session_id` when the session was persisted; `messages` the conversation the

@@ -1,6 +1,6 @@
 //! Session transcripts (session JSON `"transcript": true | "DIR"`): every event the session
 //! emits is also logged for `<DIR>/<session_id>.jsonl` (`true`: `<cwd>/.robota/logs`, the
-//! reference's directory) before the host gets it, one line per event, redacted. A hot event's
+//! directory Robota uses) before the host gets it, one line per event, redacted. A hot event's
 //! line is only recorded (copied, with the time) on the emitting thread; the transcript writer
 //! thread formats a turn's lines, writes them and fsyncs after `turn_completed` was passed on
 //! (off the turn's path; a subagent's turn waits for it); `session_closed` of a closed session

@@ -31,7 +31,7 @@ pub trait ApprovalHandler: Send + Sync {
     ) -> ApprovalDecision;
 }
 
-/// Formats the reference's terminal prompt (`[Permission Required] Tool: <name>` then the args
+/// Formats Robota's terminal prompt (`[Permission Required] Tool: <name>` then the args
 /// as `k: v, …` or `(no arguments)`), for hosts that show a text prompt.
 pub fn approval_prompt_text(tool: &str, args: &Value) -> String {
     let args_text = match args {

@@ -1,7 +1,7 @@
 //! Compaction (a no-op on an empty history): the conversation is summarized by the session's own
 //! provider and the history replaced by `[system, assistant "[Context Summary]\n<summary>"]`.
 //!
-//! Differences from the reference, on purpose: a `PreCompact` hook that exits 2 blocks the
+//! Differences from Robota, on purpose: a `PreCompact` hook that exits 2 blocks the
 //! compaction (history untouched), and a failed or empty summary leaves the history untouched
 //! and says why instead of storing `(compaction failed)`.
 
@@ -70,7 +70,7 @@ pub enum CompactError {
     Failed(String),
 }
 
-/// The reference's summary prompt over `messages` (system messages skipped).
+/// Robota's summary prompt over `messages` (system messages skipped).
 pub fn summary_prompt(messages: &[Arc<Message>], instructions: Option<&str>) -> String {
     let mut p =
         String::with_capacity(512 + messages.iter().map(|m| m.content.len() + 12).sum::<usize>());

@@ -24,7 +24,7 @@ use crate::core::event_time::event_millis;
 /// What redacted values are written as.
 pub const REDACTED: &str = "[REDACTED]";
 
-/// Whether `key` names a secret (the reference's pattern
+/// Whether `key` names a secret (Robota's pattern
 /// `api[-_]?key|authorization|access[-_]?token|refresh[-_]?token|secret|password|x[-_]?api[-_]?key`,
 /// whole key, any case).
 pub fn is_secret_key(key: &str) -> bool {
@@ -43,7 +43,7 @@ pub fn is_secret_key_bytes(k: &[u8]) -> bool {
     matches_secret_pattern(k)
 }
 
-/// The reference's secret-key pattern itself (see [`is_secret_key`]).
+/// Robota's secret-key pattern itself (see [`is_secret_key`]).
 fn matches_secret_pattern(k: &[u8]) -> bool {
     let eq = |a: &[u8], b: &str| a.eq_ignore_ascii_case(b.as_bytes());
     let starts = |a: &[u8], p: &str| a.len() >= p.len() && eq(&a[..p.len()], p);

@@ -12,7 +12,7 @@ use serde_json::{json, Map, Value};
 
 use super::transcript::{is_secret_key, redacted_json_text, REDACTED};
 
-/// Values whose JSON is longer than this go to a payload file (32 KiB, as the reference).
+/// Values whose JSON is longer than this go to a payload file (32 KiB, as Robota).
 pub const PAYLOAD_LIMIT_BYTES: usize = 32 * 1024;
 
 /// The `kind` of a payload reference.
@@ -97,7 +97,7 @@ impl Payloads {
     }
 }
 
-/// Whether `m` is a payload reference with every field the reference requires
+/// Whether `m` is a payload reference with every field a payload reference requires
 /// (`encoding:"json"`, `sha256`, `relativePath`, `byteLength`).
 fn complete(m: &Map<String, Value>) -> bool {
     m.get("encoding").and_then(Value::as_str) == Some("json")

@@ -51,7 +51,7 @@ pub use write::WriteTool;
 
 use crate::core::tool::Tool;
 
-/// Names of the built-in tools, in the reference's order (the one list: the permission
+/// Names of the built-in tools, in Robota's order (the one list: the permission
 /// matrix's known tools).
 pub use crate::core::permissions::KNOWN_TOOLS as BUILTIN_TOOL_NAMES;
 

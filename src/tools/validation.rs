@@ -1,5 +1,5 @@
 //! JSON-Schema validation of tool arguments (the `boon` crate), with error texts that name
-//! the offending field in the reference's wording.
+//! the offending field in Robota's wording.
 
 use serde_json::Value;
 
@@ -132,7 +132,7 @@ fn describe(err: &ValidationError<'_, '_>, args: &Value, out: &mut Vec<String>) 
     }
 }
 
-/// What is wrong with `args` (empty: nothing), one message per problem in the reference's
+/// What is wrong with `args` (empty: nothing), one message per problem in Robota's
 /// order: missing keys, then unknown keys, then per-field problems.
 pub fn problems(validator: &ArgsValidator, args: &Value) -> Vec<String> {
     let mut problems = Vec::new();
@@ -182,7 +182,7 @@ impl SchemaValidator {
         }
     }
 
-    /// [`check`](Self::check) as the reference's single message:
+    /// [`check`](Self::check) as Robota's single message:
     /// `Validation Error: Invalid parameters for tool "<name>": <problems joined by ", ">`.
     pub fn check_for_tool(&self, tool: &str, args: &Value) -> Result<(), String> {
         self.check(args).map_err(|problems| {

@@ -121,7 +121,7 @@ fn assign_task_runs_a_child_with_the_template_system_message_and_overrides() {
     assert_eq!(host.last_completed()["response"], "The child says 4.");
     let reqs = server.requests();
     assert_eq!(reqs.len(), 3);
-    // The child's request: the template's system message (the reference dropped it), the job
+    // The child's request: the template's system message (Robota dropped it), the job
     // plus its context, the overrides, and no tools.
     let child = &reqs[1].body;
     assert_eq!(reqs[1].path, "/v1/chat/completions");

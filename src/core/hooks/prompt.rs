@@ -4,7 +4,7 @@
 //! defaults to the session's model; `timeout` to [`DEFAULT_PROMPT_TIMEOUT`]). The question is
 //! `<prompt>\n\nContext:\n<input JSON>\n\nRespond with JSON: { "ok": boolean, "reason"?: string }`
 //! sent as one tool-less user message. The answer (the inner text of a fenced ```/```json block
-//! when there is one, else the trimmed reply) is parsed as JSON, as the reference does:
+//! when there is one, else the trimmed reply) is parsed as JSON, as Robota does:
 //! * `ok` truthy → exit 0, stdout = the parsed JSON (it contributes nothing to hook output);
 //! * otherwise → exit 2 (blocks), reason = `reason` or `Blocked by prompt hook`;
 //! * not JSON → exit 1 `Failed to parse AI response as JSON: <raw>`: a warning, the action

@@ -1,5 +1,5 @@
 //! Running one turn of an [`InteractiveSession`]: the engine call with streaming callbacks,
-//! and the reference's completion paths (complete, interrupted, error), history entries and
+//! and Robota's completion paths (complete, interrupted, error), history entries and
 //! `turn_completed`.
 
 use std::sync::atomic::Ordering;

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use super::context::ProjectContext;
 use super::detect::ProjectInfo;
 
-/// The reference's one-liner for a built-in tool.
+/// Robota's one-liner for a built-in tool.
 pub fn builtin_one_liner(name: &str) -> Option<&'static str> {
     Some(match name {
         "Bash" => "Bash — execute shell commands",

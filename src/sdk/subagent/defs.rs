@@ -46,7 +46,7 @@ pub fn shared_builtins() -> std::sync::Arc<Vec<AgentDef>> {
     ALL.get_or_init(|| std::sync::Arc::new(builtins())).clone()
 }
 
-/// The built-in agents, in the reference's order.
+/// The built-in agents, in Robota's order.
 pub fn builtins() -> Vec<AgentDef> {
     let read_only = vec!["Write".to_string(), "Edit".to_string()];
     let def = |name: &str, description: &str, prompt: &str, deny: Vec<String>| AgentDef {
@@ -80,7 +80,7 @@ pub fn builtins() -> Vec<AgentDef> {
     ]
 }
 
-/// Expands the model shortcuts of the reference (`sonnet`, `haiku`, `opus`).
+/// Expands the model shortcuts of Robota (`sonnet`, `haiku`, `opus`).
 pub fn expand_model(m: &str) -> String {
     match m {
         "sonnet" => "claude-sonnet-4-6".into(),

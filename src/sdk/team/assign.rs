@@ -4,7 +4,7 @@
 //!
 //! The child is a temporary session like `robota_query`'s ([`crate::sdk::query::run_session`]):
 //! no tools, no settings, no hooks, the parent's working directory, and — a deliberate fix of
-//! the reference, which never passed it — the template's `systemMessage` as its system prompt.
+//! Robota, which never passed it — the template's `systemMessage` as its system prompt.
 //! `provider`, `model`, `temperature` and `maxTokens` override the template's. The parent's
 //! abort aborts the child. Failures are tool errors the model reads, never a failed turn:
 //! `Missing required parameter: templateId` / `…: jobDescription`, `Template not found: <id>`,
@@ -35,7 +35,7 @@ pub struct AssignTask {
     link: Arc<SessionLink>,
     cwd: String,
     parameters: Value,
-    /// The types of the arguments (required ones are checked by hand, with the reference's
+    /// The types of the arguments (required ones are checked by hand, with Robota's
     /// messages).
     types: Option<SchemaValidator>,
 }

@@ -2,7 +2,7 @@
 //! with `"team": true` in its session JSON: `listTemplateCategories`, `listTemplates`,
 //! `getTemplateDetail` (read-only) and `assignTask` (runs a child session from a template).
 //!
-//! Outputs are the reference's: `{"categories":[…]}`, `{"templates":[…]}` and the full entry;
+//! Outputs are Robota's: `{"categories":[…]}`, `{"templates":[…]}` and the full entry;
 //! an unknown id in `getTemplateDetail` is the tool error `Template not found: <id>`.
 
 mod assign;
@@ -34,13 +34,13 @@ pub fn categories() -> Value {
         "description": "Built-in assignTask templates"}]})
 }
 
-/// `listTemplates`' output (`categoryId` is accepted and ignored, as in the reference).
+/// `listTemplates`' output (`categoryId` is accepted and ignored, as in Robota).
 pub fn list(registry: &TemplateRegistry) -> Value {
     let list: Vec<Value> = registry.all().iter().map(|t| t.summary()).collect();
     json!({ "templates": list })
 }
 
-/// `getTemplateDetail`'s output, or the reference's errors.
+/// `getTemplateDetail`'s output, or Robota's errors.
 pub fn detail(registry: &TemplateRegistry, args: &Value) -> Result<Value, String> {
     let id = args["templateId"].as_str().unwrap_or_default();
     if id.is_empty() {

@@ -37,7 +37,7 @@ pub struct Template {
     pub system_message: String,
 }
 
-/// The built-ins, exactly as the reference's `templates.json`.
+/// The built-ins, exactly as Robota's `templates.json`.
 const BUILTIN: [(&str, &str, &str, &str, &str, f64, &str); 2] = [
     (
         "general",
@@ -119,7 +119,7 @@ impl Template {
         })
     }
 
-    /// The full entry (`getTemplateDetail`), keys in the reference's order.
+    /// The full entry (`getTemplateDetail`), keys in Robota's order.
     pub fn detail(&self) -> Value {
         let mut m = Map::new();
         m.insert("id".into(), json!(self.id));
