@@ -507,7 +507,7 @@ robota_status robota_request_respond(robota_runtime *rt, uint64_t request_id, co
  * "session_id"?,"persist"?,"settings"?,"system_prompt_mode"?,"language"?,"temperature"?,
  * "max_tokens"?,"thinking"?,"context_window"?,"native_web_search"?,"tool_config"?,…}`).
  * `"settings":"project"|"user"` reads the settings files and assembles the system prompt
- * (README "Configuration"); their problems arrive as the first `WARNING` events. A `session_id` names the file `<session_dir>/<id>.json`, so it
+ * (docs/configuration.md); their problems arrive as the first `WARNING` events. A `session_id` names the file `<session_dir>/<id>.json`, so it
  * is 1 to 128 characters from A-Z a-z 0-9 `_` `.` `-`, not starting with `.` (also on resume
  * and fork); `persist` saves it after each turn, atomically (temp file, fsync, rename).
  * `"tool_choice"?:"auto"|"none"|"required"|{"name":"TOOL"}` (default `"auto"`; `required` and a
