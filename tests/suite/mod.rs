@@ -5,6 +5,7 @@ mod core_permissions;
 mod core_store;
 mod core_tokens_models;
 mod crash_safety;
+mod docs_snippets;
 mod engine_abort;
 mod engine_batch;
 mod engine_context;
