@@ -2,6 +2,7 @@
 //! batches, replay events, permissions, errors, models and token estimation.
 
 pub mod agent;
+pub mod atomic_file;
 pub mod budget;
 pub mod env_ref;
 pub mod errors;

@@ -23,6 +23,7 @@ mod transcript_pending;
 mod transcript_splice;
 mod transcript_writer;
 
+pub use crate::core::atomic_file::write_atomic;
 pub use approval::{approval_prompt_text, ApprovalDecision, ApprovalHandler};
 pub use compaction::{CompactError, CompactTrigger, Compaction};
 pub use context::{ContextState, ContextWindowTracker, AUTO_COMPACT_THRESHOLD};
@@ -31,4 +32,4 @@ pub use observer::{SessionObserver, ToolEndResult};
 pub use options::{SessionOptions, SessionRunError, SessionRunOptions};
 pub use output::{failure_json, BLOCKED_BY_HOOK_PREFIX, PERMISSION_DENIED};
 pub use session::Session;
-pub use store::{check_session_id, session_file_path, write_atomic, StoreError};
+pub use store::{check_session_id, session_file_path, StoreError};

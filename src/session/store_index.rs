@@ -17,8 +17,8 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::store::replace_file;
 use super::store_list::SessionSummary;
+use crate::core::atomic_file::replace_file;
 
 /// The index's file name inside the session directory (hidden: never listed as a session).
 pub const INDEX_FILE: &str = ".robota-index.jsonl";

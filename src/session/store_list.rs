@@ -85,7 +85,7 @@ pub fn list(dir: &Path, cwd: Option<&str>, limit: Option<usize>) -> Result<Listi
         .filter_map(|e| {
             let name = e.file_name().into_string().ok()?;
             // What a save killed before its rename left behind.
-            if super::store::is_stale_temp_file(&name) {
+            if crate::core::atomic_file::is_stale_temp_file(&name) {
                 let _ = fs::remove_file(e.path());
                 return None;
             }

@@ -83,9 +83,7 @@ impl Payloads {
         let file = self.dir.join(format!("{sha}.json"));
         if !file.exists() {
             fs::create_dir_all(&self.dir)?;
-            let tmp = self.dir.join(format!(".{sha}.tmp"));
-            fs::write(&tmp, json)?;
-            fs::rename(&tmp, &file)?;
+            crate::core::atomic_file::write_atomic(&file, json)?;
         }
         Ok(json!({
             "kind": EXTERNAL_PAYLOAD_KIND,

@@ -1,7 +1,7 @@
 //! The real file system behind [`FsPort`].
 
 use std::fs;
-use std::io::{self, Write as _};
+use std::io;
 use std::path::{Path, PathBuf};
 
 use super::ports::{DirEntryInfo, FileKind, FileMeta, FsPort};
@@ -34,8 +34,14 @@ impl FsPort for StdFs {
         fs::read(path)
     }
 
+    /// Parent directories are created, then [`crate::core::atomic_file::write_atomic`].
     fn write_atomic(&self, path: &Path, data: &[u8]) -> io::Result<()> {
-        write_atomic(path, data)
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            if !parent.is_dir() {
+                fs::create_dir_all(parent)?;
+            }
+        }
+        crate::core::atomic_file::write_atomic(path, data)
     }
 
     fn read_dir(&self, path: &Path) -> io::Result<Vec<DirEntryInfo>> {
@@ -61,57 +67,4 @@ impl FsPort for StdFs {
     fn is_native(&self) -> bool {
         true
     }
-}
-
-/// Writes `data` to `path` atomically: parents created, a sibling temp file
-/// `.<name>.robota-tmp-<pid>-<ms>-<12 hex>` written and synced, the existing file's permission
-/// bits copied, then renamed over the target. The temp file is removed on failure.
-pub fn write_atomic(path: &Path, data: &[u8]) -> io::Result<()> {
-    if let Ok(m) = fs::metadata(path) {
-        if m.is_dir() {
-            return Err(io::Error::other(format!(
-                "Path is a directory: {}",
-                path.display()
-            )));
-        }
-    }
-    let parent = path.parent().filter(|p| !p.as_os_str().is_empty());
-    if let Some(parent) = parent {
-        fs::create_dir_all(parent)?;
-    }
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .ok_or_else(|| {
-            io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!("Not a file path: {}", path.display()),
-            )
-        })?;
-    let hex: String = (0..12)
-        .map(|_| char::from(b"0123456789abcdef"[fastrand::usize(..16)]))
-        .collect();
-    let tmp_name = format!(
-        ".{name}.robota-tmp-{}-{}-{hex}",
-        std::process::id(),
-        crate::core::util::now_ms()
-    );
-    let tmp = match parent {
-        Some(p) => p.join(tmp_name),
-        None => PathBuf::from(tmp_name),
-    };
-    let result = (|| {
-        let mut f = fs::File::create(&tmp)?;
-        f.write_all(data)?;
-        f.sync_all()?;
-        drop(f);
-        if let Ok(m) = fs::metadata(path) {
-            fs::set_permissions(&tmp, m.permissions())?;
-        }
-        fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    result
 }
