@@ -20,6 +20,7 @@ pub mod permissions;
 pub mod pricing;
 pub mod provider;
 pub mod recent_json;
+pub mod shell;
 pub mod store;
 pub mod tokens;
 pub mod tool;

@@ -302,7 +302,7 @@ impl ProcessPort for HostIoPort {
                 Some(Value::String(s)) => s.as_str(),
                 Some(_) => return Err(shape("exec", &format!("field \"{key}\""), "a string")),
             };
-            let mut ht = crate::tools::std_process::HeadTail::new(request.max_output_bytes);
+            let mut ht = crate::core::shell::HeadTail::new(request.max_output_bytes);
             ht.push(text.as_bytes());
             Ok(ht.take())
         };

@@ -7,6 +7,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::core::shell::{run_shell_blocking, ShellCommand, ShellEnd};
+
 /// Timeout of a `` !`cmd` `` substitution.
 pub const SHELL_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -160,37 +162,23 @@ pub fn discover(
     found
 }
 
-/// Runs `cmd` with `sh -c` in `cwd`: trimmed-right stdout, empty on failure or after 5 s.
+/// Runs `cmd` with `sh -c` in `cwd`: trimmed-right stdout, empty on failure or after
+/// [`SHELL_TIMEOUT`].
 fn shell(cmd: &str, cwd: &Path) -> String {
-    let child = std::process::Command::new("sh")
-        .arg("-c")
-        .arg(cmd)
-        .current_dir(cwd)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn();
-    let Ok(child) = child else {
-        return String::new();
-    };
-    let id = child.id();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(child.wait_with_output());
-    });
-    match rx.recv_timeout(SHELL_TIMEOUT) {
-        Ok(Ok(o)) if o.status.success() => {
-            String::from_utf8_lossy(&o.stdout).trim_end().to_string()
+    shell_within(cmd, cwd, SHELL_TIMEOUT)
+}
+
+/// [`shell`] with a given timeout, through the one shell runner: on timeout the whole process
+/// group is killed, background children (`cmd &`) included.
+fn shell_within(cmd: &str, cwd: &Path, timeout: Duration) -> String {
+    let mut spec = ShellCommand::new(cmd);
+    spec.cwd = Some(cwd.to_path_buf());
+    spec.timeout = Some(timeout);
+    match run_shell_blocking(spec) {
+        Ok(out) if out.end == ShellEnd::Exited(0) => {
+            String::from_utf8_lossy(&out.stdout).trim_end().to_string()
         }
-        Ok(_) => String::new(),
-        Err(_) => {
-            // Timed out: stop it (the waiting thread then returns).
-            let _ = std::process::Command::new("kill")
-                .arg("-9")
-                .arg(id.to_string())
-                .status();
-            String::new()
-        }
+        _ => String::new(),
     }
 }
 
@@ -309,5 +297,35 @@ mod tests {
         assert_eq!(fm.len(), 2);
         assert!(frontmatter("no fm").unwrap().is_empty());
         assert!(frontmatter("---\nname: n\n").is_err());
+    }
+
+    #[test]
+    fn a_shell_span_reads_stdout_in_cwd() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("f"), "content\n\n").unwrap();
+        assert_eq!(shell("cat f", dir.path()), "content");
+        assert_eq!(shell("echo out; exit 1", dir.path()), "");
+        let text = run_shell_spans("a !`printf b` c", dir.path());
+        assert_eq!(text, "a b c");
+    }
+
+    /// A span that times out leaves no background child behind (before the one shell runner,
+    /// only the shell was killed and `sleep 30` survived it).
+    #[cfg(unix)]
+    #[test]
+    fn a_timed_out_span_kills_its_background_children() {
+        use crate::core::shell::tests::{gone_soon, grandchild_command, wait_for_pid};
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("pid");
+        let cmd = grandchild_command(&file);
+        assert_eq!(
+            shell_within(&cmd, dir.path(), Duration::from_millis(300)),
+            ""
+        );
+        let pid = wait_for_pid(&file);
+        assert!(
+            gone_soon(pid),
+            "the background child {pid} survived the timeout"
+        );
     }
 }

@@ -109,31 +109,7 @@ impl ShellRequest {
     }
 }
 
-/// How a shell command ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ShellEnd {
-    /// It exited on its own: the exit code (`128 + signal` when a signal ended it).
-    Exited(i32),
-    /// The timeout passed; the process group was killed.
-    TimedOut,
-    /// The cancellation token fired; the process group was killed.
-    Cancelled,
-}
-
-/// What a shell command produced.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ShellOutput {
-    /// Captured stdout (possibly with the middle dropped, see `stdout_dropped`).
-    pub stdout: Vec<u8>,
-    /// Captured stderr (possibly with the middle dropped, see `stderr_dropped`).
-    pub stderr: Vec<u8>,
-    /// Bytes of stdout dropped from the middle because of `max_output_bytes`.
-    pub stdout_dropped: u64,
-    /// Bytes of stderr dropped from the middle because of `max_output_bytes`.
-    pub stderr_dropped: u64,
-    /// How it ended.
-    pub end: ShellEnd,
-}
+pub use crate::core::shell::{ShellEnd, ShellOutput};
 
 /// The process seam of the built-in tools.
 #[async_trait]

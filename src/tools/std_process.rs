@@ -1,15 +1,12 @@
-//! Real processes behind [`ProcessPort`]: `sh -c` in its own process group (tokio).
+//! Real processes behind [`ProcessPort`]: `sh -c` in its own process group, run by the one
+//! shell runner, [`crate::core::shell`].
 
 use std::io;
-use std::process::Stdio;
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use async_trait::async_trait;
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
-use tokio::process::Command;
 
-use super::ports::{ProcessPort, ShellEnd, ShellOutput, ShellRequest};
+use super::ports::{ProcessPort, ShellOutput, ShellRequest};
+use crate::core::shell::{run_shell, ShellCommand};
 
 /// Runs commands with `sh -c` via tokio (the default process port).
 ///
@@ -34,116 +31,6 @@ impl ProcessPort for DisabledProcess {
     }
 }
 
-/// Keeps the first and last `cap / 2` bytes of a stream and counts what was dropped between.
-#[derive(Debug, Default)]
-pub(crate) struct HeadTail {
-    head: Vec<u8>,
-    tail: std::collections::VecDeque<u8>,
-    half: usize,
-    dropped: u64,
-}
-
-impl HeadTail {
-    pub(crate) fn new(cap: usize) -> Self {
-        HeadTail {
-            half: (cap / 2).max(1),
-            ..Default::default()
-        }
-    }
-
-    pub(crate) fn push(&mut self, mut data: &[u8]) {
-        if self.head.len() < self.half {
-            let take = (self.half - self.head.len()).min(data.len());
-            self.head.extend_from_slice(&data[..take]);
-            data = &data[take..];
-        }
-        if data.len() >= self.half {
-            self.dropped += (self.tail.len() + data.len() - self.half) as u64;
-            self.tail.clear();
-            self.tail.extend(&data[data.len() - self.half..]);
-            return;
-        }
-        self.tail.extend(data);
-        let over = self.tail.len().saturating_sub(self.half);
-        if over > 0 {
-            self.tail.drain(..over);
-            self.dropped += over as u64;
-        }
-    }
-
-    /// Bytes kept (head + tail) and the count dropped between them.
-    pub(crate) fn take(&mut self) -> (Vec<u8>, u64) {
-        let mut out = std::mem::take(&mut self.head);
-        out.extend(self.tail.drain(..));
-        (out, self.dropped)
-    }
-}
-
-async fn pump<R: AsyncRead + Unpin>(mut reader: R, buf: Arc<Mutex<HeadTail>>) {
-    let mut chunk = vec![0u8; 16 * 1024];
-    loop {
-        match reader.read(&mut chunk).await {
-            Ok(0) | Err(_) => break,
-            Ok(n) => {
-                if let Ok(mut b) = buf.lock() {
-                    b.push(&chunk[..n]);
-                }
-            }
-        }
-    }
-}
-
-#[cfg(unix)]
-fn kill_group(pid: Option<u32>) {
-    if let Some(pid) = pid
-        .and_then(|p| i32::try_from(p).ok())
-        .and_then(rustix::process::Pid::from_raw)
-    {
-        let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
-    }
-}
-
-#[cfg(not(unix))]
-fn kill_group(_pid: Option<u32>) {}
-
-/// Kills the process group if the run is abandoned (its future dropped) before it ended.
-struct GroupGuard(Option<u32>);
-
-impl GroupGuard {
-    fn disarm(&mut self) {
-        self.0 = None;
-    }
-}
-
-impl Drop for GroupGuard {
-    fn drop(&mut self) {
-        if self.0.is_some() {
-            kill_group(self.0);
-        }
-    }
-}
-
-fn exit_code(status: std::process::ExitStatus) -> i32 {
-    if let Some(code) = status.code() {
-        return code;
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::process::ExitStatusExt;
-        if let Some(sig) = status.signal() {
-            return 128 + sig;
-        }
-    }
-    -1
-}
-
-fn take(buf: &Arc<Mutex<HeadTail>>) -> (Vec<u8>, u64) {
-    match buf.lock() {
-        Ok(mut b) => b.take(),
-        Err(_) => (Vec::new(), 0),
-    }
-}
-
 #[async_trait]
 impl ProcessPort for TokioProcess {
     async fn run_shell(&self, request: ShellRequest) -> io::Result<ShellOutput> {
@@ -165,101 +52,16 @@ impl ProcessPort for TokioProcess {
                 ))
             }
         }
-        let mut cmd = Command::new("sh");
-        cmd.arg("-c")
-            .arg(&request.command)
-            .current_dir(&request.cwd)
-            .envs(request.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-            .stdin(if request.stdin.is_some() {
-                Stdio::piped()
-            } else {
-                Stdio::null()
-            })
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true);
-        #[cfg(unix)]
-        cmd.process_group(0);
-        let mut child = cmd.spawn()?;
-        let pid = child.id();
-        let mut guard = GroupGuard(pid);
-
-        if let (Some(mut stdin), Some(data)) = (child.stdin.take(), request.stdin.clone()) {
-            tokio::spawn(async move {
-                let _ = stdin.write_all(&data).await;
-                let _ = stdin.shutdown().await;
-            });
-        }
-        let out_buf = Arc::new(Mutex::new(HeadTail::new(request.max_output_bytes)));
-        let err_buf = Arc::new(Mutex::new(HeadTail::new(request.max_output_bytes)));
-        let mut out_task = child
-            .stdout
-            .take()
-            .map(|s| tokio::spawn(pump(s, out_buf.clone())));
-        let mut err_task = child
-            .stderr
-            .take()
-            .map(|s| tokio::spawn(pump(s, err_buf.clone())));
-
-        let finished = async {
-            let status = child.wait().await;
-            if let Some(t) = out_task.as_mut() {
-                let _ = t.await;
-            }
-            if let Some(t) = err_task.as_mut() {
-                let _ = t.await;
-            }
-            status
-        };
-        let timeout = async {
-            match request.timeout {
-                Some(d) => tokio::time::sleep(d).await,
-                None => std::future::pending::<()>().await,
-            }
-        };
-        let end = tokio::select! {
-            status = finished => ShellEnd::Exited(exit_code(status?)),
-            _ = timeout => ShellEnd::TimedOut,
-            _ = request.cancel.cancelled() => ShellEnd::Cancelled,
-        };
-        // A command that exited on its own keeps any daemon it detached from its pipes.
-        guard.disarm();
-        if !matches!(end, ShellEnd::Exited(_)) {
-            kill_group(pid);
-            let _ = tokio::time::timeout(Duration::from_secs(5), child.wait()).await;
-            // The pipes close once every member of the group is gone; don't wait forever for a
-            // process that escaped the group (setsid).
-            for task in [out_task.as_mut(), err_task.as_mut()].into_iter().flatten() {
-                let _ = tokio::time::timeout(Duration::from_secs(2), task).await;
-            }
-        }
-        let (stdout, stdout_dropped) = take(&out_buf);
-        let (stderr, stderr_dropped) = take(&err_buf);
-        Ok(ShellOutput {
-            stdout,
-            stderr,
-            stdout_dropped,
-            stderr_dropped,
-            end,
+        run_shell(ShellCommand {
+            command: request.command,
+            cwd: Some(request.cwd),
+            env: request.env,
+            stdin: request.stdin,
+            timeout: request.timeout,
+            cancel: request.cancel,
+            max_output_bytes: request.max_output_bytes,
+            pipe_grace: None,
         })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::HeadTail;
-
-    #[test]
-    fn head_tail_keeps_ends() {
-        let mut h = HeadTail::new(8);
-        h.push(b"abcdef");
-        h.push(b"ghij");
-        h.push(b"klmnop");
-        let (kept, dropped) = h.take();
-        assert_eq!(kept, b"abcdmnop");
-        assert_eq!(dropped, 8);
-        let mut h = HeadTail::new(100);
-        h.push(b"short");
-        assert_eq!(h.take(), (b"short".to_vec(), 0));
+        .await
     }
 }
