@@ -18,7 +18,7 @@ type RuntimeConfig struct {
 	RequestTimeoutMS int `json:"request_timeout_ms,omitempty"`
 	// RequestTimeoutDecision is "deny" (default) or "allow" for unanswered permission requests.
 	RequestTimeoutDecision string `json:"request_timeout_decision,omitempty"`
-	// Strict makes the library reject unknown keys.
+	// Strict has no effect (kept for compatibility): the library always rejects unknown keys.
 	Strict bool `json:"strict,omitempty"`
 	// Env holds variables looked up before the process environment ($ENV: references in
 	// settings files, ROBOTA_HOME, HOME); the process environment is never changed.

@@ -9,9 +9,9 @@ import (
 
 func TestSaveResumeFork(t *testing.T) {
 	cfg := scripted(ScriptedTurn{Text: "first answer"})
-	p := cfg.Providers["s"]
-	p.APIKey = "sk-very-secret"
-	cfg.Providers["s"] = p
+	// A scripted profile takes no api_key (unknown keys are refused): the secret sits in a
+	// second, unused profile the snapshot must not reveal either.
+	cfg.Providers["h"] = ProviderConfig{Kind: "anthropic", APIKey: "sk-very-secret"}
 	rt := newRuntime(t, cfg)
 	s := newSession(t, rt, SessionConfig{SystemPrompt: "sys", Name: "demo"})
 	if _, err := s.Run(testCtx(t), "q1"); err != nil {

@@ -1,4 +1,4 @@
-//! Small shared helpers: ids, timestamps, number formatting.
+//! Small shared helpers: ids, timestamps, number formatting, the unknown-key message.
 
 use chrono::{DateTime, Datelike, SecondsFormat, Timelike, Utc};
 
@@ -174,6 +174,27 @@ pub fn truncate_middle(
     out.push_str(marker);
     out.push_str(&text[tail_start..]);
     Some(out)
+}
+
+/// The one rule for unknown keys in a JSON document the library is given: the message tail
+/// `field "<key>" is not a known field (known: a, b, …)` for the first key of `map` (in key
+/// order) that is not in `known`, or `None` when every key is known. Every document uses it
+/// (through [`crate::sdk::config::check_strict`] or, in the provider layer, directly).
+pub fn unknown_field(
+    map: &serde_json::Map<String, serde_json::Value>,
+    known: &[&str],
+) -> Option<String> {
+    map.keys()
+        .find(|k| !known.contains(&k.as_str()))
+        .map(|k| unknown_field_message(k, known))
+}
+
+/// `field "<key>" is not a known field (known: a, b, …)` (see [`unknown_field`]).
+pub fn unknown_field_message(key: &str, known: &[&str]) -> String {
+    format!(
+        "field \"{key}\" is not a known field (known: {})",
+        known.join(", ")
+    )
 }
 
 #[cfg(test)]

@@ -196,12 +196,10 @@ impl HttpProviderConfig {
         let obj = value.as_object().ok_or_else(|| {
             RobotaError::Configuration(format!("provider \"{name}\": entry must be a JSON object"))
         })?;
-        if let Some(unknown) = obj.keys().find(|k| !KNOWN_FIELDS.contains(&k.as_str())) {
-            return Err(bad(
-                name,
-                unknown,
-                &format!("is not a known field (known: {})", KNOWN_FIELDS.join(", ")),
-            ));
+        if let Some(tail) = crate::core::util::unknown_field(obj, KNOWN_FIELDS) {
+            return Err(RobotaError::Configuration(format!(
+                "provider \"{name}\": {tail}"
+            )));
         }
         let base_url = match opt_str(obj, name, "base_url")? {
             None => kind.default_base_url().to_string(),

@@ -119,6 +119,22 @@ pub fn create_provider_with(
 
 /// A `scripted` provider from its profile (the script), named `name` unless it names itself.
 fn scripted_provider(name: &str, config: &Value) -> Result<ScriptedProvider, RobotaError> {
+    use crate::core::util::unknown_field;
+    let entry = config.as_object();
+    let unknown = entry
+        .and_then(|o| unknown_field(o, &scripted::SCRIPT_KEYS))
+        .or_else(|| {
+            let turns = entry?.get("turns")?.as_array()?;
+            turns.iter().enumerate().find_map(|(i, t)| {
+                unknown_field(t.as_object()?, &scripted::TURN_KEYS)
+                    .map(|m| format!("turn {i}: {m}"))
+            })
+        });
+    if let Some(tail) = unknown {
+        return Err(RobotaError::Configuration(format!(
+            "provider \"{name}\": {tail}"
+        )));
+    }
     let mut script = config.clone();
     if let Some(o) = script.as_object_mut() {
         o.entry("name")

@@ -44,11 +44,10 @@ impl ReplayProfile {
         };
         let empty = Map::new();
         let obj = value.as_object().unwrap_or(&empty);
-        if let Some(k) = obj.keys().find(|k| !KNOWN_FIELDS.contains(&k.as_str())) {
-            return Err(bad(
-                k,
-                &format!("is not a known field (known: {})", KNOWN_FIELDS.join(", ")),
-            ));
+        if let Some(tail) = crate::core::util::unknown_field(obj, &KNOWN_FIELDS) {
+            return Err(RobotaError::Configuration(format!(
+                "provider \"{name}\": {tail}"
+            )));
         }
         let file = match obj.get("file") {
             Some(Value::String(f)) if !f.is_empty() => PathBuf::from(f),

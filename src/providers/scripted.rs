@@ -105,6 +105,22 @@ pub struct ScriptedTurn {
     pub stop_reason: Option<StopReason>,
 }
 
+/// The keys of a `scripted` provider entry (the [`Script`] fields).
+pub const SCRIPT_KEYS: [&str; 4] = ["kind", "turns", "fallback", "name"];
+
+/// The keys of a scripted turn (the [`ScriptedTurn`] fields).
+pub const TURN_KEYS: [&str; 9] = [
+    "text",
+    "deltas",
+    "thinking",
+    "delay_ms",
+    "tool_calls",
+    "usage",
+    "error",
+    "hang",
+    "stop_reason",
+];
+
 /// The whole script.
 #[derive(Debug, Clone, Deserialize, Default)]
 #[serde(deny_unknown_fields)]

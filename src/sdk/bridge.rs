@@ -171,6 +171,15 @@ impl HookExecutor for HostHookExecutor {
 
 /// Answer documents are checked before they are accepted.
 pub fn validate_response(kind: PendingKind, v: &Value) -> Result<(), String> {
+    let known: &[&str] = match kind {
+        PendingKind::Permission => &["decision", "remember"],
+        PendingKind::Hook => &["exit_code", "stdout", "stderr"],
+        PendingKind::Command => &["message", "success", "data", "prompt"],
+        PendingKind::ToolCall | PendingKind::HostIo => &[],
+    };
+    if let (false, Some(m)) = (known.is_empty(), v.as_object()) {
+        super::config::check_strict("response_json", m, known).map_err(|e| e.message)?;
+    }
     match kind {
         PendingKind::Permission => match v.get("decision").and_then(Value::as_str) {
             Some("allow") | Some("deny") => Ok(()),

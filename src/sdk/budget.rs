@@ -30,12 +30,7 @@ pub fn parse_budget(map: &Map<String, Value>, model: &str) -> SdkResult<Option<B
         Some(Value::Object(o)) => o,
         Some(_) => return Err(SdkError::config(format!("{W} must be an object"))),
     };
-    if let Some(k) = obj.keys().find(|k| !KEYS.contains(&k.as_str())) {
-        return Err(SdkError::config(format!(
-            "{W}: unknown limit \"{k}\" (expected one of: {})",
-            KEYS.join(", ")
-        )));
-    }
+    super::config::check_strict(W, obj, &KEYS)?;
     let num = |key: &str| -> SdkResult<Option<u64>> {
         match obj.get(key) {
             None | Some(Value::Null) => Ok(None),
@@ -156,6 +151,8 @@ mod tests {
             .message
             .contains("\"max_cost_usd\" must be a non-negative number"));
         let e = parse(json!({"budget": {"tokens": 1}})).unwrap_err();
-        assert!(e.message.contains("unknown limit \"tokens\""));
+        assert!(e
+            .message
+            .contains("field \"tokens\" is not a known field (known: max_total_tokens"));
     }
 }

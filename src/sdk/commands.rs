@@ -77,6 +77,7 @@ fn persist_rename(s: &InteractiveSession) -> SdkResult<()> {
 /// Parses `{"name","args"?}` and runs it.
 pub fn execute_json(s: &InteractiveSession, command_json: &str) -> SdkResult<Value> {
     let map = super::config::parse_object("command_json", command_json)?;
+    super::config::check_strict("command_json", &map, &["name", "args"])?;
     let name = match map.get("name") {
         Some(Value::String(n)) => n.clone(),
         Some(_) => {

@@ -165,24 +165,19 @@ pub fn parse_object(what: &str, text: &str) -> SdkResult<Map<String, Value>> {
     Ok(map)
 }
 
-/// Fails with the unknown keys when the document says `"strict": true`.
+/// Fails (`ROBOTA_E_INVALID_CONFIG`) when `map` has a key that is not in `known` (`"v"` is
+/// always known), with the message `<what>: field "<key>" is not a known field (known: …)`
+/// ([`crate::core::util::unknown_field`], the one rule for every document).
 pub fn check_strict(what: &str, map: &Map<String, Value>, known: &[&str]) -> SdkResult<()> {
-    if map.field("strict").and_then(Value::as_bool) != Some(true) {
-        return Ok(());
-    }
-    let mut unknown: Vec<&str> = map
+    match map
         .keys()
-        .map(String::as_str)
-        .filter(|k| !known.contains(k) && *k != "v" && *k != "strict")
-        .collect();
-    unknown.sort_unstable();
-    if unknown.is_empty() {
-        Ok(())
-    } else {
-        Err(SdkError::config(format!(
-            "{what}: unknown keys (strict mode): {}",
-            unknown.join(", ")
-        )))
+        .find(|k| *k != "v" && !known.contains(&k.as_str()))
+    {
+        Some(k) => Err(SdkError::config(format!(
+            "{what}: {}",
+            crate::core::util::unknown_field_message(k, known)
+        ))),
+        None => Ok(()),
     }
 }
 
@@ -222,8 +217,9 @@ fn opt_bool(what: &str, map: &Map<String, Value>, key: &str) -> SdkResult<bool> 
     }
 }
 
-const RUNTIME_KEYS: [&str; 6] = [
+const RUNTIME_KEYS: [&str; 7] = [
     "env",
+    "strict",
     "providers",
     "worker_threads",
     "session_dir",
@@ -272,7 +268,12 @@ pub fn parse_runtime_config(text: &str) -> SdkResult<RuntimeConfig> {
                 "{W}: field \"worker_threads\" must be at least 1"
             )))
         }
-        Some(n) => usize::try_from(n.min(64)).unwrap_or(64),
+        Some(n) if n > 64 => {
+            return Err(SdkError::config(format!(
+                "{W}: field \"worker_threads\" must be at most 64, got {n}"
+            )))
+        }
+        Some(n) => usize::try_from(n).unwrap_or(64),
     };
     let request_timeout_decision = match opt_str(W, &map, "request_timeout_decision")?.as_deref() {
         None | Some("deny") => TimeoutDecision::Deny,
@@ -432,6 +433,13 @@ pub fn parse_session_map(map: &Map<String, Value>) -> SdkResult<SessionConfig> {
             )))
         }
     };
+    if let Some(Value::Object(p)) = map.field("permissions") {
+        check_strict(
+            &format!("{W}: field \"permissions\""),
+            p,
+            &["allow", "deny"],
+        )?;
+    }
     let permissions = match map.field("permissions") {
         None | Some(Value::Null) => PermissionLists::default(),
         Some(v) => serde_json::from_value(v.clone()).map_err(|e| {
@@ -442,7 +450,20 @@ pub fn parse_session_map(map: &Map<String, Value>) -> SdkResult<SessionConfig> {
     };
     let hooks = match map.field("hooks") {
         None | Some(Value::Null) => None,
-        Some(v @ Value::Object(_)) => Some(v.clone()),
+        Some(v @ Value::Object(events)) => {
+            for (event, groups) in events {
+                for g in groups.as_array().into_iter().flatten() {
+                    if let Value::Object(g) = g {
+                        check_strict(
+                            &format!("{W}: field \"hooks\": a \"{event}\" group"),
+                            g,
+                            &["matcher", "hooks", "env"],
+                        )?;
+                    }
+                }
+            }
+            Some(v.clone())
+        }
         Some(_) => {
             return Err(SdkError::config(format!(
                 "{W}: field \"hooks\" must be an object keyed by hook event"
@@ -458,6 +479,17 @@ pub fn parse_session_map(map: &Map<String, Value>) -> SdkResult<SessionConfig> {
         })?),
     };
     let record = opt_str(W, map, "record")?.map(|r| std::path::Path::new(&cwd).join(r));
+    if let Some(Value::Object(servers)) = map.field("mcp_servers") {
+        for (name, server) in servers {
+            if let Value::Object(s) = server {
+                check_strict(
+                    &format!("{W}: MCP server \"{name}\""),
+                    s,
+                    &super::mcp::config::SERVER_KEYS,
+                )?;
+            }
+        }
+    }
     let mcp_servers = super::mcp::config::parse_servers(map.field("mcp_servers"), &cwd)
         .map_err(|e| SdkError::config(format!("{W}: {e}")))?;
     Ok(SessionConfig {

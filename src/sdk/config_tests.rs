@@ -16,14 +16,24 @@ fn runtime_config_errors_name_the_problem() {
     assert_eq!(e.message, "runtime config: provider \"x\": unknown kind \"nope\" (expected one of: anthropic, openai, openai-compatible, gemini, scripted, replay)");
     let e = parse_runtime_config(r#"{"v":2,"providers":{}}"#).unwrap_err();
     assert_eq!(e.code, ErrorCode::VersionMismatch);
-    let e =
-        parse_runtime_config(r#"{"v":1,"strict":true,"providers":{},"zz":1,"aa":2}"#).unwrap_err();
+    // Unknown keys are refused with or without "strict" (the first one is named).
+    for doc in [
+        r#"{"v":1,"strict":true,"providers":{},"zz":1,"aa":2}"#,
+        r#"{"v":1,"providers":{},"zz":1}"#,
+    ] {
+        let e = parse_runtime_config(doc).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidConfig);
+        assert_eq!(
+            e.message,
+            "runtime config: field \"zz\" is not a known field (known: env, strict, providers, worker_threads, session_dir, request_timeout_ms, request_timeout_decision)"
+        );
+    }
+    let e = parse_runtime_config(r#"{"v":1,"providers":{},"worker_threads":65}"#).unwrap_err();
     assert_eq!(
         e.message,
-        "runtime config: unknown keys (strict mode): aa, zz"
+        "runtime config: field \"worker_threads\" must be at most 64, got 65"
     );
-    let ok =
-        parse_runtime_config(r#"{"v":1,"providers":{"s":{"kind":"scripted"}},"extra":1}"#).unwrap();
+    let ok = parse_runtime_config(r#"{"v":1,"providers":{"s":{"kind":"scripted"}}}"#).unwrap();
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     assert_eq!(ok.worker_threads, (cores / 2).max(1));
     let two = parse_runtime_config(r#"{"v":1,"providers":{},"worker_threads":2}"#).unwrap();

@@ -89,6 +89,11 @@ pub fn parse(what: &str, v: &Value) -> SdkResult<Vec<HostCommand>> {
     let mut out: Vec<HostCommand> = Vec::with_capacity(items.len());
     for item in items {
         let m = item.as_object().ok_or_else(shape)?;
+        super::config::check_strict(
+            &format!("{what}: field \"commands\""),
+            m,
+            &["name", "description", "argument_hint"],
+        )?;
         let text = |k: &str| m.get(k).and_then(Value::as_str).map(str::to_string);
         let (Some(name), Some(description)) = (text("name"), text("description")) else {
             return Err(shape());

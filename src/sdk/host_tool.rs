@@ -66,6 +66,7 @@ impl HostToolDef {
                 "input_schema",
                 "read_only",
                 "timeout_ms",
+                "strict",
             ],
         )?;
         let name = match map.get("name") {
@@ -113,10 +114,15 @@ impl HostToolDef {
                 "{W}: \"input_schema\" of tool \"{name}\" is not a valid JSON Schema: {e}"
             ))
         })?;
-        let read_only = map
-            .get("read_only")
-            .and_then(Value::as_bool)
-            .unwrap_or(false);
+        let read_only = match map.get("read_only") {
+            None | Some(Value::Null) => false,
+            Some(Value::Bool(b)) => *b,
+            Some(_) => {
+                return Err(SdkError::config(format!(
+                    "{W}: field \"read_only\" must be a boolean"
+                )))
+            }
+        };
         let timeout_ms = match map.get("timeout_ms") {
             None | Some(Value::Null) => 0,
             Some(v) => v.as_u64().ok_or_else(|| {

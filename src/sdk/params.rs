@@ -71,6 +71,13 @@ impl SessionParams {
             })?);
         }
         if let Some(v) = get("thinking") {
+            if let Value::Object(t) = v {
+                super::config::check_strict(
+                    &format!("{what}: field \"thinking\""),
+                    t,
+                    &["budget_tokens"],
+                )?;
+            }
             let b = v
                 .get("budget_tokens")
                 .filter(|_| v.is_object())

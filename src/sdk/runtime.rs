@@ -122,22 +122,16 @@ impl RuntimeShared {
     }
 }
 
-/// Creates a provider from its profile (`crate::providers::create_provider`). A `scripted`
-/// profile may carry the common HTTP keys (`api_key`, `base_url`, …); they are ignored.
+/// Creates a provider from its profile (`crate::providers::create_provider`); the profile's
+/// own `kind` decides. Every kind refuses an unknown key (a `scripted` entry too).
 pub fn build_provider(
     name: &str,
-    kind: ProviderKind,
+    _kind: ProviderKind,
     profile: &Value,
     http: &reqwest::Client,
     windows: &Arc<crate::providers::ContextWindows>,
 ) -> SdkResult<Arc<dyn Provider>> {
-    let mut p = profile.clone();
-    if kind == ProviderKind::Scripted {
-        if let Value::Object(m) = &mut p {
-            m.retain(|k, _| matches!(k.as_str(), "kind" | "turns" | "fallback" | "name"));
-        }
-    }
-    create_provider_with(name, &p, http, &EnvVars::process(), windows).map_err(|e| {
+    create_provider_with(name, profile, http, &EnvVars::process(), windows).map_err(|e| {
         let mut err = SdkError::robota(ErrorCode::InvalidConfig, &e);
         err.message = format!("runtime config: {}", err.message);
         err

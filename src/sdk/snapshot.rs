@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
 
-use super::config::{parse_object, parse_session_map, SessionConfig};
+use super::config::{check_strict, parse_object, parse_session_map, SessionConfig, SESSION_KEYS};
 use super::error::{ErrorCode, SdkError, SdkResult};
 use super::events::EventSink;
 use super::interactive::{InteractiveSession, Restore};
@@ -168,6 +168,29 @@ fn restore_from(doc: &Map<String, Value>) -> SdkResult<Restore> {
     })
 }
 
+/// Top-level keys of a snapshot that are not session keys (a snapshot may be passed as the
+/// resume document itself).
+const SNAPSHOT_ONLY_KEYS: [&str; 9] = [
+    "kind",
+    "budget_spent",
+    "config",
+    "messages",
+    "history",
+    "created_at",
+    "updated_at",
+    "message_count",
+    "session_allowed_tools",
+];
+
+/// The keys of the resume document: `snapshot`, the session keys (overrides; `session_id`
+/// names a saved session) and, when the document is a snapshot itself, the snapshot's own.
+fn resume_keys() -> Vec<&'static str> {
+    let mut keys = vec!["snapshot"];
+    keys.extend(SNAPSHOT_ONLY_KEYS);
+    keys.extend(SESSION_KEYS);
+    keys
+}
+
 /// Parses the resume document: `{"v":1,"snapshot":{…}}` or `{"v":1,"session_id":"…"}` (read from
 /// the runtime's `session_dir`), plus optional session-config overrides (`delivery`, `model`,
 /// `hooks`, …). Returns the session config and what to restore.
@@ -176,6 +199,7 @@ pub fn parse_resume(
     resume_json: &str,
 ) -> SdkResult<(SessionConfig, Restore)> {
     let map = parse_object("resume_json", resume_json)?;
+    check_strict("resume_json", &map, &resume_keys())?;
     let snap: Map<String, Value> = match map.get("snapshot") {
         Some(Value::Object(s)) => s.clone(),
         Some(Value::String(text)) => parse_object("snapshot", text)?,
@@ -216,19 +240,7 @@ pub fn parse_resume(
         cfg_map.insert("session_id".into(), id.clone());
     }
     for (k, v) in &map {
-        if !matches!(
-            k.as_str(),
-            "v" | "snapshot"
-                | "kind"
-                | "config"
-                | "messages"
-                | "history"
-                | "created_at"
-                | "updated_at"
-                | "message_count"
-                | "session_allowed_tools"
-                | "budget_spent"
-        ) {
+        if k != "v" && k != "snapshot" && !SNAPSHOT_ONLY_KEYS.contains(&k.as_str()) {
             cfg_map.insert(k.clone(), v.clone());
         }
     }
@@ -249,6 +261,7 @@ pub fn parse_fork(
     );
     if let Some(text) = fork_json {
         let map = parse_object("fork_json", text)?;
+        check_strict("fork_json", &map, &SESSION_KEYS)?;
         for (k, v) in map {
             if k != "v" {
                 cfg_map.insert(k, v);

@@ -50,14 +50,7 @@ pub fn list_json(shared: &RuntimeShared, query_json: Option<&str>) -> SdkResult<
         None => (None, None),
         Some(text) => {
             let q = parse_object(W, text)?;
-            if let Some(k) = q
-                .keys()
-                .find(|k| !matches!(k.as_str(), "v" | "cwd" | "limit"))
-            {
-                return Err(SdkError::config(format!(
-                    "{W}: unknown field \"{k}\" (known: cwd, limit)"
-                )));
-            }
+            super::config::check_strict(W, &q, &["cwd", "limit"])?;
             let cwd = match q.get("cwd") {
                 None | Some(Value::Null) => None,
                 Some(Value::String(c)) => Some(c.clone()),

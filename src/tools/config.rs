@@ -107,7 +107,26 @@ impl std::fmt::Debug for ToolsConfig {
 
 impl ToolsConfig {
     /// Parses the JSON form; the error names the bad field.
+    /// An unknown key (at any level) is an error naming it.
     pub fn from_json(value: &serde_json::Value) -> Result<Self, String> {
+        use crate::core::util::unknown_field;
+        if let Some(m) = value.as_object() {
+            let unknown = unknown_field(m, &["limits", "env", "webSearch"])
+                .or_else(|| {
+                    let limits = m.get("limits")?.as_object()?;
+                    let known = serde_json::to_value(ToolLimits::default()).ok()?;
+                    let known: Vec<&str> = known.as_object()?.keys().map(String::as_str).collect();
+                    unknown_field(limits, &known).map(|t| format!("field \"limits\": {t}"))
+                })
+                .or_else(|| {
+                    let ws = m.get("webSearch")?.as_object()?;
+                    unknown_field(ws, &["provider", "baseUrl", "apiKey"])
+                        .map(|t| format!("field \"webSearch\": {t}"))
+                });
+            if let Some(tail) = unknown {
+                return Err(tail);
+            }
+        }
         serde_json::from_value(value.clone()).map_err(|e| format!("Invalid tools config: {e}"))
     }
 }

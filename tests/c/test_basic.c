@@ -2,7 +2,7 @@
 #include "harness.h"
 
 #define SCRIPT_STREAM                                                                          \
-    "{\"v\":1,\"providers\":{\"s\":{\"kind\":\"scripted\",\"api_key\":\"sk-secret-123\",\"turns\":[" \
+    "{\"v\":1,\"providers\":{\"s\":{\"kind\":\"scripted\",\"turns\":[" \
     "{\"deltas\":[\"Hel\",\"lo \",\"w\\u00f6rld\"],\"usage\":{\"input_tokens\":10,\"output_tokens\":3}}," \
     "{\"deltas\":[\"second\"]}]}}}"
 

@@ -106,7 +106,7 @@ void test_budget_bad_config(void) {
         {"{\"max_tool_calls\":-1}", "\"max_tool_calls\" must be a non-negative integer, got -1"},
         {"{\"max_wall_ms\":\"1s\"}", "\"max_wall_ms\" must be a non-negative integer, got \"1s\""},
         {"{\"max_cost_usd\":0.5}", "\"max_cost_usd\" needs the price of model \"m\""},
-        {"{\"max_tokens\":5}", "unknown limit \"max_tokens\""},
+        {"{\"max_tokens\":5}", "field \"budget\": field \"max_tokens\" is not a known field"},
         {"[1]", "field \"budget\" must be an object"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {

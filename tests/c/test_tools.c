@@ -321,8 +321,9 @@ void test_pull_mode(void) {
 
 void test_save_resume_fork(void) {
     robota_runtime *rt = make_runtime(
-        "{\"v\":1,\"providers\":{\"s\":{\"kind\":\"scripted\",\"api_key\":\"sk-very-secret\","
-        "\"turns\":[{\"text\":\"first answer\"}],\"fallback\":\"echo\"}}}");
+        "{\"v\":1,\"providers\":{\"s\":{\"kind\":\"scripted\","
+        "\"turns\":[{\"text\":\"first answer\"}],\"fallback\":\"echo\"},"
+        "\"h\":{\"kind\":\"anthropic\",\"api_key\":\"sk-very-secret\"}}}");
     robota_session *s = make_session(rt, "{\"v\":1,\"provider\":\"s\",\"model\":\"m\",\"system_prompt\":\"sys\",\"name\":\"demo\"}", NULL, NULL);
     CHECK_EQ_INT(robota_session_wait(s, submit_text(s, "q1"), 30000, NULL), ROBOTA_OK);
     char *snap = NULL;
@@ -400,7 +401,11 @@ void test_misuse(void) {
     robota_error_free(e);
     e = NULL;
     CHECK_EQ_INT(robota_runtime_new("{\"v\":1,\"providers\":{},\"strict\":true,\"bogus\":1}", &rt, &e), ROBOTA_E_INVALID_CONFIG);
-    CHECK_CONTAINS(robota_error_message(e), "unknown keys (strict mode): bogus");
+    CHECK_CONTAINS(robota_error_message(e), "runtime config: field \"bogus\" is not a known field (known: ");
+    robota_error_free(e);
+    e = NULL;
+    CHECK_EQ_INT(robota_runtime_new("{\"v\":1,\"providers\":{},\"worker_thread\":2}", &rt, &e), ROBOTA_E_INVALID_CONFIG);
+    CHECK_CONTAINS(robota_error_message(e), "field \"worker_thread\" is not a known field");
     robota_error_free(e);
     e = NULL;
     CHECK_EQ_INT(robota_runtime_new(NULL, &rt, &e), ROBOTA_E_NULL_ARG);
@@ -451,8 +456,12 @@ void test_misuse(void) {
 
     s = make_session(rt, "{\"v\":1,\"provider\":\"s\",\"model\":\"m\"}", NULL, NULL);
     e = NULL;
-    CHECK_EQ_INT(robota_session_submit(s, "{\"txt\":\"x\"}", NULL, &e), ROBOTA_E_INVALID_CONFIG);
+    CHECK_EQ_INT(robota_session_submit(s, "{\"display_input\":\"x\"}", NULL, &e), ROBOTA_E_INVALID_CONFIG);
     CHECK_CONTAINS(robota_error_message(e), "input_json: missing required field \"text\"");
+    robota_error_free(e);
+    e = NULL;
+    CHECK_EQ_INT(robota_session_submit(s, "{\"txt\":\"x\"}", NULL, &e), ROBOTA_E_INVALID_CONFIG);
+    CHECK_CONTAINS(robota_error_message(e), "input_json: field \"txt\" is not a known field");
     robota_error_free(e);
     CHECK_EQ_INT(robota_session_submit(s, "\"\xc3\x28\"", NULL, NULL), ROBOTA_E_INVALID_UTF8);
     CHECK_EQ_INT(robota_session_submit(s, NULL, NULL, NULL), ROBOTA_E_NULL_ARG);

@@ -182,8 +182,8 @@ fn run_http(exe: &Path, wrapper: Option<&str>) {
 }
 
 /// The README's C quick start, compiled as written with only the provider entry swapped for
-/// the scripted one (a 60-delta answer), prints the whole answer on every run: `submit → wait
-/// → free` loses nothing and needs no sleep.
+/// the scripted one (a 60-delta answer; its `api_key` swapped for `fallback`), prints the
+/// whole answer on every run: `submit → wait → free` loses nothing and needs no sleep.
 #[test]
 fn readme_quick_start_prints_the_whole_answer_every_time() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -201,7 +201,13 @@ fn readme_quick_start_prints_the_whole_answer_every_time() {
         deltas.join(",")
     );
     let src = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("readme_quick_start.c");
-    std::fs::write(&src, block.replace(anthropic, &scripted)).expect("write the C file");
+    // A scripted entry has no `api_key` (unknown keys are refused): it becomes `fallback`.
+    let api_key = r#"\"api_key\":\"$ENV:ANTHROPIC_API_KEY\""#;
+    assert!(block.contains(api_key), "{block}");
+    let swapped = block
+        .replace(anthropic, &scripted)
+        .replace(api_key, r#"\"fallback\":\"echo\""#);
+    std::fs::write(&src, swapped).expect("write the C file");
     let lib = build_cdylib();
     let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("readme_quick_start");
     let o = Command::new("gcc")

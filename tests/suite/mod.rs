@@ -1,6 +1,7 @@
 //! Every integration test, one module per area (one test binary: `tests/all.rs`).
 
 mod c_abi;
+mod config_unknown_keys;
 mod core_permissions;
 mod core_store;
 mod core_tokens_models;

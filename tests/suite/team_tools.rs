@@ -344,7 +344,7 @@ fn register_template_checks_its_document_and_refuses_duplicate_ids() {
         ),
         (
             r#"{"id":"a","name":"A","provider":"p","model":"m","systemMessage":"S","system_message":"x","strict":true}"#,
-            "template_json: unknown keys (strict mode): system_message",
+            "template_json: field \"system_message\" is not a known field (known: strict, id, name, description, provider, model, temperature, systemMessage)",
         ),
         (r#"[1]"#, "template_json must be a JSON object"),
     ];

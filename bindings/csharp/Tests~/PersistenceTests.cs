@@ -7,7 +7,11 @@ namespace Robota.Tests
         [Test]
         private static void SaveResumeAndForkAreIndependent()
         {
-            var cfgJson = new RuntimeConfig().AddProvider("s", new ProviderConfig("scripted") { ApiKey = "sk-very-secret" });
+            // A scripted profile takes no api_key (unknown keys are refused): the secret sits in a
+            // second, unused profile the snapshot must not reveal either.
+            var cfgJson = new RuntimeConfig()
+                .AddProvider("s", new ProviderConfig("scripted"))
+                .AddProvider("h", new ProviderConfig("anthropic") { ApiKey = "sk-very-secret" });
             cfgJson.Providers["s"].Extra["turns"] = new JsonRaw("[{\"text\":\"first answer\"}]");
             using (var rt = new RobotaRuntime(cfgJson))
             {

@@ -24,6 +24,11 @@ impl TurnInput {
     /// Parses `{"text":"…","display_input"?,"raw_input"?,"tool_choice"?}`.
     pub fn from_json(text: &str) -> SdkResult<Self> {
         let map = crate::sdk::config::parse_object("input_json", text)?;
+        crate::sdk::config::check_strict(
+            "input_json",
+            &map,
+            &["text", "display_input", "raw_input", "tool_choice"],
+        )?;
         let field = |k: &str| -> SdkResult<Option<String>> {
             match map.get(k) {
                 None | Some(Value::Null) => Ok(None),

@@ -192,7 +192,12 @@ impl InteractiveSession {
     pub fn messages_json(&self, query_json: Option<&str>) -> SdkResult<String> {
         let view = match query_json {
             None => "conversation".to_string(),
-            Some(t) => match parse_object("query_json", t)?.get("view") {
+            Some(t) => match parse_object("query_json", t)
+                .and_then(|q| {
+                    crate::sdk::config::check_strict("query_json", &q, &["view"]).map(|()| q)
+                })?
+                .get("view")
+            {
                 None => "conversation".to_string(),
                 Some(Value::String(v)) => v.clone(),
                 Some(_) => {

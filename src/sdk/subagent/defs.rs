@@ -121,7 +121,11 @@ pub fn parse_session_agents(what: &str, v: &Value) -> SdkResult<Vec<AgentDef>> {
                 "{w} must be {{\"description\",\"prompt\",\"tools\"?,\"model\"?}}"
             )));
         };
-        crate::sdk::config::check_strict(&w, d, &["description", "prompt", "tools", "model"])?;
+        crate::sdk::config::check_strict(
+            &w,
+            d,
+            &["description", "prompt", "tools", "model", "strict"],
+        )?;
         let s = |k: &str, required: bool| -> SdkResult<Option<String>> {
             match d.get(k) {
                 Some(Value::String(s)) => Ok(Some(s.clone())),

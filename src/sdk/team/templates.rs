@@ -59,7 +59,8 @@ const BUILTIN: [(&str, &str, &str, &str, &str, f64, &str); 2] = [
     ),
 ];
 
-const KEYS: [&str; 7] = [
+const KEYS: [&str; 8] = [
+    "strict",
     "id",
     "name",
     "description",

@@ -5,7 +5,10 @@ import XCTest
 final class PersistenceTests: XCTestCase {
     func testSaveResumeAndForkKeepHistoriesApart() async throws {
         let rt = try Runtime(config: RuntimeConfig(providers: [
-            "s": ProviderConfig(kind: .scripted, apiKey: "sk-very-secret", extra: ["turns": [["text": "first answer"]]]),
+            // A scripted profile takes no api_key (unknown keys are refused): the secret sits in a
+            // second, unused profile the snapshot must not reveal either.
+            "s": ProviderConfig(kind: .scripted, extra: ["turns": [["text": "first answer"]]]),
+            "h": ProviderConfig(kind: .anthropic, apiKey: "sk-very-secret"),
         ]))
         let s = try rt.session(config: SessionConfig(provider: "s", model: "m", systemPrompt: "sys", name: "demo"))
         _ = try await s.run("q1")
