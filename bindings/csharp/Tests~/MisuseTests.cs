@@ -21,7 +21,8 @@ namespace Robota.Tests
                 Expect.Fails(RobotaStatus.InvalidConfig, () => rt.RegisterTool(new ToolDefinition("t", "d", "{\"type\":12}"), c => 1), "is not a valid JSON Schema");
                 using (var s = rt.CreateSession(Fixtures.Session()))
                 {
-                    Expect.Fails(RobotaStatus.InvalidConfig, () => s.SubmitJson("{\"txt\":\"x\"}"), "input_json: missing required field \"text\"");
+                    Expect.Fails(RobotaStatus.InvalidConfig, () => s.SubmitJson("{\"display_input\":\"x\"}"), "input_json: missing required field \"text\"");
+                    Expect.Fails(RobotaStatus.InvalidConfig, () => s.SubmitJson("{\"txt\":\"x\"}"), "input_json: field \"txt\" is not a known field");
                     Expect.Fails(RobotaStatus.InvalidJson, () => s.CommandJson("{"), "");
                     Expect.Throws<ArgumentNullException>(() => s.Submit(null), "null text");
                 }
