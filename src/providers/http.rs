@@ -96,6 +96,24 @@ pub enum AuthStyle {
     GoogApiKey,
 }
 
+/// What one streamed model request sends: built by a provider, read by
+/// [`HttpTransport::stream`] (which retries it as a whole).
+#[derive(Clone, Copy)]
+pub struct StreamRequest<'a> {
+    /// Where to POST.
+    pub url: &'a Endpoint,
+    /// How the API key is sent.
+    pub auth: AuthStyle,
+    /// The JSON request body, already serialised.
+    pub body: &'a Bytes,
+    /// The model asked for (named in status errors).
+    pub model: &'a str,
+    /// Labels raw payloads.
+    pub api_surface: &'static str,
+    /// Cancelling drops the request at once.
+    pub cancel: &'a CancellationToken,
+}
+
 /// One provider's HTTP transport.
 #[derive(Clone)]
 pub struct HttpTransport {
@@ -214,21 +232,21 @@ impl HttpTransport {
         Duration::from_millis(half + fastrand::u64(0..=half))
     }
 
-    /// POSTs `body` (the JSON request body, already serialised) to `url` and streams the SSE
-    /// response through `decoder`, retrying as the module doc says. `api_surface` labels raw
-    /// payloads; the request's raw payload is parsed from `body` only when the sink wants it.
-    #[allow(clippy::too_many_arguments)]
+    /// POSTs `req.body` to `req.url` and streams the SSE response through `decoder`, retrying as
+    /// the module doc says. The request's raw payload is parsed from the body only when the sink
+    /// wants it.
     pub async fn stream(
         &self,
-        url: &Endpoint,
-        auth: AuthStyle,
-        body: Bytes,
-        model: &str,
-        api_surface: &'static str,
+        req: &StreamRequest<'_>,
         decoder: &mut dyn StreamDecoder,
         sink: &mut dyn StreamSink,
-        cancel: &CancellationToken,
     ) -> Result<StreamOutcome, RobotaError> {
+        let StreamRequest {
+            body,
+            api_surface,
+            cancel,
+            ..
+        } = *req;
         let key = self.api_key()?;
         if sink.wants_raw_payloads() {
             sink.on_raw_payload(RawPayloadEvent {
@@ -236,7 +254,7 @@ impl HttpTransport {
                 api_surface: Some(api_surface.to_string()),
                 payload_kind: RawPayloadKind::Request,
                 sequence: None,
-                payload: serde_json::from_slice(&body).unwrap_or(Value::Null),
+                payload: serde_json::from_slice(body).unwrap_or(Value::Null),
             });
         }
         let mut parser = SseParser::new();
@@ -246,18 +264,7 @@ impl HttpTransport {
                 return Ok(StreamOutcome::Aborted);
             }
             let result = self
-                .attempt(
-                    url,
-                    auth,
-                    &body,
-                    key.as_deref(),
-                    model,
-                    api_surface,
-                    &mut parser,
-                    decoder,
-                    sink,
-                    cancel,
-                )
+                .attempt(req, key.as_deref(), &mut parser, decoder, sink)
                 .await;
             let mut failure = match result {
                 Ok(outcome) => return Ok(outcome),
@@ -293,20 +300,22 @@ impl HttpTransport {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
     async fn attempt(
         &self,
-        url: &Endpoint,
-        auth: AuthStyle,
-        body: &Bytes,
+        request: &StreamRequest<'_>,
         key: Option<&str>,
-        model: &str,
-        api_surface: &'static str,
         parser: &mut SseParser,
         decoder: &mut dyn StreamDecoder,
         sink: &mut dyn StreamSink,
-        cancel: &CancellationToken,
     ) -> Result<StreamOutcome, AttemptError> {
+        let StreamRequest {
+            url,
+            auth,
+            body,
+            model,
+            api_surface,
+            cancel,
+        } = *request;
         let mut req = caller_client::with_client(&self.client, |c| url.post(c))
             .header(CONTENT_TYPE, JSON)
             .header(ACCEPT, EVENT_STREAM);

@@ -24,7 +24,7 @@ use async_trait::async_trait;
 use tokio_util::sync::CancellationToken;
 
 use super::config::HttpProviderConfig;
-use super::http::{AuthStyle, Endpoint, HttpTransport, StreamOutcome};
+use super::http::{AuthStyle, Endpoint, HttpTransport, StreamOutcome, StreamRequest};
 use crate::core::errors::RobotaError;
 use crate::core::provider::{
     assert_native_web_tools_available, ChatRequest, ChatResponse, NativeToolSupport, Provider,
@@ -83,14 +83,16 @@ impl Provider for AnthropicProvider {
         let outcome = self
             .http
             .stream(
-                &self.url,
-                AuthStyle::XApiKey,
-                body,
-                request.model,
-                API_SURFACE,
+                &StreamRequest {
+                    url: &self.url,
+                    auth: AuthStyle::XApiKey,
+                    body: &body,
+                    model: request.model,
+                    api_surface: API_SURFACE,
+                    cancel: &cancel,
+                },
                 &mut decoder,
                 sink,
-                &cancel,
             )
             .await?;
         Ok(decoder.into_response(outcome == StreamOutcome::Aborted))

@@ -18,7 +18,9 @@ use tokio_util::sync::CancellationToken;
 use super::config::HttpProviderConfig;
 use super::convert::{first_indexed, Accumulated, Indexed, JsonStr, PartialCall};
 use super::errors::{malformed, vendor_message, who};
-use super::http::{AuthStyle, Endpoint, HttpTransport, StreamDecoder, StreamOutcome};
+use super::http::{
+    AuthStyle, Endpoint, HttpTransport, StreamDecoder, StreamOutcome, StreamRequest,
+};
 use super::sse::SseEvent;
 use crate::core::errors::RobotaError;
 use crate::core::provider::{
@@ -292,14 +294,16 @@ impl Provider for GeminiProvider {
         let outcome = self
             .http
             .stream(
-                &Endpoint::new(self.url(request.model)),
-                AuthStyle::GoogApiKey,
-                body,
-                request.model,
-                API_SURFACE,
+                &StreamRequest {
+                    url: &Endpoint::new(self.url(request.model)),
+                    auth: AuthStyle::GoogApiKey,
+                    body: &body,
+                    model: request.model,
+                    api_surface: API_SURFACE,
+                    cancel: &cancel,
+                },
                 &mut decoder,
                 sink,
-                &cancel,
             )
             .await?;
         if !decoder.signatures.is_empty() {

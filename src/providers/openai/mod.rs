@@ -14,7 +14,9 @@ use tokio_util::sync::CancellationToken;
 
 use super::config::{HttpProviderConfig, ProviderKind};
 use super::context_window::{discover, window_from_error, ContextWindows};
-use super::http::{AuthStyle, Endpoint, HttpTransport, StreamDecoder, StreamOutcome, EMPTY_STREAM};
+use super::http::{
+    AuthStyle, Endpoint, HttpTransport, StreamDecoder, StreamOutcome, StreamRequest, EMPTY_STREAM,
+};
 use crate::core::errors::RobotaError;
 use crate::core::provider::{
     assert_native_web_tools_available, ChatRequest, ChatResponse, Provider, ProviderCapabilities,
@@ -120,19 +122,16 @@ impl Provider for OpenAiProvider {
         let cfg = self.http.config();
         let body = RequestBody::new(cfg, &request);
         let mut decoder = OpenAiDecoder::new(self.http.shared_config());
-        let mut result = self
-            .http
-            .stream(
-                &self.url,
-                AuthStyle::Bearer,
-                self.http.encode(&body)?,
-                request.model,
-                API_SURFACE,
-                &mut decoder,
-                sink,
-                &cancel,
-            )
-            .await;
+        let streamed = self.http.encode(&body)?;
+        let req = StreamRequest {
+            url: &self.url,
+            auth: AuthStyle::Bearer,
+            body: &streamed,
+            model: request.model,
+            api_surface: API_SURFACE,
+            cancel: &cancel,
+        };
+        let mut result = self.http.stream(&req, &mut decoder, sink).await;
         // An OpenAI-compatible server that answers a streamed request with an empty event
         // stream (llama-cpp-python does so for a prompt longer than its window) says why when
         // asked once without streaming; its answer, or its error, is the call's.
@@ -141,19 +140,11 @@ impl Provider for OpenAiProvider {
         {
             let plain = self.http.encode(&body.without_streaming())?;
             decoder.reset();
-            result = self
-                .http
-                .stream(
-                    &self.url,
-                    AuthStyle::Bearer,
-                    plain,
-                    request.model,
-                    API_SURFACE,
-                    &mut decoder,
-                    sink,
-                    &cancel,
-                )
-                .await;
+            let req = StreamRequest {
+                body: &plain,
+                ..req
+            };
+            result = self.http.stream(&req, &mut decoder, sink).await;
         }
         let outcome = result.inspect_err(|e| {
             // "This model's maximum context length is N tokens": the served window.
