@@ -1,6 +1,10 @@
 //! Handle registry. A C handle is a boxed struct holding an `Arc` of the real object; every
 //! live handle address is in a process-wide table, so a freed or foreign pointer is answered
 //! with `ROBOTA_E_INVALID_HANDLE` without ever being dereferenced.
+//!
+//! One generic [`Handle`] does the work for every handle type; a C-visible type
+//! ([`robota_runtime`], [`robota_session`]) only wraps it and names its object, magic and text
+//! ([`HandleType`]).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -10,57 +14,75 @@ use super::status::err;
 use crate::sdk::error::{ErrorCode, SdkError};
 use crate::sdk::runtime::Runtime;
 
-const RUNTIME_MAGIC: u64 = 0x524f_424f_5441_5254; // "ROBOTART"
-const SESSION_MAGIC: u64 = 0x524f_424f_5441_5353; // "ROBOTASS"
+/// The boxed part of every handle: the type's magic and the shared object.
+pub(crate) struct Handle<T> {
+    magic: u64,
+    inner: Arc<T>,
+}
+
+/// A C-visible handle type: a wrapper of one [`Handle`].
+pub(crate) trait HandleType: Sized {
+    /// The object behind the handle.
+    type Object;
+    /// Tags the type both in the live table and in the handle itself.
+    const MAGIC: u64;
+    /// Names the handle in error texts ("runtime handle").
+    const WHAT: &'static str;
+    /// Wraps a handle.
+    fn wrap(h: Handle<Self::Object>) -> Self;
+    /// The wrapped handle.
+    fn handle(&self) -> &Handle<Self::Object>;
+    /// Unwraps the handle.
+    fn into_handle(self) -> Handle<Self::Object>;
+}
 
 /// Opaque runtime handle.
 #[allow(non_camel_case_types)]
-pub struct robota_runtime {
-    magic: u64,
-    inner: Arc<Runtime>,
-}
+pub struct robota_runtime(Handle<Runtime>);
 
 /// Opaque session handle.
 #[allow(non_camel_case_types)]
-pub struct robota_session {
-    magic: u64,
-    inner: Arc<SessionObj>,
+pub struct robota_session(Handle<SessionObj>);
+
+/// Implements [`HandleType`] for a one-field wrapper of `Handle<$object>`.
+macro_rules! handle_type {
+    ($name:ident, $object:ty, $magic:expr, $what:expr) => {
+        impl HandleType for $name {
+            type Object = $object;
+            const MAGIC: u64 = $magic;
+            const WHAT: &'static str = $what;
+            fn wrap(h: Handle<$object>) -> Self {
+                $name(h)
+            }
+            fn handle(&self) -> &Handle<$object> {
+                &self.0
+            }
+            fn into_handle(self) -> Handle<$object> {
+                self.0
+            }
+        }
+    };
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Kind {
+// The magics read "ROBOTART" and "ROBOTASS".
+handle_type!(
+    robota_runtime,
     Runtime,
-    Session,
-}
+    0x524f_424f_5441_5254,
+    "runtime handle"
+);
+handle_type!(
+    robota_session,
+    SessionObj,
+    0x524f_424f_5441_5353,
+    "session handle"
+);
 
-static LIVE: Mutex<Option<HashMap<usize, Kind>>> = Mutex::new(None);
+/// Live handle address -> the magic of its type.
+static LIVE: Mutex<Option<HashMap<usize, u64>>> = Mutex::new(None);
 
-fn live() -> std::sync::MutexGuard<'static, Option<HashMap<usize, Kind>>> {
+fn live() -> std::sync::MutexGuard<'static, Option<HashMap<usize, u64>>> {
     LIVE.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-/// Publishes a runtime handle.
-pub(crate) fn new_runtime(rt: Arc<Runtime>) -> *mut robota_runtime {
-    let p = Box::into_raw(Box::new(robota_runtime {
-        magic: RUNTIME_MAGIC,
-        inner: rt,
-    }));
-    live()
-        .get_or_insert_with(HashMap::new)
-        .insert(p as usize, Kind::Runtime);
-    p
-}
-
-/// Publishes a session handle.
-pub(crate) fn new_session(s: Arc<SessionObj>) -> *mut robota_session {
-    let p = Box::into_raw(Box::new(robota_session {
-        magic: SESSION_MAGIC,
-        inner: s,
-    }));
-    live()
-        .get_or_insert_with(HashMap::new)
-        .insert(p as usize, Kind::Session);
-    p
 }
 
 fn invalid(what: &str) -> SdkError {
@@ -70,50 +92,46 @@ fn invalid(what: &str) -> SdkError {
     )
 }
 
-/// The runtime behind a handle.
-pub(crate) fn runtime(p: *const robota_runtime) -> Result<Arc<Runtime>, SdkError> {
+/// Publishes a handle of type `H` for `obj`.
+pub(crate) fn publish<H: HandleType>(obj: Arc<H::Object>) -> *mut H {
+    let p = Box::into_raw(Box::new(H::wrap(Handle {
+        magic: H::MAGIC,
+        inner: obj,
+    })));
+    live()
+        .get_or_insert_with(HashMap::new)
+        .insert(p as usize, H::MAGIC);
+    p
+}
+
+/// The object behind a live handle of type `H`.
+pub(crate) fn get<H: HandleType>(p: *const H) -> Result<Arc<H::Object>, SdkError> {
     if p.is_null() {
-        return Err(err(ErrorCode::NullArg, "runtime handle is NULL"));
+        return Err(err(ErrorCode::NullArg, format!("{} is NULL", H::WHAT)));
     }
     let guard = live();
-    if guard.as_ref().and_then(|m| m.get(&(p as usize))) != Some(&Kind::Runtime) {
-        return Err(invalid("runtime handle"));
+    if guard.as_ref().and_then(|m| m.get(&(p as usize))) != Some(&H::MAGIC) {
+        return Err(invalid(H::WHAT));
     }
-    // SAFETY: the address is registered as a live runtime handle; it is removed from the table
-    // (under this same lock) before it is deallocated, so it points to a valid `robota_runtime`.
-    let h = unsafe { &*p };
-    if h.magic != RUNTIME_MAGIC {
-        return Err(invalid("runtime handle"));
+    // SAFETY: the address is registered as a live handle of type `H` (same magic); it is
+    // removed from the table (under this same lock, still held) before it is deallocated, so
+    // it points to a valid `H` made by `publish::<H>`.
+    let h = unsafe { &*p }.handle();
+    if h.magic != H::MAGIC {
+        return Err(invalid(H::WHAT));
     }
     Ok(h.inner.clone())
 }
 
-/// The session behind a handle.
-pub(crate) fn session(p: *const robota_session) -> Result<Arc<SessionObj>, SdkError> {
-    if p.is_null() {
-        return Err(err(ErrorCode::NullArg, "session handle is NULL"));
-    }
-    let guard = live();
-    if guard.as_ref().and_then(|m| m.get(&(p as usize))) != Some(&Kind::Session) {
-        return Err(invalid("session handle"));
-    }
-    // SAFETY: registered live session handle (see `runtime`).
-    let h = unsafe { &*p };
-    if h.magic != SESSION_MAGIC {
-        return Err(invalid("session handle"));
-    }
-    Ok(h.inner.clone())
-}
-
-/// Unpublishes and frees a runtime handle; returns its object (None if not live).
-pub(crate) fn free_runtime(p: *mut robota_runtime) -> Option<Arc<Runtime>> {
+/// Unpublishes and frees a handle of type `H`; returns its object (None if not live).
+pub(crate) fn free<H: HandleType>(p: *mut H) -> Option<Arc<H::Object>> {
     if p.is_null() {
         return None;
     }
     {
         let mut guard = live();
         let m = guard.as_mut()?;
-        if m.get(&(p as usize)) != Some(&Kind::Runtime) {
+        if m.get(&(p as usize)) != Some(&H::MAGIC) {
             return None;
         }
         m.remove(&(p as usize));
@@ -122,29 +140,94 @@ pub(crate) fn free_runtime(p: *mut robota_runtime) -> Option<Arc<Runtime>> {
             *guard = None;
         }
     }
-    // SAFETY: the pointer came from `Box::into_raw` in `new_runtime`, was live, and has just been
-    // removed from the table, so no other call can reach it; it is freed exactly once.
+    // SAFETY: the pointer came from `Box::into_raw` in `publish::<H>` (its address was live
+    // with `H`'s magic), and has just been removed from the table, so no other call can reach
+    // it; it is freed exactly once.
     let b = unsafe { Box::from_raw(p) };
-    Some(b.inner)
+    Some(b.into_handle().inner)
+}
+
+/// Publishes a runtime handle.
+pub(crate) fn new_runtime(rt: Arc<Runtime>) -> *mut robota_runtime {
+    publish(rt)
+}
+
+/// Publishes a session handle.
+pub(crate) fn new_session(s: Arc<SessionObj>) -> *mut robota_session {
+    publish(s)
+}
+
+/// The runtime behind a handle.
+pub(crate) fn runtime(p: *const robota_runtime) -> Result<Arc<Runtime>, SdkError> {
+    get(p)
+}
+
+/// The session behind a handle.
+pub(crate) fn session(p: *const robota_session) -> Result<Arc<SessionObj>, SdkError> {
+    get(p)
+}
+
+/// Unpublishes and frees a runtime handle; returns its object (None if not live).
+pub(crate) fn free_runtime(p: *mut robota_runtime) -> Option<Arc<Runtime>> {
+    free(p)
 }
 
 /// Unpublishes and frees a session handle; returns its object (None if not live).
 pub(crate) fn free_session(p: *mut robota_session) -> Option<Arc<SessionObj>> {
-    if p.is_null() {
-        return None;
+    free(p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Alpha(Handle<String>);
+    struct Beta(Handle<String>);
+
+    handle_type!(Alpha, String, 1, "alpha handle");
+    handle_type!(Beta, String, 2, "beta handle");
+
+    fn refused<H: HandleType>(p: *const H) -> (ErrorCode, String) {
+        let e = get(p).err().expect("refused");
+        (e.code, e.message)
     }
-    {
-        let mut guard = live();
-        let m = guard.as_mut()?;
-        if m.get(&(p as usize)) != Some(&Kind::Session) {
-            return None;
-        }
-        m.remove(&(p as usize));
-        if m.is_empty() {
-            *guard = None;
-        }
+
+    const NOT_LIVE: &str = "is not a live handle (already freed, foreign, or of another type)";
+
+    #[test]
+    fn null_freed_foreign_and_other_type_pointers_are_refused_without_a_dereference() {
+        assert_eq!(
+            refused(std::ptr::null::<Alpha>()),
+            (ErrorCode::NullArg, "alpha handle is NULL".to_string())
+        );
+        assert!(free(std::ptr::null_mut::<Alpha>()).is_none());
+
+        let a: *mut Alpha = publish(Arc::new("a".to_string()));
+        assert_eq!(*get(a).unwrap(), "a");
+        let as_beta = a.cast::<Beta>();
+        assert_eq!(
+            refused(as_beta),
+            (ErrorCode::InvalidHandle, format!("beta handle {NOT_LIVE}"))
+        );
+        assert!(
+            free(as_beta).is_none(),
+            "a handle of another type is not freed"
+        );
+        assert_eq!(*get(a).unwrap(), "a", "still live");
+
+        let foreign = Box::into_raw(Box::new(0u64));
+        assert_eq!(
+            refused(foreign.cast::<Alpha>()),
+            (ErrorCode::InvalidHandle, format!("alpha handle {NOT_LIVE}"))
+        );
+        // SAFETY: `foreign` came from `Box::into_raw` just above and was never freed.
+        drop(unsafe { Box::from_raw(foreign) });
+
+        assert_eq!(*free(a).unwrap(), "a");
+        assert_eq!(
+            refused(a),
+            (ErrorCode::InvalidHandle, format!("alpha handle {NOT_LIVE}"))
+        );
+        assert!(free(a).is_none(), "freed exactly once");
     }
-    // SAFETY: as in `free_runtime`, for a session handle.
-    let b = unsafe { Box::from_raw(p) };
-    Some(b.inner)
 }
