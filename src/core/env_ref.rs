@@ -17,12 +17,26 @@ pub fn format_env_reference(name: &str) -> String {
     format!("{ENV_REFERENCE_PREFIX}{name}")
 }
 
+/// A source of variables read at every lookup (so its answers may change between lookups).
+pub type EnvLookup = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
+
 /// Where `$ENV:NAME` (and hook `$NAME`) references are looked up: variables given explicitly
-/// (a host's runtime config, a test) first, then the process environment. Cheap to clone.
-/// Passing variables this way never mutates the process environment.
-#[derive(Debug, Clone, Default)]
+/// (a host's runtime config, a test) first, then a lookup function when one is set, then the
+/// process environment. Cheap to clone. Passing variables this way never mutates the process
+/// environment.
+#[derive(Clone, Default)]
 pub struct EnvVars {
     explicit: Option<Arc<BTreeMap<String, String>>>,
+    lookup: Option<EnvLookup>,
+}
+
+impl std::fmt::Debug for EnvVars {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EnvVars")
+            .field("explicit", &self.explicit)
+            .field("lookup", &self.lookup.is_some())
+            .finish()
+    }
 }
 
 impl EnvVars {
@@ -35,6 +49,16 @@ impl EnvVars {
     pub fn with_vars(vars: BTreeMap<String, String>) -> Self {
         EnvVars {
             explicit: (!vars.is_empty()).then(|| Arc::new(vars)),
+            lookup: None,
+        }
+    }
+
+    /// `lookup` (asked at every lookup: what it answers may change from one to the next)
+    /// first, then the process environment.
+    pub fn with_lookup(lookup: impl Fn(&str) -> Option<String> + Send + Sync + 'static) -> Self {
+        EnvVars {
+            explicit: None,
+            lookup: Some(Arc::new(lookup)),
         }
     }
 
@@ -42,6 +66,9 @@ impl EnvVars {
     pub fn get(&self, name: &str) -> Option<String> {
         if let Some(v) = self.explicit.as_ref().and_then(|m| m.get(name)) {
             return Some(v.clone());
+        }
+        if let Some(v) = self.lookup.as_ref().and_then(|f| f(name)) {
+            return Some(v);
         }
         std::env::var(name).ok()
     }
@@ -86,5 +113,26 @@ mod tests {
         assert_eq!(EnvVars::process().resolve("$ENV:ROBOTA_ENV_REF_TEST"), None);
         assert_eq!(vars.resolve("plain").as_deref(), Some("plain"));
         assert_eq!(vars.resolve("$ENV:"), None);
+    }
+
+    #[test]
+    fn a_lookup_is_asked_at_every_lookup_before_the_process_environment() {
+        let value = Arc::new(std::sync::Mutex::new("one".to_string()));
+        let v2 = value.clone();
+        let vars = EnvVars::with_lookup(move |name| {
+            matches!(name, "ROBOTA_ENV_REF_LOOKUP" | "PATH").then(|| v2.lock().unwrap().clone())
+        });
+        assert_eq!(
+            vars.resolve("$ENV:ROBOTA_ENV_REF_LOOKUP").as_deref(),
+            Some("one")
+        );
+        *value.lock().unwrap() = "two".to_string();
+        assert_eq!(
+            vars.resolve("$ENV:ROBOTA_ENV_REF_LOOKUP").as_deref(),
+            Some("two")
+        );
+        assert_eq!(vars.get("PATH").as_deref(), Some("two"));
+        assert_eq!(vars.get("HOME"), std::env::var("HOME").ok());
+        assert_eq!(std::env::var("ROBOTA_ENV_REF_LOOKUP").ok(), None);
     }
 }

@@ -2,9 +2,15 @@
 //! built once per runtime (they keep no per-conversation state); `gemini`, `scripted` and
 //! `replay` are built per session. Sharing changes nothing a host can see.
 
+use std::sync::{Arc, Mutex};
+
+use robota::core::env_ref::EnvVars;
+use robota::core::provider::complete;
 use robota::ffi::{robota_runtime_free, robota_session_free};
+use robota::providers::create_provider_in;
 use robota::sdk::runtime::Runtime;
 use serde_json::json;
+use tokio_util::sync::CancellationToken;
 
 use crate::support::fake_server::{FakeServer, Reply, Turn};
 use crate::support::ffi::{events_until, runtime, session_new, submit};
@@ -48,18 +54,27 @@ fn a_shared_provider_resolves_env_keys_at_each_call() {
     let server = FakeServer::start();
     let mut profile = server.provider_config("anthropic");
     profile["api_key"] = json!(format!("$ENV:{VAR}"));
-    let rt = runtime(&json!({"v":1,"providers":{"p": profile}}).to_string());
-    let doc = json!({"v":1,"provider":"p","model":"m","tools":[],"delivery":"pull"}).to_string();
-    let one = session_new(rt, &doc).unwrap();
-    let two = session_new(rt, &doc).unwrap();
+    // The variable, changed between calls: injected where the provider looks it up, so the
+    // process environment (shared with the tests running alongside) is never touched.
+    let value = Arc::new(Mutex::new(String::new()));
+    let v2 = value.clone();
+    let env = EnvVars::with_lookup(move |name| (name == VAR).then(|| v2.lock().unwrap().clone()));
+    // One instance serving two holders, as a runtime shares it between its sessions
+    // (`stateless_kinds_are_shared_and_stateful_ones_are_not`).
+    let one = create_provider_in("p", &profile, &reqwest::Client::new(), &env).unwrap();
+    let two = one.clone();
+    let tokio = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
     let mut sent = Vec::new();
-    for (s, key) in [(one, "key-1"), (two, "key-2"), (one, "key-3")] {
-        // Only this test reads the variable.
-        std::env::set_var(VAR, key);
+    for (p, key) in [(&one, "key-1"), (&two, "key-2"), (&one, "key-3")] {
+        *value.lock().unwrap() = key.to_string();
         server.enqueue(Reply::anthropic(&Turn::text(["ok"])));
-        submit(s, "hi");
-        let evs = events_until(s, "turn_completed");
-        assert_eq!(evs.last().unwrap()["response"], "ok", "{evs:?}");
+        let answer = tokio
+            .block_on(complete(&**p, "m", "hi".into(), CancellationToken::new()))
+            .unwrap();
+        assert_eq!(answer.content, "ok");
         sent.push(
             server
                 .requests()
@@ -69,14 +84,10 @@ fn a_shared_provider_resolves_env_keys_at_each_call() {
                 .map(str::to_string),
         );
     }
-    std::env::remove_var(VAR);
     assert_eq!(
         sent,
         ["key-1", "key-2", "key-3"].map(|k| Some(k.to_string()))
     );
-    robota_session_free(one);
-    robota_session_free(two);
-    robota_runtime_free(rt);
 }
 
 #[test]
