@@ -11,8 +11,8 @@ use robota::ffi::*;
 use robota::ffi::{robota_runtime, robota_session};
 
 use crate::support::ffi::{
-    add_answer, callback_args, comparable, runtime_with_add, session_new, session_with_events,
-    submit, Watched,
+    answer_add, callback_args, comparable, runtime_with_add_for, session_new, session_with_events,
+    submit, watched_ptr, AddHost, Watched,
 };
 
 /// What the callbacks saw.
@@ -84,31 +84,21 @@ unsafe extern "C" fn on_event(
     seen.cond.notify_all();
 }
 
-unsafe extern "C" fn on_tool(
-    ud: *mut c_void,
-    _s: *mut robota_session,
-    call_id: u64,
-    _name: *const c_char,
-    input: *const c_char,
-    n: usize,
-) {
-    // SAFETY: `ud` is the `Seen` the test registered and keeps alive past the runtime; the
-    // input is `n` readable bytes for the duration of the callback.
-    let (seen, input) = unsafe { callback_args::<Seen>(ud, input, n) };
-    let mut st = seen.state.lock().unwrap();
-    st.threads.push(thread_name());
-    if st.answer_later {
-        st.later.push(call_id);
-        seen.cond.notify_all();
-        return;
+impl AddHost for SeenState {
+    fn runtime(&mut self) -> &mut usize {
+        &mut self.rt
     }
-    let result = add_answer(input);
-    let rt = st.rt as *mut robota_runtime;
-    drop(st);
-    assert_eq!(
-        robota_tool_call_complete(rt, call_id, result.as_ptr(), 0, null_mut()),
-        ROBOTA_OK
-    );
+
+    fn on_call(&mut self) {
+        self.threads.push(thread_name());
+    }
+
+    fn defer(&mut self, call_id: u64) -> bool {
+        if self.answer_later {
+            self.later.push(call_id);
+        }
+        self.answer_later
+    }
 }
 
 /// Two tool rounds of `add`, then a three-delta answer.
@@ -123,20 +113,13 @@ fn runtime(seen: &Seen) -> *mut robota_runtime {
 
 /// A runtime for `config` with the host tool `add` (its callback gets `seen`).
 fn runtime_with(config: &str, seen: &Seen) -> *mut robota_runtime {
-    let rt = runtime_with_add(config, Some(on_tool), seen as *const Seen as *mut c_void);
-    seen.state.lock().unwrap().rt = rt as usize;
-    rt
+    runtime_with_add_for(config, Some(answer_add::<SeenState>), seen)
 }
 
 fn session(rt: *mut robota_runtime, seen: &Seen, delivery: &str) -> *mut robota_session {
     let json =
         format!(r#"{{"v":1,"provider":"s","model":"m","tools":["add"],"delivery":"{delivery}"}}"#);
-    session_with_events(
-        rt,
-        &json,
-        Some(on_event),
-        seen as *const Seen as *mut c_void,
-    )
+    session_with_events(rt, &json, Some(on_event), watched_ptr(seen))
 }
 
 /// The text of the `TEXT_DELTA` events, in order.
@@ -283,7 +266,7 @@ fn freeing_the_session_inside_an_inline_callback_stops_its_callbacks() {
             rt,
             json.as_ptr(),
             Some(on_event),
-            &other_seen as *const Seen as *mut c_void,
+            watched_ptr(&other_seen),
             None,
             &mut other,
             null_mut()

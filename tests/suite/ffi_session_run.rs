@@ -16,8 +16,8 @@ use serde_json::Value;
 use crate::support::fake_server::{FakeServer, Reply};
 use crate::support::fake_wire::Turn;
 use crate::support::ffi::{
-    add_answer, callback_args, comparable, messages, run_turn, runtime_with_add,
-    session_with_events, submit, Watched,
+    answer_add, callback_args, comparable, messages, run_turn, runtime_with_add_for,
+    session_with_events, submit, watched_ptr, AddHost, Watched,
 };
 
 type Seen = Watched<SeenState>;
@@ -69,31 +69,21 @@ unsafe extern "C" fn on_event(
     seen.cond.notify_all();
 }
 
-unsafe extern "C" fn on_tool(
-    ud: *mut c_void,
-    _s: *mut robota_session,
-    call_id: u64,
-    _name: *const c_char,
-    input: *const c_char,
-    n: usize,
-) {
-    // SAFETY: `ud` is the `Seen` the test registered and keeps alive past the runtime; the
-    // input is `n` readable bytes for the duration of the callback.
-    let (seen, input) = unsafe { callback_args::<Seen>(ud, input, n) };
-    let mut st = seen.state.lock().unwrap();
-    st.threads.push(std::thread::current().id());
-    if st.answer_later {
-        st.later.push(call_id);
-        seen.cond.notify_all();
-        return;
+impl AddHost for SeenState {
+    fn runtime(&mut self) -> &mut usize {
+        &mut self.rt
     }
-    let result = add_answer(input);
-    let rt = st.rt as *mut robota_runtime;
-    drop(st);
-    assert_eq!(
-        robota_tool_call_complete(rt, call_id, result.as_ptr(), 0, null_mut()),
-        ROBOTA_OK
-    );
+
+    fn on_call(&mut self) {
+        self.threads.push(std::thread::current().id());
+    }
+
+    fn defer(&mut self, call_id: u64) -> bool {
+        if self.answer_later {
+            self.later.push(call_id);
+        }
+        self.answer_later
+    }
 }
 
 /// Two tool rounds of `add`, then a three-delta answer; later turns echo the prompt.
@@ -102,11 +92,9 @@ const ADD_TWICE: &str = r#"{"v":1,"providers":{"s":{"kind":"scripted","turns":[
   {"tool_calls":[{"id":"c2","name":"add","arguments":{"a":3,"b":4}}]},
   {"deltas":["3 ","and ","7"]}],"fallback":"echo"}}}"#;
 
-/// A runtime for `config` with the host tool `add` answered by [`on_tool`].
+/// A runtime for `config` with the host tool `add` answered by [`answer_add`].
 fn runtime_for(config: &str, seen: &Seen) -> *mut robota_runtime {
-    let rt = runtime_with_add(config, Some(on_tool), seen as *const Seen as *mut c_void);
-    seen.state.lock().unwrap().rt = rt as usize;
-    rt
+    runtime_with_add_for(config, Some(answer_add::<SeenState>), seen)
 }
 
 fn session(
@@ -118,12 +106,7 @@ fn session(
     let json = format!(
         r#"{{"v":1,"provider":"{provider}","model":"m","tools":["add"],"delivery":"{delivery}","permission_mode":"bypassPermissions"}}"#
     );
-    session_with_events(
-        rt,
-        &json,
-        Some(on_event),
-        seen as *const Seen as *mut c_void,
-    )
+    session_with_events(rt, &json, Some(on_event), watched_ptr(seen))
 }
 
 fn text_of(events: &[(u32, String)]) -> String {

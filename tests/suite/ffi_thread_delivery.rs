@@ -11,7 +11,8 @@ use robota::ffi::*;
 use robota::ffi::{robota_runtime, robota_session};
 
 use crate::support::ffi::{
-    add_answer, callback_args, messages, runtime_with_add, session_with_events, submit, Watched,
+    answer_add, callback_args, messages, runtime_with_add_for, session_with_events, submit,
+    watched_ptr, AddHost, Watched,
 };
 
 /// What the callbacks saw, and a gate that holds the tool callback (after it answered).
@@ -52,35 +53,6 @@ unsafe extern "C" fn on_event(
     }
 }
 
-unsafe extern "C" fn on_tool(
-    ud: *mut c_void,
-    _s: *mut robota_session,
-    call_id: u64,
-    _name: *const c_char,
-    input: *const c_char,
-    n: usize,
-) {
-    // SAFETY: `ud` is the `Seen` the test registered and keeps alive past the runtime; the
-    // input is `n` readable bytes for the duration of the callback.
-    let (seen, input) = unsafe { callback_args::<Seen>(ud, input, n) };
-    let result = add_answer(input);
-    let rt = {
-        let mut st = seen.state.lock().unwrap();
-        note_thread(&mut st);
-        st.rt as *mut robota_runtime
-    };
-    assert_eq!(
-        robota_tool_call_complete(rt, call_id, result.as_ptr(), 0, null_mut()),
-        ROBOTA_OK
-    );
-    let mut st = seen.state.lock().unwrap();
-    st.entered_tool = true;
-    seen.cond.notify_all();
-    while st.hold_tool {
-        st = seen.cond.wait(st).unwrap();
-    }
-}
-
 /// `s`: one round of the host tool `add`, then a two-delta answer; `t`: a plain answer.
 const CONFIG: &str = r#"{"v":1,"providers":{
   "s":{"kind":"scripted","turns":[
@@ -90,9 +62,27 @@ const CONFIG: &str = r#"{"v":1,"providers":{
 
 /// A runtime for [`CONFIG`] with the host tool `add` (its callback gets `seen`).
 fn runtime(seen: &Seen) -> *mut robota_runtime {
-    let rt = runtime_with_add(CONFIG, Some(on_tool), seen as *const Seen as *mut c_void);
-    seen.state.lock().unwrap().rt = rt as usize;
-    rt
+    runtime_with_add_for(CONFIG, Some(answer_add::<SeenState>), seen)
+}
+
+impl AddHost for SeenState {
+    fn runtime(&mut self) -> &mut usize {
+        &mut self.rt
+    }
+
+    fn on_call(&mut self) {
+        note_thread(self);
+    }
+
+    /// Blocks while `hold_tool` (entered = it is blocked).
+    fn answered(seen: &Seen) {
+        let mut st = seen.state.lock().unwrap();
+        st.entered_tool = true;
+        seen.cond.notify_all();
+        while st.hold_tool {
+            st = seen.cond.wait(st).unwrap();
+        }
+    }
 }
 
 /// A `thread`-delivery session (the default: no `"delivery"` field) on `provider`.
@@ -100,12 +90,7 @@ fn session(rt: *mut robota_runtime, seen: &Seen, provider: &str) -> *mut robota_
     let json = format!(
         r#"{{"v":1,"provider":"{provider}","model":"m","tools":["add"],"permission_mode":"bypassPermissions"}}"#
     );
-    session_with_events(
-        rt,
-        &json,
-        Some(on_event),
-        seen as *const Seen as *mut c_void,
-    )
+    session_with_events(rt, &json, Some(on_event), watched_ptr(seen))
 }
 
 /// Roles of the session's history, in order.

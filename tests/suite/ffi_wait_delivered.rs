@@ -5,7 +5,7 @@
 use std::ffi::{c_char, c_void};
 use std::ptr::null_mut;
 
-use crate::support::ffi::{runtime, session_with_events, submit, Watched};
+use crate::support::ffi::{runtime, session_with_events, submit, watched_ptr, Watched};
 use robota::ffi::*;
 use robota::ffi::{robota_runtime, robota_session};
 
@@ -53,7 +53,7 @@ unsafe extern "C" fn on_event(
 
 fn session(rt: *mut robota_runtime, seen: &Seen) -> *mut robota_session {
     let json = r#"{"v":1,"provider":"s","model":"m"}"#;
-    session_with_events(rt, json, Some(on_event), seen as *const Seen as *mut c_void)
+    session_with_events(rt, json, Some(on_event), watched_ptr(seen))
 }
 
 const TWO_DELTAS: &str = r#"{"v":1,"providers":{"s":{"kind":"scripted","turns":[{"deltas":["a","b"]},{"deltas":["c"]}]}}}"#;

@@ -13,6 +13,8 @@ use robota::core::hooks::{
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
+use crate::support::process::alive;
+
 fn rt() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -23,17 +25,6 @@ fn rt() -> tokio::runtime::Runtime {
 
 fn run(exec: &CommandExecutor, def: HookDefinition, input: Value) -> HookResult {
     rt().block_on(exec.execute(&def, &input, CancellationToken::new()))
-}
-
-/// True once `pid` no longer exists (or is a zombie nobody reaps).
-fn process_gone(pid: &str) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Err(_) => true,
-        Ok(stat) => stat
-            .rsplit(')')
-            .next()
-            .is_some_and(|rest| rest.trim_start().starts_with('Z')),
-    }
 }
 
 fn wait_until(mut f: impl FnMut() -> bool) -> bool {
@@ -183,7 +174,7 @@ fn per_hook_timeout_kills_the_whole_process_group() {
     assert_eq!(r, HookResult::new(1, "", "Hook timed out"));
     let child = read_pid(&pid_file);
     assert!(
-        wait_until(|| process_gone(&child)),
+        wait_until(|| !alive(&child)),
         "background child {child} survived the timeout"
     );
 }
@@ -240,7 +231,7 @@ fn cancellation_kills_the_hook() {
     let r = rt().block_on(CommandExecutor::new().execute(&def, &json!({}), cancel));
     assert_eq!(r, HookResult::new(1, "", "Hook cancelled"));
     let child = read_pid(&pid_file);
-    assert!(wait_until(|| process_gone(&child)));
+    assert!(wait_until(|| !alive(&child)));
 }
 
 #[test]

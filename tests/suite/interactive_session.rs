@@ -2,54 +2,41 @@
 //! kept, queued prompt dropped), the UI history entries of a turn with a tool call, and the
 //! system commands. Every wait is on an event or on `wait`, never a sleep.
 
-use std::sync::{Arc, Condvar, Mutex};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::time::Duration;
 
 use robota::core::history::HistoryEntry;
 use robota::sdk::commands;
-use robota::sdk::config::parse_session_config;
 use robota::sdk::error::ErrorCode;
 use robota::sdk::events::{self, Event};
 use robota::sdk::interactive::{InteractiveSession, TurnInput};
 use robota::sdk::runtime::Runtime;
 use serde_json::{json, Value};
 
-use crate::support::host_session::text_input as input;
+use crate::support::host_session::{
+    recorded_session, scripted_runtime, text_input as input, Recorder,
+};
 
-/// Events a session emitted, with a way to wait for one.
-#[derive(Default)]
-struct Seen {
-    events: Mutex<Vec<Event>>,
-    cond: Condvar,
+/// Waits (30 s at most) until an event satisfies `pred`.
+fn wait_for(seen: &Recorder, what: &str, pred: impl Fn(&Event) -> bool) {
+    let msg = format!("no {what} event within 30 s");
+    seen.wait_until(Duration::from_secs(30), &msg, |evs| {
+        evs.iter().any(&pred).then_some(())
+    });
 }
 
-impl Seen {
-    /// Waits (30 s at most) until an event satisfies `pred`.
-    fn wait_for(&self, what: &str, pred: impl Fn(&Event) -> bool) {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        let mut evs = self.events.lock().unwrap();
-        while !evs.iter().any(&pred) {
-            let now = Instant::now();
-            assert!(now < deadline, "no {what} event within 30 s");
-            evs = self.cond.wait_timeout(evs, deadline - now).unwrap().0;
-        }
-    }
-
-    fn of_kind(&self, kind: u32) -> Vec<Value> {
-        self.events
-            .lock()
-            .unwrap()
-            .iter()
-            .filter(|e| e.kind == kind)
-            .map(|e| serde_json::from_str(&e.payload_text()).unwrap())
-            .collect()
-    }
+/// Payloads of the events of `kind` so far.
+fn of_kind(seen: &Recorder, kind: u32) -> Vec<Value> {
+    seen.of_kind(kind)
+        .iter()
+        .map(|e| serde_json::from_str(&e.payload_text()).unwrap())
+        .collect()
 }
 
 struct Fixture {
     _rt: Runtime,
     session: InteractiveSession,
-    seen: Arc<Seen>,
+    seen: Arc<Recorder>,
     _dir: tempfile::TempDir,
 }
 
@@ -57,23 +44,13 @@ struct Fixture {
 fn session(turns: Value, tools: Value) -> Fixture {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("notes.txt"), "alpha\n").unwrap();
-    let rt = Runtime::from_json(
-        &json!({"v":1,"providers":{"s":{"kind":"scripted","turns":turns}}}).to_string(),
-    )
-    .unwrap();
-    let cfg = parse_session_config(
+    let rt = scripted_runtime(json!({ "turns": turns }), json!({}));
+    let (session, seen) = recorded_session(
+        &rt,
         &json!({"v":1,"provider":"s","model":"m","tools":tools,
-                "cwd": dir.path().to_str().unwrap()})
-        .to_string(),
+                "cwd": dir.path().to_str().unwrap()}),
     )
     .unwrap();
-    let seen = Arc::new(Seen::default());
-    let s2 = seen.clone();
-    let sink: events::EventSink = Arc::new(move |e: Event| {
-        s2.events.lock().unwrap().push(e);
-        s2.cond.notify_all();
-    });
-    let session = InteractiveSession::new(rt.shared().clone(), cfg, sink, false, None).unwrap();
     Fixture {
         _rt: rt,
         session,
@@ -94,8 +71,7 @@ fn a_submit_while_running_is_queued_once_and_abort_drops_it_keeping_the_partial_
     let busy = s.submit(input("third")).unwrap_err();
     assert_eq!(busy.code, ErrorCode::Busy);
     assert_eq!(s.pending_prompt().as_deref(), Some("second"));
-    f.seen
-        .wait_for("text delta", |e| e.kind == events::TEXT_DELTA);
+    wait_for(&f.seen, "text delta", |e| e.kind == events::TEXT_DELTA);
     assert!(s.is_executing());
     assert_eq!(s.streaming_text(), "partial");
     s.abort(0).unwrap();
@@ -104,9 +80,7 @@ fn a_submit_while_running_is_queued_once_and_abort_drops_it_keeping_the_partial_
     assert_eq!(s.wait(0, WAIT), Ok(()));
     assert!(!s.is_executing());
     assert_eq!(s.pending_prompt(), None);
-    let mut done: Vec<(u64, String, bool)> = f
-        .seen
-        .of_kind(events::TURN_COMPLETED)
+    let mut done: Vec<(u64, String, bool)> = of_kind(&f.seen, events::TURN_COMPLETED)
         .iter()
         .map(|v| {
             (
@@ -199,9 +173,7 @@ fn a_turn_with_a_tool_call_leaves_the_reference_history_entries() {
     assert_eq!(conversation.len(), 4, "{conversation:?}");
     let message_docs: Vec<String> = f
         .seen
-        .events
-        .lock()
-        .unwrap()
+        .events()
         .iter()
         .filter(|e| e.kind == events::MESSAGE)
         .map(Event::payload_text)
@@ -214,7 +186,7 @@ fn a_turn_with_a_tool_call_leaves_the_reference_history_entries() {
         })
         .collect();
     assert_eq!(message_docs, expected);
-    let ends = f.seen.of_kind(events::TOOL_END);
+    let ends = of_kind(&f.seen, events::TOOL_END);
     assert_eq!(ends.len(), 1);
     assert_eq!(ends[0]["tool_name"], "Read");
     assert_eq!(ends[0]["result"], "success");

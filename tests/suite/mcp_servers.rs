@@ -353,11 +353,7 @@ fn mcp_sessions_of_one_runtime_share_one_server_process_killed_when_the_last_clo
     let pid_two: Value = serde_json::from_str(&tool_results(&seen_two)[0]).unwrap();
     let pid = pid_one["structuredContent"]["result"].as_u64().unwrap();
     assert_eq!(pid_two["structuredContent"]["result"].as_u64(), Some(pid));
-    let alive = || {
-        std::fs::read_to_string(format!("/proc/{pid}/stat"))
-            .map(|s| !s.contains(") Z "))
-            .unwrap_or(false)
-    };
+    let alive = || crate::support::process::alive(pid);
     assert!(alive());
     one.session.close();
     assert!(alive(), "the other session still uses the server");

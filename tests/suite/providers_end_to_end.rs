@@ -3,57 +3,41 @@
 //! for safety) and through the engine (history contents, server-tool blocks sent back verbatim
 //! on the next request, a tool call cut at `max_tokens` never run).
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use robota::core::agent::{Agent, AgentConfig, RunOptions};
 use robota::core::execution::{RunStop, MAX_TOKENS_CUT_CALL};
 use robota::core::message::Role;
 use robota::core::tool::{ClosureTool, Tool};
-use robota::sdk::config::parse_session_config;
-use robota::sdk::events::{self, Event, Payload};
-use robota::sdk::interactive::{InteractiveSession, TurnInput};
-use robota::sdk::runtime::Runtime;
+use robota::sdk::events::{self, Payload};
+use robota::sdk::interactive::TurnInput;
 use serde_json::{json, Value};
 
 use crate::support::fake_server::{FakeServer, Reply, Turn};
+use crate::support::host_session::{recorded_session, runtime, Recorder};
 use crate::support::provider_cases::provider;
 use crate::support::vendor_streams::{fixture, kind_of};
 
 /// Runs one session turn against `server` (a provider of `kind`); returns the events.
-fn session_turn(server: &FakeServer, kind: &str) -> Vec<Event> {
-    let rt = Runtime::from_json(
-        &json!({"v":1,"providers":{"p": server.provider_config(kind)}}).to_string(),
+fn session_turn(server: &FakeServer, kind: &str) -> Arc<Recorder> {
+    let rt = runtime(server.provider_config(kind));
+    let (session, seen) = recorded_session(
+        &rt,
+        &json!({"provider":"p","model":"test-model","tools":[]}),
     )
     .unwrap();
-    let cfg = parse_session_config(r#"{"provider":"p","model":"test-model","tools":[]}"#).unwrap();
-    let seen = Arc::new(Mutex::new(Vec::new()));
-    let s2 = seen.clone();
-    let sink: events::EventSink = Arc::new(move |e: Event| s2.lock().unwrap().push(e));
-    let session = InteractiveSession::new(rt.shared().clone(), cfg, sink, false, None).unwrap();
     let turn = session
         .submit(TurnInput::from_json(r#"{"text":"hi"}"#).unwrap())
         .unwrap();
     let _ = session.wait(turn, Some(Duration::from_secs(30)));
     session.close();
-    let out = seen.lock().unwrap().drain(..).collect();
-    out
+    seen
 }
 
-fn json_of(events: &[Event], kind: u32) -> Vec<Value> {
+fn texts(events: &Recorder) -> Vec<String> {
     events
-        .iter()
-        .filter(|e| e.kind == kind)
-        .filter_map(|e| match &e.payload {
-            Payload::Json(v) => Some(v.clone()),
-            Payload::JsonText(_) => e.json_value(),
-            _ => None,
-        })
-        .collect()
-}
-
-fn texts(events: &[Event]) -> Vec<String> {
-    events
+        .events()
         .iter()
         .filter(|e| e.kind == events::TEXT_DELTA)
         .filter_map(|e| match &e.payload {
@@ -63,8 +47,8 @@ fn texts(events: &[Event]) -> Vec<String> {
         .collect()
 }
 
-fn completed(events: &[Event]) -> Value {
-    let done = json_of(events, events::TURN_COMPLETED);
+fn completed(events: &Recorder) -> Value {
+    let done = events.json(events::TURN_COMPLETED);
     assert_eq!(done.len(), 1, "one turn_completed");
     done[0].clone()
 }
@@ -88,7 +72,7 @@ fn session_refusal_is_the_turns_stop_reason() {
                "cache_read_tokens":0,"cache_creation_tokens":0})
     );
     assert_eq!(server.requests().len(), 1, "no hidden model call");
-    assert!(json_of(&events, events::ERROR).is_empty());
+    assert!(events.json(events::ERROR).is_empty());
 }
 
 #[test]
@@ -116,7 +100,8 @@ fn session_length_is_max_tokens_with_a_warning() {
     assert_eq!(done["stop_reason"], "max_tokens");
     assert_eq!(done["response"], "{\"");
     assert_eq!(done["usage"]["input_tokens"], 17);
-    let warnings: Vec<_> = json_of(&events, events::WARNING)
+    let warnings: Vec<_> = events
+        .json(events::WARNING)
         .into_iter()
         .filter(|w| w["code"] != "CONTEXT_WINDOW_ASSUMED")
         .collect();
@@ -127,7 +112,7 @@ fn session_length_is_max_tokens_with_a_warning() {
         .unwrap()
         .contains("max_tokens"));
     // The warning comes before the completion.
-    let order: Vec<u32> = events.iter().map(|e| e.kind).collect();
+    let order: Vec<u32> = events.events().iter().map(|e| e.kind).collect();
     let w = order.iter().position(|k| *k == events::WARNING).unwrap();
     let c = order
         .iter()
@@ -140,7 +125,7 @@ fn session_length_is_max_tokens_with_a_warning() {
 fn session_safety_block_is_a_non_recoverable_error() {
     let server = serve_fixture("gemini/streaming-failure-prompt-blocked-safety.txt");
     let events = session_turn(&server, "gemini");
-    let errors = json_of(&events, events::ERROR);
+    let errors = events.json(events::ERROR);
     assert_eq!(errors.len(), 1);
     assert_eq!(errors[0]["code"], "PROVIDER_ERROR");
     assert_eq!(errors[0]["recoverable"], false);

@@ -2,42 +2,34 @@
 //! driven with `run` on the caller's thread start none, the first submitted turn starts them,
 //! and once the runtime is gone a submitted turn fails with the reason instead of never ending.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
-use robota::sdk::config::parse_session_config;
 use robota::sdk::error::ErrorCode;
-use robota::sdk::events::{self, Event};
+use robota::sdk::events;
 use robota::sdk::interactive::InteractiveSession;
 use robota::sdk::runtime::Runtime;
 use serde_json::{json, Value};
 
-use crate::support::host_session::text_input as input;
+use crate::support::host_session::{
+    recorded_session, scripted_runtime, text_input as input, Recorder,
+};
 
 const WAIT: Option<Duration> = Some(Duration::from_secs(30));
 
 /// A runtime with a scripted provider echoing every prompt, and a session on it whose events
 /// are collected.
-fn echo_session() -> (Runtime, InteractiveSession, Arc<Mutex<Vec<Event>>>) {
-    let rt = Runtime::from_json(
-        &json!({"v":1,"providers":{"s":{"kind":"scripted","turns":[],"fallback":"echo"}}})
-            .to_string(),
-    )
-    .unwrap();
-    let cfg = parse_session_config(&json!({"v":1,"provider":"s","model":"m"}).to_string()).unwrap();
-    let seen = Arc::new(Mutex::new(Vec::new()));
-    let s2 = seen.clone();
-    let sink: events::EventSink = Arc::new(move |e: Event| s2.lock().unwrap().push(e));
-    let session = InteractiveSession::new(rt.shared().clone(), cfg, sink, false, None).unwrap();
+fn echo_session() -> (Runtime, InteractiveSession, Arc<Recorder>) {
+    let rt = scripted_runtime(json!({"turns":[],"fallback":"echo"}), json!({}));
+    let (session, seen) =
+        recorded_session(&rt, &json!({"v":1,"provider":"s","model":"m"})).unwrap();
     (rt, session, seen)
 }
 
 /// The `TURN_COMPLETED` payloads seen so far, by turn id.
-fn completed(seen: &Mutex<Vec<Event>>) -> Vec<(u64, Value)> {
-    seen.lock()
-        .unwrap()
+fn completed(seen: &Recorder) -> Vec<(u64, Value)> {
+    seen.of_kind(events::TURN_COMPLETED)
         .iter()
-        .filter(|e| e.kind == events::TURN_COMPLETED)
         .map(|e| (e.turn_id, serde_json::from_str(&e.payload_text()).unwrap()))
         .collect()
 }

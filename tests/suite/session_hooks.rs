@@ -307,12 +307,7 @@ fn a_hook_past_its_timeout_is_killed_and_the_turn_goes_on() {
         .to_string();
     let mut gone = false;
     for _ in 0..300 {
-        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"));
-        if stat.map_or(true, |s| {
-            s.rsplit(')')
-                .next()
-                .is_some_and(|r| r.trim_start().starts_with('Z'))
-        }) {
+        if !crate::support::process::alive(&pid) {
             gone = true;
             break;
         }

@@ -1,6 +1,7 @@
 //! Bash (ports of Robota's bash tool tests) on the real process port: output capture, exit codes,
 //! timeouts and cancellation that kill the whole process group, truncation, env.
 
+use crate::support::process::alive;
 use crate::support::tools as tools_common;
 
 use std::path::Path;
@@ -95,17 +96,6 @@ async fn bash_timeout_reports_partial_output() {
         r,
         json!({"success": false, "output": "started\n", "error": "Command timed out after 2000ms"})
     );
-}
-
-/// True while `pid` exists and is not a zombie.
-fn alive(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => {
-            let state = stat.rsplit(')').next().unwrap_or("").trim_start();
-            !state.starts_with('Z') && !state.starts_with('X')
-        }
-        Err(_) => false,
-    }
 }
 
 async fn wait_dead(pid: u32) -> bool {

@@ -98,6 +98,76 @@ pub struct Watched<T> {
     pub cond: std::sync::Condvar,
 }
 
+/// What the callbacks of a test answering the host tool `add` record: the runtime the answer
+/// goes to, and (optionally) the calling thread and tool calls held for the test to answer.
+pub trait AddHost: Send {
+    /// The runtime (as an address) tool calls are answered on.
+    fn runtime(&mut self) -> &mut usize;
+    /// Called first in the tool callback (records the thread, for one).
+    fn on_call(&mut self) {}
+    /// True when `call_id` is held for the test to answer later instead of answered now.
+    fn defer(&mut self, _call_id: u64) -> bool {
+        false
+    }
+    /// Called last in the tool callback, once the call was answered (may block, holding the
+    /// callback).
+    fn answered(_seen: &Watched<Self>)
+    where
+        Self: Sized,
+    {
+    }
+}
+
+/// The tool callback of `add` for a [`Watched`] `T`: notes the call, then holds it
+/// ([`AddHost::defer`], signalling the condvar) or answers it inside the callback (then
+/// [`AddHost::answered`]).
+///
+/// # Safety
+/// `ud` must point to the live `Watched<T>` the test registered, and `input` to `n` readable
+/// bytes (the library guarantees both for the duration of the callback).
+pub unsafe extern "C" fn answer_add<T: AddHost>(
+    ud: *mut c_void,
+    _s: *mut robota_session,
+    call_id: u64,
+    _name: *const c_char,
+    input: *const c_char,
+    n: usize,
+) {
+    // SAFETY: the caller's contract above.
+    let (seen, input) = unsafe { callback_args::<Watched<T>>(ud, input, n) };
+    let mut st = seen.state.lock().unwrap();
+    st.on_call();
+    if st.defer(call_id) {
+        seen.cond.notify_all();
+        return;
+    }
+    let result = add_answer(input);
+    let rt = *st.runtime() as *mut robota_runtime;
+    drop(st);
+    assert_eq!(
+        robota_tool_call_complete(rt, call_id, result.as_ptr(), 0, null_mut()),
+        ROBOTA_OK
+    );
+    T::answered(seen);
+}
+
+/// A runtime for `config` with the host tool `add` answered by `f` (given `seen`, which learns
+/// the runtime).
+pub fn runtime_with_add_for<T: AddHost>(
+    config: &str,
+    f: robota_tool_fn,
+    seen: &Watched<T>,
+) -> *mut robota_runtime {
+    let rt = runtime_with_add(config, f, watched_ptr(seen));
+    *seen.state.lock().unwrap().runtime() = rt as usize;
+    rt
+}
+
+/// `seen` as the `user_data` of a callback.
+pub fn watched_ptr<T>(seen: &Watched<T>) -> *mut c_void {
+    seen as *const Watched<T> as *mut c_void
+}
+
 /// `robota_session_new` with the event callback `f`, which gets `ud`.
 pub fn session_with_events(
     rt: *mut robota_runtime,

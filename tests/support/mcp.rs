@@ -5,14 +5,15 @@
 #![allow(dead_code)]
 
 use std::path::PathBuf;
-use std::sync::{Arc, Condvar, Mutex};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::time::Duration;
 
-use robota::sdk::config::parse_session_config;
-use robota::sdk::events::{self, Event, Payload};
+use robota::sdk::events::{self, Payload};
 use robota::sdk::interactive::{InteractiveSession, TurnInput};
 use robota::sdk::runtime::Runtime;
 use serde_json::{json, Value};
+
+use crate::support::host_session::{recorded_session, scripted_runtime};
 
 /// The installed servers' directory; without `ROBOTA_MCP_DIR`, `None` after printing why the
 /// test is skipped, or a panic under CI ([`crate::support::required`]).
@@ -51,11 +52,8 @@ pub fn python(dir: &std::path::Path, name: &str) -> Value {
     json!({"command": dir.join("venv/bin/python"), "args": [script(name)]})
 }
 
-#[derive(Default)]
-pub struct Seen {
-    events: Mutex<Vec<Event>>,
-    cond: Condvar,
-}
+/// A session's events ([`crate::support::host_session::Recorder`]).
+pub type Seen = crate::support::host_session::Recorder;
 
 /// A session on a scripted model.
 pub struct McpHost {
@@ -66,10 +64,7 @@ pub struct McpHost {
 
 /// A runtime whose provider `s` plays `turns` (then echoes), with runtime `env`.
 pub fn runtime(turns: Value, env: Value) -> Runtime {
-    Runtime::from_json(
-        &json!({"v":1,"env":env,"providers":{"s":{"kind":"scripted","turns":turns}}}).to_string(),
-    )
-    .unwrap()
+    scripted_runtime(json!({ "turns": turns }), env)
 }
 
 impl McpHost {
@@ -91,14 +86,7 @@ impl McpHost {
         for (k, v) in extra.as_object().cloned().unwrap_or_default() {
             cfg[k] = v;
         }
-        let cfg = parse_session_config(&cfg.to_string()).unwrap();
-        let seen = Arc::new(Seen::default());
-        let s2 = seen.clone();
-        let sink: events::EventSink = Arc::new(move |e: Event| {
-            s2.events.lock().unwrap().push(e);
-            s2.cond.notify_all();
-        });
-        let session = InteractiveSession::new(rt.shared().clone(), cfg, sink, false, None).unwrap();
+        let (session, seen) = recorded_session(rt, &cfg).unwrap();
         session.emit_startup_warnings();
         (session, seen)
     }
@@ -129,18 +117,14 @@ impl McpHost {
 
     /// Waits (condvar) until an event of `kind` arrived.
     pub fn wait_for(&self, kind: u32) -> Value {
-        let deadline = Instant::now() + Duration::from_secs(60);
-        let mut ev = self.seen.events.lock().unwrap();
-        loop {
-            if let Some(e) = ev.iter().find(|e| e.kind == kind) {
-                if let Payload::Json(_) | Payload::JsonText(_) = &e.payload {
-                    return e.json_value().unwrap_or_default();
-                }
+        let what = format!("no event {kind}");
+        self.seen.wait_until(Duration::from_secs(60), &what, |ev| {
+            let e = ev.iter().find(|e| e.kind == kind)?;
+            match &e.payload {
+                Payload::Json(_) | Payload::JsonText(_) => Some(e.json_value().unwrap_or_default()),
+                _ => None,
             }
-            let left = deadline.saturating_duration_since(Instant::now());
-            assert!(!left.is_zero(), "no event {kind}");
-            ev = self.seen.cond.wait_timeout(ev, left).unwrap().0;
-        }
+        })
     }
 
     /// Contents of the tool messages so far, in order.
@@ -163,17 +147,7 @@ impl McpHost {
 }
 
 pub fn json_of(seen: &Seen, kind: u32) -> Vec<Value> {
-    seen.events
-        .lock()
-        .unwrap()
-        .iter()
-        .filter(|e| e.kind == kind)
-        .filter_map(|e| match &e.payload {
-            Payload::Json(v) => Some(v.clone()),
-            Payload::JsonText(_) => e.json_value(),
-            _ => None,
-        })
-        .collect()
+    seen.json(kind)
 }
 
 pub fn tool_results(seen: &Seen) -> Vec<String> {

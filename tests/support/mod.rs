@@ -3,7 +3,7 @@
 //! ([`session`]), built-in tool fixtures ([`tools`]) and the per-vendor provider cases
 //! ([`provider_cases`]) that `providers_*` run for each wire format, and the vendors' recorded
 //! streams ([`vendor_streams`]); [`required`]: what a test does when a tool it needs is missing
-//! (skip outside CI, fail under CI).
+//! (skip outside CI, fail under CI); [`process`]: whether a process still runs (`/proc`).
 #![allow(dead_code)]
 
 pub mod engine;
@@ -18,6 +18,7 @@ pub mod host_session;
 pub mod invariants;
 pub mod log;
 pub mod mcp;
+pub mod process;
 pub mod provider_cases;
 pub mod required;
 pub mod session;
