@@ -5,34 +5,16 @@
 //! resume, fork, query) and its nested objects, the submit input, `command_json`,
 //! `tool_json`, `template_json`, the messages and store queries and request answers.
 
-use std::ffi::{c_char, CStr, CString};
+use std::ffi::c_char;
 use std::ptr::null_mut;
 
 use robota::ffi::*;
 use robota::ffi::{robota_runtime, robota_session};
 use serde_json::{json, Value};
 
-use crate::support::ffi::{self, Failure};
+use crate::support::ffi::{self, c, failure, Failure};
 
 const SCRIPTED: &str = r#"{"v":1,"providers":{"s":{"kind":"scripted"}}}"#;
-
-fn c(s: &str) -> CString {
-    CString::new(s).unwrap()
-}
-
-fn failure(status: robota_status, e: *mut robota_error) -> Failure {
-    let msg = robota_error_message(e);
-    let message = if msg.is_null() {
-        String::new()
-    } else {
-        // SAFETY: a non-NULL message is NUL-terminated and valid until `robota_error_free`.
-        unsafe { CStr::from_ptr(msg) }
-            .to_string_lossy()
-            .into_owned()
-    };
-    robota_error_free(e);
-    Failure { status, message }
-}
 
 fn free_string(p: *mut c_char) {
     if !p.is_null() {

@@ -34,12 +34,13 @@ pub struct Failure {
     pub message: String,
 }
 
-fn c(s: &str) -> CString {
+/// `s` as a C string (test inputs hold no NUL).
+pub fn c(s: &str) -> CString {
     CString::new(s).unwrap()
 }
 
 /// Takes the error object a call wrote (if any) into a [`Failure`].
-fn failure(status: robota_status, e: *mut robota_error) -> Failure {
+pub fn failure(status: robota_status, e: *mut robota_error) -> Failure {
     let msg = robota_error_message(e);
     let message = if msg.is_null() {
         String::new()
