@@ -14,16 +14,17 @@ namespace Robota
         internal RobotaEvent(uint kind, ulong turnId, string payload)
         {
             RawKind = kind;
-            Kind = kind >= 1 && kind <= 20 ? (EventKind)kind : EventKind.Unknown;
+            Kind = kind >= 1 && kind < TypeNames.Length ? (EventKind)kind : EventKind.Unknown;
             TurnId = turnId;
             Payload = payload ?? string.Empty;
         }
 
+        // The "type" name of every EventKind, indexed by its number (append-only, as the enum).
         private static readonly string[] TypeNames =
         {
             null, "turn_started", "text_delta", "thinking_delta", "message", "tool_start", "tool_end", "tool_call",
             "tool_call_cancelled", "permission_request", "hook_request", "context_update", "compacted", "execution",
-            "warning", "error", "turn_completed", "session_closed", "subagent",
+            "warning", "error", "turn_completed", "session_closed", "subagent", "host_io", "command_request",
         };
 
         /// <summary>The kind of a pull event's <c>"type"</c> name (0 when unknown).</summary>
