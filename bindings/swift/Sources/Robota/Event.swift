@@ -29,6 +29,12 @@ public enum Event: Sendable, Equatable, Codable {
     case sessionClosed
     /// An event of a subagent (the Agent tool or an `agent` hook) wrapping the child's event.
     case subagent(SubagentEvent)
+    /// A host I/O request of a `hostIO` session in pull delivery (`request` is
+    /// `{"v":1,"op",…}`); the runtime's `setHostIO` handler answers it, or `Runtime.completeHostIO`.
+    case hostIO(ioID: UInt64, request: JSONValue)
+    /// A host command (`SessionConfig.commands`) to run; answer with `Runtime.respond(requestID:json:)`
+    /// and `{"message","success"?,"data"?,"prompt"?}`.
+    case commandRequest(CommandRequest)
     case other(kind: UInt32, payload: JSONValue)
 
     /// Decodes the payload of event `kind` as the C callback hands it over. Never fails: a
@@ -79,6 +85,10 @@ public enum Event: Sendable, Equatable, Codable {
         case ROBOTA_EVENT_TURN_COMPLETED: guard let v = d(TurnResult.self) else { return nil }; self = .turnCompleted(v)
         case ROBOTA_EVENT_SESSION_CLOSED: self = .sessionClosed
         case ROBOTA_EVENT_SUBAGENT: guard let v = d(SubagentEvent.self) else { return nil }; self = .subagent(v)
+        case ROBOTA_EVENT_HOST_IO:
+            guard let v = d(HostIOPayload.self) else { return nil }
+            self = .hostIO(ioID: v.ioID, request: v.request)
+        case ROBOTA_EVENT_COMMAND_REQUEST: guard let v = d(CommandRequest.self) else { return nil }; self = .commandRequest(v)
         default: return nil
         }
     }
@@ -86,6 +96,12 @@ public enum Event: Sendable, Equatable, Codable {
     private struct CallID: Decodable {
         let callID: UInt64
         enum CodingKeys: String, CodingKey { case callID = "call_id" }
+    }
+
+    private struct HostIOPayload: Decodable {
+        let ioID: UInt64
+        let request: JSONValue
+        enum CodingKeys: String, CodingKey { case ioID = "io_id", request }
     }
 }
 

@@ -112,6 +112,20 @@ public struct SubagentEvent: Codable, Sendable, Equatable {
     }
 }
 
+/// `ROBOTA_EVENT_COMMAND_REQUEST`: a host command (`SessionConfig.commands`) was run, through
+/// `Session.command` or as input `/name args`. Answer with `Runtime.respond(requestID:json:)`.
+public struct CommandRequest: Codable, Sendable, Equatable {
+    /// The runtime-unique id to answer.
+    public let requestID: UInt64
+    /// The command's name.
+    public let name: String
+    /// Its argument text (may be empty).
+    public let args: String
+    enum CodingKeys: String, CodingKey {
+        case requestID = "request_id", name, args
+    }
+}
+
 /// `ROBOTA_EVENT_ERROR`: a failure in the Robota error taxonomy.
 public struct ErrorEvent: Codable, Sendable, Equatable {
     public let code: String?

@@ -132,8 +132,8 @@ final class EventRouter: CallbackBox, @unchecked Sendable {
             if let handler = handlers.hook {
                 Task { try? runtime.respond(to: request, with: await handler(request)) }
             }
-        case .other(let kind, let payload) where Int32(kind) == ROBOTA_EVENT_HOST_IO:
-            runtime.hostIOEvent(payload)
+        case .hostIO(let ioID, let request):
+            runtime.hostIOEvent(ioID: ioID, request: request)
         default:
             break
         }

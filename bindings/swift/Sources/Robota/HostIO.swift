@@ -103,8 +103,8 @@ extension Runtime {
     }
 
     /// A host I/O request that arrived as an event (pull delivery).
-    func hostIOEvent(_ payload: JSONValue) {
-        guard let handler = hostIO.current, let id = payload["io_id"]?.intValue, id > 0 else { return }
-        serveHostIO(ioID: UInt64(id), request: payload["request"] ?? .null, handler: handler)
+    func hostIOEvent(ioID: UInt64, request: JSONValue) {
+        guard let handler = hostIO.current, ioID > 0 else { return }
+        serveHostIO(ioID: ioID, request: request, handler: handler)
     }
 }

@@ -83,9 +83,10 @@ final class HostIOTests: XCTestCase {
         _ = try s.submit("work")
         var requests = 0
         while let e = try s.nextEvent(timeout: 30) {
-            if case .other(let kind, let payload) = e.event, Int32(kind) == ROBOTA_EVENT_HOST_IO {
+            if case .hostIO(let ioID, let request) = e.event {
                 requests += 1
-                XCTAssertNotNil(payload["request"]?["op"]?.stringValue)
+                XCTAssertGreaterThan(ioID, 0)
+                XCTAssertNotNil(request["op"]?.stringValue)
             }
             if case .turnCompleted = e.event { break }
         }
