@@ -64,18 +64,27 @@ def split_code_spans(line):
     return out
 
 
-def map_links(text, fn):
-    """Rewrites every inline link outside fenced blocks and code spans with fn(m) -> str."""
-    lines, fence, out = text.split("\n"), None, []
+def with_fences(lines):
+    """(inside_a_fence, line) for each line; the fence lines themselves count as inside."""
+    fence = None
     for line in lines:
         m = FENCE.match(line)
         if fence:
             if m and m.group(1).startswith(fence):
                 fence = None
-            out.append(line)
-            continue
-        if m:
+            yield True, line
+        elif m:
             fence = m.group(1)
+            yield True, line
+        else:
+            yield False, line
+
+
+def map_links(text, fn):
+    """Rewrites every inline link outside fenced blocks and code spans with fn(m) -> str."""
+    out = []
+    for fenced, line in with_fences(text.split("\n")):
+        if fenced:
             out.append(line)
             continue
         out.append("".join(part if code else LINK.sub(fn, part)
@@ -85,15 +94,9 @@ def map_links(text, fn):
 
 def md_links(text):
     """(line number, target) of every link of a Markdown text, outside code."""
-    found, fence = [], None
-    for n, line in enumerate(text.split("\n"), 1):
-        m = FENCE.match(line)
-        if fence:
-            if m and m.group(1).startswith(fence):
-                fence = None
-            continue
-        if m:
-            fence = m.group(1)
+    found = []
+    for n, (fenced, line) in enumerate(with_fences(text.split("\n")), 1):
+        if fenced:
             continue
         d = REFDEF.match(line)
         if d:
@@ -113,15 +116,9 @@ def github_slug(heading):
 
 
 def md_anchors(path):
-    anchors, seen, fence = set(), {}, None
-    for line in path.read_text(encoding="utf-8").split("\n"):
-        m = FENCE.match(line)
-        if fence:
-            if m and m.group(1).startswith(fence):
-                fence = None
-            continue
-        if m:
-            fence = m.group(1)
+    anchors, seen = set(), {}
+    for fenced, line in with_fences(path.read_text(encoding="utf-8").split("\n")):
+        if fenced:
             continue
         h = re.match(r"^#{1,6}\s+(.*?)\s*#*\s*$", line)
         if h:
@@ -239,15 +236,9 @@ def rebase(text, from_dir, chapter_dir, book_src):
 
 def demote(text):
     """Headings one level down (an included README's title goes under the chapter's)."""
-    out, fence = [], None
-    for line in text.split("\n"):
-        m = FENCE.match(line)
-        if fence:
-            if m and m.group(1).startswith(fence):
-                fence = None
-        elif m:
-            fence = m.group(1)
-        elif re.match(r"^#{1,5}\s", line):
+    out = []
+    for fenced, line in with_fences(text.split("\n")):
+        if not fenced and re.match(r"^#{1,5}\s", line):
             line = "#" + line
         out.append(line)
     return "\n".join(out)
