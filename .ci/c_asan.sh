@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The C ABI tests (tests/c) under AddressSanitizer + LeakSanitizer against the release cdylib,
 # the HTTP ones included: they run against the project's fake model server (the
-# fake_model_server example), fed the same replies tests/suite/c_abi.rs queues. A test that
+# fake_model_server example), fed the same replies tests/suite/c_library/c_abi.rs queues. A test that
 # reports "skipped" fails this step.
 set -euo pipefail
 cd "$(dirname "$0")/.."

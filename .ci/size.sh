@@ -20,7 +20,7 @@ check() { # check LABEL FILE
   fi
 }
 
-cargo rustc --profile ship --lib --crate-type cdylib
+cargo rustc -p robota --profile ship --lib --crate-type cdylib
 lib=""
 for f in target/ship/librobota.so target/ship/librobota.dylib target/ship/robota.dll; do
   if [[ -f "$f" ]]; then lib="$f"; break; fi

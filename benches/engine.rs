@@ -9,11 +9,11 @@ use std::sync::atomic::{AtomicIsize, Ordering};
 use std::sync::Arc;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
-use robota::core::agent::{Agent, AgentConfig, RunOptions};
-use robota::core::message::Message;
-use robota::core::store::ConversationStore;
-use robota::core::tool::{ClosureTool, Tool};
-use robota::providers::scripted::ScriptedProvider;
+use robota_engine::core::agent::{Agent, AgentConfig, RunOptions};
+use robota_engine::core::message::Message;
+use robota_engine::core::store::ConversationStore;
+use robota_engine::core::tool::{ClosureTool, Tool};
+use robota_engine::providers::scripted::ScriptedProvider;
 use serde_json::json;
 
 /// Live heap bytes, counted by [`counting::Counting`] (without the library's mimalloc).

@@ -13,11 +13,11 @@ use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use robota::core::tool::{Tool, ToolContext};
-use robota::sdk::config::parse_session_config;
-use robota::sdk::events::{Event, EventSink};
-use robota::sdk::interactive::InteractiveSession;
-use robota::sdk::runtime::Runtime;
+use robota_engine::core::tool::{Tool, ToolContext};
+use robota_engine::sdk::config::parse_session_config;
+use robota_engine::sdk::events::{Event, EventSink};
+use robota_engine::sdk::interactive::InteractiveSession;
+use robota_engine::sdk::runtime::Runtime;
 use serde_json::{json, Value};
 
 const CALLS: usize = 5000;

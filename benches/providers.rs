@@ -11,14 +11,16 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use robota::core::message::Message;
-use robota::core::provider::{ChatRequest, NativeWebToolRequest, StreamSink};
-use robota::providers::anthropic::AnthropicDecoder;
-use robota::providers::gemini::GeminiDecoder;
-use robota::providers::http::StreamDecoder;
-use robota::providers::openai::OpenAiDecoder;
-use robota::providers::sse::SseParser;
-use robota::providers::{create_provider, new_http_client, HttpProviderConfig, ProviderKind};
+use robota_engine::core::message::Message;
+use robota_engine::core::provider::{ChatRequest, NativeWebToolRequest, StreamSink};
+use robota_engine::providers::anthropic::AnthropicDecoder;
+use robota_engine::providers::gemini::GeminiDecoder;
+use robota_engine::providers::http::StreamDecoder;
+use robota_engine::providers::openai::OpenAiDecoder;
+use robota_engine::providers::sse::SseParser;
+use robota_engine::providers::{
+    create_provider, new_http_client, HttpProviderConfig, ProviderKind,
+};
 use support::fake_server::{FakeServer, Reply, Turn};
 use tokio_util::sync::CancellationToken;
 
@@ -155,7 +157,7 @@ fn bench_turn(c: &mut Criterion) {
                                 temperature: None,
                                 native_web_tools: NativeWebToolRequest::default(),
                                 thinking_budget: None,
-                                tool_choice: &robota::core::tool_choice::ToolChoice::Auto,
+                                tool_choice: &robota_engine::core::tool_choice::ToolChoice::Auto,
                             };
                             let mut sink = CountSink::default();
                             p.chat(req, &mut sink, CancellationToken::new())

@@ -8,12 +8,12 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use robota::core::agent::{Agent, AgentConfig, RunOptions};
-use robota::core::provider::Provider;
-use robota::core::tool::{ClosureTool, Tool};
-use robota::providers::recorder::RecordingProvider;
-use robota::providers::replay::{ReplayProfile, ReplayProvider};
-use robota::providers::scripted::ScriptedProvider;
+use robota_engine::core::agent::{Agent, AgentConfig, RunOptions};
+use robota_engine::core::provider::Provider;
+use robota_engine::core::tool::{ClosureTool, Tool};
+use robota_engine::providers::recorder::RecordingProvider;
+use robota_engine::providers::replay::{ReplayProfile, ReplayProvider};
+use robota_engine::providers::scripted::ScriptedProvider;
 use serde_json::json;
 
 const ROUNDS: usize = 10;

@@ -9,8 +9,8 @@ use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use robota::core::tool::{Tool, ToolContext};
-use robota::tools::{builtin_tools_with, ToolsConfig};
+use robota_engine::core::tool::{Tool, ToolContext};
+use robota_engine::tools::{builtin_tools_with, ToolsConfig};
 use serde_json::{json, Value};
 
 const FILES: usize = 20_000;

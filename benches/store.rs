@@ -18,12 +18,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
-use robota::core::message::Message;
-use robota::core::store::ConversationStore;
 use robota::ffi::*;
 use robota::ffi::{robota_runtime, robota_session};
-use robota::providers::scripted::ScriptedProvider;
-use robota::session::{CompactTrigger, Session, SessionOptions};
+use robota_engine::core::message::Message;
+use robota_engine::core::store::ConversationStore;
+use robota_engine::providers::scripted::ScriptedProvider;
+use robota_engine::session::{CompactTrigger, Session, SessionOptions};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
@@ -195,7 +195,7 @@ fn round_start() -> (std::time::Instant, i64) {
 /// Ends a round: waits until every transcript line handed over so far is written, then
 /// returns the round's wall and CPU time per turn (µs).
 fn round_end(start: (std::time::Instant, i64), turns: usize) -> (f64, f64) {
-    robota::session::transcript::settle_all();
+    robota_engine::session::transcript::settle_all();
     let n = turns as f64;
     (
         start.0.elapsed().as_secs_f64() * 1e6 / n,

@@ -119,6 +119,8 @@ fn ship_dir(target_dir: &Path, rustflags: Option<&str>) -> PathBuf {
     let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     cmd.args([
         "rustc",
+        "-p",
+        "robota",
         "--profile",
         "ship",
         "--lib",

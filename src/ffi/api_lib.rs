@@ -8,7 +8,7 @@ use super::callbacks::{robota_free_fn, robota_log_fn, LogReg};
 use super::status::{
     robota_error, robota_status, status_text, ROBOTA_ABI_VERSION, ROBOTA_E_NULL_ARG, ROBOTA_OK,
 };
-use crate::core::log;
+use robota_engine::core::log;
 
 static VERSION_C: &str = concat!(env!("CARGO_PKG_VERSION"), "\0");
 

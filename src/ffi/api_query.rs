@@ -37,9 +37,10 @@ pub extern "C" fn robota_query(
         let out = Out::required(out_json, "out_json")?;
         let runtime = handles::runtime(rt)?;
         let text = str_arg(query_json, "query_json")?;
-        let v = crate::sdk::query::run(runtime.shared().clone(), text, fn_.is_some(), |ev| {
-            deliver(ev, Some(&reg), std::ptr::null_mut())
-        })?;
+        let v =
+            robota_engine::sdk::query::run(runtime.shared().clone(), text, fn_.is_some(), |ev| {
+                deliver(ev, Some(&reg), std::ptr::null_mut())
+            })?;
         out.put(string_out(v.to_string()));
         Ok(ROBOTA_OK)
     })

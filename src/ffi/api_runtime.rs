@@ -8,7 +8,7 @@ use super::boundary::{boundary, NO_ERROR_OUT};
 use super::callbacks::{robota_free_fn, robota_tool_fn, ToolReg};
 use super::handles::{self, robota_runtime};
 use super::status::{robota_error, robota_status, ROBOTA_OK};
-use crate::sdk::runtime::Runtime;
+use robota_engine::sdk::runtime::Runtime;
 
 /// Creates a runtime from its config JSON
 /// (`{"v":1,"providers":{"NAME":{"kind":…,"base_url"?,"api_key"?,…}},"worker_threads"?,

@@ -10,10 +10,10 @@ use super::callbacks::{
 use super::handles::{self, robota_runtime, robota_session};
 use super::session_obj::open_session;
 use super::status::{err, robota_error, robota_status, ROBOTA_OK};
-use crate::sdk::config::parse_session_config;
-use crate::sdk::error::ErrorCode;
-use crate::sdk::interactive::TurnInput;
-use crate::sdk::{commands, snapshot};
+use robota_engine::sdk::config::parse_session_config;
+use robota_engine::sdk::error::ErrorCode;
+use robota_engine::sdk::interactive::TurnInput;
+use robota_engine::sdk::{commands, snapshot};
 
 /// Creates a session from its JSON (`{"v":1,"provider","model","system_prompt"?,"cwd"?,
 /// "tools"?,"permission_mode"?,"permissions"?,"hooks"?,"max_rounds"?,"delivery"?,
@@ -239,13 +239,13 @@ pub extern "C" fn robota_session_command(
         let obj = handles::session(s)?;
         let out = Out::required(out_json, "out_json")?;
         let text = str_arg(command_json, "command_json")?;
-        if in_callback() && crate::sdk::interactive::is_compact_command(text) {
+        if in_callback() && robota_engine::sdk::interactive::is_compact_command(text) {
             return Err(err(
                 ErrorCode::Reentrant,
                 "the compact command waits for the model; run it outside callbacks",
             ));
         }
-        if in_callback() && crate::sdk::host_commands::is_host_command(&obj.session, text) {
+        if in_callback() && robota_engine::sdk::host_commands::is_host_command(&obj.session, text) {
             return Err(err(
                 ErrorCode::Reentrant,
                 "a host command waits for the host's answer; run it outside callbacks",

@@ -7,7 +7,7 @@ use super::args::{opt_str_arg, str_arg, string_out, Out};
 use super::boundary::boundary;
 use super::handles::{self, robota_runtime};
 use super::status::{robota_error, robota_status, ROBOTA_OK};
-use crate::sdk::store_api;
+use robota_engine::sdk::store_api;
 
 /// Lists saved sessions. `query_json` may be NULL or `{"cwd"?,"limit"?}`. Writes (owned
 /// string) `{"v":1,"sessions":[{"id","name","cwd","created_at","updated_at","message_count"}],

@@ -4,7 +4,7 @@
 
 use std::ffi::{c_char, CStr, CString};
 
-use crate::sdk::error::{ErrorCode, SdkError};
+use robota_engine::sdk::error::{ErrorCode, SdkError};
 
 /// Borrows the NUL-terminated UTF-8 argument `what`; NULL is `ROBOTA_E_NULL_ARG`, bad UTF-8
 /// is `ROBOTA_E_INVALID_UTF8` naming the byte offset.

@@ -7,7 +7,7 @@ use std::ffi::c_char;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use super::status::{robota_error, robota_status, status_of};
-use crate::sdk::error::{ErrorCode, SdkError};
+use robota_engine::sdk::error::{ErrorCode, SdkError};
 
 /// `out_error` of the exports that have none.
 pub(crate) const NO_ERROR_OUT: *mut *mut robota_error = std::ptr::null_mut();

@@ -8,9 +8,9 @@ use super::handles::robota_session;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use crate::core::log::LogSink;
-use crate::sdk::events::{self, Event, Payload, ToolCallPayload};
-use crate::sdk::host_tool::HostToolHandler;
+use robota_engine::core::log::LogSink;
+use robota_engine::sdk::events::{self, Event, Payload, ToolCallPayload};
+use robota_engine::sdk::host_tool::HostToolHandler;
 
 /// Releases `user_data`.
 #[allow(non_camel_case_types)]
@@ -65,10 +65,10 @@ pub(crate) fn in_callback() -> bool {
 
 /// `ROBOTA_E_REENTRANT` naming `call` when this thread runs a host callback (a blocking call
 /// made there would wait for the very thread it blocks).
-pub(crate) fn refuse_in_callback(call: &str) -> Result<(), crate::sdk::error::SdkError> {
+pub(crate) fn refuse_in_callback(call: &str) -> Result<(), robota_engine::sdk::error::SdkError> {
     if in_callback() {
-        return Err(crate::sdk::error::SdkError::new(
-            crate::sdk::error::ErrorCode::Reentrant,
+        return Err(robota_engine::sdk::error::SdkError::new(
+            robota_engine::sdk::error::ErrorCode::Reentrant,
             format!("{call} was called from inside a callback"),
         ));
     }
@@ -303,7 +303,7 @@ pub(crate) fn deliver(ev: Event, reg: Option<&EventReg>, session: *mut robota_se
                 t.push('\0');
                 r.call(session, kind, turn, t.as_bytes());
             }
-            crate::sdk::text_buffers::give_back(t);
+            robota_engine::sdk::text_buffers::give_back(t);
         }
         Payload::Json(v) => {
             if let Some(r) = reg {

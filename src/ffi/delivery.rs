@@ -13,11 +13,11 @@ use super::callbacks::{deliver, in_callback, refuse_in_callback, EventReg};
 use super::delivered::DeliveredTurns;
 use super::handles::robota_session;
 use super::status::err;
-use crate::sdk::config::Delivery;
-use crate::sdk::error::{ErrorCode, SdkError};
-use crate::sdk::events::{self, Event, EventSink, Payload};
-use crate::sdk::runtime::RuntimeShared;
-use crate::sdk::wake_batch::{self, DeferredWake};
+use robota_engine::sdk::config::Delivery;
+use robota_engine::sdk::error::{ErrorCode, SdkError};
+use robota_engine::sdk::events::{self, Event, EventSink, Payload};
+use robota_engine::sdk::runtime::RuntimeShared;
+use robota_engine::sdk::wake_batch::{self, DeferredWake};
 
 mod inline;
 #[cfg(test)]
@@ -155,7 +155,7 @@ impl Queue {
         if self.calls_back()
             && ev.kind == events::HOST_IO
             && !st.delivering
-            && crate::sdk::host_io::caller_serves_inline()
+            && robota_engine::sdk::host_io::caller_serves_inline()
         {
             self.deliver_inline(st, ev);
             return;
@@ -359,7 +359,7 @@ impl Queue {
             return false;
         }
         if ev.kind == events::HOST_IO {
-            crate::sdk::host_io_host::deliver(&self.shared, session as usize, ev);
+            robota_engine::sdk::host_io_host::deliver(&self.shared, session as usize, ev);
         } else {
             deliver(ev, reg, session);
         }

@@ -11,8 +11,8 @@ use std::sync::{Arc, Mutex};
 
 use super::session_obj::SessionObj;
 use super::status::err;
-use crate::sdk::error::{ErrorCode, SdkError};
-use crate::sdk::runtime::Runtime;
+use robota_engine::sdk::error::{ErrorCode, SdkError};
+use robota_engine::sdk::runtime::Runtime;
 
 /// The boxed part of every handle: the type's magic and the shared object.
 pub(crate) struct Handle<T> {

@@ -1,7 +1,7 @@
 //! The C ABI (`include/robota.h`, whose comments are the contract). The only module where
 //! `unsafe` is allowed. Every export reads `boundary(out_error, || { checks; one sdk call;
 //! convert })`: the panic boundary (`boundary`) first, then the pointer and
-//! string checks of `args` and `handles`, one call into `crate::sdk`, and the
+//! string checks of `args` and `handles`, one call into `robota_engine::sdk`, and the
 //! conversion of its result. Only the exports, their types and constants are public; the
 //! machinery (boundary, handle table, callbacks, delivery) is `pub(crate)`.
 //!

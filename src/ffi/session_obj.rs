@@ -11,10 +11,10 @@ use std::time::Instant;
 use super::callbacks::EventReg;
 use super::delivery::{deadline_of, Queue};
 use super::handles::{self, robota_session};
-use crate::sdk::config::{Delivery, SessionConfig};
-use crate::sdk::error::{ErrorCode, SdkError};
-use crate::sdk::interactive::{InteractiveSession, Restore};
-use crate::sdk::runtime::Runtime;
+use robota_engine::sdk::config::{Delivery, SessionConfig};
+use robota_engine::sdk::error::{ErrorCode, SdkError};
+use robota_engine::sdk::interactive::{InteractiveSession, Restore};
+use robota_engine::sdk::runtime::Runtime;
 
 /// Builds a session with its event queue and publishes its handle. The registration is armed
 /// only on success: on failure `free_fn` is not called and the caller keeps `user_data`.

@@ -2,7 +2,7 @@
 
 use std::ffi::CString;
 
-use crate::sdk::error::{ErrorCode, SdkError};
+use robota_engine::sdk::error::{ErrorCode, SdkError};
 
 /// Status of a call: `ROBOTA_OK` or a negative `ROBOTA_E_*`.
 #[allow(non_camel_case_types)]
@@ -190,7 +190,7 @@ pub(crate) fn err(code: ErrorCode, message: impl Into<String>) -> SdkError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sdk::events;
+    use robota_engine::sdk::events;
 
     #[test]
     fn event_kinds_match_the_sdk() {

@@ -3,7 +3,7 @@
  * model calls its tool; robota_session_state and the "mcp" command show the server; a server
  * that cannot start leaves the session usable. A library built without the cargo feature "mcp"
  * (the default) shows both servers failed with that reason, and the session still answers.
- * The real third-party servers are exercised by tests/suite/mcp_servers.rs. */
+ * The real third-party servers are exercised by tests/suite/engine/mcp_servers.rs. */
 #include "harness.h"
 
 #define SCRIPT_MCP                                                                             \

@@ -5,7 +5,7 @@
 #   2. a tiny deterministic llama-architecture GGUF model (tests/interop/make_model.py);
 #   3. llama-cpp-python's OpenAI-compatible server, and the LiteLLM proxy routing model "tiny"
 #      to it (OpenAI route /v1/chat/completions and Anthropic route /v1/messages);
-#   4. the Rust interop tests (tests/suite/interop_servers.rs) through the library, and the C
+#   4. the Rust interop tests (tests/suite/engine/interop_servers.rs) through the library, and the C
 #      demo examples-c/chat with OPENAI_BASE_URL against both servers.
 # Prints the total time. Servers are stopped on exit.
 set -euo pipefail
@@ -60,7 +60,7 @@ echo "interop: servers up on 127.0.0.1:$LP (llama-cpp-python) and 127.0.0.1:$QP 
 cd "$root"
 ROBOTA_INTEROP_LLAMA_URL="http://127.0.0.1:$LP/v1" ROBOTA_INTEROP_LITELLM_URL="http://127.0.0.1:$QP" \
 ROBOTA_INTEROP_MODEL=tiny ROBOTA_INTEROP_N_CTX=$N_CTX \
-  cargo test --test all interop_ -- --ignored --test-threads=1 2>&1 | tee "$work/rust.log"
+  cargo test --test engine interop_ -- --ignored --test-threads=1 2>&1 | tee "$work/rust.log"
 grep -q "test result: ok. 5 passed" "$work/rust.log" || { echo "interop: Rust interop tests did not all run"; exit 1; }
 
 # The C demo, as a user runs it, against each server.

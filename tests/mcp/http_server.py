@@ -1,5 +1,5 @@
 """A streamable-HTTP MCP server built with the official Python SDK's FastMCP (pinned in
-requirements.txt), started by tests/suite/mcp_servers.rs on 127.0.0.1:<argv[1]>."""
+requirements.txt), started by tests/suite/engine/mcp_servers.rs on 127.0.0.1:<argv[1]>."""
 
 import sys
 

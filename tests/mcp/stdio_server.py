@@ -1,5 +1,5 @@
 """A stdio MCP server built with the official Python SDK's FastMCP for the failure cases of
-tests/suite/mcp_servers.rs: a crash mid-call, a call that never answers, an oversized result,
+tests/suite/engine/mcp_servers.rs: a crash mid-call, a call that never answers, an oversized result,
 a tool whose schema is not valid JSON Schema, and a tool list that changes."""
 
 import os

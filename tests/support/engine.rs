@@ -6,10 +6,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
-use robota::core::agent::{Agent, AgentConfig, RunOptions};
-use robota::core::events::{ExecutionEventFn, TextDeltaFn};
-use robota::core::tool::{Tool, ToolContext, ToolResult};
-use robota::providers::scripted::ScriptedProvider;
+use robota_engine::core::agent::{Agent, AgentConfig, RunOptions};
+use robota_engine::core::events::{ExecutionEventFn, TextDeltaFn};
+use robota_engine::core::tool::{Tool, ToolContext, ToolResult};
+use robota_engine::providers::scripted::ScriptedProvider;
 use serde_json::{json, Value};
 
 /// A scripted provider from a JSON list of turns.

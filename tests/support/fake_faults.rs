@@ -1,4 +1,4 @@
-//! Network faults for the fault matrix (`tests/suite/fault_matrix.rs`): replies that reset the
+//! Network faults for the fault matrix (`tests/suite/engine/fault_matrix.rs`): replies that reset the
 //! connection, answer garbage instead of HTTP, drip bytes slowly or split a stream at chosen
 //! bytes; a base URL nobody listens on; and a count of the client connections still open to
 //! a server (to prove a failed call leaks no socket).

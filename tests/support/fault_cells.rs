@@ -1,4 +1,4 @@
-//! The fault matrix's cells (`tests/suite/fault_matrix.rs`, docs/reliability.md "Fault matrix"): each
+//! The fault matrix's cells (`tests/suite/engine/fault_matrix.rs`, docs/reliability.md "Fault matrix"): each
 //! fault the server answers a model call with, and the documented outcome.
 
 use std::time::Duration;

@@ -6,11 +6,11 @@
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use robota::sdk::config::parse_session_config;
-use robota::sdk::error::SdkError;
-use robota::sdk::events::{self, Event, Payload};
-use robota::sdk::interactive::{InteractiveSession, TurnInput};
-use robota::sdk::runtime::Runtime;
+use robota_engine::sdk::config::parse_session_config;
+use robota_engine::sdk::error::SdkError;
+use robota_engine::sdk::events::{self, Event, Payload};
+use robota_engine::sdk::interactive::{InteractiveSession, TurnInput};
+use robota_engine::sdk::runtime::Runtime;
 use serde_json::{json, Value};
 
 /// A prompt of plain text (no display text, raw input, tool choice or host command).

@@ -8,9 +8,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use robota::sdk::events::{self, Payload};
-use robota::sdk::interactive::{InteractiveSession, TurnInput};
-use robota::sdk::runtime::Runtime;
+use robota_engine::sdk::events::{self, Payload};
+use robota_engine::sdk::interactive::{InteractiveSession, TurnInput};
+use robota_engine::sdk::runtime::Runtime;
 use serde_json::{json, Value};
 
 use crate::support::host_session::{recorded_session, scripted_runtime};

@@ -13,7 +13,6 @@ pub mod fake_reply;
 pub mod fake_server;
 pub mod fake_wire;
 pub mod fault_cells;
-pub mod ffi;
 pub mod host_session;
 pub mod invariants;
 pub mod log;

@@ -5,16 +5,16 @@
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use robota::core::agent::{Agent, AgentConfig, RunOptions};
-use robota::core::errors::RobotaError;
-use robota::core::execution::RunStop;
-use robota::core::message::{Message, MessageState, Role, INTERRUPTED_SUFFIX};
-use robota::core::provider::{
+use robota_engine::core::agent::{Agent, AgentConfig, RunOptions};
+use robota_engine::core::errors::RobotaError;
+use robota_engine::core::execution::RunStop;
+use robota_engine::core::message::{Message, MessageState, Role, INTERRUPTED_SUFFIX};
+use robota_engine::core::provider::{
     ChatRequest, ChatResponse, NativeWebToolRequest, Provider, RawPayloadEvent, StopReason,
     StreamSink, ToolSchema,
 };
-use robota::core::tool::ClosureTool;
-use robota::providers::{create_provider, new_http_client};
+use robota_engine::core::tool::ClosureTool;
+use robota_engine::providers::{create_provider, new_http_client};
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
@@ -84,13 +84,13 @@ pub async fn chat(
         temperature: None,
         native_web_tools: NativeWebToolRequest::default(),
         thinking_budget: None,
-        tool_choice: &robota::core::tool_choice::ToolChoice::Auto,
+        tool_choice: &robota_engine::core::tool_choice::ToolChoice::Auto,
     };
     p.chat(request, sink, cancel).await
 }
 
 /// The echo tool: returns `echo:<text>`.
-pub fn echo_tool() -> Arc<dyn robota::core::tool::Tool> {
+pub fn echo_tool() -> Arc<dyn robota_engine::core::tool::Tool> {
     Arc::new(ClosureTool::new(
         "echo",
         "Echoes text",
@@ -406,7 +406,7 @@ pub async fn cancel_returns_partial(kind: &str) {
         temperature: None,
         native_web_tools: NativeWebToolRequest::default(),
         thinking_budget: None,
-        tool_choice: &robota::core::tool_choice::ToolChoice::Auto,
+        tool_choice: &robota_engine::core::tool_choice::ToolChoice::Auto,
     };
     let r = p.chat(req, &mut sink, cancel).await.unwrap();
     assert_eq!(r.content, "partial");
@@ -625,12 +625,14 @@ pub async fn env_key_never_leaks(kind: &str) {
     // The variable is passed explicitly: the process environment is never touched.
     let mut cfg = server.provider_config(kind);
     cfg["api_key"] = json!(format!("$ENV:{var}"));
-    let env = robota::core::env_ref::EnvVars::with_vars(std::collections::BTreeMap::from([(
-        var.clone(),
-        secret.clone(),
-    )]));
-    let p = robota::providers::create_provider_in(kind, &cfg, &new_http_client().unwrap(), &env)
-        .unwrap();
+    let env =
+        robota_engine::core::env_ref::EnvVars::with_vars(std::collections::BTreeMap::from([(
+            var.clone(),
+            secret.clone(),
+        )]));
+    let p =
+        robota_engine::providers::create_provider_in(kind, &cfg, &new_http_client().unwrap(), &env)
+            .unwrap();
     let events = Arc::new(Mutex::new(Vec::<String>::new()));
     let ev2 = events.clone();
     let a = agent(p.clone());
@@ -764,7 +766,7 @@ pub async fn send(
         temperature: Some(0.5),
         native_web_tools: NativeWebToolRequest::default(),
         thinking_budget: None,
-        tool_choice: &robota::core::tool_choice::ToolChoice::Auto,
+        tool_choice: &robota_engine::core::tool_choice::ToolChoice::Auto,
     };
     p.chat(req, &mut Rec::default(), CancellationToken::new())
         .await

@@ -6,10 +6,10 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
-use robota::core::hooks::{HookDefinition, HookEvent, HookGroup, HooksConfig};
-use robota::core::tool::{Tool, ToolContext, ToolResult};
-use robota::providers::scripted::ScriptedProvider;
-use robota::session::{
+use robota_engine::core::hooks::{HookDefinition, HookEvent, HookGroup, HooksConfig};
+use robota_engine::core::tool::{Tool, ToolContext, ToolResult};
+use robota_engine::providers::scripted::ScriptedProvider;
+use robota_engine::session::{
     ApprovalDecision, ApprovalHandler, ContextState, Session, SessionObserver, SessionOptions,
     ToolEndResult,
 };
@@ -169,7 +169,7 @@ pub fn tool_message(session: &Session) -> String {
     session
         .messages()
         .iter()
-        .find(|m| m.role == robota::core::message::Role::Tool)
+        .find(|m| m.role == robota_engine::core::message::Role::Tool)
         .map(|m| m.content.clone())
         .unwrap_or_default()
 }
@@ -190,3 +190,8 @@ pub fn rt() -> tokio::runtime::Runtime {
         .build()
         .unwrap()
 }
+
+/// The head of Robota's compaction summary prompt (what the summarising model is asked).
+pub const PROMPT_HEAD: &str = "Summarize the following conversation concisely, preserving:\n- User's original requests and goals\n- Key decisions and conclusions\n- Important code changes and file paths\n- Current task status and next steps\n";
+/// Its tail for a conversation of `user: hello` / `assistant: hi there`.
+pub const PROMPT_TAIL: &str = "Drop verbose tool outputs, debugging steps, and exploratory work that didn't lead to results.\n\nConversation:\nuser: hello\nassistant: hi there";

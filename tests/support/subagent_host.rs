@@ -6,10 +6,10 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use robota::sdk::config::parse_session_config;
-use robota::sdk::events::{self, Event, Payload};
-use robota::sdk::interactive::{InteractiveSession, TurnInput};
-use robota::sdk::runtime::Runtime;
+use robota_engine::sdk::config::parse_session_config;
+use robota_engine::sdk::events::{self, Event, Payload};
+use robota_engine::sdk::interactive::{InteractiveSession, TurnInput};
+use robota_engine::sdk::runtime::Runtime;
 use serde_json::{json, Value};
 
 use super::fake_server::{FakeServer, Reply, Turn};

@@ -4,8 +4,8 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use robota::core::tool::{Tool, ToolContext};
-use robota::tools::{builtin_tool, builtin_tool_in, ToolEnv};
+use robota_engine::core::tool::{Tool, ToolContext};
+use robota_engine::tools::{builtin_tool, builtin_tool_in, ToolEnv};
 use serde_json::Value;
 
 /// Runs `tool` and parses its result document.

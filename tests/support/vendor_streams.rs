@@ -5,8 +5,8 @@
 
 use std::sync::Arc;
 
-use robota::core::errors::RobotaError;
-use robota::core::provider::{ChatResponse, Provider};
+use robota_engine::core::errors::RobotaError;
+use robota_engine::core::provider::{ChatResponse, Provider};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 

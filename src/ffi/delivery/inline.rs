@@ -4,14 +4,14 @@
 //! itself when nobody holds it, hands over what is queued before the request (order kept),
 //! then the request. A host that answers inside its callback so wakes nobody: the answer is
 //! waiting when the tool looks for it. Only tool threads off the async workers do this (the
-//! blocking file-system port, `crate::sdk::host_io::caller_serves_inline`); the callbacks of
+//! blocking file-system port, `robota_engine::sdk::host_io::caller_serves_inline`); the callbacks of
 //! one session still run one at a time, in order.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, MutexGuard};
 
 use super::{robota_session, QState, Queue};
-use crate::sdk::events::Event;
+use robota_engine::sdk::events::Event;
 
 impl Queue {
     /// Delivers `ev` (a `HOST_IO` request) after the queued events on this thread; `st` is

@@ -7,11 +7,11 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use super::Queue;
-use crate::sdk::config::Delivery;
-use crate::sdk::error::SdkError;
-use crate::sdk::events::{self, Event};
-use crate::sdk::runtime::Runtime;
-use crate::sdk::wake_batch::{self, Batched};
+use robota_engine::sdk::config::Delivery;
+use robota_engine::sdk::error::SdkError;
+use robota_engine::sdk::events::{self, Event};
+use robota_engine::sdk::runtime::Runtime;
+use robota_engine::sdk::wake_batch::{self, Batched};
 
 /// How long a waiter waits before the test counts its wake-up as missing.
 const LIMIT: Duration = Duration::from_secs(10);

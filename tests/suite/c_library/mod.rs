@@ -1,0 +1,30 @@
+//! The C library's tests: the exports of `robota::ffi`, the header, the C examples and
+//! quick starts, and the documents' compiled snippets.
+
+mod c_abi;
+mod config_unknown_keys;
+mod crash_safety;
+mod docs_snippets;
+mod ffi_error_classes;
+mod ffi_inline_delivery;
+mod ffi_session_run;
+mod ffi_thread_delivery;
+mod ffi_wait_delivered;
+mod header_hygiene;
+mod hooks_command_executor;
+mod library_log;
+mod readme_doctests;
+mod record_replay;
+mod sdk_commands;
+mod sdk_host_commands;
+mod sdk_params;
+mod sdk_query;
+mod sdk_settings;
+mod sdk_settings_provider;
+mod sdk_shared_provider;
+mod sdk_store;
+mod sdk_transcript;
+mod session_compaction_rounds;
+mod session_files;
+mod session_lifecycle;
+mod team_tools;
