@@ -4,9 +4,9 @@
 
 use std::sync::Arc;
 
-use robota::core::agent::{Agent, AgentConfig, RunOptions};
-use robota::core::tool::ClosureTool;
-use robota::providers::scripted::{ScriptedProvider, ScriptedToolCall, ScriptedTurn};
+use robota_engine::core::agent::{Agent, AgentConfig, RunOptions};
+use robota_engine::core::tool::ClosureTool;
+use robota_engine::providers::scripted::{ScriptedProvider, ScriptedToolCall, ScriptedTurn};
 use serde_json::json;
 
 #[tokio::main(flavor = "current_thread")]
@@ -49,7 +49,7 @@ async fn main() {
             std::process::exit(1);
         }
     };
-    let on_text: robota::core::events::TextDeltaFn = Arc::new(|d: &str| {
+    let on_text: robota_engine::core::events::TextDeltaFn = Arc::new(|d: &str| {
         use std::io::Write;
         print!("{d}");
         let _ = std::io::stdout().flush();

@@ -2,10 +2,10 @@
 //! included) and tool settings. `data[0]` picks the parser; errors are fine, panics are not.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use robota::providers::scripted::ScriptedProvider;
-use robota::providers::{HttpProviderConfig, ProviderKind};
-use robota::sdk::config::{parse_runtime_config, parse_session_config};
-use robota::sdk::interactive::TurnInput;
+use robota_engine::providers::scripted::ScriptedProvider;
+use robota_engine::providers::{HttpProviderConfig, ProviderKind};
+use robota_engine::sdk::config::{parse_runtime_config, parse_session_config};
+use robota_engine::sdk::interactive::TurnInput;
 
 fuzz_target!(|data: &[u8]| {
     let Some((&sel, rest)) = data.split_first() else {
@@ -32,7 +32,7 @@ fuzz_target!(|data: &[u8]| {
                 ] {
                     drop(HttpProviderConfig::parse("fuzz", kind, &v));
                 }
-                drop(robota::tools::config::ToolsConfig::from_json(&v));
+                drop(robota_engine::tools::config::ToolsConfig::from_json(&v));
             }
         }
     }

@@ -1,8 +1,8 @@
 //! The Anthropic Messages stream decoder behind the SSE framer (see `robota_fuzz::check_decoder`).
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use robota::providers::anthropic::AnthropicDecoder;
-use robota::providers::ProviderKind;
+use robota_engine::providers::anthropic::AnthropicDecoder;
+use robota_engine::providers::ProviderKind;
 
 fuzz_target!(|data: &[u8]| {
     let cfg = robota_fuzz::config(ProviderKind::Anthropic);

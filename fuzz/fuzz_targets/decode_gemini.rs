@@ -1,8 +1,8 @@
 //! The Gemini `streamGenerateContent?alt=sse` decoder behind the SSE framer.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use robota::providers::gemini::GeminiDecoder;
-use robota::providers::ProviderKind;
+use robota_engine::providers::gemini::GeminiDecoder;
+use robota_engine::providers::ProviderKind;
 
 fuzz_target!(|data: &[u8]| {
     let cfg = robota_fuzz::config(ProviderKind::Gemini);

@@ -2,8 +2,8 @@
 //! object, and matchers against any target. Input: `sel stdout` where sel picks the event.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use robota::core::hooks::json_output::parse_json_output;
-use robota::core::hooks::{matcher_matches, HookEvent, HooksConfig};
+use robota_engine::core::hooks::json_output::parse_json_output;
+use robota_engine::core::hooks::{matcher_matches, HookEvent, HooksConfig};
 
 fuzz_target!(|data: &[u8]| {
     let Some((&sel, rest)) = data.split_first() else {

@@ -3,7 +3,7 @@
 //! deny pattern always wins over an allow pattern.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use robota::core::permissions::{
+use robota_engine::core::permissions::{
     evaluate_permission, glob_matches, parse_pattern, pattern_matches, primary_argument_key,
     PermissionDecision, PermissionLists, PermissionMode,
 };

@@ -4,9 +4,9 @@
 //! transcript lines (JSONL).
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use robota::sdk::runtime::Runtime;
-use robota::sdk::snapshot::parse_resume;
-use robota::session::transcript_check::validate;
+use robota_engine::sdk::runtime::Runtime;
+use robota_engine::sdk::snapshot::parse_resume;
+use robota_engine::session::transcript_check::validate;
 use std::sync::OnceLock;
 
 fn runtime() -> &'static Runtime {

@@ -2,8 +2,8 @@
 //! lower layer, resolved into session settings. Problems become warnings, never panics.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use robota::core::env_ref::EnvVars;
-use robota::sdk::settings::{merge_into, parse_layer, resolve};
+use robota_engine::core::env_ref::EnvVars;
+use robota_engine::sdk::settings::{merge_into, parse_layer, resolve};
 use std::collections::BTreeMap;
 
 fuzz_target!(|data: &[u8]| {

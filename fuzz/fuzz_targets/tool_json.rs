@@ -2,9 +2,9 @@
 //! model-supplied tool arguments checked against them. Input: `tool_json NUL arguments`.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use robota::core::tool_choice::ToolChoice;
-use robota::providers::convert::args_object;
-use robota::sdk::host_tool::HostToolDef;
+use robota_engine::core::tool_choice::ToolChoice;
+use robota_engine::providers::convert::args_object;
+use robota_engine::sdk::host_tool::HostToolDef;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {

@@ -3,12 +3,12 @@
 //! end-of-body handling), twice (one chunk, then many) to check the result does not depend on
 //! where the chunks were cut.
 
-use robota::core::errors::RobotaError;
-use robota::core::provider::{ChatResponse, StreamSink};
-use robota::providers::http::StreamDecoder;
-use robota::providers::sse::{SseEvent, SseParser};
-use robota::providers::stream::{feed_events, finish_events};
-use robota::providers::{HttpProviderConfig, ProviderKind};
+use robota_engine::core::errors::RobotaError;
+use robota_engine::core::provider::{ChatResponse, StreamSink};
+use robota_engine::providers::http::StreamDecoder;
+use robota_engine::providers::sse::{SseEvent, SseParser};
+use robota_engine::providers::stream::{feed_events, finish_events};
+use robota_engine::providers::{HttpProviderConfig, ProviderKind};
 
 /// Splits `data` into chunks of 1..=64 bytes chosen by `seed` (deterministic per input).
 pub fn chunks(seed: u8, data: &[u8]) -> Vec<&[u8]> {
