@@ -10,9 +10,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde_json::{Map, Value};
 
-use super::transcript::{is_secret_key, Redacted, REDACTED};
-use super::transcript_payloads::Payloads;
-use super::transcript_splice::splice;
+use super::{is_secret_key, Redacted, REDACTED};
+use super::payloads::Payloads;
+use super::splice::splice;
 use crate::core::json_bytes::push_json_string;
 
 /// How a recorded line is to be formatted.
@@ -301,7 +301,7 @@ impl LineFormat {
     }
 
     /// Writes a line's fields after its head, and its end (the exact path: see
-    /// [`super::transcript::Transcript::record`]).
+    /// [`super::Transcript::record`]).
     pub(super) fn fields(
         &self,
         w: &mut Vec<u8>,
