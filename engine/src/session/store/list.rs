@@ -15,8 +15,8 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::{session_file_path, StoreError};
 use super::index::{self, Entry, Stamp};
+use super::{session_file_path, StoreError};
 
 /// `kind` of a session file.
 pub const SNAPSHOT_KIND: &str = "robota.session";

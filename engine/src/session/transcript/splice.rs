@@ -18,8 +18,8 @@
 //! a turn) `turn_id` are left out, `timestamp` / `sessionId` / `event` are renamed
 //! `payload_<name>`, a secret key's value is written as `"[REDACTED]"`.
 
-use super::{is_secret_key_bytes, REDACTED};
 use super::format::is_line_key;
+use super::{is_secret_key_bytes, REDACTED};
 use crate::core::json_bytes::first_string_special;
 
 /// Nesting deeper than this goes to the exact path (whose parser stops at 128).
