@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 use robota_engine::core::agent::{Agent, AgentConfig, RunOptions};
 use robota_engine::core::provider::Provider;
 use robota_engine::core::tool::{ClosureTool, Tool};
-use robota_engine::providers::recorder::RecordingProvider;
-use robota_engine::providers::replay::{ReplayProfile, ReplayProvider};
+use robota_engine::providers::recording::recorder::RecordingProvider;
+use robota_engine::providers::recording::replay::{ReplayProfile, ReplayProvider};
 use robota_engine::providers::scripted::ScriptedProvider;
 use serde_json::json;
 

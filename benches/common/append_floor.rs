@@ -11,9 +11,9 @@ use std::io::Write;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-/// As `transcript_writer::WRITE_CHUNK`.
+/// As `session::transcript::writer::WRITE_CHUNK`.
 const WRITE_CHUNK: usize = 256 * 1024;
-/// As `transcript_writer::POLL`: the turns of this long share an fsync.
+/// As `session::transcript::writer::POLL`: the turns of this long share an fsync.
 pub const POLL: Duration = Duration::from_millis(10);
 
 /// Bytes per turn the transcripts in `dir` hold (every `*.jsonl` file's size over `turns`).

@@ -6,7 +6,7 @@
 use libfuzzer_sys::fuzz_target;
 use robota_engine::sdk::runtime::Runtime;
 use robota_engine::sdk::snapshot::parse_resume;
-use robota_engine::session::transcript_check::validate;
+use robota_engine::session::transcript::check::validate;
 use std::sync::OnceLock;
 
 fn runtime() -> &'static Runtime {

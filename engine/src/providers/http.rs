@@ -2,28 +2,28 @@
 //! an inline key or `$ENV:NAME` (resolved at use, never logged or echoed), extra headers, idle
 //! timeout (no byte for N ms, reset on every chunk), retries with exponential backoff and
 //! jitter on 429/5xx/connection errors honouring `Retry-After` (never once streamed content
-//! reached the caller), and cancellation that drops the request at once.
+//! reached the caller), and cancellation that drops the request at once. One attempt's steps
+//! are in `attempt`, how a call ends in `finish`.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
-use reqwest::header::{HeaderName, HeaderValue, ACCEPT, CONTENT_TYPE};
+use reqwest::header::{HeaderName, HeaderValue};
 use serde::Serialize;
 use serde_json::Value;
-use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
+mod attempt;
 mod caller_client;
 mod finish;
 
 pub use caller_client::with_caller_client;
 
 use super::config::{HttpProviderConfig, MAX_RETRY_DELAY};
-use super::errors::{parse_retry_after, redact, scrub, status_error, vendor_message, who};
-use super::sse::{SseEvent, SseParser};
-use super::stream::{feed_events, finish_events, raw_event};
+use super::errors::{redact, scrub, who};
+use super::sse::SseParser;
 pub use super::stream::{StreamDecoder, StreamOutcome};
 use crate::core::env_ref::{is_env_reference, ENV_REFERENCE_PREFIX};
 use crate::core::errors::RobotaError;
@@ -299,181 +299,4 @@ impl HttpTransport {
             decoder.reset();
         }
     }
-
-    async fn attempt(
-        &self,
-        request: &StreamRequest<'_>,
-        key: Option<&str>,
-        parser: &mut SseParser,
-        decoder: &mut dyn StreamDecoder,
-        sink: &mut dyn StreamSink,
-    ) -> Result<StreamOutcome, AttemptError> {
-        let StreamRequest {
-            url,
-            auth,
-            body,
-            model,
-            api_surface,
-            cancel,
-        } = *request;
-        let mut req = caller_client::with_client(&self.client, |c| url.post(c))
-            .header(CONTENT_TYPE, JSON)
-            .header(ACCEPT, EVENT_STREAM);
-        if auth == AuthStyle::XApiKey {
-            req = req.header(ANTHROPIC_VERSION, self.cfg.anthropic_version.as_str());
-        }
-        if let Some(k) = key {
-            let (name, value) = match auth {
-                AuthStyle::XApiKey => ("x-api-key", HeaderValue::from_str(k)),
-                AuthStyle::GoogApiKey => ("x-goog-api-key", HeaderValue::from_str(k)),
-                AuthStyle::Bearer => (
-                    "authorization",
-                    HeaderValue::from_str(&format!("Bearer {k}")),
-                ),
-            };
-            let mut value = value.map_err(|_| {
-                RobotaError::Authentication(format!(
-                    "{}: the API key contains characters not allowed in an HTTP header",
-                    who(&self.cfg)
-                ))
-            })?;
-            value.set_sensitive(true);
-            req = req.header(name, value);
-        }
-        req = req.headers(self.cfg.headers.clone()).body(body.clone());
-
-        let idle = self.cfg.idle_timeout;
-        let response = tokio::select! {
-            biased;
-            _ = cancel.cancelled() => return Ok(StreamOutcome::Aborted),
-            r = req.send() => r.map_err(|e| self.network(e, key))?,
-            _ = tokio::time::sleep(idle) => return Err(self.idle_error("waiting for the response").into()),
-        };
-        let status = response.status();
-        if !status.is_success() {
-            let retry_after = parse_retry_after(response.headers());
-            let text = tokio::select! {
-                biased;
-                _ = cancel.cancelled() => return Ok(StreamOutcome::Aborted),
-                t = read_limited(response, MAX_ERROR_BODY) => t,
-                _ = tokio::time::sleep(idle) => String::new(),
-            };
-            let mut message = redact(&vendor_message(&text), key);
-            if message.is_empty() {
-                message = status.canonical_reason().unwrap_or("error").to_string();
-            }
-            return Err(AttemptError {
-                error: status_error(&self.cfg, status.as_u16(), &message, model, retry_after),
-                retry_after,
-            });
-        }
-
-        let content_type = response
-            .headers()
-            .get(CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("")
-            .to_string();
-        if content_type.starts_with("text/html") {
-            let text = tokio::select! {
-                biased;
-                _ = cancel.cancelled() => return Ok(StreamOutcome::Aborted),
-                t = read_limited(response, MAX_ERROR_BODY) => t,
-                _ = tokio::time::sleep(idle) => String::new(),
-            };
-            return Err(self
-                .bad_body(
-                    "answered a web page (`text/html`), not an event stream: check base_url",
-                    &text,
-                    key,
-                )
-                .into());
-        }
-        if content_type.starts_with("application/json") {
-            let text = tokio::select! {
-                biased;
-                _ = cancel.cancelled() => return Ok(StreamOutcome::Aborted),
-                t = read_limited(response, MAX_WHOLE_BODY) => t,
-                _ = tokio::time::sleep(idle) => return Err(self.idle_error("reading the response").into()),
-            };
-            return self
-                .whole(&text, decoder, sink, api_surface, key)
-                .map_err(AttemptError::from);
-        }
-        let mut response = response;
-        let sleep = tokio::time::sleep(idle);
-        tokio::pin!(sleep);
-        let wants_raw = sink.wants_raw_payloads();
-        let mut seq = 0u64;
-        let name = &self.cfg.name;
-        let mut raw = |ev: &SseEvent<'_>, sink: &mut dyn StreamSink| {
-            if wants_raw {
-                raw_event(name, api_surface, ev, &mut seq, sink);
-            }
-        };
-        let mut events = 0usize;
-        loop {
-            let chunk = tokio::select! {
-                biased;
-                _ = cancel.cancelled() => return Ok(StreamOutcome::Aborted),
-                c = response.chunk() => c,
-                // A stream that stalls after its final event (no `message_stop` / `[DONE]`
-                // yet) already holds the whole answer.
-                _ = &mut sleep => {
-                    if decoder.complete() {
-                        return self.finished(decoder, key).map_err(AttemptError::from);
-                    }
-                    return Err(self.idle_error("while streaming").into());
-                }
-            };
-            match chunk {
-                Ok(Some(bytes)) => {
-                    sleep.as_mut().reset(Instant::now() + idle);
-                    sink.on_activity();
-                    feed_events(parser, &bytes, decoder, sink, |ev, sink| {
-                        events += 1;
-                        raw(ev, sink);
-                    })?;
-                    if decoder.done() {
-                        if decoder.complete() {
-                            return self.finished(decoder, key).map_err(AttemptError::from);
-                        }
-                        return Err(self
-                            .cut(decoder, events, false, None, &content_type, key)
-                            .into());
-                    }
-                }
-                Ok(None) => {
-                    let mid_event = finish_events(parser, decoder, sink, &mut raw)?;
-                    if decoder.complete() {
-                        return self.finished(decoder, key).map_err(AttemptError::from);
-                    }
-                    return Err(self
-                        .cut(decoder, events, mid_event, None, &content_type, key)
-                        .into());
-                }
-                Err(e) => {
-                    let mid_event = finish_events(parser, decoder, sink, &mut raw)?;
-                    if decoder.complete() {
-                        return self.finished(decoder, key).map_err(AttemptError::from);
-                    }
-                    return Err(self
-                        .cut(decoder, events, mid_event, Some(&e), &content_type, key)
-                        .into());
-                }
-            }
-        }
-    }
-}
-
-async fn read_limited(mut response: reqwest::Response, limit: usize) -> String {
-    let mut buf = Vec::new();
-    while let Ok(Some(chunk)) = response.chunk().await {
-        buf.extend_from_slice(&chunk);
-        if buf.len() >= limit {
-            buf.truncate(limit);
-            break;
-        }
-    }
-    String::from_utf8_lossy(&buf).into_owned()
 }

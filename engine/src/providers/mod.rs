@@ -18,9 +18,7 @@ pub mod http;
 mod json_reader;
 mod merged;
 pub mod openai;
-pub mod recorder;
 pub mod recording;
-pub mod replay;
 pub mod scripted;
 pub mod sse;
 #[cfg(test)]
@@ -106,8 +104,8 @@ pub fn create_provider_with(
     Ok(match kind {
         // Shared as a `dyn Provider`: nobody can ask it for its requests.
         ProviderKind::Scripted => Arc::new(scripted_provider(name, config)?.without_recording()),
-        ProviderKind::Replay => Arc::new(replay::ReplayProvider::open(
-            replay::ReplayProfile::parse(name, config)?,
+        ProviderKind::Replay => Arc::new(recording::replay::ReplayProvider::open(
+            recording::replay::ReplayProfile::parse(name, config)?,
         )?),
         ProviderKind::Anthropic => Arc::new(AnthropicProvider::new(http()?, client.clone())),
         ProviderKind::OpenAi | ProviderKind::OpenAiCompatible => {

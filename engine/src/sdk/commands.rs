@@ -238,7 +238,7 @@ pub fn execute(s: &InteractiveSession, name: &str, args: &str) -> SdkResult<Valu
         }
         "resume" => {
             let dir = super::store_api::session_dir(s.shared());
-            let listing = crate::session::store_list::list(&dir, None, None)
+            let listing = crate::session::store::list::list(&dir, None, None)
                 .map_err(super::store_api::store_error)?;
             let mut data = json!({"triggerResumePicker": true, "sessions": listing.sessions});
             if !first.is_empty() {

@@ -1,12 +1,12 @@
 //! `"record": "path.jsonl"`: the session's provider wrapped in a recorder
-//! ([`crate::providers::recorder`]).
+//! ([`crate::providers::recording::recorder`]).
 
 use std::sync::Arc;
 
 use super::config::SessionConfig;
 use super::error::{SdkError, SdkResult};
 use crate::core::provider::Provider;
-use crate::providers::recorder::RecordingProvider;
+use crate::providers::recording::recorder::RecordingProvider;
 
 /// `provider`, recording into `cfg.record` when set (an unopenable or foreign file is refused,
 /// naming it).

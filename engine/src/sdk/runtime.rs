@@ -150,11 +150,13 @@ fn check_providers(
     let mut shared = BTreeMap::new();
     for (name, (kind, profile)) in &config.providers {
         if *kind == ProviderKind::Replay {
-            crate::providers::replay::ReplayProfile::parse(name, profile).map_err(|e| {
-                let mut err = SdkError::robota(ErrorCode::InvalidConfig, &e);
-                err.message = format!("runtime config: {}", err.message);
-                err
-            })?;
+            crate::providers::recording::replay::ReplayProfile::parse(name, profile).map_err(
+                |e| {
+                    let mut err = SdkError::robota(ErrorCode::InvalidConfig, &e);
+                    err.message = format!("runtime config: {}", err.message);
+                    err
+                },
+            )?;
             continue;
         }
         let p = build_provider(name, *kind, profile, http, windows)?;

@@ -17,7 +17,7 @@ use crate::core::history::HistoryEntry;
 use crate::core::message::Message;
 use crate::session::store;
 
-pub use crate::session::store_list::SNAPSHOT_KIND;
+pub use crate::session::store::list::SNAPSHOT_KIND;
 
 /// Session fields of a config that a snapshot keeps.
 fn config_fields(c: &SessionConfig) -> Map<String, Value> {

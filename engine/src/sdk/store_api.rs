@@ -8,8 +8,8 @@ use serde_json::{json, Value};
 use super::config::parse_object;
 use super::error::{ErrorCode, SdkError, SdkResult};
 use super::runtime::RuntimeShared;
+use crate::session::store::list as store_list;
 use crate::session::store::StoreError;
-use crate::session::store_list;
 
 /// `$ROBOTA_HOME`, else `~/.robota` (HOME, else USERPROFILE, else `/`). Reads the process
 /// environment, never changes it.

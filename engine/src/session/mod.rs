@@ -13,15 +13,7 @@ pub mod paths;
 #[allow(clippy::module_inception)]
 pub mod session;
 pub mod store;
-pub mod store_index;
-pub mod store_list;
 pub mod transcript;
-pub mod transcript_check;
-mod transcript_format;
-pub mod transcript_payloads;
-mod transcript_pending;
-mod transcript_splice;
-mod transcript_writer;
 
 pub use crate::core::atomic_file::write_atomic;
 pub use approval::{approval_prompt_text, ApprovalDecision, ApprovalHandler};

@@ -6,20 +6,15 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use serde_json::Value;
-use tokio_util::sync::CancellationToken;
-
 use super::context::{ContextState, ContextWindowTracker};
 use super::enforcer::{EnforcerParts, PermissionEnforcer};
 use super::observer::SessionObserver;
-use super::options::{SessionOptions, SessionRunError, SessionRunOptions};
-use crate::core::agent::{lock, Agent, AgentConfig, RunOptions};
+use super::options::SessionOptions;
+use crate::core::agent::{lock, Agent, AgentConfig};
 use crate::core::errors::RobotaError;
-use crate::core::execution::{ExecutionResult, RunStop};
 use crate::core::history::HistoryEntry;
 use crate::core::hooks::{
-    CommandExecutor, HookEvent, HookExecutor, HookExecutorRegistry, HooksConfig, HttpExecutor,
-    PromptExecutor,
+    CommandExecutor, HookExecutor, HookExecutorRegistry, HooksConfig, HttpExecutor, PromptExecutor,
 };
 use crate::core::message::Message;
 use crate::core::models::model_context_window;
@@ -29,6 +24,7 @@ use crate::core::tool::ToolDispatcher;
 use crate::core::util::prefixed_id;
 
 mod hooks;
+mod run;
 
 /// Characters of the response put into the `Stop` hook's `response` field.
 pub const STOP_RESPONSE_CHARS: usize = 500;
@@ -114,10 +110,30 @@ fn prompt_hooks(provider: &Arc<dyn Provider>, model: &str) -> Arc<dyn HookExecut
     Arc::new(PromptExecutor::new(provider.clone(), model))
 }
 
+/// The session's hook executors: `command` and `http` (over the session's client when it
+/// gave one) with its environment, its `prompt` executor and the extra ones it was given.
+fn hook_registry(opts: &SessionOptions) -> Result<HookExecutorRegistry, RobotaError> {
+    let http = match &opts.http_client {
+        Some(c) => HttpExecutor::with_client(c.clone()),
+        None => HttpExecutor::new(),
+    };
+    HookExecutorRegistry::with_builtins(
+        CommandExecutor::new()
+            .with_env(opts.hook_env.clone())
+            .with_vars(opts.env_vars.clone()),
+        http.with_vars(opts.env_vars.clone()),
+    )
+    .with_extras(
+        std::iter::once(prompt_hooks(&opts.provider, &opts.model))
+            .chain(opts.extra_hook_executors.iter().cloned()),
+    )
+    .map_err(RobotaError::Configuration)
+}
+
 impl Session {
     /// Builds a session. Spawns nothing and needs no async runtime (safe on any thread); the
     /// `SessionStart` hook fires at the beginning of the first run.
-    pub fn new(opts: SessionOptions) -> Result<Session, RobotaError> {
+    pub fn new(mut opts: SessionOptions) -> Result<Session, RobotaError> {
         let cwd = resolve_cwd(&opts.cwd, opts.virtual_cwd, opts.cwd_is_canonical)?;
         if let Some(n) = opts.max_turns {
             if n < 0 {
@@ -126,7 +142,7 @@ impl Session {
                 )));
             }
         }
-        let session_id = match opts.session_id {
+        let session_id = match opts.session_id.take() {
             Some(id) if !id.trim().is_empty() => id,
             Some(_) => {
                 return Err(RobotaError::Validation(
@@ -135,22 +151,7 @@ impl Session {
             }
             None => prefixed_id("session"),
         };
-        let http = match &opts.http_client {
-            Some(c) => HttpExecutor::with_client(c.clone()),
-            None => HttpExecutor::new(),
-        };
-        let registry = HookExecutorRegistry::with_builtins(
-            CommandExecutor::new()
-                .with_env(opts.hook_env.clone())
-                .with_vars(opts.env_vars.clone()),
-            http.with_vars(opts.env_vars.clone()),
-        )
-        .with_extras(
-            std::iter::once(prompt_hooks(&opts.provider, &opts.model))
-                .chain(opts.extra_hook_executors.iter().cloned()),
-        )
-        .map_err(RobotaError::Configuration)?;
-        let registry = Arc::new(registry);
+        let registry = Arc::new(hook_registry(&opts)?);
         let hooks = Arc::new(opts.hooks);
         let enforcer = Arc::new(PermissionEnforcer::new(EnforcerParts {
             session_id: session_id.clone(),
@@ -330,136 +331,5 @@ impl Session {
         let mut t = lock(&self.tracker);
         t.update_from_store(&store);
         t.state()
-    }
-
-    /// Runs one user turn: SessionStart (first run only) → UserPromptSubmit (exit 2 blocks the
-    /// turn: nothing is sent, history is unchanged) → the engine → Stop / StopFailure.
-    /// Hook stdout of SessionStart and UserPromptSubmit is prepended to the prompt as a
-    /// `<system-reminder>` block.
-    pub async fn run(
-        &self,
-        input: Message,
-        opts: SessionRunOptions,
-    ) -> Result<ExecutionResult, SessionRunError> {
-        if self.running.swap(true, Ordering::AcqRel) {
-            return Err(SessionRunError::Engine(RobotaError::Validation(
-                "Another run is already in progress on this session".into(),
-            )));
-        }
-        struct Reset<'a>(&'a AtomicBool);
-        impl Drop for Reset<'_> {
-            fn drop(&mut self) {
-                self.0.store(false, Ordering::Release);
-            }
-        }
-        let _reset = Reset(&self.running);
-        let cancel = opts.cancel.clone().unwrap_or_default();
-        if opts.skip_auto_compact {
-            self.refresh_context();
-        } else {
-            self.auto_compact(&cancel).await;
-        }
-
-        if !self.start_fired.swap(true, Ordering::AcqRel) {
-            let fields = || Self::fields(vec![("env", self.env_value())]);
-            let out = self
-                .fire_hook(HookEvent::SessionStart, fields, cancel.clone())
-                .await;
-            *lock(&self.start_stdout) = out.stdout;
-        }
-
-        let fields = || {
-            let raw = opts
-                .raw_input
-                .clone()
-                .unwrap_or_else(|| input.content.clone());
-            Self::fields(vec![
-                ("user_message", Value::String(raw.clone())),
-                ("prompt", Value::String(raw)),
-                ("env", self.env_value()),
-            ])
-        };
-        let ups = self
-            .fire_hook(HookEvent::UserPromptSubmit, fields, cancel.clone())
-            .await;
-        if ups.blocked {
-            return Err(SessionRunError::PromptBlocked {
-                reason: ups.reason.unwrap_or_default(),
-            });
-        }
-        let start_text = std::mem::take(&mut *lock(&self.start_stdout));
-        let injected: Vec<&str> = [start_text.as_str(), ups.stdout.as_str()]
-            .into_iter()
-            .filter(|s| !s.is_empty())
-            .collect();
-        let mut message = input;
-        if !injected.is_empty() {
-            message.content = format!(
-                "<system-reminder>\n{}\n</system-reminder>\n{}",
-                injected.join("\n"),
-                message.content
-            );
-        }
-
-        let pre = {
-            let store = lock(self.agent.store());
-            let mut t = lock(&self.tracker);
-            t.update_with_pending(&store, &message);
-            t.state()
-        };
-        self.notify_context(&pre);
-
-        // Compaction between rounds, only when automatic compaction is on.
-        let (round_tx, mut round_rx) = tokio::sync::mpsc::channel(1);
-        let run_opts = RunOptions {
-            cancel: Some(cancel.clone()),
-            on_text_delta: opts.on_text_delta.clone(),
-            on_thinking_delta: opts.on_thinking_delta.clone(),
-            on_event: opts.on_event.clone(),
-            max_execution_rounds: None,
-            owner_path: Vec::new(),
-            tool_choice: opts.tool_choice.clone(),
-            budget: opts.budget.clone(),
-            between_rounds: self.auto_compact_threshold().map(|_| round_tx),
-        };
-        let run = self.agent.run(message, run_opts);
-        tokio::pin!(run);
-        let result = loop {
-            tokio::select! {
-                r = &mut run => break r,
-                Some(reply) = round_rx.recv() => {
-                    let _ = reply.send(self.compact_between_rounds(&cancel).await);
-                }
-            }
-        };
-        let after = self.refresh_context();
-        self.notify_context(&after);
-        match result {
-            Err(e) => {
-                self.fire_stop_failure(&e.to_string()).await;
-                Err(SessionRunError::Engine(e))
-            }
-            Ok(r) => {
-                if r.interrupted {
-                    self.fire_stop_failure(ABORTED_REASON).await;
-                } else if r.stop == RunStop::Error {
-                    let reason = r.error.clone().unwrap_or_else(|| r.response.clone());
-                    self.fire_stop_failure(&reason).await;
-                } else {
-                    let fields = || {
-                        let short: String = r.response.chars().take(STOP_RESPONSE_CHARS).collect();
-                        Self::fields(vec![
-                            ("response", Value::String(short)),
-                            ("last_assistant_message", Value::String(r.response.clone())),
-                            ("stop_hook_active", Value::Bool(false)),
-                            ("env", self.env_value()),
-                        ])
-                    };
-                    self.fire_hook(HookEvent::Stop, fields, CancellationToken::new())
-                        .await;
-                }
-                Ok(r)
-            }
-        }
     }
 }

@@ -128,7 +128,7 @@ fn check_disk(dir: &Path, round: usize) -> (usize, usize) {
     let mut transcripts = 0;
     for entry in std::fs::read_dir(dir.join("logs")).into_iter().flatten() {
         let path = entry.unwrap().path();
-        let lines = robota_engine::session::transcript_check::load(&path)
+        let lines = robota_engine::session::transcript::check::load(&path)
             .unwrap_or_else(|e| panic!("round {round}: {e}"));
         // Lines are on disk from the end of the session's first turn (written and fsync'd
         // then, off the turn's path): a kill before that leaves the created file empty.
@@ -235,7 +235,7 @@ fn torn_transcript_line_loads_and_resume_appends_cleanly() {
     robota_session_free(s);
     robota_runtime_free(rt);
     let log = dir.join("logs").join("torn.jsonl");
-    let whole = robota_engine::session::transcript_check::load(&log).unwrap();
+    let whole = robota_engine::session::transcript::check::load(&log).unwrap();
     let bytes = std::fs::read(&log).unwrap();
     // Cut the last line in the middle, as a SIGKILL between two writes does.
     let last_start = bytes[..bytes.len() - 1]
@@ -245,7 +245,7 @@ fn torn_transcript_line_loads_and_resume_appends_cleanly() {
         + 1;
     let cut = last_start + (bytes.len() - last_start) / 2;
     std::fs::write(&log, &bytes[..cut]).unwrap();
-    let torn = robota_engine::session::transcript_check::load(&log).unwrap();
+    let torn = robota_engine::session::transcript::check::load(&log).unwrap();
     assert_eq!(torn, whole[..whole.len() - 1]);
 
     // Resume: the torn line is dropped and the new lines follow intact.
@@ -258,7 +258,7 @@ fn torn_transcript_line_loads_and_resume_appends_cleanly() {
     );
     robota_session_free(s);
     robota_runtime_free(rt);
-    let after = robota_engine::session::transcript_check::load(&log).unwrap();
+    let after = robota_engine::session::transcript::check::load(&log).unwrap();
     assert_eq!(after[..torn.len()], torn[..]);
     let text = std::fs::read_to_string(&log).unwrap();
     assert!(text.ends_with('\n'));

@@ -325,7 +325,7 @@ fn store_lists_deletes_and_resumes_by_id_across_runtimes() {
 
 #[test]
 fn listing_many_files_in_parallel_keeps_order_filters_and_names_bad_files() {
-    use robota_engine::session::store_list::list;
+    use robota_engine::session::store::list::list;
     let dir = tempfile::tempdir().unwrap();
     for i in 0..700u32 {
         let doc = json!({"v":1,"kind":"robota.session","session_id":format!("s{i:04}"),

@@ -4,8 +4,8 @@
 //! reports broken invariants by code and line.
 
 use robota::ffi::*;
+use robota_engine::session::transcript::check::{load, validate};
 use robota_engine::session::transcript::{hold_writes, is_secret_key, Redacted};
-use robota_engine::session::transcript_check::{load, validate};
 use serde_json::{json, Value};
 
 use crate::support_ffi as ffi;

@@ -3,9 +3,9 @@
 //! secrets redacted before anything is written; `load` resolves references back and `validate`
 //! flags incomplete ones.
 
+use robota_engine::session::transcript::check::{load, validate};
+use robota_engine::session::transcript::payloads::PAYLOAD_LIMIT_BYTES;
 use robota_engine::session::transcript::Transcript;
-use robota_engine::session::transcript_check::{load, validate};
-use robota_engine::session::transcript_payloads::PAYLOAD_LIMIT_BYTES;
 use serde_json::{json, Map, Value};
 
 fn sha(bytes: &[u8]) -> String {

@@ -2,8 +2,8 @@
 //! or changed files, a file changed in place or cut short is noticed, and a corrupt, foreign or
 //! missing index changes nothing but speed.
 
-use robota_engine::session::store_index::INDEX_FILE;
-use robota_engine::session::store_list::list;
+use robota_engine::session::store::index::INDEX_FILE;
+use robota_engine::session::store::list::list;
 use serde_json::json;
 
 fn write_session(dir: &std::path::Path, id: &str, name: &str, updated: &str) {

@@ -29,6 +29,8 @@ mod body_tests;
 mod decoder;
 mod fast_path;
 #[cfg(test)]
+mod fast_path_fallback_tests;
+#[cfg(test)]
 mod fast_path_tests;
 #[cfg(test)]
 mod tree;

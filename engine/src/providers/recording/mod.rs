@@ -13,6 +13,12 @@
 //! call (`exchange`: the normalized request, the stream in order, the response or the `error`)
 //! and one per context window a server reported. Only what the model saw and answered is
 //! written: never headers or keys (error messages as the provider reported them, keys redacted).
+//!
+//! This folder holds the format (here), [`recorder`] (the provider wrapper that writes a
+//! recording) and [`replay`] (the `replay` provider that serves one back).
+
+pub mod recorder;
+pub mod replay;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -48,7 +48,7 @@ pub fn load(path: &Path) -> Result<Vec<Value>, String> {
             let mut v: Value = serde_json::from_str(l)
                 .map_err(|e| format!("{} line {}: not JSON: {e}", path.display(), i + 1))?;
             let dir = path.parent().unwrap_or(Path::new("."));
-            super::transcript_payloads::resolve(&mut v, dir)
+            super::payloads::resolve(&mut v, dir)
                 .map_err(|e| format!("{} line {}: {e}", path.display(), i + 1))?;
             Ok(v)
         })
@@ -267,7 +267,7 @@ pub fn validate(entries: &[Value]) -> Vec<Issue> {
         if ev == "session_closed" {
             c.closed_at = Some(n);
         }
-        if super::transcript_payloads::has_invalid_reference(e) {
+        if super::payloads::has_invalid_reference(e) {
             c.issues.push(issue(
                 "PAYLOAD_REFERENCE_INVALID",
                 Some(n),

@@ -1,8 +1,8 @@
 //! The transcripts' writer: one background thread for the whole process takes the lines a
 //! session recorded (each transcript's [`Pending`] lines, handed over at a turn's end or every
-//! [`super::transcript::HANDOFF_BYTES`] meanwhile: the thread takes all of them at once,
+//! [`super::HANDOFF_BYTES`] meanwhile: the thread takes all of them at once,
 //! and gives back the written batches to record into, so recording allocates nothing),
-//! formats them ([`super::transcript_format`]), writes them to their file in the order they
+//! formats them ([`super::format`]), writes them to their file in the order they
 //! were recorded and fsyncs when asked, so no formatting of a hot event, write or fsync runs
 //! on a turn's path. After a hand-over the thread looks for new ones every [`POLL`] by itself
 //! (group commit: a turn's end neither wakes it nor waits for it, and the lines of many turns
@@ -22,8 +22,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use super::transcript_format::{Batch, LineFormat, Scratch};
-use super::transcript_pending::{Pending, Taken, SPARE_MAX};
+use super::format::{Batch, LineFormat, Scratch};
+use super::pending::{Pending, Taken, SPARE_MAX};
 
 /// How long the writer thread polls for batches, then sleeps, before it ends.
 const LINGER: Duration = Duration::from_secs(1);
@@ -347,7 +347,7 @@ fn serve(linger: bool) {
     drop(q);
     if linger {
         // Idle for a while: the batches pooled for busy transcripts are freed.
-        super::transcript_pending::empty_pool();
+        super::pending::empty_pool();
     }
 }
 

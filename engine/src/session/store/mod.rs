@@ -2,6 +2,12 @@
 //! one rule for session ids that become file names. Every session file is written by the one
 //! atomic writer, [`crate::core::atomic_file`] (durable: a crash at any moment leaves either the
 //! old or the new file, never a torn one).
+//!
+//! This folder holds the session files themselves (here), [`list`] (listing and deleting
+//! them) and [`index`] (the listing's cache of what it read, `.robota-index.jsonl`).
+
+pub mod index;
+pub mod list;
 
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -1,4 +1,4 @@
-//! The `replay` provider: serves a recording (`"record"`, format in [`super::recording`]) back
+//! The `replay` provider: serves a recording (`"record"`, format in [`recording`](super)) back
 //! in order, offline and deterministic.
 //!
 //! ```json
@@ -17,7 +17,7 @@ use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use super::recorder::check_header;
-use super::recording::{tool_choice_str, Exchange, Line, MessageRecord, StreamItem};
+use super::{tool_choice_str, Exchange, Line, MessageRecord, StreamItem};
 use crate::core::errors::RobotaError;
 use crate::core::message::Message;
 use crate::core::provider::{ChatRequest, ChatResponse, Provider, StopReason, StreamSink};

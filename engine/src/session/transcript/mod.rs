@@ -3,10 +3,23 @@
 //! (`api_key`, `authorization`, `access_token`, `refresh_token`, `secret`, `password`,
 //! `x-api-key`, case-insensitive, whole key) are written as `"[REDACTED]"` at any depth.
 //! Lines are recorded into memory (a hot event's text only copied, with the time it was
-//! recorded at: `transcript_format`) and formatted, written and fsync'd by a
-//! background thread (`transcript_writer`): at the end of each turn
+//! recorded at: `format`) and formatted, written and fsync'd by a
+//! background thread (`writer`): at the end of each turn
 //! ([`Transcript::sync_later`]: after the turn, off its path) and when the log is closed
 //! ([`Transcript::sync`], which waits until everything is on disk).
+//!
+//! This folder holds the log ([`Transcript`], here) and its parts: [`check`] (load and
+//! validate a transcript), `format` (lines as recorded and as written), [`payloads`] (values
+//! over the payload limit in files of their own), `pending` (lines waiting for the writer),
+//! `splice` (a known line copied without parsing it) and `writer` (the one writer thread per
+//! process).
+
+pub mod check;
+mod format;
+pub mod payloads;
+mod pending;
+mod splice;
+mod writer;
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom};
@@ -16,9 +29,9 @@ use std::sync::Arc;
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::{Map, Value};
 
-use super::transcript_format::LineFormat;
-use super::transcript_payloads::{Payloads, PAYLOAD_LIMIT_BYTES};
-use super::transcript_writer::{settle_path, PendingGuard, Target};
+use self::format::LineFormat;
+use self::payloads::{Payloads, PAYLOAD_LIMIT_BYTES};
+use self::writer::{settle_path, PendingGuard, Target};
 use crate::core::event_time::event_millis;
 
 /// What redacted values are written as.
@@ -127,7 +140,7 @@ pub const HANDOFF_BYTES: usize = 64 * 1024;
 
 /// An open session log. Lines are recorded into memory on the caller's thread (a hot event's
 /// text copied with its time, a cold event's line formatted) into the transcript's
-/// `transcript_writer::Pending` lines; the writer thread (`transcript_writer`) takes them when handed
+/// `pending::Pending` lines; the writer thread (`writer`) takes them when handed
 /// over, formats the rest, writes them and fsyncs.
 pub struct Transcript {
     path: PathBuf,
@@ -169,7 +182,7 @@ impl Transcript {
     /// Appends one line: `{"timestamp","sessionId","event","turn_id"?,…fields}` (fields named
     /// `v` and `type` are left out; `turn_id` 0 is left out; a field named like a line key,
     /// e.g. a message's own `timestamp`, is written as `payload_<name>`). A field whose JSON
-    /// exceeds the payload limit goes to a payload file (see [`super::transcript_payloads`]).
+    /// exceeds the payload limit goes to a payload file (see [`payloads`]).
     /// The line is formatted now (an error, such as a payload file that cannot be written, is
     /// returned and the line left out). Nothing is written after the writer failed
     /// ([`Self::take_error`]).
@@ -192,7 +205,7 @@ impl Transcript {
     /// [`Self::record`] of the members of `text`, a JSON object as `serde_json` writes it (an
     /// event that is already JSON text): only copied now, with the event's time; the writer
     /// thread formats the line. It copies the members into the line without parsing them
-    /// when a scan proves the line the same (`transcript_splice`), else parses them
+    /// when a scan proves the line the same (`splice`), else parses them
     /// and writes them as [`Self::record`] does (text that is not an object: a line without
     /// fields); a failure there (a payload file) is the writer's ([`Self::take_error`]).
     pub fn record_json_text(
@@ -314,14 +327,14 @@ impl Drop for Transcript {
 /// paths that must not wait for the disk (such as `robota_session_free`).
 #[doc(hidden)]
 pub fn hold_writes() -> std::sync::MutexGuard<'static, ()> {
-    super::transcript_writer::hold_writes()
+    writer::hold_writes()
 }
 
 /// Blocks until every transcript line handed over so far in this process is written (and
 /// fsync'd where asked): called when a runtime ends, so the lines of the sessions it ran are
 /// on disk when `robota_runtime_free` returns.
 pub fn settle_all() {
-    super::transcript_writer::settle_all();
+    writer::settle_all();
 }
 
 #[cfg(test)]
@@ -330,7 +343,7 @@ mod tests {
 
     #[test]
     fn turns_handed_over_in_a_row_share_one_write_per_poll() {
-        use super::super::transcript_writer::POLL;
+        use super::writer::POLL;
         let dir = tempfile::tempdir().unwrap();
         let t = Transcript::open(dir.path(), "session_paced").unwrap();
         let start = std::time::Instant::now();

@@ -1,7 +1,7 @@
 //! Listing saved sessions (newest `updatedAt` first, unreadable files skipped) and deleting one
 //! (a no-op when it is absent).
 //!
-//! A listing reads only what it shows: the directory's index (`store_index`: what earlier
+//! A listing reads only what it shows: the directory's index (`index`: what earlier
 //! listings read, by file stamp) and, for files it does not know, the head of each file (the
 //! summary fields are written first, one per line) and its last bytes (a file cut short does
 //! not end with `}`), never the messages. A file whose head is not in that shape is parsed whole; a file that cannot be
@@ -15,8 +15,8 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::store::{session_file_path, StoreError};
-use super::store_index::{self, Entry, Stamp};
+use super::index::{self, Entry, Stamp};
+use super::{session_file_path, StoreError};
 
 /// `kind` of a session file.
 pub const SNAPSHOT_KIND: &str = "robota.session";
@@ -67,7 +67,7 @@ pub struct Listing {
 
 /// Lists `<dir>/*.json` (a missing directory lists nothing), keeping sessions whose `cwd`
 /// equals `cwd` when given, newest first, at most `limit`. Files whose stamp the directory's
-/// index knows are not opened (see [`store_index`]). Temp files of saves
+/// index knows are not opened (see [`index`]). Temp files of saves
 /// whose process was killed before the rename are removed on the way.
 pub fn list(dir: &Path, cwd: Option<&str>, limit: Option<usize>) -> Result<Listing, StoreError> {
     let entries = match fs::read_dir(dir) {
@@ -92,7 +92,7 @@ pub fn list(dir: &Path, cwd: Option<&str>, limit: Option<usize>) -> Result<Listi
             (name.ends_with(".json") && !name.starts_with('.')).then_some((name, e))
         })
         .collect();
-    let known = store_index::load(dir);
+    let known = index::load(dir);
     // Stat calls (and the reads of unknown files) are syscall-bound: split them over the cores.
     let workers = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
@@ -153,7 +153,7 @@ pub fn list(dir: &Path, cwd: Option<&str>, limit: Option<usize>) -> Result<Listi
             let fresh = p.fresh.iter().filter_map(|(_, e, _)| e.as_ref());
             p.cached.iter().copied().chain(fresh)
         });
-        store_index::store(dir, entries);
+        index::store(dir, entries);
     }
     Ok(out)
 }

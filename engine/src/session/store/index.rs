@@ -1,5 +1,5 @@
 //! The listing's index of a session directory: `<dir>/.robota-index.jsonl`, a cache of what
-//! [`list`](super::store_list::list) read from each session file, keyed by the file's name
+//! [`list`](super::list::list) read from each session file, keyed by the file's name
 //! and stamp (inode, size, modification time). A listing stats every `*.json` file (one
 //! `fstatat`, no open or read) and reads only the files whose stamp is not in the index — new,
 //! replaced (every save renames a new inode over the old file) or changed in place — then
@@ -17,7 +17,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::store_list::SessionSummary;
+use super::list::SessionSummary;
 use crate::core::atomic_file::replace_file;
 
 /// The index's file name inside the session directory (hidden: never listed as a session).

@@ -1,5 +1,5 @@
 //! A transcript's lines between recording and the writer: the batch being recorded into,
-//! full batches waiting (a batch is closed at [`super::transcript::HANDOFF_BYTES`]), what the
+//! full batches waiting (a batch is closed at [`super::HANDOFF_BYTES`]), what the
 //! hand-overs since the writer last took them ask for, and emptied batches to record into
 //! next. The recording thread and the writer share it under one lock, each holding it only
 //! to push a line, to hand over, or to swap batches: the writer takes everything at once and
@@ -13,13 +13,13 @@
 
 use std::sync::{Mutex, MutexGuard};
 
-use super::transcript_format::{Batch, Stamp};
+use super::format::{Batch, Stamp};
 
 /// Written batches a transcript keeps for reuse, at most.
 const SPARES_KEPT: usize = 2;
 
 /// Written batches the process keeps for any transcript, at most (each up to
-/// [`SPARE_MAX`]; a batch is closed at [`super::transcript::HANDOFF_BYTES`], ~200 KB with
+/// [`SPARE_MAX`]; a batch is closed at [`super::HANDOFF_BYTES`], ~200 KB with
 /// its entries).
 const POOL_KEPT: usize = 16;
 

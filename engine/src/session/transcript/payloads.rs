@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Map, Value};
 
-use super::transcript::{is_secret_key, redacted_json_text, REDACTED};
+use super::{is_secret_key, redacted_json_text, REDACTED};
 
 /// Values whose JSON is longer than this go to a payload file (32 KiB, as Robota).
 pub const PAYLOAD_LIMIT_BYTES: usize = 32 * 1024;

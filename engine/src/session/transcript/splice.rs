@@ -2,7 +2,7 @@
 //! `message`, `tool_start`, `tool_end`, `context_update`, `turn_started`, `turn_completed`):
 //! the object's members are copied into the line as they are, without parsing the text into a
 //! map and writing it again. One scan proves that the copy is byte for byte what the exact path
-//! ([`super::transcript::Transcript::record`] on the parsed map) would write; anything it cannot
+//! ([`super::Transcript::record`] on the parsed map) would write; anything it cannot
 //! prove sends the event to the exact path:
 //!
 //! - the text is what `serde_json` writes (no whitespace, its escapes only, numbers that it
@@ -18,8 +18,8 @@
 //! a turn) `turn_id` are left out, `timestamp` / `sessionId` / `event` are renamed
 //! `payload_<name>`, a secret key's value is written as `"[REDACTED]"`.
 
-use super::transcript::{is_secret_key_bytes, REDACTED};
-use super::transcript_format::is_line_key;
+use super::format::is_line_key;
+use super::{is_secret_key_bytes, REDACTED};
 use crate::core::json_bytes::first_string_special;
 
 /// Nesting deeper than this goes to the exact path (whose parser stops at 128).

@@ -1,6 +1,6 @@
 //! The recorder (`"record": "path.jsonl"`): a provider wrapper that appends each model call —
 //! its normalized request, the stream in order and the response or error — to a recording
-//! (format in [`super::recording`]). Headers and keys never reach it: it sees only the
+//! (format in [`recording`](super)). Headers and keys never reach it: it sees only the
 //! provider-neutral request.
 
 use std::fs::{File, OpenOptions};
@@ -12,7 +12,7 @@ use async_trait::async_trait;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use super::recording::{
+use super::{
     ErrorRecord, Exchange, Header, Line, RequestRecord, ResponseRecord, StreamItem, WindowRecord,
     FORMAT_VERSION,
 };
