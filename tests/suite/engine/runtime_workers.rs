@@ -1,4 +1,4 @@
-//! The runtime's async workers start when something first needs them (`sdk::workers`): turns
+//! The runtime's async workers start when something first needs them (`sdk::runtime::workers`): turns
 //! driven with `run` on the caller's thread start none, the first submitted turn starts them,
 //! and once the runtime is gone a submitted turn fails with the reason instead of never ending.
 

@@ -1,12 +1,12 @@
 //! The runtime's async workers (a tokio multi-thread runtime), started when something first
 //! needs them: a submitted turn, a `SessionEnd` hook, a compaction, an MCP connection. A host
 //! that only drives its turns with `robota_session_run` (the calling thread's own reactor,
-//! [`super::caller_drive`]) starts no worker thread at all, which saves a process's start the
+//! [`crate::sdk::runtime::caller_drive`]) starts no worker thread at all, which saves a process's start the
 //! thread, its stack and its heap's first pages (docs/dev/perf.md §30).
 
 use std::sync::{Mutex, OnceLock};
 
-use super::error::{ErrorCode, SdkError, SdkResult};
+use crate::sdk::error::{ErrorCode, SdkError, SdkResult};
 
 /// The workers of one runtime: not started, running, or stopped for good.
 pub struct Workers {
@@ -53,7 +53,7 @@ impl Workers {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(self.threads)
             .thread_name("robota-worker")
-            .on_thread_start(super::signals::block_sigpipe_on_this_thread)
+            .on_thread_start(crate::sdk::runtime::signals::block_sigpipe_on_this_thread)
             .enable_all()
             .build()
             .map_err(|e| {

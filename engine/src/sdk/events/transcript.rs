@@ -16,10 +16,10 @@ use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
 
-use super::config::SessionConfig;
-use super::error::{SdkError, SdkResult};
-use super::events::{self, kind_name, tool_call_json, Event, EventSink, Payload};
-use crate::sdk::fields::Fields;
+use crate::sdk::config::fields::Fields;
+use crate::sdk::config::SessionConfig;
+use crate::sdk::error::{SdkError, SdkResult};
+use crate::sdk::events::{self, kind_name, tool_call_json, Event, EventSink, Payload};
 use crate::session::transcript::Transcript;
 
 /// `transcript`: absent/`false` → none, `true` → `<cwd>/.robota/logs`, a string → that

@@ -1,9 +1,18 @@
 //! Session events as the C ABI numbers them (`ROBOTA_EVENT_*`, append-only).
 
-use super::host_tool::HostToolHandler;
+//!
+//! The folder holds the event types, their JSON documents, text buffers, per-session tool
+//! states and the transcript tap.
+
+pub mod json;
+pub mod text_buffers;
+pub mod tool_state;
+pub mod transcript;
+
+use crate::sdk::host::tools::HostToolHandler;
 use std::sync::Arc;
 
-pub use super::event_doc::JsonDoc;
+pub use crate::sdk::events::json::JsonDoc;
 
 use serde_json::{Map, Value};
 
@@ -112,9 +121,9 @@ pub enum Payload {
 impl Payload {
     /// A text payload with room for the NUL byte the C callback gets after it (delivery then
     /// appends it without growing the buffer again), in a recycled buffer when the thread has
-    /// one ([`super::text_buffers`]).
+    /// one ([`crate::sdk::events::text_buffers`]).
     pub fn text(t: &str) -> Self {
-        let mut s = super::text_buffers::take(t.len());
+        let mut s = crate::sdk::events::text_buffers::take(t.len());
         s.push_str(t);
         Payload::Text(s)
     }
