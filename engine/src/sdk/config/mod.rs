@@ -7,15 +7,15 @@ pub mod fields;
 pub mod params;
 pub mod session_budget;
 
-pub use crate::sdk::config::call_settings::CallSettings;
+pub use call_settings::CallSettings;
 use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
+use super::error::{ErrorCode, SdkError, SdkResult};
 use crate::core::permissions::{PermissionLists, PermissionMode};
 use crate::providers::ProviderKind;
-use crate::sdk::config::fields::Fields;
-use crate::sdk::error::{ErrorCode, SdkError, SdkResult};
+use fields::Fields;
 
 /// Default tokio worker threads per runtime: one per two cores the process may use, at least
 /// one ([`default_worker_threads`]). The async workers only move bytes and JSON (tools run on
@@ -131,11 +131,11 @@ pub struct SessionConfig {
     /// Directory of the JSONL transcript (`transcript`: `true` = `<cwd>/.robota/logs`).
     pub transcript: Option<std::path::PathBuf>,
     /// Model parameters, response language and system-prompt mode (added in ABI 1.1).
-    pub params: crate::sdk::config::params::SessionParams,
+    pub params: params::SessionParams,
     /// Built-in tool configuration (`tool_config`: `{"limits","env","webSearch"}`).
     pub tool_config: Option<std::sync::Arc<crate::tools::ToolsConfig>>,
     /// MCP servers (`"mcp_servers"`; `.mcp.json` ones are added at session start).
-    pub mcp_servers: Vec<crate::sdk::mcp::config::McpServerDef>,
+    pub mcp_servers: Vec<super::mcp::config::McpServerDef>,
     /// Whether `permission_mode` was given (settings' trust level applies otherwise).
     pub mode_given: bool,
     /// Whether `auto_compact_threshold` was given (the settings' applies otherwise).
@@ -152,7 +152,7 @@ pub struct SessionConfig {
 
 /// Parses a document that must be a JSON object with `"v":1` (absent `v` means 1).
 pub fn parse_object(what: &str, text: &str) -> SdkResult<Map<String, Value>> {
-    let value = crate::sdk::error::parse_json(what, text)?;
+    let value = super::error::parse_json(what, text)?;
     let Value::Object(map) = value else {
         return Err(SdkError::config(format!("{what} must be a JSON object")));
     };
@@ -491,12 +491,12 @@ pub fn parse_session_map(map: &Map<String, Value>) -> SdkResult<SessionConfig> {
                 check_strict(
                     &format!("{W}: MCP server \"{name}\""),
                     s,
-                    &crate::sdk::mcp::config::SERVER_KEYS,
+                    &super::mcp::config::SERVER_KEYS,
                 )?;
             }
         }
     }
-    let mcp_servers = crate::sdk::mcp::config::parse_servers(map.field("mcp_servers"), &cwd)
+    let mcp_servers = super::mcp::config::parse_servers(map.field("mcp_servers"), &cwd)
         .map_err(|e| SdkError::config(format!("{W}: {e}")))?;
     Ok(SessionConfig {
         mcp_servers,
@@ -516,10 +516,10 @@ pub fn parse_session_map(map: &Map<String, Value>) -> SdkResult<SessionConfig> {
         replay_events: opt_bool(W, map, "replay_events")?,
         request_timeout_ms: opt_u64(W, map, "request_timeout_ms")?,
         name: opt_str(W, map, "name")?,
-        auto_compact_threshold: crate::sdk::config::compaction::parse_threshold(W, map)?,
+        auto_compact_threshold: compaction::parse_threshold(W, map)?,
         compact_instructions: opt_str(W, map, "compact_instructions")?,
         transcript,
-        params: crate::sdk::config::params::SessionParams::parse(W, map)?,
+        params: params::SessionParams::parse(W, map)?,
         tool_config: match map.field("tool_config") {
             None | Some(Value::Null) => None,
             Some(v) => Some(std::sync::Arc::new(
@@ -534,7 +534,7 @@ pub fn parse_session_map(map: &Map<String, Value>) -> SdkResult<SessionConfig> {
         ),
         call: CallSettings::parse(W, map)?,
         host_io: opt_bool(W, map, "host_io")?,
-        budget: crate::sdk::config::session_budget::parse_budget(map, &model)?,
+        budget: session_budget::parse_budget(map, &model)?,
         record,
         model,
     })
