@@ -9,8 +9,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use robota_engine::core::log::LogSink;
+use robota_engine::sdk::events::HostToolHandler;
 use robota_engine::sdk::events::{self, Event, Payload, ToolCallPayload};
-use robota_engine::sdk::host::tools::HostToolHandler;
 
 /// Releases `user_data`.
 #[allow(non_camel_case_types)]

@@ -46,6 +46,10 @@ fn config_and_events_never_import_the_runtime_or_the_interactive_session() {
             checked += 1;
         }
     }
-    assert!(found.is_empty(), "a leaf imports upward:\n{}", found.join("\n"));
+    assert!(
+        found.is_empty(),
+        "a leaf imports upward:\n{}",
+        found.join("\n")
+    );
     assert!(checked >= 10, "only {checked} files found");
 }

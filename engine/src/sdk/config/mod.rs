@@ -6,6 +6,7 @@ pub mod compaction;
 pub mod fields;
 pub mod params;
 pub mod session_budget;
+pub mod transcript;
 
 pub use call_settings::CallSettings;
 use std::collections::BTreeMap;
@@ -419,7 +420,7 @@ pub fn parse_session_map(map: &Map<String, Value>) -> SdkResult<SessionConfig> {
             Err(_) => (".".into(), false),
         },
     };
-    let transcript = crate::sdk::events::transcript::parse(W, map, &cwd)?;
+    let transcript = transcript::parse(W, map, &cwd)?;
     let tools = match map.field("tools") {
         None | Some(Value::Null) => None,
         Some(Value::Array(a)) => Some(

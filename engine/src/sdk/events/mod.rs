@@ -9,7 +9,6 @@ pub mod text_buffers;
 pub mod tool_state;
 pub mod transcript;
 
-use crate::sdk::host::tools::HostToolHandler;
 use std::sync::Arc;
 
 pub use crate::sdk::events::json::JsonDoc;
@@ -89,6 +88,16 @@ pub fn kind_name(kind: u32) -> &'static str {
         COMMAND_REQUEST => "command_request",
         _ => "unknown",
     }
+}
+
+/// The host's own handler of a host tool's calls (the C ABI's `robota_tool_fn` registration).
+/// The host answers each call later, from any thread, with the runtime's
+/// `complete_tool_call`.
+pub trait HostToolHandler: Send + Sync {
+    /// Hands `call` to the host on the delivery thread, for the session the delivery layer
+    /// knows by the opaque token `session`. False when the registration has no function: the
+    /// call then goes out as a `tool_call` event instead.
+    fn call(&self, session: usize, call: &ToolCallPayload) -> bool;
 }
 
 /// A host tool call travelling to the host.

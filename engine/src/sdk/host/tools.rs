@@ -11,20 +11,10 @@ use serde_json::{json, Value};
 use crate::core::execution::INTERRUPTED_TOOL_ERROR;
 use crate::core::tool::{Tool, ToolContext, ToolResult};
 use crate::sdk::error::{SdkError, SdkResult};
-use crate::sdk::events::{self, Event, EventSink, Payload, ToolCallPayload};
+use crate::sdk::events::{self, Event, EventSink, HostToolHandler, Payload, ToolCallPayload};
 use crate::sdk::host::pending::{Answer, PendingKind};
 use crate::sdk::runtime::RuntimeShared;
 use crate::tools::schema_compile::CompiledSchema;
-
-/// The host's own handler of a host tool's calls (the C ABI's `robota_tool_fn` registration).
-/// The host answers each call later, from any thread, with
-/// [`Runtime::complete_tool_call`](crate::sdk::runtime::Runtime::complete_tool_call).
-pub trait HostToolHandler: Send + Sync {
-    /// Hands `call` to the host on the delivery thread, for the session the delivery layer
-    /// knows by the opaque token `session`. False when the registration has no function: the
-    /// call then goes out as a `tool_call` event instead.
-    fn call(&self, session: usize, call: &ToolCallPayload) -> bool;
-}
 
 /// A registered host tool.
 pub struct HostToolDef {

@@ -24,8 +24,9 @@ use crate::core::provider::Provider;
 use crate::providers::{create_provider_with, new_http_client, ProviderKind};
 use crate::sdk::config::{parse_runtime_config, RuntimeConfig};
 use crate::sdk::error::{list_or_none, ErrorCode, SdkError, SdkResult};
+use crate::sdk::events::HostToolHandler;
 use crate::sdk::host::pending::PendingRegistry;
-use crate::sdk::host::tools::{HostToolDef, HostToolHandler};
+use crate::sdk::host::tools::HostToolDef;
 use crate::sdk::runtime::library_work::LibraryWork;
 use crate::tools::{StdFs, TokioProcess, ToolEnv, ToolsConfig};
 
