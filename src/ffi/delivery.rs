@@ -1,6 +1,6 @@
 //! Event delivery per session: `thread` (on one of the runtime's callback threads while the
-//! session has events queued, see `sdk::runtime::callback_threads`), `inline` (on the async worker that
-//! emitted them, at the end of its poll; from other threads as `thread`), `pump`
+//! session has events queued, see `sdk::runtime::callback_threads`), `inline` (on the async
+//! worker that emitted them, at the end of its poll; from other threads as `thread`), `pump`
 //! (`robota_session_dispatch`) and `pull` (`robota_session_next_event`). No lock is held while
 //! calling out. The queue also records which turns' `TURN_COMPLETED` reached the host, for
 //! `robota_session_wait`.

@@ -2,6 +2,10 @@
 //! runtime and HTTP pool, host tools, answerable ids), the event-driven
 //! [`interactive::InteractiveSession`], system commands and session snapshots. Everything here is
 //! safe Rust; the `robota` crate's `ffi` is a thin C veneer over it.
+//!
+//! One folder per concept: [`runtime`], [`config`] and [`events`] (leaves: they never read the
+//! runtime or the interactive session), [`host`] (what the host answers), [`commands`],
+//! [`persistence`], [`project`], [`interactive`], [`subagent`], [`team`], [`settings`], [`mcp`].
 
 pub mod commands;
 pub mod config;

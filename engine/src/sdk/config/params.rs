@@ -1,5 +1,5 @@
 //! Session JSON fields (added in ABI 1.1) that tune the model call and the system prompt beyond
-//! [`crate::sdk::config::call_settings`]: `thinking:{budget_tokens}`, `native_web_search`, `team`, `language` and
+//! [`super::call_settings`]: `thinking:{budget_tokens}`, `native_web_search`, `team`, `language` and
 //! `system_prompt_mode` (`"append"`, the default, or `"replace"`).
 
 use std::sync::Arc;

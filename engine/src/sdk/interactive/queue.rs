@@ -22,8 +22,8 @@ impl InteractiveSession {
     }
 
     /// Submits a prompt and, when the session is idle, runs its turn to the end on the
-    /// calling thread ([`crate::sdk::runtime::caller_drive`]); a prompt queued behind a running turn
-    /// runs on the workers as [`Self::submit`]'s does. Returns the turn id (the caller then
+    /// calling thread ([`crate::sdk::runtime::caller_drive`]); a prompt queued behind a
+    /// running turn runs on the workers as [`Self::submit`]'s does. Returns the turn id (the caller then
     /// waits for it as for a submitted one).
     pub fn run(&self, input: TurnInput) -> SdkResult<u64> {
         let shared = self.inner.core.link.shared.clone();

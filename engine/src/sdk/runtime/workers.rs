@@ -1,7 +1,7 @@
 //! The runtime's async workers (a tokio multi-thread runtime), started when something first
 //! needs them: a submitted turn, a `SessionEnd` hook, a compaction, an MCP connection. A host
 //! that only drives its turns with `robota_session_run` (the calling thread's own reactor,
-//! [`crate::sdk::runtime::caller_drive`]) starts no worker thread at all, which saves a process's start the
+//! [`super::caller_drive`]) starts no worker thread at all, which saves a process's start the
 //! thread, its stack and its heap's first pages (docs/dev/perf.md §30).
 
 use std::sync::{Mutex, OnceLock};
