@@ -5,7 +5,7 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use robota_engine::sdk::runtime::Runtime;
-use robota_engine::sdk::snapshot::parse_resume;
+use robota_engine::sdk::persistence::snapshot::parse_resume;
 use robota_engine::session::transcript::check::validate;
 use std::sync::OnceLock;
 

@@ -4,7 +4,7 @@
 use libfuzzer_sys::fuzz_target;
 use robota_engine::core::tool_choice::ToolChoice;
 use robota_engine::providers::convert::args_object;
-use robota_engine::sdk::host_tool::HostToolDef;
+use robota_engine::sdk::host::tools::HostToolDef;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {

@@ -1,5 +1,5 @@
 //! Host I/O exports: the runtime's host I/O callback and answering host I/O requests
-//! (`robota_engine::sdk::host_io`).
+//! (`robota_engine::sdk::host::io`).
 
 use std::ffi::{c_char, c_void};
 use std::sync::Arc;
@@ -11,7 +11,7 @@ use super::boundary::boundary;
 use super::callbacks::{json_nul_terminated, robota_free_fn, CallbackScope, Owned};
 use super::handles::{self, robota_runtime, robota_session};
 use super::status::{robota_error, robota_status, ROBOTA_OK};
-use robota_engine::sdk::host_io_host::HostIoHandler;
+use robota_engine::sdk::host::io_handler::HostIoHandler;
 
 /// Receives a host I/O request (`{"v":1,"op":"read"|"write"|"stat"|"list"|"exec",…}`,
 /// borrowed for the call and NUL-terminated). Answer it once with `robota_host_io_complete`,

@@ -10,10 +10,11 @@ use super::callbacks::{
 use super::handles::{self, robota_runtime, robota_session};
 use super::session_obj::open_session;
 use super::status::{err, robota_error, robota_status, ROBOTA_OK};
+use robota_engine::sdk::commands::builtin;
 use robota_engine::sdk::config::parse_session_config;
 use robota_engine::sdk::error::ErrorCode;
 use robota_engine::sdk::interactive::TurnInput;
-use robota_engine::sdk::{commands, snapshot};
+use robota_engine::sdk::persistence::snapshot;
 
 /// Creates a session from its JSON (`{"v":1,"provider","model","system_prompt"?,"cwd"?,
 /// "tools"?,"permission_mode"?,"permissions"?,"hooks"?,"max_rounds"?,"delivery"?,
@@ -245,13 +246,14 @@ pub extern "C" fn robota_session_command(
                 "the compact command waits for the model; run it outside callbacks",
             ));
         }
-        if in_callback() && robota_engine::sdk::host_commands::is_host_command(&obj.session, text) {
+        if in_callback() && robota_engine::sdk::commands::host::is_host_command(&obj.session, text)
+        {
             return Err(err(
                 ErrorCode::Reentrant,
                 "a host command waits for the host's answer; run it outside callbacks",
             ));
         }
-        let v = commands::execute_json(&obj.session, text)?;
+        let v = builtin::execute_json(&obj.session, text)?;
         out.put(string_out(v.to_string()));
         Ok(ROBOTA_OK)
     })

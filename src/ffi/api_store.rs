@@ -7,7 +7,7 @@ use super::args::{opt_str_arg, str_arg, string_out, Out};
 use super::boundary::boundary;
 use super::handles::{self, robota_runtime};
 use super::status::{robota_error, robota_status, ROBOTA_OK};
-use robota_engine::sdk::store_api;
+use robota_engine::sdk::persistence::store;
 
 /// Lists saved sessions. `query_json` may be NULL or `{"cwd"?,"limit"?}`. Writes (owned
 /// string) `{"v":1,"sessions":[{"id","name","cwd","created_at","updated_at","message_count"}],
@@ -24,7 +24,7 @@ pub extern "C" fn robota_store_list(
         let runtime = handles::runtime(rt)?;
         let out = Out::required(out_json, "out_json")?;
         let query = opt_str_arg(query_json, "query_json")?;
-        let v = store_api::list_json(runtime.shared(), query)?;
+        let v = store::list_json(runtime.shared(), query)?;
         out.put(string_out(v.to_string()));
         Ok(ROBOTA_OK)
     })
@@ -41,7 +41,7 @@ pub extern "C" fn robota_store_delete(
     boundary(out_error, || {
         let runtime = handles::runtime(rt)?;
         let id = str_arg(session_id, "session_id")?;
-        store_api::delete(runtime.shared(), id)?;
+        store::delete(runtime.shared(), id)?;
         Ok(ROBOTA_OK)
     })
 }

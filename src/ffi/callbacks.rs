@@ -9,8 +9,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use robota_engine::core::log::LogSink;
+use robota_engine::sdk::events::HostToolHandler;
 use robota_engine::sdk::events::{self, Event, Payload, ToolCallPayload};
-use robota_engine::sdk::host_tool::HostToolHandler;
 
 /// Releases `user_data`.
 #[allow(non_camel_case_types)]
@@ -303,7 +303,7 @@ pub(crate) fn deliver(ev: Event, reg: Option<&EventReg>, session: *mut robota_se
                 t.push('\0');
                 r.call(session, kind, turn, t.as_bytes());
             }
-            robota_engine::sdk::text_buffers::give_back(t);
+            robota_engine::sdk::events::text_buffers::give_back(t);
         }
         Payload::Json(v) => {
             if let Some(r) = reg {

@@ -1,6 +1,6 @@
 //! Event delivery per session: `thread` (on one of the runtime's callback threads while the
-//! session has events queued, see `sdk::callback_threads`), `inline` (on the async worker that
-//! emitted them, at the end of its poll; from other threads as `thread`), `pump`
+//! session has events queued, see `sdk::runtime::callback_threads`), `inline` (on the async
+//! worker that emitted them, at the end of its poll; from other threads as `thread`), `pump`
 //! (`robota_session_dispatch`) and `pull` (`robota_session_next_event`). No lock is held while
 //! calling out. The queue also records which turns' `TURN_COMPLETED` reached the host, for
 //! `robota_session_wait`.
@@ -16,8 +16,8 @@ use super::status::err;
 use robota_engine::sdk::config::Delivery;
 use robota_engine::sdk::error::{ErrorCode, SdkError};
 use robota_engine::sdk::events::{self, Event, EventSink, Payload};
+use robota_engine::sdk::runtime::wake_batch::{self, DeferredWake};
 use robota_engine::sdk::runtime::RuntimeShared;
-use robota_engine::sdk::wake_batch::{self, DeferredWake};
 
 mod inline;
 #[cfg(test)]
@@ -155,7 +155,7 @@ impl Queue {
         if self.calls_back()
             && ev.kind == events::HOST_IO
             && !st.delivering
-            && robota_engine::sdk::host_io::caller_serves_inline()
+            && robota_engine::sdk::host::io::caller_serves_inline()
         {
             self.deliver_inline(st, ev);
             return;
@@ -359,7 +359,7 @@ impl Queue {
             return false;
         }
         if ev.kind == events::HOST_IO {
-            robota_engine::sdk::host_io_host::deliver(&self.shared, session as usize, ev);
+            robota_engine::sdk::host::io_handler::deliver(&self.shared, session as usize, ev);
         } else {
             deliver(ev, reg, session);
         }

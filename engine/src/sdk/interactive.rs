@@ -18,8 +18,8 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use tokio_util::sync::CancellationToken;
 
 use super::config::SessionConfig;
-use super::host_tool::SessionLink;
-use super::tool_state::ToolStates;
+use super::events::tool_state::ToolStates;
+use super::host::tools::SessionLink;
 use crate::core::history::HistoryEntry;
 use crate::core::permissions::{PermissionLists, PermissionMode};
 use crate::core::tokens::TokenUsage;

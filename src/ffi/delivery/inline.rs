@@ -4,8 +4,8 @@
 //! itself when nobody holds it, hands over what is queued before the request (order kept),
 //! then the request. A host that answers inside its callback so wakes nobody: the answer is
 //! waiting when the tool looks for it. Only tool threads off the async workers do this (the
-//! blocking file-system port, `robota_engine::sdk::host_io::caller_serves_inline`); the callbacks of
-//! one session still run one at a time, in order.
+//! blocking file-system port, `robota_engine::sdk::host::io::caller_serves_inline`); the
+//! callbacks of one session still run one at a time, in order.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, MutexGuard};

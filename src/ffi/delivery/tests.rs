@@ -10,8 +10,8 @@ use super::Queue;
 use robota_engine::sdk::config::Delivery;
 use robota_engine::sdk::error::SdkError;
 use robota_engine::sdk::events::{self, Event};
+use robota_engine::sdk::runtime::wake_batch::{self, Batched};
 use robota_engine::sdk::runtime::Runtime;
-use robota_engine::sdk::wake_batch::{self, Batched};
 
 /// How long a waiter waits before the test counts its wake-up as missing.
 const LIMIT: Duration = Duration::from_secs(10);

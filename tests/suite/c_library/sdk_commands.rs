@@ -261,8 +261,12 @@ fn rename_without_persist_updates_only_a_stored_file() {
     let file = root.path().join("sessions/sess-b.json");
     assert!(!file.exists(), "a rename must not create a session file");
     let saved = crate::support_ffi::save(s);
-    robota_engine::sdk::snapshot::write_snapshot(root.path().join("sessions"), "sess-b", &saved)
-        .unwrap();
+    robota_engine::sdk::persistence::snapshot::write_snapshot(
+        root.path().join("sessions"),
+        "sess-b",
+        &saved,
+    )
+    .unwrap();
     command(s, r#"{"name":"rename","args":"second"}"#).unwrap();
     let doc: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
     assert_eq!(doc["config"]["name"], "second");

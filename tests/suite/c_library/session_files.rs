@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use robota::ffi::*;
 use robota_engine::sdk::error::ErrorCode;
-use robota_engine::sdk::snapshot::write_snapshot;
+use robota_engine::sdk::persistence::snapshot::write_snapshot;
 use robota_engine::session::store::SESSION_ID_RULE;
 use serde_json::{json, Value};
 

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use robota_engine::core::history::HistoryEntry;
-use robota_engine::sdk::commands;
+use robota_engine::sdk::commands::builtin;
 use robota_engine::sdk::error::ErrorCode;
 use robota_engine::sdk::events::{self, Event};
 use robota_engine::sdk::interactive::{InteractiveSession, TurnInput};
@@ -201,7 +201,7 @@ fn a_turn_with_a_tool_call_leaves_the_reference_history_entries() {
 fn system_commands_change_and_report_the_session() {
     let f = session(json!([{"deltas":["x"],"hang":true}]), json!([]));
     let s = &f.session;
-    let run = |name: &str, args: &str| commands::execute(s, name, args).unwrap();
+    let run = |name: &str, args: &str| builtin::execute(s, name, args).unwrap();
     assert_eq!(
         run("mode", "plan"),
         json!({"v":1,"message":"Permission mode set to: plan","success":true,"data":{"mode":"plan"}})
@@ -218,13 +218,13 @@ fn system_commands_change_and_report_the_session() {
         json!({"v":1,"message":"Queued prompt cancelled (turn 2).","success":true,"data":{"turn_id":2}})
     );
     assert_eq!(s.wait(2, WAIT).unwrap_err().code, ErrorCode::Aborted);
-    let busy = commands::execute(s, "clear", "").unwrap_err();
+    let busy = builtin::execute(s, "clear", "").unwrap_err();
     assert_eq!(busy.code, ErrorCode::Busy);
     s.abort(0).unwrap();
     assert_eq!(s.wait(1, WAIT).unwrap_err().code, ErrorCode::Aborted);
     assert_eq!(run("clear", "")["message"], "Conversation cleared.");
     assert!(s.full_history().is_empty());
-    let unknown = commands::execute(s, "teleport", "").unwrap_err();
+    let unknown = builtin::execute(s, "teleport", "").unwrap_err();
     assert_eq!(unknown.code, ErrorCode::NotFound);
     assert!(unknown
         .message

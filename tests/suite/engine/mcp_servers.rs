@@ -73,7 +73,8 @@ fn mcp_everything_server_tools_are_called_by_the_model_with_results_mapped() {
         serde_json::from_str::<Value>(structured["content"][0]["text"].as_str().unwrap()).unwrap(),
         structured["structuredContent"]
     );
-    let cmd = robota_engine::sdk::commands::execute_json(&h.session, r#"{"name":"mcp"}"#).unwrap();
+    let cmd = robota_engine::sdk::commands::builtin::execute_json(&h.session, r#"{"name":"mcp"}"#)
+        .unwrap();
     assert_eq!(cmd["data"]["servers"], h.servers());
     let n = servers[0]["tools"].as_u64().unwrap();
     assert_eq!(
@@ -386,7 +387,8 @@ fn mcp_server_that_fails_to_start_is_reported_and_the_session_is_usable() {
     );
     h.turn("hello");
     assert_eq!(h.last_text(), "still here");
-    let cmd = robota_engine::sdk::commands::execute_json(&h.session, r#"{"name":"mcp"}"#).unwrap();
+    let cmd = robota_engine::sdk::commands::builtin::execute_json(&h.session, r#"{"name":"mcp"}"#)
+        .unwrap();
     assert_eq!(
         cmd["message"],
         "MCP servers:\n  gone (stdio) — failed: cannot start \"/nonexistent/robota-mcp-server\": No such file or directory (os error 2)"

@@ -17,6 +17,7 @@ mod hooks_integration;
 mod hooks_prompt;
 mod interactive_session;
 mod interop_servers;
+mod layering;
 mod mcp_config;
 #[cfg(feature = "mcp")]
 mod mcp_servers;

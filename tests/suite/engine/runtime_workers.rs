@@ -1,5 +1,5 @@
-//! The runtime's async workers start when something first needs them (`sdk::workers`): turns
-//! driven with `run` on the caller's thread start none, the first submitted turn starts them,
+//! The runtime's async workers start when something first needs them
+//! (`sdk::runtime::workers`): turns driven with `run` on the caller's thread start none, the first submitted turn starts them,
 //! and once the runtime is gone a submitted turn fails with the reason instead of never ending.
 
 use std::sync::Arc;

@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use robota_engine::sdk::event_doc::JsonDoc;
+use robota_engine::sdk::events::json::JsonDoc;
 use robota_engine::sdk::events::{MESSAGE, TOOL_START};
 use robota_engine::session::transcript::Transcript;
 use serde_json::{json, Map, Value};

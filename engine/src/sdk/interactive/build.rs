@@ -10,12 +10,12 @@ use crate::core::hooks::{HookExecutor, HooksConfig};
 use crate::core::store::ConversationStore;
 use crate::core::tool::Tool;
 use crate::core::util::{now_iso, prefixed_id};
-use crate::sdk::assembly;
-use crate::sdk::bridge::{HostApproval, HostHookExecutor};
 use crate::sdk::config::SessionConfig;
 use crate::sdk::error::{list_or_none, ErrorCode, SdkError, SdkResult};
 use crate::sdk::events::EventSink;
-use crate::sdk::host_tool::{SessionHostTool, SessionLink};
+use crate::sdk::host::session_requests::{HostApproval, HostHookExecutor};
+use crate::sdk::host::tools::{SessionHostTool, SessionLink};
+use crate::sdk::project::assembly;
 use crate::sdk::runtime::RuntimeShared;
 use crate::sdk::subagent;
 use crate::session::{ApprovalHandler, Session, SessionObserver, SessionOptions};
@@ -50,7 +50,7 @@ fn session_tools(
     let host_defs = shared.host_tools();
     let host_env = cfg
         .host_io
-        .then(|| crate::sdk::host_io::tool_env(shared, &cfg.cwd, link));
+        .then(|| crate::sdk::host::io::tool_env(shared, &cfg.cwd, link));
     let builtin = |n: &str| match &host_env {
         Some(env) => crate::tools::builtin_tool_in(n, env),
         None => assembly::builtin(shared, tool_env, n, &cfg.cwd),
@@ -122,7 +122,7 @@ impl InteractiveSession {
         } else {
             shared.make_provider(&cfg.provider)?
         };
-        let provider = crate::sdk::record::wrap(provider, &cfg)?;
+        let provider = crate::sdk::persistence::record::wrap(provider, &cfg)?;
         let restore = restore.unwrap_or_default();
         let session_id = cfg
             .session_id
@@ -130,7 +130,7 @@ impl InteractiveSession {
             .unwrap_or_else(|| prefixed_id("session"));
         let tool_names: Vec<String> = cfg.tools.clone().unwrap_or_default();
         let released = Arc::new(AtomicBool::new(false));
-        let (sink, transcript_warning) = crate::sdk::transcript_tap::attach(
+        let (sink, transcript_warning) = crate::sdk::events::transcript::attach(
             sink,
             &cfg,
             &session_id,
@@ -148,7 +148,7 @@ impl InteractiveSession {
             can_answer,
             released,
         });
-        let budget = crate::sdk::budget::session_budget(&cfg, restore.budget_spent);
+        let budget = crate::sdk::config::session_budget::session_budget(&cfg, restore.budget_spent);
         let agent_tool = subagent::offers_agent_tool(&cfg).then(|| {
             Arc::new(subagent::tool::AgentTool::new(
                 cfg.params.agents.all.clone(),
@@ -216,11 +216,11 @@ impl InteractiveSession {
         so.thinking_budget = cfg.params.thinking_budget;
         so.native_web_search = cfg.params.native_web_search;
         so.compact_instructions =
-            crate::sdk::compact_config::given(cfg.compact_instructions.as_deref());
+            crate::sdk::config::compaction::given(cfg.compact_instructions.as_deref());
         if so.compact_instructions.is_none() {
             let cwd = so.cwd.clone();
             so.compact_instructions_source = Some(Arc::new(move || {
-                crate::sdk::compact_config::from_claude_md(&cwd)
+                crate::sdk::config::compaction::from_claude_md(&cwd)
             }));
         }
         let session =

@@ -1,11 +1,11 @@
 //! The start of a `/name args` turn that names a host command: the host is asked first
-//! ([`crate::sdk::host_commands::ask`]); its `prompt` becomes the turn's text, otherwise the
+//! ([`crate::sdk::commands::host::ask`]); its `prompt` becomes the turn's text, otherwise the
 //! turn completes with the command's `message` as its response and no model call.
 
 use tokio_util::sync::CancellationToken;
 
 use super::{InteractiveSession, TurnInput, TurnOutcome};
-use crate::sdk::host_commands;
+use crate::sdk::commands;
 
 impl InteractiveSession {
     /// `Some(input)` to go on with; `None` when the command finished the turn.
@@ -18,7 +18,7 @@ impl InteractiveSession {
         let Some((name, args)) = input.host_command.take() else {
             return Some(input);
         };
-        let outcome = match host_commands::ask(self.link(), &name, &args, cancel).await {
+        let outcome = match commands::host::ask(self.link(), &name, &args, cancel).await {
             Err(_) if cancel.is_cancelled() => {
                 let start = self.inner.session.agent().message_count();
                 self.finish_aborted(turn_id, start, None)

@@ -8,7 +8,7 @@ use super::event_fields::{ContextFields, ToolEndFields, ToolStartFields};
 use super::Core;
 use crate::core::history::{EventData, EventEntry, HistoryEntry};
 use crate::sdk::events;
-use crate::sdk::tool_state::ToolOutcome;
+use crate::sdk::events::tool_state::ToolOutcome;
 use crate::session::{Compaction, ContextState, SessionObserver, ToolEndResult};
 
 fn outcome_of(result: ToolEndResult) -> ToolOutcome {

@@ -9,7 +9,7 @@ use tokio_util::sync::CancellationToken;
 use super::Inner;
 use crate::core::hooks::{HookEvent, HookRunOutcome};
 use crate::sdk::config::SessionConfig;
-use crate::sdk::host_tool::SessionLink;
+use crate::sdk::host::tools::SessionLink;
 use crate::sdk::subagent::Parent;
 
 #[async_trait]

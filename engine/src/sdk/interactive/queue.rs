@@ -22,8 +22,8 @@ impl InteractiveSession {
     }
 
     /// Submits a prompt and, when the session is idle, runs its turn to the end on the
-    /// calling thread ([`crate::sdk::caller_drive`]); a prompt queued behind a running turn
-    /// runs on the workers as [`Self::submit`]'s does. Returns the turn id (the caller then
+    /// calling thread ([`crate::sdk::runtime::caller_drive`]); a prompt queued behind a
+    /// running turn runs on the workers as [`Self::submit`]'s does. Returns the turn id (the caller then
     /// waits for it as for a submitted one).
     pub fn run(&self, input: TurnInput) -> SdkResult<u64> {
         let shared = self.inner.core.link.shared.clone();
@@ -46,7 +46,7 @@ impl InteractiveSession {
     /// Checks a prompt and gives it a turn id; returns what to start when no turn runs (the
     /// prompt is queued otherwise).
     fn accept(&self, input: TurnInput) -> SdkResult<(u64, Option<(TurnInput, CancellationToken)>)> {
-        let input = crate::sdk::command_registry::expand_input(self, input)?;
+        let input = crate::sdk::commands::registry::expand_input(self, input)?;
         if let Some(choice) = &input.tool_choice {
             let config = self.inner.session.agent().config();
             let tools = &config.tools;
@@ -129,7 +129,7 @@ impl InteractiveSession {
                 let link = &self.inner.core.link;
                 link.shared
                     .pending
-                    .cancel_owner_kind(link.owner, crate::sdk::pending::PendingKind::HostIo);
+                    .cancel_owner_kind(link.owner, crate::sdk::host::pending::PendingKind::HostIo);
                 take_queued(&mut st)
             } else if Some(turn_id) == queued {
                 take_queued(&mut st)

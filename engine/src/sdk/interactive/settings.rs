@@ -28,7 +28,7 @@ impl InteractiveSession {
     }
 
     /// The link to the host (events, answerable ids).
-    pub fn link(&self) -> &Arc<crate::sdk::host_tool::SessionLink> {
+    pub fn link(&self) -> &Arc<crate::sdk::host::tools::SessionLink> {
         &self.inner.core.link
     }
 
@@ -112,7 +112,7 @@ impl InteractiveSession {
         let message = {
             let mut cfg = self.inner.cfg.lock().unwrap_or_else(|p| p.into_inner());
             cfg.params.language = Some(language.to_string());
-            crate::sdk::assembly::system_message(&cfg)
+            crate::sdk::project::assembly::system_message(&cfg)
         };
         self.inner
             .session
@@ -135,7 +135,7 @@ impl InteractiveSession {
     pub(super) fn persist_if_enabled(&self, turn_id: u64) {
         let persist = self.inner.cfg.lock().map(|c| c.persist).unwrap_or(false);
         if persist {
-            if let Err(e) = crate::sdk::snapshot::persist(self) {
+            if let Err(e) = crate::sdk::persistence::snapshot::persist(self) {
                 self.inner.core.link.emit_event(crate::sdk::events::Event::json(
                     crate::sdk::events::WARNING,
                     turn_id,

@@ -217,7 +217,7 @@ impl InteractiveSession {
             self.inner.core.link.emit_event(Event::json(
                 events::ERROR,
                 turn_id,
-                crate::sdk::budget::exceeded_event(e),
+                crate::sdk::config::session_budget::exceeded_event(e),
             ));
         }
         self.finish_ok(turn_id, start_idx, response, RunStop::Budget, usage);
@@ -418,7 +418,7 @@ impl InteractiveSession {
         core.link.turn.store(0, Ordering::Relaxed);
         let emit_closed = take_closed_report(&mut core.lock());
         core.wake_waiters();
-        crate::sdk::wake_batch::turn_ended();
+        crate::sdk::runtime::wake_batch::turn_ended();
         if emit_closed {
             self.end_and_report_closed();
         }

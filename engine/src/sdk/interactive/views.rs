@@ -12,8 +12,8 @@ use crate::core::message::Message;
 use crate::core::models::model_context_window;
 use crate::sdk::config::parse_object;
 use crate::sdk::error::{ErrorCode, SdkError, SdkResult};
+use crate::sdk::events::tool_state::ToolState;
 use crate::sdk::events::{self, Event};
-use crate::sdk::tool_state::ToolState;
 
 impl InteractiveSession {
     /// `getStreamingText`.

@@ -107,7 +107,7 @@ impl SessionMcp {
         let (tx, rx) = std::sync::mpsc::channel();
         let registry = shared.mcp.clone();
         let http = shared.http.clone();
-        let env = crate::sdk::assembly::env_of(shared);
+        let env = crate::sdk::project::assembly::env_of(shared);
         let todo = defs.clone();
         let mut unstarted = "the runtime is shutting down".to_string();
         match shared.workers.handle() {

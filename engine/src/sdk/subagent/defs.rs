@@ -10,8 +10,8 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
+use crate::sdk::commands::skills::{base_name, entries};
 use crate::sdk::error::{SdkError, SdkResult};
-use crate::sdk::skills::{base_name, entries};
 
 /// One agent definition.
 #[derive(Debug, Clone, PartialEq)]

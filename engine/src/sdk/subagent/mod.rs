@@ -27,10 +27,10 @@ use async_trait::async_trait;
 use serde_json::{Map, Value};
 
 use crate::core::hooks::{HookEvent, HookRunOutcome};
+use crate::sdk::config::fields::Fields;
 use crate::sdk::config::SessionConfig;
 use crate::sdk::error::SdkResult;
-use crate::sdk::fields::Fields;
-use crate::sdk::host_tool::SessionLink;
+use crate::sdk::host::tools::SessionLink;
 pub use defs::AgentDef;
 
 /// Deepest nesting: a session of this depth never gets the `Agent` tool.

@@ -15,7 +15,7 @@ use crate::core::hooks::HookEvent;
 use crate::core::util::prefixed_id;
 use crate::sdk::config::SessionConfig;
 use crate::sdk::events::{self, Event, EventSink};
-use crate::sdk::host_tool::SessionLink;
+use crate::sdk::host::tools::SessionLink;
 use crate::sdk::interactive::{InteractiveSession, TurnInput};
 
 /// Standard suffix of a child's system prompt (after the definition's body, CLAUDE.md and

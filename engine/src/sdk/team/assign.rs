@@ -20,7 +20,7 @@ use crate::core::tool::{Tool, ToolContext, ToolResult};
 use crate::sdk::config::parse_session_map;
 use crate::sdk::error::list_or_none;
 use crate::sdk::events;
-use crate::sdk::host_tool::SessionLink;
+use crate::sdk::host::tools::SessionLink;
 use crate::sdk::query::{run_session, Finished};
 use crate::sdk::runtime::RuntimeShared;
 use crate::tools::validation::SchemaValidator;

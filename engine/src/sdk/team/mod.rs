@@ -16,7 +16,7 @@ pub use assign::AssignTask;
 pub use templates::{Template, TemplateRegistry, DEFAULT_CATEGORY};
 
 use crate::core::tool::Tool;
-use crate::sdk::host_tool::SessionLink;
+use crate::sdk::host::tools::SessionLink;
 use crate::sdk::runtime::RuntimeShared;
 use crate::tools::FunctionTool;
 

@@ -10,30 +10,15 @@
 //! (`code:"TRANSCRIPT_FAILED"`; a failure of the writer thread is reported with the next
 //! event) and the session goes on.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
 
-use super::config::SessionConfig;
-use super::error::{SdkError, SdkResult};
-use super::events::{self, kind_name, tool_call_json, Event, EventSink, Payload};
-use crate::sdk::fields::Fields;
+use crate::sdk::config::SessionConfig;
+use crate::sdk::events::{self, kind_name, tool_call_json, Event, EventSink, Payload};
 use crate::session::transcript::Transcript;
-
-/// `transcript`: absent/`false` → none, `true` → `<cwd>/.robota/logs`, a string → that
-/// directory (relative to `cwd`).
-pub fn parse(what: &str, map: &Map<String, Value>, cwd: &str) -> SdkResult<Option<PathBuf>> {
-    match map.field("transcript") {
-        None | Some(Value::Null) | Some(Value::Bool(false)) => Ok(None),
-        Some(Value::Bool(true)) => Ok(Some(Path::new(cwd).join(".robota").join("logs"))),
-        Some(Value::String(d)) if !d.is_empty() => Ok(Some(Path::new(cwd).join(d))),
-        Some(v) => Err(SdkError::config(format!(
-            "{what}: field \"transcript\" must be true, false or a directory path, got {v}"
-        ))),
-    }
-}
 
 /// `durable_turns`: a turn's lines are on disk before its `turn_completed` goes on (subagents:
 /// the parent's `SubagentStop` hooks read `agent_transcript_path` right after); `released`:

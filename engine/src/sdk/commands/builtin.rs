@@ -4,10 +4,10 @@
 
 use serde_json::{json, Value};
 
-use super::error::{ErrorCode, SdkError, SdkResult};
-use super::interactive::InteractiveSession;
 use crate::core::permissions::PermissionMode;
 use crate::core::util::format_thousands;
+use crate::sdk::error::{ErrorCode, SdkError, SdkResult};
+use crate::sdk::interactive::InteractiveSession;
 
 /// Commands and their one-line descriptions, in `help` order.
 pub const COMMANDS: [(&str, &str); 14] = [
@@ -64,20 +64,20 @@ fn persist_rename(s: &InteractiveSession) -> SdkResult<()> {
     if s.config().persist {
         return Ok(()); // `set_name` has saved it already
     }
-    let dir = super::store_api::session_dir(s.shared());
+    let dir = crate::sdk::persistence::store::session_dir(s.shared());
     let saved = crate::session::session_file_path(&dir, s.session_id())
         .map(|p| p.exists())
         .unwrap_or(false);
     if saved {
-        super::snapshot::persist(s)?;
+        crate::sdk::persistence::snapshot::persist(s)?;
     }
     Ok(())
 }
 
 /// Parses `{"name","args"?}` and runs it.
 pub fn execute_json(s: &InteractiveSession, command_json: &str) -> SdkResult<Value> {
-    let map = super::config::parse_object("command_json", command_json)?;
-    super::config::check_strict("command_json", &map, &["name", "args"])?;
+    let map = crate::sdk::config::parse_object("command_json", command_json)?;
+    crate::sdk::config::check_strict("command_json", &map, &["name", "args"])?;
     let name = match map.get("name") {
         Some(Value::String(n)) => n.clone(),
         Some(_) => {
@@ -109,7 +109,7 @@ pub fn execute(s: &InteractiveSession, name: &str, args: &str) -> SdkResult<Valu
     let first = trimmed.split_whitespace().next().unwrap_or("");
     Ok(match name {
         "help" => {
-            let commands = super::command_registry::list(s);
+            let commands = crate::sdk::commands::registry::list(s);
             let mut text = help_text();
             for (source, title) in [("host", "Host commands:"), ("skill", "Skills:")] {
                 let listed: Vec<&Value> =
@@ -195,7 +195,7 @@ pub fn execute(s: &InteractiveSession, name: &str, args: &str) -> SdkResult<Valu
             let mut text = format!("Session: {}\nMessages: {n}", s.session_id());
             let mut data = json!({"sessionId": s.session_id(), "messageCount": n});
             if let Some(b) = s.budget() {
-                let (lines, view) = super::budget::cost_view(b);
+                let (lines, view) = crate::sdk::config::session_budget::cost_view(b);
                 text = format!("{text}\n{lines}");
                 data["budget"] = view;
             }
@@ -233,13 +233,13 @@ pub fn execute(s: &InteractiveSession, name: &str, args: &str) -> SdkResult<Valu
         }
         "mcp" => {
             let servers = s.mcp_state();
-            let text = super::mcp::SessionMcp::describe(&servers);
+            let text = crate::sdk::mcp::SessionMcp::describe(&servers);
             result(text, true, Some(json!({ "servers": servers })))
         }
         "resume" => {
-            let dir = super::store_api::session_dir(s.shared());
+            let dir = crate::sdk::persistence::store::session_dir(s.shared());
             let listing = crate::session::store::list::list(&dir, None, None)
-                .map_err(super::store_api::store_error)?;
+                .map_err(crate::sdk::persistence::store::store_error)?;
             let mut data = json!({"triggerResumePicker": true, "sessions": listing.sessions});
             if !first.is_empty() {
                 data["resumeSessionId"] = json!(first);
@@ -273,13 +273,13 @@ pub fn execute(s: &InteractiveSession, name: &str, args: &str) -> SdkResult<Valu
             None => result("No queued prompt.", true, None),
         },
         other => {
-            if let Some(r) = super::command_registry::invoke(s, other, args)? {
+            if let Some(r) = crate::sdk::commands::registry::invoke(s, other, args)? {
                 return Ok(r);
             }
-            if let Some(r) = super::host_commands::execute(s, other, args)? {
+            if let Some(r) = crate::sdk::commands::host::execute(s, other, args)? {
                 return Ok(r);
             }
-            let listed = super::command_registry::list(s);
+            let listed = crate::sdk::commands::registry::list(s);
             let names: Vec<&str> = listed.iter().filter_map(|c| c["name"].as_str()).collect();
             return Err(SdkError::new(
                 ErrorCode::NotFound,

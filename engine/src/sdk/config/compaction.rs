@@ -6,8 +6,8 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use super::error::{SdkError, SdkResult};
-use crate::sdk::fields::Fields;
+use crate::sdk::config::fields::Fields;
+use crate::sdk::error::{SdkError, SdkResult};
 use crate::session::compaction::compact_instructions_section;
 use crate::session::AUTO_COMPACT_THRESHOLD;
 
@@ -36,7 +36,9 @@ pub fn given(given: Option<&str>) -> Option<String> {
 /// The compaction focus of a session in `cwd` without a given one: CLAUDE.md's section.
 /// Read when the session's first compaction needs it, not at the session's creation.
 pub fn from_claude_md(cwd: &Path) -> Option<String> {
-    let claude_md =
-        super::project::context::walk_up(&super::project::context::absolute(cwd), "CLAUDE.md");
+    let claude_md = crate::sdk::project::context::walk_up(
+        &crate::sdk::project::context::absolute(cwd),
+        "CLAUDE.md",
+    );
     compact_instructions_section(&claude_md)
 }

@@ -1,6 +1,6 @@
 //! Buffers of text-delta events, recycled on the thread that delivers them: a delta's text is
 //! copied into a buffer with room for the NUL the C callback gets after it
-//! ([`super::events::Payload::text`]); once the callback returned, delivery gives the buffer
+//! ([`crate::sdk::events::Payload::text`]); once the callback returned, delivery gives the buffer
 //! back ([`give_back`]) and the next delta on that thread takes it instead of allocating.
 //! With `inline` delivery the worker that emits a turn's deltas also delivers them, so a
 //! stream of deltas allocates nothing per delta; elsewhere a thread keeps at most `KEPT`.

@@ -4,10 +4,10 @@
 
 use serde_json::Value;
 
-use super::bridge::validate_response;
-use super::error::{parse_json, ErrorCode, SdkError, SdkResult};
-use super::pending::{Answer, AnswerError, PendingKind};
-use super::runtime::Runtime;
+use crate::sdk::error::{parse_json, ErrorCode, SdkError, SdkResult};
+use crate::sdk::host::pending::{Answer, AnswerError, PendingKind};
+use crate::sdk::host::session_requests::validate_response;
+use crate::sdk::runtime::Runtime;
 
 /// The error of a refused answer (unknown or stale id).
 pub(crate) fn answer_error(e: AnswerError) -> SdkError {

@@ -6,11 +6,11 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::answers::answer_error;
-use super::error::{parse_json, ErrorCode, SdkError, SdkResult};
-use super::events::{Event, Payload};
-use super::pending::{Answer, PendingKind};
-use super::runtime::{Runtime, RuntimeShared};
+use crate::sdk::error::{parse_json, ErrorCode, SdkError, SdkResult};
+use crate::sdk::events::{Event, Payload};
+use crate::sdk::host::answers::answer_error;
+use crate::sdk::host::pending::{Answer, PendingKind};
+use crate::sdk::runtime::{Runtime, RuntimeShared};
 
 /// Receives host I/O requests (`{"v":1,"op",…}`) of the runtime's host-I/O sessions.
 pub trait HostIoHandler: Send + Sync {

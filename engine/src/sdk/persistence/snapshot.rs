@@ -7,14 +7,16 @@ use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
 
-use super::config::{check_strict, parse_object, parse_session_map, SessionConfig, SESSION_KEYS};
-use super::error::{ErrorCode, SdkError, SdkResult};
-use super::events::EventSink;
-use super::interactive::{InteractiveSession, Restore};
-use super::runtime::RuntimeShared;
-use super::store_api::store_error;
 use crate::core::history::HistoryEntry;
 use crate::core::message::Message;
+use crate::sdk::config::{
+    check_strict, parse_object, parse_session_map, SessionConfig, SESSION_KEYS,
+};
+use crate::sdk::error::{ErrorCode, SdkError, SdkResult};
+use crate::sdk::events::EventSink;
+use crate::sdk::interactive::{InteractiveSession, Restore};
+use crate::sdk::persistence::store::store_error;
+use crate::sdk::runtime::RuntimeShared;
 use crate::session::store;
 
 pub use crate::session::store::list::SNAPSHOT_KIND;
@@ -83,7 +85,7 @@ pub fn snapshot(s: &InteractiveSession) -> Value {
     doc.insert("v".into(), json!(1));
     doc.insert("kind".into(), json!(SNAPSHOT_KIND));
     doc.insert("session_id".into(), json!(s.session_id()));
-    // The summary a listing reads: scalars first, one per line (see store_list).
+    // The summary a listing reads: scalars first, one per line (see `session::store::list`).
     doc.insert("name".into(), json!(cfg.name));
     doc.insert("cwd".into(), json!(cfg.cwd));
     doc.insert("created_at".into(), json!(s.created_at()));
@@ -103,7 +105,7 @@ pub fn snapshot(s: &InteractiveSession) -> Value {
 
 /// Writes the snapshot to `<session_dir>/<id>.json`.
 pub fn persist(s: &InteractiveSession) -> SdkResult<()> {
-    let dir = super::store_api::session_dir(s.shared());
+    let dir = crate::sdk::persistence::store::session_dir(s.shared());
     write_snapshot(&dir, s.session_id(), &snapshot(s))
 }
 
@@ -217,7 +219,7 @@ pub fn parse_resume(
                         "resume_json: missing required field \"snapshot\" (or \"session_id\")",
                     ));
                 };
-                let dir = super::store_api::session_dir(shared);
+                let dir = crate::sdk::persistence::store::session_dir(shared);
                 let text = store::load(&dir, id).map_err(store_error)?;
                 parse_object("saved session", &text)?
             }

@@ -19,10 +19,10 @@ use async_trait::async_trait;
 use serde_json::{json, Map, Value};
 use tokio::sync::oneshot;
 
-use super::events;
-use super::host_tool::SessionLink;
-use super::pending::{Answer, PendingKind};
-use super::runtime::RuntimeShared;
+use crate::sdk::events;
+use crate::sdk::host::pending::{Answer, PendingKind};
+use crate::sdk::host::tools::SessionLink;
+use crate::sdk::runtime::RuntimeShared;
 use crate::tools::config::normalize_lexical;
 use crate::tools::ports::{
     DirEntryInfo, FileKind, FileMeta, FsPort, ProcessPort, ShellEnd, ShellOutput, ShellRequest,

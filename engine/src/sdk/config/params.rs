@@ -6,9 +6,9 @@ use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
 
-use super::error::{SdkError, SdkResult};
-use super::project::system_prompt::PromptInputs;
-use crate::sdk::fields::Fields;
+use crate::sdk::config::fields::Fields;
+use crate::sdk::error::{SdkError, SdkResult};
+use crate::sdk::project::system_prompt::PromptInputs;
 
 /// Parsed parameters plus what assembly derived from them.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -23,12 +23,12 @@ pub struct SessionParams {
     /// provider profile must allow it with `"web_search": true`).
     pub native_web_search: bool,
     /// Host-registered commands (`commands`).
-    pub commands: Arc<Vec<super::host_commands::HostCommand>>,
+    pub commands: Arc<Vec<crate::sdk::commands::host::HostCommand>>,
     /// Skills discovered for this session.
-    pub skills: Arc<Vec<super::skills::Skill>>,
+    pub skills: Arc<Vec<crate::sdk::commands::skills::Skill>>,
     /// The prompt's inputs once assembled (settings-enabled sessions).
     pub prompt: Option<Arc<PromptInputs>>,
-    /// The four team tools (`"team": true`, [`super::team`]).
+    /// The four team tools (`"team": true`, [`crate::sdk::team`]).
     pub team: bool,
     /// Problems found while assembling (reported as `WARNING` events).
     pub warnings: Vec<String>,
@@ -72,7 +72,7 @@ impl SessionParams {
         }
         if let Some(v) = get("thinking") {
             if let Value::Object(t) = v {
-                super::config::check_strict(
+                crate::sdk::config::check_strict(
                     &format!("{what}: field \"thinking\""),
                     t,
                     &["budget_tokens"],
@@ -89,7 +89,7 @@ impl SessionParams {
             p.thinking_budget = Some(u32_of(what, "thinking.budget_tokens", b)?);
         }
         if let Some(v) = get("commands") {
-            p.commands = Arc::new(super::host_commands::parse(what, v)?);
+            p.commands = Arc::new(crate::sdk::commands::host::parse(what, v)?);
         }
         if let Some(v) = get("native_web_search") {
             p.native_web_search = v.as_bool().ok_or_else(|| {
@@ -124,7 +124,7 @@ impl SessionParams {
         if !self.commands.is_empty() {
             m.insert(
                 "commands".into(),
-                super::host_commands::to_json(&self.commands),
+                crate::sdk::commands::host::to_json(&self.commands),
             );
         }
         self.agents.to_fields(m);

@@ -7,10 +7,10 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use super::commands::COMMANDS;
-use super::error::{ErrorCode, SdkError, SdkResult};
-use super::interactive::{InteractiveSession, TurnInput};
-use super::skills::{self, Skill, FORK_UNAVAILABLE};
+use crate::sdk::commands::builtin::COMMANDS;
+use crate::sdk::commands::skills::{self, Skill, FORK_UNAVAILABLE};
+use crate::sdk::error::{ErrorCode, SdkError, SdkResult};
+use crate::sdk::interactive::{InteractiveSession, TurnInput};
 
 /// `[{"name","description","argument_hint"?,"source"}]`: built-ins, then host commands
 /// (`"source":"host"`), then user-invocable skills.
@@ -95,14 +95,14 @@ pub fn invoke(s: &InteractiveSession, name: &str, args: &str) -> SdkResult<Optio
 
 /// `/name args` input naming a user-invocable skill becomes the skill's prompt (the typed text
 /// stays the display and raw input); one naming a host command is marked to ask the host at
-/// turn start ([`super::host_commands::mark_input`]); any other input is returned unchanged.
+/// turn start ([`crate::sdk::commands::host::mark_input`]); any other input is returned unchanged.
 pub fn expand_input(s: &InteractiveSession, input: TurnInput) -> SdkResult<TurnInput> {
     let Some(rest) = input.text.strip_prefix('/') else {
         return Ok(input);
     };
     let (name, args) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
     let Some(skill) = find_skill(s, name) else {
-        return Ok(super::host_commands::mark_input(s, input));
+        return Ok(crate::sdk::commands::host::mark_input(s, input));
     };
     let text = skill_prompt(s, &skill, args)?;
     Ok(TurnInput {

@@ -1,7 +1,14 @@
 //! The runtime config and session JSON documents (`robota_runtime_new`, `robota_session_new`),
 //! validated with messages that name the offending field.
 
-pub use super::call_settings::CallSettings;
+pub mod call_settings;
+pub mod compaction;
+pub mod fields;
+pub mod params;
+pub mod session_budget;
+pub mod transcript;
+
+pub use call_settings::CallSettings;
 use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
@@ -9,7 +16,7 @@ use serde_json::{Map, Value};
 use super::error::{ErrorCode, SdkError, SdkResult};
 use crate::core::permissions::{PermissionLists, PermissionMode};
 use crate::providers::ProviderKind;
-use crate::sdk::fields::Fields;
+use fields::Fields;
 
 /// Default tokio worker threads per runtime: one per two cores the process may use, at least
 /// one ([`default_worker_threads`]). The async workers only move bytes and JSON (tools run on
@@ -125,7 +132,7 @@ pub struct SessionConfig {
     /// Directory of the JSONL transcript (`transcript`: `true` = `<cwd>/.robota/logs`).
     pub transcript: Option<std::path::PathBuf>,
     /// Model parameters, response language and system-prompt mode (added in ABI 1.1).
-    pub params: super::params::SessionParams,
+    pub params: params::SessionParams,
     /// Built-in tool configuration (`tool_config`: `{"limits","env","webSearch"}`).
     pub tool_config: Option<std::sync::Arc<crate::tools::ToolsConfig>>,
     /// MCP servers (`"mcp_servers"`; `.mcp.json` ones are added at session start).
@@ -413,7 +420,7 @@ pub fn parse_session_map(map: &Map<String, Value>) -> SdkResult<SessionConfig> {
             Err(_) => (".".into(), false),
         },
     };
-    let transcript = crate::sdk::transcript_tap::parse(W, map, &cwd)?;
+    let transcript = transcript::parse(W, map, &cwd)?;
     let tools = match map.field("tools") {
         None | Some(Value::Null) => None,
         Some(Value::Array(a)) => Some(
@@ -510,10 +517,10 @@ pub fn parse_session_map(map: &Map<String, Value>) -> SdkResult<SessionConfig> {
         replay_events: opt_bool(W, map, "replay_events")?,
         request_timeout_ms: opt_u64(W, map, "request_timeout_ms")?,
         name: opt_str(W, map, "name")?,
-        auto_compact_threshold: crate::sdk::compact_config::parse_threshold(W, map)?,
+        auto_compact_threshold: compaction::parse_threshold(W, map)?,
         compact_instructions: opt_str(W, map, "compact_instructions")?,
         transcript,
-        params: super::params::SessionParams::parse(W, map)?,
+        params: params::SessionParams::parse(W, map)?,
         tool_config: match map.field("tool_config") {
             None | Some(Value::Null) => None,
             Some(v) => Some(std::sync::Arc::new(
@@ -528,7 +535,7 @@ pub fn parse_session_map(map: &Map<String, Value>) -> SdkResult<SessionConfig> {
         ),
         call: CallSettings::parse(W, map)?,
         host_io: opt_bool(W, map, "host_io")?,
-        budget: super::budget::parse_budget(map, &model)?,
+        budget: session_budget::parse_budget(map, &model)?,
         record,
         model,
     })
@@ -540,5 +547,4 @@ pub fn parse_session_config(text: &str) -> SdkResult<SessionConfig> {
 }
 
 #[cfg(test)]
-#[path = "config_tests.rs"]
 mod tests;

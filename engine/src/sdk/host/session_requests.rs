@@ -8,11 +8,11 @@ use async_trait::async_trait;
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
-use super::config::TimeoutDecision;
-use super::events;
-use super::host_tool::{await_answer, SessionLink};
-use super::pending::{Answer, PendingKind};
 use crate::core::hooks::{HookDefinition, HookExecutor, HookResult};
+use crate::sdk::config::TimeoutDecision;
+use crate::sdk::events;
+use crate::sdk::host::pending::{Answer, PendingKind};
+use crate::sdk::host::tools::{await_answer, SessionLink};
 use crate::session::{ApprovalDecision, ApprovalHandler, PermissionEnforcer};
 
 /// Kind of the hook executor answered by the host.
@@ -178,7 +178,7 @@ pub fn validate_response(kind: PendingKind, v: &Value) -> Result<(), String> {
         PendingKind::ToolCall | PendingKind::HostIo => &[],
     };
     if let (false, Some(m)) = (known.is_empty(), v.as_object()) {
-        super::config::check_strict("response_json", m, known).map_err(|e| e.message)?;
+        crate::sdk::config::check_strict("response_json", m, known).map_err(|e| e.message)?;
     }
     match kind {
         PendingKind::Permission => match v.get("decision").and_then(Value::as_str) {
@@ -194,7 +194,7 @@ pub fn validate_response(kind: PendingKind, v: &Value) -> Result<(), String> {
                 "hook response must be {\"exit_code\":N,\"stdout\":\"…\",\"stderr\":\"…\"}".into(),
             ),
         },
-        PendingKind::Command => super::host_commands::validate_response(v),
+        PendingKind::Command => crate::sdk::commands::host::validate_response(v),
         PendingKind::ToolCall | PendingKind::HostIo => Ok(()),
     }
 }

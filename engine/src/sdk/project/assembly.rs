@@ -6,14 +6,14 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use super::config::SessionConfig;
-use super::error::{SdkError, SdkResult};
-use super::project::system_prompt::{self, PromptInputs};
-use super::project::{context, detect};
-use super::runtime::RuntimeShared;
-use super::settings::{self, Settings, SettingsScope, UserDirs, DEFAULT_ALLOW};
 use crate::core::env_ref::EnvVars;
 use crate::core::tool::Tool;
+use crate::sdk::config::SessionConfig;
+use crate::sdk::error::{SdkError, SdkResult};
+use crate::sdk::project::system_prompt::{self, PromptInputs};
+use crate::sdk::project::{context, detect};
+use crate::sdk::runtime::RuntimeShared;
+use crate::sdk::settings::{self, Settings, SettingsScope, UserDirs, DEFAULT_ALLOW};
 use crate::tools::{ToolEnv, ToolsConfig};
 
 /// The variables settings and `$ENV:` references are looked up in (the runtime's `env`, then
@@ -32,7 +32,7 @@ fn push_unique(list: &mut Vec<String>, items: impl IntoIterator<Item = String>) 
 
 /// Applies the settings layers of `cfg.settings` to `cfg`; returns them. Problems become
 /// `cfg.params.warnings`. Session JSON fields win: `provider` (else the settings' profile, see
-/// [`super::settings::provider`]), `model`, `permission_mode`, `hooks`, `language`,
+/// [`crate::sdk::settings::provider`]), `model`, `permission_mode`, `hooks`, `language`,
 /// `auto_compact_threshold`; allow/deny lists are the defaults, then the settings', then the session's.
 pub fn apply_settings(cfg: &mut SessionConfig, env: &EnvVars) -> SdkResult<Option<Settings>> {
     let scope = SettingsScope::parse(&cfg.settings).unwrap_or(SettingsScope::None);
@@ -70,7 +70,7 @@ pub fn apply_settings(cfg: &mut SessionConfig, env: &EnvVars) -> SdkResult<Optio
     if cfg.params.language.is_none() {
         cfg.params.language = s.language.clone();
     }
-    cfg.params.skills = Arc::new(super::skills::discover(
+    cfg.params.skills = Arc::new(crate::sdk::commands::skills::discover(
         &cwd,
         dirs.robota.as_deref(),
         scope == SettingsScope::Project,
@@ -145,7 +145,7 @@ pub fn prompt_inputs(
         // The agents the model can delegate to, when the session offers the Agent tool.
         agent_lines: if tools
             .iter()
-            .any(|t| t.name() == super::subagent::AGENT_TOOL)
+            .any(|t| t.name() == crate::sdk::subagent::AGENT_TOOL)
         {
             system_prompt::agent_lines(
                 cfg.params
@@ -162,7 +162,7 @@ pub fn prompt_inputs(
             .skills
             .iter()
             .filter(|k| k.model_invocable)
-            .map(super::skills::prompt_line)
+            .map(crate::sdk::commands::skills::prompt_line)
             .collect(),
         host_prompt: cfg.system_prompt.clone(),
         replace: cfg.params.system_prompt_replace,

@@ -5,9 +5,9 @@ use std::path::PathBuf;
 
 use serde_json::{json, Value};
 
-use super::config::parse_object;
-use super::error::{ErrorCode, SdkError, SdkResult};
-use super::runtime::RuntimeShared;
+use crate::sdk::config::parse_object;
+use crate::sdk::error::{ErrorCode, SdkError, SdkResult};
+use crate::sdk::runtime::RuntimeShared;
 use crate::session::store::list as store_list;
 use crate::session::store::StoreError;
 
@@ -50,7 +50,7 @@ pub fn list_json(shared: &RuntimeShared, query_json: Option<&str>) -> SdkResult<
         None => (None, None),
         Some(text) => {
             let q = parse_object(W, text)?;
-            super::config::check_strict(W, &q, &["cwd", "limit"])?;
+            crate::sdk::config::check_strict(W, &q, &["cwd", "limit"])?;
             let cwd = match q.get("cwd") {
                 None | Some(Value::Null) => None,
                 Some(Value::String(c)) => Some(c.clone()),

@@ -13,12 +13,12 @@ use std::sync::Arc;
 use serde_json::{json, Map, Value};
 use tokio_util::sync::CancellationToken;
 
-use super::commands::COMMANDS;
-use super::error::{ErrorCode, SdkError, SdkResult};
-use super::events;
-use super::host_tool::{await_answer, SessionLink};
-use super::interactive::{InteractiveSession, TurnInput};
-use super::pending::{Answer, PendingKind};
+use crate::sdk::commands::builtin::COMMANDS;
+use crate::sdk::error::{ErrorCode, SdkError, SdkResult};
+use crate::sdk::events;
+use crate::sdk::host::pending::{Answer, PendingKind};
+use crate::sdk::host::tools::{await_answer, SessionLink};
+use crate::sdk::interactive::{InteractiveSession, TurnInput};
 
 /// One host command.
 #[derive(Debug, Clone, PartialEq)]
@@ -89,7 +89,7 @@ pub fn parse(what: &str, v: &Value) -> SdkResult<Vec<HostCommand>> {
     let mut out: Vec<HostCommand> = Vec::with_capacity(items.len());
     for item in items {
         let m = item.as_object().ok_or_else(shape)?;
-        super::config::check_strict(
+        crate::sdk::config::check_strict(
             &format!("{what}: field \"commands\""),
             m,
             &["name", "description", "argument_hint"],

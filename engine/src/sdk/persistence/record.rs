@@ -3,10 +3,10 @@
 
 use std::sync::Arc;
 
-use super::config::SessionConfig;
-use super::error::{SdkError, SdkResult};
 use crate::core::provider::Provider;
 use crate::providers::recording::recorder::RecordingProvider;
+use crate::sdk::config::SessionConfig;
+use crate::sdk::error::{SdkError, SdkResult};
 
 /// `provider`, recording into `cfg.record` when set (an unopenable or foreign file is refused,
 /// naming it).

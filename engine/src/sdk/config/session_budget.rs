@@ -6,11 +6,11 @@ use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
 
-use super::config::SessionConfig;
-use super::error::{SdkError, SdkResult};
 use crate::core::budget::{usd, Budget, BudgetExceeded, BudgetLimits, BudgetSpent};
 use crate::core::models::model_price;
-use crate::sdk::fields::Fields;
+use crate::sdk::config::fields::Fields;
+use crate::sdk::config::SessionConfig;
+use crate::sdk::error::{SdkError, SdkResult};
 
 /// The keys of `"budget"`.
 const KEYS: [&str; 5] = [
@@ -30,7 +30,7 @@ pub fn parse_budget(map: &Map<String, Value>, model: &str) -> SdkResult<Option<B
         Some(Value::Object(o)) => o,
         Some(_) => return Err(SdkError::config(format!("{W} must be an object"))),
     };
-    super::config::check_strict(W, obj, &KEYS)?;
+    crate::sdk::config::check_strict(W, obj, &KEYS)?;
     let num = |key: &str| -> SdkResult<Option<u64>> {
         match obj.get(key) {
             None | Some(Value::Null) => Ok(None),

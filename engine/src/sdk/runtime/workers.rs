@@ -6,7 +6,7 @@
 
 use std::sync::{Mutex, OnceLock};
 
-use super::error::{ErrorCode, SdkError, SdkResult};
+use crate::sdk::error::{ErrorCode, SdkError, SdkResult};
 
 /// The workers of one runtime: not started, running, or stopped for good.
 pub struct Workers {
@@ -53,7 +53,7 @@ impl Workers {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(self.threads)
             .thread_name("robota-worker")
-            .on_thread_start(super::signals::block_sigpipe_on_this_thread)
+            .on_thread_start(crate::sdk::runtime::signals::block_sigpipe_on_this_thread)
             .enable_all()
             .build()
             .map_err(|e| {

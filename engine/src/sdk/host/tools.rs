@@ -8,23 +8,13 @@ use std::time::Duration;
 use async_trait::async_trait;
 use serde_json::{json, Value};
 
-use super::error::{SdkError, SdkResult};
-use super::events::{self, Event, EventSink, Payload, ToolCallPayload};
-use super::pending::{Answer, PendingKind};
-use super::runtime::RuntimeShared;
 use crate::core::execution::INTERRUPTED_TOOL_ERROR;
 use crate::core::tool::{Tool, ToolContext, ToolResult};
+use crate::sdk::error::{SdkError, SdkResult};
+use crate::sdk::events::{self, Event, EventSink, HostToolHandler, Payload, ToolCallPayload};
+use crate::sdk::host::pending::{Answer, PendingKind};
+use crate::sdk::runtime::RuntimeShared;
 use crate::tools::schema_compile::CompiledSchema;
-
-/// The host's own handler of a host tool's calls (the C ABI's `robota_tool_fn` registration).
-/// The host answers each call later, from any thread, with
-/// [`Runtime::complete_tool_call`](super::runtime::Runtime::complete_tool_call).
-pub trait HostToolHandler: Send + Sync {
-    /// Hands `call` to the host on the delivery thread, for the session the delivery layer
-    /// knows by the opaque token `session`. False when the registration has no function: the
-    /// call then goes out as a `tool_call` event instead.
-    fn call(&self, session: usize, call: &ToolCallPayload) -> bool;
-}
 
 /// A registered host tool.
 pub struct HostToolDef {
@@ -56,8 +46,8 @@ impl HostToolDef {
     /// Parses `{name, description, input_schema, read_only?, timeout_ms?}`.
     pub fn from_json(text: &str, handler: Option<Arc<dyn HostToolHandler>>) -> SdkResult<Self> {
         const W: &str = "tool_json";
-        let map = super::config::parse_object(W, text)?;
-        super::config::check_strict(
+        let map = crate::sdk::config::parse_object(W, text)?;
+        crate::sdk::config::check_strict(
             W,
             &map,
             &[

@@ -1,9 +1,17 @@
 //! Session events as the C ABI numbers them (`ROBOTA_EVENT_*`, append-only).
 
-use super::host_tool::HostToolHandler;
+//!
+//! The folder holds the event types, their JSON documents, text buffers, per-session tool
+//! states and the transcript tap.
+
+pub mod json;
+pub mod text_buffers;
+pub mod tool_state;
+pub mod transcript;
+
 use std::sync::Arc;
 
-pub use super::event_doc::JsonDoc;
+pub use crate::sdk::events::json::JsonDoc;
 
 use serde_json::{Map, Value};
 
@@ -82,6 +90,16 @@ pub fn kind_name(kind: u32) -> &'static str {
     }
 }
 
+/// The host's own handler of a host tool's calls (the C ABI's `robota_tool_fn` registration).
+/// The host answers each call later, from any thread, with the runtime's
+/// `complete_tool_call`.
+pub trait HostToolHandler: Send + Sync {
+    /// Hands `call` to the host on the delivery thread, for the session the delivery layer
+    /// knows by the opaque token `session`. False when the registration has no function: the
+    /// call then goes out as a `tool_call` event instead.
+    fn call(&self, session: usize, call: &ToolCallPayload) -> bool;
+}
+
 /// A host tool call travelling to the host.
 #[derive(Clone)]
 pub struct ToolCallPayload {
@@ -112,9 +130,9 @@ pub enum Payload {
 impl Payload {
     /// A text payload with room for the NUL byte the C callback gets after it (delivery then
     /// appends it without growing the buffer again), in a recycled buffer when the thread has
-    /// one ([`super::text_buffers`]).
+    /// one ([`crate::sdk::events::text_buffers`]).
     pub fn text(t: &str) -> Self {
-        let mut s = super::text_buffers::take(t.len());
+        let mut s = crate::sdk::events::text_buffers::take(t.len());
         s.push_str(t);
         Payload::Text(s)
     }

@@ -1,6 +1,17 @@
 //! The runtime: one tokio runtime and one HTTP pool shared by all its sessions, the provider
 //! profiles of the config, host tools and the answerable-id registry.
 
+//!
+//! The folder holds the runtime and what runs on it: the worker threads, the library's own
+//! work, callback threads, caller-driven reactors, wake batching and signal handling.
+
+mod callback_threads;
+pub mod caller_drive;
+pub mod library_work;
+mod signals;
+pub mod wake_batch;
+pub mod workers;
+
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
@@ -8,14 +19,15 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::config::{parse_runtime_config, RuntimeConfig};
-use super::error::{list_or_none, ErrorCode, SdkError, SdkResult};
-use super::host_tool::{HostToolDef, HostToolHandler};
-use super::pending::PendingRegistry;
-use super::work::LibraryWork;
 use crate::core::env_ref::EnvVars;
 use crate::core::provider::Provider;
 use crate::providers::{create_provider_with, new_http_client, ProviderKind};
+use crate::sdk::config::{parse_runtime_config, RuntimeConfig};
+use crate::sdk::error::{list_or_none, ErrorCode, SdkError, SdkResult};
+use crate::sdk::events::HostToolHandler;
+use crate::sdk::host::pending::PendingRegistry;
+use crate::sdk::host::tools::HostToolDef;
+use crate::sdk::runtime::library_work::LibraryWork;
 use crate::tools::{StdFs, TokioProcess, ToolEnv, ToolsConfig};
 
 /// What sessions and their tasks share. The workers' tokio runtime is taken out and shut down
@@ -23,7 +35,7 @@ use crate::tools::{StdFs, TokioProcess, ToolEnv, ToolsConfig};
 /// thread.
 pub struct RuntimeShared {
     /// The runtime's async workers, started at their first use ([`Self::spawn_work`]).
-    pub workers: super::workers::Workers,
+    pub workers: crate::sdk::runtime::workers::Workers,
     /// The shared HTTP connection pool.
     pub http: reqwest::Client,
     /// Context windows the servers told, by base URL and model (asked once per runtime).
@@ -33,21 +45,21 @@ pub struct RuntimeShared {
     /// Host tools by registration order.
     pub tools: RwLock<Vec<Arc<HostToolDef>>>,
     /// Team templates: the built-ins and the host's (`robota_runtime_register_template`).
-    pub templates: super::team::TemplateRegistry,
+    pub templates: crate::sdk::team::TemplateRegistry,
     /// Ids waiting for host answers.
     pub pending: PendingRegistry,
     /// The host I/O callback registration (opaque here; `robota_runtime_set_host_io`).
-    pub host_io: RwLock<Option<Arc<dyn super::host_io_host::HostIoHandler>>>,
+    pub host_io: RwLock<Option<Arc<dyn crate::sdk::host::io_handler::HostIoHandler>>>,
     next_session: AtomicU64,
     /// Library tasks and threads, awaited when the runtime goes away.
     pub work: LibraryWork,
     /// Reactors of host threads that drive their own turns (`robota_session_run`).
-    pub callers: super::caller_drive::CallerReactors,
+    pub callers: crate::sdk::runtime::caller_drive::CallerReactors,
     /// Built-in tool instances by working directory, shared by the sessions of this runtime
     /// (they are stateless; sharing keeps idle sessions small and creation fast).
     builtins: Mutex<std::collections::HashMap<(String, String), Arc<dyn crate::core::tool::Tool>>>,
     /// MCP server connections shared by the sessions (same definition, one connection).
-    pub mcp: Arc<super::mcp::McpRegistry>,
+    pub mcp: Arc<crate::sdk::mcp::McpRegistry>,
     /// [`RuntimeConfig::env`] as looked up by settings and `$ENV:` references (built once;
     /// cheap to clone).
     pub env_vars: EnvVars,
@@ -186,7 +198,7 @@ impl Runtime {
         let shared_providers = check_providers(&config, &http, &windows)?;
         let shared = Arc::new(RuntimeShared {
             env_vars: EnvVars::with_vars(config.env.clone()),
-            workers: super::workers::Workers::new(config.worker_threads),
+            workers: crate::sdk::runtime::workers::Workers::new(config.worker_threads),
             http,
             windows,
             config,
@@ -239,10 +251,10 @@ impl Runtime {
         Ok(())
     }
 
-    /// Registers a team template from its JSON (see [`super::team::templates`]); an id that
+    /// Registers a team template from its JSON (see [`crate::sdk::team::templates`]); an id that
     /// exists already is refused.
     pub fn register_template(&self, template_json: &str) -> SdkResult<()> {
-        let t = super::team::Template::from_json(template_json)?;
+        let t = crate::sdk::team::Template::from_json(template_json)?;
         self.shared.templates.register(t)
     }
 

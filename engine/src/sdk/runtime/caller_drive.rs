@@ -17,8 +17,8 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Mutex;
 
-use super::error::{ErrorCode, SdkError, SdkResult};
-use super::work::LibraryWork;
+use crate::sdk::error::{ErrorCode, SdkError, SdkResult};
+use crate::sdk::runtime::library_work::LibraryWork;
 
 /// Scheduler rounds given to the reactor's other tasks after a turn.
 const SETTLE_YIELDS: usize = 2;
@@ -62,10 +62,10 @@ impl CallerReactors {
             }
         };
         let _counted = work.count_task();
-        super::signals::with_sigpipe_blocked(|| {
+        crate::sdk::runtime::signals::with_sigpipe_blocked(|| {
             crate::providers::with_caller_client(&reactor.http, || {
                 reactor.tokio.block_on(async {
-                    super::wake_batch::Batched(turn).await;
+                    crate::sdk::runtime::wake_batch::Batched(turn).await;
                     // The turn ended with its last answer read; the connection's own tasks
                     // (hyper's end of the response, its return to the pool) run only while
                     // the reactor does: let them, so the next call finds it idle.

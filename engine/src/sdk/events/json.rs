@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::events::kind_name;
+use crate::sdk::events::kind_name;
 
 /// A JSON event document as text: an object whose first members are `"v":1` and
 /// `"type":"<kind>"`, followed by the fields it was built from, in their order.

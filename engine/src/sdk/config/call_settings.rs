@@ -3,9 +3,9 @@
 
 use serde_json::{json, Map, Value};
 
-use super::error::{ErrorCode, SdkError, SdkResult};
 use crate::core::tool_choice::ToolChoice;
-use crate::sdk::fields::Fields;
+use crate::sdk::config::fields::Fields;
+use crate::sdk::error::{ErrorCode, SdkError, SdkResult};
 
 /// Model-call settings of a session.
 #[derive(Debug, Clone, Default, PartialEq)]

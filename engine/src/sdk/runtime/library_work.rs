@@ -6,7 +6,7 @@ use std::future::Future;
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 
-use super::callback_threads::{CallbackThreads, Job};
+use crate::sdk::runtime::callback_threads::{CallbackThreads, Job};
 
 /// Tasks and threads the runtime waits for before it stops its workers.
 #[derive(Default)]
@@ -54,7 +54,7 @@ impl LibraryWork {
         // Boxed: a turn's future is ~10 KB, which tokio would otherwise copy into the task and
         // again when the task's stage changes.
         // Batched: the events one poll emits reach the host with one wake-up (`wake_batch`).
-        let task = super::wake_batch::Batched(Box::pin(task));
+        let task = crate::sdk::runtime::wake_batch::Batched(Box::pin(task));
         handle.spawn(async move {
             let _counted = guard;
             task.await;
