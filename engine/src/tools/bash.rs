@@ -4,17 +4,18 @@
 use std::time::Duration;
 
 use async_trait::async_trait;
+use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::common::{arg_i64, arg_str, Spec};
+use super::args::int;
+use super::builtin::{Builtin, Spec};
 use super::config::ToolEnv;
 use super::ports::{ShellEnd, ShellOutput, ShellRequest};
 use super::result::ToolOutput;
-use crate::core::tool::{Tool, ToolContext, ToolResult};
+use crate::core::tool::ToolContext;
 
 /// Runs `sh -c <command>`; any exit code is a success carrying `exitCode`.
 pub struct BashTool {
-    env: ToolEnv,
     spec: Spec,
 }
 
@@ -22,18 +23,19 @@ impl BashTool {
     /// A Bash tool on `env`.
     pub fn new(env: ToolEnv) -> Self {
         BashTool {
-            env,
-            spec: Spec::new(json!({
-                "type": "object",
-                "properties": {
-                    "command": {"type": "string", "description": "The shell command to execute"},
-                    "timeout": {"type": "number", "description": "Timeout in milliseconds (default 120000, max 600000)"},
-                    "workingDirectory": {"type": "string", "description": "Directory to run the command in (default: the working directory)"}
-                },
-                "required": ["command"]
-            })),
+            spec: Spec::of::<Self>(env),
         }
     }
+}
+
+/// Bash's arguments.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct BashArgs {
+    command: String,
+    #[serde(default, deserialize_with = "int")]
+    timeout: Option<i64>,
+    working_directory: Option<String>,
 }
 
 fn dropped_note(n: u64) -> String {
@@ -69,37 +71,39 @@ fn combine(out: &ShellOutput) -> String {
 }
 
 #[async_trait]
-impl Tool for BashTool {
-    fn name(&self) -> &str {
-        "Bash"
+impl Builtin for BashTool {
+    type Args = BashArgs;
+    const NAME: &'static str = "Bash";
+    const DESCRIPTION: &'static str = "Execute a shell command (sh -c) and return its stdout, followed by stderr when there is any, and the exit code. Parameters: command (required), timeout (ms, default 120000, max 600000), workingDirectory (default: the working directory). A non-zero exit code is reported, not treated as a failure; on timeout the command and all its child processes are killed.";
+
+    fn parameters() -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "command": {"type": "string", "description": "The shell command to execute"},
+                "timeout": {"type": "number", "description": "Timeout in milliseconds (default 120000, max 600000)"},
+                "workingDirectory": {"type": "string", "description": "Directory to run the command in (default: the working directory)"}
+            },
+            "required": ["command"]
+        })
     }
-    fn description(&self) -> &str {
-        "Execute a shell command (sh -c) and return its stdout, followed by stderr when there is any, and the exit code. Parameters: command (required), timeout (ms, default 120000, max 600000), workingDirectory (default: the working directory). A non-zero exit code is reported, not treated as a failure; on timeout the command and all its child processes are killed."
+    fn spec(&self) -> &Spec {
+        &self.spec
     }
-    fn parameters(&self) -> &Value {
-        &self.spec.parameters
-    }
-    fn schema(&self) -> std::sync::Arc<crate::core::provider::ToolSchema> {
-        self.spec.schema.get(self)
-    }
-    async fn execute(&self, args: Value, ctx: &ToolContext) -> ToolResult {
-        let limits = self.env.limits();
-        let max = limits.max_output_chars;
-        if let Err(fail) = self.spec.validate(self.name(), &args) {
-            return fail.into_result(max);
-        }
-        let command = arg_str(&args, "command").unwrap_or_default().to_string();
-        let timeout_ms = match arg_i64(&args, "timeout") {
+
+    async fn run(&self, args: BashArgs, ctx: &ToolContext) -> ToolOutput {
+        let env = &self.spec.env;
+        let limits = env.limits();
+        let timeout_ms = match args.timeout {
             Some(t) if t > 0 => (t as u64).min(limits.bash_max_timeout_ms),
             _ => limits.bash_default_timeout_ms,
         };
-        let cwd = match arg_str(&args, "workingDirectory") {
-            Some(dir) if !dir.is_empty() => self.env.resolve(dir),
-            _ => self.env.cwd.clone(),
+        let cwd = match args.working_directory.as_deref() {
+            Some(dir) if !dir.is_empty() => env.resolve(dir),
+            _ => env.cwd.clone(),
         };
-        let mut request = ShellRequest::new(command, cwd);
-        request.env = self
-            .env
+        let mut request = ShellRequest::new(args.command, cwd);
+        request.env = env
             .config
             .env
             .iter()
@@ -108,12 +112,12 @@ impl Tool for BashTool {
         request.timeout = Some(Duration::from_millis(timeout_ms));
         request.cancel = ctx.cancel.child_token();
         request.max_output_bytes = limits.bash_max_capture_bytes;
-        let out = match self.env.process.run_shell(request).await {
+        let out = match env.process.run_shell(request).await {
             Ok(out) => out,
-            Err(e) => return ToolOutput::fail(e.to_string()).into_result(max),
+            Err(e) => return ToolOutput::fail(e.to_string()),
         };
         let text = combine(&out);
-        let result = match out.end {
+        match out.end {
             ShellEnd::Exited(code) => {
                 let mut r = ToolOutput::ok(text);
                 r.exit_code = Some(code);
@@ -133,7 +137,6 @@ impl Tool for BashTool {
                 exit_code: None,
                 start_line: None,
             },
-        };
-        result.into_result(max)
+        }
     }
 }

@@ -1,19 +1,18 @@
 //! `Edit` — replace an exact string in a file (it must be unique unless `replaceAll`). Byte-exact:
 //! CRLF, tabs and any UTF-8 (or non-UTF-8) content outside the replaced span are preserved.
 
-use async_trait::async_trait;
 use memchr::memmem;
+use serde::Deserialize;
 use serde_json::{json, Value};
+use tokio_util::sync::CancellationToken;
 
-use super::common::{arg_bool, arg_str, blocking, Spec};
+use super::builtin::{Builtin, Spec};
 use super::config::ToolEnv;
 use super::ports::FileKind;
 use super::result::ToolOutput;
-use crate::core::tool::{Tool, ToolContext, ToolResult};
 
 /// Replaces `oldString` with `newString` (first occurrence, which must be unique, or all).
 pub struct EditTool {
-    env: ToolEnv,
     spec: Spec,
 }
 
@@ -21,19 +20,20 @@ impl EditTool {
     /// An Edit tool on `env`.
     pub fn new(env: ToolEnv) -> Self {
         EditTool {
-            env,
-            spec: Spec::new(json!({
-                "type": "object",
-                "properties": {
-                    "filePath": {"type": "string", "description": "Path of the file to edit"},
-                    "oldString": {"type": "string", "description": "The exact text to replace (must be unique in the file unless replaceAll is true)"},
-                    "newString": {"type": "string", "description": "The replacement text"},
-                    "replaceAll": {"type": "boolean", "description": "Replace every occurrence (default false)"}
-                },
-                "required": ["filePath", "oldString", "newString"]
-            })),
+            spec: Spec::of::<Self>(env),
         }
     }
+}
+
+/// Edit's arguments.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct EditArgs {
+    file_path: String,
+    old_string: String,
+    new_string: String,
+    #[serde(default)]
+    replace_all: bool,
 }
 
 /// The outcome of applying an edit to `content`.
@@ -70,68 +70,62 @@ pub(crate) fn apply(content: &[u8], old: &[u8], new: &[u8], all: bool) -> EditOu
     EditOutcome::Replaced(out, used.len(), line)
 }
 
-#[async_trait]
-impl Tool for EditTool {
-    fn name(&self) -> &str {
-        "Edit"
-    }
-    fn description(&self) -> &str {
-        "Replace an exact string in a file. Parameters: filePath, oldString, newString (required), replaceAll (boolean, default false). oldString must match exactly (whitespace and line endings included) and be unique unless replaceAll is true. Reports the number of replacements."
-    }
-    fn parameters(&self) -> &Value {
-        &self.spec.parameters
-    }
-    fn schema(&self) -> std::sync::Arc<crate::core::provider::ToolSchema> {
-        self.spec.schema.get(self)
-    }
-    async fn execute(&self, args: Value, _ctx: &ToolContext) -> ToolResult {
-        let max = self.env.limits().max_output_chars;
-        if let Err(fail) = self.spec.validate(self.name(), &args) {
-            return fail.into_result(max);
-        }
-        let display = arg_str(&args, "filePath").unwrap_or_default().to_string();
-        let old = arg_str(&args, "oldString").unwrap_or_default().to_string();
-        let new = arg_str(&args, "newString").unwrap_or_default().to_string();
-        let all = arg_bool(&args, "replaceAll").unwrap_or(false);
-        let path = self.env.resolve(&display);
-        let fs = self.env.fs.clone();
-        blocking(move || {
-            if old.is_empty() {
-                return ToolOutput::fail(
-                    "oldString must not be empty (use Write to create or replace a whole file)",
-                );
-            }
-            match fs.metadata(&path) {
-                Ok(m) if m.kind == FileKind::File => {}
-                Ok(_) => return ToolOutput::fail(format!("Path is not a file: {display}")),
-                Err(_) => return ToolOutput::fail(format!("File not found: {display}")),
-            }
-            let content = match fs.read(&path) {
-                Ok(c) => c,
-                Err(_) => return ToolOutput::fail(format!("File not found: {display}")),
-            };
-            match apply(&content, old.as_bytes(), new.as_bytes(), all) {
-                EditOutcome::NotFound => {
-                    ToolOutput::fail(format!("oldString not found in file: {display}"))
-                }
-                EditOutcome::NotUnique(n) => ToolOutput::fail(format!(
-                    "oldString is not unique in file (found {n} occurrences). Provide more context to make it unique, or use replaceAll:true."
-                )),
-                EditOutcome::Replaced(bytes, count, line) => {
-                    match fs.write_atomic(&path, &bytes) {
-                        Ok(()) => {
-                            let mut out = ToolOutput::ok(format!(
-                                "Replaced {count} occurrence(s) in {display}"
-                            ));
-                            out.start_line = Some(line);
-                            out
-                        }
-                        Err(e) => ToolOutput::fail(e.to_string()),
-                    }
-                }
-            }
+impl Builtin for EditTool {
+    type Args = EditArgs;
+    const NAME: &'static str = "Edit";
+    const DESCRIPTION: &'static str = "Replace an exact string in a file. Parameters: filePath, oldString, newString (required), replaceAll (boolean, default false). oldString must match exactly (whitespace and line endings included) and be unique unless replaceAll is true. Reports the number of replacements.";
+
+    fn parameters() -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "filePath": {"type": "string", "description": "Path of the file to edit"},
+                "oldString": {"type": "string", "description": "The exact text to replace (must be unique in the file unless replaceAll is true)"},
+                "newString": {"type": "string", "description": "The replacement text"},
+                "replaceAll": {"type": "boolean", "description": "Replace every occurrence (default false)"}
+            },
+            "required": ["filePath", "oldString", "newString"]
         })
-        .await
-        .into_result(max)
+    }
+    fn spec(&self) -> &Spec {
+        &self.spec
+    }
+
+    fn run_blocking(env: &ToolEnv, args: EditArgs, _cancel: &CancellationToken) -> ToolOutput {
+        let display = args.file_path;
+        if args.old_string.is_empty() {
+            return ToolOutput::fail(
+                "oldString must not be empty (use Write to create or replace a whole file)",
+            );
+        }
+        let path = env.resolve(&display);
+        let fs = &env.fs;
+        match fs.metadata(&path) {
+            Ok(m) if m.kind == FileKind::File => {}
+            Ok(_) => return ToolOutput::fail(format!("Path is not a file: {display}")),
+            Err(_) => return ToolOutput::fail(format!("File not found: {display}")),
+        }
+        let content = match fs.read(&path) {
+            Ok(c) => c,
+            Err(_) => return ToolOutput::fail(format!("File not found: {display}")),
+        };
+        let (old, new) = (args.old_string.as_bytes(), args.new_string.as_bytes());
+        match apply(&content, old, new, args.replace_all) {
+            EditOutcome::NotFound => {
+                ToolOutput::fail(format!("oldString not found in file: {display}"))
+            }
+            EditOutcome::NotUnique(n) => ToolOutput::fail(format!(
+                "oldString is not unique in file (found {n} occurrences). Provide more context to make it unique, or use replaceAll:true."
+            )),
+            EditOutcome::Replaced(bytes, count, line) => match fs.write_atomic(&path, &bytes) {
+                Ok(()) => {
+                    let mut out =
+                        ToolOutput::ok(format!("Replaced {count} occurrence(s) in {display}"));
+                    out.start_line = Some(line);
+                    out
+                }
+                Err(e) => ToolOutput::fail(e.to_string()),
+            },
+        }
     }
 }

@@ -5,21 +5,20 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::SystemTime;
 
-use async_trait::async_trait;
 use globset::GlobBuilder;
+use serde::Deserialize;
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
-use super::common::{arg_i64, arg_str, blocking, Spec};
+use super::args::int;
+use super::builtin::{Builtin, Spec};
 use super::config::{normalize_lexical, ToolEnv};
 use super::ports::{FileKind, FsPort};
 use super::result::ToolOutput;
 use super::walk::{walk_files, Visitor, WalkSpec};
-use crate::core::tool::{Tool, ToolContext, ToolResult};
 
 /// Lists files matching a pattern, newest first, relative to the search path.
 pub struct GlobTool {
-    env: ToolEnv,
     spec: Spec,
 }
 
@@ -27,18 +26,18 @@ impl GlobTool {
     /// A Glob tool on `env`.
     pub fn new(env: ToolEnv) -> Self {
         GlobTool {
-            env,
-            spec: Spec::new(json!({
-                "type": "object",
-                "properties": {
-                    "pattern": {"type": "string", "description": "Glob pattern, e.g. \"**/*.ts\", \"src/**/*.{ts,tsx}\""},
-                    "path": {"type": "string", "description": "Directory to search in (default: the working directory)"},
-                    "limit": {"type": "number", "description": "Maximum number of paths to return (default 1000)"}
-                },
-                "required": ["pattern"]
-            })),
+            spec: Spec::of::<Self>(env),
         }
     }
+}
+
+/// Glob's arguments.
+#[derive(Deserialize)]
+pub(crate) struct GlobArgs {
+    pattern: String,
+    path: Option<String>,
+    #[serde(default, deserialize_with = "int")]
+    limit: Option<i64>,
 }
 
 fn has_glob_meta(s: &str) -> bool {
@@ -151,43 +150,37 @@ pub(crate) fn run_glob(
     Ok(out)
 }
 
-#[async_trait]
-impl Tool for GlobTool {
-    fn name(&self) -> &str {
-        "Glob"
-    }
-    fn description(&self) -> &str {
-        "Find files matching a glob pattern (\"*\" within a directory, \"**\" across directories, braces like \"*.{ts,tsx}\"). Parameters: pattern (required), path (directory to search, default the working directory), limit (default 1000). Returns paths relative to the search path, newest first; .gitignore'd files, .git and node_modules are skipped."
-    }
-    fn parameters(&self) -> &Value {
-        &self.spec.parameters
-    }
-    fn schema(&self) -> std::sync::Arc<crate::core::provider::ToolSchema> {
-        self.spec.schema.get(self)
-    }
-    fn read_only(&self) -> bool {
-        true
-    }
-    async fn execute(&self, args: Value, ctx: &ToolContext) -> ToolResult {
-        let max = self.env.limits().max_output_chars;
-        if let Err(fail) = self.spec.validate(self.name(), &args) {
-            return fail.into_result(max);
-        }
-        let pattern = arg_str(&args, "pattern").unwrap_or_default().to_string();
-        let root = self.env.resolve(arg_str(&args, "path").unwrap_or("."));
-        let limit = arg_i64(&args, "limit")
-            .map(|l| l.max(1) as usize)
-            .unwrap_or(self.env.limits().glob_default_limit);
-        let fs = self.env.fs.clone();
-        let cancel = ctx.cancel.clone();
-        blocking(
-            move || match run_glob(fs.as_ref(), &root, &pattern, limit, cancel) {
-                Ok(text) => ToolOutput::ok(text),
-                Err(e) => ToolOutput::fail(e),
+impl Builtin for GlobTool {
+    type Args = GlobArgs;
+    const NAME: &'static str = "Glob";
+    const DESCRIPTION: &'static str = "Find files matching a glob pattern (\"*\" within a directory, \"**\" across directories, braces like \"*.{ts,tsx}\"). Parameters: pattern (required), path (directory to search, default the working directory), limit (default 1000). Returns paths relative to the search path, newest first; .gitignore'd files, .git and node_modules are skipped.";
+    const READ_ONLY: bool = true;
+
+    fn parameters() -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "pattern": {"type": "string", "description": "Glob pattern, e.g. \"**/*.ts\", \"src/**/*.{ts,tsx}\""},
+                "path": {"type": "string", "description": "Directory to search in (default: the working directory)"},
+                "limit": {"type": "number", "description": "Maximum number of paths to return (default 1000)"}
             },
-        )
-        .await
-        .into_result(max)
+            "required": ["pattern"]
+        })
+    }
+    fn spec(&self) -> &Spec {
+        &self.spec
+    }
+
+    fn run_blocking(env: &ToolEnv, args: GlobArgs, cancel: &CancellationToken) -> ToolOutput {
+        let root = env.resolve(args.path.as_deref().unwrap_or("."));
+        let limit = args
+            .limit
+            .map(|l| l.max(1) as usize)
+            .unwrap_or(env.limits().glob_default_limit);
+        match run_glob(env.fs.as_ref(), &root, &args.pattern, limit, cancel.clone()) {
+            Ok(text) => ToolOutput::ok(text),
+            Err(e) => ToolOutput::fail(e),
+        }
     }
 }
 

@@ -7,24 +7,25 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use async_trait::async_trait;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{
     BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkContextKind, SinkMatch,
 };
 use ignore::overrides::OverrideBuilder;
+use serde::Deserialize;
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
-use super::common::{arg_bool, arg_i64, arg_str, blocking, Spec};
+use super::args::int;
+use super::builtin::{Builtin, Spec};
 use super::config::ToolEnv;
 use super::ports::{FileKind, FsPort};
 use super::result::ToolOutput;
 use super::walk::{walk_files, Visitor, WalkSpec};
-use crate::core::tool::{Tool, ToolContext, ToolResult};
 
-/// What Grep prints.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What Grep prints (JSON: `content`, `files_with_matches`, `count`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum GrepMode {
     /// `<path>:<line>:<text>` for matches, `<path>:<line>-<text>` for context, `--` between blocks.
     Content,
@@ -280,7 +281,6 @@ impl Sink for FileSink<'_> {
 
 /// Searches file contents.
 pub struct GrepTool {
-    env: ToolEnv,
     spec: Spec,
 }
 
@@ -288,67 +288,62 @@ impl GrepTool {
     /// A Grep tool on `env`.
     pub fn new(env: ToolEnv) -> Self {
         GrepTool {
-            env,
-            spec: Spec::new(json!({
-                "type": "object",
-                "properties": {
-                    "pattern": {"type": "string", "description": "Regular expression to search for"},
-                    "path": {"type": "string", "description": "File or directory to search (default: the working directory)"},
-                    "glob": {"type": "string", "description": "Only search files matching this glob, e.g. \"*.ts\" or \"*.{ts,tsx}\" (a glob without \"/\" matches file names at any depth)"},
-                    "contextLines": {"type": "number", "description": "Lines of context before and after each match in content mode (default 0)"},
-                    "outputMode": {"type": "string", "enum": ["files_with_matches", "content", "count"], "description": "files_with_matches (default): matching file paths; content: matching lines as path:line:text; count: path:number of matching lines"},
-                    "caseInsensitive": {"type": "boolean", "description": "Ignore case (default false)"}
-                },
-                "required": ["pattern"]
-            })),
+            spec: Spec::of::<Self>(env),
         }
     }
 }
 
-#[async_trait]
-impl Tool for GrepTool {
-    fn name(&self) -> &str {
-        "Grep"
+/// Grep's arguments.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct GrepArgs {
+    pattern: String,
+    path: Option<String>,
+    glob: Option<String>,
+    #[serde(default, deserialize_with = "int")]
+    context_lines: Option<i64>,
+    output_mode: Option<GrepMode>,
+    #[serde(default)]
+    case_insensitive: bool,
+}
+
+impl Builtin for GrepTool {
+    type Args = GrepArgs;
+    const NAME: &'static str = "Grep";
+    const DESCRIPTION: &'static str = "Search file contents with a regular expression. Parameters: pattern (required), path (file or directory, default the working directory), glob (file filter such as \"*.{ts,tsx}\"), contextLines, outputMode (files_with_matches | content | count), caseInsensitive. Skips binary files, .gitignore'd files, .git and node_modules.";
+    const READ_ONLY: bool = true;
+
+    fn parameters() -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "pattern": {"type": "string", "description": "Regular expression to search for"},
+                "path": {"type": "string", "description": "File or directory to search (default: the working directory)"},
+                "glob": {"type": "string", "description": "Only search files matching this glob, e.g. \"*.ts\" or \"*.{ts,tsx}\" (a glob without \"/\" matches file names at any depth)"},
+                "contextLines": {"type": "number", "description": "Lines of context before and after each match in content mode (default 0)"},
+                "outputMode": {"type": "string", "enum": ["files_with_matches", "content", "count"], "description": "files_with_matches (default): matching file paths; content: matching lines as path:line:text; count: path:number of matching lines"},
+                "caseInsensitive": {"type": "boolean", "description": "Ignore case (default false)"}
+            },
+            "required": ["pattern"]
+        })
     }
-    fn description(&self) -> &str {
-        "Search file contents with a regular expression. Parameters: pattern (required), path (file or directory, default the working directory), glob (file filter such as \"*.{ts,tsx}\"), contextLines, outputMode (files_with_matches | content | count), caseInsensitive. Skips binary files, .gitignore'd files, .git and node_modules."
+    fn spec(&self) -> &Spec {
+        &self.spec
     }
-    fn parameters(&self) -> &Value {
-        &self.spec.parameters
-    }
-    fn schema(&self) -> std::sync::Arc<crate::core::provider::ToolSchema> {
-        self.spec.schema.get(self)
-    }
-    fn read_only(&self) -> bool {
-        true
-    }
-    async fn execute(&self, args: Value, ctx: &ToolContext) -> ToolResult {
-        let limits = self.env.limits();
-        let max = limits.max_output_chars;
-        if let Err(fail) = self.spec.validate(self.name(), &args) {
-            return fail.into_result(max);
-        }
-        let mode = match arg_str(&args, "outputMode") {
-            Some("content") => GrepMode::Content,
-            Some("count") => GrepMode::Count,
-            _ => GrepMode::FilesWithMatches,
-        };
+
+    fn run_blocking(env: &ToolEnv, args: GrepArgs, cancel: &CancellationToken) -> ToolOutput {
         let query = GrepQuery {
-            pattern: arg_str(&args, "pattern").unwrap_or_default().to_string(),
-            root: self.env.resolve(arg_str(&args, "path").unwrap_or(".")),
-            glob: arg_str(&args, "glob").map(str::to_string),
-            context: arg_i64(&args, "contextLines").unwrap_or(0).clamp(0, 1000) as usize,
-            mode,
-            case_insensitive: arg_bool(&args, "caseInsensitive").unwrap_or(false),
-            max_collect_bytes: limits.grep_max_collect_bytes,
+            pattern: args.pattern,
+            root: env.resolve(args.path.as_deref().unwrap_or(".")),
+            glob: args.glob,
+            context: args.context_lines.unwrap_or(0).clamp(0, 1000) as usize,
+            mode: args.output_mode.unwrap_or(GrepMode::FilesWithMatches),
+            case_insensitive: args.case_insensitive,
+            max_collect_bytes: env.limits().grep_max_collect_bytes,
         };
-        let fs = self.env.fs.clone();
-        let cancel = ctx.cancel.clone();
-        blocking(move || match run_grep(fs.as_ref(), &query, cancel) {
+        match run_grep(env.fs.as_ref(), &query, cancel.clone()) {
             Ok(text) => ToolOutput::ok(text),
             Err(e) => ToolOutput::fail(e),
-        })
-        .await
-        .into_result(max)
+        }
     }
 }

@@ -10,8 +10,9 @@
 //! * The registry helpers ([`builtin_tool`], [`builtin_tools`], [`builtin_tools_with`]) used by
 //!   the session and FFI layers.
 
+mod args;
 mod bash;
-mod common;
+mod builtin;
 pub mod config;
 mod edit;
 pub mod function_tool;

@@ -1,18 +1,18 @@
 //! `Read` — read file contents with line numbers (from `offset`, 1-based, at most `limit` lines,
 //! default 2000; binary files refused).
 
-use async_trait::async_trait;
+use serde::Deserialize;
 use serde_json::{json, Value};
+use tokio_util::sync::CancellationToken;
 
-use super::common::{arg_i64, arg_str, blocking, Spec};
+use super::args::int;
+use super::builtin::{Builtin, Spec};
 use super::config::ToolEnv;
 use super::ports::FileKind;
 use super::result::ToolOutput;
-use crate::core::tool::{Tool, ToolContext, ToolResult};
 
 /// Reads a text file as `<n>\t<line>` lines under a `[File: ...]` header.
 pub struct ReadTool {
-    env: ToolEnv,
     spec: Spec,
 }
 
@@ -20,18 +20,20 @@ impl ReadTool {
     /// A Read tool on `env`.
     pub fn new(env: ToolEnv) -> Self {
         ReadTool {
-            env,
-            spec: Spec::new(json!({
-                "type": "object",
-                "properties": {
-                    "filePath": {"type": "string", "description": "Path of the file to read (absolute, or relative to the working directory)"},
-                    "offset": {"type": "number", "description": "1-based line number to start from (default 1)"},
-                    "limit": {"type": "number", "description": "Maximum number of lines to return (default 2000)"}
-                },
-                "required": ["filePath"]
-            })),
+            spec: Spec::of::<Self>(env),
         }
     }
+}
+
+/// Read's arguments.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ReadArgs {
+    file_path: String,
+    #[serde(default, deserialize_with = "int")]
+    offset: Option<i64>,
+    #[serde(default, deserialize_with = "int")]
+    limit: Option<i64>,
 }
 
 /// Formats the Read output of `bytes` (already checked to be text).
@@ -69,68 +71,65 @@ pub(crate) fn render(display: &str, bytes: &[u8], offset: usize, limit: usize) -
     header + &body
 }
 
-#[async_trait]
-impl Tool for ReadTool {
-    fn name(&self) -> &str {
-        "Read"
-    }
-    fn description(&self) -> &str {
-        "Read a file's contents with line numbers. Parameters: filePath (required; absolute or relative to the working directory), offset (1-based start line), limit (number of lines, default 2000). Output starts with a [File: ...] header; binary files and directories are refused."
-    }
-    fn parameters(&self) -> &Value {
-        &self.spec.parameters
-    }
-    fn schema(&self) -> std::sync::Arc<crate::core::provider::ToolSchema> {
-        self.spec.schema.get(self)
-    }
-    fn read_only(&self) -> bool {
-        true
-    }
-    async fn execute(&self, args: Value, _ctx: &ToolContext) -> ToolResult {
-        let max = self.env.limits().max_output_chars;
-        if let Err(fail) = self.spec.validate(self.name(), &args) {
-            return fail.into_result(max);
-        }
-        let display = arg_str(&args, "filePath").unwrap_or_default().to_string();
-        let offset = arg_i64(&args, "offset").unwrap_or(1).max(1) as usize;
-        let limit = arg_i64(&args, "limit")
-            .map(|l| l.max(0) as usize)
-            .unwrap_or(self.env.limits().read_default_limit);
-        let path = self.env.resolve(&display);
-        let fs = self.env.fs.clone();
-        blocking(move || {
-            let done = |bytes: Vec<u8>| {
-                if bytes[..bytes.len().min(8192)].contains(&0) {
-                    return ToolOutput::fail(format!("Binary file not supported: {display}"));
-                }
-                ToolOutput::ok(render(&display, &bytes, offset, limit))
-            };
-            // A port that is not the OS's (the host I/O port: each call a round trip to the
-            // host) reads first; `metadata` then only names why a read failed.
-            if !fs.is_native() {
-                match fs.read(&path) {
-                    Ok(bytes) => return done(bytes),
-                    // Aborted: nobody will answer a `stat` either.
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {
-                        return ToolOutput::fail(e.to_string())
-                    }
-                    Err(_) => {}
-                }
-            }
-            let meta = match fs.metadata(&path) {
-                Ok(m) => m,
-                Err(_) => return ToolOutput::fail(format!("File not found: {display}")),
-            };
-            if meta.kind != FileKind::File {
-                return ToolOutput::fail(format!("Path is not a file: {display}"));
-            }
-            match fs.read(&path) {
-                Ok(b) => done(b),
-                Err(e) => ToolOutput::fail(e.to_string()),
-            }
+impl Builtin for ReadTool {
+    type Args = ReadArgs;
+    const NAME: &'static str = "Read";
+    const DESCRIPTION: &'static str = "Read a file's contents with line numbers. Parameters: filePath (required; absolute or relative to the working directory), offset (1-based start line), limit (number of lines, default 2000). Output starts with a [File: ...] header; binary files and directories are refused.";
+    const READ_ONLY: bool = true;
+
+    fn parameters() -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "filePath": {"type": "string", "description": "Path of the file to read (absolute, or relative to the working directory)"},
+                "offset": {"type": "number", "description": "1-based line number to start from (default 1)"},
+                "limit": {"type": "number", "description": "Maximum number of lines to return (default 2000)"}
+            },
+            "required": ["filePath"]
         })
-        .await
-        .into_result(max)
+    }
+    fn spec(&self) -> &Spec {
+        &self.spec
+    }
+
+    fn run_blocking(env: &ToolEnv, args: ReadArgs, _cancel: &CancellationToken) -> ToolOutput {
+        let display = args.file_path;
+        let offset = args.offset.unwrap_or(1).max(1) as usize;
+        let limit = args
+            .limit
+            .map(|l| l.max(0) as usize)
+            .unwrap_or(env.limits().read_default_limit);
+        let path = env.resolve(&display);
+        let fs = &env.fs;
+        let done = |bytes: Vec<u8>| {
+            if bytes[..bytes.len().min(8192)].contains(&0) {
+                return ToolOutput::fail(format!("Binary file not supported: {display}"));
+            }
+            ToolOutput::ok(render(&display, &bytes, offset, limit))
+        };
+        // A port that is not the OS's (the host I/O port: each call a round trip to the
+        // host) reads first; `metadata` then only names why a read failed.
+        if !fs.is_native() {
+            match fs.read(&path) {
+                Ok(bytes) => return done(bytes),
+                // Aborted: nobody will answer a `stat` either.
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {
+                    return ToolOutput::fail(e.to_string())
+                }
+                Err(_) => {}
+            }
+        }
+        let meta = match fs.metadata(&path) {
+            Ok(m) => m,
+            Err(_) => return ToolOutput::fail(format!("File not found: {display}")),
+        };
+        if meta.kind != FileKind::File {
+            return ToolOutput::fail(format!("Path is not a file: {display}"));
+        }
+        match fs.read(&path) {
+            Ok(b) => done(b),
+            Err(e) => ToolOutput::fail(e.to_string()),
+        }
     }
 }
 

@@ -19,7 +19,8 @@ impl std::fmt::Debug for SchemaValidator {
     }
 }
 
-fn js_type(v: &Value) -> &'static str {
+/// The JSON type name of `v` (`number`, `string`, ...).
+pub(crate) fn js_type(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "boolean",
@@ -49,7 +50,8 @@ fn field_name(pointer: &str) -> String {
     out
 }
 
-fn with_article(word: &str) -> String {
+/// `a string`, `an object`.
+pub(crate) fn with_article(word: &str) -> String {
     match word.chars().next() {
         Some('a' | 'e' | 'i' | 'o' | 'u') => format!("an {word}"),
         _ => format!("a {word}"),
@@ -185,13 +187,14 @@ impl SchemaValidator {
     /// [`check`](Self::check) as Robota's single message:
     /// `Validation Error: Invalid parameters for tool "<name>": <problems joined by ", ">`.
     pub fn check_for_tool(&self, tool: &str, args: &Value) -> Result<(), String> {
-        self.check(args).map_err(|problems| {
-            format!(
-                "Validation Error: Invalid parameters for tool \"{tool}\": {}",
-                problems.join(", ")
-            )
-        })
+        self.check(args)
+            .map_err(|problems| invalid_parameters(tool, &problems.join(", ")))
     }
+}
+
+/// `Validation Error: Invalid parameters for tool "<tool>": <problems>`.
+pub(crate) fn invalid_parameters(tool: &str, problems: &str) -> String {
+    format!("Validation Error: Invalid parameters for tool \"{tool}\": {problems}")
 }
 
 #[cfg(test)]

@@ -7,23 +7,33 @@ use async_trait::async_trait;
 use reqwest::header::{
     HeaderMap, HeaderName, HeaderValue, CONTENT_LENGTH, CONTENT_TYPE, USER_AGENT,
 };
+use serde::Deserialize;
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
-use super::common::{arg_str, Spec};
+use super::args::pairs;
+use super::builtin::{Builtin, Spec};
 use super::config::ToolEnv;
 use super::html::html_to_text;
 use super::result::ToolOutput;
-use crate::core::tool::{Tool, ToolContext, ToolResult};
+use crate::core::tool::ToolContext;
 
 /// The default `User-Agent`.
 pub const WEB_FETCH_USER_AGENT: &str = "Robota-CLI/3.0";
 
 /// Fetches a URL with GET and returns its body as text.
 pub struct WebFetchTool {
-    env: ToolEnv,
     spec: Spec,
     client: reqwest::Client,
+}
+
+/// WebFetch's arguments.
+#[derive(Deserialize)]
+pub(crate) struct WebFetchArgs {
+    url: String,
+    /// Extra request headers, in the order given.
+    #[serde(default, deserialize_with = "pairs")]
+    headers: Vec<(String, String)>,
 }
 
 /// A client that follows at most 10 redirects.
@@ -43,26 +53,18 @@ impl WebFetchTool {
             .clone()
             .unwrap_or_else(default_client);
         WebFetchTool {
-            env,
             client,
-            spec: Spec::new(json!({
-                "type": "object",
-                "properties": {
-                    "url": {"type": "string", "description": "The http or https URL to fetch"},
-                    "headers": {"type": "object", "additionalProperties": {"type": "string"}, "description": "Extra request headers"}
-                },
-                "required": ["url"]
-            })),
+            spec: Spec::of::<Self>(env),
         }
     }
 
     async fn fetch(
         &self,
         url: &str,
-        headers: Option<&Value>,
+        headers: &[(String, String)],
         cancel: CancellationToken,
     ) -> ToolOutput {
-        let limits = self.env.limits();
+        let limits = self.spec.env.limits();
         let parsed = match reqwest::Url::parse(url) {
             Ok(u) => u,
             Err(_) => return ToolOutput::fail(format!("Invalid URL: {url}")),
@@ -75,18 +77,15 @@ impl WebFetchTool {
         }
         let mut map = HeaderMap::new();
         map.insert(USER_AGENT, HeaderValue::from_static(WEB_FETCH_USER_AGENT));
-        if let Some(Value::Object(h)) = headers {
-            for (k, v) in h {
-                let value = v.as_str().unwrap_or_default();
-                match (
-                    HeaderName::from_bytes(k.as_bytes()),
-                    HeaderValue::from_str(value),
-                ) {
-                    (Ok(name), Ok(val)) => {
-                        map.insert(name, val);
-                    }
-                    _ => return ToolOutput::fail(format!("Invalid header: {k}")),
+        for (k, v) in headers {
+            match (
+                HeaderName::from_bytes(k.as_bytes()),
+                HeaderValue::from_str(v),
+            ) {
+                (Ok(name), Ok(val)) => {
+                    map.insert(name, val);
                 }
+                _ => return ToolOutput::fail(format!("Invalid header: {k}")),
             }
         }
         let timeout_ms = limits.web_fetch_timeout_ms;
@@ -153,30 +152,28 @@ impl WebFetchTool {
 }
 
 #[async_trait]
-impl Tool for WebFetchTool {
-    fn name(&self) -> &str {
-        "WebFetch"
+impl Builtin for WebFetchTool {
+    type Args = WebFetchArgs;
+    const NAME: &'static str = "WebFetch";
+    const DESCRIPTION: &'static str = "Fetch a URL (http or https, GET) and return its content as text; HTML pages are converted to readable text. Parameters: url (required), headers (optional string map). Limits: 5,000,000 bytes, 30 seconds.";
+    const READ_ONLY: bool = true;
+
+    fn parameters() -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "url": {"type": "string", "description": "The http or https URL to fetch"},
+                "headers": {"type": "object", "additionalProperties": {"type": "string"}, "description": "Extra request headers"}
+            },
+            "required": ["url"]
+        })
     }
-    fn description(&self) -> &str {
-        "Fetch a URL (http or https, GET) and return its content as text; HTML pages are converted to readable text. Parameters: url (required), headers (optional string map). Limits: 5,000,000 bytes, 30 seconds."
+    fn spec(&self) -> &Spec {
+        &self.spec
     }
-    fn parameters(&self) -> &Value {
-        &self.spec.parameters
-    }
-    fn schema(&self) -> std::sync::Arc<crate::core::provider::ToolSchema> {
-        self.spec.schema.get(self)
-    }
-    fn read_only(&self) -> bool {
-        true
-    }
-    async fn execute(&self, args: Value, ctx: &ToolContext) -> ToolResult {
-        let max = self.env.limits().max_output_chars;
-        if let Err(fail) = self.spec.validate(self.name(), &args) {
-            return fail.into_result(max);
-        }
-        let url = arg_str(&args, "url").unwrap_or_default();
-        self.fetch(url, args.get("headers"), ctx.cancel.clone())
+
+    async fn run(&self, args: WebFetchArgs, ctx: &ToolContext) -> ToolOutput {
+        self.fetch(&args.url, &args.headers, ctx.cancel.clone())
             .await
-            .into_result(max)
     }
 }

@@ -12,12 +12,13 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
-use super::common::{arg_i64, arg_str, Spec};
+use super::args::int;
+use super::builtin::{Builtin, Spec};
 use super::config::{ToolEnv, WebSearchConfig};
 use super::html::{decode_entities, html_to_text};
 use super::result::ToolOutput;
 use crate::core::env_ref::{resolve_env_reference, ENV_REFERENCE_PREFIX};
-use crate::core::tool::{Tool, ToolContext, ToolResult};
+use crate::core::tool::ToolContext;
 
 /// One search result.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -168,9 +169,16 @@ pub fn backend_from_config(
 
 /// Searches the web through the configured backend.
 pub struct WebSearchTool {
-    env: ToolEnv,
     spec: Spec,
     backend: Result<Arc<dyn WebSearchBackend>, String>,
+}
+
+/// WebSearch's arguments.
+#[derive(Deserialize)]
+pub(crate) struct WebSearchArgs {
+    query: String,
+    #[serde(default, deserialize_with = "int")]
+    limit: Option<i64>,
 }
 
 impl WebSearchTool {
@@ -187,25 +195,17 @@ impl WebSearchTool {
             (None, None) => Err(WEB_SEARCH_NOT_CONFIGURED.to_string()),
         };
         WebSearchTool {
-            env,
             backend,
-            spec: Spec::new(json!({
-                "type": "object",
-                "properties": {
-                    "query": {"type": "string", "description": "The search query"},
-                    "limit": {"type": "number", "description": "Maximum number of results (default 10, max 20)"}
-                },
-                "required": ["query"]
-            })),
+            spec: Spec::of::<Self>(env),
         }
     }
 
-    async fn run(&self, query: &str, limit: usize, cancel: CancellationToken) -> ToolOutput {
+    async fn run_search(&self, query: &str, limit: usize, cancel: CancellationToken) -> ToolOutput {
         let backend = match &self.backend {
             Ok(b) => b.clone(),
             Err(e) => return ToolOutput::fail(e.clone()),
         };
-        let timeout_ms = self.env.limits().web_search_timeout_ms;
+        let timeout_ms = self.spec.env.limits().web_search_timeout_ms;
         let outcome = tokio::select! {
             r = tokio::time::timeout(Duration::from_millis(timeout_ms), backend.search(query, limit)) => match r {
                 Ok(r) => r,
@@ -224,34 +224,30 @@ impl WebSearchTool {
 }
 
 #[async_trait]
-impl Tool for WebSearchTool {
-    fn name(&self) -> &str {
-        "WebSearch"
+impl Builtin for WebSearchTool {
+    type Args = WebSearchArgs;
+    const NAME: &'static str = "WebSearch";
+    const DESCRIPTION: &'static str = "Search the internet through the configured search backend. Parameters: query (required), limit (default 10, max 20). Returns a JSON array of {title, url, snippet}.";
+    const READ_ONLY: bool = true;
+
+    fn parameters() -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "query": {"type": "string", "description": "The search query"},
+                "limit": {"type": "number", "description": "Maximum number of results (default 10, max 20)"}
+            },
+            "required": ["query"]
+        })
     }
-    fn description(&self) -> &str {
-        "Search the internet through the configured search backend. Parameters: query (required), limit (default 10, max 20). Returns a JSON array of {title, url, snippet}."
+    fn spec(&self) -> &Spec {
+        &self.spec
     }
-    fn parameters(&self) -> &Value {
-        &self.spec.parameters
-    }
-    fn schema(&self) -> std::sync::Arc<crate::core::provider::ToolSchema> {
-        self.spec.schema.get(self)
-    }
-    fn read_only(&self) -> bool {
-        true
-    }
-    async fn execute(&self, args: Value, ctx: &ToolContext) -> ToolResult {
-        let limits = self.env.limits();
-        let max = limits.max_output_chars;
-        if let Err(fail) = self.spec.validate(self.name(), &args) {
-            return fail.into_result(max);
-        }
-        let query = arg_str(&args, "query").unwrap_or_default();
-        let limit = arg_i64(&args, "limit")
-            .unwrap_or(10)
-            .clamp(1, limits.web_search_max_results.max(1) as i64) as usize;
-        self.run(query, limit, ctx.cancel.clone())
+
+    async fn run(&self, args: WebSearchArgs, ctx: &ToolContext) -> ToolOutput {
+        let max_results = self.spec.env.limits().web_search_max_results.max(1) as i64;
+        let limit = args.limit.unwrap_or(10).clamp(1, max_results) as usize;
+        self.run_search(&args.query, limit, ctx.cancel.clone())
             .await
-            .into_result(max)
     }
 }
