@@ -75,7 +75,7 @@ impl SessionParams {
                 super::config::check_strict(
                     &format!("{what}: field \"thinking\""),
                     t,
-                    &["budget_tokens"],
+                    super::config::document::keys::<super::config::document::ThinkingDocument>(),
                 )?;
             }
             let b = v

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
 
-use super::config::{check_strict, parse_object, parse_session_map, SessionConfig, SESSION_KEYS};
+use super::config::{check_strict, parse_object, parse_session_map, session_keys, SessionConfig};
 use super::error::{ErrorCode, SdkError, SdkResult};
 use super::events::EventSink;
 use super::interactive::{InteractiveSession, Restore};
@@ -187,7 +187,7 @@ const SNAPSHOT_ONLY_KEYS: [&str; 9] = [
 fn resume_keys() -> Vec<&'static str> {
     let mut keys = vec!["snapshot"];
     keys.extend(SNAPSHOT_ONLY_KEYS);
-    keys.extend(SESSION_KEYS);
+    keys.extend(session_keys());
     keys
 }
 
@@ -261,7 +261,7 @@ pub fn parse_fork(
     );
     if let Some(text) = fork_json {
         let map = parse_object("fork_json", text)?;
-        check_strict("fork_json", &map, &SESSION_KEYS)?;
+        check_strict("fork_json", &map, session_keys())?;
         for (k, v) in map {
             if k != "v" {
                 cfg_map.insert(k, v);
