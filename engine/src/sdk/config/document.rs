@@ -506,7 +506,18 @@ fn schema_of<T: JsonSchema>() -> Value {
             serde_json::json!({"description": "Document version: 1 (the default).", "const": 1}),
         );
     }
-    schema.to_value()
+    // `$schema` and `title` first, then the rest as generated.
+    let Value::Object(mut generated) = schema.to_value() else {
+        return Value::Null;
+    };
+    let mut out = Map::new();
+    for key in ["$schema", "title", "description"] {
+        if let Some(v) = generated.shift_remove(key) {
+            out.insert(key.into(), v);
+        }
+    }
+    out.extend(generated);
+    Value::Object(out)
 }
 
 /// The JSON Schema of the runtime document (`docs/schema/runtime.schema.json`).
