@@ -79,8 +79,8 @@ fn schema_keys_are_the_keys_the_parsers_accept() {
         runtime_keys().join(", "),
         "env, strict, providers, worker_threads, session_dir, request_timeout_ms, request_timeout_decision"
     );
-    let e = parse_session_config(r#"{"v":1,"provider":"p","model":"m","delivry":"pull"}"#)
-        .unwrap_err();
+    let e =
+        parse_session_config(r#"{"v":1,"provider":"p","model":"m","delivry":"pull"}"#).unwrap_err();
     assert_eq!(
         e.message,
         format!(
@@ -109,7 +109,14 @@ fn nested_objects_of_the_session_schema_are_closed() {
     }
     let r = runtime_schema();
     let profile = &r["$defs"]["ProviderProfile"];
-    for key in ["kind", "base_url", "api_key", "headers", "timeout_ms", "max_retries"] {
+    for key in [
+        "kind",
+        "base_url",
+        "api_key",
+        "headers",
+        "timeout_ms",
+        "max_retries",
+    ] {
         assert!(profile["properties"].get(key).is_some(), "{key}");
     }
 }
