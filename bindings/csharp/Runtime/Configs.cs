@@ -102,6 +102,12 @@ namespace Robota
         /// <summary>How long a permission/hook request waits for the host before its default decision.</summary>
         public int? RequestTimeoutMs { get; set; }
 
+        /// <summary>What an unanswered permission request becomes: <c>"deny"</c> (library default) or <c>"allow"</c>.</summary>
+        public string RequestTimeoutDecision { get; set; }
+
+        /// <summary>Accepted for compatibility; no effect (unknown keys are always refused).</summary>
+        public bool? Strict { get; set; }
+
         /// <summary>Variables looked up before the process environment (<c>$ENV:</c> in settings files,
         /// <c>ROBOTA_HOME</c>, <c>HOME</c>); the process environment is never changed.</summary>
         public IDictionary<string, string> Env { get; } = new Dictionary<string, string>();
@@ -125,6 +131,8 @@ namespace Robota
             if (WorkerThreads.HasValue) d["worker_threads"] = WorkerThreads.Value;
             if (SessionDir != null) d["session_dir"] = SessionDir;
             if (RequestTimeoutMs.HasValue) d["request_timeout_ms"] = RequestTimeoutMs.Value;
+            if (RequestTimeoutDecision != null) d["request_timeout_decision"] = RequestTimeoutDecision;
+            if (Strict.HasValue) d["strict"] = Strict.Value;
             if (Env.Count > 0)
             {
                 var env = new Dictionary<string, object>();
@@ -297,6 +305,18 @@ namespace Robota
         /// <summary>Gives the session the team tools (listTemplateCategories, listTemplates, getTemplateDetail, assignTask; <see cref="RobotaRuntime.RegisterTemplate"/>).</summary>
         public bool? Team { get; set; }
 
+        /// <summary>User-facing name of the session.</summary>
+        public string Name { get; set; }
+
+        /// <summary>Forward replay events as <see cref="EventKind.Execution"/> (replay providers).</summary>
+        public bool? ReplayEvents { get; set; }
+
+        /// <summary>How long this session's permission/hook requests wait (overrides the runtime's).</summary>
+        public int? RequestTimeoutMs { get; set; }
+
+        /// <summary>Accepted for compatibility; no effect (unknown keys are always refused).</summary>
+        public bool? Strict { get; set; }
+
         /// <summary>The JSON name of a delivery mode.</summary>
         public static string DeliveryName(Delivery d)
         {
@@ -347,6 +367,10 @@ namespace Robota
             if (HostIo.HasValue) d["host_io"] = HostIo.Value;
             if (Record != null) d["record"] = Record;
             if (Team.HasValue) d["team"] = Team.Value;
+            if (Name != null) d["name"] = Name;
+            if (ReplayEvents.HasValue) d["replay_events"] = ReplayEvents.Value;
+            if (RequestTimeoutMs.HasValue) d["request_timeout_ms"] = RequestTimeoutMs.Value;
+            if (Strict.HasValue) d["strict"] = Strict.Value;
             if (Budget != null) d["budget"] = Budget.ToDictionary();
             if (Agents != null)
             {

@@ -33,6 +33,7 @@ mod providers_thinking;
 mod providers_tool_choice;
 mod providers_vendor_streams;
 mod runtime_workers;
+mod schema;
 mod scripted_provider;
 mod session_basic;
 mod session_builtins;

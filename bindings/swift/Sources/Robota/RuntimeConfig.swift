@@ -12,20 +12,34 @@ public struct RuntimeConfig: ExtensibleDocument, Sendable, Equatable {
     public var sessionDir: String?
     /// How long permission and hook requests wait for an answer (library default 5 min).
     public var requestTimeoutMs: Int?
+    /// What an unanswered permission request becomes: `"deny"` (default) or `"allow"`.
+    public var requestTimeoutDecision: String?
+    /// Variables looked up before the process environment (`$ENV:` references, `ROBOTA_HOME`,
+    /// `HOME`); the process environment is never changed.
+    public var env: [String: String]?
+    /// Accepted for compatibility; no effect (unknown keys are always refused).
+    public var strict: Bool?
     public var extra: [String: JSONValue]
 
     public init(
         providers: [String: ProviderConfig], workerThreads: Int? = nil, sessionDir: String? = nil,
-        requestTimeoutMs: Int? = nil, extra: [String: JSONValue] = [:]
+        requestTimeoutMs: Int? = nil, requestTimeoutDecision: String? = nil, env: [String: String]? = nil,
+        strict: Bool? = nil, extra: [String: JSONValue] = [:]
     ) {
         self.providers = providers
         self.workerThreads = workerThreads
         self.sessionDir = sessionDir
         self.requestTimeoutMs = requestTimeoutMs
+        self.requestTimeoutDecision = requestTimeoutDecision
+        self.env = env
+        self.strict = strict
         self.extra = extra
     }
 
-    static let knownKeys: Set<String> = ["v", "providers", "worker_threads", "session_dir", "request_timeout_ms"]
+    static let knownKeys: Set<String> = [
+        "v", "providers", "worker_threads", "session_dir", "request_timeout_ms", "request_timeout_decision", "env",
+        "strict",
+    ]
 
     func encodeKnown(to c: inout KeyedEncodingContainer<DynamicKey>) throws {
         try c.put(1, "v")
@@ -33,12 +47,17 @@ public struct RuntimeConfig: ExtensibleDocument, Sendable, Equatable {
         try c.put(workerThreads, "worker_threads")
         try c.put(sessionDir, "session_dir")
         try c.put(requestTimeoutMs, "request_timeout_ms")
+        try c.put(requestTimeoutDecision, "request_timeout_decision")
+        try c.put(env, "env")
+        try c.put(strict, "strict")
     }
 
     init(reading c: KeyedDecodingContainer<DynamicKey>) throws {
         self.init(
             providers: try c.need("providers"), workerThreads: try c.get("worker_threads"),
-            sessionDir: try c.get("session_dir"), requestTimeoutMs: try c.get("request_timeout_ms"))
+            sessionDir: try c.get("session_dir"), requestTimeoutMs: try c.get("request_timeout_ms"),
+            requestTimeoutDecision: try c.get("request_timeout_decision"), env: try c.get("env"),
+            strict: try c.get("strict"))
     }
 
     public func encode(to encoder: Encoder) throws { try encodeDocument(to: encoder) }

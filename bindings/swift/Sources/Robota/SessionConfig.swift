@@ -1,7 +1,7 @@
 import Foundation
 
-/// The session document (`robota_session_new`). Keys without a field (`agents`,
-/// `mcp_servers`, …) go in `extra`.
+/// The session document (`robota_session_new`). Keys without a field (a newer library's) go
+/// in `extra`.
 public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
     /// The runtime provider this session talks to.
     public var provider: String
@@ -66,6 +66,16 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
     /// The team tools (`listTemplateCategories`, `listTemplates`, `getTemplateDetail`,
     /// `assignTask`; `Runtime.registerTemplate`).
     public var team: Bool?
+    /// Subagents by name (`{"description","prompt","tools"?,"model"?}`), offered through the
+    /// `Agent` tool.
+    public var agents: [String: JSONValue]?
+    /// MCP tool servers by name (`{"command","args"?,"env"?,"cwd"?}` or
+    /// `{"type":"http","url","headers"?}`); their tools are offered as `mcp__NAME__TOOL`.
+    public var mcpServers: [String: JSONValue]?
+    /// How long this session's permission and hook requests wait (overrides the runtime's).
+    public var requestTimeoutMs: Int?
+    /// Accepted for compatibility; no effect (unknown keys are always refused).
+    public var strict: Bool?
     public var extra: [String: JSONValue]
 
     public init(
@@ -78,7 +88,8 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
         temperature: Double? = nil, maxTokens: Int? = nil, thinking: Thinking? = nil, language: String? = nil,
         systemPromptMode: String? = nil, nativeWebSearch: Bool? = nil, toolConfig: JSONValue? = nil,
         transcript: JSONValue? = nil, commands: [HostCommand]? = nil, team: Bool? = nil,
-        extra: [String: JSONValue] = [:]
+        agents: [String: JSONValue]? = nil, mcpServers: [String: JSONValue]? = nil, requestTimeoutMs: Int? = nil,
+        strict: Bool? = nil, extra: [String: JSONValue] = [:]
     ) {
         self.provider = provider
         self.model = model
@@ -112,6 +123,10 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
         self.transcript = transcript
         self.commands = commands
         self.team = team
+        self.agents = agents
+        self.mcpServers = mcpServers
+        self.requestTimeoutMs = requestTimeoutMs
+        self.strict = strict
         self.extra = extra
     }
 
@@ -120,7 +135,7 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
         "max_rounds", "delivery", "settings", "session_id", "name", "persist", "replay_events", "host_io", "budget",
         "record", "context_window", "tool_choice", "auto_compact_threshold", "compact_instructions",
         "temperature", "max_tokens", "thinking", "language", "system_prompt_mode", "native_web_search",
-        "tool_config", "transcript", "commands", "team",
+        "tool_config", "transcript", "commands", "team", "agents", "mcp_servers", "request_timeout_ms", "strict",
     ]
 
     func encodeKnown(to c: inout KeyedEncodingContainer<DynamicKey>) throws {
@@ -157,6 +172,10 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
         try c.put(transcript, "transcript")
         try c.put(commands, "commands")
         try c.put(team, "team")
+        try c.put(agents, "agents")
+        try c.put(mcpServers, "mcp_servers")
+        try c.put(requestTimeoutMs, "request_timeout_ms")
+        try c.put(strict, "strict")
     }
 
     init(reading c: KeyedDecodingContainer<DynamicKey>) throws {
@@ -174,7 +193,9 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
             thinking: try c.get("thinking"), language: try c.get("language"),
             systemPromptMode: try c.get("system_prompt_mode"), nativeWebSearch: try c.get("native_web_search"),
             toolConfig: try c.get("tool_config"), transcript: try c.get("transcript"),
-            commands: try c.get("commands"), team: try c.get("team"))
+            commands: try c.get("commands"), team: try c.get("team"), agents: try c.get("agents"),
+            mcpServers: try c.get("mcp_servers"), requestTimeoutMs: try c.get("request_timeout_ms"),
+            strict: try c.get("strict"))
     }
 
     public func encode(to encoder: Encoder) throws { try encodeDocument(to: encoder) }

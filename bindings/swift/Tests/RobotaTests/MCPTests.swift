@@ -11,7 +11,7 @@ final class MCPTests: XCTestCase {
     func testAServerThatCannotStartIsFailedInTheStateAndTheSessionWorks() async throws {
         let rt = try Fixture.runtime([["deltas": ["fine"]]])
         var config = Fixture.session
-        config.extra["mcp_servers"] = ["gone": ["command": "/nonexistent/robota-mcp-server"]]
+        config.mcpServers = ["gone": ["command": "/nonexistent/robota-mcp-server"]]
         let s = try rt.session(config: config)
 
         let servers = try s.state().mcpServers

@@ -32,7 +32,7 @@ final class TeamTests: XCTestCase {
             messages)
     }
 
-    /// A session-defined agent (`extra["agents"]`): the parent calls Agent, the child echoes its
+    /// A session-defined agent (`agents`): the parent calls Agent, the child echoes its
     /// task; every child event arrives wrapped as `.subagent` with the agent's type and the call.
     func testSubagentEventsWrapTheChildsEvents() async throws {
         let rt = try Runtime(config: RuntimeConfig(providers: [
@@ -43,7 +43,7 @@ final class TeamTests: XCTestCase {
         ]))
         let s = try rt.session(config: SessionConfig(
             provider: "s", model: "m", permissionMode: .bypassPermissions,
-            extra: ["agents": ["helper": ["description": "Helps", "prompt": "You help."]]]))
+            agents: ["helper": ["description": "Helps", "prompt": "You help."]]))
         var subs: [SubagentEvent] = []
         for try await e in s.stream("go") {
             if case .subagent(let sub) = e { subs.append(sub) }

@@ -92,7 +92,7 @@ pub fn parse(what: &str, v: &Value) -> SdkResult<Vec<HostCommand>> {
         crate::sdk::config::check_strict(
             &format!("{what}: field \"commands\""),
             m,
-            &["name", "description", "argument_hint"],
+            crate::sdk::config::document::keys::<crate::sdk::config::document::CommandDocument>(),
         )?;
         let text = |k: &str| m.get(k).and_then(Value::as_str).map(str::to_string);
         let (Some(name), Some(description)) = (text("name"), text("description")) else {

@@ -3,12 +3,14 @@
 
 pub mod call_settings;
 pub mod compaction;
+pub mod document;
 pub mod fields;
 pub mod params;
 pub mod session_budget;
 pub mod transcript;
 
 pub use call_settings::CallSettings;
+pub use document::{runtime_keys, session_keys};
 use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
@@ -224,21 +226,11 @@ fn opt_bool(what: &str, map: &Map<String, Value>, key: &str) -> SdkResult<bool> 
     }
 }
 
-const RUNTIME_KEYS: [&str; 7] = [
-    "env",
-    "strict",
-    "providers",
-    "worker_threads",
-    "session_dir",
-    "request_timeout_ms",
-    "request_timeout_decision",
-];
-
 /// Parses the runtime config JSON.
 pub fn parse_runtime_config(text: &str) -> SdkResult<RuntimeConfig> {
     const W: &str = "runtime config";
     let map = parse_object("config_json", text)?;
-    check_strict(W, &map, &RUNTIME_KEYS)?;
+    check_strict(W, &map, runtime_keys())?;
     let providers_v = map
         .get("providers")
         .ok_or_else(|| SdkError::config(format!("{W}: missing required field \"providers\"")))?;
@@ -309,47 +301,6 @@ pub fn parse_runtime_config(text: &str) -> SdkResult<RuntimeConfig> {
     })
 }
 
-/// Keys of the session document.
-pub const SESSION_KEYS: [&str; 37] = [
-    "agents",
-    "mcp_servers",
-    "team",
-    "temperature",
-    "max_tokens",
-    "context_window",
-    "tool_choice",
-    "provider",
-    "model",
-    "system_prompt",
-    "cwd",
-    "tools",
-    "permission_mode",
-    "permissions",
-    "hooks",
-    "max_rounds",
-    "delivery",
-    "settings",
-    "session_id",
-    "persist",
-    "replay_events",
-    "request_timeout_ms",
-    "name",
-    "snapshot",
-    "strict",
-    "auto_compact_threshold",
-    "compact_instructions",
-    "transcript",
-    "system_prompt_mode",
-    "language",
-    "thinking",
-    "tool_config",
-    "native_web_search",
-    "host_io",
-    "budget",
-    "record",
-    "commands",
-];
-
 /// Parses a delivery name.
 pub fn parse_delivery(what: &str, map: &Map<String, Value>) -> SdkResult<Option<Delivery>> {
     Ok(match opt_str(what, map, "delivery")?.as_deref() {
@@ -391,7 +342,7 @@ fn opt_session_id(w: &str, map: &Map<String, Value>) -> SdkResult<Option<String>
 /// Parses a session document already decoded to an object.
 pub fn parse_session_map(map: &Map<String, Value>) -> SdkResult<SessionConfig> {
     const W: &str = "session config";
-    check_strict(W, map, &SESSION_KEYS)?;
+    check_strict(W, map, session_keys())?;
     let settings = opt_str(W, map, "settings")?.unwrap_or_else(|| "none".into());
     if crate::sdk::settings::SettingsScope::parse(&settings).is_none() {
         return Err(SdkError::config(format!(
@@ -444,7 +395,7 @@ pub fn parse_session_map(map: &Map<String, Value>) -> SdkResult<SessionConfig> {
         check_strict(
             &format!("{W}: field \"permissions\""),
             p,
-            &["allow", "deny"],
+            document::keys::<document::PermissionsDocument>(),
         )?;
     }
     let permissions = match map.field("permissions") {
@@ -464,7 +415,7 @@ pub fn parse_session_map(map: &Map<String, Value>) -> SdkResult<SessionConfig> {
                         check_strict(
                             &format!("{W}: field \"hooks\": a \"{event}\" group"),
                             g,
-                            &["matcher", "hooks", "env"],
+                            document::keys::<document::HookGroupDocument>(),
                         )?;
                     }
                 }
@@ -492,7 +443,7 @@ pub fn parse_session_map(map: &Map<String, Value>) -> SdkResult<SessionConfig> {
                 check_strict(
                     &format!("{W}: MCP server \"{name}\""),
                     s,
-                    &super::mcp::config::SERVER_KEYS,
+                    document::keys::<document::McpServerDocument>(),
                 )?;
             }
         }

@@ -75,7 +75,9 @@ impl SessionParams {
                 crate::sdk::config::check_strict(
                     &format!("{what}: field \"thinking\""),
                     t,
-                    &["budget_tokens"],
+                    crate::sdk::config::document::keys::<
+                        crate::sdk::config::document::ThinkingDocument,
+                    >(),
                 )?;
             }
             let b = v

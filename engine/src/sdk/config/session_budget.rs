@@ -12,15 +12,6 @@ use crate::sdk::config::fields::Fields;
 use crate::sdk::config::SessionConfig;
 use crate::sdk::error::{SdkError, SdkResult};
 
-/// The keys of `"budget"`.
-const KEYS: [&str; 5] = [
-    "max_total_tokens",
-    "max_cost_usd",
-    "max_wall_ms",
-    "max_tool_calls",
-    "max_model_calls",
-];
-
 /// Parses `"budget"`: every limit a non-negative number; `max_cost_usd` needs the model's price,
 /// which the model table does not know for `model` (refused, naming it).
 pub fn parse_budget(map: &Map<String, Value>, model: &str) -> SdkResult<Option<BudgetLimits>> {
@@ -30,7 +21,11 @@ pub fn parse_budget(map: &Map<String, Value>, model: &str) -> SdkResult<Option<B
         Some(Value::Object(o)) => o,
         Some(_) => return Err(SdkError::config(format!("{W} must be an object"))),
     };
-    crate::sdk::config::check_strict(W, obj, &KEYS)?;
+    crate::sdk::config::check_strict(
+        W,
+        obj,
+        crate::sdk::config::document::keys::<crate::sdk::config::document::BudgetDocument>(),
+    )?;
     let num = |key: &str| -> SdkResult<Option<u64>> {
         match obj.get(key) {
             None | Some(Value::Null) => Ok(None),

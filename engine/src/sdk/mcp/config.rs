@@ -90,20 +90,6 @@ fn timeout(what: &str, m: &Map<String, Value>, key: &str, default: u64) -> Resul
     }
 }
 
-/// The keys of a server definition in the session JSON's `"mcp_servers"` (a `.mcp.json` file,
-/// written by users for several tools, may carry others: they are ignored there).
-pub const SERVER_KEYS: [&str; 9] = [
-    "type",
-    "command",
-    "args",
-    "env",
-    "cwd",
-    "url",
-    "headers",
-    "timeout_ms",
-    "startup_timeout_ms",
-];
-
 /// Parses one server definition; `session_cwd` anchors a relative `cwd`.
 pub fn parse_server(name: &str, v: &Value, session_cwd: &str) -> Result<McpServerDef, String> {
     let what = format!("MCP server \"{name}\"");

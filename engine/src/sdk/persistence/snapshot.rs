@@ -10,7 +10,7 @@ use serde_json::{json, Map, Value};
 use crate::core::history::HistoryEntry;
 use crate::core::message::Message;
 use crate::sdk::config::{
-    check_strict, parse_object, parse_session_map, SessionConfig, SESSION_KEYS,
+    check_strict, parse_object, parse_session_map, session_keys, SessionConfig,
 };
 use crate::sdk::error::{ErrorCode, SdkError, SdkResult};
 use crate::sdk::events::EventSink;
@@ -189,7 +189,7 @@ const SNAPSHOT_ONLY_KEYS: [&str; 9] = [
 fn resume_keys() -> Vec<&'static str> {
     let mut keys = vec!["snapshot"];
     keys.extend(SNAPSHOT_ONLY_KEYS);
-    keys.extend(SESSION_KEYS);
+    keys.extend(session_keys());
     keys
 }
 
@@ -263,7 +263,7 @@ pub fn parse_fork(
     );
     if let Some(text) = fork_json {
         let map = parse_object("fork_json", text)?;
-        check_strict("fork_json", &map, &SESSION_KEYS)?;
+        check_strict("fork_json", &map, session_keys())?;
         for (k, v) in map {
             if k != "v" {
                 cfg_map.insert(k, v);

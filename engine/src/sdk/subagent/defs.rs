@@ -124,7 +124,7 @@ pub fn parse_session_agents(what: &str, v: &Value) -> SdkResult<Vec<AgentDef>> {
         crate::sdk::config::check_strict(
             &w,
             d,
-            &["description", "prompt", "tools", "model", "strict"],
+            crate::sdk::config::document::keys::<crate::sdk::config::document::AgentDocument>(),
         )?;
         let s = |k: &str, required: bool| -> SdkResult<Option<String>> {
             match d.get(k) {
