@@ -16,8 +16,8 @@
 //!
 //! # Module map
 //!
-//! Layers, arrows pointing downward only (the C library's `ffi` sits on top): [`sdk`] → [`session`] →
-//! [`tools`]/[`providers`] → [`core`].
+//! Layers, arrows pointing downward only (the C library's `ffi` sits on top): [`sdk`] →
+//! [`session`] → [`tools`]/[`providers`] → [`core`].
 //!
 //! | Module | What lives there |
 //! |---|---|
@@ -25,7 +25,7 @@
 //! | [`providers`] | The concrete providers behind [`core::provider::Provider`], the shared HTTP and SSE layers, the scripted provider ([`providers::scripted`]) and record/replay. |
 //! | [`tools`] | The built-in tools (Bash, Read, Write, Edit, Glob, Grep, WebFetch, WebSearch) over file-system and process ports, and JSON-Schema-validated function tools. |
 //! | [`session`] | A session: an agent whose every tool call passes the permission enforcer and the hooks, with context tracking and compaction. |
-//! | [`sdk`] | What hosts embed: the [`sdk::runtime::Runtime`] (providers, workers, HTTP pool, host tools) and the event-driven [`sdk::interactive::InteractiveSession`], configured with JSON, plus commands, settings, the session store, subagents and MCP. |
+//! | [`sdk`] | What hosts embed, one folder per concept: the [`sdk::runtime::Runtime`] (providers, workers, HTTP pool, host tools), the event-driven [`sdk::interactive::InteractiveSession`], the JSON documents ([`sdk::config`], with their JSON Schemas), events ([`sdk::events`]), host requests ([`sdk::host`]), commands, persistence (save, resume, the store, recordings), project context, settings, subagents, the team and MCP. |
 //!
 //! # Example
 //!
