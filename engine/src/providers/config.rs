@@ -190,8 +190,119 @@ fn opt_str<'a>(
     }
 }
 
+/// The `base_url` field: an http(s) URL without its trailing slash, else the kind's default.
+fn parse_base_url(
+    obj: &Map<String, Value>,
+    name: &str,
+    kind: ProviderKind,
+) -> Result<String, RobotaError> {
+    let Some(u) = opt_str(obj, name, "base_url")? else {
+        return Ok(kind.default_base_url().to_string());
+    };
+    let parsed = reqwest::Url::parse(u)
+        .map_err(|e| bad(name, "base_url", &format!("is not a valid URL ({e})")))?;
+    if !matches!(parsed.scheme(), "http" | "https") {
+        return Err(bad(name, "base_url", "must be an http:// or https:// URL"));
+    }
+    Ok(u.trim_end_matches('/').to_string())
+}
+
+/// The `headers` field: an object of valid header names to string values.
+fn parse_headers(obj: &Map<String, Value>, name: &str) -> Result<HeaderMap, RobotaError> {
+    let mut headers = HeaderMap::new();
+    let h = match obj.get("headers") {
+        None | Some(Value::Null) => return Ok(headers),
+        Some(Value::Object(h)) => h,
+        Some(_) => return Err(bad(name, "headers", "must be an object of strings")),
+    };
+    for (k, v) in h {
+        let hn = HeaderName::from_bytes(k.as_bytes()).map_err(|_| {
+            bad(
+                name,
+                "headers",
+                &format!("has an invalid header name \"{k}\""),
+            )
+        })?;
+        let vs = v.as_str().ok_or_else(|| {
+            bad(
+                name,
+                "headers",
+                &format!("value of \"{k}\" must be a string"),
+            )
+        })?;
+        let hv = HeaderValue::from_str(vs).map_err(|_| {
+            bad(
+                name,
+                "headers",
+                &format!("value of \"{k}\" is not a valid header value"),
+            )
+        })?;
+        headers.insert(hn, hv);
+    }
+    Ok(headers)
+}
+
+/// The `timeout_ms` field: a positive idle timeout, else [`DEFAULT_IDLE_TIMEOUT`].
+fn parse_idle_timeout(obj: &Map<String, Value>, name: &str) -> Result<Duration, RobotaError> {
+    match opt_u64(obj, name, "timeout_ms")? {
+        None => Ok(DEFAULT_IDLE_TIMEOUT),
+        Some(0) => Err(bad(name, "timeout_ms", "must be greater than 0")),
+        Some(ms) => Ok(Duration::from_millis(ms)),
+    }
+}
+
+/// The `max_retries` field: at most 10, else [`DEFAULT_MAX_RETRIES`].
+fn parse_max_retries(obj: &Map<String, Value>, name: &str) -> Result<u32, RobotaError> {
+    match opt_u64(obj, name, "max_retries")? {
+        None => Ok(DEFAULT_MAX_RETRIES),
+        Some(n) if n <= 10 => Ok(n as u32),
+        Some(_) => Err(bad(name, "max_retries", "must be at most 10")),
+    }
+}
+
+/// The `max_tokens` field: absent, or between 1 and `u32::MAX`.
+fn parse_max_tokens(obj: &Map<String, Value>, name: &str) -> Result<Option<u32>, RobotaError> {
+    match opt_u64(obj, name, "max_tokens")? {
+        None => Ok(None),
+        Some(n) if n > 0 && n <= u64::from(u32::MAX) => Ok(Some(n as u32)),
+        Some(_) => Err(bad(name, "max_tokens", "must be between 1 and 4294967295")),
+    }
+}
+
+/// The `web_search` field: a boolean (default false), only allowed for Anthropic.
+fn parse_web_search(
+    obj: &Map<String, Value>,
+    name: &str,
+    kind: ProviderKind,
+) -> Result<bool, RobotaError> {
+    let web_search = match obj.get("web_search") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(_) => return Err(bad(name, "web_search", "must be a boolean")),
+    };
+    if web_search && kind != ProviderKind::Anthropic {
+        return Err(bad(
+            name,
+            "web_search",
+            "is only supported for kind \"anthropic\"",
+        ));
+    }
+    Ok(web_search)
+}
+
+/// The `anthropic_version` field: a valid header value, else [`DEFAULT_ANTHROPIC_VERSION`].
+fn parse_anthropic_version(obj: &Map<String, Value>, name: &str) -> Result<String, RobotaError> {
+    let anthropic_version = opt_str(obj, name, "anthropic_version")?
+        .unwrap_or(DEFAULT_ANTHROPIC_VERSION)
+        .to_string();
+    HeaderValue::from_str(&anthropic_version)
+        .map_err(|_| bad(name, "anthropic_version", "is not a valid header value"))?;
+    Ok(anthropic_version)
+}
+
 impl HttpProviderConfig {
-    /// Validates one provider entry of kind `kind`.
+    /// Validates one provider entry of kind `kind` (fields checked in a fixed order, so the
+    /// first bad field is the one reported).
     pub fn parse(name: &str, kind: ProviderKind, value: &Value) -> Result<Self, RobotaError> {
         let obj = value.as_object().ok_or_else(|| {
             RobotaError::Configuration(format!("provider \"{name}\": entry must be a JSON object"))
@@ -201,85 +312,18 @@ impl HttpProviderConfig {
                 "provider \"{name}\": {tail}"
             )));
         }
-        let base_url = match opt_str(obj, name, "base_url")? {
-            None => kind.default_base_url().to_string(),
-            Some(u) => {
-                let parsed = reqwest::Url::parse(u)
-                    .map_err(|e| bad(name, "base_url", &format!("is not a valid URL ({e})")))?;
-                if !matches!(parsed.scheme(), "http" | "https") {
-                    return Err(bad(name, "base_url", "must be an http:// or https:// URL"));
-                }
-                u.trim_end_matches('/').to_string()
-            }
-        };
+        let base_url = parse_base_url(obj, name, kind)?;
         let api_key = opt_str(obj, name, "api_key")?
             .filter(|k| !k.is_empty())
             .map(str::to_string);
-        let mut headers = HeaderMap::new();
-        match obj.get("headers") {
-            None | Some(Value::Null) => {}
-            Some(Value::Object(h)) => {
-                for (k, v) in h {
-                    let hn = HeaderName::from_bytes(k.as_bytes()).map_err(|_| {
-                        bad(
-                            name,
-                            "headers",
-                            &format!("has an invalid header name \"{k}\""),
-                        )
-                    })?;
-                    let vs = v.as_str().ok_or_else(|| {
-                        bad(
-                            name,
-                            "headers",
-                            &format!("value of \"{k}\" must be a string"),
-                        )
-                    })?;
-                    let hv = HeaderValue::from_str(vs).map_err(|_| {
-                        bad(
-                            name,
-                            "headers",
-                            &format!("value of \"{k}\" is not a valid header value"),
-                        )
-                    })?;
-                    headers.insert(hn, hv);
-                }
-            }
-            Some(_) => return Err(bad(name, "headers", "must be an object of strings")),
-        }
-        let idle_timeout = match opt_u64(obj, name, "timeout_ms")? {
-            None => DEFAULT_IDLE_TIMEOUT,
-            Some(0) => return Err(bad(name, "timeout_ms", "must be greater than 0")),
-            Some(ms) => Duration::from_millis(ms),
-        };
-        let max_retries = match opt_u64(obj, name, "max_retries")? {
-            None => DEFAULT_MAX_RETRIES,
-            Some(n) if n <= 10 => n as u32,
-            Some(_) => return Err(bad(name, "max_retries", "must be at most 10")),
-        };
+        let headers = parse_headers(obj, name)?;
+        let idle_timeout = parse_idle_timeout(obj, name)?;
+        let max_retries = parse_max_retries(obj, name)?;
         let retry_base_delay = opt_u64(obj, name, "retry_base_delay_ms")?
             .map_or(DEFAULT_RETRY_BASE_DELAY, Duration::from_millis);
-        let max_tokens = match opt_u64(obj, name, "max_tokens")? {
-            None => None,
-            Some(n) if n > 0 && n <= u64::from(u32::MAX) => Some(n as u32),
-            Some(_) => return Err(bad(name, "max_tokens", "must be between 1 and 4294967295")),
-        };
-        let web_search = match obj.get("web_search") {
-            None | Some(Value::Null) => false,
-            Some(Value::Bool(b)) => *b,
-            Some(_) => return Err(bad(name, "web_search", "must be a boolean")),
-        };
-        if web_search && kind != ProviderKind::Anthropic {
-            return Err(bad(
-                name,
-                "web_search",
-                "is only supported for kind \"anthropic\"",
-            ));
-        }
-        let anthropic_version = opt_str(obj, name, "anthropic_version")?
-            .unwrap_or(DEFAULT_ANTHROPIC_VERSION)
-            .to_string();
-        HeaderValue::from_str(&anthropic_version)
-            .map_err(|_| bad(name, "anthropic_version", "is not a valid header value"))?;
+        let max_tokens = parse_max_tokens(obj, name)?;
+        let web_search = parse_web_search(obj, name, kind)?;
+        let anthropic_version = parse_anthropic_version(obj, name)?;
         Ok(HttpProviderConfig {
             name: name.to_string(),
             kind,

@@ -7,6 +7,7 @@ mod guard;
 mod provider_call;
 mod record;
 mod round;
+mod run_loop;
 mod summary;
 
 use std::sync::{Arc, Mutex};
@@ -27,7 +28,7 @@ pub use summary::{FORCED_SUMMARY_FALLBACK, FORCED_SUMMARY_INSTRUCTION};
 use super::agent::{lock, AgentConfig, RunOptions, DEFAULT_MAX_EXECUTION_ROUNDS};
 use super::errors::RobotaError;
 use super::events::names;
-use super::message::{Message, Role};
+use super::message::Message;
 use super::store::ConversationStore;
 use super::tokens::TokenUsage;
 use super::util::new_uuid;
@@ -142,41 +143,7 @@ pub(crate) fn add_usage(ctx: &mut RunCtx<'_>, usage: Option<TokenUsage>) {
     }
 }
 
-/// The usage added to the run's sum since `before` (one call's usage).
-fn usage_since(before: Option<TokenUsage>, now: Option<TokenUsage>) -> TokenUsage {
-    let (b, n) = (before.unwrap_or_default(), now.unwrap_or_default());
-    TokenUsage {
-        input_tokens: n.input_tokens.saturating_sub(b.input_tokens),
-        output_tokens: n.output_tokens.saturating_sub(b.output_tokens),
-        total_tokens: Some(n.total().saturating_sub(b.total())),
-        cache_read_tokens: n.cache_read_tokens.saturating_sub(b.cache_read_tokens),
-        cache_creation_tokens: n
-            .cache_creation_tokens
-            .saturating_sub(b.cache_creation_tokens),
-    }
-}
-
-/// Asks the run's between-rounds check; true when the history was replaced.
-async fn between_rounds(options: &RunOptions) -> bool {
-    let Some(tx) = &options.between_rounds else {
-        return false;
-    };
-    let (reply, answer) = tokio::sync::oneshot::channel();
-    tx.send(reply).await.is_ok() && answer.await == Ok(true)
-}
-
-/// Index of this run's user message (it carries the execution id).
-fn locate_turn(store: &Mutex<ConversationStore>, execution_id: &str) -> Option<usize> {
-    lock(store).messages().iter().rposition(|m| {
-        m.role == Role::User
-            && m.metadata
-                .as_ref()
-                .and_then(|meta| meta.get("executionId"))
-                .and_then(|v| v.as_str())
-                == Some(execution_id)
-    })
-}
-
+/// The round cap: the run's, else the agent's, else the default (0 = unlimited).
 fn resolve_max_rounds(config: &AgentConfig, options: &RunOptions) -> Result<u64, RobotaError> {
     let n = options
         .max_execution_rounds
@@ -187,6 +154,69 @@ fn resolve_max_rounds(config: &AgentConfig, options: &RunOptions) -> Result<u64,
             "[EXECUTION] maxExecutionRounds must be a non-negative integer".into(),
         )
     })
+}
+
+/// Tags the user message with the execution id (so the turn can be found after a compaction).
+fn tag_with_execution(mut user: Message, execution_id: &str) -> Message {
+    let mut meta = user.metadata.take().unwrap_or_default();
+    meta.insert("executionId".into(), json!(execution_id));
+    user.metadata = Some(meta);
+    user
+}
+
+/// Sets the system message and appends the user message, emitting the history mutation;
+/// returns the user message's index (where this turn starts).
+fn append_user_turn(
+    config: &AgentConfig,
+    store: &Mutex<ConversationStore>,
+    user: Message,
+    emitter: &Emitter,
+) -> usize {
+    let mut s = lock(store);
+    if let Some(sys) = &config.system_message {
+        s.set_system(sys);
+    }
+    let idx = s.append(user);
+    if emitter.enabled() {
+        let msg = s.messages()[idx].clone();
+        emitter.emit(names::HISTORY_MUTATION, None, |d| {
+            d.insert("mutation".into(), json!("append_message"));
+            d.insert("index".into(), json!(idx));
+            d.insert("message".into(), json!(msg.as_ref()));
+        });
+    }
+    idx
+}
+
+impl<'a> RunCtx<'a> {
+    /// The state of a run that has not called the provider yet.
+    fn new(
+        config: &'a AgentConfig,
+        store: &'a Mutex<ConversationStore>,
+        options: &'a RunOptions,
+        emitter: Emitter,
+    ) -> Self {
+        RunCtx {
+            config,
+            store,
+            cancel: options.cancel.clone().unwrap_or_default(),
+            options,
+            emitter,
+            context_window: config
+                .context_window
+                .unwrap_or_else(|| super::models::model_context_window(&config.model)),
+            cumulative_input_tokens: 0,
+            tools_executed: Vec::new(),
+            usage: None,
+            streamed_any: false,
+            provider_error: None,
+            provider_error_recoverable: false,
+            provider_error_class: None,
+            final_response: None,
+            tool_outcomes: Vec::new(),
+            tool_schemas: config.tools.iter().map(|t| t.schema()).collect(),
+        }
+    }
 }
 
 /// Runs one user turn against `store` (see [`crate::core::agent::Agent::run`]).
@@ -204,160 +234,13 @@ pub async fn execute(
         execution_id.clone(),
         config.conversation_id.clone(),
     );
-    let mut user = user;
-    let mut meta = user.metadata.take().unwrap_or_default();
-    meta.insert("executionId".into(), json!(execution_id));
-    user.metadata = Some(meta);
-    let mut turn_start = {
-        let mut s = lock(store);
-        if let Some(sys) = &config.system_message {
-            s.set_system(sys);
-        }
-        let idx = s.append(user);
-        if emitter.enabled() {
-            let msg = s.messages()[idx].clone();
-            emitter.emit(names::HISTORY_MUTATION, None, |d| {
-                d.insert("mutation".into(), json!("append_message"));
-                d.insert("index".into(), json!(idx));
-                d.insert("message".into(), json!(msg.as_ref()));
-            });
-        }
-        idx
-    };
-    let mut ctx = RunCtx {
-        config,
-        store,
-        cancel: options.cancel.clone().unwrap_or_default(),
-        options: &options,
-        emitter,
-        context_window: config
-            .context_window
-            .unwrap_or_else(|| super::models::model_context_window(&config.model)),
-        cumulative_input_tokens: 0,
-        tools_executed: Vec::new(),
-        usage: None,
-        streamed_any: false,
-        provider_error: None,
-        provider_error_recoverable: false,
-        provider_error_class: None,
-        final_response: None,
-        tool_outcomes: Vec::new(),
-        tool_schemas: config.tools.iter().map(|t| t.schema()).collect(),
-    };
+    let user = tag_with_execution(user, &execution_id);
+    let turn_start = append_user_turn(config, store, user, &emitter);
+    let mut ctx = RunCtx::new(config, store, &options, emitter);
 
-    let mut round: u32 = 0;
-    let mut unknown_streak = 0u32;
-    let mut unknown_names: Vec<String> = Vec::new();
-    let mut stop = RunStop::Complete;
-    let mut forced_by_unknown = false;
-    loop {
-        if max_rounds != 0 && u64::from(round) >= max_rounds {
-            stop = RunStop::MaxRounds;
-            break;
-        }
-        if ctx.cancel.is_cancelled() {
-            stop = RunStop::Aborted;
-            break;
-        }
-        if round > 0 && between_rounds(&options).await {
-            // The history was compacted: the old usage floor no longer describes it.
-            ctx.cumulative_input_tokens = 0;
-            turn_start = locate_turn(store, &execution_id).unwrap_or(0);
-        }
-        if let Some(b) = &options.budget {
-            if b.check_model_call().is_err() {
-                stop = RunStop::Budget;
-                break;
-            }
-        }
-        round += 1;
-        let before = ctx.usage;
-        let outcome = round::run_round(&mut ctx, round).await;
-        if let Some(b) = &options.budget {
-            b.record_usage(&usage_since(before, ctx.usage));
-        }
-        match outcome {
-            RoundOutcome::Continue { unknown_tools } => {
-                if unknown_tools.is_empty() {
-                    unknown_streak = 0;
-                } else {
-                    unknown_streak += 1;
-                    unknown_names.extend(unknown_tools);
-                    if unknown_streak >= 2 {
-                        forced_by_unknown = true;
-                        break;
-                    }
-                }
-                if ctx.cancel.is_cancelled() {
-                    stop = RunStop::Aborted;
-                    break;
-                }
-            }
-            RoundOutcome::Done => break,
-            RoundOutcome::Stopped(s) => {
-                stop = s;
-                break;
-            }
-            RoundOutcome::Empty => break,
-            RoundOutcome::ContextBlocked => {
-                stop = RunStop::ContextLimit;
-                break;
-            }
-            RoundOutcome::ProviderFailed => {
-                stop = RunStop::Error;
-                break;
-            }
-            RoundOutcome::Aborted => {
-                stop = RunStop::Aborted;
-                break;
-            }
-        }
-    }
-
-    // The forced summary only follows tool rounds: it is never a hidden call after a round
-    // in which no tool ran (an empty answer, a refusal, a cut output).
-    let needs_summary = {
-        let s = lock(store);
-        !s.messages().last().is_some_and(|m| m.is_final_answer())
-    };
-    let tools_ran = !ctx.tool_outcomes.is_empty();
-    let summary_stop = matches!(stop, RunStop::Complete | RunStop::MaxRounds);
-    let budget_refused = needs_summary
-        && tools_ran
-        && summary_stop
-        && options
-            .budget
-            .as_ref()
-            .is_some_and(|b| b.check_model_call().is_err());
-    if budget_refused {
-        stop = RunStop::Budget;
-    } else if needs_summary && tools_ran && summary_stop && !ctx.cancel.is_cancelled() {
-        let instruction = if forced_by_unknown {
-            summary::unknown_tools_instruction(&unknown_names)
-        } else {
-            FORCED_SUMMARY_INSTRUCTION.to_string()
-        };
-        let before = ctx.usage;
-        summary::forced_summary(&mut ctx, round, &instruction).await;
-        if let Some(b) = &options.budget {
-            b.record_usage(&usage_since(before, ctx.usage));
-        }
-    }
-    if ctx.cancel.is_cancelled() {
-        stop = RunStop::Aborted;
-    }
-
-    let response = match (stop, ctx.final_response.take()) {
-        (RunStop::Refusal, Some(r)) => r,
-        _ => {
-            let s = lock(store);
-            s.messages()[turn_start..]
-                .iter()
-                .rev()
-                .find(|m| m.role == Role::Assistant && !m.content.is_empty())
-                .map_or_else(|| NO_RESPONSE_TEXT.to_string(), |m| m.content.clone())
-        }
-    };
+    let end = run_loop::run_rounds(&mut ctx, max_rounds, &execution_id, turn_start).await;
+    let stop = run_loop::conclude(&mut ctx, &end).await;
+    let response = run_loop::final_response(&mut ctx, stop, end.turn_start);
     Ok(ExecutionResult {
         response,
         execution_id,
@@ -370,7 +253,7 @@ pub async fn execute(
         error: ctx.provider_error,
         error_recoverable: ctx.provider_error_recoverable,
         error_class: ctx.provider_error_class,
-        rounds: round,
+        rounds: end.rounds,
         tool_outcomes: ctx.tool_outcomes,
     })
 }

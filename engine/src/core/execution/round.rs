@@ -10,9 +10,11 @@ use serde_json::{json, Map};
 use super::provider_call::{call_provider, CallError};
 use super::{add_usage, batch, guard, record, RoundOutcome, RunCtx, RunStop};
 use crate::core::agent::lock;
+use crate::core::errors::RobotaError;
 use crate::core::events::names;
 use crate::core::message::{Message, MessageState};
-use crate::core::provider::{ChatRequest, StopReason};
+use crate::core::provider::{ChatRequest, ChatResponse, StopReason};
+use crate::core::tokens::TokenUsage;
 
 /// Appends an assistant message outside the streaming buffer and emits its events.
 pub(crate) fn append_assistant(ctx: &RunCtx<'_>, round: u32, message: Message) {
@@ -39,12 +41,9 @@ pub(crate) fn emit_committed(ctx: &RunCtx<'_>, round: u32, msg: &Arc<Message>, i
     });
 }
 
-/// Runs round `round` (1-based).
-pub(crate) async fn run_round(ctx: &mut RunCtx<'_>, round: u32) -> RoundOutcome {
-    if let Some(diagnostic) = guard::check(ctx, round) {
-        append_assistant(ctx, round, diagnostic);
-        return RoundOutcome::ContextBlocked;
-    }
+/// Opens the streaming buffer, emits the request event and calls the provider with the history
+/// as it stands (the call's text streams into the buffer).
+async fn send_round(ctx: &RunCtx<'_>, round: u32) -> Result<(ChatResponse, bool), CallError> {
     let messages = {
         let mut s = lock(ctx.store);
         s.begin_assistant();
@@ -84,77 +83,98 @@ pub(crate) async fn run_round(ctx: &mut RunCtx<'_>, round: u32) -> RoundOutcome 
     let called = call_provider(ctx, request, round, true).await;
     // The snapshot goes before the history changes (else the change copies it).
     drop(messages);
-    let (mut response, streamed) = match called {
-        Ok(r) => r,
-        Err(CallError::Aborted) => {
-            let committed = lock(ctx.store)
-                .commit_assistant(MessageState::Interrupted, Some(round_meta(round)));
-            if let Some((msg, idx)) = committed {
-                emit_committed(ctx, round, &msg, idx);
-            }
-            return RoundOutcome::Aborted;
-        }
-        Err(CallError::Failed { message, error }) => {
-            lock(ctx.store).discard_pending();
-            let mut meta = round_meta(round);
-            meta.insert("providerError".into(), json!(true));
-            append_assistant(
-                ctx,
-                round,
-                Message::assistant(format!("Request failed: {message}")).with_metadata(meta),
-            );
-            ctx.provider_error = Some(message);
-            ctx.provider_error_recoverable = error.is_recoverable();
-            let overflow = error.is_context_overflow();
-            ctx.provider_error_class = Some(error);
-            if overflow {
-                return RoundOutcome::ContextBlocked;
-            }
-            return RoundOutcome::ProviderFailed;
-        }
-    };
-    ctx.streamed_any |= streamed;
-    let aborted = ctx.cancel.is_cancelled() || response.stop_reason == StopReason::Aborted;
-    if ctx.emitter.enabled() {
-        let snapshot = json!({
-            "role": "assistant",
-            "content": response.content,
-            "toolCalls": response.tool_calls,
-            "stopReason": response.stop_reason,
-        });
-        ctx.emitter
-            .emit(names::PROVIDER_RESPONSE_RAW, Some(round), |d| {
-                d.insert("response".into(), snapshot.clone());
-                d.insert("responseKind".into(), json!("provider-normalized-message"));
-            });
-        ctx.emitter
-            .emit(names::PROVIDER_RESPONSE_NORMALIZED, Some(round), |d| {
-                d.insert("response".into(), snapshot);
-                d.insert("toolCallsCount".into(), json!(response.tool_calls.len()));
-            });
+    called
+}
+
+/// An aborted call: commits what streamed so far as an interrupted message.
+fn commit_interrupted(ctx: &RunCtx<'_>, round: u32) -> RoundOutcome {
+    let committed =
+        lock(ctx.store).commit_assistant(MessageState::Interrupted, Some(round_meta(round)));
+    if let Some((msg, idx)) = committed {
+        emit_committed(ctx, round, &msg, idx);
     }
-    // How the model's stop ends the run (refusal, cut output) when no tool runs next.
-    let end = match response.stop_reason {
+    RoundOutcome::Aborted
+}
+
+/// A failed call: drops the partial text, appends `Request failed: …` and keeps the error for
+/// the run's result (a context overflow counts as the guard blocking).
+fn record_failure(
+    ctx: &mut RunCtx<'_>,
+    round: u32,
+    message: String,
+    error: RobotaError,
+) -> RoundOutcome {
+    lock(ctx.store).discard_pending();
+    let mut meta = round_meta(round);
+    meta.insert("providerError".into(), json!(true));
+    append_assistant(
+        ctx,
+        round,
+        Message::assistant(format!("Request failed: {message}")).with_metadata(meta),
+    );
+    ctx.provider_error = Some(message);
+    ctx.provider_error_recoverable = error.is_recoverable();
+    let overflow = error.is_context_overflow();
+    ctx.provider_error_class = Some(error);
+    if overflow {
+        return RoundOutcome::ContextBlocked;
+    }
+    RoundOutcome::ProviderFailed
+}
+
+/// Emits the raw and normalized response events.
+fn emit_response(ctx: &RunCtx<'_>, round: u32, response: &ChatResponse) {
+    if !ctx.emitter.enabled() {
+        return;
+    }
+    let snapshot = json!({
+        "role": "assistant",
+        "content": response.content,
+        "toolCalls": response.tool_calls,
+        "stopReason": response.stop_reason,
+    });
+    ctx.emitter
+        .emit(names::PROVIDER_RESPONSE_RAW, Some(round), |d| {
+            d.insert("response".into(), snapshot.clone());
+            d.insert("responseKind".into(), json!("provider-normalized-message"));
+        });
+    ctx.emitter
+        .emit(names::PROVIDER_RESPONSE_NORMALIZED, Some(round), |d| {
+            d.insert("response".into(), snapshot);
+            d.insert("toolCallsCount".into(), json!(response.tool_calls.len()));
+        });
+}
+
+/// How the model's stop ends the run (refusal, cut output) when no tool runs next; a refusal's
+/// text becomes the run's answer.
+fn stop_outcome(ctx: &mut RunCtx<'_>, response: &ChatResponse) -> RoundOutcome {
+    match response.stop_reason {
         StopReason::Refusal => {
             ctx.final_response = Some(response.content.clone());
             RoundOutcome::Stopped(RunStop::Refusal)
         }
         StopReason::MaxTokens => RoundOutcome::Stopped(RunStop::MaxTokens),
         _ => RoundOutcome::Done,
-    };
-    add_usage(ctx, response.usage);
-    let blank = response.tool_calls.is_empty()
-        && response.content.trim().is_empty()
-        && response.native.is_none(); // server-tool blocks alone are kept
-    if !aborted && blank {
-        lock(ctx.store).discard_pending();
-        return match end {
-            RoundOutcome::Done => RoundOutcome::Empty,
-            stopped => stopped,
-        };
     }
+}
+
+/// A response with nothing to keep: no tool call, no text, no native content (server-tool
+/// blocks alone are kept).
+fn is_blank(response: &ChatResponse) -> bool {
+    response.tool_calls.is_empty()
+        && response.content.trim().is_empty()
+        && response.native.is_none()
+}
+
+/// The committed message's metadata (round and usage); a reported input count becomes the
+/// guard's floor for the next round.
+fn response_meta(
+    ctx: &mut RunCtx<'_>,
+    round: u32,
+    usage: Option<TokenUsage>,
+) -> Map<String, serde_json::Value> {
     let mut meta = round_meta(round);
-    if let Some(u) = response.usage {
+    if let Some(u) = usage {
         if u.input_tokens > 0 {
             ctx.cumulative_input_tokens = u.input_tokens;
         }
@@ -165,32 +185,47 @@ pub(crate) async fn run_round(ctx: &mut RunCtx<'_>, round: u32) -> RoundOutcome 
             json!({"totalTokens": u.total(), "inputTokens": u.input_tokens, "outputTokens": u.output_tokens}),
         );
     }
-    let (msg, idx) = {
-        let mut s = lock(ctx.store);
-        if !streamed {
-            s.append_streaming(&response.content);
-        }
-        for call in &response.tool_calls {
-            s.append_tool_call(call.clone());
-        }
-        if let Some(native) = response.native.take().filter(|_| !aborted) {
-            s.set_pending_native(native);
-        }
-        let state = if aborted {
-            MessageState::Interrupted
-        } else {
-            MessageState::Complete
-        };
-        match s.commit_assistant(state, Some(meta)) {
-            Some(c) => c,
-            None => return RoundOutcome::Done,
-        }
-    };
-    emit_committed(ctx, round, &msg, idx);
-    if msg.tool_calls.is_empty() {
-        return if aborted { RoundOutcome::Aborted } else { end };
+    meta
+}
+
+/// Commits the response as the round's assistant message (interrupted when `aborted`, which
+/// also drops its native content); `None` when there was nothing to commit.
+fn commit_response(
+    ctx: &RunCtx<'_>,
+    response: &mut ChatResponse,
+    streamed: bool,
+    aborted: bool,
+    meta: Map<String, serde_json::Value>,
+) -> Option<(Arc<Message>, usize)> {
+    let mut s = lock(ctx.store);
+    if !streamed {
+        s.append_streaming(&response.content);
     }
-    if response.stop_reason == StopReason::MaxTokens && !aborted {
+    for call in &response.tool_calls {
+        s.append_tool_call(call.clone());
+    }
+    if let Some(native) = response.native.take().filter(|_| !aborted) {
+        s.set_pending_native(native);
+    }
+    let state = if aborted {
+        MessageState::Interrupted
+    } else {
+        MessageState::Complete
+    };
+    s.commit_assistant(state, Some(meta))
+}
+
+/// Runs the committed message's tool calls and records their results. Calls cut by
+/// `max_tokens` are not run: each result says the output was cut, and the run ends with `end`.
+async fn run_tools(
+    ctx: &mut RunCtx<'_>,
+    round: u32,
+    msg: &Message,
+    stop_reason: StopReason,
+    aborted: bool,
+    end: RoundOutcome,
+) -> RoundOutcome {
+    if stop_reason == StopReason::MaxTokens && !aborted {
         let results: Vec<_> = msg
             .tool_calls
             .iter()
@@ -207,6 +242,42 @@ pub(crate) async fn run_round(ctx: &mut RunCtx<'_>, round: u32) -> RoundOutcome 
     RoundOutcome::Continue {
         unknown_tools: unknown,
     }
+}
+
+/// Runs round `round` (1-based).
+pub(crate) async fn run_round(ctx: &mut RunCtx<'_>, round: u32) -> RoundOutcome {
+    if let Some(diagnostic) = guard::check(ctx, round) {
+        append_assistant(ctx, round, diagnostic);
+        return RoundOutcome::ContextBlocked;
+    }
+    let (mut response, streamed) = match send_round(ctx, round).await {
+        Ok(r) => r,
+        Err(CallError::Aborted) => return commit_interrupted(ctx, round),
+        Err(CallError::Failed { message, error }) => {
+            return record_failure(ctx, round, message, error)
+        }
+    };
+    ctx.streamed_any |= streamed;
+    let aborted = ctx.cancel.is_cancelled() || response.stop_reason == StopReason::Aborted;
+    emit_response(ctx, round, &response);
+    let end = stop_outcome(ctx, &response);
+    add_usage(ctx, response.usage);
+    if !aborted && is_blank(&response) {
+        lock(ctx.store).discard_pending();
+        return match end {
+            RoundOutcome::Done => RoundOutcome::Empty,
+            stopped => stopped,
+        };
+    }
+    let meta = response_meta(ctx, round, response.usage);
+    let Some((msg, idx)) = commit_response(ctx, &mut response, streamed, aborted, meta) else {
+        return RoundOutcome::Done;
+    };
+    emit_committed(ctx, round, &msg, idx);
+    if msg.tool_calls.is_empty() {
+        return if aborted { RoundOutcome::Aborted } else { end };
+    }
+    run_tools(ctx, round, &msg, response.stop_reason, aborted, end).await
 }
 
 pub(crate) fn round_meta(round: u32) -> Map<String, serde_json::Value> {

@@ -200,104 +200,153 @@ impl Checker {
     }
 }
 
-/// Checks a transcript's invariants; an empty list means it is valid.
-pub fn validate(entries: &[Value]) -> Vec<Issue> {
-    let mut c = Checker::default();
-    let session = entries
+/// The session id of the first entry (`""` when it has none).
+fn session_of(entries: &[Value]) -> &str {
+    entries
         .first()
         .and_then(|e| e.get("sessionId"))
         .and_then(Value::as_str)
-        .unwrap_or("");
-    if entries
-        .first()
-        .and_then(|e| e.get("event"))
-        .and_then(Value::as_str)
-        != Some("session_init")
-    {
-        c.issues.push(issue(
-            "SESSION_INIT_MISSING",
-            entries.first().map(|_| 1),
-            "The transcript does not start with session_init.".into(),
-        ));
+        .unwrap_or("")
+}
+
+impl Checker {
+    /// The transcript must start with `session_init`.
+    fn check_starts_with_init(&mut self, entries: &[Value]) {
+        if entries
+            .first()
+            .and_then(|e| e.get("event"))
+            .and_then(Value::as_str)
+            != Some("session_init")
+        {
+            self.issues.push(issue(
+                "SESSION_INIT_MISSING",
+                entries.first().map(|_| 1),
+                "The transcript does not start with session_init.".into(),
+            ));
+        }
     }
-    let mut last_ts = "";
-    for (i, e) in entries.iter().enumerate() {
-        let n = i + 1;
+
+    /// The entry's `event` and `timestamp`; `None` (and an issue) when either is missing.
+    fn envelope<'e>(&mut self, n: usize, e: &'e Value) -> Option<(&'e str, &'e str)> {
         let (Some(ev), Some(ts)) = (
             e.get("event").and_then(Value::as_str),
             e.get("timestamp").and_then(Value::as_str),
         ) else {
-            c.issues.push(issue(
+            self.issues.push(issue(
                 "ENTRY_INVALID",
                 Some(n),
                 "An entry lacks \"event\" or \"timestamp\".".into(),
             ));
-            continue;
+            return None;
         };
+        Some((ev, ts))
+    }
+
+    /// The entry belongs to `session` and is not older than the entry before (`last_ts`).
+    fn check_session_and_order(
+        &mut self,
+        n: usize,
+        e: &Value,
+        session: &str,
+        ts: &str,
+        last_ts: &str,
+    ) {
         if e.get("sessionId").and_then(Value::as_str) != Some(session) {
-            c.issues.push(issue(
+            self.issues.push(issue(
                 "SESSION_ID_MISMATCH",
                 Some(n),
                 format!("Entry belongs to another session than {session}."),
             ));
         }
         if ts < last_ts {
-            c.issues.push(issue(
+            self.issues.push(issue(
                 "TIMESTAMP_ORDER",
                 Some(n),
                 format!("Timestamp {ts} is earlier than the one before ({last_ts})."),
             ));
         }
-        last_ts = ts;
+    }
+
+    /// Tracks `session_closed` and a resuming `session_init`; any other entry after a close is
+    /// an issue.
+    fn track_close_and_resume(&mut self, n: usize, ev: &str) {
         if ev == "session_init" && n > 1 {
             // The session resumed (after a close, or after a process that was killed: a turn
             // it left open is not reported, as one at the end of a killed session's file is
             // not).
-            c.closed_at = None;
-            if c.open_turn.take().is_some() {
-                c.tools.clear();
+            self.closed_at = None;
+            if self.open_turn.take().is_some() {
+                self.tools.clear();
             }
-        } else if let Some(at) = c.closed_at {
-            c.issues.push(issue(
+        } else if let Some(at) = self.closed_at {
+            self.issues.push(issue(
                 "EVENT_AFTER_CLOSE",
                 Some(n),
                 format!("{ev} after session_closed (line {at})."),
             ));
         }
         if ev == "session_closed" {
-            c.closed_at = Some(n);
+            self.closed_at = Some(n);
         }
+    }
+
+    /// The entry's external payload references are complete.
+    fn check_payload_refs(&mut self, n: usize, e: &Value) {
         if super::payloads::has_invalid_reference(e) {
-            c.issues.push(issue(
+            self.issues.push(issue(
                 "PAYLOAD_REFERENCE_INVALID",
                 Some(n),
                 "An external payload reference lacks encoding \"json\", sha256, relativePath or byteLength.".into(),
             ));
         }
-        c.line(n, ev, e);
     }
-    if let Some((t, l)) = c.open_turn {
-        if c.closed_at.is_some() {
-            c.issues.push(issue(
-                "TURN_NOT_COMPLETED",
+
+    /// The checks at the end of the transcript: a turn left open in a closed session, and tool
+    /// calls of committed assistant messages that no tool message answered; returns all issues.
+    fn finish(mut self) -> Vec<Issue> {
+        if let Some((t, l)) = self.open_turn {
+            if self.closed_at.is_some() {
+                self.issues.push(issue(
+                    "TURN_NOT_COMPLETED",
+                    Some(l),
+                    format!("Turn {t} never completed."),
+                ));
+            }
+        }
+        let mut unanswered: Vec<(usize, String)> = self
+            .calls
+            .iter()
+            .filter(|(_, (_, a))| *a == 0)
+            .map(|(id, (l, _))| (*l, id.clone()))
+            .collect();
+        unanswered.sort();
+        for (l, id) in unanswered {
+            self.issues.push(issue(
+                "TOOL_ANSWER_MISSING",
                 Some(l),
-                format!("Turn {t} never completed."),
+                format!("Tool call {id} of an assistant message has no tool message."),
             ));
         }
+        self.issues
     }
-    let mut unanswered: Vec<(usize, String)> = c
-        .calls
-        .iter()
-        .filter(|(_, (_, a))| *a == 0)
-        .map(|(id, (l, _))| (*l, id.clone()))
-        .collect();
-    unanswered.sort();
-    for (l, id) in unanswered {
-        c.issues.push(issue(
-            "TOOL_ANSWER_MISSING",
-            Some(l),
-            format!("Tool call {id} of an assistant message has no tool message."),
-        ));
+}
+
+/// Checks a transcript's invariants; an empty list means it is valid.
+pub fn validate(entries: &[Value]) -> Vec<Issue> {
+    let mut c = Checker::default();
+    let session = session_of(entries);
+    c.check_starts_with_init(entries);
+    let mut last_ts = "";
+    for (i, e) in entries.iter().enumerate() {
+        let n = i + 1;
+        let Some((ev, ts)) = c.envelope(n, e) else {
+            continue;
+        };
+        c.check_session_and_order(n, e, session, ts, last_ts);
+        last_ts = ts;
+        c.track_close_and_resume(n, ev);
+        c.check_payload_refs(n, e);
+        c.line(n, ev, e);
     }
-    c.issues
+    c.finish()
 }
