@@ -47,10 +47,25 @@ impl HttpTransport {
                 sink,
             )?;
         }
+        self.ended(decoder, 1, false, None, "application/json", key)
+    }
+
+    /// The answer ended (its end marker, the end of the body or a read `error`): complete by
+    /// [`Self::finished`] once the decoder holds the vendor's stop reason, else [`Self::cut`]
+    /// (`events` read so far, `mid_event` when the body stopped inside one).
+    pub(super) fn ended(
+        &self,
+        decoder: &dyn StreamDecoder,
+        events: usize,
+        mid_event: bool,
+        error: Option<&reqwest::Error>,
+        content_type: &str,
+        key: Option<&str>,
+    ) -> Result<StreamOutcome, RobotaError> {
         if decoder.complete() {
             return self.finished(decoder, key);
         }
-        Err(self.cut(decoder, 1, false, None, "application/json", key))
+        Err(self.cut(decoder, events, mid_event, error, content_type, key))
     }
 
     /// The vendor gave its stop reason: the answer is complete unless a tool call's arguments
