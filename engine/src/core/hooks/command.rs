@@ -88,13 +88,11 @@ impl HookExecutor for CommandExecutor {
         input: &Value,
         cancel: CancellationToken,
     ) -> HookResult {
-        let Some(command) = def.str_field("command") else {
-            return HookResult::failure("command hook is missing a \"command\" string");
-        };
-        let timeout = match def.timeout() {
-            Ok(t) => t.unwrap_or(self.default_timeout),
-            Err(e) => return HookResult::failure(e),
-        };
+        let (command, timeout) =
+            match def.field_and_timeout(self.kind(), "command", self.default_timeout) {
+                Ok(read) => read,
+                Err(failure) => return failure,
+            };
         let mut redactor = Redactor::default();
         let cwd = input
             .get("cwd")

@@ -123,12 +123,9 @@ impl HookExecutor for HttpExecutor {
         input: &Value,
         cancel: CancellationToken,
     ) -> HookResult {
-        let Some(url) = def.str_field("url") else {
-            return HookResult::failure("http hook is missing a \"url\" string");
-        };
-        let timeout = match def.timeout() {
-            Ok(t) => t.unwrap_or(DEFAULT_HTTP_TIMEOUT),
-            Err(e) => return HookResult::failure(e),
+        let (url, timeout) = match def.field_and_timeout(self.kind(), "url", DEFAULT_HTTP_TIMEOUT) {
+            Ok(read) => read,
+            Err(failure) => return failure,
         };
         let client = match self.client() {
             Ok(c) => c,

@@ -70,13 +70,11 @@ impl HookExecutor for PromptExecutor {
         input: &Value,
         cancel: CancellationToken,
     ) -> HookResult {
-        let Some(prompt) = def.str_field("prompt") else {
-            return HookResult::failure("prompt hook is missing a \"prompt\" string");
-        };
-        let timeout = match def.timeout() {
-            Ok(t) => t.unwrap_or(DEFAULT_PROMPT_TIMEOUT),
-            Err(e) => return HookResult::failure(e),
-        };
+        let (prompt, timeout) =
+            match def.field_and_timeout(self.kind(), "prompt", DEFAULT_PROMPT_TIMEOUT) {
+                Ok(read) => read,
+                Err(failure) => return failure,
+            };
         let model = def.str_field("model").unwrap_or(&self.model);
         // The call stops with the hook: its own token ends the stream on timeout or cancel.
         let call_cancel = cancel.child_token();

@@ -166,6 +166,24 @@ impl HookDefinition {
         }
     }
 
+    /// What the built-in executors read first: the string field `field` the hook cannot run
+    /// without (its absence a failure naming the `kind` of hook) and the timeout (`default` when
+    /// unset, a failure when it is not a positive number).
+    pub(crate) fn field_and_timeout(
+        &self,
+        kind: &str,
+        field: &str,
+        default: Duration,
+    ) -> Result<(&str, Duration), HookResult> {
+        let Some(value) = self.str_field(field) else {
+            return Err(HookResult::failure(format!(
+                "{kind} hook is missing a \"{field}\" string"
+            )));
+        };
+        let timeout = self.timeout().map_err(HookResult::failure)?;
+        Ok((value, timeout.unwrap_or(default)))
+    }
+
     /// A short label for warnings: the command, the url, or the kind.
     pub fn label(&self) -> String {
         self.str_field("command")

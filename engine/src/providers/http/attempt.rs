@@ -173,31 +173,26 @@ impl HttpTransport {
                         raw(ev, sink);
                     })?;
                     if decoder.done() {
-                        if decoder.complete() {
-                            return self.finished(decoder, key).map_err(AttemptError::from);
-                        }
-                        return Err(self
-                            .cut(decoder, events, false, None, &content_type, key)
-                            .into());
+                        return self
+                            .ended(decoder, events, false, None, &content_type, key)
+                            .map_err(AttemptError::from);
                     }
                 }
-                Ok(None) => {
+                // The end of the body, or a read error: a last event without its blank line
+                // still counts.
+                end => {
                     let mid_event = finish_events(parser, decoder, sink, &mut raw)?;
-                    if decoder.complete() {
-                        return self.finished(decoder, key).map_err(AttemptError::from);
-                    }
-                    return Err(self
-                        .cut(decoder, events, mid_event, None, &content_type, key)
-                        .into());
-                }
-                Err(e) => {
-                    let mid_event = finish_events(parser, decoder, sink, &mut raw)?;
-                    if decoder.complete() {
-                        return self.finished(decoder, key).map_err(AttemptError::from);
-                    }
-                    return Err(self
-                        .cut(decoder, events, mid_event, Some(&e), &content_type, key)
-                        .into());
+                    let error = end.err();
+                    return self
+                        .ended(
+                            decoder,
+                            events,
+                            mid_event,
+                            error.as_ref(),
+                            &content_type,
+                            key,
+                        )
+                        .map_err(AttemptError::from);
                 }
             }
         }

@@ -47,10 +47,7 @@ impl HttpTransport {
                 sink,
             )?;
         }
-        if decoder.complete() {
-            return self.finished(decoder, key);
-        }
-        Err(self.cut(decoder, 1, false, None, "application/json", key))
+        self.ended(decoder, 1, false, None, "application/json", key)
     }
 
     /// The vendor gave its stop reason: the answer is complete unless a tool call's arguments
@@ -107,7 +104,10 @@ impl HttpTransport {
         }
     }
 
-    pub(super) fn cut(
+    /// The answer ended (its end marker, the end of the body or a read `error`): complete by
+    /// [`Self::finished`] once the decoder holds the vendor's stop reason, else cut (an error
+    /// that says how, from `events` read so far, `mid_event` when the body stopped inside one).
+    pub(super) fn ended(
         &self,
         decoder: &dyn StreamDecoder,
         events: usize,
@@ -115,7 +115,10 @@ impl HttpTransport {
         error: Option<&reqwest::Error>,
         content_type: &str,
         key: Option<&str>,
-    ) -> RobotaError {
+    ) -> Result<StreamOutcome, RobotaError> {
+        if decoder.complete() {
+            return self.finished(decoder, key);
+        }
         let mut message = if events == 0 && !mid_event {
             format!(
                 "{} at {}: {EMPTY_STREAM} (an empty stream)",
@@ -147,12 +150,12 @@ impl HttpTransport {
                 }
             ));
         }
-        RobotaError::Provider {
+        Err(RobotaError::Provider {
             provider: self.cfg.name.clone(),
             message: redact(&message, key),
             status: None,
             // A server answering without SSE will not change its mind on a retry.
             recoverable: event_stream,
-        }
+        })
     }
 }
