@@ -183,7 +183,6 @@ impl Queue {
         let me = self.clone();
         if !self
             .shared
-            .work
             .run_on_callback_thread(Box::new(move || me.drain()))
         {
             self.lock().dispatcher_running = false;

@@ -169,7 +169,7 @@ pub async fn ask(
             "the host cannot answer command requests (the session has no event callback)".into(),
         );
     }
-    let pending = &link.shared.pending;
+    let pending = link.shared.pending();
     let (id, rx) = pending.issue(PendingKind::Command, link.owner);
     link.emit(
         events::COMMAND_REQUEST,

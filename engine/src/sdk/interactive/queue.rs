@@ -36,7 +36,7 @@ impl InteractiveSession {
         let (id, start) = self.accept(input)?;
         if let Some((input, cancel)) = start {
             let turn = self.clone().run_turn(id, input, cancel);
-            if let Err(turn) = shared.callers.drive(&shared.work, assert_send(turn)) {
+            if let Err(turn) = shared.drive_on_caller(assert_send(turn)) {
                 self.start_on_workers(id, turn);
             }
         }
@@ -128,7 +128,7 @@ impl InteractiveSession {
                 // Host I/O waits on blocking threads: withdraw its ids (late answers are stale).
                 let link = &self.inner.core.link;
                 link.shared
-                    .pending
+                    .pending()
                     .cancel_owner_kind(link.owner, crate::sdk::host::pending::PendingKind::HostIo);
                 take_queued(&mut st)
             } else if Some(turn_id) == queued {
@@ -186,7 +186,7 @@ impl InteractiveSession {
             let dropped = take_queued(&mut st);
             (dropped, take_closed_report(&mut st))
         };
-        core.link.shared.pending.cancel_owner(core.link.owner);
+        core.link.shared.pending().cancel_owner(core.link.owner);
         self.inner.mcp.close();
         core.wake_waiters();
         if let Some(q) = dropped {
