@@ -401,19 +401,10 @@ impl InteractiveSession {
         let core = &self.inner.core;
         let next = {
             let mut st = core.lock();
-            st.executing = false;
+            st.phase = st.phase.run_ended();
             st.current = None;
             push_outcome(&mut st, turn_id, outcome);
-            if st.closed {
-                None
-            } else if let Some((id, input)) = st.queued.take() {
-                let cancel = CancellationToken::new();
-                st.executing = true;
-                st.current = Some((id, cancel.clone()));
-                Some((id, input, cancel))
-            } else {
-                None
-            }
+            st.start_queued()
         };
         core.link.turn.store(0, Ordering::Relaxed);
         let emit_closed = take_closed_report(&mut core.lock());
