@@ -6,32 +6,9 @@ use serde_json::{json, Value};
 
 use crate::core::permissions::PermissionMode;
 use crate::core::util::format_thousands;
+pub use crate::sdk::config::host_commands::BUILTIN_COMMANDS as COMMANDS;
 use crate::sdk::error::{ErrorCode, SdkError, SdkResult};
 use crate::sdk::interactive::InteractiveSession;
-
-/// Commands and their one-line descriptions, in `help` order.
-pub const COMMANDS: [(&str, &str); 14] = [
-    ("help", "Show available commands"),
-    ("clear", "Clear conversation history"),
-    (
-        "compact [instr]",
-        "Compress context window (optional focus instructions)",
-    ),
-    ("mode [m]", "Show or change permission mode"),
-    ("model <id>", "Change AI model"),
-    ("language <code>", "Set response language"),
-    ("cost", "Session ID, message count and budget spend"),
-    ("context", "Token usage: used / max / percentage"),
-    ("permissions", "Current mode and session-approved tools"),
-    ("mcp", "MCP servers: state and tool counts"),
-    ("resume", "Open the session picker"),
-    ("rename <name>", "Rename the session"),
-    ("reset", "Delete settings and exit"),
-    (
-        "cancel_queue",
-        "Drop the queued prompt without aborting the running one",
-    ),
-];
 
 fn result(message: impl Into<String>, success: bool, data: Option<Value>) -> Value {
     let mut v = json!({"v": 1, "message": message.into(), "success": success});
