@@ -35,6 +35,7 @@ mod observer;
 mod parent;
 mod queue;
 mod settings;
+mod streaming;
 mod turn;
 mod views;
 mod window;
