@@ -1,10 +1,10 @@
 //! `pump` and `pull` delivery: the host's own thread takes the events
 //! (`robota_session_dispatch`, `robota_session_next_event`).
 
-use crate::ffi::callbacks::refuse_in_callback;
-use crate::ffi::status::err;
 use super::waiting::{deadline_of, wait_step, waiters};
 use super::{robota_session, Queue};
+use crate::ffi::callbacks::refuse_in_callback;
+use crate::ffi::status::err;
 use robota_engine::sdk::config::Delivery;
 use robota_engine::sdk::error::{ErrorCode, SdkError};
 use robota_engine::sdk::events;

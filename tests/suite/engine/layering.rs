@@ -31,8 +31,7 @@ const FORBIDDEN_IN_CONFIG: [&str; 8] = [
 /// `super::host_commands` for `super::host`).
 fn mentions(line: &str, path: &str) -> bool {
     line.match_indices(path).any(|(at, _)| {
-        !line[at + path.len()..]
-            .starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
+        !line[at + path.len()..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
     })
 }
 

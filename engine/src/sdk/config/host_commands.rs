@@ -108,4 +108,3 @@ pub fn to_json(cmds: &[HostCommand]) -> Value {
             .collect(),
     )
 }
-

@@ -23,4 +23,3 @@ pub struct Skill {
     /// `context` (`fork` runs in a subagent).
     pub context: Option<String>,
 }
-

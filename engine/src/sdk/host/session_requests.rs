@@ -55,8 +55,7 @@ impl ApprovalHandler for HostApproval {
         args: &Value,
         cancel: CancellationToken,
     ) -> ApprovalDecision {
-        let default = if self.link.shared.request_timeout_decision() == TimeoutDecision::Allow
-        {
+        let default = if self.link.shared.request_timeout_decision() == TimeoutDecision::Allow {
             ApprovalDecision::Allow
         } else {
             ApprovalDecision::Deny

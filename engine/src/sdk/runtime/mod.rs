@@ -212,7 +212,10 @@ impl RuntimeShared {
 
     /// The registered host I/O handler, if any.
     pub fn host_io(&self) -> Option<Arc<dyn crate::sdk::host::io_handler::HostIoHandler>> {
-        self.host_io.read().unwrap_or_else(|p| p.into_inner()).clone()
+        self.host_io
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     /// The workers' tokio handle, starting them if needed; `Closed` once the runtime is gone.

@@ -27,9 +27,9 @@ use async_trait::async_trait;
 use serde_json::{Map, Value};
 
 use crate::core::hooks::{HookEvent, HookRunOutcome};
+pub use crate::sdk::config::agents::SessionAgents;
 use crate::sdk::config::SessionConfig;
 use crate::sdk::host::tools::SessionLink;
-pub use crate::sdk::config::agents::SessionAgents;
 pub use defs::AgentDef;
 
 /// Deepest nesting: a session of this depth never gets the `Agent` tool.
