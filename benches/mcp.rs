@@ -89,7 +89,7 @@ fn runtime() -> Runtime {
 
 /// Per-call time through the session's MCP tool.
 fn library(rt: &Runtime, tool: &Arc<dyn Tool>, calls: usize) -> Duration {
-    let handle = rt.shared().workers.handle().unwrap().clone();
+    let handle = rt.shared().worker_handle().unwrap().clone();
     let ctx = ToolContext::detached("bench");
     let one = |tool: &Arc<dyn Tool>| {
         let r = handle
@@ -150,7 +150,7 @@ fn main() {
     let mut sessions: Vec<InteractiveSession> = (1..100).map(|_| session(&rt)).collect();
     let rest = t.elapsed() / 99;
     sessions.push(first);
-    assert_eq!(rt.shared().mcp.live(), 1);
+    assert_eq!(rt.shared().mcp_registry().live(), 1);
     let tools: Vec<Arc<dyn Tool>> = sessions
         .iter()
         .map(|s| {
@@ -160,7 +160,7 @@ fn main() {
                 .unwrap()
         })
         .collect();
-    let handle = rt.shared().workers.handle().unwrap().clone();
+    let handle = rt.shared().worker_handle().unwrap().clone();
     let t = Instant::now();
     let per_session = 20;
     handle.block_on(async {

@@ -4,24 +4,29 @@
 //! (`robota_session_dispatch`) and `pull` (`robota_session_next_event`). No lock is held while
 //! calling out. The queue also records which turns' `TURN_COMPLETED` reached the host, for
 //! `robota_session_wait`.
+//!
+//! Here: the queue, its push and the callback modes; `host_driven` has `pump` and `pull`,
+//! `waiting` the handed-over turns and the counted waits, `inline` host I/O on a tool thread.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
-use std::time::{Duration, Instant};
 
-use super::callbacks::{deliver, in_callback, refuse_in_callback, EventReg};
+use super::callbacks::{deliver, in_callback, EventReg};
 use super::delivered::DeliveredTurns;
 use super::handles::robota_session;
-use super::status::err;
 use robota_engine::sdk::config::Delivery;
-use robota_engine::sdk::error::{ErrorCode, SdkError};
 use robota_engine::sdk::events::{self, Event, EventSink, Payload};
 use robota_engine::sdk::runtime::wake_batch::{self, DeferredWake};
 use robota_engine::sdk::runtime::RuntimeShared;
 
+mod host_driven;
 mod inline;
 #[cfg(test)]
 mod tests;
+mod waiting;
+
+pub(crate) use waiting::deadline_of;
+use waiting::DeliveredSignal;
 
 #[derive(Default)]
 struct QState {
@@ -103,34 +108,6 @@ impl Queue {
         self.lock().session_ptr = p as usize;
     }
 
-    /// Records that `turn`'s `TURN_COMPLETED` was handed over. Returns whether a
-    /// `wait_delivered` is asleep: the caller wakes it with [`Self::wake_delivered`] once it has
-    /// released the lock, so the woken host does not block at once on the lock it still holds
-    /// (two more context switches per turn when both threads share a CPU).
-    #[must_use]
-    fn mark_delivered(&self, st: &mut QState, turn: u64) -> bool {
-        st.delivered.mark(turn);
-        st.delivery_waiters > 0
-    }
-
-    /// Wakes the `wait_delivered` callers when [`Self::mark_delivered`] said one is asleep.
-    fn wake_delivered(&self, sleeping: bool) {
-        if sleeping {
-            self.delivered_cond.0.notify_all();
-        }
-    }
-
-    /// [`Self::wake_delivered`] for a `TURN_COMPLETED` marked as handed over when it was
-    /// pushed (no callback, `pump`, `pull`): the turn's task pushes it just before it finishes
-    /// the turn in the same poll, so the wake-up waits for that ([`wake_batch::turn_ended`]).
-    /// Woken at once, `robota_session_wait` would find the turn still running and sleep again
-    /// until the turn's end woke it: two wake-ups per turn instead of one.
-    fn wake_delivered_at_turn_end(&self, sleeping: bool) {
-        if sleeping {
-            wake_batch::wake_at_turn_end(self.delivered_cond.clone());
-        }
-    }
-
     fn push(self: &Arc<Self>, ev: Event) {
         let mut st = self.lock();
         let mut sleeping = false;
@@ -183,7 +160,6 @@ impl Queue {
         let me = self.clone();
         if !self
             .shared
-            .work
             .run_on_callback_thread(Box::new(move || me.drain()))
         {
             self.lock().dispatcher_running = false;
@@ -246,101 +222,6 @@ impl Queue {
         }
     }
 
-    /// Pump mode: delivers up to `max` events (`<= 0` = all queued) on this thread, waiting up
-    /// to `timeout_ms` (`-1` = forever) for the first one. Returns how many were delivered.
-    pub(crate) fn dispatch(&self, max: i32, timeout_ms: i32) -> Result<i32, SdkError> {
-        if self.mode != Delivery::Pump {
-            return Err(err(
-                ErrorCode::Unsupported,
-                format!("robota_session_dispatch needs \"delivery\": \"pump\" (this session uses \"{}\")", self.mode.as_str()),
-            ));
-        }
-        refuse_in_callback("robota_session_dispatch")?;
-        let mut st = self.lock();
-        if st.dispatching {
-            return Err(err(
-                ErrorCode::Busy,
-                "another thread is already dispatching this session",
-            ));
-        }
-        st.dispatching = true;
-        let deadline = deadline_of(timeout_ms);
-        let mut count: i32 = 0;
-        loop {
-            if st.detached || (max > 0 && count >= max) {
-                break;
-            }
-            if st.events.is_empty() {
-                if count > 0 {
-                    break;
-                }
-                match wait_step(&self.cond, st, deadline, waiters) {
-                    (s, true) => {
-                        st = s;
-                        continue;
-                    }
-                    (s, false) => {
-                        st = s;
-                        break;
-                    }
-                }
-            }
-            let Some(ev) = st.events.pop_front() else {
-                continue;
-            };
-            let reg = st.reg.clone();
-            let ptr = st.session_ptr;
-            drop(st);
-            let delivered = self.deliver_gated(ev, reg.as_deref(), ptr as *mut robota_session);
-            st = self.lock();
-            if !delivered {
-                break;
-            }
-            count += 1;
-        }
-        st.dispatching = false;
-        Ok(count)
-    }
-
-    /// Pull mode: the next event as JSON, waiting up to `timeout_ms` (`-1` = forever).
-    pub(crate) fn next_event(&self, timeout_ms: i32) -> Result<String, SdkError> {
-        if self.mode != Delivery::Pull {
-            return Err(err(
-                ErrorCode::Unsupported,
-                format!("robota_session_next_event needs \"delivery\": \"pull\" (this session uses \"{}\")", self.mode.as_str()),
-            ));
-        }
-        if timeout_ms != 0 {
-            refuse_in_callback("robota_session_next_event with a timeout")?;
-        }
-        let deadline = deadline_of(timeout_ms);
-        let mut st = self.lock();
-        loop {
-            if let Some(ev) = st.events.pop_front() {
-                if ev.kind == events::SESSION_CLOSED {
-                    st.closed_taken = true;
-                }
-                drop(st);
-                return Ok(ev.to_pull_text());
-            }
-            if st.closed_taken || st.detached {
-                return Err(err(
-                    ErrorCode::Closed,
-                    "the session is closed; no more events",
-                ));
-            }
-            match wait_step(&self.cond, st, deadline, waiters) {
-                (s, true) => st = s,
-                (_, false) => {
-                    return Err(err(
-                        ErrorCode::Timeout,
-                        "no event arrived within the timeout",
-                    ))
-                }
-            }
-        }
-    }
-
     /// Delivers one event unless delivery was detached. Checking the gate and marking the
     /// callback as started is one atomic step, so once [`Self::detach`] has returned no new
     /// callback can start (one already running may finish). Returns false when detached.
@@ -373,37 +254,6 @@ impl Queue {
         true
     }
 
-    /// Waits until turn `turn_id`'s `TURN_COMPLETED` was handed over to the host (`thread`:
-    /// its callback returned; `pump`/`pull`: it is queued), or with `turn_id == 0` those of
-    /// every turn up to `last_turn`. Returns at once when delivery was detached (freed).
-    pub(crate) fn wait_delivered(
-        &self,
-        turn_id: u64,
-        last_turn: u64,
-        deadline: Option<Instant>,
-    ) -> Result<(), SdkError> {
-        let mut st = self.lock();
-        loop {
-            let done = if turn_id == 0 {
-                st.delivered.all_upto(last_turn)
-            } else {
-                st.delivered.has(turn_id)
-            };
-            if done || st.detached {
-                return Ok(());
-            }
-            match wait_step(&self.delivered_cond.0, st, deadline, delivery_waiters) {
-                (s, true) => st = s,
-                (_, false) => {
-                    return Err(err(
-                        ErrorCode::Timeout,
-                        format!("turn {turn_id} finished but its events were not all delivered within the timeout"),
-                    ))
-                }
-            }
-        }
-    }
-
     /// Stops delivery for good: drops queued events and the callback registration (its
     /// `free_fn` runs now, or after an in-flight callback returns).
     pub(crate) fn detach(&self) {
@@ -427,16 +277,6 @@ impl Queue {
     }
 }
 
-/// The condition variable `robota_session_wait` sleeps on until its turn was handed over; a
-/// wake-up of it can wait for the end of the turn that handed it over (`wake_batch`).
-struct DeliveredSignal(Condvar);
-
-impl DeferredWake for DeliveredSignal {
-    fn wake_now(self: Arc<Self>) {
-        self.0.notify_all();
-    }
-}
-
 impl DeferredWake for Queue {
     /// The wake-up [`Queue::push`] deferred: starts the dispatcher (`thread`; `inline` drains
     /// the queue right here when this is the end of a worker's poll outside any callback,
@@ -456,52 +296,3 @@ impl DeferredWake for Queue {
 const GATE_OPEN: u8 = 0;
 const GATE_CALLING: u8 = 1;
 const GATE_CLOSED: u8 = 2;
-
-/// The deadline of a C timeout (`-1` or any negative value = none).
-pub(crate) fn deadline_of(timeout_ms: i32) -> Option<Instant> {
-    if timeout_ms < 0 {
-        None
-    } else {
-        Some(Instant::now() + Duration::from_millis(u64::from(timeout_ms.unsigned_abs())))
-    }
-}
-
-fn waiters(st: &mut QState) -> &mut u32 {
-    &mut st.waiters
-}
-
-fn delivery_waiters(st: &mut QState) -> &mut u32 {
-    &mut st.delivery_waiters
-}
-
-/// Waits once on `cond`, counted in the `count` field (a signal is only sent when somebody
-/// waits); returns the guard and whether waiting may continue.
-fn wait_step<'a>(
-    cond: &Condvar,
-    st: MutexGuard<'a, QState>,
-    deadline: Option<Instant>,
-    count: fn(&mut QState) -> &mut u32,
-) -> (MutexGuard<'a, QState>, bool) {
-    let mut st = st;
-    match deadline {
-        None => {
-            *count(&mut st) += 1;
-            let mut g = cond.wait(st).unwrap_or_else(|p| p.into_inner());
-            *count(&mut g) -= 1;
-            (g, true)
-        }
-        Some(d) => {
-            let now = Instant::now();
-            if now >= d {
-                return (st, false);
-            }
-            *count(&mut st) += 1;
-            let mut g = cond
-                .wait_timeout(st, d - now)
-                .unwrap_or_else(|p| p.into_inner())
-                .0;
-            *count(&mut g) -= 1;
-            (g, true)
-        }
-    }
-}

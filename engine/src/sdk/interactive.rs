@@ -35,6 +35,7 @@ mod observer;
 mod parent;
 mod queue;
 mod settings;
+mod streaming;
 mod turn;
 mod views;
 mod window;
@@ -75,9 +76,56 @@ pub struct Restore {
     pub budget_spent: Option<crate::core::budget::BudgetSpent>,
 }
 
+/// Where a session is in its life. Closing never reopens, and no turn starts once closed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+enum Phase {
+    /// Open, nothing runs.
+    #[default]
+    Idle,
+    /// Open, a turn or a compaction runs.
+    Executing,
+    /// Closed while a turn runs: `session_closed` waits for its end.
+    Draining,
+    /// Closed, nothing runs, `session_closed` not reported yet (dropped prompts still report).
+    Closing,
+    /// `session_closed` is reported (or being reported): the last event.
+    Closed,
+}
+
+impl Phase {
+    /// Whether a turn or a compaction runs.
+    fn executing(self) -> bool {
+        matches!(self, Phase::Executing | Phase::Draining)
+    }
+
+    /// Whether the session was closed.
+    fn closed(self) -> bool {
+        matches!(self, Phase::Draining | Phase::Closing | Phase::Closed)
+    }
+
+    /// The phase after the running turn or compaction ended.
+    fn run_ended(self) -> Phase {
+        match self {
+            Phase::Executing => Phase::Idle,
+            Phase::Draining => Phase::Closing,
+            other => other,
+        }
+    }
+
+    /// The phase after `close`.
+    fn close(self) -> Phase {
+        match self {
+            Phase::Idle => Phase::Closing,
+            Phase::Executing => Phase::Draining,
+            other => other,
+        }
+    }
+}
+
 #[derive(Default)]
 struct State {
-    executing: bool,
+    /// Open/running/closed (see [`Phase`]).
+    phase: Phase,
     current: Option<(u64, CancellationToken)>,
     queued: Option<(u64, TurnInput)>,
     next_turn: u64,
@@ -88,8 +136,6 @@ struct State {
     tools: ToolStates,
     history: Vec<HistoryEntry>,
     message_count: u64,
-    closed: bool,
-    closed_emitted: bool,
     /// Dropped queued prompts whose `turn_completed` is not emitted yet; `session_closed`
     /// waits for them so it stays the last event.
     drop_reports: u32,
@@ -103,6 +149,25 @@ struct State {
 }
 
 impl State {
+    /// Starts a run (turn or compaction) on an open, idle session.
+    fn start_executing(&mut self) {
+        debug_assert_eq!(self.phase, Phase::Idle);
+        self.phase = Phase::Executing;
+    }
+
+    /// Starts the queued prompt's turn if the session is still open; returns it with its
+    /// cancellation token. Call after the running turn has ended.
+    fn start_queued(&mut self) -> Option<(u64, TurnInput, CancellationToken)> {
+        if self.phase != Phase::Idle {
+            return None;
+        }
+        let (id, input) = self.queued.take()?;
+        let cancel = CancellationToken::new();
+        self.start_executing();
+        self.current = Some((id, cancel.clone()));
+        Some((id, input, cancel))
+    }
+
     /// Whether turn `turn_id` is running or queued.
     fn turn_pending(&self, turn_id: u64) -> bool {
         self.current.as_ref().is_some_and(|c| c.0 == turn_id)

@@ -337,7 +337,7 @@ fn mcp_sessions_of_one_runtime_share_one_server_process_killed_when_the_last_clo
     let extra = json!({"mcp_servers": {"py": python(&dir, "stdio_server.py")}});
     let one = McpHost::open_in(rt, extra.clone());
     let (two, seen_two) = McpHost::session(&one.rt, extra);
-    assert_eq!(one.rt.shared().mcp.live(), 1);
+    assert_eq!(one.rt.shared().mcp_registry().live(), 1);
     one.turn("pid");
     let t = two
         .submit(robota_engine::sdk::interactive::TurnInput {

@@ -38,7 +38,7 @@ fn completed(seen: &Recorder) -> Vec<(u64, Value)> {
 fn turns_run_on_the_calling_thread_start_no_worker_and_the_first_submitted_turn_starts_them() {
     let (rt, s, seen) = echo_session();
     assert!(
-        !rt.shared().workers.started(),
+        !rt.shared().workers_started(),
         "a new runtime starts no worker"
     );
     assert_eq!(s.run(input("one")).unwrap(), 1);
@@ -46,11 +46,11 @@ fn turns_run_on_the_calling_thread_start_no_worker_and_the_first_submitted_turn_
     assert_eq!(s.run(input("two")).unwrap(), 2);
     assert_eq!(s.wait(2, WAIT), Ok(()));
     assert!(
-        !rt.shared().workers.started(),
+        !rt.shared().workers_started(),
         "turns the caller drives need no worker"
     );
     assert_eq!(s.submit(input("three")).unwrap(), 3);
-    assert!(rt.shared().workers.started(), "submit starts the workers");
+    assert!(rt.shared().workers_started(), "submit starts the workers");
     assert_eq!(s.wait(3, WAIT), Ok(()));
     let done = completed(&seen);
     assert_eq!(
@@ -69,7 +69,7 @@ fn a_turn_submitted_after_the_runtime_is_gone_fails_with_the_reason_instead_of_h
     let (rt, s, seen) = echo_session();
     let shared = rt.shared().clone();
     drop(rt);
-    let err = shared.workers.handle().unwrap_err();
+    let err = shared.worker_handle().unwrap_err();
     assert_eq!(err.code, ErrorCode::Closed);
     assert_eq!(
         err.message,

@@ -13,23 +13,12 @@ use std::sync::Arc;
 use serde_json::{json, Map, Value};
 use tokio_util::sync::CancellationToken;
 
-use crate::sdk::commands::builtin::COMMANDS;
+pub use crate::sdk::config::host_commands::{parse, to_json, HostCommand};
 use crate::sdk::error::{ErrorCode, SdkError, SdkResult};
 use crate::sdk::events;
 use crate::sdk::host::pending::{Answer, PendingKind};
 use crate::sdk::host::tools::{await_answer, SessionLink};
 use crate::sdk::interactive::{InteractiveSession, TurnInput};
-
-/// One host command.
-#[derive(Debug, Clone, PartialEq)]
-pub struct HostCommand {
-    /// Command name (`[A-Za-z0-9_:-]+`, not a built-in's).
-    pub name: String,
-    /// One-line description.
-    pub description: String,
-    /// Argument hint shown after the name (`<env>`).
-    pub argument_hint: Option<String>,
-}
 
 /// The host's answer to a command request.
 #[derive(Debug, Clone, PartialEq)]
@@ -78,75 +67,6 @@ fn reply_of(v: &Value) -> Result<CommandReply, String> {
     })
 }
 
-/// Parses the session JSON's `commands`.
-pub fn parse(what: &str, v: &Value) -> SdkResult<Vec<HostCommand>> {
-    let shape = || {
-        SdkError::config(format!(
-            "{what}: field \"commands\" must be an array of {{\"name\",\"description\",\"argument_hint\"?}}"
-        ))
-    };
-    let items = v.as_array().ok_or_else(shape)?;
-    let mut out: Vec<HostCommand> = Vec::with_capacity(items.len());
-    for item in items {
-        let m = item.as_object().ok_or_else(shape)?;
-        crate::sdk::config::check_strict(
-            &format!("{what}: field \"commands\""),
-            m,
-            crate::sdk::config::document::keys::<crate::sdk::config::document::CommandDocument>(),
-        )?;
-        let text = |k: &str| m.get(k).and_then(Value::as_str).map(str::to_string);
-        let (Some(name), Some(description)) = (text("name"), text("description")) else {
-            return Err(shape());
-        };
-        let valid = !name.is_empty()
-            && name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | ':'));
-        if !valid {
-            return Err(SdkError::config(format!(
-                "{what}: command name \"{name}\" must be letters, digits, '_', '-' or ':'"
-            )));
-        }
-        if is_builtin(&name) || out.iter().any(|c| c.name == name) {
-            return Err(SdkError::config(format!(
-                "{what}: command \"{name}\" is already defined (built-in commands and earlier entries keep their names)"
-            )));
-        }
-        let argument_hint = match m.get("argument_hint") {
-            None | Some(Value::Null) => None,
-            Some(Value::String(h)) => Some(h.clone()),
-            Some(_) => return Err(shape()),
-        };
-        out.push(HostCommand {
-            name,
-            description,
-            argument_hint,
-        });
-    }
-    Ok(out)
-}
-
-fn is_builtin(name: &str) -> bool {
-    COMMANDS
-        .iter()
-        .any(|(usage, _)| usage.split(' ').next() == Some(name))
-}
-
-/// The commands as the session JSON has them (snapshot/fork).
-pub fn to_json(cmds: &[HostCommand]) -> Value {
-    Value::Array(
-        cmds.iter()
-            .map(|c| {
-                let mut v = json!({"name": c.name, "description": c.description});
-                if let Some(h) = &c.argument_hint {
-                    v["argument_hint"] = json!(h);
-                }
-                v
-            })
-            .collect(),
-    )
-}
-
 /// The session's host command `name`.
 pub fn find(s: &InteractiveSession, name: &str) -> Option<HostCommand> {
     s.config()
@@ -169,7 +89,7 @@ pub async fn ask(
             "the host cannot answer command requests (the session has no event callback)".into(),
         );
     }
-    let pending = &link.shared.pending;
+    let pending = link.shared.pending();
     let (id, rx) = pending.issue(PendingKind::Command, link.owner);
     link.emit(
         events::COMMAND_REQUEST,

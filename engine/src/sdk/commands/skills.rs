@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::core::shell::{run_shell_blocking, ShellCommand, ShellEnd};
+pub use crate::sdk::config::skill::Skill;
 
 /// Timeout of a `` !`cmd` `` substitution.
 pub const SHELL_TIMEOUT: Duration = Duration::from_secs(5);
@@ -15,27 +16,6 @@ pub const SHELL_TIMEOUT: Duration = Duration::from_secs(5);
 /// The reply of a `context: fork` skill while subagents are not wired.
 pub const FORK_UNAVAILABLE: &str =
     "Fork execution is not available. Agent runtime deps may not be initialized.";
-
-/// One discovered skill.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Skill {
-    /// Command name (`name` key, else the directory or file base name).
-    pub name: String,
-    /// `description`, else `Skill: <fallback name>`.
-    pub description: String,
-    /// `argument-hint`.
-    pub argument_hint: Option<String>,
-    /// The whole file, frontmatter included.
-    pub content: String,
-    /// The skill's directory (`${CLAUDE_SKILL_DIR}`).
-    pub dir: PathBuf,
-    /// The model may invoke it (unless `disable-model-invocation: true`).
-    pub model_invocable: bool,
-    /// The user may invoke it (unless `user-invocable: false`).
-    pub user_invocable: bool,
-    /// `context` (`fork` runs in a subagent).
-    pub context: Option<String>,
-}
 
 /// Frontmatter keys (camelCase) → values; `Err` when the block never closes.
 pub fn frontmatter(text: &str) -> Result<BTreeMap<String, String>, String> {

@@ -1,12 +1,15 @@
 //! The runtime config and session JSON documents (`robota_runtime_new`, `robota_session_new`),
 //! validated with messages that name the offending field.
 
+pub mod agents;
 pub mod call_settings;
 pub mod compaction;
 pub mod document;
 pub mod fields;
+pub mod host_commands;
 pub mod params;
 pub mod session_budget;
+pub mod skill;
 pub mod transcript;
 
 pub use call_settings::CallSettings;

@@ -23,9 +23,9 @@ pub struct SessionParams {
     /// provider profile must allow it with `"web_search": true`).
     pub native_web_search: bool,
     /// Host-registered commands (`commands`).
-    pub commands: Arc<Vec<crate::sdk::commands::host::HostCommand>>,
+    pub commands: Arc<Vec<super::host_commands::HostCommand>>,
     /// Skills discovered for this session.
-    pub skills: Arc<Vec<crate::sdk::commands::skills::Skill>>,
+    pub skills: Arc<Vec<super::skill::Skill>>,
     /// The prompt's inputs once assembled (settings-enabled sessions).
     pub prompt: Option<Arc<PromptInputs>>,
     /// The four team tools (`"team": true`, [`crate::sdk::team`]).
@@ -33,7 +33,7 @@ pub struct SessionParams {
     /// Problems found while assembling (reported as `WARNING` events).
     pub warnings: Vec<String>,
     /// Subagents: the session JSON's `"agents"`, what assembly found, the nesting depth.
-    pub agents: crate::sdk::subagent::SessionAgents,
+    pub agents: super::agents::SessionAgents,
 }
 
 fn positive(what: &str, key: &str, v: &Value) -> SdkResult<u64> {
@@ -91,7 +91,7 @@ impl SessionParams {
             p.thinking_budget = Some(u32_of(what, "thinking.budget_tokens", b)?);
         }
         if let Some(v) = get("commands") {
-            p.commands = Arc::new(crate::sdk::commands::host::parse(what, v)?);
+            p.commands = Arc::new(super::host_commands::parse(what, v)?);
         }
         if let Some(v) = get("native_web_search") {
             p.native_web_search = v.as_bool().ok_or_else(|| {
@@ -126,7 +126,7 @@ impl SessionParams {
         if !self.commands.is_empty() {
             m.insert(
                 "commands".into(),
-                crate::sdk::commands::host::to_json(&self.commands),
+                super::host_commands::to_json(&self.commands),
             );
         }
         self.agents.to_fields(m);

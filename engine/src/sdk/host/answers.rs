@@ -26,7 +26,7 @@ impl Runtime {
         let value =
             serde_json::from_str::<Value>(result).unwrap_or_else(|_| Value::String(result.into()));
         self.shared()
-            .pending
+            .pending()
             .answer(
                 call_id,
                 &[PendingKind::ToolCall],
@@ -42,7 +42,7 @@ impl Runtime {
     /// [`Self::complete_tool_call`].
     pub fn respond(&self, request_id: u64, response: &str) -> SdkResult<()> {
         let value = parse_json("response_json", response)?;
-        let pending = &self.shared().pending;
+        let pending = self.shared().pending();
         if let Some(kind) = pending.kind_of(request_id) {
             validate_response(kind, &value)
                 .map_err(|m| SdkError::new(ErrorCode::InvalidConfig, m))?;

@@ -53,7 +53,7 @@ impl HostIoPort {
         let (id, rx) = self
             .link
             .shared
-            .pending
+            .pending()
             .issue(PendingKind::HostIo, self.link.owner);
         self.link.emit_event(events::Event::json(
             events::HOST_IO,
@@ -281,7 +281,7 @@ impl ProcessPort for HostIoPort {
         let map = match answer {
             Ok(a) => parse_answer("exec", a)?,
             Err(end) => {
-                self.link.shared.pending.cancel(id);
+                self.link.shared.pending().cancel(id);
                 return Ok(ShellOutput {
                     stdout: Vec::new(),
                     stderr: Vec::new(),
@@ -322,7 +322,7 @@ impl ProcessPort for HostIoPort {
 pub fn tool_env(shared: &RuntimeShared, cwd: &str, link: &Arc<SessionLink>) -> ToolEnv {
     let port = Arc::new(HostIoPort::new(link.clone()));
     let config = ToolsConfig {
-        http_client: Some(shared.http.clone()),
+        http_client: Some(shared.http().clone()),
         ..ToolsConfig::default()
     };
     ToolEnv::with_ports(Path::new(cwd), port.clone(), port, config)

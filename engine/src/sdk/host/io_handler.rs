@@ -22,15 +22,8 @@ pub trait HostIoHandler: Send + Sync {
 impl Runtime {
     /// Sets (or with `None` removes) the host I/O handler.
     pub fn set_host_io(&self, handler: Option<Arc<dyn HostIoHandler>>) {
-        let old = {
-            let mut slot = self
-                .shared()
-                .host_io
-                .write()
-                .unwrap_or_else(|p| p.into_inner());
-            std::mem::replace(&mut *slot, handler)
-        };
-        drop(old);
+        // The old handler is dropped here, outside the registration's lock.
+        drop(self.shared().register_host_io(handler));
     }
 
     /// Answers host I/O request `io_id` with a JSON object. Not an object:
@@ -45,7 +38,7 @@ impl Runtime {
             ));
         }
         self.shared()
-            .pending
+            .pending()
             .answer(io_id, &[PendingKind::HostIo], Answer::Response(value))
             .map_err(answer_error)
     }
@@ -58,15 +51,10 @@ pub fn deliver(shared: &RuntimeShared, session: usize, ev: Event) {
         return;
     };
     let io_id = doc.get("io_id").and_then(Value::as_u64).unwrap_or(0);
-    let handler = shared
-        .host_io
-        .read()
-        .unwrap_or_else(|p| p.into_inner())
-        .clone();
-    match handler {
+    match shared.host_io() {
         Some(h) => h.call(session, io_id, doc.get("request").unwrap_or(&Value::Null)),
         None => {
-            shared.pending.cancel(io_id);
+            shared.pending().cancel(io_id);
         }
     }
 }

@@ -55,8 +55,7 @@ impl ApprovalHandler for HostApproval {
         args: &Value,
         cancel: CancellationToken,
     ) -> ApprovalDecision {
-        let default = if self.link.shared.config.request_timeout_decision == TimeoutDecision::Allow
-        {
+        let default = if self.link.shared.request_timeout_decision() == TimeoutDecision::Allow {
             ApprovalDecision::Allow
         } else {
             ApprovalDecision::Deny
@@ -67,7 +66,7 @@ impl ApprovalHandler for HostApproval {
         let (id, rx) = self
             .link
             .shared
-            .pending
+            .pending()
             .issue(PendingKind::Permission, self.link.owner);
         self.link.emit(
             events::PERMISSION_REQUEST,
@@ -81,11 +80,11 @@ impl ApprovalHandler for HostApproval {
         match await_answer(rx, &cancel, self.link.request_timeout_ms).await {
             Some(Ok(Answer::Response(v))) => approval_from_answer(&v),
             Some(Ok(Answer::Tool { .. })) | None => {
-                self.link.shared.pending.cancel(id);
+                self.link.shared.pending().cancel(id);
                 ApprovalDecision::Deny
             }
             Some(Err(())) => {
-                self.link.shared.pending.cancel(id);
+                self.link.shared.pending().cancel(id);
                 let what = if default == ApprovalDecision::Allow {
                     "allowed"
                 } else {
@@ -127,11 +126,11 @@ impl HookExecutor for HostHookExecutor {
         let (id, rx) = self
             .link
             .shared
-            .pending
+            .pending()
             .issue(PendingKind::Hook, self.link.owner);
         if !self.link.answerable() {
             // Released while issuing: the release's withdrawal may have run before the issue.
-            self.link.shared.pending.cancel(id);
+            self.link.shared.pending().cancel(id);
             return HookResult::default();
         }
         let mut payload = match input {
@@ -154,11 +153,11 @@ impl HookExecutor for HostHookExecutor {
                 HookResult::new(code, text("stdout"), text("stderr"))
             }
             Some(Ok(Answer::Tool { .. })) | None => {
-                self.link.shared.pending.cancel(id);
+                self.link.shared.pending().cancel(id);
                 HookResult::default()
             }
             Some(Err(())) => {
-                self.link.shared.pending.cancel(id);
+                self.link.shared.pending().cancel(id);
                 self.link.emit(
                     events::WARNING,
                     json!({"message": format!("hook request {id} was not answered within {} ms; proceeding", self.link.request_timeout_ms), "request_id": id}),

@@ -252,7 +252,7 @@ impl Tool for SessionHostTool {
 
     async fn execute(&self, args: Value, ctx: &ToolContext) -> ToolResult {
         self.def.check_args(&args)?;
-        let pending = &self.link.shared.pending;
+        let pending = self.link.shared.pending();
         let (call_id, rx) = pending.issue(PendingKind::ToolCall, self.link.owner);
         self.link.emit_event(Event {
             kind: events::TOOL_CALL,

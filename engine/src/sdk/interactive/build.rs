@@ -24,11 +24,7 @@ use crate::session::{ApprovalHandler, Session, SessionObserver, SessionOptions};
 fn check_config(shared: &RuntimeShared, cfg: &SessionConfig) -> SdkResult<()> {
     if cfg.host_io
         && cfg.delivery != crate::sdk::config::Delivery::Pull
-        && shared
-            .host_io
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .is_none()
+        && shared.host_io().is_none()
     {
         return Err(SdkError::config(
             "session config: \"host_io\": true needs a host I/O callback (robota_runtime_set_host_io) or \"delivery\": \"pull\"",
@@ -144,7 +140,7 @@ impl InteractiveSession {
             turn: Default::default(),
             request_timeout_ms: cfg
                 .request_timeout_ms
-                .unwrap_or(shared.config.request_timeout_ms),
+                .unwrap_or(shared.request_timeout_ms()),
             can_answer,
             released,
         });
@@ -199,7 +195,7 @@ impl InteractiveSession {
             parent_cell.clone(),
         ));
         so.extra_hook_executors = vec![host_hooks, agent_hooks];
-        so.http_client = Some(shared.http.clone());
+        so.http_client = Some(shared.http().clone());
         so.approval_handler = Some(approval.clone() as Arc<dyn ApprovalHandler>);
         so.observer = Some(core.clone() as Arc<dyn SessionObserver>);
         so.max_turns = cfg.max_rounds;

@@ -49,16 +49,16 @@ impl InteractiveSession {
         }
         {
             let mut st = self.inner.core.lock();
-            if st.closed {
+            if st.phase.closed() {
                 return Err(SdkError::new(ErrorCode::Closed, "the session is closed"));
             }
-            if st.executing {
+            if st.phase.executing() {
                 return Err(SdkError::new(
                     ErrorCode::Busy,
                     "Another prompt or command is already running. Wait for it to finish.",
                 ));
             }
-            st.executing = true;
+            st.start_executing();
         }
         let (tx, rx) = std::sync::mpsc::channel();
         let me = self.clone();
@@ -85,19 +85,8 @@ impl InteractiveSession {
         });
         let next = {
             let mut st = self.inner.core.lock();
-            st.executing = false;
-            match st.queued.take() {
-                Some((id, input)) if !st.closed => {
-                    let cancel = CancellationToken::new();
-                    st.executing = true;
-                    st.current = Some((id, cancel.clone()));
-                    Some((id, input, cancel))
-                }
-                other => {
-                    st.queued = other;
-                    None
-                }
-            }
+            st.phase = st.phase.run_ended();
+            st.start_queued()
         };
         self.inner.core.wake_waiters();
         if let Some((id, input, cancel)) = next {

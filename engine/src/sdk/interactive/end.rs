@@ -55,6 +55,6 @@ impl InteractiveSession {
         self.close();
         // Withdraws a request issued before the release (e.g. by a SessionEnd host hook that
         // an earlier close started).
-        link.shared.pending.cancel_owner(link.owner);
+        link.shared.pending().cancel_owner(link.owner);
     }
 }

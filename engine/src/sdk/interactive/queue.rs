@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use super::{InteractiveSession, State, TurnInput, TurnOutcome, OUTCOMES_KEPT};
+use super::{InteractiveSession, Phase, State, TurnInput, TurnOutcome, OUTCOMES_KEPT};
 use crate::sdk::error::{ErrorCode, SdkError, SdkResult};
 use crate::sdk::events::{self, Event};
 
@@ -36,7 +36,7 @@ impl InteractiveSession {
         let (id, start) = self.accept(input)?;
         if let Some((input, cancel)) = start {
             let turn = self.clone().run_turn(id, input, cancel);
-            if let Err(turn) = shared.callers.drive(&shared.work, assert_send(turn)) {
+            if let Err(turn) = shared.drive_on_caller(assert_send(turn)) {
                 self.start_on_workers(id, turn);
             }
         }
@@ -60,7 +60,7 @@ impl InteractiveSession {
         let core = &self.inner.core;
         let (id, cancel) = {
             let mut st = core.lock();
-            if st.closed {
+            if st.phase.closed() {
                 return Err(SdkError::new(ErrorCode::Closed, "the session is closed"));
             }
             if let Some(e) = self.inner.budget.as_ref().and_then(|b| b.exhausted()) {
@@ -74,12 +74,12 @@ impl InteractiveSession {
             }
             st.next_turn += 1;
             let id = st.next_turn;
-            if st.executing {
+            if st.phase.executing() {
                 st.queued = Some((id, input));
                 return Ok((id, None));
             }
             let cancel = CancellationToken::new();
-            st.executing = true;
+            st.start_executing();
             st.current = Some((id, cancel.clone()));
             (id, cancel)
         };
@@ -128,7 +128,7 @@ impl InteractiveSession {
                 // Host I/O waits on blocking threads: withdraw its ids (late answers are stale).
                 let link = &self.inner.core.link;
                 link.shared
-                    .pending
+                    .pending()
                     .cancel_owner_kind(link.owner, crate::sdk::host::pending::PendingKind::HostIo);
                 take_queued(&mut st)
             } else if Some(turn_id) == queued {
@@ -176,17 +176,17 @@ impl InteractiveSession {
         let core = &self.inner.core;
         let (dropped, emit_now) = {
             let mut st = core.lock();
-            if st.closed {
+            if st.phase.closed() {
                 return;
             }
-            st.closed = true;
+            st.phase = st.phase.close();
             if let Some((_, c)) = &st.current {
                 c.cancel();
             }
             let dropped = take_queued(&mut st);
             (dropped, take_closed_report(&mut st))
         };
-        core.link.shared.pending.cancel_owner(core.link.owner);
+        core.link.shared.pending().cancel_owner(core.link.owner);
         self.inner.mcp.close();
         core.wake_waiters();
         if let Some(q) = dropped {
@@ -199,7 +199,7 @@ impl InteractiveSession {
 
     /// True once closed.
     pub fn is_closed(&self) -> bool {
-        self.inner.core.lock().closed
+        self.inner.core.lock().phase.closed()
     }
 
     /// Waits for turn `turn_id` (0 = until idle). `None` timeout = forever.
@@ -215,7 +215,7 @@ impl InteractiveSession {
                 ));
             }
             let pending = if turn_id == 0 {
-                st.executing || st.queued.is_some()
+                st.phase.executing() || st.queued.is_some()
             } else {
                 st.turn_pending(turn_id)
             };
@@ -278,7 +278,7 @@ impl InteractiveSession {
 
     /// `isExecuting`.
     pub fn is_executing(&self) -> bool {
-        self.inner.core.lock().executing
+        self.inner.core.lock().phase.executing()
     }
 
     /// `getPendingPrompt`.
@@ -305,8 +305,8 @@ pub(super) fn take_queued(st: &mut State) -> Option<u64> {
 /// True (once) when the session is closed, no turn runs and no dropped prompt still has to
 /// report: the caller then emits `session_closed`, the last event.
 pub(super) fn take_closed_report(st: &mut State) -> bool {
-    if st.closed && !st.closed_emitted && !st.executing && st.drop_reports == 0 {
-        st.closed_emitted = true;
+    if st.phase == Phase::Closing && st.drop_reports == 0 {
+        st.phase = Phase::Closed;
         true
     } else {
         false

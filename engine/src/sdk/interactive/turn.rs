@@ -13,21 +13,38 @@ use super::event_fields::{
 };
 use super::queue::{push_outcome, take_closed_report};
 use super::{InteractiveSession, TurnInput, TurnOutcome};
-use crate::core::execution::RunStop;
+use crate::core::execution::{ExecutionResult, RunStop};
 use crate::core::history::{EventEntry, HistoryEntry};
 use crate::core::message::{Message, Role};
 use crate::core::tokens::TokenUsage;
 use crate::core::util::now_iso;
 use crate::sdk::error::robota_details;
-use crate::sdk::events::{self, Event, Payload};
-use crate::session::{SessionRunError, SessionRunOptions};
+use crate::sdk::events::{self, Event};
+use crate::session::SessionRunError;
 
 impl InteractiveSession {
+    /// Runs turn `turn_id` to its end: announces it, lets a host command answer it, prepares
+    /// the context, calls the engine and reports the outcome.
     pub(super) async fn run_turn(self, turn_id: u64, input: TurnInput, cancel: CancellationToken) {
-        let inner = &self.inner;
-        let core = &inner.core;
-        let link = &core.link;
-        link.turn.store(turn_id, Ordering::Relaxed);
+        self.begin_turn(turn_id, &input);
+        let Some(input) = self.host_command_turn(turn_id, input, &cancel).await else {
+            return;
+        };
+        self.prepare_context(turn_id, &cancel).await;
+        let start_idx = self.inner.session.agent().message_count();
+        let result = self.call_engine(turn_id, &input, &cancel).await;
+        let outcome = match result {
+            Err(e) => self.outcome_of_error(turn_id, e),
+            Ok(r) => self.outcome_of_run(turn_id, start_idx, r),
+        };
+        self.finish(turn_id, outcome);
+    }
+
+    /// Marks turn `turn_id` as the running one, resets the streaming state, records the
+    /// user's input in the UI timeline and emits `turn_started`.
+    fn begin_turn(&self, turn_id: u64, input: &TurnInput) {
+        let core = &self.inner.core;
+        core.link.turn.store(turn_id, Ordering::Relaxed);
         {
             let mut st = core.lock();
             st.streaming_text.clear();
@@ -40,7 +57,7 @@ impl InteractiveSession {
             st.history
                 .push(HistoryEntry::Chat(Arc::new(Message::user(shown))));
         }
-        link.emit_doc(
+        core.link.emit_doc(
             events::TURN_STARTED,
             &TurnStartedFields {
                 turn_id,
@@ -50,16 +67,27 @@ impl InteractiveSession {
                 },
             },
         );
-        let Some(input) = self.host_command_turn(turn_id, input, &cancel).await else {
-            return;
-        };
+    }
+
+    /// Before the model call: the context window is known, the context compacted when due,
+    /// and the MCP tools in sync.
+    async fn prepare_context(&self, turn_id: u64, cancel: &CancellationToken) {
         self.resolve_window(turn_id).await;
-        self.auto_compact(turn_id, &cancel).await;
-        inner.mcp.sync_tools(inner.session.agent());
-        let start_idx = inner.session.agent().message_count();
+        self.auto_compact(turn_id, cancel).await;
+        self.inner.mcp.sync_tools(self.inner.session.agent());
+    }
+
+    /// The engine run of the turn, inside the budget's turn accounting.
+    async fn call_engine(
+        &self,
+        turn_id: u64,
+        input: &TurnInput,
+        cancel: &CancellationToken,
+    ) -> Result<ExecutionResult, SessionRunError> {
+        let inner = &self.inner;
         let opts = self.run_options(
             turn_id,
-            &cancel,
+            cancel,
             input.raw_input.clone(),
             input.tool_choice.clone(),
         );
@@ -73,8 +101,13 @@ impl InteractiveSession {
         if let Some(b) = &inner.budget {
             b.end_turn();
         }
-        let outcome = match result {
-            Err(SessionRunError::PromptBlocked { reason }) => {
+        result
+    }
+
+    /// The outcome of a run the session refused or the engine failed.
+    fn outcome_of_error(&self, turn_id: u64, e: SessionRunError) -> TurnOutcome {
+        match e {
+            SessionRunError::PromptBlocked { reason } => {
                 let reason = if reason.is_empty() {
                     "Blocked by hook".to_string()
                 } else {
@@ -86,105 +119,40 @@ impl InteractiveSession {
                     &format!("Prompt blocked by hook: {reason}"),
                 )
             }
-            Err(SessionRunError::Engine(e)) => {
+            SessionRunError::Engine(e) => {
                 self.finish_error_details(turn_id, &e.to_string(), robota_details(&e))
             }
-            Ok(r) => {
-                self.flush_messages();
-                {
-                    let mut st = core.lock();
-                    if r.usage.is_some() {
-                        st.last_usage = r.usage;
-                    }
-                }
-                match r.stop {
-                    RunStop::Aborted => self.finish_aborted(turn_id, start_idx, r.usage),
-                    RunStop::ContextLimit if r.error_class.is_some() => {
-                        // The server said the prompt does not fit its window.
-                        let msg = r.error.clone().unwrap_or_else(|| r.response.clone());
-                        let details = r.error_class.as_ref().map(robota_details);
-                        let mut details = details.unwrap_or_default();
-                        details["message"] = json!(msg);
-                        self.finish_failed(turn_id, "context_limit", &msg, details)
-                    }
-                    RunStop::Error => {
-                        let msg = r.error.clone().unwrap_or_else(|| r.response.clone());
-                        let mut details = match &r.error_class {
-                            Some(e) => robota_details(e),
-                            None => {
-                                error_details("PROVIDER_ERROR", "provider", r.error_recoverable, "")
-                            }
-                        };
-                        details["message"] = json!(msg);
-                        self.finish_error_details(turn_id, &msg, details)
-                    }
-                    RunStop::Budget => self.finish_budget(turn_id, start_idx, &r.response, r.usage),
-                    stop => self.finish_ok(turn_id, start_idx, &r.response, stop, r.usage),
-                }
-            }
-        };
-        self.finish(turn_id, outcome);
+        }
     }
 
-    fn run_options(
-        &self,
-        turn_id: u64,
-        cancel: &CancellationToken,
-        raw_input: Option<String>,
-        tool_choice: Option<crate::core::tool_choice::ToolChoice>,
-    ) -> SessionRunOptions {
-        let me = self.clone();
-        let on_text: crate::core::events::TextDeltaFn = Arc::new(move |d: &str| {
-            let core = &me.inner.core;
-            let dirty = {
-                let mut st = core.lock();
-                st.streaming_text.push_str(d);
-                std::mem::take(&mut st.dirty)
-            };
-            if dirty {
-                me.flush_messages();
+    /// The outcome of a run that ended: its messages flushed, its usage kept, then the
+    /// completion path of how it stopped.
+    fn outcome_of_run(&self, turn_id: u64, start_idx: usize, r: ExecutionResult) -> TurnOutcome {
+        self.flush_messages();
+        if r.usage.is_some() {
+            self.inner.core.lock().last_usage = r.usage;
+        }
+        match r.stop {
+            RunStop::Aborted => self.finish_aborted(turn_id, start_idx, r.usage),
+            RunStop::ContextLimit if r.error_class.is_some() => {
+                // The server said the prompt does not fit its window.
+                let msg = r.error.clone().unwrap_or_else(|| r.response.clone());
+                let details = r.error_class.as_ref().map(robota_details);
+                let mut details = details.unwrap_or_default();
+                details["message"] = json!(msg);
+                self.finish_failed(turn_id, "context_limit", &msg, details)
             }
-            (core.link.sink)(Event {
-                kind: events::TEXT_DELTA,
-                turn_id,
-                payload: Payload::text(d),
-            });
-        });
-        let link = self.inner.core.link.clone();
-        let on_thinking: crate::core::events::TextDeltaFn = Arc::new(move |d: &str| {
-            (link.sink)(Event {
-                kind: events::THINKING_DELTA,
-                turn_id,
-                payload: Payload::text(d),
-            });
-        });
-        let replay = self
-            .inner
-            .cfg
-            .lock()
-            .map(|c| c.replay_events)
-            .unwrap_or(false);
-        let on_event: Option<crate::core::events::ExecutionEventFn> = if replay {
-            let link = self.inner.core.link.clone();
-            Some(Arc::new(move |name: &str, data: &Value| {
-                link.emit_event(Event::json(
-                    events::EXECUTION,
-                    turn_id,
-                    json!({"name": name, "data": data}),
-                ));
-            }))
-        } else {
-            None
-        };
-        SessionRunOptions {
-            cancel: Some(cancel.clone()),
-            on_text_delta: Some(on_text),
-            on_thinking_delta: Some(on_thinking),
-            on_event,
-            raw_input,
-            skip_auto_compact: true,
-            tool_choice,
-            budget: self.inner.budget.clone(),
+            RunStop::Error => {
+                let msg = r.error.clone().unwrap_or_else(|| r.response.clone());
+                let mut details = match &r.error_class {
+                    Some(e) => robota_details(e),
+                    None => error_details("PROVIDER_ERROR", "provider", r.error_recoverable, ""),
+                };
+                details["message"] = json!(msg);
+                self.finish_error_details(turn_id, &msg, details)
+            }
+            RunStop::Budget => self.finish_budget(turn_id, start_idx, &r.response, r.usage),
+            stop => self.finish_ok(turn_id, start_idx, &r.response, stop, r.usage),
         }
     }
 
@@ -401,19 +369,10 @@ impl InteractiveSession {
         let core = &self.inner.core;
         let next = {
             let mut st = core.lock();
-            st.executing = false;
+            st.phase = st.phase.run_ended();
             st.current = None;
             push_outcome(&mut st, turn_id, outcome);
-            if st.closed {
-                None
-            } else if let Some((id, input)) = st.queued.take() {
-                let cancel = CancellationToken::new();
-                st.executing = true;
-                st.current = Some((id, cancel.clone()));
-                Some((id, input, cancel))
-            } else {
-                None
-            }
+            st.start_queued()
         };
         core.link.turn.store(0, Ordering::Relaxed);
         let emit_closed = take_closed_report(&mut core.lock());

@@ -85,7 +85,7 @@ impl InteractiveSession {
     /// `clearHistory` (refused while a turn runs).
     pub fn clear(&self) -> SdkResult<()> {
         let mut st = self.inner.core.lock();
-        if st.executing {
+        if st.phase.executing() {
             return Err(SdkError::new(
                 ErrorCode::Busy,
                 "Another prompt or command is already running. Wait for it to finish.",
@@ -120,8 +120,8 @@ impl InteractiveSession {
             "v": 1,
             "session_id": self.inner.session_id,
             "name": st.name,
-            "executing": st.executing,
-            "closed": st.closed,
+            "executing": st.phase.executing(),
+            "closed": st.phase.closed(),
             "current_turn": st.current.as_ref().map(|c| c.0),
             "queued_turn": st.queued.as_ref().map(|q| q.0),
             "pending_prompt": st.queued.as_ref().map(|q| q.1.text.clone()),

@@ -105,12 +105,12 @@ impl SessionMcp {
             return SessionMcp::default();
         }
         let (tx, rx) = std::sync::mpsc::channel();
-        let registry = shared.mcp.clone();
-        let http = shared.http.clone();
+        let registry = shared.mcp_registry().clone();
+        let http = shared.http().clone();
         let env = crate::sdk::project::assembly::env_of(shared);
         let todo = defs.clone();
         let mut unstarted = "the runtime is shutting down".to_string();
-        match shared.workers.handle() {
+        match shared.worker_handle() {
             Ok(workers) => {
                 workers.spawn(async move {
                     let all = todo.into_iter().map(|d| {

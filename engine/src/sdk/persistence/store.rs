@@ -26,7 +26,7 @@ pub fn robota_home() -> PathBuf {
 
 /// The runtime's session directory.
 pub fn session_dir(shared: &RuntimeShared) -> PathBuf {
-    match &shared.config.session_dir {
+    match shared.configured_session_dir() {
         Some(d) => PathBuf::from(d),
         None => robota_home().join("sessions"),
     }

@@ -19,7 +19,7 @@ use crate::tools::{ToolEnv, ToolsConfig};
 /// The variables settings and `$ENV:` references are looked up in (the runtime's `env`, then
 /// the process environment).
 pub fn env_of(shared: &RuntimeShared) -> EnvVars {
-    shared.env_vars.clone()
+    shared.env_vars().clone()
 }
 
 fn push_unique(list: &mut Vec<String>, items: impl IntoIterator<Item = String>) {
@@ -91,7 +91,7 @@ pub fn tool_env(
         return None;
     }
     let mut tc: ToolsConfig = cfg.tool_config.as_deref().cloned().unwrap_or_default();
-    tc.http_client.get_or_insert_with(|| shared.http.clone());
+    tc.http_client.get_or_insert_with(|| shared.http().clone());
     if let Some(e) = env {
         for (k, v) in e {
             tc.env.entry(k.clone()).or_insert_with(|| v.clone());

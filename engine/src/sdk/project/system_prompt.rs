@@ -74,7 +74,7 @@ pub fn descriptor_line(name: &str, hint: Option<&str>, description: &str) -> Str
 
 /// The "Built-in Commands" lines of the built-in system commands (`help` order).
 pub fn builtin_command_lines() -> Vec<String> {
-    crate::sdk::commands::builtin::COMMANDS
+    crate::sdk::config::host_commands::BUILTIN_COMMANDS
         .iter()
         .map(|(usage, desc)| {
             let (name, hint) = usage.split_once(' ').unwrap_or((usage, ""));

@@ -35,34 +35,34 @@ use crate::tools::{StdFs, TokioProcess, ToolEnv, ToolsConfig};
 /// thread.
 pub struct RuntimeShared {
     /// The runtime's async workers, started at their first use ([`Self::spawn_work`]).
-    pub workers: crate::sdk::runtime::workers::Workers,
+    workers: crate::sdk::runtime::workers::Workers,
     /// The shared HTTP connection pool.
-    pub http: reqwest::Client,
+    http: reqwest::Client,
     /// Context windows the servers told, by base URL and model (asked once per runtime).
-    pub windows: Arc<crate::providers::ContextWindows>,
+    windows: Arc<crate::providers::ContextWindows>,
     /// The parsed config.
-    pub config: RuntimeConfig,
+    config: RuntimeConfig,
     /// Host tools by registration order.
-    pub tools: RwLock<Vec<Arc<HostToolDef>>>,
+    tools: RwLock<Vec<Arc<HostToolDef>>>,
     /// Team templates: the built-ins and the host's (`robota_runtime_register_template`).
-    pub templates: crate::sdk::team::TemplateRegistry,
+    templates: crate::sdk::team::TemplateRegistry,
     /// Ids waiting for host answers.
-    pub pending: PendingRegistry,
+    pending: PendingRegistry,
     /// The host I/O callback registration (opaque here; `robota_runtime_set_host_io`).
-    pub host_io: RwLock<Option<Arc<dyn crate::sdk::host::io_handler::HostIoHandler>>>,
+    host_io: RwLock<Option<Arc<dyn crate::sdk::host::io_handler::HostIoHandler>>>,
     next_session: AtomicU64,
     /// Library tasks and threads, awaited when the runtime goes away.
-    pub work: LibraryWork,
+    work: LibraryWork,
     /// Reactors of host threads that drive their own turns (`robota_session_run`).
-    pub callers: crate::sdk::runtime::caller_drive::CallerReactors,
+    callers: crate::sdk::runtime::caller_drive::CallerReactors,
     /// Built-in tool instances by working directory, shared by the sessions of this runtime
     /// (they are stateless; sharing keeps idle sessions small and creation fast).
     builtins: Mutex<std::collections::HashMap<(String, String), Arc<dyn crate::core::tool::Tool>>>,
     /// MCP server connections shared by the sessions (same definition, one connection).
-    pub mcp: Arc<crate::sdk::mcp::McpRegistry>,
+    mcp: Arc<crate::sdk::mcp::McpRegistry>,
     /// [`RuntimeConfig::env`] as looked up by settings and `$ENV:` references (built once;
     /// cheap to clone).
-    pub env_vars: EnvVars,
+    env_vars: EnvVars,
     /// The providers one instance of which serves every session ([`ProviderKind::shareable`]),
     /// by profile name; built once when the runtime starts.
     shared_providers: BTreeMap<String, Arc<dyn Provider>>,
@@ -131,6 +131,115 @@ impl RuntimeShared {
     /// Host tool definitions (snapshot).
     pub fn host_tools(&self) -> Vec<Arc<HostToolDef>> {
         self.tools.read().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// The shared HTTP connection pool (cheap to clone).
+    pub fn http(&self) -> &reqwest::Client {
+        &self.http
+    }
+
+    /// The registry of ids waiting for host answers.
+    pub fn pending(&self) -> &PendingRegistry {
+        &self.pending
+    }
+
+    /// The configured session directory, if the config names one.
+    pub fn configured_session_dir(&self) -> Option<&str> {
+        self.config.session_dir.as_deref()
+    }
+
+    /// How long a request waits for the host's answer, unless a session says otherwise.
+    pub fn request_timeout_ms(&self) -> u64 {
+        self.config.request_timeout_ms
+    }
+
+    /// What an unanswered permission request decides when it times out.
+    pub fn request_timeout_decision(&self) -> crate::sdk::config::TimeoutDecision {
+        self.config.request_timeout_decision
+    }
+
+    /// The runtime profile `provider` names: a profile of that name, else the first profile
+    /// (by name) of that provider kind; the error lists the configured profiles.
+    pub fn resolve_profile(&self, provider: &str) -> Result<String, String> {
+        let profiles = &self.config.providers;
+        if profiles.contains_key(provider) {
+            return Ok(provider.to_string());
+        }
+        let kind = ProviderKind::parse(provider);
+        if let Some((name, _)) = profiles.iter().find(|(_, (k, _))| Some(*k) == kind) {
+            return Ok(name.clone());
+        }
+        let known: Vec<&str> = profiles.keys().map(String::as_str).collect();
+        Err(format!(
+            "unknown provider \"{provider}\" (configured: {})",
+            list_or_none(&known)
+        ))
+    }
+
+    /// A provider built from a settings profile, on the runtime's HTTP pool and window cache.
+    pub fn provider_from_profile(
+        &self,
+        name: &str,
+        kind: ProviderKind,
+        profile: &Value,
+    ) -> SdkResult<Arc<dyn Provider>> {
+        build_provider(name, kind, profile, &self.http, &self.windows)
+    }
+
+    /// The team templates (built-ins and the host's).
+    pub fn templates(&self) -> &crate::sdk::team::TemplateRegistry {
+        &self.templates
+    }
+
+    /// The environment settings and `$ENV:` references read (cheap to clone).
+    pub fn env_vars(&self) -> &EnvVars {
+        &self.env_vars
+    }
+
+    /// The MCP connections the sessions share.
+    pub fn mcp_registry(&self) -> &Arc<crate::sdk::mcp::McpRegistry> {
+        &self.mcp
+    }
+
+    /// Replaces the host I/O handler, returning the previous one.
+    pub fn register_host_io(
+        &self,
+        handler: Option<Arc<dyn crate::sdk::host::io_handler::HostIoHandler>>,
+    ) -> Option<Arc<dyn crate::sdk::host::io_handler::HostIoHandler>> {
+        let mut slot = self.host_io.write().unwrap_or_else(|p| p.into_inner());
+        std::mem::replace(&mut *slot, handler)
+    }
+
+    /// The registered host I/O handler, if any.
+    pub fn host_io(&self) -> Option<Arc<dyn crate::sdk::host::io_handler::HostIoHandler>> {
+        self.host_io
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// The workers' tokio handle, starting them if needed; `Closed` once the runtime is gone.
+    pub fn worker_handle(&self) -> SdkResult<&tokio::runtime::Handle> {
+        self.workers.handle()
+    }
+
+    /// Whether the workers have started.
+    pub fn workers_started(&self) -> bool {
+        self.workers.started()
+    }
+
+    /// Drives `turn` on the calling thread (see [`caller_drive::CallerReactors::drive`]);
+    /// gives it back when no reactor can start.
+    pub fn drive_on_caller<F: std::future::Future<Output = ()> + Send + 'static>(
+        &self,
+        turn: F,
+    ) -> Result<(), std::pin::Pin<Box<F>>> {
+        self.callers.drive(&self.work, turn)
+    }
+
+    /// Runs `job` on a callback thread; false when none could start.
+    pub fn run_on_callback_thread(&self, job: Box<dyn FnOnce() + Send>) -> bool {
+        self.work.run_on_callback_thread(job)
     }
 }
 

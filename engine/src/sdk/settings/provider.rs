@@ -69,5 +69,5 @@ pub fn make(shared: &RuntimeShared, s: Option<&Settings>) -> SdkResult<Arc<dyn P
     let name = s
         .and_then(|s| s.current_provider.clone())
         .unwrap_or_else(|| kind.as_str().to_string());
-    crate::sdk::runtime::build_provider(&name, kind, &profile, &shared.http, &shared.windows)
+    shared.provider_from_profile(&name, kind, &profile)
 }

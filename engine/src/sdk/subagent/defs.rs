@@ -8,29 +8,8 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use serde_json::{Map, Value};
-
 use crate::sdk::commands::skills::{base_name, entries};
-use crate::sdk::error::{SdkError, SdkResult};
-
-/// One agent definition.
-#[derive(Debug, Clone, PartialEq)]
-pub struct AgentDef {
-    /// Unique name (the Agent tool's `subagent_type`).
-    pub name: String,
-    /// What it is for (shown to the model in the Agent tool's description).
-    pub description: String,
-    /// The body: the start of the child's system prompt.
-    pub prompt: String,
-    /// Model override (shortcuts `sonnet`, `haiku`, `opus` expanded); `None` = the parent's.
-    pub model: Option<String>,
-    /// Round cap of the child (`None` = unlimited).
-    pub max_turns: Option<i64>,
-    /// Allowlist of tool names (`None` = every tool of the parent).
-    pub tools: Option<Vec<String>>,
-    /// Denylist of tool names.
-    pub disallowed_tools: Vec<String>,
-}
+pub use crate::sdk::config::agents::{expand_model, parse_session_agents, to_json, AgentDef};
 
 /// Built-in `general-purpose` prompt.
 pub const GENERAL_PURPOSE_PROMPT: &str = "You are a general-purpose agent. Do exactly the task you were delegated, nothing more and nothing less. Prefer the most precise tool for each step (Read, Grep and Glob over Bash for files and searches). When you are done, report what you did and what you found concisely. If something blocks you, stop and explain the blocker instead of guessing.";
@@ -80,16 +59,6 @@ pub fn builtins() -> Vec<AgentDef> {
     ]
 }
 
-/// Expands the model shortcuts of Robota (`sonnet`, `haiku`, `opus`).
-pub fn expand_model(m: &str) -> String {
-    match m {
-        "sonnet" => "claude-sonnet-4-6".into(),
-        "haiku" => "claude-haiku-4-5".into(),
-        "opus" => "claude-opus-4-6".into(),
-        other => other.into(),
-    }
-}
-
 /// Splits a tool list like `allowed-tools`: on commas if there is one, else on whitespace.
 pub fn split_tools(s: &str) -> Vec<String> {
     let parts: Vec<&str> = if s.contains(',') {
@@ -103,76 +72,6 @@ pub fn split_tools(s: &str) -> Vec<String> {
         .filter(|p| !p.is_empty())
         .map(str::to_string)
         .collect()
-}
-
-/// Parses the session JSON's `"agents"`: `{"NAME":{"description","prompt","tools"?,"model"?}}`.
-/// A wrong shape is a config error naming the agent and the field.
-pub fn parse_session_agents(what: &str, v: &Value) -> SdkResult<Vec<AgentDef>> {
-    let Value::Object(map) = v else {
-        return Err(SdkError::config(format!(
-            "{what}: field \"agents\" must be an object keyed by agent name"
-        )));
-    };
-    let mut out = Vec::new();
-    for (name, d) in map {
-        let w = format!("{what}: agent \"{name}\"");
-        let Value::Object(d) = d else {
-            return Err(SdkError::config(format!(
-                "{w} must be {{\"description\",\"prompt\",\"tools\"?,\"model\"?}}"
-            )));
-        };
-        crate::sdk::config::check_strict(
-            &w,
-            d,
-            crate::sdk::config::document::keys::<crate::sdk::config::document::AgentDocument>(),
-        )?;
-        let s = |k: &str, required: bool| -> SdkResult<Option<String>> {
-            match d.get(k) {
-                Some(Value::String(s)) => Ok(Some(s.clone())),
-                None | Some(Value::Null) if !required => Ok(None),
-                None | Some(Value::Null) => Err(SdkError::config(format!(
-                    "{w}: missing required field \"{k}\""
-                ))),
-                Some(_) => Err(SdkError::config(format!(
-                    "{w}: field \"{k}\" must be a string"
-                ))),
-            }
-        };
-        if name.trim().is_empty() {
-            return Err(SdkError::config(format!(
-                "{what}: field \"agents\": an agent name must not be empty"
-            )));
-        }
-        let tools = match d.get("tools") {
-            None | Some(Value::Null) => None,
-            Some(Value::Array(a)) => Some(
-                a.iter()
-                    .map(|t| {
-                        t.as_str().map(str::to_string).ok_or_else(|| {
-                            SdkError::config(format!(
-                                "{w}: field \"tools\" must be an array of tool names"
-                            ))
-                        })
-                    })
-                    .collect::<SdkResult<Vec<_>>>()?,
-            ),
-            Some(_) => {
-                return Err(SdkError::config(format!(
-                    "{w}: field \"tools\" must be an array of tool names"
-                )))
-            }
-        };
-        out.push(AgentDef {
-            name: name.clone(),
-            description: s("description", false)?.unwrap_or_default(),
-            prompt: s("prompt", true)?.unwrap_or_default(),
-            model: s("model", false)?.map(|m| expand_model(&m)),
-            max_turns: None,
-            tools,
-            disallowed_tools: Vec::new(),
-        });
-    }
-    Ok(out)
 }
 
 /// Frontmatter keys and the body after it.
@@ -287,22 +186,4 @@ pub fn collect(
         push_new(&mut found, b);
     }
     found
-}
-
-/// The session document's form of session-JSON definitions (snapshot/fork).
-pub fn to_json(defs: &[AgentDef]) -> Value {
-    let mut m = Map::new();
-    for d in defs {
-        let mut e = Map::new();
-        e.insert("description".into(), Value::from(d.description.as_str()));
-        e.insert("prompt".into(), Value::from(d.prompt.as_str()));
-        if let Some(t) = &d.tools {
-            e.insert("tools".into(), Value::from(t.clone()));
-        }
-        if let Some(mo) = &d.model {
-            e.insert("model".into(), Value::from(mo.as_str()));
-        }
-        m.insert(d.name.clone(), Value::Object(e));
-    }
-    Value::Object(m)
 }

@@ -27,9 +27,8 @@ use async_trait::async_trait;
 use serde_json::{Map, Value};
 
 use crate::core::hooks::{HookEvent, HookRunOutcome};
-use crate::sdk::config::fields::Fields;
+pub use crate::sdk::config::agents::SessionAgents;
 use crate::sdk::config::SessionConfig;
-use crate::sdk::error::SdkResult;
 use crate::sdk::host::tools::SessionLink;
 pub use defs::AgentDef;
 
@@ -37,34 +36,6 @@ pub use defs::AgentDef;
 pub const MAX_DEPTH: u32 = 2;
 /// The `Agent` tool's name.
 pub const AGENT_TOOL: &str = "Agent";
-
-/// The subagent part of a session's parameters.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct SessionAgents {
-    /// The session JSON's `"agents"` (`None` when absent).
-    pub session: Option<Vec<AgentDef>>,
-    /// Every definition the session can use (after assembly).
-    pub all: Arc<Vec<AgentDef>>,
-    /// Nesting depth (0 = a host's session).
-    pub depth: u32,
-}
-
-impl SessionAgents {
-    /// Parses `"agents"` from the session document.
-    pub fn parse(&mut self, what: &str, map: &Map<String, Value>) -> SdkResult<()> {
-        if let Some(v) = map.field("agents").filter(|v| !v.is_null()) {
-            self.session = Some(defs::parse_session_agents(what, v)?);
-        }
-        Ok(())
-    }
-
-    /// Writes `"agents"` back into a session document.
-    pub fn to_fields(&self, m: &mut Map<String, Value>) {
-        if let Some(s) = &self.session {
-            m.insert("agents".into(), defs::to_json(s));
-        }
-    }
-}
 
 /// Whether the session offers the `Agent` tool: its `tools` names `Agent`, or it has no
 /// `tools` list and its JSON has `"agents"` (possibly `{}`: the built-ins and files only);

@@ -18,7 +18,6 @@ use serde_json::{json, Map, Value};
 
 use crate::core::tool::{Tool, ToolContext, ToolResult};
 use crate::sdk::config::parse_session_map;
-use crate::sdk::error::list_or_none;
 use crate::sdk::events;
 use crate::sdk::host::tools::SessionLink;
 use crate::sdk::query::{run_session, Finished};
@@ -68,24 +67,6 @@ impl AssignTask {
         }
     }
 
-    /// The runtime profile a template's `provider` names: a profile of that name, else the
-    /// first profile (by name) of that provider kind.
-    fn profile(&self, provider: &str) -> Result<String, String> {
-        let profiles = &self.shared.config.providers;
-        if profiles.contains_key(provider) {
-            return Ok(provider.to_string());
-        }
-        let kind = crate::providers::ProviderKind::parse(provider);
-        if let Some((name, _)) = profiles.iter().find(|(_, (k, _))| Some(*k) == kind) {
-            return Ok(name.clone());
-        }
-        let known: Vec<&str> = profiles.keys().map(String::as_str).collect();
-        Err(format!(
-            "unknown provider \"{provider}\" (configured: {})",
-            list_or_none(&known)
-        ))
-    }
-
     /// A `WARNING` event for the host.
     fn warn(&self, code: &str, message: String) {
         self.link
@@ -104,10 +85,10 @@ impl AssignTask {
         };
         let id = arg("templateId").ok_or("Missing required parameter: templateId")?;
         let job = arg("jobDescription").ok_or("Missing required parameter: jobDescription")?;
-        let Some(template) = self.shared.templates.get(id) else {
+        let Some(template) = self.shared.templates().get(id) else {
             let ids: Vec<String> = self
                 .shared
-                .templates
+                .templates()
                 .all()
                 .iter()
                 .map(|t| t.id.clone())
@@ -122,7 +103,8 @@ impl AssignTask {
             return Err(format!("Template not found: {id}"));
         };
         let profile = self
-            .profile(arg("provider").unwrap_or(&template.provider))
+            .shared
+            .resolve_profile(arg("provider").unwrap_or(&template.provider))
             .inspect_err(|e| self.warn("UNKNOWN_PROVIDER", format!("assignTask: {e}")))?;
         let mut doc = Map::new();
         doc.insert("provider".into(), json!(profile));

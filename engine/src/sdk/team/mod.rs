@@ -87,7 +87,7 @@ pub fn tools(
             json!({"type":"object","properties":{"categoryId":{"type":"string",
                 "description":"Category to list (currently every template is in \"default\")"}},
                 "additionalProperties":false}),
-            move |_| Ok(list(&reg.templates)),
+            move |_| Ok(list(reg.templates())),
         ),
         read_only_tool(
             TEAM_TOOL_NAMES[2],
@@ -95,7 +95,7 @@ pub fn tools(
             json!({"type":"object","properties":{"templateId":{"type":"string",
                 "description":"Template id from listTemplates"}},
                 "required":["templateId"],"additionalProperties":false}),
-            move |args| detail(&reg2.templates, &args),
+            move |args| detail(reg2.templates(), &args),
         ),
     ]
     .into_iter()
