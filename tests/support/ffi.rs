@@ -299,6 +299,15 @@ pub fn events_until_any(s: *mut robota_session, until: &[&str]) -> Vec<Value> {
     }
 }
 
+/// `robota_session_state` as JSON.
+pub fn state(s: *mut robota_session) -> Value {
+    let mut out = null_mut();
+    let mut e = null_mut();
+    let st = robota_session_state(s, &mut out, &mut e);
+    assert_eq!(st, ROBOTA_OK, "{:?}", failure(st, e));
+    serde_json::from_str(&owned_string(out)).unwrap()
+}
+
 /// `robota_session_save` as JSON.
 pub fn save(s: *mut robota_session) -> Value {
     let mut out = null_mut();

@@ -229,3 +229,34 @@ fn session_closed_is_last_even_when_close_drops_a_queued_prompt() {
     }
     robota_runtime_free(rt);
 }
+
+#[test]
+fn session_closed_is_reported_when_close_comes_during_a_compaction() {
+    // Turn 1 answers at once; the compaction's summary call streams slowly, so the close below
+    // lands while the compaction runs (the session is `executing` from its start to its end).
+    let rt = ffi::runtime(
+        r#"{"v":1,"providers":{"s":{"kind":"scripted","turns":[
+            {"deltas":["hello"]},
+            {"deltas":["the ","summary"],"delay_ms":400}]}}}"#,
+    );
+    let s = ffi::session_new(
+        rt,
+        r#"{"v":1,"provider":"s","model":"m","delivery":"pull"}"#,
+    )
+    .unwrap();
+    ffi::submit(s, "hi");
+    ffi::events_until(s, "turn_completed");
+    let handle = s as usize;
+    let compaction = std::thread::spawn(move || {
+        ffi::command(handle as *mut robota_session, r#"{"name":"compact"}"#).map(|_| ())
+    });
+    while ffi::state(s)["executing"] != json!(true) {
+        std::thread::yield_now();
+    }
+    assert_eq!(robota_session_close(s), ROBOTA_OK);
+    let seen = ffi::events_until(s, "session_closed");
+    assert_eq!(seen.last().unwrap()["type"], "session_closed", "{seen:?}");
+    compaction.join().unwrap().ok();
+    robota_session_free(s);
+    robota_runtime_free(rt);
+}

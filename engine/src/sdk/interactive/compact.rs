@@ -83,12 +83,17 @@ impl InteractiveSession {
                 )
             })
         });
-        let next = {
+        let (next, emit_closed) = {
             let mut st = self.inner.core.lock();
             st.phase = st.phase.run_ended();
-            st.start_queued()
+            // Closed while compacting: as at a turn's end, `session_closed` is reported here.
+            let emit_closed = super::queue::take_closed_report(&mut st);
+            (st.start_queued(), emit_closed)
         };
         self.inner.core.wake_waiters();
+        if emit_closed {
+            self.end_and_report_closed();
+        }
         if let Some((id, input, cancel)) = next {
             self.spawn_turn(id, input, cancel);
         }
