@@ -7,6 +7,7 @@
 //! ([`super::parse_runtime_config`], [`super::parse_session_map`]), which keeps the messages that
 //! name the offending field; a typed value of these types is what the parser accepts.
 
+mod from_config;
 mod keys;
 mod nested;
 mod runtime;
