@@ -3,9 +3,9 @@
 //! parser its known keys ([`keys`]: the field names of the `Deserialize` derive, in declaration
 //! order, which is the order the unknown-key message lists them in) and the JSON Schemas of
 //! `docs/schema/` ([`runtime_schema`], [`session_schema`]; `ROBOTA_BLESS=1 cargo test --test
-//! engine schema` writes them). The values are converted by the parser field by field
-//! ([`super::parse_runtime_config`], [`super::parse_session_map`]), which keeps the messages that
-//! name the offending field; a typed value of these types is what the parser accepts.
+//! engine schema` writes them). The parser reads a document into its type field by field
+//! ([`super::read`], which keeps the messages that name the offending field) and checks the
+//! typed values; a snapshot keeps a session's config as its [`SessionDocument`].
 
 mod from_config;
 mod keys;
