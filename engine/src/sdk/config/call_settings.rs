@@ -4,6 +4,7 @@
 use serde_json::{json, Map, Value};
 
 use crate::core::tool_choice::ToolChoice;
+use crate::sdk::config::document::SessionDocument;
 use crate::sdk::config::fields::Fields;
 use crate::sdk::error::{ErrorCode, SdkError, SdkResult};
 
@@ -20,33 +21,10 @@ pub struct CallSettings {
     pub max_tokens: Option<u32>,
 }
 
-fn bad(w: &str, key: &str, what: &str) -> SdkError {
-    SdkError::config(format!("{w}: field \"{key}\" must be {what}"))
-}
-
-fn positive(w: &str, map: &Map<String, Value>, key: &str, max: u64) -> SdkResult<Option<u64>> {
-    match map.field(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(v) => v
-            .as_u64()
-            .filter(|n| (1..=max).contains(n))
-            .map(Some)
-            .ok_or_else(|| bad(w, key, &format!("an integer from 1 to {max}"))),
-    }
-}
-
 impl CallSettings {
-    /// Reads the settings from a session document (`w` names it in errors).
-    pub fn parse(w: &str, map: &Map<String, Value>) -> SdkResult<Self> {
-        let temperature = match map.field("temperature") {
-            None | Some(Value::Null) => None,
-            Some(v) => Some(
-                v.as_f64()
-                    .filter(|t| (0.0..=2.0).contains(t))
-                    .ok_or_else(|| bad(w, "temperature", "a number from 0 to 2"))?
-                    as f32,
-            ),
-        };
+    /// Takes the settings from a session document (`tool_choice` from its raw `map`; `w` names
+    /// it in errors).
+    pub fn parse(w: &str, doc: &SessionDocument, map: &Map<String, Value>) -> SdkResult<Self> {
         let tool_choice = match map.field("tool_choice") {
             None | Some(Value::Null) => None,
             Some(v) => Some(
@@ -55,11 +33,10 @@ impl CallSettings {
             ),
         };
         Ok(CallSettings {
-            context_window: positive(w, map, "context_window", u64::MAX)?,
+            context_window: doc.context_window,
             tool_choice,
-            temperature,
-            max_tokens: positive(w, map, "max_tokens", u64::from(u32::MAX))?
-                .and_then(|n| u32::try_from(n).ok()),
+            temperature: doc.temperature.map(|t| t as f32),
+            max_tokens: doc.max_tokens.and_then(|n| u32::try_from(n).ok()),
         })
     }
 

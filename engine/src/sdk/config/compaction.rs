@@ -4,24 +4,16 @@
 
 use std::path::Path;
 
-use serde_json::{Map, Value};
-
-use crate::sdk::config::fields::Fields;
-use crate::sdk::error::{SdkError, SdkResult};
+use crate::sdk::config::document::ThresholdDocument;
 use crate::session::compaction::compact_instructions_section;
 use crate::session::AUTO_COMPACT_THRESHOLD;
 
-/// `auto_compact_threshold`: absent → 0.835, `false` → disabled, else `0 < t ≤ 1`.
-pub fn parse_threshold(what: &str, map: &Map<String, Value>) -> SdkResult<Option<f64>> {
-    match map.field("auto_compact_threshold") {
-        None | Some(Value::Null) => Ok(Some(AUTO_COMPACT_THRESHOLD)),
-        Some(Value::Bool(false)) => Ok(None),
-        Some(v) => match v.as_f64() {
-            Some(t) if t > 0.0 && t <= 1.0 => Ok(Some(t)),
-            _ => Err(SdkError::config(format!(
-                "{what}: field \"auto_compact_threshold\" must be a number greater than 0 and at most 1, or false, got {v}"
-            ))),
-        },
+/// `auto_compact_threshold` (checked by [`super::read`]): absent → 0.835, `false` → disabled.
+pub fn threshold(t: Option<ThresholdDocument>) -> Option<f64> {
+    match t {
+        None => Some(AUTO_COMPACT_THRESHOLD),
+        Some(ThresholdDocument::Fraction(t)) => Some(t),
+        Some(ThresholdDocument::Off(_)) => None,
     }
 }
 

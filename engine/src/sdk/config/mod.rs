@@ -8,6 +8,7 @@ pub mod document;
 pub mod fields;
 pub mod host_commands;
 pub mod params;
+pub mod read;
 pub mod session_budget;
 pub mod skill;
 pub mod transcript;
@@ -21,6 +22,7 @@ use serde_json::{Map, Value};
 use super::error::{ErrorCode, SdkError, SdkResult};
 use crate::core::permissions::{PermissionLists, PermissionMode};
 use crate::providers::ProviderKind;
+use document::{DeliveryName, PermissionModeName, SettingsName, TimeoutDecisionName};
 use fields::Fields;
 
 /// Default tokio worker threads per runtime: one per two cores the process may use, at least
@@ -193,77 +195,26 @@ pub fn check_strict(what: &str, map: &Map<String, Value>, known: &[&str]) -> Sdk
     }
 }
 
-fn opt_str(what: &str, map: &Map<String, Value>, key: &str) -> SdkResult<Option<String>> {
-    match map.field(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(_) => Err(SdkError::config(format!(
-            "{what}: field \"{key}\" must be a string"
-        ))),
-    }
-}
-
-fn req_str(what: &str, map: &Map<String, Value>, key: &str) -> SdkResult<String> {
-    opt_str(what, map, key)?
-        .ok_or_else(|| SdkError::config(format!("{what}: missing required field \"{key}\"")))
-}
-
-fn opt_u64(what: &str, map: &Map<String, Value>, key: &str) -> SdkResult<Option<u64>> {
-    match map.field(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(v) => v.as_u64().map(Some).ok_or_else(|| {
-            SdkError::config(format!(
-                "{what}: field \"{key}\" must be a non-negative integer"
-            ))
-        }),
-    }
-}
-
-fn opt_bool(what: &str, map: &Map<String, Value>, key: &str) -> SdkResult<bool> {
-    match map.field(key) {
-        None | Some(Value::Null) => Ok(false),
-        Some(Value::Bool(b)) => Ok(*b),
-        Some(_) => Err(SdkError::config(format!(
-            "{what}: field \"{key}\" must be true or false"
-        ))),
-    }
-}
-
 /// Parses the runtime config JSON.
 pub fn parse_runtime_config(text: &str) -> SdkResult<RuntimeConfig> {
     const W: &str = "runtime config";
     let map = parse_object("config_json", text)?;
     check_strict(W, &map, runtime_keys())?;
-    let providers_v = map
-        .get("providers")
-        .ok_or_else(|| SdkError::config(format!("{W}: missing required field \"providers\"")))?;
-    let Value::Object(pmap) = providers_v else {
-        return Err(SdkError::config(format!(
-            "{W}: field \"providers\" must be an object of named provider profiles"
-        )));
-    };
+    let doc = read::runtime_document(W, &map)?;
     let mut providers = BTreeMap::new();
-    for (name, profile) in pmap {
-        let Value::Object(p) = profile else {
+    for (name, profile) in doc.providers {
+        let Some(kind) = ProviderKind::parse(&profile.kind) else {
             return Err(SdkError::config(format!(
-                "{W}: provider \"{name}\" must be an object"
-            )));
-        };
-        let what = format!("{W}: provider \"{name}\"");
-        let kind_name = req_str(&what, p, "kind")?;
-        let Some(kind) = ProviderKind::parse(&kind_name) else {
-            return Err(SdkError::config(format!(
-                "{what}: unknown kind \"{kind_name}\" (expected one of: {})",
+                "{W}: provider \"{name}\": unknown kind \"{}\" (expected one of: {})",
+                profile.kind,
                 ProviderKind::list(", ", ", ")
             )));
         };
-        opt_str(&what, p, "base_url")?;
-        opt_str(&what, p, "api_key")?;
-        opt_u64(&what, p, "timeout_ms")?;
-        opt_u64(&what, p, "max_retries")?;
-        providers.insert(name.clone(), (kind, profile.clone()));
+        // The provider layer reads the kind's own keys from the whole profile.
+        let raw = map["providers"][&name].clone();
+        providers.insert(name, (kind, raw));
     }
-    let worker_threads = match opt_u64(W, &map, "worker_threads")? {
+    let worker_threads = match doc.worker_threads {
         None => default_worker_threads(),
         Some(0) => {
             return Err(SdkError::config(format!(
@@ -277,94 +228,78 @@ pub fn parse_runtime_config(text: &str) -> SdkResult<RuntimeConfig> {
         }
         Some(n) => usize::try_from(n).unwrap_or(64),
     };
-    let request_timeout_decision = match opt_str(W, &map, "request_timeout_decision")?.as_deref() {
-        None | Some("deny") => TimeoutDecision::Deny,
-        Some("allow") => TimeoutDecision::Allow,
-        Some(other) => {
-            return Err(SdkError::config(format!(
-                "{W}: field \"request_timeout_decision\" must be \"deny\" or \"allow\", got \"{other}\""
-            )))
-        }
-    };
     Ok(RuntimeConfig {
         providers,
         worker_threads,
-        session_dir: opt_str(W, &map, "session_dir")?,
-        request_timeout_ms: opt_u64(W, &map, "request_timeout_ms")?
-            .unwrap_or(DEFAULT_REQUEST_TIMEOUT_MS),
-        request_timeout_decision,
-        env: match map.field("env") {
-            None | Some(Value::Null) => BTreeMap::new(),
-            Some(v) => serde_json::from_value(v.clone()).map_err(|_| {
-                SdkError::config(format!(
-                    "{W}: field \"env\" must be an object of string values"
-                ))
-            })?,
+        session_dir: doc.session_dir,
+        request_timeout_ms: doc.request_timeout_ms.unwrap_or(DEFAULT_REQUEST_TIMEOUT_MS),
+        request_timeout_decision: match doc.request_timeout_decision {
+            None | Some(TimeoutDecisionName::Deny) => TimeoutDecision::Deny,
+            Some(TimeoutDecisionName::Allow) => TimeoutDecision::Allow,
         },
+        env: doc.env.unwrap_or_default(),
     })
+}
+
+/// The delivery of a `delivery` name.
+fn delivery_of(name: DeliveryName) -> Delivery {
+    match name {
+        DeliveryName::Thread => Delivery::Thread,
+        DeliveryName::Inline => Delivery::Inline,
+        DeliveryName::Pump => Delivery::Pump,
+        DeliveryName::Pull => Delivery::Pull,
+    }
 }
 
 /// Parses a delivery name.
 pub fn parse_delivery(what: &str, map: &Map<String, Value>) -> SdkResult<Option<Delivery>> {
-    Ok(match opt_str(what, map, "delivery")?.as_deref() {
-        None => None,
-        Some("thread") => Some(Delivery::Thread),
-        Some("inline") => Some(Delivery::Inline),
-        Some("pump") => Some(Delivery::Pump),
-        Some("pull") => Some(Delivery::Pull),
-        Some(other) => {
-            return Err(SdkError::config(format!(
-            "{what}: field \"delivery\" must be \"thread\", \"inline\", \"pump\" or \"pull\", got \"{other}\""
-        )))
-        }
-    })
+    Ok(read::name(what, map, "delivery", |s| {
+        format!("must be \"thread\", \"inline\", \"pump\" or \"pull\", got \"{s}\"")
+    })?
+    .map(delivery_of))
+}
+
+/// The permission mode of a `permission_mode` name.
+fn mode_of(name: PermissionModeName) -> PermissionMode {
+    match name {
+        PermissionModeName::Plan => PermissionMode::Plan,
+        PermissionModeName::Default => PermissionMode::Default,
+        PermissionModeName::AcceptEdits => PermissionMode::AcceptEdits,
+        PermissionModeName::BypassPermissions => PermissionMode::BypassPermissions,
+    }
 }
 
 /// Parses a permission mode field.
 pub fn parse_mode(what: &str, map: &Map<String, Value>) -> SdkResult<Option<PermissionMode>> {
-    match opt_str(what, map, "permission_mode")? {
-        None => Ok(None),
-        Some(s) => s.parse::<PermissionMode>().map(Some).map_err(|_| {
-            SdkError::config(format!(
-                "{what}: field \"permission_mode\" must be one of plan, default, acceptEdits, bypassPermissions; got \"{s}\""
-            ))
-        }),
-    }
-}
-
-/// Optional `session_id`: it may become a file name (`<session_dir>/<id>.json`), so it must
-/// pass [`crate::session::check_session_id`] wherever a session is created, resumed or forked.
-fn opt_session_id(w: &str, map: &Map<String, Value>) -> SdkResult<Option<String>> {
-    let id = opt_str(w, map, "session_id")?;
-    if let Some(id) = &id {
-        crate::session::check_session_id(id).map_err(|e| SdkError::config(format!("{w}: {e}")))?;
-    }
-    Ok(id)
+    Ok(read::name(what, map, "permission_mode", |s| {
+        format!("must be one of plan, default, acceptEdits, bypassPermissions; got \"{s}\"")
+    })?
+    .map(mode_of))
 }
 
 /// Parses a session document already decoded to an object.
 pub fn parse_session_map(map: &Map<String, Value>) -> SdkResult<SessionConfig> {
     const W: &str = "session config";
     check_strict(W, map, session_keys())?;
-    let settings = opt_str(W, map, "settings")?.unwrap_or_else(|| "none".into());
-    if crate::sdk::settings::SettingsScope::parse(&settings).is_none() {
-        return Err(SdkError::config(format!(
-            "{W}: field \"settings\" must be \"none\", \"user\" or \"project\", got \"{settings}\""
-        )));
-    }
-    // With settings, the provider may come from the settings' provider profile.
-    let provider = match opt_str(W, map, "provider")? {
+    let doc = read::session_document(W, map)?;
+    let settings = match doc.settings {
+        None | Some(SettingsName::None) => "none",
+        Some(SettingsName::User) => "user",
+        Some(SettingsName::Project) => "project",
+    };
+    let missing = |key: &str| SdkError::config(format!("{W}: missing required field \"{key}\""));
+    // With settings, the provider and the model may come from the settings' provider profile.
+    let provider = match doc.provider.clone() {
         Some(p) => p,
         None if settings != "none" => String::new(),
-        None => req_str(W, map, "provider")?,
+        None => return Err(missing("provider")),
     };
-    // With settings, the model may come from the settings' provider profile.
-    let model = match opt_str(W, map, "model")? {
+    let model = match doc.model.clone() {
         Some(m) => m,
         None if settings != "none" => String::new(),
-        None => req_str(W, map, "model")?,
+        None => return Err(missing("model")),
     };
-    let (cwd, cwd_is_canonical) = match opt_str(W, map, "cwd")? {
+    let (cwd, cwd_is_canonical) = match doc.cwd.clone() {
         Some(c) => (c, false),
         // `getcwd` gives the directory's real path; a name that is not UTF-8 is resolved
         // again from its lossy form (and then reported as not accessible).
@@ -374,41 +309,15 @@ pub fn parse_session_map(map: &Map<String, Value>) -> SdkResult<SessionConfig> {
             Err(_) => (".".into(), false),
         },
     };
-    let transcript = transcript::parse(W, map, &cwd)?;
-    let tools = match map.field("tools") {
-        None | Some(Value::Null) => None,
-        Some(Value::Array(a)) => Some(
-            a.iter()
-                .map(|v| {
-                    v.as_str().map(str::to_string).ok_or_else(|| {
-                        SdkError::config(format!(
-                            "{W}: field \"tools\" must be an array of tool names"
-                        ))
-                    })
-                })
-                .collect::<SdkResult<Vec<_>>>()?,
-        ),
-        Some(_) => {
-            return Err(SdkError::config(format!(
-                "{W}: field \"tools\" must be an array of tool names"
-            )))
-        }
-    };
-    if let Some(Value::Object(p)) = map.field("permissions") {
-        check_strict(
-            &format!("{W}: field \"permissions\""),
-            p,
-            document::keys::<document::PermissionsDocument>(),
-        )?;
-    }
-    let permissions = match map.field("permissions") {
-        None | Some(Value::Null) => PermissionLists::default(),
-        Some(v) => serde_json::from_value(v.clone()).map_err(|e| {
-            SdkError::config(format!(
-                "{W}: field \"permissions\" must be {{\"allow\":[…],\"deny\":[…]}}: {e}"
-            ))
-        })?,
-    };
+    let transcript = transcript::parse(doc.transcript.as_ref(), &cwd);
+    let permissions = doc
+        .permissions
+        .clone()
+        .map_or_else(PermissionLists::default, |p| PermissionLists {
+            allow: p.allow,
+            deny: p.deny,
+        });
+    // Hooks stay raw (`THooksConfig` reads them); their groups' keys are checked here.
     let hooks = match map.field("hooks") {
         None | Some(Value::Null) => None,
         Some(v @ Value::Object(events)) => {
@@ -431,15 +340,10 @@ pub fn parse_session_map(map: &Map<String, Value>) -> SdkResult<SessionConfig> {
             )))
         }
     };
-    let max_rounds = match map.field("max_rounds") {
-        None | Some(Value::Null) => None,
-        Some(v) => Some(v.as_i64().filter(|n| *n >= 0).ok_or_else(|| {
-            SdkError::config(format!(
-                "{W}: field \"max_rounds\" must be a non-negative integer (0 = unlimited)"
-            ))
-        })?),
-    };
-    let record = opt_str(W, map, "record")?.map(|r| std::path::Path::new(&cwd).join(r));
+    let record = doc
+        .record
+        .as_ref()
+        .map(|r| std::path::Path::new(&cwd).join(r));
     if let Some(Value::Object(servers)) = map.field("mcp_servers") {
         for (name, server) in servers {
             if let Value::Object(s) = server {
@@ -453,28 +357,32 @@ pub fn parse_session_map(map: &Map<String, Value>) -> SdkResult<SessionConfig> {
     }
     let mcp_servers = super::mcp::config::parse_servers(map.field("mcp_servers"), &cwd)
         .map_err(|e| SdkError::config(format!("{W}: {e}")))?;
+    if let Some(id) = &doc.session_id {
+        // It may become a file name (`<session_dir>/<id>.json`).
+        crate::session::check_session_id(id).map_err(|e| SdkError::config(format!("{W}: {e}")))?;
+    }
     Ok(SessionConfig {
         mcp_servers,
         provider,
-        system_prompt: opt_str(W, map, "system_prompt")?,
+        system_prompt: doc.system_prompt.clone(),
         cwd,
         cwd_is_canonical,
-        tools,
-        permission_mode: parse_mode(W, map)?.unwrap_or_default(),
+        tools: doc.tools.clone(),
+        permission_mode: doc.permission_mode.map(mode_of).unwrap_or_default(),
         permissions,
         hooks,
-        max_rounds,
-        delivery: parse_delivery(W, map)?.unwrap_or(Delivery::Thread),
-        settings,
-        session_id: opt_session_id(W, map)?,
-        persist: opt_bool(W, map, "persist")?,
-        replay_events: opt_bool(W, map, "replay_events")?,
-        request_timeout_ms: opt_u64(W, map, "request_timeout_ms")?,
-        name: opt_str(W, map, "name")?,
-        auto_compact_threshold: compaction::parse_threshold(W, map)?,
-        compact_instructions: opt_str(W, map, "compact_instructions")?,
+        max_rounds: doc.max_rounds.and_then(|n| i64::try_from(n).ok()),
+        delivery: doc.delivery.map_or(Delivery::Thread, delivery_of),
+        settings: settings.into(),
+        session_id: doc.session_id.clone(),
+        persist: doc.persist.unwrap_or(false),
+        replay_events: doc.replay_events.unwrap_or(false),
+        request_timeout_ms: doc.request_timeout_ms,
+        name: doc.name.clone(),
+        auto_compact_threshold: compaction::threshold(doc.auto_compact_threshold),
+        compact_instructions: doc.compact_instructions.clone(),
         transcript,
-        params: params::SessionParams::parse(W, map)?,
+        params: params::SessionParams::parse(W, &doc, map)?,
         tool_config: match map.field("tool_config") {
             None | Some(Value::Null) => None,
             Some(v) => Some(std::sync::Arc::new(
@@ -482,14 +390,11 @@ pub fn parse_session_map(map: &Map<String, Value>) -> SdkResult<SessionConfig> {
                     .map_err(|e| SdkError::config(format!("{W}: field \"tool_config\": {e}")))?,
             )),
         },
-        mode_given: !matches!(map.field("permission_mode"), None | Some(Value::Null)),
-        auto_compact_given: !matches!(
-            map.field("auto_compact_threshold"),
-            None | Some(Value::Null)
-        ),
-        call: CallSettings::parse(W, map)?,
-        host_io: opt_bool(W, map, "host_io")?,
-        budget: session_budget::parse_budget(map, &model)?,
+        mode_given: doc.permission_mode.is_some(),
+        auto_compact_given: doc.auto_compact_threshold.is_some(),
+        call: CallSettings::parse(W, &doc, map)?,
+        host_io: doc.host_io.unwrap_or(false),
+        budget: session_budget::parse_budget(doc.budget.as_ref(), &model)?,
         record,
         model,
     })

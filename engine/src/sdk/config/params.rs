@@ -6,7 +6,9 @@ use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
 
+use crate::sdk::config::document::{SessionDocument, SystemPromptModeName};
 use crate::sdk::config::fields::Fields;
+use crate::sdk::config::read::must_be;
 use crate::sdk::error::{SdkError, SdkResult};
 use crate::sdk::project::system_prompt::PromptInputs;
 
@@ -36,76 +38,37 @@ pub struct SessionParams {
     pub agents: super::agents::SessionAgents,
 }
 
-fn positive(what: &str, key: &str, v: &Value) -> SdkResult<u64> {
-    v.as_u64().filter(|n| *n > 0).ok_or_else(|| {
-        SdkError::config(format!(
-            "{what}: field \"{key}\" must be a positive integer"
-        ))
-    })
-}
-
-fn u32_of(what: &str, key: &str, v: &Value) -> SdkResult<u32> {
-    u32::try_from(positive(what, key, v)?)
-        .map_err(|_| SdkError::config(format!("{what}: field \"{key}\" is too large")))
-}
-
 impl SessionParams {
-    /// Parses the fields from a session document.
-    pub fn parse(what: &str, map: &Map<String, Value>) -> SdkResult<Self> {
-        let get = |k: &str| map.field(k).filter(|v| !v.is_null());
-        let mut p = SessionParams::default();
-        if let Some(v) = get("system_prompt_mode") {
-            p.system_prompt_replace = match v.as_str() {
-                Some("append") => false,
-                Some("replace") => true,
-                _ => {
-                    return Err(SdkError::config(format!(
-                        "{what}: field \"system_prompt_mode\" must be \"append\" or \"replace\""
-                    )))
-                }
-            };
-        }
-        if let Some(v) = get("language") {
-            p.language = Some(v.as_str().map(str::to_string).ok_or_else(|| {
-                SdkError::config(format!("{what}: field \"language\" must be a string"))
+    /// Takes the fields from a session document (`commands` and `agents` from its raw `map`).
+    pub fn parse(what: &str, doc: &SessionDocument, map: &Map<String, Value>) -> SdkResult<Self> {
+        let mut p = SessionParams {
+            system_prompt_replace: matches!(
+                doc.system_prompt_mode,
+                Some(SystemPromptModeName::Replace)
+            ),
+            language: doc.language.clone(),
+            native_web_search: doc.native_web_search.unwrap_or(false),
+            team: doc.team.unwrap_or(false),
+            ..SessionParams::default()
+        };
+        if let Some(t) = &doc.thinking {
+            if t.budget_tokens == 0 {
+                return Err(must_be(
+                    what,
+                    "thinking.budget_tokens",
+                    "a positive integer",
+                ));
+            }
+            p.thinking_budget = Some(u32::try_from(t.budget_tokens).map_err(|_| {
+                SdkError::config(format!(
+                    "{what}: field \"thinking.budget_tokens\" is too large"
+                ))
             })?);
         }
-        if let Some(v) = get("thinking") {
-            if let Value::Object(t) = v {
-                crate::sdk::config::check_strict(
-                    &format!("{what}: field \"thinking\""),
-                    t,
-                    crate::sdk::config::document::keys::<
-                        crate::sdk::config::document::ThinkingDocument,
-                    >(),
-                )?;
-            }
-            let b = v
-                .get("budget_tokens")
-                .filter(|_| v.is_object())
-                .ok_or_else(|| {
-                    SdkError::config(format!(
-                        "{what}: field \"thinking\" must be {{\"budget_tokens\": N}}"
-                    ))
-                })?;
-            p.thinking_budget = Some(u32_of(what, "thinking.budget_tokens", b)?);
-        }
-        if let Some(v) = get("commands") {
+        if let Some(v) = map.field("commands").filter(|v| !v.is_null()) {
             p.commands = Arc::new(super::host_commands::parse(what, v)?);
         }
-        if let Some(v) = get("native_web_search") {
-            p.native_web_search = v.as_bool().ok_or_else(|| {
-                SdkError::config(format!(
-                    "{what}: field \"native_web_search\" must be true or false"
-                ))
-            })?;
-        }
         p.agents.parse(what, map)?;
-        if let Some(v) = get("team") {
-            p.team = v.as_bool().ok_or_else(|| {
-                SdkError::config(format!("{what}: field \"team\" must be true or false"))
-            })?;
-        }
         Ok(p)
     }
 

@@ -4,60 +4,29 @@
 
 use std::sync::Arc;
 
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 use crate::core::budget::{usd, Budget, BudgetExceeded, BudgetLimits, BudgetSpent};
 use crate::core::models::model_price;
-use crate::sdk::config::fields::Fields;
+use crate::sdk::config::document::BudgetDocument;
 use crate::sdk::config::SessionConfig;
 use crate::sdk::error::{SdkError, SdkResult};
 
-/// Parses `"budget"`: every limit a non-negative number; `max_cost_usd` needs the model's price,
-/// which the model table does not know for `model` (refused, naming it).
-pub fn parse_budget(map: &Map<String, Value>, model: &str) -> SdkResult<Option<BudgetLimits>> {
-    const W: &str = "session config: field \"budget\"";
-    let obj = match map.field("budget") {
-        None | Some(Value::Null) => return Ok(None),
-        Some(Value::Object(o)) => o,
-        Some(_) => return Err(SdkError::config(format!("{W} must be an object"))),
-    };
-    crate::sdk::config::check_strict(
-        W,
-        obj,
-        crate::sdk::config::document::keys::<crate::sdk::config::document::BudgetDocument>(),
-    )?;
-    let num = |key: &str| -> SdkResult<Option<u64>> {
-        match obj.get(key) {
-            None | Some(Value::Null) => Ok(None),
-            Some(v) => v.as_u64().map(Some).ok_or_else(|| {
-                SdkError::config(format!(
-                    "{W}: \"{key}\" must be a non-negative integer, got {v}"
-                ))
-            }),
-        }
-    };
-    let max_cost_usd = match obj.get("max_cost_usd") {
-        None | Some(Value::Null) => None,
-        Some(v) => match v.as_f64().filter(|f| *f >= 0.0 && f.is_finite()) {
-            None => {
-                return Err(SdkError::config(format!(
-                    "{W}: \"max_cost_usd\" must be a non-negative number, got {v}"
-                )))
-            }
-            Some(_) if model_price(model).is_none() => {
-                return Err(SdkError::config(format!(
-                    "{W}: \"max_cost_usd\" needs the price of model \"{model}\", which the model table does not know"
-                )))
-            }
-            f => f,
-        },
-    };
+/// The limits of `"budget"` (checked by [`super::read`]); `max_cost_usd` needs the model's
+/// price, which the model table does not know for `model` (refused, naming it).
+pub fn parse_budget(b: Option<&BudgetDocument>, model: &str) -> SdkResult<Option<BudgetLimits>> {
+    let Some(b) = b else { return Ok(None) };
+    if b.max_cost_usd.is_some() && model_price(model).is_none() {
+        return Err(SdkError::config(format!(
+            "session config: field \"budget\": \"max_cost_usd\" needs the price of model \"{model}\", which the model table does not know"
+        )));
+    }
     Ok(Some(BudgetLimits {
-        max_total_tokens: num("max_total_tokens")?,
-        max_cost_usd,
-        max_wall_ms: num("max_wall_ms")?,
-        max_tool_calls: num("max_tool_calls")?,
-        max_model_calls: num("max_model_calls")?,
+        max_total_tokens: b.max_total_tokens,
+        max_cost_usd: b.max_cost_usd,
+        max_wall_ms: b.max_wall_ms,
+        max_tool_calls: b.max_tool_calls,
+        max_model_calls: b.max_model_calls,
     }))
 }
 
@@ -110,8 +79,14 @@ pub fn exceeded_event(e: &BudgetExceeded) -> Value {
 mod tests {
     use super::*;
 
+    fn parse_for(v: Value, model: &str) -> SdkResult<Option<BudgetLimits>> {
+        let doc =
+            crate::sdk::config::read::session_document("session config", v.as_object().unwrap())?;
+        parse_budget(doc.budget.as_ref(), model)
+    }
+
     fn parse(v: Value) -> SdkResult<Option<BudgetLimits>> {
-        parse_budget(v.as_object().unwrap(), "m")
+        parse_for(v, "m")
     }
 
     #[test]
@@ -132,14 +107,9 @@ mod tests {
             "{}",
             e.message
         );
-        let ok = parse_budget(
-            json!({"budget": {"max_cost_usd": 0.5}})
-                .as_object()
-                .unwrap(),
-            "claude-haiku-4-5",
-        )
-        .unwrap()
-        .unwrap();
+        let ok = parse_for(json!({"budget": {"max_cost_usd": 0.5}}), "claude-haiku-4-5")
+            .unwrap()
+            .unwrap();
         assert_eq!(ok.max_cost_usd, Some(0.5));
         let e = parse(json!({"budget": {"max_cost_usd": -1}})).unwrap_err();
         assert!(e

@@ -9,6 +9,7 @@ use serde_json::{json, Map, Value};
 
 use crate::core::history::HistoryEntry;
 use crate::core::message::Message;
+use crate::sdk::config::document::SessionDocument;
 use crate::sdk::config::{
     check_strict, parse_object, parse_session_map, session_keys, SessionConfig,
 };
@@ -21,61 +22,12 @@ use crate::session::store;
 
 pub use crate::session::store::list::SNAPSHOT_KIND;
 
-/// Session fields of a config that a snapshot keeps.
+/// Session fields of a config that a snapshot keeps (its [`SessionDocument`]).
 fn config_fields(c: &SessionConfig) -> Map<String, Value> {
-    let mut m = Map::new();
-    m.insert("provider".into(), json!(c.provider));
-    m.insert("model".into(), json!(c.model));
-    if let Some(s) = &c.system_prompt {
-        m.insert("system_prompt".into(), json!(s));
+    match serde_json::to_value(SessionDocument::from(c)) {
+        Ok(Value::Object(m)) => m,
+        _ => Map::new(),
     }
-    m.insert("cwd".into(), json!(c.cwd));
-    if let Some(t) = &c.tools {
-        m.insert("tools".into(), json!(t));
-    }
-    m.insert("permission_mode".into(), json!(c.permission_mode.as_str()));
-    m.insert("permissions".into(), json!(c.permissions));
-    if let Some(r) = c.max_rounds {
-        m.insert("max_rounds".into(), json!(r));
-    }
-    m.insert("delivery".into(), json!(c.delivery.as_str()));
-    if let Some(n) = &c.name {
-        m.insert("name".into(), json!(n));
-    }
-    if let Some(h) = &c.hooks {
-        m.insert("hooks".into(), h.clone());
-    }
-    if c.persist {
-        m.insert("persist".into(), json!(true));
-    }
-    m.insert(
-        "auto_compact_threshold".into(),
-        c.auto_compact_threshold.map_or(json!(false), |t| json!(t)),
-    );
-    if let Some(i) = &c.compact_instructions {
-        m.insert("compact_instructions".into(), json!(i));
-    }
-    if let Some(t) = &c.transcript {
-        m.insert("transcript".into(), json!(t));
-    }
-    if c.settings != "none" {
-        m.insert("settings".into(), json!(c.settings));
-    }
-    c.params.to_fields(&mut m);
-    if let Some(t) = &c.tool_config {
-        m.insert("tool_config".into(), json!(t.as_ref()));
-    }
-    if c.host_io {
-        m.insert("host_io".into(), json!(true));
-    }
-    if let Some(b) = &c.budget {
-        m.insert("budget".into(), json!(b));
-    }
-    if let Some(r) = &c.record {
-        m.insert("record".into(), json!(r));
-    }
-    c.call.write(&mut m);
-    m
 }
 
 /// The snapshot document of a session.
@@ -284,4 +236,36 @@ pub fn resume(
     let (cfg, restore) = parse_resume(&shared, resume_json)?;
     let ca = can_answer(&cfg);
     InteractiveSession::new(shared, cfg, sink, ca, Some(restore))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn a_saved_config_reads_back_to_the_same_document() {
+        let doc = serde_json::json!({"provider":"p","model":"claude-haiku-4-5","system_prompt":"sp","cwd":"/tmp",
+          "tools":["Read","Agent"],"permission_mode":"acceptEdits","permissions":{"allow":["Read"],"deny":["Bash(rm *)"]},
+          "hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"true"}]}]},
+          "max_rounds":7,"delivery":"pull","settings":"none","session_id":"abc","persist":true,"replay_events":true,
+          "request_timeout_ms":5,"name":"nm","auto_compact_threshold":0.5,"compact_instructions":"ci","transcript":"logs",
+          "system_prompt_mode":"replace","language":"fr","thinking":{"budget_tokens":1000},
+          "tool_config":{"limits":{"maxOutputChars":1000},"env":{"A":"b"}},
+          "native_web_search":true,"host_io":true,"budget":{"max_total_tokens":10,"max_cost_usd":0.5},
+          "record":"rec.jsonl","commands":[{"name":"deploy","description":"d","argument_hint":"<env>"},{"name":"x","description":"y"}],
+          "agents":{"rev":{"description":"r","prompt":"p","tools":["Read"],"model":"m"}},"team":true,
+          "temperature":0.7,"max_tokens":100,"context_window":5000,"tool_choice":{"name":"Read"}});
+        let c = parse_session_map(doc.as_object().unwrap()).unwrap();
+        let new = config_fields(&c);
+        let old = config_fields(&parse_session_map(&new).unwrap());
+        assert_eq!(Value::Object(new), Value::Object(old));
+        for doc in [
+            serde_json::json!({"provider":"p","model":"m","auto_compact_threshold":false,"settings":"project","tool_choice":"auto"}),
+            serde_json::json!({"provider":"p","model":"m","transcript":true}),
+        ] {
+            let c = parse_session_map(doc.as_object().unwrap()).unwrap();
+            let new = config_fields(&c);
+            let old = config_fields(&parse_session_map(&new).unwrap());
+            assert_eq!(Value::Object(new), Value::Object(old));
+        }
+    }
 }
