@@ -8,6 +8,7 @@ mod engine_batch;
 mod engine_context;
 mod engine_events;
 mod engine_loop;
+mod engine_loop_tools;
 mod engine_stops;
 mod fake_server_invariants;
 mod fault_matrix;
