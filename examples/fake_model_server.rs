@@ -1,4 +1,4 @@
-//! The project's fake model server (`tests/support/fake_server.rs`) as a small program, so the
+//! The project's fake model server (`tests/support/fake_server/`) as a small program, so the
 //! Go, C# and Swift binding tests run against the same wire formats as the Rust and C tests.
 //!
 //! ```sh

@@ -7,7 +7,7 @@ pub(crate) mod fake_http;
 #[path = "../../tests/support/fake_reply.rs"]
 pub(crate) mod fake_reply;
 #[allow(dead_code)]
-#[path = "../../tests/support/fake_server.rs"]
+#[path = "../../tests/support/fake_server/mod.rs"]
 pub(crate) mod fake_server;
 #[allow(dead_code)]
 #[path = "../../tests/support/fake_wire.rs"]
