@@ -113,12 +113,7 @@ impl InteractiveSession {
         subagent::assemble(&mut cfg, &assembly::env_of(&shared));
         let parent_cell: subagent::ParentCell = Default::default();
         let tool_env = assembly::tool_env(&shared, &cfg, settings.as_ref());
-        let provider = if cfg.provider.is_empty() {
-            crate::sdk::settings::provider::make(&shared, settings.as_ref())?
-        } else {
-            shared.make_provider(&cfg.provider)?
-        };
-        let provider = crate::sdk::persistence::record::wrap(provider, &cfg)?;
+        let provider = session_provider(&shared, &cfg, settings.as_ref())?;
         let restore = restore.unwrap_or_default();
         let session_id = cfg
             .session_id
@@ -169,26 +164,18 @@ impl InteractiveSession {
             }),
             cond: Condvar::new(),
         });
-        let hooks = match &cfg.hooks {
-            None => HooksConfig::default(),
-            Some(v) => HooksConfig::from_json(v)
-                .map_err(|e| SdkError::config(format!("session config: field \"hooks\": {e}")))?,
-        };
+        let hooks = session_hooks(&cfg)?;
         let approval = Arc::new(HostApproval {
             link: link.clone(),
             enforcer: OnceLock::new(),
         });
         let host_hooks: Arc<dyn HookExecutor> = Arc::new(HostHookExecutor { link: link.clone() });
         let mut so = SessionOptions::in_dir(provider, cfg.model.clone(), PathBuf::from(&cfg.cwd));
-        so.system_message = assembly::system_message(&cfg);
+        apply_config(&mut so, &cfg);
         if let Some(st) = &settings {
             so.hook_env = st.env.clone();
         }
         so.tools = tools;
-        so.virtual_cwd = cfg.host_io;
-        so.cwd_is_canonical = cfg.cwd_is_canonical;
-        so.permission_mode = cfg.permission_mode;
-        so.permissions = cfg.permissions.clone();
         so.hooks = hooks;
         let agent_hooks = Arc::new(subagent::hook::AgentHookExecutor::new(
             cfg.params.agents.all.clone(),
@@ -198,27 +185,11 @@ impl InteractiveSession {
         so.http_client = Some(shared.http().clone());
         so.approval_handler = Some(approval.clone() as Arc<dyn ApprovalHandler>);
         so.observer = Some(core.clone() as Arc<dyn SessionObserver>);
-        so.max_turns = cfg.max_rounds;
-        so.context_max_tokens = cfg.call.context_window;
-        so.tool_choice = cfg.call.tool_choice.clone().unwrap_or_default();
         so.provider_timeout_ms = Some(PROVIDER_IDLE_TIMEOUT_MS);
         so.session_id = Some(session_id.clone());
         so.history = Some(ConversationStore::from_entries(restore.conversation));
-        so.auto_compact_threshold = cfg.auto_compact_threshold;
         so.budget = budget.clone();
         so.conversation_id = Some(session_id.clone());
-        so.temperature = cfg.call.temperature;
-        so.max_tokens = cfg.call.max_tokens;
-        so.thinking_budget = cfg.params.thinking_budget;
-        so.native_web_search = cfg.params.native_web_search;
-        so.compact_instructions =
-            crate::sdk::config::compaction::given(cfg.compact_instructions.as_deref());
-        if so.compact_instructions.is_none() {
-            let cwd = so.cwd.clone();
-            so.compact_instructions_source = Some(Arc::new(move || {
-                crate::sdk::config::compaction::from_claude_md(&cwd)
-            }));
-        }
         let session =
             Session::new(so).map_err(|e| SdkError::robota(ErrorCode::InvalidConfig, &e))?;
         let _ = approval.enforcer.set(Arc::downgrade(session.enforcer()));
@@ -252,5 +223,55 @@ impl InteractiveSession {
         let weak: std::sync::Weak<dyn subagent::Parent> = Arc::downgrade(&inner) as _;
         let _ = parent_cell.set(weak);
         Ok(InteractiveSession { inner })
+    }
+}
+
+/// The session's provider: the named profile, or the settings' provider when the session JSON
+/// names none; wrapped in a recorder when `record` is set.
+fn session_provider(
+    shared: &Arc<RuntimeShared>,
+    cfg: &SessionConfig,
+    settings: Option<&crate::sdk::settings::Settings>,
+) -> SdkResult<Arc<dyn crate::core::provider::Provider>> {
+    let provider = if cfg.provider.is_empty() {
+        crate::sdk::settings::provider::make(shared, settings)?
+    } else {
+        shared.make_provider(&cfg.provider)?
+    };
+    crate::sdk::persistence::record::wrap(provider, cfg)
+}
+
+/// The session JSON's `hooks` as the engine's hook configuration.
+fn session_hooks(cfg: &SessionConfig) -> SdkResult<HooksConfig> {
+    match &cfg.hooks {
+        None => Ok(HooksConfig::default()),
+        Some(v) => HooksConfig::from_json(v)
+            .map_err(|e| SdkError::config(format!("session config: field \"hooks\": {e}"))),
+    }
+}
+
+/// The session options that come straight from the session's config: system message, working
+/// directory, permissions, round cap, model-call settings and compaction.
+fn apply_config(so: &mut SessionOptions, cfg: &SessionConfig) {
+    so.system_message = assembly::system_message(cfg);
+    so.virtual_cwd = cfg.host_io;
+    so.cwd_is_canonical = cfg.cwd_is_canonical;
+    so.permission_mode = cfg.permission_mode;
+    so.permissions = cfg.permissions.clone();
+    so.max_turns = cfg.max_rounds;
+    so.context_max_tokens = cfg.call.context_window;
+    so.tool_choice = cfg.call.tool_choice.clone().unwrap_or_default();
+    so.auto_compact_threshold = cfg.auto_compact_threshold;
+    so.temperature = cfg.call.temperature;
+    so.max_tokens = cfg.call.max_tokens;
+    so.thinking_budget = cfg.params.thinking_budget;
+    so.native_web_search = cfg.params.native_web_search;
+    so.compact_instructions =
+        crate::sdk::config::compaction::given(cfg.compact_instructions.as_deref());
+    if so.compact_instructions.is_none() {
+        let cwd = so.cwd.clone();
+        so.compact_instructions_source = Some(Arc::new(move || {
+            crate::sdk::config::compaction::from_claude_md(&cwd)
+        }));
     }
 }
