@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 
 use crate::core::permissions::PermissionMode;
 use crate::core::util::format_thousands;
-pub use crate::sdk::config::host_commands::BUILTIN_COMMANDS as COMMANDS;
+use crate::sdk::config::host_commands::BUILTIN_COMMANDS;
 use crate::sdk::error::{ErrorCode, SdkError, SdkResult};
 use crate::sdk::interactive::InteractiveSession;
 
@@ -21,7 +21,7 @@ fn result(message: impl Into<String>, success: bool, data: Option<Value>) -> Val
 /// The `help` text.
 pub fn help_text() -> String {
     let mut out = String::from("Available commands:");
-    for (name, desc) in COMMANDS {
+    for (name, desc) in BUILTIN_COMMANDS {
         out.push_str(&format!("\n  {name} — {desc}"));
     }
     out

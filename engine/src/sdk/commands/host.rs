@@ -13,7 +13,7 @@ use std::sync::Arc;
 use serde_json::{json, Map, Value};
 use tokio_util::sync::CancellationToken;
 
-pub use crate::sdk::config::host_commands::{parse, to_json, HostCommand};
+use crate::sdk::config::host_commands::HostCommand;
 use crate::sdk::error::{ErrorCode, SdkError, SdkResult};
 use crate::sdk::events;
 use crate::sdk::host::pending::{Answer, PendingKind};

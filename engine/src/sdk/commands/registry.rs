@@ -7,15 +7,16 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use crate::sdk::commands::builtin::COMMANDS;
-use crate::sdk::commands::skills::{self, Skill, FORK_UNAVAILABLE};
+use crate::sdk::commands::skills::{self, FORK_UNAVAILABLE};
+use crate::sdk::config::host_commands::BUILTIN_COMMANDS;
+use crate::sdk::config::skill::Skill;
 use crate::sdk::error::{ErrorCode, SdkError, SdkResult};
 use crate::sdk::interactive::{InteractiveSession, TurnInput};
 
 /// `[{"name","description","argument_hint"?,"source"}]`: built-ins, then host commands
 /// (`"source":"host"`), then user-invocable skills.
 pub fn list(s: &InteractiveSession) -> Vec<Value> {
-    let mut out: Vec<Value> = COMMANDS
+    let mut out: Vec<Value> = BUILTIN_COMMANDS
         .iter()
         .map(|(usage, desc)| {
             let mut parts = usage.splitn(2, ' ');

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::core::shell::{run_shell_blocking, ShellCommand, ShellEnd};
-pub use crate::sdk::config::skill::Skill;
+use crate::sdk::config::skill::Skill;
 
 /// Timeout of a `` !`cmd` `` substitution.
 pub const SHELL_TIMEOUT: Duration = Duration::from_secs(5);

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use crate::sdk::commands::skills::{base_name, entries};
-pub use crate::sdk::config::agents::{expand_model, parse_session_agents, to_json, AgentDef};
+use crate::sdk::config::agents::{expand_model, AgentDef};
 
 /// Built-in `general-purpose` prompt.
 pub const GENERAL_PURPOSE_PROMPT: &str = "You are a general-purpose agent. Do exactly the task you were delegated, nothing more and nothing less. Prefer the most precise tool for each step (Read, Grep and Glob over Bash for files and searches). When you are done, report what you did and what you found concisely. If something blocks you, stop and explain the blocker instead of guessing.";

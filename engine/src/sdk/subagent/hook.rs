@@ -13,9 +13,10 @@ use tokio_util::sync::CancellationToken;
 
 use super::runner::{run_child, ChildSpec};
 use super::tool::DEFAULT_AGENT_TYPE;
-use super::{parent_of, AgentDef, ParentCell};
+use super::{parent_of, ParentCell};
 use crate::core::hooks::verdict::{self, RESPOND_WITH_JSON};
 use crate::core::hooks::{HookDefinition, HookExecutor, HookResult};
+use crate::sdk::config::agents::AgentDef;
 
 /// Default `timeout` of an agent hook (seconds).
 pub const DEFAULT_TIMEOUT_S: f64 = 60.0;

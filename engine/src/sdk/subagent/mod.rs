@@ -27,10 +27,8 @@ use async_trait::async_trait;
 use serde_json::{Map, Value};
 
 use crate::core::hooks::{HookEvent, HookRunOutcome};
-pub use crate::sdk::config::agents::SessionAgents;
 use crate::sdk::config::SessionConfig;
 use crate::sdk::host::tools::SessionLink;
-pub use defs::AgentDef;
 
 /// Deepest nesting: a session of this depth never gets the `Agent` tool.
 pub const MAX_DEPTH: u32 = 2;

@@ -9,10 +9,11 @@ use serde_json::{json, Map, Value};
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
-use super::{AgentDef, Parent, AGENT_TOOL, MAX_DEPTH};
+use super::{Parent, AGENT_TOOL, MAX_DEPTH};
 use crate::core::execution::INTERRUPTED_TOOL_ERROR;
 use crate::core::hooks::HookEvent;
 use crate::core::util::prefixed_id;
+use crate::sdk::config::agents::AgentDef;
 use crate::sdk::config::SessionConfig;
 use crate::sdk::events::{self, Event, EventSink};
 use crate::sdk::host::tools::SessionLink;

@@ -10,8 +10,9 @@ use async_trait::async_trait;
 use serde_json::{json, Value};
 
 use super::runner::{run_child, ChildSpec};
-use super::{parent_of, AgentDef, ParentCell, AGENT_TOOL};
+use super::{parent_of, ParentCell, AGENT_TOOL};
 use crate::core::tool::{Tool, ToolContext, ToolResult};
+use crate::sdk::config::agents::AgentDef;
 use crate::sdk::events;
 
 /// The default `subagent_type`.
@@ -95,7 +96,7 @@ impl Tool for AgentTool {
         let model = args
             .get("model")
             .and_then(Value::as_str)
-            .map(super::defs::expand_model);
+            .map(crate::sdk::config::agents::expand_model);
         let spec = ChildSpec {
             def: def.clone(),
             prompt,
