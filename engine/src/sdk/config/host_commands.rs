@@ -1,8 +1,10 @@
 //! The session JSON's `"commands"` (host-registered commands; the `commands` folder runs them):
 //! the document's form, and the built-in names they may not take.
 
+use serde::Deserialize;
 use serde_json::{json, Value};
 
+use super::document::CommandDocument;
 use crate::sdk::error::{SdkError, SdkResult};
 
 /// Commands and their one-line descriptions, in `help` order.
@@ -40,26 +42,38 @@ pub struct HostCommand {
     pub argument_hint: Option<String>,
 }
 
-/// Parses the session JSON's `commands`.
-pub fn parse(what: &str, v: &Value) -> SdkResult<Vec<HostCommand>> {
+/// The session JSON's `commands` as their documents: an array of objects with no unknown keys
+/// that deserialize into [`CommandDocument`].
+pub fn documents(what: &str, v: &Value) -> SdkResult<Vec<CommandDocument>> {
     let shape = || {
         SdkError::config(format!(
             "{what}: field \"commands\" must be an array of {{\"name\",\"description\",\"argument_hint\"?}}"
         ))
     };
     let items = v.as_array().ok_or_else(shape)?;
-    let mut out: Vec<HostCommand> = Vec::with_capacity(items.len());
-    for item in items {
-        let m = item.as_object().ok_or_else(shape)?;
-        crate::sdk::config::check_strict(
-            &format!("{what}: field \"commands\""),
-            m,
-            super::document::keys::<super::document::CommandDocument>(),
-        )?;
-        let text = |k: &str| m.get(k).and_then(Value::as_str).map(str::to_string);
-        let (Some(name), Some(description)) = (text("name"), text("description")) else {
-            return Err(shape());
-        };
+    items
+        .iter()
+        .map(|item| {
+            let m = item.as_object().ok_or_else(shape)?;
+            crate::sdk::config::check_strict(
+                &format!("{what}: field \"commands\""),
+                m,
+                super::document::keys::<CommandDocument>(),
+            )?;
+            CommandDocument::deserialize(item).map_err(|_| shape())
+        })
+        .collect()
+}
+
+/// The commands of the documents, refusing invalid and taken names.
+pub fn parse(what: &str, docs: Vec<CommandDocument>) -> SdkResult<Vec<HostCommand>> {
+    let mut out: Vec<HostCommand> = Vec::with_capacity(docs.len());
+    for CommandDocument {
+        name,
+        description,
+        argument_hint,
+    } in docs
+    {
         let valid = !name.is_empty()
             && name
                 .chars()
@@ -74,11 +88,6 @@ pub fn parse(what: &str, v: &Value) -> SdkResult<Vec<HostCommand>> {
                 "{what}: command \"{name}\" is already defined (built-in commands and earlier entries keep their names)"
             )));
         }
-        let argument_hint = match m.get("argument_hint") {
-            None | Some(Value::Null) => None,
-            Some(Value::String(h)) => Some(h.clone()),
-            Some(_) => return Err(shape()),
-        };
         out.push(HostCommand {
             name,
             description,

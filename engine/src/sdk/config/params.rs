@@ -66,7 +66,8 @@ impl SessionParams {
             })?);
         }
         if let Some(v) = map.field("commands").filter(|v| !v.is_null()) {
-            p.commands = Arc::new(super::host_commands::parse(what, v)?);
+            let docs = super::host_commands::documents(what, v)?;
+            p.commands = Arc::new(super::host_commands::parse(what, docs)?);
         }
         p.agents.parse(what, map)?;
         Ok(p)
