@@ -1,7 +1,9 @@
 //! Reading the typed documents ([`RuntimeDocument`], [`SessionDocument`]) from a JSON object
 //! field by field, so that a value of the wrong type is refused with the message that names its
-//! field. Fields the parser passes on raw (`hooks`, `mcp_servers`, `agents`, `commands`,
-//! `tool_config`, `tool_choice`, provider profiles' `headers` and kind keys) stay unset here.
+//! field. Fields read elsewhere stay unset here: `commands` (a list of `CommandDocument`,
+//! [`super::host_commands::documents`]), and those still parsed from the raw value by their own
+//! modules (`hooks`, `mcp_servers`, `agents`, `tool_config`, `tool_choice`, provider profiles'
+//! `headers` and kind keys).
 
 use std::collections::BTreeMap;
 
