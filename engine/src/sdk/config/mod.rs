@@ -251,14 +251,6 @@ fn delivery_of(name: DeliveryName) -> Delivery {
     }
 }
 
-/// Parses a delivery name.
-pub fn parse_delivery(what: &str, map: &Map<String, Value>) -> SdkResult<Option<Delivery>> {
-    Ok(read::name(what, map, "delivery", |s| {
-        format!("must be \"thread\", \"inline\", \"pump\" or \"pull\", got \"{s}\"")
-    })?
-    .map(delivery_of))
-}
-
 /// The permission mode of a `permission_mode` name.
 fn mode_of(name: PermissionModeName) -> PermissionMode {
     match name {
@@ -267,14 +259,6 @@ fn mode_of(name: PermissionModeName) -> PermissionMode {
         PermissionModeName::AcceptEdits => PermissionMode::AcceptEdits,
         PermissionModeName::BypassPermissions => PermissionMode::BypassPermissions,
     }
-}
-
-/// Parses a permission mode field.
-pub fn parse_mode(what: &str, map: &Map<String, Value>) -> SdkResult<Option<PermissionMode>> {
-    Ok(read::name(what, map, "permission_mode", |s| {
-        format!("must be one of plan, default, acceptEdits, bypassPermissions; got \"{s}\"")
-    })?
-    .map(mode_of))
 }
 
 /// Parses a session document already decoded to an object.
