@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "robota.h"
+#include <robota.h>
 
 static robota_runtime *g_rt;
 static volatile sig_atomic_t g_interrupt;

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "robota.h"
+#include <robota.h>
 
 static robota_runtime *g_rt;
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "robota.h"
+#include <robota.h>
 
 static uint64_t field(const char *json, const char *key) {
     const char *p = strstr(json, key);

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "robota.h"
+#include <robota.h>
 
 typedef struct {
     int frame;

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "robota.h"
+#include <robota.h>
 
 #define MAX_FILES 16
 static char *g_path[MAX_FILES], *g_data[MAX_FILES];

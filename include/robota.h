@@ -388,7 +388,7 @@ robota_status robota_host_io_complete(robota_runtime *rt, uint64_t io_id, const 
 uint32_t robota_abi_version(void);
 
 /**
- * The library version (e.g. `"0.1.0"`). Static; never free it.
+ * The library version (e.g. `"1.1.0"`; major.minor is the ABI version). Static; never free it.
  */
 const char *robota_version(void);
 
