@@ -134,6 +134,54 @@ fn subagent_start_and_stop_hooks_fire_around_the_child() {
 }
 
 #[test]
+fn a_failed_child_is_a_sub_agent_error_and_its_hooks_get_the_transcript_and_reason() {
+    let server = FakeServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("hooks.log");
+    let cmd = format!("cat >> '{}'; echo >> '{}'", log.display(), log.display());
+    let hook = json!([{"matcher": "", "hooks": [{"type": "command", "command": cmd}]}]);
+    let rt = runtime(&server, json!({}));
+    let mut p = Parent::open(
+        &rt,
+        json!({"cwd": dir.path(), "tools": ["Agent"], "transcript": "logs",
+               "hooks": {"SubagentStart": hook, "SubagentStop": hook}}),
+    );
+    server.enqueue(call("call_1", "Agent", json!({"prompt": "look"})));
+    server.enqueue(Reply::error(
+        400,
+        r#"{"error":{"message":"bad child request"}}"#,
+    ));
+    server.enqueue(text("ok"));
+    p.turn("go");
+    let reqs = server.requests();
+    let reason = "Provider Error (p): p (openai) returned HTTP 400: bad child request";
+    assert_eq!(
+        tool_result(&reqs.last().unwrap().body, "call_1"),
+        format!("Error: Sub-agent error: {reason}")
+    );
+    let agent_id = p.sub()[0]["agent_id"].as_str().unwrap().to_string();
+    let sid = p.session.session_id().to_string();
+    let cwd = dir.path().to_str().unwrap();
+    let transcript = format!("{cwd}/logs/{sid}/subagents/{agent_id}.jsonl");
+    let env = json!({"CLAUDE_PROJECT_DIR": cwd, "CLAUDE_SESSION_ID": sid,
+                     "ROBOTA_AGENT_ID": agent_id, "ROBOTA_AGENT_TYPE": "general-purpose"});
+    let start = json!({"session_id": sid, "cwd": cwd, "hook_event_name": "SubagentStart",
+                       "permission_mode": "bypassPermissions", "agent_id": agent_id,
+                       "agent_type": "general-purpose", "env": env,
+                       "agent_transcript_path": transcript});
+    let stop = json!({"session_id": sid, "cwd": cwd, "hook_event_name": "SubagentStop",
+                      "permission_mode": "bypassPermissions", "agent_id": agent_id,
+                      "agent_type": "general-purpose", "stop_hook_active": false,
+                      "last_assistant_message": "", "env": env,
+                      "agent_transcript_path": transcript, "reason": reason});
+    // The exact text: the fields in this order.
+    assert_eq!(
+        std::fs::read_to_string(&log).unwrap(),
+        format!("{start}\n{stop}\n")
+    );
+}
+
+#[test]
 fn an_agent_hook_past_its_timeout_is_a_warning_and_its_child_is_stopped() {
     let (p, server, written) = guarded_write_with(1, Reply::hang());
     assert!(written);
