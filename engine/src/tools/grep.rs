@@ -375,9 +375,6 @@ impl Builtin for GrepTool {
             case_insensitive: args.case_insensitive,
             max_collect_bytes: env.limits().grep_max_collect_bytes,
         };
-        match run_grep(env.fs.as_ref(), &query, cancel.clone()) {
-            Ok(text) => ToolOutput::ok(text),
-            Err(e) => ToolOutput::fail(e),
-        }
+        run_grep(env.fs.as_ref(), &query, cancel.clone()).into()
     }
 }
