@@ -2,6 +2,8 @@
 //! its `{ok, reason}` answer (allow, block, garbage); `SubagentStart`/`SubagentStop` hooks fire
 //! around each child.
 
+use std::path::Path;
+
 use serde_json::{json, Value};
 
 use crate::support::fake_server::{FakeServer, Reply};
@@ -90,12 +92,17 @@ fn a_garbage_agent_hook_answer_is_a_warning_and_the_tool_runs() {
     assert_eq!(w[0]["message"], "PreToolUse hook \"agent\" exited with code 1: Failed to parse agent response as JSON: I think it is fine");
 }
 
+/// A hook command that appends its input to `log`, one line per call.
+fn appending_command(log: &Path) -> String {
+    format!("cat >> '{}'; echo >> '{}'", log.display(), log.display())
+}
+
 #[test]
 fn subagent_start_and_stop_hooks_fire_around_the_child() {
     let server = FakeServer::start();
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("hooks.log");
-    let cmd = format!("cat >> '{}'; echo >> '{}'", log.display(), log.display());
+    let cmd = appending_command(&log);
     let rt = runtime(&server, json!({}));
     let mut p = Parent::open(
         &rt,
@@ -138,7 +145,7 @@ fn a_failed_child_is_a_sub_agent_error_and_its_hooks_get_the_transcript_and_reas
     let server = FakeServer::start();
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("hooks.log");
-    let cmd = format!("cat >> '{}'; echo >> '{}'", log.display(), log.display());
+    let cmd = appending_command(&log);
     let hook = json!([{"matcher": "", "hooks": [{"type": "command", "command": cmd}]}]);
     let rt = runtime(&server, json!({}));
     let mut p = Parent::open(
