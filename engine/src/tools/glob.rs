@@ -177,10 +177,7 @@ impl Builtin for GlobTool {
             .limit
             .map(|l| l.max(1) as usize)
             .unwrap_or(env.limits().glob_default_limit);
-        match run_glob(env.fs.as_ref(), &root, &args.pattern, limit, cancel.clone()) {
-            Ok(text) => ToolOutput::ok(text),
-            Err(e) => ToolOutput::fail(e),
-        }
+        run_glob(env.fs.as_ref(), &root, &args.pattern, limit, cancel.clone()).into()
     }
 }
 

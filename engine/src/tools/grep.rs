@@ -11,7 +11,7 @@ use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{
     BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkContextKind, SinkMatch,
 };
-use ignore::overrides::OverrideBuilder;
+use ignore::overrides::{Override, OverrideBuilder};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
@@ -60,60 +60,16 @@ pub fn run_grep(
     query: &GrepQuery,
     cancel: CancellationToken,
 ) -> Result<String, String> {
-    let matcher = RegexMatcherBuilder::new()
-        .case_insensitive(query.case_insensitive)
-        .line_terminator(Some(b'\n'))
-        .build(&query.pattern)
-        .map_err(|_| format!("Invalid regex pattern: {}", query.pattern))?;
+    let matcher = build_matcher(query)?;
     let meta = fs
         .metadata(&query.root)
         .map_err(|_| format!("Path not found: {}", query.root.display()))?;
-    let collector = Collector {
-        mode: query.mode,
-        results: Mutex::new(Vec::new()),
-        bytes: AtomicUsize::new(0),
-        max_bytes: query.max_collect_bytes,
-        overflow: AtomicBool::new(false),
-    };
-    let build_searcher = || {
-        SearcherBuilder::new()
-            .line_number(query.mode != GrepMode::FilesWithMatches)
-            .before_context(query.context)
-            .after_context(query.context)
-            .binary_detection(BinaryDetection::quit(0))
-            .build()
-    };
+    let collector = Collector::new(query);
     match meta.kind {
         FileKind::File => {
-            let mut searcher = build_searcher();
-            collector.search(fs, &mut searcher, &matcher, &query.root);
+            collector.search(fs, &mut build_searcher(query), &matcher, &query.root);
         }
-        FileKind::Dir => {
-            let overrides = match &query.glob {
-                Some(g) if !g.is_empty() => {
-                    let mut b = OverrideBuilder::new(&query.root);
-                    b.add(g)
-                        .map_err(|e| format!("Invalid glob pattern: {g}: {e}"))?;
-                    Some(
-                        b.build()
-                            .map_err(|e| format!("Invalid glob pattern: {g}: {e}"))?,
-                    )
-                }
-                _ => None,
-            };
-            let spec = WalkSpec {
-                root: query.root.clone(),
-                overrides,
-                max_depth: None,
-                cancel: cancel.clone(),
-            };
-            walk_files(fs, &spec, || -> Visitor<'_> {
-                let mut searcher = build_searcher();
-                let matcher = matcher.clone();
-                let collector = &collector;
-                Box::new(move |path: &Path| collector.search(fs, &mut searcher, &matcher, path))
-            });
-        }
+        FileKind::Dir => search_tree(fs, query, &matcher, &collector, &cancel)?,
         FileKind::Other => {
             return Err(format!(
                 "Path is not a file or directory: {}",
@@ -124,37 +80,61 @@ pub fn run_grep(
     if cancel.is_cancelled() {
         return Err("Search was cancelled".to_string());
     }
-    let mut results = collector.results.into_inner().unwrap_or_default();
-    if results.is_empty() {
-        return Ok("(no matches)".to_string());
-    }
-    results.sort_by(|a, b| a.0.cmp(&b.0));
-    let mut out = match query.mode {
-        GrepMode::FilesWithMatches => results
-            .iter()
-            .map(|(p, _)| p.as_str())
-            .collect::<Vec<_>>()
-            .join("\n"),
-        GrepMode::Count => results
-            .iter()
-            .map(|(p, c)| format!("{p}:{c}"))
-            .collect::<Vec<_>>()
-            .join("\n"),
-        GrepMode::Content => {
-            let mut s: String = results.into_iter().map(|(_, text)| text).collect();
-            while s.ends_with('\n') {
-                s.pop();
-            }
-            s
-        }
+    Ok(collector.into_output())
+}
+
+/// The pattern as a line-oriented matcher, case-insensitive when asked.
+fn build_matcher(query: &GrepQuery) -> Result<RegexMatcher, String> {
+    RegexMatcherBuilder::new()
+        .case_insensitive(query.case_insensitive)
+        .line_terminator(Some(b'\n'))
+        .build(&query.pattern)
+        .map_err(|_| format!("Invalid regex pattern: {}", query.pattern))
+}
+
+/// A searcher with the query's context lines; line numbers except in `files_with_matches`
+/// mode; a NUL byte marks a file as binary.
+fn build_searcher(query: &GrepQuery) -> Searcher {
+    SearcherBuilder::new()
+        .line_number(query.mode != GrepMode::FilesWithMatches)
+        .before_context(query.context)
+        .after_context(query.context)
+        .binary_detection(BinaryDetection::quit(0))
+        .build()
+}
+
+/// The include glob as a walk whitelist rooted at `root` (`None` when absent or empty).
+fn include_glob(root: &Path, glob: Option<&str>) -> Result<Option<Override>, String> {
+    let Some(g) = glob.filter(|g| !g.is_empty()) else {
+        return Ok(None);
     };
-    if collector.overflow.load(Ordering::Relaxed) {
-        out.push_str(&format!(
-            "\n\n[Search stopped early: results exceeded {} bytes. Narrow the pattern, path or glob.]",
-            query.max_collect_bytes
-        ));
-    }
-    Ok(out)
+    let invalid = |e: ignore::Error| format!("Invalid glob pattern: {g}: {e}");
+    let mut builder = OverrideBuilder::new(root);
+    builder.add(g).map_err(invalid)?;
+    builder.build().map(Some).map_err(invalid)
+}
+
+/// Searches every file the walk visits under the query's root directory, one searcher per
+/// walker thread.
+fn search_tree(
+    fs: &dyn FsPort,
+    query: &GrepQuery,
+    matcher: &RegexMatcher,
+    collector: &Collector,
+    cancel: &CancellationToken,
+) -> Result<(), String> {
+    let spec = WalkSpec {
+        root: query.root.clone(),
+        overrides: include_glob(&query.root, query.glob.as_deref())?,
+        max_depth: None,
+        cancel: cancel.clone(),
+    };
+    walk_files(fs, &spec, || -> Visitor<'_> {
+        let mut searcher = build_searcher(query);
+        let matcher = matcher.clone();
+        Box::new(move |path: &Path| collector.search(fs, &mut searcher, &matcher, path))
+    });
+    Ok(())
 }
 
 /// Gathers per-file results from all walker threads.
@@ -168,6 +148,36 @@ struct Collector {
 }
 
 impl Collector {
+    /// An empty collector for the query's mode and byte limit.
+    fn new(query: &GrepQuery) -> Self {
+        Collector {
+            mode: query.mode,
+            results: Mutex::new(Vec::new()),
+            bytes: AtomicUsize::new(0),
+            max_bytes: query.max_collect_bytes,
+            overflow: AtomicBool::new(false),
+        }
+    }
+
+    /// The output text: `(no matches)`, or the results sorted by path in the mode's format,
+    /// followed by a note when collecting stopped early.
+    fn into_output(self) -> String {
+        let overflow = self.overflow.load(Ordering::Relaxed);
+        let mut results = self.results.into_inner().unwrap_or_default();
+        if results.is_empty() {
+            return "(no matches)".to_string();
+        }
+        results.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut out = format_results(self.mode, results);
+        if overflow {
+            out.push_str(&format!(
+                "\n\n[Search stopped early: results exceeded {} bytes. Narrow the pattern, path or glob.]",
+                self.max_bytes
+            ));
+        }
+        out
+    }
+
     /// Searches one file; returns `false` when the walk should stop.
     fn search(
         &self,
@@ -210,6 +220,30 @@ impl Collector {
             return false;
         }
         true
+    }
+}
+
+/// Per-file results in the mode's format: paths, `path:count` lines, or the matched lines
+/// without the final newline.
+fn format_results(mode: GrepMode, results: Vec<(String, String)>) -> String {
+    match mode {
+        GrepMode::FilesWithMatches => results
+            .iter()
+            .map(|(p, _)| p.as_str())
+            .collect::<Vec<_>>()
+            .join("\n"),
+        GrepMode::Count => results
+            .iter()
+            .map(|(p, c)| format!("{p}:{c}"))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        GrepMode::Content => {
+            let mut s: String = results.into_iter().map(|(_, text)| text).collect();
+            while s.ends_with('\n') {
+                s.pop();
+            }
+            s
+        }
     }
 }
 
@@ -341,9 +375,6 @@ impl Builtin for GrepTool {
             case_insensitive: args.case_insensitive,
             max_collect_bytes: env.limits().grep_max_collect_bytes,
         };
-        match run_grep(env.fs.as_ref(), &query, cancel.clone()) {
-            Ok(text) => ToolOutput::ok(text),
-            Err(e) => ToolOutput::fail(e),
-        }
+        run_grep(env.fs.as_ref(), &query, cancel.clone()).into()
     }
 }

@@ -12,6 +12,7 @@
 
 mod args;
 mod bash;
+mod bounded;
 mod builtin;
 pub mod config;
 mod edit;

@@ -61,6 +61,16 @@ impl ToolOutput {
     }
 }
 
+/// `Ok(output)` succeeds with that output; `Err(error)` fails with that error.
+impl From<Result<String, String>> for ToolOutput {
+    fn from(result: Result<String, String>) -> Self {
+        match result {
+            Ok(output) => ToolOutput::ok(output),
+            Err(error) => ToolOutput::fail(error),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

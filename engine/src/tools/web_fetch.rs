@@ -1,8 +1,6 @@
 //! `WebFetch` — fetch a URL as text (GET, redirects followed): http/https only, size and time
 //! limits, HTML converted to readable text.
 
-use std::time::Duration;
-
 use async_trait::async_trait;
 use reqwest::header::{
     HeaderMap, HeaderName, HeaderValue, CONTENT_LENGTH, CONTENT_TYPE, USER_AGENT,
@@ -12,6 +10,7 @@ use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
 use super::args::pairs;
+use super::bounded::bounded_by_time_and_cancel;
 use super::builtin::{Builtin, Spec};
 use super::config::ToolEnv;
 use super::html::html_to_text;
@@ -137,17 +136,9 @@ impl WebFetchTool {
             let text = String::from_utf8_lossy(&body).into_owned();
             Ok(if is_html { html_to_text(&text) } else { text })
         };
-        let outcome = tokio::select! {
-            r = tokio::time::timeout(Duration::from_millis(timeout_ms), work) => match r {
-                Ok(r) => r,
-                Err(_) => Err(format!("Request timed out after {timeout_ms}ms")),
-            },
-            _ = cancel.cancelled() => Err("Request was cancelled".to_string()),
-        };
-        match outcome {
-            Ok(text) => ToolOutput::ok(text),
-            Err(e) => ToolOutput::fail(e),
-        }
+        bounded_by_time_and_cancel("Request", work, timeout_ms, &cancel)
+            .await
+            .into()
     }
 }
 

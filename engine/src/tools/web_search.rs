@@ -5,7 +5,6 @@
 //! error; it never invents results.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
@@ -13,6 +12,7 @@ use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
 use super::args::int;
+use super::bounded::bounded_by_time_and_cancel;
 use super::builtin::{Builtin, Spec};
 use super::config::{ToolEnv, WebSearchConfig};
 use super::html::{decode_entities, html_to_text};
@@ -206,20 +206,11 @@ impl WebSearchTool {
             Err(e) => return ToolOutput::fail(e.clone()),
         };
         let timeout_ms = self.spec.env.limits().web_search_timeout_ms;
-        let outcome = tokio::select! {
-            r = tokio::time::timeout(Duration::from_millis(timeout_ms), backend.search(query, limit)) => match r {
-                Ok(r) => r,
-                Err(_) => Err(format!("Web search timed out after {timeout_ms}ms")),
-            },
-            _ = cancel.cancelled() => Err("Web search was cancelled".to_string()),
-        };
-        match outcome {
-            Ok(hits) => match serde_json::to_string_pretty(&hits) {
-                Ok(text) => ToolOutput::ok(text),
-                Err(e) => ToolOutput::fail(e.to_string()),
-            },
-            Err(e) => ToolOutput::fail(e),
-        }
+        let search = backend.search(query, limit);
+        bounded_by_time_and_cancel("Web search", search, timeout_ms, &cancel)
+            .await
+            .and_then(|hits| serde_json::to_string_pretty(&hits).map_err(|e| e.to_string()))
+            .into()
     }
 }
 

@@ -2,6 +2,8 @@
 //! its `{ok, reason}` answer (allow, block, garbage); `SubagentStart`/`SubagentStop` hooks fire
 //! around each child.
 
+use std::path::Path;
+
 use serde_json::{json, Value};
 
 use crate::support::fake_server::{FakeServer, Reply};
@@ -90,12 +92,17 @@ fn a_garbage_agent_hook_answer_is_a_warning_and_the_tool_runs() {
     assert_eq!(w[0]["message"], "PreToolUse hook \"agent\" exited with code 1: Failed to parse agent response as JSON: I think it is fine");
 }
 
+/// A hook command that appends its input to `log`, one line per call.
+fn appending_command(log: &Path) -> String {
+    format!("cat >> '{}'; echo >> '{}'", log.display(), log.display())
+}
+
 #[test]
 fn subagent_start_and_stop_hooks_fire_around_the_child() {
     let server = FakeServer::start();
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("hooks.log");
-    let cmd = format!("cat >> '{}'; echo >> '{}'", log.display(), log.display());
+    let cmd = appending_command(&log);
     let rt = runtime(&server, json!({}));
     let mut p = Parent::open(
         &rt,
@@ -131,6 +138,54 @@ fn subagent_start_and_stop_hooks_fire_around_the_child() {
     assert_eq!(lines[1]["last_assistant_message"], "seen");
     assert_eq!(lines[1]["stop_hook_active"], false);
     assert!(lines[0].get("last_assistant_message").is_none());
+}
+
+#[test]
+fn a_failed_child_is_a_sub_agent_error_and_its_hooks_get_the_transcript_and_reason() {
+    let server = FakeServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("hooks.log");
+    let cmd = appending_command(&log);
+    let hook = json!([{"matcher": "", "hooks": [{"type": "command", "command": cmd}]}]);
+    let rt = runtime(&server, json!({}));
+    let mut p = Parent::open(
+        &rt,
+        json!({"cwd": dir.path(), "tools": ["Agent"], "transcript": "logs",
+               "hooks": {"SubagentStart": hook, "SubagentStop": hook}}),
+    );
+    server.enqueue(call("call_1", "Agent", json!({"prompt": "look"})));
+    server.enqueue(Reply::error(
+        400,
+        r#"{"error":{"message":"bad child request"}}"#,
+    ));
+    server.enqueue(text("ok"));
+    p.turn("go");
+    let reqs = server.requests();
+    let reason = "Provider Error (p): p (openai) returned HTTP 400: bad child request";
+    assert_eq!(
+        tool_result(&reqs.last().unwrap().body, "call_1"),
+        format!("Error: Sub-agent error: {reason}")
+    );
+    let agent_id = p.sub()[0]["agent_id"].as_str().unwrap().to_string();
+    let sid = p.session.session_id().to_string();
+    let cwd = dir.path().to_str().unwrap();
+    let transcript = format!("{cwd}/logs/{sid}/subagents/{agent_id}.jsonl");
+    let env = json!({"CLAUDE_PROJECT_DIR": cwd, "CLAUDE_SESSION_ID": sid,
+                     "ROBOTA_AGENT_ID": agent_id, "ROBOTA_AGENT_TYPE": "general-purpose"});
+    let start = json!({"session_id": sid, "cwd": cwd, "hook_event_name": "SubagentStart",
+                       "permission_mode": "bypassPermissions", "agent_id": agent_id,
+                       "agent_type": "general-purpose", "env": env,
+                       "agent_transcript_path": transcript});
+    let stop = json!({"session_id": sid, "cwd": cwd, "hook_event_name": "SubagentStop",
+                      "permission_mode": "bypassPermissions", "agent_id": agent_id,
+                      "agent_type": "general-purpose", "stop_hook_active": false,
+                      "last_assistant_message": "", "env": env,
+                      "agent_transcript_path": transcript, "reason": reason});
+    // The exact text: the fields in this order.
+    assert_eq!(
+        std::fs::read_to_string(&log).unwrap(),
+        format!("{start}\n{stop}\n")
+    );
 }
 
 #[test]

@@ -4,9 +4,11 @@
 use crate::support::tools as tools_common;
 
 use std::path::Path;
+use std::sync::Arc;
 
+use robota_engine::tools::{StdFs, TokioProcess, ToolEnv, ToolsConfig};
 use serde_json::json;
-use tools_common::{call, error, output, put, set_mtime, tool};
+use tools_common::{call, error, output, put, set_mtime, tool, tool_in};
 
 fn abs(dir: &Path, rel: &str) -> String {
     dir.join(rel).to_string_lossy().into_owned()
@@ -236,6 +238,57 @@ async fn grep_skips_binary_files() {
     put(d, "t.txt", "needle\n");
     let r = call(&tool("Grep", d), json!({"pattern": "needle"})).await;
     assert_eq!(output(&r), abs(d, "t.txt"));
+}
+
+#[tokio::test]
+async fn grep_refuses_a_bad_glob_and_a_path_that_is_not_a_file_or_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    put(d, "a.txt", "x\n");
+    let t = tool("Grep", d);
+    let r = call(&t, json!({"pattern": "x", "glob": "a["})).await;
+    assert_eq!(
+        r,
+        json!({"success": false, "output": "",
+               "error": "Invalid glob pattern: a[: error parsing glob 'a[': unclosed character class; missing ']'"})
+    );
+    let _socket = std::os::unix::net::UnixListener::bind(d.join("sock")).unwrap();
+    let r = call(&t, json!({"pattern": "x", "path": "sock"})).await;
+    assert_eq!(
+        error(&r),
+        format!("Path is not a file or directory: {}", abs(d, "sock"))
+    );
+}
+
+#[tokio::test]
+async fn grep_stops_collecting_past_its_byte_limit_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    put(d, "a.txt", "needle one\nneedle two\n");
+    let mut config = ToolsConfig::default();
+    config.limits.grep_max_collect_bytes = 10;
+    let env = ToolEnv::with_ports(d, Arc::new(StdFs), Arc::new(TokioProcess), config);
+    let p = abs(d, "a.txt");
+    let note =
+        "[Search stopped early: results exceeded 10 bytes. Narrow the pattern, path or glob.]";
+    let r = call(
+        &tool_in("Grep", &env),
+        json!({"pattern": "needle", "outputMode": "content"}),
+    )
+    .await;
+    assert_eq!(
+        r,
+        json!({"success": true, "output": format!("{p}:1:needle one\n{p}:2:needle two\n\n{note}")})
+    );
+    let r = call(
+        &tool_in("Grep", &env),
+        json!({"pattern": "needle", "path": "a.txt"}),
+    )
+    .await;
+    assert_eq!(
+        r,
+        json!({"success": true, "output": format!("{p}\n\n{note}")})
+    );
 }
 
 /// A generated tree: 3 packages × 4 dirs × 5 files, with root and nested `.gitignore` files,

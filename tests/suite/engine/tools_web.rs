@@ -6,12 +6,13 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
+use robota_engine::core::tool::ToolContext;
 use robota_engine::tools::web_search::{SearchHit, WebSearchBackend, WEB_SEARCH_NOT_CONFIGURED};
 use robota_engine::tools::{builtin_tools_with, ToolsConfig, WebSearchConfig};
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
-use tools_common::{call, error, output};
+use tools_common::{call, call_ctx, error, output};
 
 /// A request the server saw.
 #[derive(Debug, Clone)]
@@ -219,6 +220,19 @@ async fn web_fetch_enforces_time_limit() {
 }
 
 #[tokio::test]
+async fn web_fetch_stops_when_the_call_is_cancelled() {
+    let (base, _) = serve(site()).await;
+    let (fetch, _) = tools(ToolsConfig::default());
+    let ctx = ToolContext::detached("c");
+    ctx.cancel.cancel();
+    let r = call_ctx(&fetch, json!({"url": format!("{base}/slow")}), &ctx).await;
+    assert_eq!(
+        r,
+        json!({"success": false, "output": "", "error": "Request was cancelled"})
+    );
+}
+
+#[tokio::test]
 async fn web_fetch_refuses_other_schemes_and_bad_urls() {
     let (fetch, _) = tools(ToolsConfig::default());
     let r = call(&fetch, json!({"url": "file:///etc/passwd"})).await;
@@ -361,5 +375,40 @@ async fn web_search_uses_a_backend_object_from_code() {
             {"title": "q 0", "url": "https://example.test/0", "snippet": ""},
             {"title": "q 1", "url": "https://example.test/1", "snippet": ""}
         ])
+    );
+}
+
+/// A backend whose search never ends.
+struct Stuck;
+
+#[async_trait]
+impl WebSearchBackend for Stuck {
+    fn name(&self) -> &str {
+        "stuck"
+    }
+    async fn search(&self, _query: &str, _count: usize) -> Result<Vec<SearchHit>, String> {
+        std::future::pending().await
+    }
+}
+
+#[tokio::test]
+async fn web_search_enforces_its_time_limit_and_stops_when_cancelled() {
+    let mut config = ToolsConfig {
+        web_search_backend: Some(Arc::new(Stuck)),
+        ..Default::default()
+    };
+    config.limits.web_search_timeout_ms = 300;
+    let (_, search) = tools(config);
+    let r = call(&search, json!({"query": "q"})).await;
+    assert_eq!(
+        r,
+        json!({"success": false, "output": "", "error": "Web search timed out after 300ms"})
+    );
+    let ctx = ToolContext::detached("c");
+    ctx.cancel.cancel();
+    let r = call_ctx(&search, json!({"query": "q"}), &ctx).await;
+    assert_eq!(
+        r,
+        json!({"success": false, "output": "", "error": "Web search was cancelled"})
     );
 }

@@ -18,6 +18,7 @@
 
 pub mod defs;
 pub mod hook;
+mod lifecycle_fields;
 pub mod runner;
 pub mod tool;
 

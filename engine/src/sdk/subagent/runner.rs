@@ -5,10 +5,11 @@
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
+use super::lifecycle_fields::HookIdentity;
 use super::{Parent, AGENT_TOOL, MAX_DEPTH};
 use crate::core::execution::INTERRUPTED_TOOL_ERROR;
 use crate::core::hooks::HookEvent;
@@ -197,8 +198,9 @@ impl Drop for AbortOnDrop {
     }
 }
 
-fn hook_fields(pairs: Vec<(&str, Value)>) -> Map<String, Value> {
-    pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+/// The message the model reads when the child could not run or failed.
+fn sub_agent_error(message: &str) -> String {
+    format!("Sub-agent error: {message}")
 }
 
 /// Runs the child; `Err` is the message for the model (`Sub-agent error: …`, or the
@@ -210,99 +212,87 @@ pub async fn run_child(
 ) -> Result<ChildOutcome, String> {
     let agent_id = prefixed_id("agent");
     let cfg = child_config(parent.as_ref(), &spec, &agent_id);
+    let identity = HookIdentity::new(parent.as_ref(), &cfg, &agent_id, &spec.def.name);
     let link = parent.link();
-    let transcript = cfg.transcript.as_ref().map(|d| {
-        d.join(format!("{agent_id}.jsonl"))
-            .to_string_lossy()
-            .into_owned()
-    });
-    let agent_type = spec.def.name.clone();
     let (tx, rx) = oneshot::channel();
     let sink = relay(
         link.clone(),
         agent_id.clone(),
-        agent_type.clone(),
+        spec.def.name.clone(),
         spec.parent_tool_call_id.clone(),
         tx,
     );
-    let env = json!({
-        "CLAUDE_PROJECT_DIR": cfg.cwd,
-        "CLAUDE_SESSION_ID": parent.session_id(),
-        "ROBOTA_AGENT_ID": agent_id,
-        "ROBOTA_AGENT_TYPE": agent_type,
-    });
-    let mut start = vec![
-        ("agent_id", json!(agent_id)),
-        ("agent_type", json!(agent_type)),
-        ("env", env.clone()),
-    ];
-    if let Some(t) = &transcript {
-        start.push(("agent_transcript_path", json!(t)));
-    }
     let child = InteractiveSession::new(link.shared.clone(), cfg, sink, link.answerable(), None)
-        .map_err(|e| format!("Sub-agent error: {}", e.message))?;
+        .map_err(|e| sub_agent_error(&e.message))?;
     parent
-        .fire_hook(HookEvent::SubagentStart, hook_fields(start))
+        .fire_hook(HookEvent::SubagentStart, identity.start_fields())
         .await;
-    let turn = child.submit(TurnInput {
-        text: spec.prompt,
-        display_input: None,
-        raw_input: None,
-        tool_choice: None,
-        host_command: None,
-    });
-    let done = match turn {
-        Err(e) => {
-            child.release();
-            return Err(format!("Sub-agent error: {}", e.message));
-        }
-        Ok(t) => {
-            // Aborts the child when this future is dropped before the child ends.
-            let guard = AbortOnDrop(Some((child.clone(), t)));
-            tokio::pin!(rx);
-            let v = tokio::select! {
-                v = &mut rx => v.ok(),
-                _ = cancel.cancelled() => {
-                    let _ = child.abort(t);
-                    rx.await.ok()
-                }
-            };
-            drop(guard.disarm());
-            v
-        }
-    };
+    let finished = run_turn(&child, spec.prompt, rx, &cancel).await;
     child.release();
-    let done = done.unwrap_or(Value::Null);
-    let outcome = ChildOutcome {
-        agent_id: agent_id.clone(),
-        stop_reason: done["stop_reason"].as_str().unwrap_or("error").to_string(),
-        response: done["response"].as_str().unwrap_or_default().to_string(),
-        error: done["error"].as_str().map(str::to_string),
-    };
-    let mut stop = vec![
-        ("agent_id", json!(agent_id)),
-        ("agent_type", json!(agent_type)),
-        ("stop_hook_active", json!(false)),
-        ("last_assistant_message", json!(outcome.response)),
-        ("env", env),
-    ];
-    if let Some(t) = &transcript {
-        stop.push(("agent_transcript_path", json!(t)));
-    }
-    if let Some(e) = &outcome.error {
-        stop.push(("reason", json!(e)));
-    }
+    let outcome = outcome_of(agent_id, finished?.unwrap_or(Value::Null));
     parent
-        .fire_hook(HookEvent::SubagentStop, hook_fields(stop))
+        .fire_hook(HookEvent::SubagentStop, identity.stop_fields(&outcome))
         .await;
+    answer_of(outcome)
+}
+
+/// Submits the task and waits for the child's `turn_completed` payload (`None` when the
+/// child ended without one). `cancel` aborts the child's turn; so does dropping this future.
+async fn run_turn(
+    child: &InteractiveSession,
+    prompt: String,
+    finished: oneshot::Receiver<Value>,
+    cancel: &CancellationToken,
+) -> Result<Option<Value>, String> {
+    let turn = child
+        .submit(TurnInput {
+            text: prompt,
+            display_input: None,
+            raw_input: None,
+            tool_choice: None,
+            host_command: None,
+        })
+        .map_err(|e| sub_agent_error(&e.message))?;
+    // Aborts the child when this future is dropped before the child ends.
+    let guard = AbortOnDrop(Some((child.clone(), turn)));
+    tokio::pin!(finished);
+    let payload = tokio::select! {
+        v = &mut finished => v.ok(),
+        _ = cancel.cancelled() => {
+            let _ = child.abort(turn);
+            finished.await.ok()
+        }
+    };
+    drop(guard.disarm());
+    Ok(payload)
+}
+
+/// The child's outcome from its `turn_completed` payload (`Null`: a failed turn).
+fn outcome_of(agent_id: String, finished: Value) -> ChildOutcome {
+    ChildOutcome {
+        agent_id,
+        stop_reason: finished["stop_reason"]
+            .as_str()
+            .unwrap_or("error")
+            .to_string(),
+        response: finished["response"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string(),
+        error: finished["error"].as_str().map(str::to_string),
+    }
+}
+
+/// The result for the caller: the outcome, or the interruption text for an aborted child and
+/// `Sub-agent error: …` for a failed one.
+fn answer_of(outcome: ChildOutcome) -> Result<ChildOutcome, String> {
     match outcome.stop_reason.as_str() {
         "aborted" => Err(INTERRUPTED_TOOL_ERROR.to_string()),
-        "error" => Err(format!(
-            "Sub-agent error: {}",
+        "error" => Err(sub_agent_error(
             outcome
                 .error
                 .as_deref()
-                .unwrap_or("the subagent's turn failed")
+                .unwrap_or("the subagent's turn failed"),
         )),
         _ => Ok(outcome),
     }
