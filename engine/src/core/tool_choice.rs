@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::errors::RobotaError;
 
-/// The tool choice of a model call (JSON: [`ToolChoiceDocument`]).
+/// The tool choice of a model call: `"auto"`, `"none"`, `"required"` or `{"name":"TOOL"}`.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(try_from = "ToolChoiceDocument", into = "ToolChoiceDocument")]
 pub enum ToolChoice {

@@ -89,7 +89,7 @@ pub struct ToolsConfig {
     pub limits: ToolLimits,
     /// Extra environment for Bash (the settings `env` map).
     pub env: BTreeMap<String, String>,
-    /// Web-search backend by configuration; `None` (and no `web_search_backend`) = WebSearch
+    /// Web-search backend by configuration; absent (and no backend set from code), WebSearch
     /// answers "not configured".
     #[serde(skip_serializing_if = "Option::is_none")]
     pub web_search: Option<WebSearchConfig>,

@@ -22,9 +22,7 @@ pub const DEFAULT_BLOCK_REASON: &str = "Blocked by hook";
 pub const HOOK_TIMED_OUT: &str = "Hook timed out";
 
 /// The 13 lifecycle events.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum HookEvent {
     /// Before a tool runs (can block).
     PreToolUse,
@@ -266,7 +264,7 @@ impl<'de> Deserialize<'de> for HookDefinition {
 pub struct HookGroup {
     /// Regex searched in the match target (tool name, agent type, end reason; default: every
     /// target).
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(default)]
     pub matcher: String,
     /// Hooks run sequentially.
     #[serde(default)]
@@ -288,7 +286,7 @@ impl HookGroup {
 }
 
 /// `THooksConfig`: event → groups. Serializes as `{"PreToolUse":[{matcher,hooks}],…}`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct HooksConfig {
     /// Groups per event.
@@ -323,6 +321,27 @@ impl HooksConfig {
     /// True when no event has a group.
     pub fn is_empty(&self) -> bool {
         self.events.values().all(Vec::is_empty)
+    }
+}
+
+/// An object whose keys are the events ([`HookEvent::ALL`]), each a list of groups.
+impl JsonSchema for HooksConfig {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "HooksConfig".into()
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        let groups = generator.subschema_for::<Vec<HookGroup>>().to_value();
+        let events: Map<String, Value> = HookEvent::ALL
+            .iter()
+            .map(|e| (e.as_str().to_string(), groups.clone()))
+            .collect();
+        json_schema!({
+            "description": "Groups of hooks by event.",
+            "type": "object",
+            "properties": events,
+            "additionalProperties": false
+        })
     }
 }
 
