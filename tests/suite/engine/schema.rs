@@ -125,7 +125,12 @@ fn nested_objects_of_the_session_schema_are_closed() {
 }
 
 fn keys_of(object: &Value) -> Vec<&str> {
-    object.as_object().unwrap().keys().map(String::as_str).collect()
+    object
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect()
 }
 
 /// The nested parts of the session schema come from the types the parser reads them into, so
@@ -135,7 +140,10 @@ fn nested_parts_of_the_session_schema_are_the_parsed_types() {
     let s = session_schema();
     let defs = &s["$defs"];
     // Agents: `description` may be left out (it defaults to ""); `strict` is a boolean.
-    assert_eq!(defs["AgentDocument"]["required"], serde_json::json!(["prompt"]));
+    assert_eq!(
+        defs["AgentDocument"]["required"],
+        serde_json::json!(["prompt"])
+    );
     assert_eq!(
         defs["AgentDocument"]["properties"]["strict"]["type"],
         serde_json::json!(["boolean", "null"])
@@ -163,7 +171,10 @@ fn nested_parts_of_the_session_schema_are_the_parsed_types() {
         keys_of(&defs["HookDefinition"]["properties"]),
         ["type", "command", "url", "headers", "prompt", "model", "agent", "maxTurns", "timeout"]
     );
-    assert_eq!(defs["HookDefinition"]["required"], serde_json::json!(["type"]));
+    assert_eq!(
+        defs["HookDefinition"]["required"],
+        serde_json::json!(["type"])
+    );
     // An MCP server's `type` takes the aliases the parser takes.
     assert_eq!(
         defs["McpServerDocument"]["properties"]["type"]["enum"],
