@@ -46,13 +46,17 @@ fn schema_files_match_the_document_types() {
     check("session", &session_schema());
 }
 
-fn properties(schema: &Value) -> Vec<&str> {
-    schema["properties"]
+fn keys_of(object: &Value) -> Vec<&str> {
+    object
         .as_object()
         .unwrap()
         .keys()
         .map(String::as_str)
         .collect()
+}
+
+fn properties(schema: &Value) -> Vec<&str> {
+    keys_of(&schema["properties"])
 }
 
 #[test]
@@ -122,15 +126,6 @@ fn nested_objects_of_the_session_schema_are_closed() {
     ] {
         assert!(profile["properties"].get(key).is_some(), "{key}");
     }
-}
-
-fn keys_of(object: &Value) -> Vec<&str> {
-    object
-        .as_object()
-        .unwrap()
-        .keys()
-        .map(String::as_str)
-        .collect()
 }
 
 /// The nested parts of the session schema come from the types the parser reads them into, so

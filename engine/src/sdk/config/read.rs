@@ -121,18 +121,26 @@ pub fn runtime_document(w: &str, map: &Map<String, Value>) -> SdkResult<RuntimeD
     })
 }
 
-/// `thinking`: `{"budget_tokens": N}` (the semantic checks are the parser's).
-fn thinking(w: &str, map: &Map<String, Value>) -> SdkResult<Option<ThinkingDocument>> {
-    let Some(v) = map.field("thinking").filter(|v| !v.is_null()) else {
+/// `map[key]` unless absent or `null`; an object must have only the keys of `T`.
+fn nested<'a, T: DeserializeOwned>(
+    w: &str,
+    map: &'a Map<String, Value>,
+    key: &str,
+) -> SdkResult<Option<&'a Value>> {
+    let Some(v) = map.field(key).filter(|v| !v.is_null()) else {
         return Ok(None);
     };
-    if let Value::Object(t) = v {
-        check_strict(
-            &format!("{w}: field \"thinking\""),
-            t,
-            document::keys::<ThinkingDocument>(),
-        )?;
+    if let Value::Object(o) = v {
+        check_strict(&format!("{w}: field \"{key}\""), o, document::keys::<T>())?;
     }
+    Ok(Some(v))
+}
+
+/// `thinking`: `{"budget_tokens": N}` (the semantic checks are the parser's).
+fn thinking(w: &str, map: &Map<String, Value>) -> SdkResult<Option<ThinkingDocument>> {
+    let Some(v) = nested::<ThinkingDocument>(w, map, "thinking")? else {
+        return Ok(None);
+    };
     let t = v
         .as_object()
         .filter(|t| t.contains_key("budget_tokens"))
@@ -305,16 +313,9 @@ fn prompt_and_tool_keys(
 
 /// `permissions`: `{"allow":[…],"deny":[…]}` with no other key.
 fn permissions(w: &str, map: &Map<String, Value>) -> SdkResult<Option<PermissionsDocument>> {
-    let Some(v) = map.field("permissions").filter(|v| !v.is_null()) else {
+    let Some(v) = nested::<PermissionsDocument>(w, map, "permissions")? else {
         return Ok(None);
     };
-    if let Value::Object(p) = v {
-        check_strict(
-            &format!("{w}: field \"permissions\""),
-            p,
-            document::keys::<PermissionsDocument>(),
-        )?;
-    }
     // The detail is the one the permission lists' own type gives.
     PermissionsDocument::deserialize(v).map(Some).map_err(|_| {
         let e = crate::core::permissions::PermissionLists::deserialize(v)
