@@ -184,6 +184,13 @@ fn session_json_hooks_are_read_with_the_document() {
     let c = parse(hooks.clone()).unwrap();
     assert_eq!(c.hooks, Some(HooksConfig::from_json(&hooks).unwrap()));
     assert_eq!(parse(Value::Null).unwrap().hooks, None);
+    // A snapshot writes them as read: the group's matcher, the definition's type first.
+    let c = parse(json!({"Stop":[{"hooks":[{"command":"true","type":"command"}]}]})).unwrap();
+    let doc = robota_engine::sdk::config::document::SessionDocument::from(&c);
+    assert_eq!(
+        serde_json::to_string(&doc.hooks).unwrap(),
+        r#"{"Stop":[{"matcher":"","hooks":[{"type":"command","command":"true"}]}]}"#
+    );
 }
 
 fn run_json(event: HookEvent, stdout_json: &str) -> robota_engine::core::hooks::HookRunOutcome {
