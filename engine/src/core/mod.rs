@@ -13,6 +13,7 @@ pub mod glob_match;
 pub mod history;
 pub mod hooks;
 pub mod json_bytes;
+pub mod known_keys;
 pub mod log;
 pub mod message;
 pub mod models;

@@ -2,14 +2,18 @@
 //! (`"auto"` | `"none"` | `"required"` | `{"name":"TOOL"}`). A session default and a per-turn
 //! override; `required` and a named tool hold for the turn's first model call only (then
 //! `auto`, so the answer after the tool can be text, as the OpenAI Agents SDK resets it),
-//! `none` for every call of the turn.
+//! `none` for every call of the turn. Its JSON form is [`ToolChoiceDocument`] (the session
+//! document's `tool_choice`, schema included).
 
-use serde_json::{json, Value};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use super::errors::RobotaError;
 
-/// The tool choice of a model call.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+/// The tool choice of a model call: `"auto"`, `"none"`, `"required"` or `{"name":"TOOL"}`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(try_from = "ToolChoiceDocument", into = "ToolChoiceDocument")]
 pub enum ToolChoice {
     /// The model decides (vendor default).
     #[default]
@@ -22,37 +26,76 @@ pub enum ToolChoice {
     Tool(String),
 }
 
+/// `tool_choice` as JSON: `"auto"`, `"none"`, `"required"` or `{"name":"TOOL"}`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum ToolChoiceDocument {
+    /// `auto`, `none` or `required`.
+    Mode(ToolChoiceMode),
+    /// A call to the named tool.
+    Tool(NamedTool),
+}
+
+/// The tool-choice modes.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ToolChoiceMode {
+    /// The model decides.
+    Auto,
+    /// No tool call.
+    None,
+    /// Some tool call.
+    Required,
+}
+
+/// `{"name":"TOOL"}`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NamedTool {
+    /// Tool name.
+    #[schemars(length(min = 1))]
+    pub name: String,
+}
+
+impl TryFrom<ToolChoiceDocument> for ToolChoice {
+    type Error = &'static str;
+    fn try_from(d: ToolChoiceDocument) -> Result<Self, Self::Error> {
+        Ok(match d {
+            ToolChoiceDocument::Mode(ToolChoiceMode::Auto) => ToolChoice::Auto,
+            ToolChoiceDocument::Mode(ToolChoiceMode::None) => ToolChoice::None,
+            ToolChoiceDocument::Mode(ToolChoiceMode::Required) => ToolChoice::Required,
+            ToolChoiceDocument::Tool(NamedTool { name }) if name.is_empty() => {
+                return Err("the tool name is empty")
+            }
+            ToolChoiceDocument::Tool(NamedTool { name }) => ToolChoice::Tool(name),
+        })
+    }
+}
+
+impl From<ToolChoice> for ToolChoiceDocument {
+    fn from(c: ToolChoice) -> Self {
+        match c {
+            ToolChoice::Auto => ToolChoiceDocument::Mode(ToolChoiceMode::Auto),
+            ToolChoice::None => ToolChoiceDocument::Mode(ToolChoiceMode::None),
+            ToolChoice::Required => ToolChoiceDocument::Mode(ToolChoiceMode::Required),
+            ToolChoice::Tool(name) => ToolChoiceDocument::Tool(NamedTool { name }),
+        }
+    }
+}
+
 impl ToolChoice {
     /// Parses the JSON form; `what` names the field in errors.
     pub fn from_json(what: &str, v: &Value) -> Result<Self, RobotaError> {
-        let bad = || {
+        ToolChoice::deserialize(v).map_err(|_| {
             RobotaError::Configuration(format!(
                 "{what} must be \"auto\", \"none\", \"required\" or {{\"name\":\"TOOL\"}}, got {v}"
             ))
-        };
-        match v {
-            Value::String(s) => match s.as_str() {
-                "auto" => Ok(ToolChoice::Auto),
-                "none" => Ok(ToolChoice::None),
-                "required" => Ok(ToolChoice::Required),
-                _ => Err(bad()),
-            },
-            Value::Object(m) => match (m.get("name"), m.len()) {
-                (Some(Value::String(n)), 1) if !n.is_empty() => Ok(ToolChoice::Tool(n.clone())),
-                _ => Err(bad()),
-            },
-            _ => Err(bad()),
-        }
+        })
     }
 
     /// The JSON form.
     pub fn to_json(&self) -> Value {
-        match self {
-            ToolChoice::Auto => json!("auto"),
-            ToolChoice::None => json!("none"),
-            ToolChoice::Required => json!("required"),
-            ToolChoice::Tool(n) => json!({ "name": n }),
-        }
+        serde_json::to_value(self).unwrap_or(Value::Null)
     }
 
     /// Fails when a named tool is not among `tools` (names the tool and what exists).
@@ -81,6 +124,7 @@ impl ToolChoice {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn forms() {
@@ -98,6 +142,7 @@ mod tests {
             json!(3),
             json!({"name": ""}),
             json!({"type": "x"}),
+            json!({"name": "Read", "type": "x"}),
         ] {
             let e = ToolChoice::from_json("tool_choice", &v).unwrap_err();
             assert!(e

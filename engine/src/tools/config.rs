@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::ports::{FsPort, ProcessPort};
@@ -13,7 +14,8 @@ use super::std_process::TokioProcess;
 use super::web_search::WebSearchBackend;
 
 /// Numeric limits of the built-ins (reference defaults). JSON keys are camelCase.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(extend("additionalProperties" = false))]
 #[serde(rename_all = "camelCase", default)]
 pub struct ToolLimits {
     /// A result's `output` is cut in the middle so the result text stays within this many chars.
@@ -59,7 +61,8 @@ impl Default for ToolLimits {
 }
 
 /// Which web-search backend WebSearch uses (JSON: `{"provider":"brave","baseUrl"?,"apiKey"?}`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(extend("additionalProperties" = false))]
 #[serde(rename_all = "camelCase")]
 pub struct WebSearchConfig {
     /// Backend kind; `brave` is built in.
@@ -72,17 +75,21 @@ pub struct WebSearchConfig {
     pub api_key: Option<String>,
 }
 
-/// Everything configurable about the built-ins. Deserializes from camelCase JSON
-/// (`{"limits":{...},"env":{...},"webSearch":{...}}`); the backend object and HTTP client are
-/// set from code.
-#[derive(Clone, Default, Serialize, Deserialize)]
+/// Everything configurable about the built-ins: the session document's `tool_config`
+/// (`{"limits":{...},"env":{...},"webSearch":{...}}`, camelCase keys; its schema is this
+/// type's); the backend object and HTTP client are set from code.
+#[derive(Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[schemars(
+    rename = "ToolConfigDocument",
+    extend("additionalProperties" = false)
+)]
 #[serde(rename_all = "camelCase", default)]
 pub struct ToolsConfig {
     /// Limits.
     pub limits: ToolLimits,
     /// Extra environment for Bash (the settings `env` map).
     pub env: BTreeMap<String, String>,
-    /// Web-search backend by configuration; `None` (and no `web_search_backend`) = WebSearch
+    /// Web-search backend by configuration; absent (and no backend set from code), WebSearch
     /// answers "not configured".
     #[serde(skip_serializing_if = "Option::is_none")]
     pub web_search: Option<WebSearchConfig>,
@@ -106,23 +113,19 @@ impl std::fmt::Debug for ToolsConfig {
 }
 
 impl ToolsConfig {
-    /// Parses the JSON form; the error names the bad field.
-    /// An unknown key (at any level) is an error naming it.
+    /// Parses the JSON form; the error names the bad field. An unknown key (at any level) is
+    /// an error naming it and the keys of its object.
     pub fn from_json(value: &serde_json::Value) -> Result<Self, String> {
+        use crate::core::known_keys::keys;
         use crate::core::util::unknown_field;
         if let Some(m) = value.as_object() {
-            let unknown = unknown_field(m, &["limits", "env", "webSearch"])
-                .or_else(|| {
-                    let limits = m.get("limits")?.as_object()?;
-                    let known = serde_json::to_value(ToolLimits::default()).ok()?;
-                    let known: Vec<&str> = known.as_object()?.keys().map(String::as_str).collect();
-                    unknown_field(limits, &known).map(|t| format!("field \"limits\": {t}"))
-                })
-                .or_else(|| {
-                    let ws = m.get("webSearch")?.as_object()?;
-                    unknown_field(ws, &["provider", "baseUrl", "apiKey"])
-                        .map(|t| format!("field \"webSearch\": {t}"))
-                });
+            let nested = |key: &str, known: &[&str]| {
+                let inner = m.get(key)?.as_object()?;
+                unknown_field(inner, known).map(|t| format!("field \"{key}\": {t}"))
+            };
+            let unknown = unknown_field(m, keys::<ToolsConfig>())
+                .or_else(|| nested("limits", keys::<ToolLimits>()))
+                .or_else(|| nested("webSearch", keys::<WebSearchConfig>()));
             if let Some(tail) = unknown {
                 return Err(tail);
             }

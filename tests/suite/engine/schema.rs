@@ -46,13 +46,17 @@ fn schema_files_match_the_document_types() {
     check("session", &session_schema());
 }
 
-fn properties(schema: &Value) -> Vec<&str> {
-    schema["properties"]
+fn keys_of(object: &Value) -> Vec<&str> {
+    object
         .as_object()
         .unwrap()
         .keys()
         .map(String::as_str)
         .collect()
+}
+
+fn properties(schema: &Value) -> Vec<&str> {
+    keys_of(&schema["properties"])
 }
 
 #[test]
@@ -100,6 +104,9 @@ fn nested_objects_of_the_session_schema_are_closed() {
         "HookGroupDocument",
         "ThinkingDocument",
         "ToolConfigDocument",
+        "ToolLimits",
+        "WebSearchConfig",
+        "NamedTool",
         "BudgetDocument",
         "McpServerDocument",
         "AgentDocument",
@@ -119,4 +126,56 @@ fn nested_objects_of_the_session_schema_are_closed() {
     ] {
         assert!(profile["properties"].get(key).is_some(), "{key}");
     }
+}
+
+/// The nested parts of the session schema come from the types the parser reads them into, so
+/// they say what the parser takes.
+#[test]
+fn nested_parts_of_the_session_schema_are_the_parsed_types() {
+    let s = session_schema();
+    let defs = &s["$defs"];
+    // Agents: `description` may be left out (it defaults to ""); `strict` is a boolean.
+    assert_eq!(
+        defs["AgentDocument"]["required"],
+        serde_json::json!(["prompt"])
+    );
+    assert_eq!(
+        defs["AgentDocument"]["properties"]["strict"]["type"],
+        serde_json::json!(["boolean", "null"])
+    );
+    // `tool_config`'s limits and web-search backend list their keys, as its parser does.
+    let limits = serde_json::to_value(robota_engine::tools::ToolLimits::default()).unwrap();
+    assert_eq!(keys_of(&defs["ToolLimits"]["properties"]), keys_of(&limits));
+    assert_eq!(
+        keys_of(&defs["WebSearchConfig"]["properties"]),
+        ["provider", "baseUrl", "apiKey"]
+    );
+    assert_eq!(
+        keys_of(&defs["ToolConfigDocument"]["properties"]),
+        ["limits", "env", "webSearch"]
+    );
+    // `hooks` takes the events' names as keys, and no other.
+    let events: Vec<&str> = robota_engine::core::hooks::HookEvent::ALL
+        .iter()
+        .map(|e| e.as_str())
+        .collect();
+    assert_eq!(keys_of(&defs["HooksConfig"]["properties"]), events);
+    assert_eq!(defs["HooksConfig"]["additionalProperties"], false);
+    // A hook definition lists the keys its types' executors read.
+    assert_eq!(
+        keys_of(&defs["HookDefinition"]["properties"]),
+        ["type", "command", "url", "headers", "prompt", "model", "agent", "maxTurns", "timeout"]
+    );
+    assert_eq!(
+        defs["HookDefinition"]["required"],
+        serde_json::json!(["type"])
+    );
+    // An MCP server's `type` takes the aliases the parser takes.
+    assert_eq!(
+        defs["McpServerDocument"]["properties"]["type"]["enum"],
+        serde_json::json!(["stdio", "http", "streamable-http", "streamable_http"])
+    );
+    // A named tool choice has a non-empty name and nothing else.
+    assert_eq!(defs["NamedTool"]["properties"]["name"]["minLength"], 1);
+    assert_eq!(defs["NamedTool"]["required"], serde_json::json!(["name"]));
 }

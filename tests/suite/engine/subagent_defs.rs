@@ -155,10 +155,64 @@ fn session_json_agents_must_be_well_formed() {
             json!({"a": {"prompt": "p", "tools": "Read"}}),
             "session config: agent \"a\": field \"tools\" must be an array of tool names",
         ),
+        (
+            json!({"a": {"prompt": "p", "description": ["d"]}}),
+            "session config: agent \"a\": field \"description\" must be a string",
+        ),
+        (
+            json!({"a": {"prompt": "p", "model": 4}}),
+            "session config: agent \"a\": field \"model\" must be a string",
+        ),
+        // `strict` has no effect, but it is a boolean, as the schema says.
+        (
+            json!({"a": {"prompt": "p", "strict": "yes"}}),
+            "session config: agent \"a\": field \"strict\" must be true or false",
+        ),
+        (
+            json!({"": {"prompt": "p"}}),
+            "session config: field \"agents\": an agent name must not be empty",
+        ),
+        (
+            json!({"a": "p"}),
+            "session config: agent \"a\" must be {\"description\",\"prompt\",\"tools\"?,\"model\"?}",
+        ),
     ] {
         let e =
             parse_session_config(&json!({"provider":"p","model":"m","agents": agents}).to_string())
                 .unwrap_err();
         assert_eq!(e.message, msg);
     }
+}
+
+#[test]
+fn session_json_agents_keep_their_order_and_default_the_description() {
+    let c = parse_session_config(
+        &json!({"provider":"p","model":"m","agents": {
+            "zeta": {"prompt": "z", "strict": true},
+            "alpha": {"description": "a", "prompt": "a", "tools": ["Read"], "model": "haiku"}
+        }})
+        .to_string(),
+    )
+    .unwrap();
+    let agents = c.params.agents.session.unwrap();
+    let described: Vec<(&str, &str, &str, Option<&str>)> = agents
+        .iter()
+        .map(|a| {
+            (
+                a.name.as_str(),
+                a.description.as_str(),
+                a.prompt.as_str(),
+                a.model.as_deref(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        described,
+        vec![
+            ("zeta", "", "z", None),
+            ("alpha", "a", "a", Some("claude-haiku-4-5")),
+        ]
+    );
+    assert_eq!(agents[0].tools, None);
+    assert_eq!(agents[1].tools, Some(vec!["Read".to_string()]));
 }

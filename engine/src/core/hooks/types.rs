@@ -5,6 +5,7 @@ use std::fmt;
 use std::str::FromStr;
 use std::time::Duration;
 
+use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
@@ -194,9 +195,46 @@ impl HookDefinition {
 
 impl Serialize for HookDefinition {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut m = self.fields.clone();
+        let mut m = Map::with_capacity(self.fields.len() + 1);
         m.insert("type".into(), Value::String(self.kind.clone()));
+        m.extend(self.fields.iter().map(|(k, v)| (k.clone(), v.clone())));
         m.serialize(s)
+    }
+}
+
+/// The keys the executors of the session's hook types read; a definition may carry others
+/// (they are kept, and a type with no executor is skipped with a warning).
+impl JsonSchema for HookDefinition {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "HookDefinition".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        let timeout = "Seconds (default: command and http 10, prompt 30, agent 60).";
+        json_schema!({
+            "description": "One hook: `type` picks its executor, which reads the keys of its type.",
+            "type": "object",
+            "required": ["type"],
+            "properties": {
+                "type": {
+                    "description": "`command`, `http`, `prompt`, `agent` or `host` (another type is skipped with a warning).",
+                    "type": "string",
+                    "minLength": 1
+                },
+                "command": {"description": "`command`: the shell command (`sh -c` in `cwd`).", "type": "string"},
+                "url": {"description": "`http`: the URL the input JSON is POSTed to.", "type": "string"},
+                "headers": {
+                    "description": "`http`: extra request headers (`$NAME`, `${NAME}`, `$ENV:NAME` interpolated).",
+                    "type": "object",
+                    "additionalProperties": {"type": "string"}
+                },
+                "prompt": {"description": "`prompt`: what the session's provider is asked.", "type": "string"},
+                "model": {"description": "`prompt`: the model (default: the session's).", "type": "string"},
+                "agent": {"description": "`agent`: the subagent (default `general-purpose`).", "type": "string"},
+                "maxTurns": {"description": "`agent`: its round cap (default 50).", "type": "integer", "minimum": 1},
+                "timeout": {"description": timeout, "type": "number", "exclusiveMinimum": 0}
+            }
+        })
     }
 }
 
@@ -221,9 +259,11 @@ impl<'de> Deserialize<'de> for HookDefinition {
 }
 
 /// A group: a matcher (unanchored regex; empty = all) and hooks run in order.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[schemars(rename = "HookGroupDocument", extend("additionalProperties" = false))]
 pub struct HookGroup {
-    /// Regex searched in the match target (tool name, agent type, end reason).
+    /// Regex searched in the match target (tool name, agent type, end reason; default: every
+    /// target).
     #[serde(default)]
     pub matcher: String,
     /// Hooks run sequentially.
@@ -281,6 +321,27 @@ impl HooksConfig {
     /// True when no event has a group.
     pub fn is_empty(&self) -> bool {
         self.events.values().all(Vec::is_empty)
+    }
+}
+
+/// An object whose keys are the events ([`HookEvent::ALL`]), each a list of groups.
+impl JsonSchema for HooksConfig {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "HooksConfig".into()
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        let groups = generator.subschema_for::<Vec<HookGroup>>().to_value();
+        let events: Map<String, Value> = HookEvent::ALL
+            .iter()
+            .map(|e| (e.as_str().to_string(), groups.clone()))
+            .collect();
+        json_schema!({
+            "description": "Groups of hooks by event.",
+            "type": "object",
+            "properties": events,
+            "additionalProperties": false
+        })
     }
 }
 

@@ -5,7 +5,10 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
+use crate::core::known_keys::keys;
+use crate::sdk::config::document::AgentDocument;
 use crate::sdk::config::fields::Fields;
+use crate::sdk::config::{check_strict, read};
 use crate::sdk::error::{SdkError, SdkResult};
 
 /// One agent definition.
@@ -42,7 +45,7 @@ impl SessionAgents {
     /// Parses `"agents"` from the session document.
     pub fn parse(&mut self, what: &str, map: &Map<String, Value>) -> SdkResult<()> {
         if let Some(v) = map.field("agents").filter(|v| !v.is_null()) {
-            self.session = Some(parse_session_agents(what, v)?);
+            self.session = Some(parse(documents(what, v)?));
         }
         Ok(())
     }
@@ -65,74 +68,60 @@ pub fn expand_model(m: &str) -> String {
     }
 }
 
-/// Parses the session JSON's `"agents"`: `{"NAME":{"description","prompt","tools"?,"model"?}}`.
-/// A wrong shape is a config error naming the agent and the field.
-pub fn parse_session_agents(what: &str, v: &Value) -> SdkResult<Vec<AgentDef>> {
+/// The session JSON's `"agents"` as their documents, in document order: an object of objects
+/// with no unknown keys, each read into an [`AgentDocument`] field by field (a wrong shape is a
+/// config error naming the agent and the field).
+pub fn documents(what: &str, v: &Value) -> SdkResult<Vec<(String, AgentDocument)>> {
     let Value::Object(map) = v else {
         return Err(SdkError::config(format!(
             "{what}: field \"agents\" must be an object keyed by agent name"
         )));
     };
-    let mut out = Vec::new();
-    for (name, d) in map {
-        let w = format!("{what}: agent \"{name}\"");
-        let Value::Object(d) = d else {
-            return Err(SdkError::config(format!(
-                "{w} must be {{\"description\",\"prompt\",\"tools\"?,\"model\"?}}"
-            )));
-        };
-        crate::sdk::config::check_strict(
-            &w,
-            d,
-            super::document::keys::<super::document::AgentDocument>(),
-        )?;
-        let s = |k: &str, required: bool| -> SdkResult<Option<String>> {
-            match d.get(k) {
-                Some(Value::String(s)) => Ok(Some(s.clone())),
-                None | Some(Value::Null) if !required => Ok(None),
-                None | Some(Value::Null) => Err(SdkError::config(format!(
-                    "{w}: missing required field \"{k}\""
-                ))),
-                Some(_) => Err(SdkError::config(format!(
-                    "{w}: field \"{k}\" must be a string"
-                ))),
-            }
-        };
-        if name.trim().is_empty() {
-            return Err(SdkError::config(format!(
-                "{what}: field \"agents\": an agent name must not be empty"
-            )));
-        }
-        let tools = match d.get("tools") {
-            None | Some(Value::Null) => None,
-            Some(Value::Array(a)) => Some(
-                a.iter()
-                    .map(|t| {
-                        t.as_str().map(str::to_string).ok_or_else(|| {
-                            SdkError::config(format!(
-                                "{w}: field \"tools\" must be an array of tool names"
-                            ))
-                        })
-                    })
-                    .collect::<SdkResult<Vec<_>>>()?,
-            ),
-            Some(_) => {
-                return Err(SdkError::config(format!(
-                    "{w}: field \"tools\" must be an array of tool names"
-                )))
-            }
-        };
-        out.push(AgentDef {
-            name: name.clone(),
-            description: s("description", false)?.unwrap_or_default(),
-            prompt: s("prompt", true)?.unwrap_or_default(),
-            model: s("model", false)?.map(|m| expand_model(&m)),
-            max_turns: None,
-            tools,
-            disallowed_tools: Vec::new(),
-        });
+    map.iter()
+        .map(|(name, d)| Ok((name.clone(), document(what, name, d)?)))
+        .collect()
+}
+
+/// One agent's document.
+fn document(what: &str, name: &str, d: &Value) -> SdkResult<AgentDocument> {
+    let w = format!("{what}: agent \"{name}\"");
+    let Value::Object(d) = d else {
+        return Err(SdkError::config(format!(
+            "{w} must be {{\"description\",\"prompt\",\"tools\"?,\"model\"?}}"
+        )));
+    };
+    check_strict(&w, d, keys::<AgentDocument>())?;
+    if name.trim().is_empty() {
+        return Err(SdkError::config(format!(
+            "{what}: field \"agents\": an agent name must not be empty"
+        )));
     }
-    Ok(out)
+    let tools = read::field(&w, d, "tools", "an array of tool names")?;
+    let description = read::field(&w, d, "description", "a string")?;
+    let prompt = read::field(&w, d, "prompt", "a string")?
+        .ok_or_else(|| SdkError::config(format!("{w}: missing required field \"prompt\"")))?;
+    Ok(AgentDocument {
+        description,
+        prompt,
+        tools,
+        model: read::field(&w, d, "model", "a string")?,
+        strict: read::field(&w, d, "strict", "true or false")?,
+    })
+}
+
+/// The definitions of the documents (model shortcuts expanded).
+pub fn parse(docs: Vec<(String, AgentDocument)>) -> Vec<AgentDef> {
+    docs.into_iter()
+        .map(|(name, d)| AgentDef {
+            name,
+            description: d.description.unwrap_or_default(),
+            prompt: d.prompt,
+            model: d.model.map(|m| expand_model(&m)),
+            max_turns: None,
+            tools: d.tools,
+            disallowed_tools: Vec::new(),
+        })
+        .collect()
 }
 
 /// The session document's form of session-JSON definitions (snapshot/fork).

@@ -5,8 +5,6 @@ use serde_json::{json, Map, Value};
 
 use crate::core::tool_choice::ToolChoice;
 use crate::sdk::config::document::SessionDocument;
-use crate::sdk::config::fields::Fields;
-use crate::sdk::error::{ErrorCode, SdkError, SdkResult};
 
 /// Model-call settings of a session.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -22,22 +20,14 @@ pub struct CallSettings {
 }
 
 impl CallSettings {
-    /// Takes the settings from a session document (`tool_choice` from its raw `map`; `w` names
-    /// it in errors).
-    pub fn parse(w: &str, doc: &SessionDocument, map: &Map<String, Value>) -> SdkResult<Self> {
-        let tool_choice = match map.field("tool_choice") {
-            None | Some(Value::Null) => None,
-            Some(v) => Some(
-                ToolChoice::from_json(&format!("{w}: field \"tool_choice\""), v)
-                    .map_err(|e| SdkError::robota(ErrorCode::InvalidConfig, &e))?,
-            ),
-        };
-        Ok(CallSettings {
+    /// The settings of a session document.
+    pub fn of(doc: &SessionDocument) -> Self {
+        CallSettings {
             context_window: doc.context_window,
-            tool_choice,
+            tool_choice: doc.tool_choice.clone(),
             temperature: doc.temperature.map(|t| t as f32),
             max_tokens: doc.max_tokens.and_then(|n| u32::try_from(n).ok()),
-        })
+        }
     }
 
     /// The settings as session-document fields (those that are set).

@@ -20,6 +20,7 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value};
 
 use super::error::{ErrorCode, SdkError, SdkResult};
+use super::mcp::config as mcp_config;
 use crate::core::permissions::{PermissionLists, PermissionMode};
 use crate::providers::ProviderKind;
 use document::{DeliveryName, PermissionModeName, SettingsName, TimeoutDecisionName};
@@ -114,8 +115,8 @@ pub struct SessionConfig {
     pub permission_mode: PermissionMode,
     /// Allow/deny patterns.
     pub permissions: PermissionLists,
-    /// Hooks config (`THooksConfig`).
-    pub hooks: Option<Value>,
+    /// Hooks by event (the session JSON's, else the settings').
+    pub hooks: Option<crate::core::hooks::HooksConfig>,
     /// Round cap (`0` = unlimited).
     pub max_rounds: Option<i64>,
     /// Event delivery.
@@ -265,25 +266,60 @@ fn mode_of(name: PermissionModeName) -> PermissionMode {
 pub fn parse_session_map(map: &Map<String, Value>) -> SdkResult<SessionConfig> {
     const W: &str = "session config";
     check_strict(W, map, session_keys())?;
-    let doc = read::session_document(W, map)?;
-    let settings = match doc.settings {
+    let mut doc = read::session_document(W, map)?;
+    let settings = settings_name(doc.settings);
+    let (provider, model) = provider_and_model(W, &doc, settings)?;
+    let (cwd, cwd_is_canonical) = working_dir(doc.cwd.take());
+    if let Some(id) = &doc.session_id {
+        // It may become a file name (`<session_dir>/<id>.json`).
+        crate::session::check_session_id(id).map_err(|e| SdkError::config(format!("{W}: {e}")))?;
+    }
+    let mcp_servers = match map.field("mcp_servers").filter(|v| !v.is_null()) {
+        None => Vec::new(),
+        Some(v) => mcp_config::servers(W, mcp_config::documents(W, v)?, &cwd)?,
+    };
+    let params = params::SessionParams::parse(W, &doc, map)?;
+    let budget = session_budget::parse_budget(doc.budget.as_ref(), &model)?;
+    let mut cfg = session_config(doc, provider, model, cwd, params);
+    cfg.cwd_is_canonical = cwd_is_canonical;
+    cfg.settings = settings.into();
+    cfg.mcp_servers = mcp_servers;
+    cfg.budget = budget;
+    Ok(cfg)
+}
+
+/// The wire name of `settings` (default `none`).
+fn settings_name(name: Option<SettingsName>) -> &'static str {
+    match name {
         None | Some(SettingsName::None) => "none",
         Some(SettingsName::User) => "user",
         Some(SettingsName::Project) => "project",
+    }
+}
+
+/// The provider profile and the model: required, unless settings are read (their provider
+/// profile may give them; empty until then).
+fn provider_and_model(
+    w: &str,
+    doc: &document::SessionDocument,
+    settings: &str,
+) -> SdkResult<(String, String)> {
+    let required = |value: &Option<String>, key: &str| match value {
+        Some(v) => Ok(v.clone()),
+        None if settings != "none" => Ok(String::new()),
+        None => Err(SdkError::config(format!(
+            "{w}: missing required field \"{key}\""
+        ))),
     };
-    let missing = |key: &str| SdkError::config(format!("{W}: missing required field \"{key}\""));
-    // With settings, the provider and the model may come from the settings' provider profile.
-    let provider = match doc.provider.clone() {
-        Some(p) => p,
-        None if settings != "none" => String::new(),
-        None => return Err(missing("provider")),
-    };
-    let model = match doc.model.clone() {
-        Some(m) => m,
-        None if settings != "none" => String::new(),
-        None => return Err(missing("model")),
-    };
-    let (cwd, cwd_is_canonical) = match doc.cwd.clone() {
+    Ok((
+        required(&doc.provider, "provider")?,
+        required(&doc.model, "model")?,
+    ))
+}
+
+/// The working directory (default: the process's) and whether it is the OS's canonical form.
+fn working_dir(cwd: Option<String>) -> (String, bool) {
+    match cwd {
         Some(c) => (c, false),
         // `getcwd` gives the directory's real path; a name that is not UTF-8 is resolved
         // again from its lossy form (and then reported as not accessible).
@@ -292,96 +328,54 @@ pub fn parse_session_map(map: &Map<String, Value>) -> SdkResult<SessionConfig> {
             Ok(Err(lossy)) => (lossy.to_string_lossy().into_owned(), false),
             Err(_) => (".".into(), false),
         },
-    };
-    let transcript = transcript::parse(doc.transcript.as_ref(), &cwd);
-    let permissions = doc
-        .permissions
-        .clone()
-        .map_or_else(PermissionLists::default, |p| PermissionLists {
-            allow: p.allow,
-            deny: p.deny,
-        });
-    // Hooks stay raw (`THooksConfig` reads them); their groups' keys are checked here.
-    let hooks = match map.field("hooks") {
-        None | Some(Value::Null) => None,
-        Some(v @ Value::Object(events)) => {
-            for (event, groups) in events {
-                for g in groups.as_array().into_iter().flatten() {
-                    if let Value::Object(g) = g {
-                        check_strict(
-                            &format!("{W}: field \"hooks\": a \"{event}\" group"),
-                            g,
-                            document::keys::<document::HookGroupDocument>(),
-                        )?;
-                    }
-                }
-            }
-            Some(v.clone())
-        }
-        Some(_) => {
-            return Err(SdkError::config(format!(
-                "{W}: field \"hooks\" must be an object keyed by hook event"
-            )))
-        }
-    };
-    let record = doc
-        .record
-        .as_ref()
-        .map(|r| std::path::Path::new(&cwd).join(r));
-    if let Some(Value::Object(servers)) = map.field("mcp_servers") {
-        for (name, server) in servers {
-            if let Value::Object(s) = server {
-                check_strict(
-                    &format!("{W}: MCP server \"{name}\""),
-                    s,
-                    document::keys::<document::McpServerDocument>(),
-                )?;
-            }
-        }
     }
-    let mcp_servers = super::mcp::config::parse_servers(map.field("mcp_servers"), &cwd)
-        .map_err(|e| SdkError::config(format!("{W}: {e}")))?;
-    if let Some(id) = &doc.session_id {
-        // It may become a file name (`<session_dir>/<id>.json`).
-        crate::session::check_session_id(id).map_err(|e| SdkError::config(format!("{W}: {e}")))?;
-    }
-    Ok(SessionConfig {
-        mcp_servers,
-        provider,
-        system_prompt: doc.system_prompt.clone(),
-        cwd,
-        cwd_is_canonical,
-        tools: doc.tools.clone(),
+}
+
+/// The session config of a checked document (no MCP servers or budget yet, `settings` `none`).
+fn session_config(
+    doc: document::SessionDocument,
+    provider: String,
+    model: String,
+    cwd: String,
+    params: params::SessionParams,
+) -> SessionConfig {
+    let path_in_cwd = |p: &str| std::path::Path::new(&cwd).join(p);
+    SessionConfig {
+        transcript: transcript::parse(doc.transcript.as_ref(), &cwd),
+        record: doc.record.as_deref().map(path_in_cwd),
+        call: CallSettings::of(&doc),
+        permissions: doc
+            .permissions
+            .map_or_else(PermissionLists::default, |p| PermissionLists {
+                allow: p.allow,
+                deny: p.deny,
+            }),
         permission_mode: doc.permission_mode.map(mode_of).unwrap_or_default(),
-        permissions,
-        hooks,
+        mode_given: doc.permission_mode.is_some(),
+        auto_compact_threshold: compaction::threshold(doc.auto_compact_threshold),
+        auto_compact_given: doc.auto_compact_threshold.is_some(),
         max_rounds: doc.max_rounds.and_then(|n| i64::try_from(n).ok()),
         delivery: doc.delivery.map_or(Delivery::Thread, delivery_of),
-        settings: settings.into(),
-        session_id: doc.session_id.clone(),
         persist: doc.persist.unwrap_or(false),
         replay_events: doc.replay_events.unwrap_or(false),
-        request_timeout_ms: doc.request_timeout_ms,
-        name: doc.name.clone(),
-        auto_compact_threshold: compaction::threshold(doc.auto_compact_threshold),
-        compact_instructions: doc.compact_instructions.clone(),
-        transcript,
-        params: params::SessionParams::parse(W, &doc, map)?,
-        tool_config: match map.field("tool_config") {
-            None | Some(Value::Null) => None,
-            Some(v) => Some(std::sync::Arc::new(
-                crate::tools::ToolsConfig::from_json(v)
-                    .map_err(|e| SdkError::config(format!("{W}: field \"tool_config\": {e}")))?,
-            )),
-        },
-        mode_given: doc.permission_mode.is_some(),
-        auto_compact_given: doc.auto_compact_threshold.is_some(),
-        call: CallSettings::parse(W, &doc, map)?,
         host_io: doc.host_io.unwrap_or(false),
-        budget: session_budget::parse_budget(doc.budget.as_ref(), &model)?,
-        record,
+        tool_config: doc.tool_config.map(std::sync::Arc::new),
+        provider,
         model,
-    })
+        cwd,
+        cwd_is_canonical: false,
+        system_prompt: doc.system_prompt,
+        tools: doc.tools,
+        hooks: doc.hooks,
+        settings: "none".into(),
+        session_id: doc.session_id,
+        request_timeout_ms: doc.request_timeout_ms,
+        name: doc.name,
+        compact_instructions: doc.compact_instructions,
+        params,
+        mcp_servers: Vec::new(),
+        budget: None,
+    }
 }
 
 /// Parses the session JSON text.

@@ -1,9 +1,10 @@
 //! Reading the typed documents ([`RuntimeDocument`], [`SessionDocument`]) from a JSON object
 //! field by field, so that a value of the wrong type is refused with the message that names its
-//! field. Fields read elsewhere stay unset here: `commands` (a list of `CommandDocument`,
-//! [`super::host_commands::documents`]), and those still parsed from the raw value by their own
-//! modules (`hooks`, `mcp_servers`, `agents`, `tool_config`, `tool_choice`, provider profiles'
-//! `headers` and kind keys).
+//! field. Fields read elsewhere stay unset here: the lists whose order matters, which their
+//! modules read into their documents (`commands`: [`super::host_commands::documents`],
+//! `agents`: [`super::agents::documents`], `mcp_servers`:
+//! [`crate::sdk::mcp::config::documents`]), and provider profiles' `headers` and kind keys
+//! (the provider layer reads them).
 
 use std::collections::BTreeMap;
 
@@ -17,7 +18,10 @@ use super::document::{
 };
 use super::fields::Fields;
 use super::{check_strict, document};
-use crate::sdk::error::{SdkError, SdkResult};
+use crate::core::hooks::{HookGroup, HooksConfig};
+use crate::core::tool_choice::ToolChoice;
+use crate::sdk::error::{ErrorCode, SdkError, SdkResult};
+use crate::tools::ToolsConfig;
 
 /// `map[key]` as a `T` that passes `ok` (absent or `null`: `None`); otherwise `err` of the value.
 pub fn checked<T: DeserializeOwned>(
@@ -117,18 +121,26 @@ pub fn runtime_document(w: &str, map: &Map<String, Value>) -> SdkResult<RuntimeD
     })
 }
 
-/// `thinking`: `{"budget_tokens": N}` (the semantic checks are the parser's).
-fn thinking(w: &str, map: &Map<String, Value>) -> SdkResult<Option<ThinkingDocument>> {
-    let Some(v) = map.field("thinking").filter(|v| !v.is_null()) else {
+/// `map[key]` unless absent or `null`; an object must have only the keys of `T`.
+fn nested<'a, T: DeserializeOwned>(
+    w: &str,
+    map: &'a Map<String, Value>,
+    key: &str,
+) -> SdkResult<Option<&'a Value>> {
+    let Some(v) = map.field(key).filter(|v| !v.is_null()) else {
         return Ok(None);
     };
-    if let Value::Object(t) = v {
-        check_strict(
-            &format!("{w}: field \"thinking\""),
-            t,
-            document::keys::<ThinkingDocument>(),
-        )?;
+    if let Value::Object(o) = v {
+        check_strict(&format!("{w}: field \"{key}\""), o, document::keys::<T>())?;
     }
+    Ok(Some(v))
+}
+
+/// `thinking`: `{"budget_tokens": N}` (the semantic checks are the parser's).
+fn thinking(w: &str, map: &Map<String, Value>) -> SdkResult<Option<ThinkingDocument>> {
+    let Some(v) = nested::<ThinkingDocument>(w, map, "thinking")? else {
+        return Ok(None);
+    };
     let t = v
         .as_object()
         .filter(|t| t.contains_key("budget_tokens"))
@@ -168,13 +180,122 @@ fn budget(map: &Map<String, Value>) -> SdkResult<Option<BudgetDocument>> {
 
 /// The session document of `map` (already checked for unknown keys).
 pub fn session_document(w: &str, map: &Map<String, Value>) -> SdkResult<SessionDocument> {
-    let settings = name(w, map, "settings", |s| {
+    let mut doc = SessionDocument::default();
+    core_keys(w, map, &mut doc)?;
+    model_call_keys(w, map, &mut doc)?;
+    prompt_and_tool_keys(w, map, &mut doc)?;
+    Ok(doc)
+}
+
+/// The keys of docs/configuration.md's "Core keys": the provider and model, the tools and who
+/// may run them, the session's identity and delivery.
+fn core_keys(w: &str, map: &Map<String, Value>, doc: &mut SessionDocument) -> SdkResult<()> {
+    doc.settings = name(w, map, "settings", |s| {
         format!("must be \"none\", \"user\" or \"project\", got \"{s}\"")
     })?;
-    let provider = field(w, map, "provider", "a string")?;
-    let model = field(w, map, "model", "a string")?;
-    let cwd = field(w, map, "cwd", "a string")?;
-    let transcript = checked(
+    doc.provider = field(w, map, "provider", "a string")?;
+    doc.model = field(w, map, "model", "a string")?;
+    doc.cwd = field(w, map, "cwd", "a string")?;
+    doc.tools = field(w, map, "tools", "an array of tool names")?;
+    doc.permissions = permissions(w, map)?;
+    doc.hooks = hooks(w, map)?;
+    doc.max_rounds = checked(
+        map,
+        "max_rounds",
+        |n: &u64| i64::try_from(*n).is_ok(),
+        |_| must_be(w, "max_rounds", "a non-negative integer (0 = unlimited)"),
+    )?;
+    doc.system_prompt = field(w, map, "system_prompt", "a string")?;
+    doc.permission_mode = name(w, map, "permission_mode", |s| {
+        format!("must be one of plan, default, acceptEdits, bypassPermissions; got \"{s}\"")
+    })?;
+    doc.delivery = name(w, map, "delivery", |s| {
+        format!("must be \"thread\", \"inline\", \"pump\" or \"pull\", got \"{s}\"")
+    })?;
+    doc.session_id = field(w, map, "session_id", "a string")?;
+    doc.persist = field(w, map, "persist", BOOL)?;
+    doc.replay_events = field(w, map, "replay_events", BOOL)?;
+    doc.request_timeout_ms = field(w, map, "request_timeout_ms", NON_NEGATIVE)?;
+    doc.name = field(w, map, "name", "a string")?;
+    Ok(())
+}
+
+/// The keys of "Model-call keys": what every model call of the session is sent with.
+fn model_call_keys(w: &str, map: &Map<String, Value>, doc: &mut SessionDocument) -> SdkResult<()> {
+    doc.temperature = checked(
+        map,
+        "temperature",
+        |t: &f64| (0.0..=2.0).contains(t),
+        |_| must_be(w, "temperature", "a number from 0 to 2"),
+    )?;
+    doc.context_window = checked(
+        map,
+        "context_window",
+        |n: &u64| *n >= 1,
+        |_| {
+            must_be(
+                w,
+                "context_window",
+                &format!("an integer from 1 to {}", u64::MAX),
+            )
+        },
+    )?;
+    doc.max_tokens = checked(
+        map,
+        "max_tokens",
+        |n: &u64| (1..=u64::from(u32::MAX)).contains(n),
+        |_| {
+            must_be(
+                w,
+                "max_tokens",
+                &format!("an integer from 1 to {}", u32::MAX),
+            )
+        },
+    )?;
+    doc.tool_choice = match map.field("tool_choice").filter(|v| !v.is_null()) {
+        None => None,
+        Some(v) => Some(
+            ToolChoice::from_json(&format!("{w}: field \"tool_choice\""), v)
+                .map_err(|e| SdkError::robota(ErrorCode::InvalidConfig, &e))?,
+        ),
+    };
+    doc.thinking = thinking(w, map)?;
+    doc.native_web_search = field(w, map, "native_web_search", BOOL)?;
+    Ok(())
+}
+
+/// The keys of "Prompt, settings and tool keys" read here (`commands`, `agents` and
+/// `mcp_servers` are read by their modules).
+fn prompt_and_tool_keys(
+    w: &str,
+    map: &Map<String, Value>,
+    doc: &mut SessionDocument,
+) -> SdkResult<()> {
+    doc.system_prompt_mode = field(w, map, "system_prompt_mode", "\"append\" or \"replace\"")?;
+    doc.language = field(w, map, "language", "a string")?;
+    doc.tool_config = match map.field("tool_config").filter(|v| !v.is_null()) {
+        None => None,
+        Some(v) => Some(
+            ToolsConfig::from_json(v)
+                .map_err(|e| SdkError::config(format!("{w}: field \"tool_config\": {e}")))?,
+        ),
+    };
+    doc.host_io = field(w, map, "host_io", BOOL)?;
+    doc.auto_compact_threshold = checked(
+        map,
+        "auto_compact_threshold",
+        |t: &ThresholdDocument| match t {
+            ThresholdDocument::Fraction(t) => *t > 0.0 && *t <= 1.0,
+            ThresholdDocument::Off(on) => !*on,
+        },
+        |v| {
+            SdkError::config(format!(
+                "{w}: field \"auto_compact_threshold\" must be a number greater than 0 and at most 1, or false, got {v}"
+            ))
+        },
+    )?;
+    doc.compact_instructions = field(w, map, "compact_instructions", "a string")?;
+    doc.transcript = checked(
         map,
         "transcript",
         |t: &TranscriptDocument| !matches!(t, TranscriptDocument::Dir(d) if d.is_empty()),
@@ -184,110 +305,49 @@ pub fn session_document(w: &str, map: &Map<String, Value>) -> SdkResult<SessionD
             ))
         },
     )?;
-    let tools = field(w, map, "tools", "an array of tool names")?;
-    let permissions = match map.field("permissions") {
-        None | Some(Value::Null) => None,
-        Some(v) => {
-            if let Value::Object(p) = v {
-                check_strict(
-                    &format!("{w}: field \"permissions\""),
-                    p,
-                    document::keys::<PermissionsDocument>(),
-                )?;
-            }
-            // The detail is the one the permission lists' own type gives.
-            Some(PermissionsDocument::deserialize(v).map_err(|_| {
-                let e = crate::core::permissions::PermissionLists::deserialize(v)
-                    .err()
-                    .map_or_else(String::new, |e| e.to_string());
-                must_be(
-                    w,
-                    "permissions",
-                    &format!("{{\"allow\":[…],\"deny\":[…]}}: {e}"),
-                )
-            })?)
-        }
+    doc.record = field(w, map, "record", "a string")?;
+    doc.budget = budget(map)?;
+    doc.team = field(w, map, "team", BOOL)?;
+    Ok(())
+}
+
+/// `permissions`: `{"allow":[…],"deny":[…]}` with no other key.
+fn permissions(w: &str, map: &Map<String, Value>) -> SdkResult<Option<PermissionsDocument>> {
+    let Some(v) = nested::<PermissionsDocument>(w, map, "permissions")? else {
+        return Ok(None);
     };
-    let max_rounds = checked(
-        map,
-        "max_rounds",
-        |n: &u64| i64::try_from(*n).is_ok(),
-        |_| must_be(w, "max_rounds", "a non-negative integer (0 = unlimited)"),
-    )?;
-    let record = field(w, map, "record", "a string")?;
-    Ok(SessionDocument {
-        settings,
-        provider,
-        model,
-        cwd,
-        transcript,
-        tools,
-        permissions,
-        max_rounds,
-        record,
-        system_prompt: field(w, map, "system_prompt", "a string")?,
-        permission_mode: name(w, map, "permission_mode", |s| {
-            format!("must be one of plan, default, acceptEdits, bypassPermissions; got \"{s}\"")
-        })?,
-        delivery: name(w, map, "delivery", |s| {
-            format!("must be \"thread\", \"inline\", \"pump\" or \"pull\", got \"{s}\"")
-        })?,
-        session_id: field(w, map, "session_id", "a string")?,
-        persist: field(w, map, "persist", BOOL)?,
-        replay_events: field(w, map, "replay_events", BOOL)?,
-        request_timeout_ms: field(w, map, "request_timeout_ms", NON_NEGATIVE)?,
-        name: field(w, map, "name", "a string")?,
-        auto_compact_threshold: checked(
-            map,
-            "auto_compact_threshold",
-            |t: &ThresholdDocument| match t {
-                ThresholdDocument::Fraction(t) => *t > 0.0 && *t <= 1.0,
-                ThresholdDocument::Off(on) => !*on,
-            },
-            |v| {
-                SdkError::config(format!(
-                "{w}: field \"auto_compact_threshold\" must be a number greater than 0 and at most 1, or false, got {v}"
-            ))
-            },
-        )?,
-        compact_instructions: field(w, map, "compact_instructions", "a string")?,
-        system_prompt_mode: field(w, map, "system_prompt_mode", "\"append\" or \"replace\"")?,
-        language: field(w, map, "language", "a string")?,
-        thinking: thinking(w, map)?,
-        native_web_search: field(w, map, "native_web_search", BOOL)?,
-        team: field(w, map, "team", BOOL)?,
-        temperature: checked(
-            map,
-            "temperature",
-            |t: &f64| (0.0..=2.0).contains(t),
-            |_| must_be(w, "temperature", "a number from 0 to 2"),
-        )?,
-        context_window: checked(
-            map,
-            "context_window",
-            |n: &u64| *n >= 1,
-            |_| {
-                must_be(
-                    w,
-                    "context_window",
-                    &format!("an integer from 1 to {}", u64::MAX),
-                )
-            },
-        )?,
-        max_tokens: checked(
-            map,
-            "max_tokens",
-            |n: &u64| (1..=u64::from(u32::MAX)).contains(n),
-            |_| {
-                must_be(
-                    w,
-                    "max_tokens",
-                    &format!("an integer from 1 to {}", u32::MAX),
-                )
-            },
-        )?,
-        host_io: field(w, map, "host_io", BOOL)?,
-        budget: budget(map)?,
-        ..SessionDocument::default()
+    // The detail is the one the permission lists' own type gives.
+    PermissionsDocument::deserialize(v).map(Some).map_err(|_| {
+        let e = crate::core::permissions::PermissionLists::deserialize(v)
+            .err()
+            .map_or_else(String::new, |e| e.to_string());
+        must_be(
+            w,
+            "permissions",
+            &format!("{{\"allow\":[…],\"deny\":[…]}}: {e}"),
+        )
     })
+}
+
+/// `hooks`: an object keyed by hook event whose groups have no unknown key, read as the
+/// engine's [`HooksConfig`] (whose errors name the bad event or definition).
+fn hooks(w: &str, map: &Map<String, Value>) -> SdkResult<Option<HooksConfig>> {
+    let (v, events) = match map.field("hooks") {
+        None | Some(Value::Null) => return Ok(None),
+        Some(v @ Value::Object(events)) => (v, events),
+        Some(_) => return Err(must_be(w, "hooks", "an object keyed by hook event")),
+    };
+    for (event, groups) in events {
+        let objects = groups.as_array().into_iter().flatten();
+        for g in objects.filter_map(Value::as_object) {
+            check_strict(
+                &format!("{w}: field \"hooks\": a \"{event}\" group"),
+                g,
+                document::keys::<HookGroup>(),
+            )?;
+        }
+    }
+    HooksConfig::from_json(v)
+        .map(Some)
+        .map_err(|e| SdkError::config(format!("{w}: field \"hooks\": {e}")))
 }

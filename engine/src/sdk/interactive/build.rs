@@ -6,7 +6,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
 
 use super::{Core, Inner, InteractiveSession, Restore, State, PROVIDER_IDLE_TIMEOUT_MS};
-use crate::core::hooks::{HookExecutor, HooksConfig};
+use crate::core::hooks::HookExecutor;
 use crate::core::store::ConversationStore;
 use crate::core::tool::Tool;
 use crate::core::util::{now_iso, prefixed_id};
@@ -164,7 +164,6 @@ impl InteractiveSession {
             }),
             cond: Condvar::new(),
         });
-        let hooks = session_hooks(&cfg)?;
         let approval = Arc::new(HostApproval {
             link: link.clone(),
             enforcer: OnceLock::new(),
@@ -176,7 +175,7 @@ impl InteractiveSession {
             so.hook_env = st.env.clone();
         }
         so.tools = tools;
-        so.hooks = hooks;
+        so.hooks = cfg.hooks.clone().unwrap_or_default();
         let agent_hooks = Arc::new(subagent::hook::AgentHookExecutor::new(
             cfg.params.agents.all.clone(),
             parent_cell.clone(),
@@ -239,15 +238,6 @@ fn session_provider(
         shared.make_provider(&cfg.provider)?
     };
     crate::sdk::persistence::record::wrap(provider, cfg)
-}
-
-/// The session JSON's `hooks` as the engine's hook configuration.
-fn session_hooks(cfg: &SessionConfig) -> SdkResult<HooksConfig> {
-    match &cfg.hooks {
-        None => Ok(HooksConfig::default()),
-        Some(v) => HooksConfig::from_json(v)
-            .map_err(|e| SdkError::config(format!("session config: field \"hooks\": {e}"))),
-    }
 }
 
 /// The session options that come straight from the session's config: system message, working

@@ -11,9 +11,14 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use crate::core::env_ref::EnvVars;
+use crate::core::known_keys::keys;
+use crate::sdk::config::check_strict;
+use crate::sdk::config::document::McpServerDocument;
+use crate::sdk::error::{SdkError, SdkResult};
 
 /// Default timeout of one MCP tool call (ms).
 pub const DEFAULT_CALL_TIMEOUT_MS: u64 = 120_000;
@@ -66,113 +71,177 @@ impl McpServerDef {
     }
 }
 
-fn string_map(what: &str, v: Option<&Value>) -> Result<BTreeMap<String, String>, String> {
-    match v {
-        None | Some(Value::Null) => Ok(BTreeMap::new()),
-        Some(Value::Object(m)) => m
+/// `m[key]` as a `T` (absent or `null`: `None`); another value fails with
+/// `<what>: "<key>" must be <expectation>`.
+fn get<T: DeserializeOwned>(
+    what: &str,
+    m: &Map<String, Value>,
+    key: &str,
+    expectation: &str,
+) -> Result<Option<T>, String> {
+    match m.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => T::deserialize(v)
+            .map(Some)
+            .map_err(|_| format!("{what}: \"{key}\" must be {expectation}")),
+    }
+}
+
+/// An object of strings (`env`, `headers`); a value of another type names its entry.
+fn string_map(
+    what: &str,
+    m: &Map<String, Value>,
+    key: &str,
+) -> Result<Option<BTreeMap<String, String>>, String> {
+    let what = format!("{what}: \"{key}\"");
+    match m.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Object(entries)) => entries
             .iter()
             .map(|(k, v)| match v {
                 Value::String(s) => Ok((k.clone(), s.clone())),
                 _ => Err(format!("{what}.\"{k}\" must be a string")),
             })
-            .collect(),
+            .collect::<Result<_, _>>()
+            .map(Some),
         Some(_) => Err(format!("{what} must be an object of strings")),
     }
 }
 
-fn timeout(what: &str, m: &Map<String, Value>, key: &str, default: u64) -> Result<u64, String> {
-    match m.get(key) {
-        None | Some(Value::Null) => Ok(default),
-        Some(v) => v
-            .as_u64()
-            .filter(|n| *n > 0)
-            .ok_or_else(|| format!("{what}: \"{key}\" must be a positive integer")),
+/// A server's document read field by field from its object `m` (keys it does not know are not
+/// looked at; the session JSON refuses them first); `what` names the server in errors.
+pub fn document(what: &str, m: &Map<String, Value>) -> Result<McpServerDocument, String> {
+    const STRING: &str = "a string";
+    const POSITIVE: &str = "a positive integer";
+    Ok(McpServerDocument {
+        kind: get(what, m, "type", STRING)?,
+        command: get(what, m, "command", STRING)?,
+        args: get(what, m, "args", "an array of strings")?,
+        env: string_map(what, m, "env")?,
+        cwd: get(what, m, "cwd", STRING)?,
+        url: get(what, m, "url", STRING)?,
+        headers: string_map(what, m, "headers")?,
+        timeout_ms: get(what, m, "timeout_ms", POSITIVE)?,
+        startup_timeout_ms: get(what, m, "startup_timeout_ms", POSITIVE)?,
+    })
+}
+
+/// A positive timeout, `default` when absent.
+fn timeout(what: &str, key: &str, ms: Option<u64>, default: u64) -> Result<u64, String> {
+    match ms {
+        None => Ok(default),
+        Some(0) => Err(format!("{what}: \"{key}\" must be a positive integer")),
+        Some(n) => Ok(n),
     }
 }
 
-/// Parses one server definition; `session_cwd` anchors a relative `cwd`.
-pub fn parse_server(name: &str, v: &Value, session_cwd: &str) -> Result<McpServerDef, String> {
-    let what = format!("MCP server \"{name}\"");
-    if name.is_empty() || name.contains("__") {
-        return Err(format!(
-            "{what}: the name must be non-empty and must not contain \"__\""
-        ));
-    }
-    let Value::Object(m) = v else {
-        return Err(format!("{what} must be an object"));
-    };
-    let s = |k: &str| -> Result<Option<String>, String> {
-        match m.get(k) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::String(s)) => Ok(Some(s.clone())),
-            Some(_) => Err(format!("{what}: \"{k}\" must be a string")),
-        }
-    };
-    let kind = s("type")?.unwrap_or_else(|| {
-        if m.contains_key("url") {
-            "http".into()
-        } else {
-            "stdio".into()
-        }
-    });
-    let transport = match kind.as_str() {
-        "stdio" => {
-            let command = s("command")?
+/// The transport of a server's document; `session_cwd` anchors a relative `cwd`.
+fn transport(what: &str, d: McpServerDocument, session_cwd: &str) -> Result<McpTransport, String> {
+    let kind = d
+        .kind
+        .unwrap_or_else(|| if d.url.is_some() { "http" } else { "stdio" }.into());
+    match kind.as_str() {
+        "stdio" => Ok(McpTransport::Stdio {
+            command: d
+                .command
                 .filter(|c| !c.is_empty())
-                .ok_or_else(|| format!("{what}: missing required field \"command\""))?;
-            let args = match m.get("args") {
-                None | Some(Value::Null) => Vec::new(),
-                Some(Value::Array(a)) => a
-                    .iter()
-                    .map(|x| x.as_str().map(str::to_string))
-                    .collect::<Option<Vec<_>>>()
-                    .ok_or_else(|| format!("{what}: \"args\" must be an array of strings"))?,
-                Some(_) => return Err(format!("{what}: \"args\" must be an array of strings")),
-            };
-            let cwd = match s("cwd")? {
+                .ok_or_else(|| format!("{what}: missing required field \"command\""))?,
+            args: d.args.unwrap_or_default(),
+            env: d.env.unwrap_or_default(),
+            cwd: match d.cwd {
                 Some(c) => Path::new(session_cwd)
                     .join(c)
                     .to_string_lossy()
                     .into_owned(),
                 None => session_cwd.to_string(),
-            };
-            McpTransport::Stdio {
-                command,
-                args,
-                env: string_map(&format!("{what}: \"env\""), m.get("env"))?,
-                cwd,
-            }
-        }
-        "http" | "streamable-http" | "streamable_http" => McpTransport::Http {
-            url: s("url")?
+            },
+        }),
+        "http" | "streamable-http" | "streamable_http" => Ok(McpTransport::Http {
+            url: d
+                .url
                 .filter(|u| u.starts_with("http://") || u.starts_with("https://"))
                 .ok_or_else(|| format!("{what}: \"url\" must be an http:// or https:// URL"))?,
-            headers: string_map(&format!("{what}: \"headers\""), m.get("headers"))?,
-        },
-        other => {
-            return Err(format!(
-                "{what}: unsupported \"type\" \"{other}\" (supported: \"stdio\", \"http\")"
-            ))
-        }
-    };
+            headers: d.headers.unwrap_or_default(),
+        }),
+        other => Err(format!(
+            "{what}: unsupported \"type\" \"{other}\" (supported: \"stdio\", \"http\")"
+        )),
+    }
+}
+
+/// The server `name` of its document.
+pub fn server(name: &str, d: McpServerDocument, session_cwd: &str) -> Result<McpServerDef, String> {
+    let what = server_label(name);
+    let (call, startup) = (d.timeout_ms, d.startup_timeout_ms);
     Ok(McpServerDef {
         name: name.to_string(),
-        transport,
-        call_timeout_ms: timeout(&what, m, "timeout_ms", DEFAULT_CALL_TIMEOUT_MS)?,
-        startup_timeout_ms: timeout(&what, m, "startup_timeout_ms", DEFAULT_STARTUP_TIMEOUT_MS)?,
+        transport: transport(&what, d, session_cwd)?,
+        call_timeout_ms: timeout(&what, "timeout_ms", call, DEFAULT_CALL_TIMEOUT_MS)?,
+        startup_timeout_ms: timeout(
+            &what,
+            "startup_timeout_ms",
+            startup,
+            DEFAULT_STARTUP_TIMEOUT_MS,
+        )?,
     })
 }
 
-/// Parses the session JSON's `"mcp_servers"` (errors name the server and field).
-pub fn parse_servers(v: Option<&Value>, session_cwd: &str) -> Result<Vec<McpServerDef>, String> {
-    match v {
-        None | Some(Value::Null) => Ok(Vec::new()),
-        Some(Value::Object(m)) => m
-            .iter()
-            .map(|(k, v)| parse_server(k, v, session_cwd))
-            .collect(),
-        Some(_) => Err("field \"mcp_servers\" must be an object keyed by server name".into()),
+/// The session JSON's `"mcp_servers"` as their documents, in document order; `w` names the
+/// document in errors, which name the server and the field.
+pub fn documents(w: &str, v: &Value) -> SdkResult<Vec<(String, McpServerDocument)>> {
+    let Value::Object(servers) = v else {
+        return Err(SdkError::config(format!(
+            "{w}: field \"mcp_servers\" must be an object keyed by server name"
+        )));
+    };
+    let error = |e: String| SdkError::config(format!("{w}: {e}"));
+    servers
+        .iter()
+        .map(|(name, v)| {
+            let m = server_object(name, v).map_err(error)?;
+            let what = server_label(name);
+            check_strict(&format!("{w}: {what}"), m, keys::<McpServerDocument>())?;
+            Ok((name.clone(), document(&what, m).map_err(error)?))
+        })
+        .collect()
+}
+
+/// The servers of the session JSON's documents.
+pub fn servers(
+    w: &str,
+    docs: Vec<(String, McpServerDocument)>,
+    session_cwd: &str,
+) -> SdkResult<Vec<McpServerDef>> {
+    docs.into_iter()
+        .map(|(name, d)| {
+            server(&name, d, session_cwd).map_err(|e| SdkError::config(format!("{w}: {e}")))
+        })
+        .collect()
+}
+
+/// `MCP server "<name>"`, how errors name a server.
+pub fn server_label(name: &str) -> String {
+    format!("MCP server \"{name}\"")
+}
+
+/// A server's name and object, before its fields are read: the name must be usable in tool
+/// names, the definition an object.
+pub fn server_object<'a>(name: &str, v: &'a Value) -> Result<&'a Map<String, Value>, String> {
+    let what = server_label(name);
+    if name.is_empty() || name.contains("__") {
+        return Err(format!(
+            "{what}: the name must be non-empty and must not contain \"__\""
+        ));
     }
+    v.as_object()
+        .ok_or_else(|| format!("{what} must be an object"))
+}
+
+/// Parses one server definition (unknown keys ignored, as in `.mcp.json`); `session_cwd`
+/// anchors a relative `cwd`.
+pub fn parse_server(name: &str, v: &Value, session_cwd: &str) -> Result<McpServerDef, String> {
+    let m = server_object(name, v)?;
+    server(name, document(&server_label(name), m)?, session_cwd)
 }
 
 /// The servers of `<cwd>/.mcp.json` (absent file: none); problems become `warnings` and skip

@@ -7,6 +7,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::core::env_ref::EnvVars;
+use crate::core::hooks::HooksConfig;
 use crate::core::tool::Tool;
 use crate::sdk::config::SessionConfig;
 use crate::sdk::error::{SdkError, SdkResult};
@@ -62,7 +63,11 @@ pub fn apply_settings(cfg: &mut SessionConfig, env: &EnvVars) -> SdkResult<Optio
     cfg.permissions.allow = allow;
     cfg.permissions.deny = deny;
     if cfg.hooks.is_none() {
-        cfg.hooks = s.hooks.clone();
+        // The settings layers kept only a `hooks` that reads as a hooks config.
+        cfg.hooks = s
+            .hooks
+            .as_ref()
+            .and_then(|h| HooksConfig::from_json(h).ok());
     }
     if let (false, Some(t)) = (cfg.auto_compact_given, s.auto_compact_threshold) {
         cfg.auto_compact_threshold = t;

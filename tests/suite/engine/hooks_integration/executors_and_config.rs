@@ -155,6 +155,44 @@ fn config_errors_name_the_problem() {
     );
 }
 
+/// The session JSON's `hooks` are read into the hooks config when the document is parsed: a bad
+/// event or definition fails there, with the config's message.
+#[test]
+fn session_json_hooks_are_read_with_the_document() {
+    let parse = |hooks: Value| {
+        robota_engine::sdk::config::parse_session_config(
+            &json!({"provider":"p","model":"m","hooks": hooks}).to_string(),
+        )
+    };
+    let names: Vec<String> = HookEvent::ALL.iter().map(|e| format!("`{e}`")).collect();
+    assert_eq!(
+        parse(json!({"BeforeTool":[]})).unwrap_err().message,
+        format!(
+            "session config: field \"hooks\": Invalid hooks config: unknown variant `BeforeTool`, expected one of {}",
+            names.join(", ")
+        )
+    );
+    assert_eq!(
+        parse(json!({"Stop":[{"hooks":[{"command":"x"}]}]})).unwrap_err().message,
+        "session config: field \"hooks\": Invalid hooks config: hook definition is missing \"type\" (command, http, …)"
+    );
+    assert_eq!(
+        parse(json!(["Stop"])).unwrap_err().message,
+        "session config: field \"hooks\" must be an object keyed by hook event"
+    );
+    let hooks = json!({"Stop":[{"matcher":"","hooks":[{"type":"host"},{"type":"command","command":"true","timeout":2}]}]});
+    let c = parse(hooks.clone()).unwrap();
+    assert_eq!(c.hooks, Some(HooksConfig::from_json(&hooks).unwrap()));
+    assert_eq!(parse(Value::Null).unwrap().hooks, None);
+    // A snapshot writes them as read: the group's matcher, the definition's type first.
+    let c = parse(json!({"Stop":[{"hooks":[{"command":"true","type":"command"}]}]})).unwrap();
+    let doc = robota_engine::sdk::config::document::SessionDocument::from(&c);
+    assert_eq!(
+        serde_json::to_string(&doc.hooks).unwrap(),
+        r#"{"Stop":[{"matcher":"","hooks":[{"type":"command","command":"true"}]}]}"#
+    );
+}
+
 fn run_json(event: HookEvent, stdout_json: &str) -> robota_engine::core::hooks::HookRunOutcome {
     let c = cfg(
         event,

@@ -7,11 +7,9 @@ use serde_json::Map;
 
 use super::{
     CommandDocument, DeliveryName, PermissionModeName, SessionDocument, SettingsName,
-    SystemPromptModeName, ThinkingDocument, ThresholdDocument, ToolChoiceDocument, ToolChoiceMode,
-    TranscriptDocument,
+    SystemPromptModeName, ThinkingDocument, ThresholdDocument, TranscriptDocument,
 };
 use crate::core::permissions::PermissionMode;
-use crate::core::tool_choice::ToolChoice;
 use crate::sdk::config::{Delivery, SessionConfig};
 
 /// `value` as the document type of the same JSON (`None` if it does not fit).
@@ -34,12 +32,7 @@ impl From<&SessionConfig> for SessionDocument {
             temperature: c.call.temperature.map(f64::from),
             max_tokens: c.call.max_tokens.map(u64::from),
             context_window: c.call.context_window,
-            tool_choice: c.call.tool_choice.as_ref().map(|t| match t {
-                ToolChoice::Auto => ToolChoiceDocument::Mode(ToolChoiceMode::Auto),
-                ToolChoice::None => ToolChoiceDocument::Mode(ToolChoiceMode::None),
-                ToolChoice::Required => ToolChoiceDocument::Mode(ToolChoiceMode::Required),
-                ToolChoice::Tool(name) => ToolChoiceDocument::Tool { name: name.clone() },
-            }),
+            tool_choice: c.call.tool_choice.clone(),
             provider: Some(c.provider.clone()),
             model: Some(c.model.clone()),
             system_prompt: c.system_prompt.clone(),
@@ -52,7 +45,7 @@ impl From<&SessionConfig> for SessionDocument {
                 PermissionMode::BypassPermissions => PermissionModeName::BypassPermissions,
             }),
             permissions: via(&c.permissions),
-            hooks: c.hooks.as_ref().and_then(via),
+            hooks: c.hooks.clone(),
             max_rounds: c.max_rounds.and_then(|r| u64::try_from(r).ok()),
             delivery: Some(match c.delivery {
                 Delivery::Thread => DeliveryName::Thread,
@@ -83,7 +76,7 @@ impl From<&SessionConfig> for SessionDocument {
             thinking: p.thinking_budget.map(|n| ThinkingDocument {
                 budget_tokens: u64::from(n),
             }),
-            tool_config: c.tool_config.as_deref().and_then(via),
+            tool_config: c.tool_config.as_deref().cloned(),
             native_web_search: p.native_web_search.then_some(true),
             host_io: c.host_io.then_some(true),
             budget: c.budget.as_ref().and_then(via),

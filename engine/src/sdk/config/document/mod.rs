@@ -15,11 +15,11 @@ mod session;
 
 pub use keys::{keys, runtime_keys, runtime_schema, session_keys, session_schema};
 pub use nested::{
-    AgentDocument, BudgetDocument, CommandDocument, HookGroupDocument, McpServerDocument,
-    PermissionsDocument, ThinkingDocument, ToolConfigDocument,
+    AgentDocument, BudgetDocument, CommandDocument, McpServerDocument, PermissionsDocument,
+    ThinkingDocument,
 };
 pub use runtime::{ProviderProfile, RuntimeDocument, TimeoutDecisionName};
 pub use session::{
     DeliveryName, PermissionModeName, SessionDocument, SettingsName, SystemPromptModeName,
-    ThresholdDocument, ToolChoiceDocument, ToolChoiceMode, TranscriptDocument,
+    ThresholdDocument, TranscriptDocument,
 };

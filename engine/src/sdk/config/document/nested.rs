@@ -4,7 +4,6 @@ use std::collections::BTreeMap;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
 
 /// `permissions`.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
@@ -18,21 +17,6 @@ pub struct PermissionsDocument {
     pub deny: Vec<String>,
 }
 
-/// One group of hooks of an event.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
-#[schemars(extend("additionalProperties" = false))]
-pub struct HookGroupDocument {
-    /// Tool-name pattern the group applies to (absent: every tool).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub matcher: Option<String>,
-    /// The hooks (`{"type":"command"|"http"|"host",…}`).
-    #[serde(default)]
-    pub hooks: Vec<Map<String, Value>>,
-    /// Extra environment of the group's command hooks.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub env: Option<BTreeMap<String, String>>,
-}
-
 /// `thinking`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[schemars(extend("additionalProperties" = false))]
@@ -40,22 +24,6 @@ pub struct ThinkingDocument {
     /// Extended-thinking budget (tokens, at least 1).
     #[schemars(range(min = 1, max = 4_294_967_295_u64))]
     pub budget_tokens: u64,
-}
-
-/// `tool_config`: built-in tool configuration.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
-#[schemars(extend("additionalProperties" = false))]
-#[serde(rename_all = "camelCase", default)]
-pub struct ToolConfigDocument {
-    /// Output and time limits of the built-in tools (`maxOutputChars`, `bashDefaultTimeoutMs`, …).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub limits: Option<BTreeMap<String, u64>>,
-    /// Extra environment of `Bash`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub env: Option<BTreeMap<String, String>>,
-    /// `WebSearch` backend (`{"provider","baseUrl"?,"apiKey"?}`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub web_search: Option<Map<String, Value>>,
 }
 
 /// `budget`: every limit optional.
@@ -87,9 +55,10 @@ pub struct BudgetDocument {
 #[schemars(extend("additionalProperties" = false))]
 #[serde(default)]
 pub struct McpServerDocument {
-    /// `stdio` or `http` (default `http` with `url`, else `stdio`).
+    /// `stdio` or `http` (also `streamable-http`, `streamable_http`; default `http` with `url`,
+    /// else `stdio`).
     #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
-    #[schemars(extend("enum" = ["stdio", "http"]))]
+    #[schemars(extend("enum" = ["stdio", "http", "streamable-http", "streamable_http"]))]
     pub kind: Option<String>,
     /// Program of a stdio server.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -123,8 +92,9 @@ pub struct McpServerDocument {
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[schemars(extend("additionalProperties" = false))]
 pub struct AgentDocument {
-    /// When to use the agent (shown to the model).
-    pub description: String,
+    /// When to use the agent (shown to the model; default empty).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
     /// The agent's system prompt.
     pub prompt: String,
     /// Its tools (default: the parent's).

@@ -6,9 +6,13 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::core::hooks::HooksConfig;
+use crate::core::tool_choice::ToolChoice;
+use crate::tools::ToolsConfig;
+
 use super::nested::{
-    AgentDocument, BudgetDocument, CommandDocument, HookGroupDocument, McpServerDocument,
-    PermissionsDocument, ThinkingDocument, ToolConfigDocument,
+    AgentDocument, BudgetDocument, CommandDocument, McpServerDocument, PermissionsDocument,
+    ThinkingDocument,
 };
 
 /// The session document (`robota_session_new`'s `session_json`; the overrides of
@@ -40,7 +44,7 @@ pub struct SessionDocument {
     pub context_window: Option<u64>,
     /// Default tool choice of every turn.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub tool_choice: Option<ToolChoiceDocument>,
+    pub tool_choice: Option<ToolChoice>,
     /// Provider profile name (required unless `settings` gives it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub provider: Option<String>,
@@ -64,7 +68,7 @@ pub struct SessionDocument {
     pub permissions: Option<PermissionsDocument>,
     /// Hooks by event (`PreToolUse`, `Stop`, …): lists of groups.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub hooks: Option<BTreeMap<String, Vec<HookGroupDocument>>>,
+    pub hooks: Option<HooksConfig>,
     /// Round cap of a turn (`0` = unlimited).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_rounds: Option<u64>,
@@ -116,7 +120,7 @@ pub struct SessionDocument {
     pub thinking: Option<ThinkingDocument>,
     /// Built-in tool configuration.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub tool_config: Option<ToolConfigDocument>,
+    pub tool_config: Option<ToolsConfig>,
     /// Ask for the provider's hosted web search (the profile must allow it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub native_web_search: Option<bool>,
@@ -132,31 +136,6 @@ pub struct SessionDocument {
     /// Host-registered commands.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub commands: Option<Vec<CommandDocument>>,
-}
-
-/// `tool_choice`: `"auto"`, `"none"`, `"required"` or `{"name":"TOOL"}`.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-#[serde(untagged)]
-pub enum ToolChoiceDocument {
-    /// `auto`, `none` or `required`.
-    Mode(ToolChoiceMode),
-    /// A call to the named tool.
-    Tool {
-        /// Tool name.
-        name: String,
-    },
-}
-
-/// The tool-choice modes.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum ToolChoiceMode {
-    /// The model decides.
-    Auto,
-    /// No tool call.
-    None,
-    /// Some tool call.
-    Required,
 }
 
 /// `permission_mode`.
