@@ -30,11 +30,19 @@ if ! command -v shellcheck >/dev/null 2>&1; then
 fi
 echo "actionlint: $("$actionlint" --version | head -n 1), shellcheck $(shellcheck --version | sed -n 's/^version: //p')"
 
-# actionlint finds the workflows itself and reads the local actions they use; -shellcheck makes
-# it fail rather than silently skip the run: blocks if shellcheck were not found.
-"$actionlint" -shellcheck "$(command -v shellcheck)"
+# actionlint skips the `run:` blocks without a word when it cannot run shellcheck: first a
+# workflow with a known shellcheck finding (SC2086) must be reported.
+shellcheck_bin=$(command -v shellcheck)
+canary=$'on: push\njobs:\n  canary:\n    runs-on: ubuntu-24.04\n    steps:\n      - run: echo $1\n'
+if ! { printf '%s' "$canary" | "$actionlint" -shellcheck "$shellcheck_bin" - || true; } | grep -q SC2086; then
+  echo "actionlint: shellcheck did not check a run: block (SC2086 not reported)" >&2
+  exit 1
+fi
+# actionlint finds the workflows itself and reads the local actions they use.
+"$actionlint" -shellcheck "$shellcheck_bin"
 shellcheck packaging/swift/set-binary-target.sh packaging/release/cargo-robota-install .github/actions/*/*.sh \
-  bindings/swift/scripts/build-xcframework.sh tests/release/*.sh
+  bindings/swift/scripts/build-xcframework.sh
+shellcheck -x tests/release/*.sh
 shellcheck -x .ci/actionlint.sh
 
 for test in tests/release/*.sh; do

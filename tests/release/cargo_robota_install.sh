@@ -15,15 +15,8 @@ printf '%s\n' "$@" > "$INSTALL_ARGS"
 exit "${INSTALL_STATUS:-0}"
 STUB
 export INSTALL_ARGS="$work/args"
-passed=0 failed=0
-check() { # check NAME EXPECTED ACTUAL
-  if [[ "$2" == "$3" ]]; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-    printf 'FAIL %s\n--- expected\n%s\n--- actual\n%s\n' "$1" "$2" "$3"
-  fi
-}
+# shellcheck source=tests/release/support/check.sh
+. "$root/tests/release/support/check.sh"
 
 # What `cargo ndk -t arm64-v8a robota-install --prefix /usr/local --destdir stage --profile ship`
 # makes cargo run.
@@ -39,5 +32,4 @@ INSTALL_STATUS=3 PATH="$work/packaging/release:$PATH" cargo robota-install --pre
 check "install.sh's failure" 3 "$status"
 check "install.sh's arguments without cargo-ndk's" "--prefix"$'\n'"p" "$(cat "$INSTALL_ARGS")"
 
-echo "cargo_robota_install: $passed passed, $failed failed"
-((failed == 0))
+report cargo_robota_install

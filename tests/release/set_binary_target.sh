@@ -7,15 +7,8 @@ root="$(cd "$(dirname "$0")/../.." && pwd)"
 script="$root/packaging/swift/set-binary-target.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-passed=0 failed=0
-check() { # check NAME EXPECTED ACTUAL
-  if [[ "$2" == "$3" ]]; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-    printf 'FAIL %s\n--- expected\n%s\n--- actual\n%s\n' "$1" "$2" "$3"
-  fi
-}
+# shellcheck source=tests/release/support/check.sh
+. "$root/tests/release/support/check.sh"
 
 url=https://github.com/example/robota/releases/download/v1.1.0/Robota-1.1.0.xcframework.zip
 sum=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
@@ -69,5 +62,4 @@ out=$("$script" "$url" "$sum" "$work/none.swift" 2>&1) && status=0 || status=$?
 check "no manifest: status" 1 "$status"
 check "no manifest: message" "set-binary-target.sh: no manifest at $work/none.swift" "$out"
 
-echo "set_binary_target: $passed passed, $failed failed"
-((failed == 0))
+report set_binary_target
