@@ -6,6 +6,7 @@
 #
 #   bindings/swift/scripts/build-xcframework.sh            # macOS + iOS device + iOS simulator
 #   PLATFORMS="macos" bindings/swift/scripts/build-xcframework.sh
+#   PROFILE=ship bindings/swift/scripts/build-xcframework.sh  # what ships (release workflow)
 #
 # Needs macOS with Xcode (xcodebuild, lipo) and rustup. Static linking is what iOS requires.
 # The library's TLS is rustls with bundled roots (no Security or SystemConfiguration
@@ -16,6 +17,8 @@ ROOT=$PWD
 OUT=$ROOT/bindings/swift/Robota.xcframework
 WORK=$ROOT/target/xcframework
 PLATFORMS=${PLATFORMS:-"macos ios ios-sim"}
+# A cargo profile with a directory of its name under target/<triple>/ (release, ship).
+PROFILE=${PROFILE:-release}
 
 targets_of() {
   case "$1" in
@@ -41,8 +44,8 @@ for platform in $PLATFORMS; do
   libs=()
   for target in $(targets_of "$platform"); do
     rustup target add "$target" >/dev/null
-    cargo build --release --lib --target "$target"
-    libs+=("target/$target/release/librobota.a")
+    cargo build --profile "$PROFILE" --lib --target "$target"
+    libs+=("target/$target/$PROFILE/librobota.a")
   done
   mkdir -p "$WORK/$platform"
   lipo -create "${libs[@]}" -output "$WORK/$platform/librobota.a"
