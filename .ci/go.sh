@@ -32,7 +32,7 @@ version="$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n 1)"
 major="${version%%.*}"
 export CGO_LDFLAGS="-Wl,-rpath,$lib"
 cargo build --example fake_model_server
-export ROBOTA_FAKE_SERVER="$root/target/debug/examples/fake_model_server"
+export ROBOTA_FAKE_SERVER="${CARGO_TARGET_DIR:-$root/target}/debug/examples/fake_model_server"
 
 fail() { echo "go.sh: $*" >&2; exit 1; }
 needs_librobota() { # needs_librobota BINARY: true when it loads librobota.so.$major
@@ -51,17 +51,20 @@ readelf -d ../../target/go-oneshot | grep -E "R(UN)?PATH" | grep -qF "[$lib]" ||
 ../../target/go-chat "hello" </dev/null
 cd "$root"
 
-# The local module proxy serving the binding at v$version, and a module cache of this run only
-# (a cached older zip of the same version would hide changes).
+# The local module proxy serving the binding at v$version, and a module cache for this zip only:
+# go treats a module in the cache as immutable (it indexes a module directory's files and #cgo
+# lines by its path, in GOCACHE), so the binding's files of another run must never reappear
+# under the same path.
 W="$root/target/go-consumers"
 [[ ! -d "$W" ]] || chmod -R u+w "$W"
 rm -rf "$W"
 mkdir -p "$W"
 python3 tests/install/go/proxy.py "$W/proxy"
-proxied() {
-  GOPROXY="file://$W/proxy" GOSUMDB=off GOFLAGS="-mod=mod -modcacherw" GOMODCACHE="$W/modcache" "$@"
-}
 MOD=github.com/robota-ai/robota-native/bindings/go
+zip_sum="$(sha256sum "$W/proxy/$MOD/@v/v$version.zip" | cut -c1-16)"
+proxied() {
+  GOPROXY="file://$W/proxy" GOSUMDB=off GOFLAGS="-mod=mod -modcacherw" GOMODCACHE="$W/modcache-$zip_sum" "$@"
+}
 grep -qx "require $MOD v$version" tests/install/go/go.mod \
   || fail "tests/install/go/go.mod does not require $MOD v$version (the version of Cargo.toml)"
 grep -qF "go get $MOD@v$version" bindings/go/README.md \
@@ -70,7 +73,9 @@ grep -qF "go get $MOD@v$version" bindings/go/README.md \
 echo "go: the consumer of the installed library (tests/install/go), shared and static"
 mkdir "$W/consumer" && cp tests/install/go/go.mod tests/install/go/main.go "$W/consumer/"
 (cd "$W/consumer" && proxied go vet . && proxied go build -o "$W/consumer_shared" .)
-(cd "$W/consumer" && CGO_LDFLAGS="" proxied go build -tags robota_static -o "$W/consumer_static" .)
+# --no-as-needed first, as on toolchains that do not default to --as-needed (Debian's gcc does):
+# link_static.go alone must keep librobota.so out.
+(cd "$W/consumer" && CGO_LDFLAGS="-Wl,--no-as-needed" proxied go build -tags robota_static -o "$W/consumer_static" .)
 needs_librobota "$W/consumer_shared" || fail "consumer_shared does not load librobota.so.$major"
 if readelf -d "$W/consumer_static" | grep -q "NEEDED.*librobota"; then fail "consumer_static loads a shared librobota"; fi
 python3 tests/install/drive.py "$W/consumer_shared"
