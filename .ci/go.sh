@@ -67,8 +67,9 @@ proxied() {
 }
 grep -qx "require $MOD v$version" tests/install/go/go.mod \
   || fail "tests/install/go/go.mod does not require $MOD v$version (the version of Cargo.toml)"
-grep -qF "go get $MOD@v$version" bindings/go/README.md \
-  || fail "bindings/go/README.md does not say: go get $MOD@v$version (the version of Cargo.toml)"
+for doc in bindings/go/README.md README.md; do
+  grep -qF "go get $MOD@v$version" "$doc" || fail "$doc does not say: go get $MOD@v$version (the version of Cargo.toml)"
+done
 
 echo "go: the consumer of the installed library (tests/install/go), shared and static"
 mkdir "$W/consumer" && cp tests/install/go/go.mod tests/install/go/main.go "$W/consumer/"
