@@ -40,10 +40,11 @@ if git ls-files -z -- Package.swift '*/Package.swift' | xargs -0 grep -n "unsafe
   echo "swift.sh: unsafeFlags in a Swift manifest"; exit 1
 fi
 
-# SwiftPM clones URL dependencies with git; the Swift root gets it once (swift-run's root is a
-# cache that lives on between runs).
-"$SWIFT_RUN" -- sh -c 'command -v git >/dev/null || { apt-get update -q >/dev/null &&
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends git >/dev/null; }'
+# SwiftPM clones URL dependencies with git and asks pkg-config for the system's search paths
+# (it reads robota.pc itself); the Swift root gets both once (it is a cache kept between runs).
+"$SWIFT_RUN" -- sh -c 'command -v git >/dev/null && command -v pkg-config >/dev/null || {
+  apt-get update -q >/dev/null &&
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends git pkgconf >/dev/null; }'
 
 # swift-run clears the environment: every command gets the prefix's pkg-config directory and,
 # since pkg-config gives no rpath, the library's directory at run time.
