@@ -72,14 +72,12 @@ rm -rf "$work/remote"
 git init -q --bare -b main "$remote"
 git -C "$remote" fetch -q --no-tags "$root" "+HEAD:refs/heads/main"
 git -C "$remote" tag "$version" main
-in_dependency() { # in_dependency DIR SCRATCH COMMAND...: a fresh build of package DIR that resolves Robota from $remote
-  local dir=$1 scratch=$2
-  shift 2
-  rm -rf "$scratch" "$dir/Package.resolved"
-  in_swift "$dir" env "ROBOTA_SWIFT_URL=file://$remote" "$@" --scratch-path "$scratch" \
+in_consumer() { # in_consumer REPOSITORY SCRATCH: a fresh build of tests/install/swift with Robota from REPOSITORY
+  rm -rf "$2" tests/install/swift/Package.resolved
+  in_swift tests/install/swift env "ROBOTA_SWIFT_URL=file://$1" swift build --scratch-path "$2" \
     --disable-dependency-cache --manifest-cache local
 }
-in_dependency tests/install/swift "$work/consumer" swift build
+in_consumer "$remote" "$work/consumer"
 python3 - tests/install/swift/Package.resolved "$version" "$(git rev-parse HEAD)" <<'PY'
 import json, sys
 path, version, revision = sys.argv[1:4]
@@ -92,6 +90,21 @@ PY
 # is there), which shares this machine's network, so ROBOTA_BASE_URL reaches the server.
 python3 tests/install/drive.py bash -c 'exec "$0" -- env ROBOTA_BASE_URL="$ROBOTA_BASE_URL" "LD_LIBRARY_PATH=$1" "$2"' \
   "$SWIFT_RUN" "$ROBOTA_PREFIX/lib" "$work/consumer/debug/Consumer"
+# The control: the same consumer refuses a Robota whose manifest has an unsafe flag, so it does
+# resolve Robota the way SwiftPM resolves a release.
+unsafe="$work/remote/unsafe/robota-native"
+git clone -q --no-tags "$remote" "$unsafe"
+sed -i 's|path: "bindings/swift/Sources/Robota")|path: "bindings/swift/Sources/Robota", linkerSettings: [.unsafeFlags(["-L/tmp"])])|' "$unsafe/Package.swift"
+[ "$(grep -c unsafeFlags "$unsafe/Package.swift")" = 1 ] || { echo "swift.sh: could not add an unsafe flag to Robota's target"; exit 1; }
+git -C "$unsafe" -c user.name=ci -c user.email=ci@localhost commit -q -am "an unsafe flag" && git -C "$unsafe" tag "$version"
+if out=$(in_consumer "$unsafe" "$work/consumer-unsafe" 2>&1); then
+  echo "swift.sh: tests/install/swift built against a Robota with unsafe flags"; exit 1
+fi
+case "$out" in
+  *"the target 'Robota' in product 'Robota' contains unsafe build flags"*) echo "swift: unsafe flags refused, as expected" ;;
+  *) echo "$out"; echo "swift.sh: the build with unsafe flags failed for another reason"; exit 1 ;;
+esac
+rm -f tests/install/swift/Package.resolved
 
 echo "swift: the printed programs"
 S=target/snippets
@@ -113,11 +126,7 @@ for f in "$S"/swift/*.swift "$S"/readme-swift/*.swift; do
   [ -f "$f" ] && [ "$(basename "$f")" != Package.swift ] || continue
   echo "== swift snippet $f"
   cp "$f" "$app/Sources/App/main.swift"
-  if [ "$n" = 0 ]; then
-    in_dependency "$app" "$app/.build" swift build
-  else
-    in_swift "$app" swift build --scratch-path "$app/.build" --disable-dependency-cache --manifest-cache local
-  fi
+  in_swift "$app" swift build --scratch-path "$app/.build" --disable-dependency-cache --manifest-cache local
   n=$((n + 1))
 done
 [ "$n" -gt 0 ] || { echo "no Swift snippet compiled"; exit 1; }
