@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The Swift binding: the root Package.swift over the installed library (.ci/prefix.sh: CRobota
 # is a system library found through robota.pc), with Swift 6.0 through ../shared/tools/swift-run
-# (this Debian 12 machine has no Swift). It runs the XCTest suite, the chat example
+# (this Debian 12 machine has no Swift). It evaluates the manifest as a release rewrites it
+# (CRobota: the XCFramework by URL on Apple platforms), runs the XCTest suite, the chat example
 # non-interactively (offline, one prompt, no terminal: the permission prompt reads end of input
 # and declines), then the consumer tests/install/swift, which depends on Robota by URL and
 # version: a local git repository of this commit tagged with the library's version, so SwiftPM
@@ -54,6 +55,38 @@ in_swift() { # in_swift DIR COMMAND...
   "$SWIFT_RUN" --dir "$dir" -- env "PKG_CONFIG_PATH=$ROBOTA_PREFIX/lib/pkgconfig" \
     "LD_LIBRARY_PATH=$ROBOTA_PREFIX/lib" "$@"
 }
+
+echo "swift: the root Package.swift as a release tags it (packaging/swift/set-binary-target.sh)"
+# CRobota stays the system library on Linux and is the released XCFramework on Apple platforms;
+# this machine has no macOS, so a second copy takes the manifest's `#if os(macOS)` branch.
+m="$work/release-manifest"
+url=https://example.com/Robota-$version.xcframework.zip
+checksum=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
+rm -rf "$m"
+for os in linux apple; do
+  mkdir -p "$m/$os"
+  cp Package.swift "$m/$os/"
+  bash packaging/swift/set-binary-target.sh "$url" "$checksum" "$m/$os/Package.swift" >/dev/null
+done
+[ "$(grep -cx '    #if os(macOS)' "$m/apple/Package.swift")" = 1 ] \
+  || { echo "swift.sh: the root Package.swift has no single '    #if os(macOS)' line"; exit 1; }
+sed -i 's/^    #if os(macOS)$/    #if true/' "$m/apple/Package.swift"
+for os in linux apple; do
+  "$SWIFT_RUN" --dir "$m/$os" -- swift package dump-package > "$m/$os.json"
+done
+python3 - "$m" "$url" "$checksum" <<'PY'
+import json, sys
+m, url, checksum = sys.argv[1:4]
+want = {
+    "linux": {"type": "system", "pkgConfig": "robota", "path": "bindings/swift/Sources/CRobota"},
+    "apple": {"type": "binary", "url": url, "checksum": checksum},
+}
+for os, fields in want.items():
+    crobota = next(t for t in json.load(open(f"{m}/{os}.json"))["targets"] if t["name"] == "CRobota")
+    got = {key: crobota.get(key) for key in ("type", "pkgConfig", "path", "url", "checksum") if crobota.get(key) is not None}
+    if got != fields:
+        sys.exit(f"swift.sh: the released manifest ({os}) has CRobota {got}, expected {fields}")
+PY
 
 echo "swift: the XCTest suite of the root package"
 in_swift . swift test --scratch-path "$work/binding"
