@@ -5,8 +5,7 @@
 ROBOTA_CARGO_C_VERSION=0.10.24+cargo-0.98.0
 robota_cargo_c_root="${ROBOTA_CARGO_C_ROOT:-$HOME/.cache/robota-cargo-c}"
 export PATH="$robota_cargo_c_root/bin:$PATH"
-# `cargo-capi --version` prints the version; `cargo capi --version` prints the help.
-if ! cargo-capi --version 2>/dev/null | grep -q "${ROBOTA_CARGO_C_VERSION%%+*}"; then
+if ! cargo capi --version 2>/dev/null | grep -q "${ROBOTA_CARGO_C_VERSION%%+*}"; then
   echo "prefix: installing cargo-c $ROBOTA_CARGO_C_VERSION into $robota_cargo_c_root" >&2
   # --debug: a build tool; its debug build compiles in about half the time of the release one.
   cargo install cargo-c --version "$ROBOTA_CARGO_C_VERSION" --locked --debug --root "$robota_cargo_c_root" >&2
