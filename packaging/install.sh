@@ -34,7 +34,7 @@ case "$prefix" in /*) ;; *) prefix="$(pwd)/$prefix" ;; esac
 libdir="${libdir:-$prefix/lib}"
 includedir="${includedir:-$prefix/include}"
 bindir="${bindir:-$prefix/bin}"
-if ! cargo capi --version >/dev/null 2>&1; then
+if ! cargo-capi --version >/dev/null 2>&1; then
   echo "install.sh: cargo-c is missing; install it with" >&2
   echo "  cargo install cargo-c --version 0.10.24+cargo-0.98.0 --locked" >&2
   exit 1

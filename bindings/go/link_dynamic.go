@@ -2,12 +2,13 @@
 
 package robota
 
-// Default linking: the shared library built by `cargo build --release --lib` at the repository
-// root (target/release/librobota.so, .dylib on macOS), found at run time through an rpath, so
-// `go test ./...` and `go run ./examples/chat` work with no environment variables. To link a
-// library elsewhere, set CGO_LDFLAGS="-L/dir -Wl,-rpath,/dir" (cgo appends it) or build with
-// -tags robota_static (link_static.go).
+// Default linking: the installed library, through pkg-config (`pkg-config --cflags --libs
+// robota`: robota.h and librobota.so). Install it first (packaging/install.sh --prefix
+// /usr/local, or a package); for a prefix pkg-config does not search, set
+// PKG_CONFIG_PATH=<prefix>/lib/pkgconfig. pkg-config gives no rpath: outside the loader's
+// path, find the library at run time with CGO_LDFLAGS="-Wl,-rpath,<prefix>/lib" at build time
+// or LD_LIBRARY_PATH=<prefix>/lib at run time. On macOS the same finds librobota.dylib.
+// -tags robota_static links the static library instead (link_static.go).
 
-// #cgo CFLAGS: -I${SRCDIR}/../../include
-// #cgo LDFLAGS: -L${SRCDIR}/../../target/release -lrobota -Wl,-rpath,${SRCDIR}/../../target/release
+// #cgo pkg-config: robota
 import "C"

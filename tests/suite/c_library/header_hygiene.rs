@@ -243,6 +243,23 @@ fn the_header_comment_and_the_changelog_name_the_abi_version_of_the_header() {
     );
 }
 
+/// The library's version is its ABI version (docs/installation.md "Versions"): the package
+/// version's major.minor, which cargo-c puts in the SONAME, robota.pc and the CMake package, and
+/// `robota_version()` are those of `ROBOTA_ABI_VERSION`.
+#[test]
+fn the_library_version_is_the_abi_version() {
+    let abi = robota::ffi::robota_abi_version();
+    let expected = format!("{}.{}.", abi >> 16, abi & 0xffff);
+    let version = env!("CARGO_PKG_VERSION");
+    assert!(
+        version.starts_with(&expected),
+        "Cargo.toml's version {version} must start with the ABI version {expected} (raise both)"
+    );
+    // SAFETY: robota_version returns a static NUL-terminated string.
+    let reported = unsafe { std::ffi::CStr::from_ptr(robota::ffi::robota_version()) };
+    assert_eq!(reported.to_str().unwrap(), version);
+}
+
 #[test]
 fn the_abi_version_parser_reads_major_and_minor() {
     assert_eq!(

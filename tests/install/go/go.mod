@@ -1,0 +1,5 @@
+module example.com/robota-consumer
+
+go 1.19
+
+require github.com/robota-ai/robota-native/bindings/go v1.1.0
