@@ -114,31 +114,12 @@ impl InteractiveSession {
         let parent_cell: subagent::ParentCell = Default::default();
         let tool_env = assembly::tool_env(&shared, &cfg, settings.as_ref());
         let provider = session_provider(&shared, &cfg, settings.as_ref())?;
-        let restore = restore.unwrap_or_default();
+        let mut restore = restore.unwrap_or_default();
         let session_id = cfg
             .session_id
             .clone()
             .unwrap_or_else(|| prefixed_id("session"));
-        let tool_names: Vec<String> = cfg.tools.clone().unwrap_or_default();
-        let released = Arc::new(AtomicBool::new(false));
-        let (sink, transcript_warning) = crate::sdk::events::transcript::attach(
-            sink,
-            &cfg,
-            &session_id,
-            &tool_names,
-            released.clone(),
-        );
-        let link = Arc::new(SessionLink {
-            owner: shared.next_session_uid(),
-            shared: shared.clone(),
-            sink,
-            turn: Default::default(),
-            request_timeout_ms: cfg
-                .request_timeout_ms
-                .unwrap_or(shared.request_timeout_ms()),
-            can_answer,
-            released,
-        });
+        let (link, transcript_warning) = open_link(&shared, &cfg, sink, can_answer, &session_id);
         let budget = crate::sdk::config::session_budget::session_budget(&cfg, restore.budget_spent);
         let agent_tool = subagent::offers_agent_tool(&cfg).then(|| {
             Arc::new(subagent::tool::AgentTool::new(
@@ -153,17 +134,7 @@ impl InteractiveSession {
             tools.extend(crate::sdk::team::tools(&shared, &link, &cfg.cwd));
         }
         cfg.params.prompt = assembly::prompt_inputs(&cfg, settings.as_ref(), &tools).map(Arc::new);
-        let core = Arc::new(Core {
-            link: link.clone(),
-            state: Mutex::new(State {
-                history: restore.ui_history,
-                message_count: restore.message_count,
-                name: cfg.name.clone(),
-                updated_at: now_iso(),
-                ..Default::default()
-            }),
-            cond: Condvar::new(),
-        });
+        let core = new_core(&link, &cfg, &mut restore);
         let approval = Arc::new(HostApproval {
             link: link.clone(),
             enforcer: OnceLock::new(),
@@ -186,20 +157,12 @@ impl InteractiveSession {
         so.observer = Some(core.clone() as Arc<dyn SessionObserver>);
         so.provider_timeout_ms = Some(PROVIDER_IDLE_TIMEOUT_MS);
         so.session_id = Some(session_id.clone());
-        so.history = Some(ConversationStore::from_entries(restore.conversation));
+        so.history = Some(ConversationStore::from_entries(std::mem::take(
+            &mut restore.conversation,
+        )));
         so.budget = budget.clone();
         so.conversation_id = Some(session_id.clone());
-        let session =
-            Session::new(so).map_err(|e| SdkError::robota(ErrorCode::InvalidConfig, &e))?;
-        let _ = approval.enforcer.set(Arc::downgrade(session.enforcer()));
-        for t in &restore.session_allowed {
-            session.enforcer().allow_for_session(t);
-        }
-        let agent = session.agent();
-        {
-            let mut st = core.lock();
-            st.msg_flushed = crate::core::agent::lock(agent.store()).messages().len();
-        }
+        let session = start_session(so, &approval, &restore.session_allowed, &core)?;
         if let Some(w) = transcript_warning {
             link.emit(crate::sdk::events::WARNING, w);
         }
@@ -223,6 +186,73 @@ impl InteractiveSession {
         let _ = parent_cell.set(weak);
         Ok(InteractiveSession { inner })
     }
+}
+
+/// The session's link to the runtime and the host, with the transcript tap on its event sink
+/// (and the warning to emit when the transcript could not be opened).
+fn open_link(
+    shared: &Arc<RuntimeShared>,
+    cfg: &SessionConfig,
+    sink: EventSink,
+    can_answer: bool,
+    session_id: &str,
+) -> (Arc<SessionLink>, Option<serde_json::Value>) {
+    let tool_names: Vec<String> = cfg.tools.clone().unwrap_or_default();
+    let released = Arc::new(AtomicBool::new(false));
+    let (sink, transcript_warning) = crate::sdk::events::transcript::attach(
+        sink,
+        cfg,
+        session_id,
+        &tool_names,
+        released.clone(),
+    );
+    let link = Arc::new(SessionLink {
+        owner: shared.next_session_uid(),
+        shared: shared.clone(),
+        sink,
+        turn: Default::default(),
+        request_timeout_ms: cfg
+            .request_timeout_ms
+            .unwrap_or(shared.request_timeout_ms()),
+        can_answer,
+        released,
+    });
+    (link, transcript_warning)
+}
+
+/// The session's own state, starting from what a resumed session restores.
+fn new_core(link: &Arc<SessionLink>, cfg: &SessionConfig, restore: &mut Restore) -> Arc<Core> {
+    Arc::new(Core {
+        link: link.clone(),
+        state: Mutex::new(State {
+            history: std::mem::take(&mut restore.ui_history),
+            message_count: restore.message_count,
+            name: cfg.name.clone(),
+            updated_at: now_iso(),
+            ..Default::default()
+        }),
+        cond: Condvar::new(),
+    })
+}
+
+/// The generic session underneath, with the host approval bound to its enforcer, the restored
+/// session-wide allowances, and the messages it starts with counted as flushed.
+fn start_session(
+    so: SessionOptions,
+    approval: &HostApproval,
+    session_allowed: &[String],
+    core: &Core,
+) -> SdkResult<Session> {
+    let session = Session::new(so).map_err(|e| SdkError::robota(ErrorCode::InvalidConfig, &e))?;
+    let _ = approval.enforcer.set(Arc::downgrade(session.enforcer()));
+    for t in session_allowed {
+        session.enforcer().allow_for_session(t);
+    }
+    let agent = session.agent();
+    let mut st = core.lock();
+    st.msg_flushed = crate::core::agent::lock(agent.store()).messages().len();
+    drop(st);
+    Ok(session)
 }
 
 /// The session's provider: the named profile, or the settings' provider when the session JSON
