@@ -48,7 +48,7 @@ def content_types(names):
     overrides = []
     for name in sorted(names):
         base = name.rsplit("/", 1)[-1]
-        if "." in base.lstrip("."):
+        if "." in base:
             defaults.setdefault(base.rsplit(".", 1)[1], "application/octet")
         else:
             overrides.append(f'<Override PartName="/{name}" ContentType="application/octet" />')

@@ -3,7 +3,7 @@
 
     packaging/unity/check.py ARCHIVE.tgz VERSION PLATFORM [PLATFORM ...]
 
-Checks that every entry is a file under package/; package.json is com.robota.native at VERSION
+Checks that every entry is a file (or folder) under package/; package.json is com.robota.native at VERSION
 and its samples exist; the README, the licences, the asmdef and the C# sources are there; every
 asset and folder Unity imports (not under a folder ending in ~) has a .meta and every .meta an
 asset, each with its own GUID; Runtime/Plugins/ holds exactly the given platforms' libraries,
@@ -29,6 +29,8 @@ def read_archive(path, problems):
     with tarfile.open(path, "r:gz") as tar:
         for member in tar.getmembers():
             name = member.name
+            if member.isdir() and (name.rstrip("/") + "/").startswith("package/"):
+                continue  # folders are implied by their files; tar writes them, npm does not
             if not member.isfile():
                 problems.append(f"{name}: not a regular file")
             elif not name.startswith("package/") or ".." in name.split("/"):
