@@ -7,8 +7,8 @@
 # "N passed, N failed" and exit non-zero on any failure. Then the packages, from the installed
 # prefix (.ci/prefix.sh): the NuGet package, restored from a folder feed by a Mono consumer
 # (tests/install/csharp) that runs the turn of tests/install/drive.py, and the Unity package
-# archive, checked file by file (packaging/unity/check.py; its own test, tests/release/unity_pack.sh,
-# runs in .ci/actionlint.sh).
+# archive, checked file by file (packaging/*/check.py; the packaging scripts' own tests,
+# tests/release/nuget_pack.sh and unity_pack.sh, run in .ci/actionlint.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -132,3 +132,4 @@ done
 echo "== Unity package com.robota.native-$version.tgz (linux-x64 from $native)"
 bash packaging/unity/pack.sh "$PK" "linux-x64=$native"
 python3 packaging/unity/check.py "$PK/com.robota.native-$version.tgz" "$version" linux-x64
+echo "== C# packages: ok ($PK)"

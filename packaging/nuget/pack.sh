@@ -29,10 +29,6 @@ shift
 
 version="$(sed -n 's/^version = "\(.*\)"$/\1/p' "$root/Cargo.toml" | head -n 1)"
 [[ "$version" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || fail "Cargo.toml's version \"$version\" is not major.minor.patch"
-command -v mcs >/dev/null 2>&1 || fail "mcs is missing (apt-get install mono-mcs)"
-command -v python3 >/dev/null 2>&1 || fail "python3 is missing"
-api="${ROBOTA_MONO_API_DIR:-$(dirname "$(command -v mcs)")/../lib/mono/4.6.1-api}"
-[[ -f "$api/mscorlib.dll" ]] || fail "no .NET Framework 4.6.1 reference assemblies in $api (apt-get install mono-devel)"
 
 # native_name RID: the file name DllImport("robota") looks for on that runtime.
 native_name() {
@@ -67,10 +63,16 @@ for spec in "$@"; do
   cp -L "$path" "$stage/package/runtimes/$rid/native/$(native_name "$rid")"
 done
 
+# The tools, once the arguments are known to be good.
+command -v mcs >/dev/null 2>&1 || fail "mcs is missing (apt-get install mono-mcs)"
+command -v python3 >/dev/null 2>&1 || fail "python3 is missing"
+api="$(dirname "$(command -v mcs)")/../lib/mono/4.6.1-api" # where mcs -sdk:4.6.1-api looks
+[[ -f "$api/mscorlib.dll" ]] || fail "no .NET Framework 4.6.1 reference assemblies in $api (apt-get install mono-devel)"
+
 lib="$stage/package/lib/net461"
 mkdir -p "$lib"
 sed "s/@VERSION@/$version/g" "$here/AssemblyInfo.cs.in" > "$stage/AssemblyInfo.cs"
-mcs -langversion:7.2 -nologo -warnaserror+ -optimize+ -sdk:4.6.1-api -lib:"$api" -target:library -unsafe \
+mcs -langversion:7.2 -nologo -warnaserror+ -optimize+ -sdk:4.6.1-api -target:library -unsafe \
   -out:"$lib/Robota.dll" -doc:"$lib/Robota.xml" \
   -recurse:"$root/bindings/csharp/Runtime/*.cs" "$stage/AssemblyInfo.cs"
 cp "$here/README.md" "$root/LICENSE-MIT" "$root/LICENSE-APACHE" "$stage/package/"
