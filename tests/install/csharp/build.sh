@@ -24,6 +24,7 @@ done
 
 rm -rf "$work"
 mkdir -p "$work/feed" "$work/bin"
+work="$(cd "$work" && pwd)" # nuget takes a folder feed by its absolute path only
 cp "$nupkg" "$work/feed/"
 nuget install Robota.Native -Version "$version" -Source "$work/feed" -OutputDirectory "$work/packages" \
   -NoCache -NonInteractive
