@@ -41,7 +41,7 @@ fi
 # actionlint finds the workflows itself and reads the local actions they use.
 "$actionlint" -shellcheck "$shellcheck_bin"
 shellcheck packaging/swift/set-binary-target.sh packaging/release/cargo-robota-install .github/actions/*/*.sh \
-  bindings/swift/scripts/build-xcframework.sh
+  bindings/swift/scripts/build-xcframework.sh packaging/nuget/pack.sh packaging/unity/pack.sh
 shellcheck -x tests/release/*.sh
 shellcheck -x .ci/actionlint.sh
 

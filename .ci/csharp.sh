@@ -1,19 +1,32 @@
 #!/usr/bin/env bash
-# The C# binding (bindings/csharp) under Mono, the runtime Unity uses: installs mcs + mono when
-# missing, builds the release cdylib and the fake model server, compiles the library (C# 7.2 as
-# mcs accepts it, netstandard2.0 API), the tests (with the Unity pump sample on a UnityEngine
-# stub), the console chat and the printed README programs (snippets), runs the console chat
-# offline, then the tests, which print "N passed, N failed" and exit non-zero on any failure.
+# The C# binding (bindings/csharp) under Mono, the runtime Unity uses: installs mcs + mono, the
+# .NET Framework reference assemblies (mono-devel) and nuget when missing, builds the release
+# cdylib and the fake model server, compiles the library (C# 7.2 as mcs accepts it, netstandard2.0
+# API), the tests (with the Unity pump sample on a UnityEngine stub), the console chat and the
+# printed README programs (snippets), runs the console chat offline, then the tests, which print
+# "N passed, N failed" and exit non-zero on any failure. Then the packages, from the installed
+# prefix (.ci/prefix.sh): the NuGet package, restored from a folder feed by a Mono consumer
+# (tests/install/csharp) that runs the turn of tests/install/drive.py, and the Unity package
+# archive, checked file by file (packaging/*/check.py; the packaging scripts' own tests,
+# tests/release/nuget_pack.sh and unity_pack.sh, run in .ci/actionlint.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if ! command -v mcs >/dev/null 2>&1 || ! command -v mono >/dev/null 2>&1; then
+MONO_API=/usr/lib/mono/4.6.1-api
+missing_tools() {
+  command -v mcs >/dev/null 2>&1 || echo mono-mcs
+  command -v mono >/dev/null 2>&1 || echo mono-runtime
+  [ -f "$MONO_API/mscorlib.dll" ] && command -v ikdasm >/dev/null 2>&1 || echo mono-devel
+  command -v nuget >/dev/null 2>&1 || echo nuget
+}
+if [ -n "$(missing_tools)" ]; then
+  # shellcheck disable=SC2046 # one package name per word
   { apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=600 mono-mcs mono-runtime >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=600 $(missing_tools) >/dev/null
   } || true
 fi
-if ! command -v mcs >/dev/null 2>&1 || ! command -v mono >/dev/null 2>&1; then
-  echo "csharp.sh: mcs/mono are missing and could not be installed (apt-get install mono-mcs mono-runtime)"; exit 1
+if [ -n "$(missing_tools)" ]; then
+  echo "csharp.sh: missing and could not be installed: apt-get install $(missing_tools | tr '\n' ' ')"; exit 1
 fi
 mono --version | head -1
 
@@ -82,3 +95,41 @@ grep -q 'Saved your note (#1).' "$OUT/chat.out"
 
 echo "== C# tests"
 mono --debug "$OUT/Robota.Tests.exe"
+
+# The packages, from the installed library (target/prefix; .ci/install.sh made it earlier in
+# .ci/run, else .ci/prefix.sh installs it now).
+unset LD_LIBRARY_PATH
+. .ci/prefix.sh
+version="$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n 1)"
+native="$ROBOTA_PREFIX/lib/librobota.so.$version"
+PK=target/packages
+rm -rf "$PK"
+grep -q "^  \"version\": \"$version\",\$" "$B/package.json" \
+  || { echo "$B/package.json's version is not $version (Cargo.toml)"; exit 1; }
+
+echo "== NuGet package Robota.Native $version (linux-x64 from $native)"
+bash packaging/nuget/pack.sh "$PK" "linux-x64=$native"
+nupkg="$PK/Robota.Native.$version.nupkg"
+python3 packaging/nuget/check.py "$nupkg" "$version" "linux-x64=$native"
+
+echo "== the NuGet package restored from a folder feed and run under Mono (tests/install/csharp)"
+consumer=target/install-csharp
+bash tests/install/csharp/build.sh "$nupkg" "$consumer"
+# What the DLL targets: .NET Framework 4.6.1, and nothing but mscorlib referenced.
+refs="$(ikdasm "$consumer/bin/Robota.dll" | sed -n 's/^\.assembly extern //p' | tr -d '\r' | tr '\n' ' ')"
+[ "$refs" = "mscorlib " ] || { echo "Robota.dll references: $refs(expected mscorlib only)"; exit 1; }
+grep -qaF '.NETFramework,Version=v4.6.1' "$consumer/bin/Robota.dll" \
+  || { echo "Robota.dll has no TargetFramework(.NETFramework,Version=v4.6.1)"; exit 1; }
+cmp "$native" "$consumer/bin/librobota.so"
+python3 tests/install/drive.py mono "$consumer/bin/Program.exe"
+# The package README's program, compiled as printed against the packaged Robota.dll.
+rm -rf "$S/nuget"
+python3 .ci/snippets.py "$S/nuget" packaging/nuget/README.md
+for f in "$S"/nuget/*.cs; do
+  "${MCS[@]}" -out:"$consumer/bin/snippet-$(basename "$f" .cs).exe" -r:"$consumer/bin/Robota.dll" "$f"
+done
+
+echo "== Unity package com.robota.native-$version.tgz (linux-x64 from $native)"
+bash packaging/unity/pack.sh "$PK" "linux-x64=$native"
+python3 packaging/unity/check.py "$PK/com.robota.native-$version.tgz" "$version" linux-x64
+echo "== C# packages: ok ($PK)"
