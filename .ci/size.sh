@@ -20,11 +20,19 @@ check() { # check LABEL FILE
   fi
 }
 
-cargo rustc -p robota --profile ship --lib --crate-type cdylib
+# The profile ship library .ci/install.sh installed (cargo-c, the same profile) when it is there:
+# one fat-LTO build less in CI; else a build of its own.
+version="$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n 1)"
 lib=""
-for f in target/ship/librobota.so target/ship/librobota.dylib target/ship/robota.dll; do
-  if [[ -f "$f" ]]; then lib="$f"; break; fi
+for f in target/prefix/lib/librobota.so."$version"; do
+  if [[ -f "$f" ]]; then lib="$f"; fi
 done
+if [[ -z "$lib" ]]; then
+  cargo rustc -p robota --profile ship --lib --crate-type cdylib
+  for f in target/ship/librobota.so target/ship/librobota.dylib target/ship/robota.dll; do
+    if [[ -f "$f" ]]; then lib="$f"; break; fi
+  done
+fi
 if [[ -z "$lib" ]]; then
   echo "FAIL: no cdylib found in target/ship/" >&2
   exit 1
