@@ -143,6 +143,22 @@ impl ConversationStore {
         self.messages.clone()
     }
 
+    /// What a model is sent: [`Self::snapshot`] without the entries for the user only
+    /// ([`Message::is_ui_only`], e.g. a failed call's `Request failed: …`); shared in O(1)
+    /// when there are none.
+    pub fn model_snapshot(&self) -> Arc<Vec<Arc<Message>>> {
+        if !self.messages.iter().any(|m| m.is_ui_only()) {
+            return self.messages.clone();
+        }
+        Arc::new(
+            self.messages
+                .iter()
+                .filter(|m| !m.is_ui_only())
+                .cloned()
+                .collect(),
+        )
+    }
+
     /// The full timeline (`getHistory`).
     pub fn entries(&self) -> &[HistoryEntry] {
         &self.entries

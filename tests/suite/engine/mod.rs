@@ -32,6 +32,7 @@ mod providers_openai;
 mod providers_stream_fidelity;
 mod providers_thinking;
 mod providers_tool_choice;
+mod providers_tool_errors;
 mod providers_vendor_streams;
 mod runtime_workers;
 mod schema;
