@@ -45,6 +45,7 @@ mod session_hooks;
 mod session_permissions;
 mod session_sampling;
 mod session_security;
+mod session_state_count;
 mod session_transcript_payloads;
 mod store_index;
 mod subagent_defs;
