@@ -257,6 +257,18 @@ impl Message {
         self.role == Role::Assistant && self.meta(PROVIDER_ERROR_KEY) == Some(&Value::Bool(true))
     }
 
+    /// Whether a model is sent this message: not an entry for the user only, and not an
+    /// assistant message aborted before it said anything (its provider text would be the
+    /// interruption note alone, an error placeholder in the model's mouth).
+    pub fn is_sent_to_model(&self) -> bool {
+        let said_nothing = self.role == Role::Assistant
+            && self.state == MessageState::Interrupted
+            && self.content.is_empty()
+            && self.tool_calls.is_empty()
+            && self.native.is_none();
+        !self.is_ui_only() && !said_nothing
+    }
+
     /// True for "assistant, non-empty content, no tool calls" (a final answer).
     pub fn is_final_answer(&self) -> bool {
         self.role == Role::Assistant && !self.content.is_empty() && self.tool_calls.is_empty()

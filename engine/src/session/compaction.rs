@@ -94,7 +94,7 @@ pub fn summary_prompt(messages: &[Arc<Message>], instructions: Option<&str>) -> 
     // A failed call's placeholder is for the user only: the summary is not told it was said.
     for m in messages
         .iter()
-        .filter(|m| m.role != Role::System && !m.is_ui_only())
+        .filter(|m| m.role != Role::System && m.is_sent_to_model())
     {
         let _ = write!(p, "\n{}: {}", m.role.as_str(), m.content);
     }

@@ -2,6 +2,8 @@
 //! with an error, a built-in tool's `{"success":false,…}` and a denied permission go to
 //! Anthropic as `tool_result` blocks with `"is_error":true`, to Gemini as a function response
 //! `{"error":…}`, and to OpenAI chat as a plain tool message (the API has no error field).
+//! Error placeholders are never sent as the model's own words: a failed call's
+//! `Request failed: …` and an answer aborted before any text are left out of the next request.
 
 use std::time::Duration;
 
@@ -253,5 +255,31 @@ fn a_failed_call_is_never_sent_to_openai_or_gemini() {
     assert_eq!(
         body["contents"],
         json!([{"role":"user","parts":[{"text":"hi"},{"text":"again"}]}])
+    );
+}
+
+#[test]
+fn an_answer_aborted_before_any_text_is_not_sent_as_the_models_words() {
+    let server = FakeServer::start();
+    let rt = runtime(&server, "anthropic");
+    server.enqueue(Reply::hang());
+    server.enqueue(Reply::anthropic(&Turn::text(["hello"])));
+    let host = Host::open(&rt, json!({})).unwrap();
+    let t = host.submit(json!({"text":"hi"}));
+    assert_eq!(
+        server.wait_for_requests(1, Duration::from_secs(30)).len(),
+        1
+    );
+    host.session.abort(t).unwrap();
+    assert!(host.wait(t).is_err());
+    assert_eq!(host.last_completed()["stop_reason"], "aborted");
+    host.turn(json!({"text":"again"})).unwrap();
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 2);
+    // Not "[This response was interrupted by the user]" as assistant text.
+    assert_eq!(
+        reqs[1].body["messages"],
+        json!([{"role":"user","content":[{"type":"text","text":"hi"},
+                                         {"type":"text","text":"again"}]}])
     );
 }
