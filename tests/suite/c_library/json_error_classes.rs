@@ -21,7 +21,9 @@ fn runtime_failure(json: &str) -> ffi::Failure {
 }
 
 fn check(f: Result<*mut robota_session, ffi::Failure>, status: robota_status, message: &str) {
-    let f = f.err().expect("the call must fail");
+    let Err(f) = f else {
+        panic!("the call must fail")
+    };
     assert_eq!((f.status, f.message.as_str()), (status, message));
 }
 
