@@ -619,17 +619,24 @@ robota_status robota_session_command(robota_session *s, const char *command_json
 
 /**
  * A consistent snapshot of the history (also during a turn). `query_json` (may be NULL):
- * `{"view":"conversation"}` (default: the messages the model sees, system prompt and tool
- * results included), `{"view":"messages"}` (the UI's chat entries, `getMessages`) or
+ * `{"view":"conversation"}` (default: the messages the model is sent, system prompt and tool
+ * results included; a failed model call's `Request failed: …` placeholder is left out, the
+ * UI views show the failure as a `system` entry `Error: …`), `{"view":"messages"}` (the UI's
+ * chat entries, `getMessages`) or
  * `{"view":"history"}` (the full UI timeline with `tool-start`/`tool-end`/`tool-summary`
  * entries, `getFullHistory`). Writes `{"v":1,"view","messages"|"entries":[…]}`.
  */
 robota_status robota_session_messages(robota_session *s, const char *query_json, char **out_json, robota_error **out_error);
 
 /**
- * Session state JSON: `{"v":1,"session_id","executing","current_turn","queued_turn",
- * "pending_prompt","streaming_text","active_tools","context_state","message_count","model",
- * "permission_mode",…}`.
+ * Session state JSON `{"v":1,…}`: `session_id`; `name` (or null); `executing` (a turn runs);
+ * `closed` (`robota_session_close` was called); `current_turn`, `queued_turn` (ids or null);
+ * `pending_prompt` (the queued prompt's text or null); `streaming_text` (the running turn's
+ * text so far); `active_tools` (the running turn's tools); `context_state` (as in
+ * `context_update`); `message_count` (turns that completed with an answer, any `stop_reason`
+ * other than `error` and `aborted`, counted across resume and fork; not a number of messages);
+ * `model`; `provider` (the profile name); `delivery`; `permission_mode`;
+ * `session_allowed_tools` (tools approved with `remember`); `mcp_servers`.
  */
 robota_status robota_session_state(robota_session *s, char **out_json, robota_error **out_error);
 

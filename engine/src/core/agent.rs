@@ -208,6 +208,11 @@ impl Agent {
         lock(&self.store).messages().to_vec()
     }
 
+    /// The chat messages a model is sent ([`ConversationStore::model_snapshot`](crate::core::store::ConversationStore::model_snapshot)).
+    pub fn model_messages(&self) -> Vec<Arc<Message>> {
+        lock(&self.store).model_snapshot().to_vec()
+    }
+
     /// How many chat messages there are (without copying the list).
     pub fn message_count(&self) -> usize {
         lock(&self.store).len()

@@ -288,7 +288,13 @@ mod tests {
                 ..Default::default()
             },
             BudgetSpent::default(),
-            Some(super::super::pricing::SONNET_4_5),
+            Some(super::super::pricing::ModelPrice {
+                input: 3.0,
+                output: 15.0,
+                cache_write: 3.75,
+                cache_read: 0.3,
+                above_200k: None,
+            }),
         );
         assert!(b.check_model_call().is_ok());
         // 3000×3 = 9000 µ$: under the limit

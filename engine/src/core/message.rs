@@ -128,6 +128,15 @@ pub struct NativeContent {
     pub blocks: Vec<Value>,
 }
 
+/// Metadata key set to `true` on a tool message whose call failed (the host tool completed
+/// with an error, a built-in tool reported `{"success":false,…}`, the permission was denied or
+/// the call was not run). Providers send it in the vendor's error form (Anthropic `is_error`).
+pub const TOOL_ERROR_KEY: &str = "isError";
+
+/// Metadata key set to `true` on the assistant placeholder of a failed model call
+/// (`Request failed: …`): shown to the user, never sent to a model.
+pub const PROVIDER_ERROR_KEY: &str = "providerError";
+
 /// Flat metadata map (values: strings, numbers, booleans, arrays, maps of numbers).
 pub type Metadata = Map<String, Value>;
 
@@ -235,6 +244,29 @@ impl Message {
     /// Reads a metadata value.
     pub fn meta(&self, key: &str) -> Option<&Value> {
         self.metadata.as_ref().and_then(|m| m.get(key))
+    }
+
+    /// A tool result whose call failed ([`TOOL_ERROR_KEY`]).
+    pub fn is_tool_error(&self) -> bool {
+        self.role == Role::Tool && self.meta(TOOL_ERROR_KEY) == Some(&Value::Bool(true))
+    }
+
+    /// An entry for the user only, never sent to a model: the `Request failed: …` placeholder
+    /// of a failed model call ([`PROVIDER_ERROR_KEY`]).
+    pub fn is_ui_only(&self) -> bool {
+        self.role == Role::Assistant && self.meta(PROVIDER_ERROR_KEY) == Some(&Value::Bool(true))
+    }
+
+    /// Whether a model is sent this message: not an entry for the user only, and not an
+    /// assistant message aborted before it said anything (its provider text would be the
+    /// interruption note alone, an error placeholder in the model's mouth).
+    pub fn is_sent_to_model(&self) -> bool {
+        let said_nothing = self.role == Role::Assistant
+            && self.state == MessageState::Interrupted
+            && self.content.is_empty()
+            && self.tool_calls.is_empty()
+            && self.native.is_none();
+        !self.is_ui_only() && !said_nothing
     }
 
     /// True for "assistant, non-empty content, no tool calls" (a final answer).

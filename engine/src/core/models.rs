@@ -1,96 +1,95 @@
-//! Claude model metadata (`CLAUDE_MODELS`, with list prices from [`super::pricing`]) and
-//! `formatTokenCount`.
+//! The model table: context window, max output and list prices of the anthropic, openai and
+//! gemini chat models, generated from LiteLLM's model catalog (`engine/data/models.tsv`, written
+//! by `engine/data/update_models.py`; its header names the catalog version and date), embedded
+//! and parsed once. Also `formatTokenCount`.
 
-use super::pricing::{ModelPrice, HAIKU_4_5, OPUS_4_5, OPUS_4_6, SONNET_4_5};
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use super::pricing::{LongContextPrice, ModelPrice};
 
 /// Fallback context window for unknown models.
 pub const DEFAULT_CONTEXT_WINDOW: u64 = 200_000;
 /// Fallback max output tokens for unknown models.
 pub const DEFAULT_MAX_OUTPUT: u64 = 16_384;
 
+/// The generated table (tab-separated; `#` lines are its header comment).
+const MODELS_TSV: &str = include_str!("../../data/models.tsv");
+
 /// One model definition.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ModelDefinition {
-    /// API id.
+    /// API id (as the vendor's API names it).
     pub id: &'static str,
-    /// Human-readable name.
-    pub name: &'static str,
-    /// Context window in tokens.
+    /// `anthropic`, `openai` or `gemini`.
+    pub provider: &'static str,
+    /// Context window (input tokens).
     pub context_window: u64,
     /// Max output tokens.
     pub max_output: u64,
-    /// List prices (USD per million tokens).
-    pub price: ModelPrice,
+    /// List prices (USD per million tokens), when the catalog gives input and output prices.
+    pub price: Option<ModelPrice>,
 }
 
-/// Known Claude models (4.5+), keyed by exact API id.
-pub const CLAUDE_MODELS: &[ModelDefinition] = &[
-    ModelDefinition {
-        id: "claude-opus-4-6",
-        name: "Claude Opus 4.6",
-        context_window: 1_000_000,
-        max_output: 128_000,
-        price: OPUS_4_6,
-    },
-    ModelDefinition {
-        id: "claude-sonnet-4-6",
-        name: "Claude Sonnet 4.6",
-        context_window: 1_000_000,
-        max_output: 64_000,
-        price: SONNET_4_5,
-    },
-    ModelDefinition {
-        id: "claude-haiku-4-5",
-        name: "Claude Haiku 4.5",
-        context_window: 200_000,
-        max_output: 64_000,
-        price: HAIKU_4_5,
-    },
-    ModelDefinition {
-        id: "claude-haiku-4-5-20251001",
-        name: "Claude Haiku 4.5",
-        context_window: 200_000,
-        max_output: 64_000,
-        price: HAIKU_4_5,
-    },
-    ModelDefinition {
-        id: "claude-sonnet-4-5",
-        name: "Claude Sonnet 4.5",
-        context_window: 200_000,
-        max_output: 64_000,
-        price: SONNET_4_5,
-    },
-    ModelDefinition {
-        id: "claude-sonnet-4-5-20250929",
-        name: "Claude Sonnet 4.5",
-        context_window: 200_000,
-        max_output: 64_000,
-        price: SONNET_4_5,
-    },
-    ModelDefinition {
-        id: "claude-opus-4-5",
-        name: "Claude Opus 4.5",
-        context_window: 200_000,
-        max_output: 64_000,
-        price: OPUS_4_5,
-    },
-    ModelDefinition {
-        id: "claude-opus-4-5-20251101",
-        name: "Claude Opus 4.5",
-        context_window: 200_000,
-        max_output: 64_000,
-        price: OPUS_4_5,
-    },
-];
+/// Every model of the table, keyed by exact id.
+pub fn models() -> &'static HashMap<&'static str, ModelDefinition> {
+    static TABLE: OnceLock<HashMap<&'static str, ModelDefinition>> = OnceLock::new();
+    TABLE.get_or_init(|| parse_table(MODELS_TSV))
+}
+
+/// Parses the table; a malformed row is left out (the generator writes none, a test checks it).
+fn parse_table(text: &'static str) -> HashMap<&'static str, ModelDefinition> {
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.starts_with("id\t") && !l.is_empty())
+        .filter_map(parse_row)
+        .map(|m| (m.id, m))
+        .collect()
+}
+
+fn parse_row(line: &'static str) -> Option<ModelDefinition> {
+    let f: Vec<&'static str> = line.split('\t').collect();
+    if f.len() != 12 {
+        return None;
+    }
+    // USD per token → USD per million tokens (rounded to 1e-9: no binary noise in the table).
+    let usd =
+        |i: usize| -> Option<f64> { f[i].parse::<f64>().ok().map(|p| (p * 1e15).round() / 1e9) };
+    let price = match (usd(4), usd(5)) {
+        (Some(input), Some(output)) => {
+            let cache_write = usd(6).unwrap_or(input);
+            let cache_read = usd(7).unwrap_or(input);
+            Some(ModelPrice {
+                input,
+                output,
+                cache_write,
+                cache_read,
+                above_200k: usd(8).map(|long_input| LongContextPrice {
+                    input: long_input,
+                    output: usd(9).unwrap_or(output),
+                    cache_write: usd(10).unwrap_or(cache_write),
+                    cache_read: usd(11).unwrap_or(cache_read),
+                }),
+            })
+        }
+        _ => None,
+    };
+    Some(ModelDefinition {
+        id: f[0],
+        provider: f[1],
+        context_window: f[2].parse().ok()?,
+        max_output: f[3].parse().ok()?,
+        price,
+    })
+}
 
 /// Looks a model up by exact id.
 pub fn find_model(id: &str) -> Option<&'static ModelDefinition> {
-    CLAUDE_MODELS.iter().find(|m| m.id == id)
+    models().get(id)
 }
 
-/// List prices of a model id (`None` when the table does not know it).
+/// List prices of a model id (`None` when the table does not price it).
 pub fn model_price(id: &str) -> Option<ModelPrice> {
-    find_model(id).map(|m| m.price)
+    find_model(id).and_then(|m| m.price)
 }
 
 /// Context window for a model id (unknown → [`DEFAULT_CONTEXT_WINDOW`]).
@@ -101,11 +100,6 @@ pub fn model_context_window(id: &str) -> u64 {
 /// Max output for a model id (unknown → [`DEFAULT_MAX_OUTPUT`]).
 pub fn model_max_output(id: &str) -> u64 {
     find_model(id).map_or(DEFAULT_MAX_OUTPUT, |m| m.max_output)
-}
-
-/// Human-readable name (unknown → the id itself).
-pub fn model_name(id: &str) -> String {
-    find_model(id).map_or_else(|| id.to_string(), |m| m.name.to_string())
 }
 
 fn one_decimal(x: f64) -> String {
@@ -127,5 +121,20 @@ pub fn format_token_count(tokens: i64) -> String {
         "<1K".to_string()
     } else {
         format!("{}K", one_decimal(tokens as f64 / 1000.0))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_row_of_the_generated_table_parses() {
+        let rows = MODELS_TSV
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.starts_with("id\t"))
+            .count();
+        assert_eq!(models().len(), rows);
+        assert!(rows > 100, "{rows}");
     }
 }

@@ -143,6 +143,22 @@ impl ConversationStore {
         self.messages.clone()
     }
 
+    /// What a model is sent: [`Self::snapshot`] without the messages a model is never sent
+    /// ([`Message::is_sent_to_model`]: a failed call's `Request failed: …`, an answer aborted
+    /// before any text); shared in O(1) when there are none.
+    pub fn model_snapshot(&self) -> Arc<Vec<Arc<Message>>> {
+        if self.messages.iter().all(|m| m.is_sent_to_model()) {
+            return self.messages.clone();
+        }
+        Arc::new(
+            self.messages
+                .iter()
+                .filter(|m| m.is_sent_to_model())
+                .cloned()
+                .collect(),
+        )
+    }
+
     /// The full timeline (`getHistory`).
     pub fn entries(&self) -> &[HistoryEntry] {
         &self.entries

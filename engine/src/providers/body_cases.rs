@@ -29,6 +29,13 @@ fn tool(id: Option<&str>, content: &str) -> Message {
     m
 }
 
+/// A failed call's result (sent in the vendor's error form).
+fn failed_tool(id: &str, content: &str) -> Message {
+    let mut meta = serde_json::Map::new();
+    meta.insert(crate::core::message::TOOL_ERROR_KEY.into(), json!(true));
+    tool(Some(id), content).with_metadata(meta)
+}
+
 fn user_parts(parts: Vec<Part>) -> Message {
     let mut m = Message::user("ignored when parts are set");
     m.parts = Some(parts);
@@ -136,7 +143,7 @@ fn histories() -> Vec<Vec<Arc<Message>>> {
             Message::user("add"),
             assistant_calls("", &calls),
             tool(Some("call_0"), "5"),
-            tool(Some("call_0"), "err: not json"),
+            failed_tool("call_0", "Error: not json"),
             tool(Some("a:b/c"), ""),
             tool(Some(""), "empty id"),
             tool(None, "no id"),

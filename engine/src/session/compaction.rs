@@ -70,7 +70,8 @@ pub enum CompactError {
     Failed(String),
 }
 
-/// Robota's summary prompt over `messages` (system messages skipped).
+/// Robota's summary prompt over `messages` (system messages and entries for the user only
+/// skipped).
 pub fn summary_prompt(messages: &[Arc<Message>], instructions: Option<&str>) -> String {
     let mut p =
         String::with_capacity(512 + messages.iter().map(|m| m.content.len() + 12).sum::<usize>());
@@ -90,7 +91,11 @@ pub fn summary_prompt(messages: &[Arc<Message>], instructions: Option<&str>) -> 
     p.push_str(
         "Drop verbose tool outputs, debugging steps, and exploratory work that didn't lead to results.\n\nConversation:",
     );
-    for m in messages.iter().filter(|m| m.role != Role::System) {
+    // A failed call's placeholder is for the user only: the summary is not told it was said.
+    for m in messages
+        .iter()
+        .filter(|m| m.role != Role::System && m.is_sent_to_model())
+    {
         let _ = write!(p, "\n{}: {}", m.role.as_str(), m.content);
     }
     p

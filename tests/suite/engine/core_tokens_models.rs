@@ -1,4 +1,4 @@
-//! Models table (unknown ids get a 200 000-token window), formatTokenCount, estimator and usage
+//! The model table from the LiteLLM catalog (unknown ids get a 200 000-token window), formatTokenCount, estimator and usage
 //! normalization.
 
 use std::sync::Arc;
@@ -16,25 +16,53 @@ fn with_usage(m: Message, input: u64, output: u64) -> Arc<Message> {
 }
 
 #[test]
-fn model_table_lookups() {
+fn model_table_comes_from_the_catalog() {
+    // OpenAI: a 128k model is 128k (it used to be assumed 200k), with its list prices.
+    let gpt = find_model("gpt-4o").unwrap();
+    assert_eq!(
+        (gpt.provider, gpt.context_window, gpt.max_output),
+        ("openai", 128_000, 16_384)
+    );
+    assert_eq!(model_context_window("gpt-4o"), 128_000);
+    let p = model_price("gpt-4o").unwrap();
+    assert_eq!((p.input, p.output, p.cache_read), (2.5, 10.0, 1.25));
+    // No cache-write price in the catalog: cache writes bill as input.
+    assert_eq!(p.cache_write, 2.5);
+    assert_eq!(p.above_200k, None);
+    // Anthropic.
     assert_eq!(model_context_window("claude-opus-4-6"), 1_000_000);
     assert_eq!(model_max_output("claude-opus-4-6"), 128_000);
-    assert_eq!(model_context_window("claude-sonnet-4-6"), 1_000_000);
-    assert_eq!(model_max_output("claude-sonnet-4-6"), 64_000);
     assert_eq!(model_context_window("claude-haiku-4-5-20251001"), 200_000);
+    let p = model_price("claude-sonnet-4-5").unwrap();
     assert_eq!(
-        model_name("claude-sonnet-4-5-20250929"),
-        "Claude Sonnet 4.5"
+        (p.input, p.output, p.cache_write, p.cache_read),
+        (3.0, 15.0, 3.75, 0.3)
     );
-    assert_eq!(model_name("claude-opus-4-5"), "Claude Opus 4.5");
-    assert_eq!(CLAUDE_MODELS.len(), 8);
-    // Exact ids only; unknown ids fall back.
+    // Gemini, by the API's own id, with its long-prompt rates.
+    let g = find_model("gemini-2.5-pro").unwrap();
     assert_eq!(
-        model_context_window("claude-sonnet-4-6-preview"),
-        DEFAULT_CONTEXT_WINDOW
+        (g.provider, g.context_window, g.max_output),
+        ("gemini", 1_048_576, 65_536)
     );
-    assert_eq!(model_max_output("gpt-4o"), DEFAULT_MAX_OUTPUT);
-    assert_eq!(model_name("gpt-4o"), "gpt-4o");
+    let p = model_price("gemini-2.5-pro").unwrap();
+    assert_eq!((p.input, p.output), (1.25, 10.0));
+    let long = p.above_200k.unwrap();
+    assert_eq!(
+        (long.input, long.output, long.cache_read),
+        (2.5, 15.0, 0.25)
+    );
+    // claude-3-5-haiku-latest was retired and is no longer in the catalog (LiteLLM 1.110.2):
+    // like every unknown id (exact ids only), the defaults.
+    for unknown in [
+        "claude-3-5-haiku-latest",
+        "claude-sonnet-4-6-preview",
+        "test-model",
+    ] {
+        assert!(find_model(unknown).is_none(), "{unknown}");
+        assert_eq!(model_context_window(unknown), DEFAULT_CONTEXT_WINDOW);
+        assert_eq!(model_max_output(unknown), DEFAULT_MAX_OUTPUT);
+        assert_eq!(model_price(unknown), None);
+    }
     assert_eq!(DEFAULT_CONTEXT_WINDOW, 200_000);
     assert_eq!(DEFAULT_MAX_OUTPUT, 16_384);
 }

@@ -254,7 +254,7 @@ async fn a_tool_call_cut_at_max_tokens_is_reported_to_the_model_not_run() {
     assert_eq!(
         body["messages"][2]["content"][0],
         json!({"type": "tool_result", "tool_use_id": "toolu_01EKqbqmZrGRXy18eN7m9kvY",
-               "content": format!("Error: {MAX_TOKENS_CUT_CALL}")})
+               "content": format!("Error: {MAX_TOKENS_CUT_CALL}"), "is_error": true})
     );
     assert_eq!(body["messages"][1]["content"][1]["input"], json!({}));
 }

@@ -91,6 +91,25 @@ impl ToolRunResult {
     pub fn is_unknown_tool(&self) -> bool {
         self.metadata.get("errorCode").and_then(Value::as_str) == Some("unknown_tool")
     }
+
+    /// Whether the call failed: an error result, or an output that is a tool result document
+    /// `{"success":false,…}` (how built-in tools, permission denials and hook blocks report).
+    pub fn is_failed(&self) -> bool {
+        !self.success || self.result.as_ref().is_some_and(is_failure_document)
+    }
+}
+
+/// `{"success":false,…}`, as an object or as its JSON text.
+fn is_failure_document(v: &Value) -> bool {
+    let failed = |o: &Map<String, Value>| o.get("success") == Some(&Value::Bool(false));
+    match v {
+        Value::Object(o) => failed(o),
+        // Only a text that starts like an object and names `success` is parsed.
+        Value::String(s) if s.trim_start().starts_with('{') && s.contains("\"success\"") => {
+            serde_json::from_str::<Map<String, Value>>(s).is_ok_and(|o| failed(&o))
+        }
+        _ => false,
+    }
 }
 
 /// Result of a tool call cut by `max_tokens` (shown to the model as `Error: …`).

@@ -8,7 +8,7 @@ use super::guard::estimate;
 use super::RunCtx;
 use crate::core::agent::lock;
 use crate::core::events::names;
-use crate::core::message::{Message, ToolCall};
+use crate::core::message::{Message, ToolCall, TOOL_ERROR_KEY};
 
 /// Content of a tool result skipped because the context is near capacity.
 pub const CONTEXT_SKIP_MESSAGE: &str = "Error: Context window near capacity. Tool execution result skipped. Respond with available results and re-request skipped tools if needed.";
@@ -83,6 +83,7 @@ pub(crate) fn record_with_outcome(
             meta.insert("success".into(), json!(false));
             meta.insert("error".into(), json!("context_overflow"));
             meta.insert("toolName".into(), json!(name));
+            meta.insert(TOOL_ERROR_KEY.into(), json!(true));
             outcome.skipped_count += 1;
             CONTEXT_SKIP_MESSAGE.to_string()
         } else {
@@ -93,6 +94,9 @@ pub(crate) fn record_with_outcome(
             meta.insert("toolName".into(), json!(name));
             for (k, v) in &res.metadata {
                 meta.insert(k.clone(), v.clone());
+            }
+            if res.is_failed() {
+                meta.insert(TOOL_ERROR_KEY.into(), json!(true));
             }
             outcome.added_count += 1;
             content_of(res)

@@ -12,7 +12,7 @@ use super::{add_usage, batch, guard, record, RoundOutcome, RunCtx, RunStop};
 use crate::core::agent::lock;
 use crate::core::errors::RobotaError;
 use crate::core::events::names;
-use crate::core::message::{Message, MessageState};
+use crate::core::message::{Message, MessageState, PROVIDER_ERROR_KEY};
 use crate::core::provider::{ChatRequest, ChatResponse, StopReason};
 use crate::core::tokens::TokenUsage;
 
@@ -47,7 +47,7 @@ async fn send_round(ctx: &RunCtx<'_>, round: u32) -> Result<(ChatResponse, bool)
     let messages = {
         let mut s = lock(ctx.store);
         s.begin_assistant();
-        s.snapshot()
+        s.model_snapshot()
     };
     let tools = &ctx.tool_schemas;
     let model = ctx.config.model.as_str();
@@ -106,7 +106,7 @@ fn record_failure(
 ) -> RoundOutcome {
     lock(ctx.store).discard_pending();
     let mut meta = round_meta(round);
-    meta.insert("providerError".into(), json!(true));
+    meta.insert(PROVIDER_ERROR_KEY.into(), json!(true));
     append_assistant(
         ctx,
         round,

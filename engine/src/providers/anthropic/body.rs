@@ -167,6 +167,9 @@ enum WireBlock<'a> {
     ToolResult {
         tool_use_id: Cow<'a, str>,
         content: &'a str,
+        /// Sent only for a failed call (the API's default is `false`).
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        is_error: bool,
     },
 }
 
@@ -199,6 +202,7 @@ fn conversation(messages: &[Arc<Message>]) -> Merged<Block<'_>> {
                 c.items.push(Block::Wire(WireBlock::ToolResult {
                     tool_use_id: id,
                     content: &m.content,
+                    is_error: m.is_tool_error(),
                 }));
                 "user"
             }

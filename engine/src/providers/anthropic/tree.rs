@@ -98,7 +98,12 @@ pub(super) fn convert_messages(messages: &[Arc<Message>]) -> (Option<String>, Ve
                 let id = ids.result(m.tool_call_id.as_deref().unwrap_or_default());
                 (
                     "user",
-                    vec![json!({"type": "tool_result", "tool_use_id": id, "content": m.content})],
+                    vec![if m.is_tool_error() {
+                        json!({"type": "tool_result", "tool_use_id": id, "content": m.content,
+                               "is_error": true})
+                    } else {
+                        json!({"type": "tool_result", "tool_use_id": id, "content": m.content})
+                    }],
                 )
             }
         };

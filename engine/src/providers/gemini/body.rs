@@ -189,9 +189,14 @@ enum WirePart<'a> {
     },
 }
 
+/// A function response: `{"content": …}`, or `{"error": …}` for a failed call (the API reads
+/// an `error` key as the call's error details).
 #[derive(Serialize)]
-struct Response<'a> {
-    content: &'a str,
+enum Response<'a> {
+    #[serde(rename = "content")]
+    Content(&'a str),
+    #[serde(rename = "error")]
+    Error(&'a str),
 }
 
 #[derive(Serialize)]
@@ -247,8 +252,10 @@ fn contents<'a>(
                     .unwrap_or_default();
                 c.items.push(WirePart::FunctionResponse {
                     name,
-                    response: Response {
-                        content: &m.content,
+                    response: if m.is_tool_error() {
+                        Response::Error(&m.content)
+                    } else {
+                        Response::Content(&m.content)
                     },
                     id: (!id.is_empty() && !id.starts_with(GENERATED_ID_PREFIX)).then_some(id),
                 });

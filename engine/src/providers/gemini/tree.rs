@@ -81,7 +81,11 @@ pub(super) fn convert_messages(
                     .unwrap_or_default();
                 let mut resp = json!({
                     "name": name,
-                    "response": {"content": m.content},
+                    "response": if m.is_tool_error() {
+                        json!({"error": m.content})
+                    } else {
+                        json!({"content": m.content})
+                    },
                 });
                 if !id.is_empty() && !id.starts_with(GENERATED_ID_PREFIX) {
                     resp["id"] = json!(id);

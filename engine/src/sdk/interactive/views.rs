@@ -36,9 +36,10 @@ impl InteractiveSession {
         crate::core::history::messages_of(&self.inner.core.lock().history)
     }
 
-    /// The conversation the model sees (consistent snapshot, safe during a turn).
+    /// The conversation the model sees (consistent snapshot, safe during a turn): a failed
+    /// call's `Request failed: …` placeholder is left out (the UI timeline has its `Error: …`).
     pub fn conversation(&self) -> Vec<Arc<Message>> {
-        self.inner.session.agent().messages()
+        self.inner.session.agent().model_messages()
     }
 
     /// The conversation timeline (chat + engine event entries).

@@ -1,34 +1,38 @@
 //! The session store of a runtime (added in ABI 1.1): its directory (runtime `session_dir`, else
-//! `$ROBOTA_HOME/sessions` with `ROBOTA_HOME` defaulting to `~/.robota`), listing and deleting.
+//! `$ROBOTA_HOME/sessions` with `ROBOTA_HOME` defaulting to `~/.robota`, both looked up in the
+//! runtime's `env` first), listing and deleting.
 
 use std::path::PathBuf;
 
 use serde_json::{json, Value};
 
+use crate::core::env_ref::EnvVars;
 use crate::sdk::config::parse_object;
 use crate::sdk::error::{ErrorCode, SdkError, SdkResult};
 use crate::sdk::runtime::RuntimeShared;
+use crate::sdk::settings::UserDirs;
 use crate::session::store::list as store_list;
 use crate::session::store::StoreError;
 
-/// `$ROBOTA_HOME`, else `~/.robota` (HOME, else USERPROFILE, else `/`). Reads the process
-/// environment, never changes it.
-pub fn robota_home() -> PathBuf {
-    let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
-    if let Some(h) = var("ROBOTA_HOME") {
-        return PathBuf::from(h);
-    }
-    var("HOME")
-        .or_else(|| var("USERPROFILE"))
-        .map_or_else(|| PathBuf::from("/"), PathBuf::from)
-        .join(".robota")
+/// The robota user directory as settings resolve it ([`UserDirs::from_env`]: `ROBOTA_HOME`,
+/// else `$HOME/.robota`, looked up in `env`, i.e. the runtime's `env` then the process
+/// environment); without either, `$USERPROFILE/.robota`, else `/.robota`. Never changes the
+/// environment.
+pub fn robota_home(env: &EnvVars) -> PathBuf {
+    UserDirs::from_env(env).robota.unwrap_or_else(|| {
+        env.get("USERPROFILE")
+            .filter(|v| !v.is_empty())
+            .map_or_else(|| PathBuf::from("/"), PathBuf::from)
+            .join(".robota")
+    })
 }
 
-/// The runtime's session directory.
+/// The runtime's session directory: its `session_dir`, else `sessions` in [`robota_home`] of
+/// the runtime's environment.
 pub fn session_dir(shared: &RuntimeShared) -> PathBuf {
     match shared.configured_session_dir() {
         Some(d) => PathBuf::from(d),
-        None => robota_home().join("sessions"),
+        None => robota_home(shared.env_vars()).join("sessions"),
     }
 }
 
@@ -38,6 +42,7 @@ pub fn store_error(e: StoreError) -> SdkError {
         StoreError::InvalidId(m) => SdkError::config(m),
         StoreError::NotFound(m) => SdkError::new(ErrorCode::NotFound, m),
         StoreError::Io(m) => SdkError::new(ErrorCode::Io, m),
+        StoreError::NotJson(m) => SdkError::new(ErrorCode::InvalidJson, m),
     }
 }
 

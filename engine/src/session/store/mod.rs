@@ -62,6 +62,8 @@ pub enum StoreError {
     NotFound(String),
     /// The directory or the file cannot be written.
     Io(String),
+    /// The saved file is not text (not UTF-8), so not JSON.
+    NotJson(String),
 }
 
 /// Saves `text` as `<dir>/<id>.json`, creating `dir` when missing, through [`write_atomic`].
@@ -76,9 +78,15 @@ pub fn save(dir: &Path, id: &str, text: &str) -> Result<(), StoreError> {
 /// Loads the text of `<dir>/<id>.json`.
 pub fn load(dir: &Path, id: &str) -> Result<String, StoreError> {
     let path = session_file_path(dir, id).map_err(StoreError::InvalidId)?;
-    fs::read_to_string(&path).map_err(|e| {
+    let bytes = fs::read(&path).map_err(|e| {
         StoreError::NotFound(format!(
             "no saved session \"{id}\" ({}: {e})",
+            path.display()
+        ))
+    })?;
+    String::from_utf8(bytes).map_err(|e| {
+        StoreError::NotJson(format!(
+            "saved session is not valid JSON: {} is not UTF-8 text ({e})",
             path.display()
         ))
     })
