@@ -51,8 +51,7 @@ func (s *Session) DriveInput(ctx context.Context, in Input) (Result, error) {
 		return Result{}, err
 	}
 	if d == nil { // another Drive is in robota_session_run
-		r, err := s.runInput(ctx, in)
-		return r, relabel(err, op)
+		return s.runInput(ctx, op, in)
 	}
 	defer c.endDrive(d, 0) // when the call did not run (the session closed meanwhile)
 	stop := make(chan struct{})

@@ -30,6 +30,7 @@ type turnState struct {
 	result Result
 	err    error
 	errEv  *ErrorEvent
+	queue  *turnQueue // the events of a streamed turn (Session.Stream), else nil
 }
 
 // ID is the turn id (unique per session).
@@ -125,7 +126,11 @@ func (s *Session) Submit(ctx context.Context, text string) (*Turn, error) {
 
 // SubmitInput is Submit with the display and raw variants of the input.
 func (s *Session) SubmitInput(ctx context.Context, in Input) (*Turn, error) {
-	const op = "Submit"
+	return s.submit(ctx, "Submit", in, false)
+}
+
+// submit issues a turn for op; stream: its events are queued for a TurnStream.
+func (s *Session) submit(ctx context.Context, op string, in Input, stream bool) (*Turn, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -149,6 +154,10 @@ func (s *Session) SubmitInput(ctx context.Context, in Input) (*Turn, error) {
 		}
 		t = &Turn{turnState: &turnState{id: uint64(id), core: c, done: make(chan struct{})}, session: s}
 		c.turns[t.id] = t.turnState
+		if stream {
+			t.queue = newTurnQueue()
+			c.queues[t.id] = t.queue
+		}
 		return nil
 	})
 	if err != nil {
@@ -170,12 +179,12 @@ func (s *Session) SubmitInput(ctx context.Context, in Input) (*Turn, error) {
 // Run submits text and waits for the turn's result. Cancelling ctx aborts the turn; Run then
 // returns the aborted result with ctx's error once the turn has stopped.
 func (s *Session) Run(ctx context.Context, text string) (Result, error) {
-	return s.runInput(ctx, Input{Text: text})
+	return s.runInput(ctx, "Run", Input{Text: text})
 }
 
-// runInput is Run with the variants of the input.
-func (s *Session) runInput(ctx context.Context, in Input) (Result, error) {
-	t, err := s.SubmitInput(ctx, in)
+// runInput is Run (op) with the variants of the input.
+func (s *Session) runInput(ctx context.Context, op string, in Input) (Result, error) {
+	t, err := s.submit(ctx, op, in, false)
 	if err != nil {
 		return Result{}, err
 	}
@@ -183,7 +192,7 @@ func (s *Session) runInput(ctx context.Context, in Input) (Result, error) {
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return r, ctxErr
 	}
-	return r, err
+	return r, relabel(err, op)
 }
 
 // Abort aborts the running turn and drops the queued prompt; idempotent.
@@ -242,6 +251,8 @@ func (c *sessionCore) turnError(e ErrorEvent) {
 
 // WaitIdle blocks until the session has no running or queued turn (robota_session_wait with
 // turn 0), up to timeoutMS (-1 = forever). It blocks an OS thread; prefer Turn.Wait.
+//
+// Deprecated: use WaitIdleContext, whose ctx deadline replaces timeoutMS.
 func (s *Session) WaitIdle(timeoutMS int32) error {
 	return s.core.use("WaitIdle", func(p *C.robota_session) error {
 		var cerr *C.robota_error
@@ -260,4 +271,5 @@ func (c *sessionCore) abortLeftTurns() {
 	for id, t := range left {
 		t.finish(Result{TurnID: id, StopReason: StopAborted}, newError("Wait", StatusAborted, "turn %d was aborted: the session closed", id))
 	}
+	c.endQueues()
 }
