@@ -191,8 +191,8 @@ func TestNewToolRoundTripAgainstFakeServer(t *testing.T) {
 	}
 	schema := `"parameters":{"additionalProperties":false,"properties":{"a":{"description":"First addend","type":"integer"},"b":{"type":"integer"},"label":{"type":"string"}},"required":["a","b"],"type":"object"}`
 	mustContain(t, string(reqs[0].Body), schema)
-	mustContain(t, string(reqs[1].Body), `tool \"add\": argument \"a\" must be int, got number 19.0`)
-	mustContain(t, string(reqs[2].Body), `"content":"\"42\""`)
+	mustContain(t, string(reqs[1].Body), `"content":"Error: tool \"add\": argument \"a\" must be int, got number 19.0"`)
+	mustContain(t, string(reqs[2].Body), `{"role":"tool","tool_call_id":"call_2","content":"42"}`)
 	if !strings.Contains(string(reqs[2].Body), "must be int, got number 19.0") {
 		t.Fatalf("the failure is not in the history: %s", reqs[2].Body)
 	}
