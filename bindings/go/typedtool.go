@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -41,10 +43,9 @@ func NewTool[A any, R any](name, description string, fn func(ctx context.Context
 	if err != nil {
 		return Tool{Def: def, err: relabel(err, "AddTool")}
 	}
-	required, _ := schema["required"].([]string)
 	return Tool{Def: def, Handler: func(ctx context.Context, call ToolCall) (any, error) {
 		var args A
-		if err := decodeArgs(call.Arguments, &args, required); err != nil {
+		if err := decodeArgs(call.Arguments, &args, schema); err != nil {
 			return nil, fmt.Errorf("tool %q: %w", name, err)
 		}
 		return fn(ctx, args)
@@ -60,16 +61,14 @@ func (rt *Runtime) AddTool(t Tool) error {
 }
 
 // decodeArgs decodes a JSON object into v, rejecting unknown names and missing required ones
-// with a message naming the argument.
-func decodeArgs(raw []byte, v any, required []string) error {
+// (at any depth, as schema says) with a message naming the argument.
+func decodeArgs(raw []byte, v any, schema map[string]any) error {
 	var present map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &present); err != nil {
 		return fmt.Errorf("the arguments are not a JSON object: %v", err)
 	}
-	for _, name := range required {
-		if _, ok := present[name]; !ok {
-			return fmt.Errorf("missing required argument %q", name)
-		}
+	if err := checkRequired(raw, schema, ""); err != nil {
+		return err
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
@@ -88,4 +87,63 @@ func decodeArgs(raw []byte, v any, required []string) error {
 		return fmt.Errorf("unknown argument %s", strings.TrimPrefix(msg, "json: unknown field "))
 	}
 	return fmt.Errorf("invalid arguments: %v", err)
+}
+
+// checkRequired reports the first required property missing in raw, a value of schema (the
+// decoder reports values of the wrong type).
+func checkRequired(raw json.RawMessage, schema map[string]any, path string) error {
+	if props, ok := schema["properties"].(map[string]any); ok {
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(raw, &obj) != nil || obj == nil {
+			return nil
+		}
+		required, _ := schema["required"].([]string)
+		for _, name := range required {
+			if _, ok := obj[name]; !ok {
+				return fmt.Errorf("missing required argument %q", path+name)
+			}
+		}
+		for _, name := range sortedKeys(obj) {
+			if sub, ok := props[name].(map[string]any); ok {
+				if err := checkRequired(obj[name], sub, path+name+"."); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	sub, isArray := schema["items"].(map[string]any)
+	if !isArray {
+		sub, _ = schema["additionalProperties"].(map[string]any)
+	}
+	if sub == nil {
+		return nil
+	}
+	if isArray {
+		var list []json.RawMessage
+		_ = json.Unmarshal(raw, &list)
+		for i, e := range list {
+			if err := checkRequired(e, sub, path+strconv.Itoa(i)+"."); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var values map[string]json.RawMessage
+	_ = json.Unmarshal(raw, &values)
+	for _, key := range sortedKeys(values) {
+		if err := checkRequired(values[key], sub, path+key+"."); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func sortedKeys(m map[string]json.RawMessage) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

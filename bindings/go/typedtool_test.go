@@ -131,8 +131,16 @@ type addArgs struct {
 	Label string `json:"label,omitempty"`
 }
 
+type routeArgs struct {
+	Stops []point           `json:"stops"`
+	Named map[string]*point `json:"named,omitempty"`
+}
+
 func TestDecodeArgsNamesTheArgument(t *testing.T) {
-	required := []string{"a", "b"}
+	schema, err := SchemaOf[addArgs]()
+	if err != nil {
+		t.Fatal(err)
+	}
 	cases := map[string]string{
 		`{"a":19.0,"b":1}`:        `argument "a" must be int, got number 19.0`,
 		`{"a":1,"b":"2"}`:         `argument "b" must be int, got string`,
@@ -143,13 +151,34 @@ func TestDecodeArgsNamesTheArgument(t *testing.T) {
 	}
 	for in, want := range cases {
 		var a addArgs
-		if err := decodeArgs([]byte(in), &a, required); err == nil || err.Error() != want {
+		if err := decodeArgs([]byte(in), &a, schema); err == nil || err.Error() != want {
 			t.Errorf("%s: %v, want %q", in, err, want)
 		}
 	}
 	var a addArgs
-	if err := decodeArgs([]byte(`{"a":2,"b":3}`), &a, required); err != nil || a != (addArgs{A: 2, B: 3}) {
+	if err := decodeArgs([]byte(`{"a":2,"b":3}`), &a, schema); err != nil || a != (addArgs{A: 2, B: 3}) {
 		t.Fatalf("decoded %+v, %v", a, err)
+	}
+	// Nested: required properties of array items and map values, by their path.
+	route, err := SchemaOf[routeArgs]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	nested := map[string]string{
+		`{"stops":[{"x":1},{"y":2}]}`:           `missing required argument "stops.1.x"`,
+		`{"stops":[],"named":{"home":{"y":1}}}`: `missing required argument "named.home.x"`,
+		`{"stops":[{"x":1,"z":0}]}`:             `unknown argument "z"`,
+		`{"stops":[{"x":"1"}]}`:                 `argument "stops.x" must be float64, got string`,
+	}
+	for in, want := range nested {
+		var r routeArgs
+		if err := decodeArgs([]byte(in), &r, route); err == nil || err.Error() != want {
+			t.Errorf("%s: %v, want %q", in, err, want)
+		}
+	}
+	var r routeArgs
+	if err := decodeArgs([]byte(`{"stops":[{"x":1}],"named":{"home":null}}`), &r, route); err != nil || len(r.Stops) != 1 || r.Stops[0].X != 1 {
+		t.Fatalf("decoded %+v, %v", r, err)
 	}
 }
 
