@@ -88,6 +88,8 @@ func (c *sessionCore) route(ev Event) {
 		c.cancelRequest(requestToolCall, e.CallID)
 	case ToolCallRequest:
 		c.toolCallEvent(e)
+	case RequestCancelled:
+		c.cancelRequest(e.RequestKind, e.RequestID)
 	case PermissionRequest:
 		c.answerPermission(e)
 	case HookRequest:

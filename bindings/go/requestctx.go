@@ -2,6 +2,21 @@ package robota
 
 import "context"
 
+// RequestCancelled reports that a pending host request became void: its turn ended (completed,
+// failed, aborted), it timed out, or the session closed. The context given to its handler is
+// cancelled at the same moment; an answer given later fails with ErrStale.
+type RequestCancelled struct {
+	turnRef
+	RequestID uint64 `json:"request_id"`
+	// RequestKind is "permission", "hook", "host_io", "command" or "tool_call".
+	RequestKind string `json:"request_kind"`
+	// Reason is "aborted", "turn_ended", "timeout" or "session_closed".
+	Reason string `json:"reason"`
+}
+
+// Kind implements Event.
+func (RequestCancelled) Kind() EventKind { return KindRequestCancelled }
+
 // The kinds of pending host requests (RequestCancelled.RequestKind).
 const (
 	requestPermission = "permission"

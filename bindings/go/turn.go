@@ -64,24 +64,43 @@ func (r StopReason) normal() bool {
 	return false
 }
 
-// askLibrary asks robota_session_wait for the status of a turn that did not complete
-// normally, so the error carries the library's status and message (e.g. a budget stop).
+// askLibrary asks robota_session_wait_result for the completed turn's result document and
+// status, so the result and the error are the library's (e.g. a budget stop's message). The
+// routed TurnCompleted stays when the library no longer keeps the turn (64 most recent) or
+// the session is closed.
 func (t *turnState) askLibrary() {
-	t.mu.Lock()
-	r := t.result
-	t.mu.Unlock()
-	if r.StopReason.normal() {
-		return
-	}
+	var doc []byte
 	var lib error
 	_ = t.core.use("Wait", func(p *C.robota_session) error {
+		var out *C.char
 		var cerr *C.robota_error
 		// The turn has completed: this returns at once (10 s only bounds a library bug).
-		st := C.robota_session_wait(p, C.uint64_t(t.id), 10000, &cerr)
+		st := C.robota_session_wait_result(p, C.uint64_t(t.id), 10000, &out, &cerr)
 		lib = takeError("Wait", st, cerr)
+		if out != nil {
+			doc = []byte(C.GoString(out))
+			C.robota_string_free(out)
+		}
 		return nil
 	})
+	if r, ok := resultDocument(doc, t.id); ok {
+		t.mu.Lock()
+		t.result = r
+		t.mu.Unlock()
+	}
 	t.adopt(lib)
+}
+
+// resultDocument decodes a turn's result document (its TURN_COMPLETED event JSON).
+func resultDocument(doc []byte, id uint64) (Result, bool) {
+	if doc == nil {
+		return Result{}, false
+	}
+	r := Result{TurnID: id}
+	if json.Unmarshal(doc, &r) != nil || r.TurnID != id {
+		return Result{}, false
+	}
+	return r, true
 }
 
 // adopt makes lib, the library's status for the completed turn (robota_session_wait or

@@ -1,6 +1,7 @@
 package robota
 
 import (
+	"context"
 	"errors"
 	"reflect"
 	"strings"
@@ -99,5 +100,35 @@ func TestRunErrorsSayRun(t *testing.T) {
 	_ = s.Close()
 	if _, err := s.Run(testCtx(t), "y"); !errors.As(err, &e) || e.Op != "Run" || !errors.Is(err, ErrClosed) {
 		t.Fatalf("Run on a closed session: %#v", err)
+	}
+}
+
+// Cancelling the first stream's context aborts its turn only: the queued second turn runs.
+func TestStreamCancelAbortsThatTurnOnly(t *testing.T) {
+	rt := newRuntime(t, scripted(
+		ScriptedTurn{Deltas: []string{"partial"}, Hang: true},
+		ScriptedTurn{Deltas: []string{"next one"}},
+	))
+	s := newSession(t, rt, SessionConfig{})
+	ctx1, cancel1 := context.WithCancel(testCtx(t))
+	defer cancel1()
+	st1 := s.Stream(ctx1, "slow")
+	st2 := s.Stream(testCtx(t), "queued")
+	got2 := drain(st2)
+	for st1.Next() {
+		if d, ok := st1.Event().(TextDelta); ok && d.Text == "partial" {
+			cancel1()
+		}
+	}
+	if !errors.Is(st1.Err(), ErrAborted) || !errors.Is(st1.Err(), context.Canceled) || st1.Result().StopReason != StopAborted {
+		t.Fatalf("first: %#v, %v", st1.Result(), st1.Err())
+	}
+	var e *Error
+	if !errors.As(st1.Err(), &e) || e.Op != "Stream" || e.Error() != "robota: Stream: turn aborted: context canceled" {
+		t.Fatalf("first error %#v", st1.Err())
+	}
+	recv(t, got2)
+	if st2.Err() != nil || st2.Result().Response != "next one" || st2.Result().StopReason != StopComplete {
+		t.Fatalf("second: %#v, %v", st2.Result(), st2.Err())
 	}
 }
