@@ -22,7 +22,8 @@ var (
 )
 
 // PermissionHandler decides whether a tool may run. It runs on its own goroutine (it may
-// prompt a user); ctx ends when the session closes. An error or a panic denies.
+// prompt a user); ctx ends when the request is withdrawn (RequestCancelled: its turn ended,
+// it timed out, the session closed). An error or a panic denies.
 type PermissionHandler func(ctx context.Context, req PermissionRequest) (PermissionDecision, error)
 
 // HookResult answers a "host" hook: ExitCode 0 proceeds, 2 blocks (Stderr is the reason the
@@ -36,8 +37,9 @@ type HookResult struct {
 // BlockHook is the result that blocks the action with reason.
 func BlockHook(reason string) HookResult { return HookResult{ExitCode: 2, Stderr: reason} }
 
-// HookHandler runs a "host" hook on its own goroutine; ctx ends when the session closes. An
-// error or a panic is a non-blocking failure (exit code 1, the message on stderr).
+// HookHandler runs a "host" hook on its own goroutine; ctx ends when the request is withdrawn
+// (RequestCancelled). An error or a panic is a non-blocking failure (exit code 1, the message
+// on stderr).
 type HookHandler func(ctx context.Context, req HookRequest) (HookResult, error)
 
 func (d PermissionDecision) json() string {
@@ -158,7 +160,7 @@ func (r CommandAnswer) json() string {
 }
 
 // CommandHandler runs a host command (SessionConfig.Commands) on its own goroutine; ctx ends
-// when the session closes. An error or a panic is the command's
+// when the request is withdrawn (RequestCancelled). An error or a panic is the command's
 // failure (its message).
 type CommandHandler func(ctx context.Context, req CommandRequest) (CommandAnswer, error)
 
