@@ -59,7 +59,7 @@ func TestHandlerContextsEndWhenTheirTurnIsAborted(t *testing.T) {
 			return newSession(t, rt, SessionConfig{})
 		}, "go"},
 		{"host_io", func(t *testing.T, b *blocker) *Session {
-			rt := newRuntime(t, scripted(ScriptedTurn{ToolCalls: []ScriptedToolCall{{Name: "Read", Arguments: map[string]any{"file_path": "/vfs/a.txt"}}}}))
+			rt := newRuntime(t, scripted(ScriptedTurn{ToolCalls: []ScriptedToolCall{{Name: "Read", Arguments: map[string]any{"filePath": "/vfs/a.txt"}}}}))
 			if err := rt.SetHostIO(func(ctx context.Context, r HostIORequest) (any, error) { return nil, b.block(ctx) }); err != nil {
 				t.Fatal(err)
 			}
@@ -90,14 +90,14 @@ func TestHandlerContextsEndWhenTheirTurnIsAborted(t *testing.T) {
 			var cancelled []RequestCancelled
 			at := -1
 			for i, ev := range got {
-				if rc, ok := ev.(RequestCancelled); ok {
+				if rc, ok := ev.(RequestCancelled); ok && rc.RequestKind == c.kind {
 					cancelled, at = append(cancelled, rc), i
 				}
 			}
 			if len(cancelled) != 1 || cancelled[0].RequestKind != c.kind || cancelled[0].Reason != "aborted" || cancelled[0].Turn() != st.Turn().ID() {
 				t.Fatalf("request_cancelled events %#v in %v", cancelled, kinds(got))
 			}
-			if at == len(got)-1 || got[len(got)-1].Kind() != KindTurnCompleted {
+			if at < 0 || at == len(got)-1 || got[len(got)-1].Kind() != KindTurnCompleted {
 				t.Fatalf("order: %v", kinds(got))
 			}
 			if !errors.Is(st.Err(), ErrAborted) || st.Result().StopReason != StopAborted {

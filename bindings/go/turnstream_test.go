@@ -31,7 +31,7 @@ func TestStreamYieldsItsTurnsEventsOnly(t *testing.T) {
 	st2 := s.Stream(testCtx(t), "two") // queued behind the first
 	got1, got2 := drain(st1), drain(st2)
 	evs1, evs2 := recv(t, got1), recv(t, got2)
-	want := []string{"turn_started", "context_update", "message", "text_delta", "text_delta", "context_update", "message", "turn_completed"}
+	want := []string{"turn_started", "message", "context_update", "text_delta", "text_delta", "context_update", "message", "turn_completed"}
 	if k := kinds(evs1); !reflect.DeepEqual(k, want) {
 		t.Fatalf("first stream: %v, want %v", k, want)
 	}
@@ -40,7 +40,7 @@ func TestStreamYieldsItsTurnsEventsOnly(t *testing.T) {
 			t.Fatalf("first stream has an event of turn %d: %#v", ev.Turn(), ev)
 		}
 	}
-	want2 := []string{"turn_started", "context_update", "message", "text_delta", "context_update", "message", "turn_completed"}
+	want2 := []string{"turn_started", "message", "context_update", "text_delta", "context_update", "message", "turn_completed"}
 	if k := kinds(evs2); !reflect.DeepEqual(k, want2) {
 		t.Fatalf("second stream: %v, want %v", k, want2)
 	}
