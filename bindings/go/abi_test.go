@@ -34,8 +34,14 @@ func TestEveryHeaderFunctionIsWrapped(t *testing.T) {
 		}
 		src.Write(b)
 	}
+	// Functions whose whole behaviour a newer one has, which the binding calls instead.
+	superseded := map[string]string{"robota_session_run": "robota_session_run_result"}
 	for _, d := range decls {
-		if !strings.Contains(src.String(), "C."+d[1]+"(") {
+		name := d[1]
+		if by, ok := superseded[name]; ok {
+			name = by
+		}
+		if !strings.Contains(src.String(), "C."+name+"(") {
 			t.Errorf("%s is not wrapped by the Go binding", d[1])
 		}
 	}

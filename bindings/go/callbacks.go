@@ -74,6 +74,9 @@ func eventFromC(kind EventKind, turn uint64, p *C.char, n C.size_t) Event {
 
 // route acts on one event, then queues it for Events().
 func (c *sessionCore) route(ev Event) {
+	c.mu.Lock()
+	q := c.queues[ev.Turn()]
+	c.mu.Unlock()
 	switch e := ev.(type) {
 	case TurnStarted:
 		c.turnStarted(e.TurnID)
@@ -82,13 +85,17 @@ func (c *sessionCore) route(ev Event) {
 	case TurnCompleted:
 		c.completeTurn(e.Result)
 	case ToolCallCancelled:
-		c.cancelCall(e.CallID)
+		c.cancelRequest(requestToolCall, e.CallID)
 	case ToolCallRequest:
 		c.toolCallEvent(e)
+	case RequestCancelled:
+		c.cancelRequest(e.RequestKind, e.RequestID)
 	case PermissionRequest:
 		c.answerPermission(e)
 	case HookRequest:
 		c.answerHook(e)
+	case CommandRequest:
+		c.answerCommand(e)
 	case HostIOEvent:
 		c.hostIOEvent(e)
 	}
@@ -98,9 +105,29 @@ func (c *sessionCore) route(ev Event) {
 	if stream != nil {
 		stream.push(ev)
 	}
+	if q != nil {
+		q.push(ev)
+		if tc, ok := ev.(TurnCompleted); ok {
+			c.mu.Lock()
+			delete(c.queues, tc.TurnID)
+			c.mu.Unlock()
+			q.end()
+		}
+	}
 	if _, ok := ev.(SessionClosed); ok {
 		c.abortLeftTurns()
 		c.seenOnce.Do(func() { close(c.closedSeen) })
+	}
+}
+
+// endQueues ends the streams of turns that will deliver no more events (the session closed).
+func (c *sessionCore) endQueues() {
+	c.mu.Lock()
+	queues := c.queues
+	c.queues = map[uint64]*turnQueue{}
+	c.mu.Unlock()
+	for _, q := range queues {
+		q.end()
 	}
 }
 

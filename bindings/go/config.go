@@ -244,6 +244,9 @@ type SessionConfig struct {
 	// OnHook runs "host" hooks. Nil: hooks proceed (exit 0), unless Events() is being read,
 	// in which case the host answers with Session.RespondHook.
 	OnHook HookHandler `json:"-"`
+	// OnCommand runs the host Commands. Nil: the host answers CommandRequest events with
+	// Session.RespondCommand.
+	OnCommand CommandHandler `json:"-"`
 }
 
 // HostCommand is a command the host runs (SessionConfig.Commands).
@@ -288,9 +291,11 @@ type Overrides struct {
 	Delivery       Delivery       `json:"delivery,omitempty"`
 	Name           string         `json:"name,omitempty"`
 	Extra          map[string]any `json:"-"`
-	// OnPermission and OnHook of the new session (a fork inherits its parent's when nil).
+	// OnPermission, OnHook and OnCommand of the new session (a fork inherits its parent's
+	// when nil).
 	OnPermission PermissionHandler `json:"-"`
 	OnHook       HookHandler       `json:"-"`
+	OnCommand    CommandHandler    `json:"-"`
 }
 
 // ResumeConfig opens a saved session: from Snapshot, or by SessionID from the runtime's

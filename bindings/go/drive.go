@@ -51,8 +51,7 @@ func (s *Session) DriveInput(ctx context.Context, in Input) (Result, error) {
 		return Result{}, err
 	}
 	if d == nil { // another Drive is in robota_session_run
-		r, err := s.runInput(ctx, in)
-		return r, relabel(err, op)
+		return s.runInput(ctx, op, in)
 	}
 	defer c.endDrive(d, 0) // when the call did not run (the session closed meanwhile)
 	stop := make(chan struct{})
@@ -70,12 +69,18 @@ func (s *Session) DriveInput(ctx context.Context, in Input) (Result, error) {
 	defer C.free(unsafe.Pointer(cdoc))
 	var id uint64
 	var runErr error
+	var resultDoc []byte // the turn's result document
 	var t *turnState
 	err = c.use(op, func(p *C.robota_session) error {
 		var cid C.uint64_t
+		var out *C.char
 		var cerr *C.robota_error
-		st := C.robota_session_run(p, cdoc, &cid, &cerr)
+		st := C.robota_session_run_result(p, cdoc, &cid, &out, &cerr)
 		id, runErr = uint64(cid), takeError(op, st, cerr)
+		if out != nil {
+			resultDoc = []byte(C.GoString(out))
+			C.robota_string_free(out)
+		}
 		// Still holding the pointer: the session cannot be released before a pump or pull
 		// turn is registered, so its release completes it at the latest.
 		t = c.endDrive(d, id)
@@ -103,6 +108,9 @@ func (s *Session) DriveInput(ctx context.Context, in Input) (Result, error) {
 	} else {
 		<-t.done // routed already, or (pump, pull) once the host dispatches it
 		t.mu.Lock()
+		if lr, ok := resultDocument(resultDoc, id); ok {
+			t.result = lr
+		}
 		r = t.result
 		t.mu.Unlock()
 		if !r.StopReason.normal() {

@@ -6,6 +6,7 @@ import "C"
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 )
 
@@ -87,6 +88,8 @@ type Error struct {
 	Category string
 	// Recoverable reports whether retrying may succeed.
 	Recoverable bool
+
+	cause error // what else the error matches (the context error of an aborted stream)
 }
 
 func (e *Error) Error() string {
@@ -100,10 +103,13 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("robota: %s: %s", e.Op, msg)
 }
 
-// Is reports whether target is the sentinel of e's Status (errors.Is(err, robota.ErrBusy)).
+// Is reports whether target is the sentinel of e's Status (errors.Is(err, robota.ErrBusy)),
+// or what caused it (context.Canceled for a stream aborted by its context).
 func (e *Error) Is(target error) bool {
-	s, ok := target.(Status)
-	return ok && s == e.Status
+	if s, ok := target.(Status); ok && s == e.Status {
+		return true
+	}
+	return e.cause != nil && errors.Is(e.cause, target)
 }
 
 // Unwrap returns the Status sentinel, so errors.Is and errors.As see it.
@@ -150,4 +156,16 @@ func statusError(op string, status C.robota_status) error {
 // newError is a binding-side error.
 func newError(op string, s Status, format string, args ...any) error {
 	return &Error{Op: op, Status: s, Message: fmt.Sprintf(format, args...)}
+}
+
+// encodeStatus is the status of a document the binding could not encode: ErrInvalidJSON when
+// a value the host gave as JSON (a json.RawMessage, a json.Marshaler) is not valid JSON,
+// ErrInvalidConfig for a value with no JSON form (a channel, a function).
+func encodeStatus(err error) Status {
+	var me *json.MarshalerError
+	var se *json.SyntaxError
+	if errors.As(err, &me) || errors.As(err, &se) {
+		return StatusInvalidJSON
+	}
+	return StatusInvalidConfig
 }

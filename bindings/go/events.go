@@ -34,6 +34,7 @@ const (
 	KindSubagent          EventKind = C.ROBOTA_EVENT_SUBAGENT
 	KindHostIO            EventKind = C.ROBOTA_EVENT_HOST_IO
 	KindCommandRequest    EventKind = C.ROBOTA_EVENT_COMMAND_REQUEST
+	KindRequestCancelled  EventKind = C.ROBOTA_EVENT_REQUEST_CANCELLED
 )
 
 var kindNames = map[EventKind]string{
@@ -44,6 +45,7 @@ var kindNames = map[EventKind]string{
 	KindContextUpdate: "context_update", KindCompacted: "compacted", KindExecution: "execution",
 	KindWarning: "warning", KindError: "error", KindTurnCompleted: "turn_completed",
 	KindSessionClosed: "session_closed", KindSubagent: "subagent", KindHostIO: "host_io", KindCommandRequest: "command_request",
+	KindRequestCancelled: "request_cancelled",
 }
 
 // String is the event's "type" name ("text_delta", …).
@@ -285,6 +287,8 @@ func decodeJSONEvent(kind EventKind, turn uint64, data []byte) Event {
 		ev, err = decodeAs(data, &CommandRequest{turnRef: t})
 	case KindSubagent:
 		ev, err = decodeAs(data, &SubagentEvent{turnRef: t})
+	case KindRequestCancelled:
+		ev, err = decodeAs(data, &RequestCancelled{turnRef: t})
 	default:
 		err = errUnknownKind
 	}

@@ -129,7 +129,7 @@ func (rt *Runtime) CompleteHostIO(id uint64, answer any) error {
 	defer core.release()
 	b, err := json.Marshal(answer)
 	if err != nil {
-		return newError("CompleteHostIO", StatusInvalidConfig, "cannot encode the answer: %v", err)
+		return newError("CompleteHostIO", encodeStatus(err), "cannot encode the answer: %v", err)
 	}
 	return core.completeHostIO(id, string(b))
 }
@@ -157,12 +157,13 @@ func (h *hostIOEntry) start(s *sessionCore, id uint64, req []byte) {
 	if !h.rt.acquire() {
 		return
 	}
-	ctx := context.Background()
+	ctx, done := context.WithCancel(context.Background())
 	if s != nil {
-		ctx = s.ctx
+		ctx, done = s.requestCtx(requestHostIO, id)
 	}
 	goTracked(func() {
 		defer h.rt.release()
+		defer done()
 		// ErrStale after an abort is expected: the turn no longer waits for it.
 		_ = h.rt.completeHostIO(id, h.invoke(ctx, id, req))
 	})

@@ -32,7 +32,7 @@ func (rt *Runtime) Query(cfg SessionConfig, prompt string) (*QueryResult, error)
 	}
 	doc, err := document(cfg, cfg.Extra, forced)
 	if err != nil {
-		return nil, newError(op, StatusInvalidConfig, "cannot encode the query document: %v", err)
+		return nil, newError(op, encodeStatus(err), "cannot encode the query document: %v", err)
 	}
 	rc, err := rt.live(op)
 	if err != nil {

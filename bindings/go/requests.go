@@ -22,7 +22,8 @@ var (
 )
 
 // PermissionHandler decides whether a tool may run. It runs on its own goroutine (it may
-// prompt a user); ctx ends when the session closes. An error or a panic denies.
+// prompt a user); ctx ends when the request is withdrawn (RequestCancelled: its turn ended,
+// it timed out, the session closed). An error or a panic denies.
 type PermissionHandler func(ctx context.Context, req PermissionRequest) (PermissionDecision, error)
 
 // HookResult answers a "host" hook: ExitCode 0 proceeds, 2 blocks (Stderr is the reason the
@@ -36,8 +37,9 @@ type HookResult struct {
 // BlockHook is the result that blocks the action with reason.
 func BlockHook(reason string) HookResult { return HookResult{ExitCode: 2, Stderr: reason} }
 
-// HookHandler runs a "host" hook on its own goroutine; ctx ends when the session closes. An
-// error or a panic is a non-blocking failure (exit code 1, the message on stderr).
+// HookHandler runs a "host" hook on its own goroutine; ctx ends when the request is withdrawn
+// (RequestCancelled). An error or a panic is a non-blocking failure (exit code 1, the message
+// on stderr).
 type HookHandler func(ctx context.Context, req HookRequest) (HookResult, error)
 
 func (d PermissionDecision) json() string {
@@ -63,8 +65,8 @@ func (s *sessionCore) answerPermission(e PermissionRequest) {
 		}
 		return
 	}
-	s.spawn(func() {
-		d, err := callPermission(s.ctx, h, e)
+	s.spawn(requestPermission, e.RequestID, func(ctx context.Context) {
+		d, err := callPermission(ctx, h, e)
 		if err != nil {
 			d = Deny
 		}
@@ -90,8 +92,8 @@ func (s *sessionCore) answerHook(e HookRequest) {
 		}
 		return
 	}
-	s.spawn(func() {
-		_ = s.rt.respond(e.RequestID, callHook(s.ctx, h, e).json())
+	s.spawn(requestHook, e.RequestID, func(ctx context.Context) {
+		_ = s.rt.respond(e.RequestID, callHook(ctx, h, e).json())
 	})
 }
 
@@ -108,14 +110,17 @@ func callHook(ctx context.Context, h HookHandler, e HookRequest) (res HookResult
 	return res
 }
 
-// spawn runs f on a goroutine that keeps the runtime alive (answers need its handle).
-func (s *sessionCore) spawn(f func()) {
+// spawn runs the handler f of request (kind, id) on a goroutine that keeps the runtime alive
+// (answers need its handle); its ctx ends when the request is cancelled or the session closes.
+func (s *sessionCore) spawn(kind string, id uint64, f func(ctx context.Context)) {
 	if !s.rt.acquire() {
 		return
 	}
+	ctx, done := s.requestCtx(kind, id)
 	goTracked(func() {
 		defer s.rt.release()
-		f()
+		defer done()
+		f(ctx)
 	})
 }
 
@@ -154,7 +159,38 @@ func (r CommandAnswer) json() string {
 	return string(b)
 }
 
-// RespondCommand answers a host command request read from Events().
+// CommandHandler runs a host command (SessionConfig.Commands) on its own goroutine; ctx ends
+// when the request is withdrawn (RequestCancelled). An error or a panic is the command's
+// failure (its message).
+type CommandHandler func(ctx context.Context, req CommandRequest) (CommandAnswer, error)
+
+// answerCommand routes a host command request (on the delivering thread; must not block).
+// Without a handler the host answers it from Events() with RespondCommand.
+func (s *sessionCore) answerCommand(e CommandRequest) {
+	h := s.onCommand
+	if h == nil {
+		return
+	}
+	s.spawn(requestCommand, e.RequestID, func(ctx context.Context) {
+		_ = s.rt.respond(e.RequestID, callCommand(ctx, h, e).json())
+	})
+}
+
+func callCommand(ctx context.Context, h CommandHandler, e CommandRequest) (a CommandAnswer) {
+	defer func() {
+		if r := recover(); r != nil {
+			a = CommandAnswer{Message: fmt.Sprintf("command handler panicked: %v", r), Failed: true}
+		}
+	}()
+	a, err := h(ctx, e)
+	if err != nil {
+		return CommandAnswer{Message: err.Error(), Failed: true}
+	}
+	return a
+}
+
+// RespondCommand answers a host command request read from Events() (sessions without
+// OnCommand).
 func (s *Session) RespondCommand(requestID uint64, r CommandAnswer) error {
 	return s.respond(requestID, r.json())
 }

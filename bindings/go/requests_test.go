@@ -3,6 +3,7 @@ package robota
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"sync"
 	"testing"
 )
@@ -212,6 +213,35 @@ func TestHostCommandAnsweredFromEvents(t *testing.T) {
 	evs := collect(t, events, turn.ID())
 	if done := find[TurnCompleted](evs); len(done) != 1 || done[0].Response != "shipping" {
 		t.Fatalf("turn = %#v", done)
+	}
+	mustContain(t, conversation(t, s), "Ship it now.")
+}
+
+func TestOnCommandAnswersHostCommands(t *testing.T) {
+	rt := newRuntime(t, scripted(ScriptedTurn{Text: "shipping"}))
+	s := newSession(t, rt, SessionConfig{Tools: []string{},
+		Commands: []HostCommand{{Name: "deploy", Description: "Ship it"}, {Name: "broken", Description: "Fails"}},
+		OnCommand: func(ctx context.Context, req CommandRequest) (CommandAnswer, error) {
+			switch {
+			case req.Name == "broken":
+				return CommandAnswer{}, errors.New("no target configured")
+			case req.Args == "":
+				return CommandAnswer{Prompt: "Ship it now."}, nil
+			}
+			return CommandAnswer{Message: "Deployed " + req.Args + "."}, nil
+		}})
+	res, err := s.CommandContext(testCtx(t), "deploy", "prod")
+	if err != nil || !res.Success || res.Message != "Deployed prod." {
+		t.Fatalf("deploy: %#v, %v", res, err)
+	}
+	res, err = s.Command("broken", "")
+	if err != nil || res.Success || res.Message != "no target configured" {
+		t.Fatalf("broken: %#v, %v", res, err)
+	}
+	// "/deploy" input: the handler's prompt becomes the turn.
+	r, err := s.Run(testCtx(t), "/deploy")
+	if err != nil || r.Response != "shipping" {
+		t.Fatalf("turn: %#v, %v", r, err)
 	}
 	mustContain(t, conversation(t, s), "Ship it now.")
 }

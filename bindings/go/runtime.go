@@ -67,7 +67,7 @@ func NewRuntime(cfg RuntimeConfig) (*Runtime, error) {
 	}
 	doc, err := cfg.json()
 	if err != nil {
-		return nil, newError("NewRuntime", StatusInvalidConfig, "cannot encode the config: %v", err)
+		return nil, newError("NewRuntime", encodeStatus(err), "cannot encode the config: %v", err)
 	}
 	cdoc := C.CString(doc)
 	defer C.free(unsafe.Pointer(cdoc))

@@ -21,12 +21,11 @@ type Session struct {
 // sessionCore is what the library's callbacks reach through the session's cgo.Handle. The
 // public *Session is not reachable from it, so a forgotten Session can be finalized.
 type sessionCore struct {
-	rt           *runtimeCore
-	delivery     Delivery
-	onPermission PermissionHandler
-	onHook       HookHandler
-	ctx          context.Context // ends at close: handler contexts derive from it
-	cancel       context.CancelFunc
+	rt       *runtimeCore
+	delivery Delivery
+	handlers
+	ctx    context.Context // ends at close: handler contexts derive from it
+	cancel context.CancelFunc
 
 	// ptrMu guards ptr: C calls hold it for reading, freeing takes it for writing, so no call
 	// ever reaches a freed (or reused) address.
@@ -35,8 +34,9 @@ type sessionCore struct {
 
 	mu          sync.Mutex
 	turns       map[uint64]*turnState
-	drive       *driveState // the Drive whose robota_session_run is in progress (drive.go)
-	calls       map[uint64]context.CancelFunc
+	drive       *driveState                       // the Drive whose robota_session_run is in progress (drive.go)
+	pending     map[requestKey]context.CancelFunc // the contexts of running request handlers
+	queues      map[uint64]*turnQueue             // by turn id: the streamed turns not completed yet
 	stream      *eventStream
 	closing     bool
 	gone        bool // the library released the session
@@ -59,13 +59,20 @@ func sessionOf(p *C.robota_session) *sessionCore {
 	return sessions.m[uintptr(unsafe.Pointer(p))]
 }
 
-func newSessionCore(rt *runtimeCore, delivery Delivery, onPerm PermissionHandler, onHook HookHandler) *sessionCore {
+// handlers are a session's request handlers (nil: the host answers from Events()).
+type handlers struct {
+	onPermission PermissionHandler
+	onHook       HookHandler
+	onCommand    CommandHandler
+}
+
+func newSessionCore(rt *runtimeCore, delivery Delivery, h handlers) *sessionCore {
 	delivery = deliveryOr(delivery)
 	ctx, cancel := context.WithCancel(context.Background())
 	return &sessionCore{
-		rt: rt, delivery: delivery, onPermission: onPerm, onHook: onHook,
+		rt: rt, delivery: delivery, handlers: h,
 		ctx: ctx, cancel: cancel,
-		turns: map[uint64]*turnState{}, calls: map[uint64]context.CancelFunc{},
+		turns: map[uint64]*turnState{}, pending: map[requestKey]context.CancelFunc{}, queues: map[uint64]*turnQueue{},
 		closedSeen: make(chan struct{}), freed: make(chan struct{}),
 	}
 }
@@ -94,7 +101,7 @@ func open(op string, core *sessionCore, make func(ud unsafe.Pointer, out **C.rob
 // NewSession creates a session.
 func (rt *Runtime) NewSession(cfg SessionConfig) (*Session, error) {
 	doc, err := cfg.json()
-	return rt.openDoc("NewSession", doc, err, cfg.Delivery, cfg.OnPermission, cfg.OnHook,
+	return rt.openDoc("NewSession", doc, err, cfg.Delivery, handlers{cfg.OnPermission, cfg.OnHook, cfg.OnCommand},
 		func(rp *C.robota_runtime, d *C.char, ud unsafe.Pointer, out **C.robota_session, cerr **C.robota_error) C.robota_status {
 			return C.robota_session_new(rp, d, eventFn, ud, freeFn, out, cerr)
 		})
@@ -110,23 +117,23 @@ func (rt *Runtime) Resume(cfg ResumeConfig) (*Session, error) {
 		base["session_id"] = cfg.SessionID
 	}
 	doc, err := cfg.Overrides.json(base, cfg.Delivery)
-	return rt.openDoc("Resume", doc, err, cfg.Delivery, cfg.OnPermission, cfg.OnHook,
+	return rt.openDoc("Resume", doc, err, cfg.Delivery, handlers{cfg.OnPermission, cfg.OnHook, cfg.OnCommand},
 		func(rp *C.robota_runtime, d *C.char, ud unsafe.Pointer, out **C.robota_session, cerr **C.robota_error) C.robota_status {
 			return C.robota_session_resume(rp, d, eventFn, ud, freeFn, out, cerr)
 		})
 }
 
 // openDoc opens a session of this runtime from a JSON document (docErr: it did not encode).
-func (rt *Runtime) openDoc(op, doc string, docErr error, d Delivery, onPerm PermissionHandler, onHook HookHandler,
+func (rt *Runtime) openDoc(op, doc string, docErr error, d Delivery, h handlers,
 	call func(rp *C.robota_runtime, doc *C.char, ud unsafe.Pointer, out **C.robota_session, cerr **C.robota_error) C.robota_status) (*Session, error) {
 	if docErr != nil {
-		return nil, newError(op, StatusInvalidConfig, "cannot encode the session document: %v", docErr)
+		return nil, newError(op, encodeStatus(docErr), "cannot encode the session document: %v", docErr)
 	}
 	rc, err := rt.live(op)
 	if err != nil {
 		return nil, err
 	}
-	core := newSessionCore(rc, d, onPerm, onHook)
+	core := newSessionCore(rc, d, h)
 	cdoc := C.CString(doc)
 	defer C.free(unsafe.Pointer(cdoc))
 	return open(op, core, func(ud unsafe.Pointer, out **C.robota_session, cerr **C.robota_error) C.robota_status {
@@ -143,12 +150,15 @@ func (s *Session) Fork(o Overrides) (*Session, error) {
 	if !c.rt.acquire() {
 		return nil, newError(op, StatusClosed, "runtime is closed")
 	}
-	onPerm, onHook, delivery := o.OnPermission, o.OnHook, o.Delivery
-	if onPerm == nil {
-		onPerm = c.onPermission
+	h, delivery := handlers{o.OnPermission, o.OnHook, o.OnCommand}, o.Delivery
+	if h.onPermission == nil {
+		h.onPermission = c.onPermission
 	}
-	if onHook == nil {
-		onHook = c.onHook
+	if h.onHook == nil {
+		h.onHook = c.onHook
+	}
+	if h.onCommand == nil {
+		h.onCommand = c.onCommand
 	}
 	if delivery == "" {
 		delivery = c.delivery
@@ -156,9 +166,9 @@ func (s *Session) Fork(o Overrides) (*Session, error) {
 	doc, err := o.json(nil, delivery)
 	if err != nil {
 		c.rt.release()
-		return nil, newError(op, StatusInvalidConfig, "cannot encode the overrides: %v", err)
+		return nil, newError(op, encodeStatus(err), "cannot encode the overrides: %v", err)
 	}
-	core := newSessionCore(c.rt, delivery, onPerm, onHook)
+	core := newSessionCore(c.rt, delivery, h)
 	cdoc := C.CString(doc)
 	defer C.free(unsafe.Pointer(cdoc))
 	var result *Session
@@ -262,6 +272,7 @@ func (c *sessionCore) released() {
 		for _, t := range turns {
 			t.finish(Result{TurnID: t.id, StopReason: StopAborted}, newError("Wait", StatusClosed, "session closed before turn %d completed", t.id))
 		}
+		c.endQueues()
 		if stream != nil {
 			stream.close()
 		}
@@ -276,26 +287,5 @@ func (c *sessionCore) abandon() {
 	c.mu.Unlock()
 	if stream != nil {
 		stream.abandon()
-	}
-}
-
-func (c *sessionCore) trackCall(id uint64, cancel context.CancelFunc) {
-	c.mu.Lock()
-	c.calls[id] = cancel
-	c.mu.Unlock()
-}
-
-func (c *sessionCore) untrackCall(id uint64) {
-	c.mu.Lock()
-	delete(c.calls, id)
-	c.mu.Unlock()
-}
-
-func (c *sessionCore) cancelCall(id uint64) {
-	c.mu.Lock()
-	cancel := c.calls[id]
-	c.mu.Unlock()
-	if cancel != nil {
-		cancel()
 	}
 }

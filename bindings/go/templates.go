@@ -37,7 +37,7 @@ func (rt *Runtime) RegisterTemplate(t Template) error {
 	defer core.release()
 	doc, err := json.Marshal(t)
 	if err != nil {
-		return newError(op, StatusInvalidConfig, "template %q: cannot encode it: %v", t.ID, err)
+		return newError(op, encodeStatus(err), "template %q: cannot encode it: %v", t.ID, err)
 	}
 	cdoc := C.CString(string(doc))
 	defer C.free(unsafe.Pointer(cdoc))

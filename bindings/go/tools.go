@@ -70,7 +70,7 @@ func (rt *Runtime) RegisterTool(def ToolDef, handler ToolHandler) error {
 	}
 	doc, err := json.Marshal(def)
 	if err != nil {
-		return newError(op, StatusInvalidConfig, "tool %q: cannot encode the definition: %v", def.Name, err)
+		return newError(op, encodeStatus(err), "tool %q: cannot encode the definition: %v", def.Name, err)
 	}
 	entry := &toolEntry{name: def.Name, handler: handler, rt: core}
 	h, ud := newHandle(entry)
@@ -101,21 +101,14 @@ func (t *toolEntry) start(s *sessionCore, callID uint64, args []byte) {
 	if !t.rt.acquire() {
 		return // the runtime is gone: nobody could receive the answer
 	}
-	base := context.Background()
+	ctx, done := context.WithCancel(context.Background())
 	if s != nil {
-		base = s.ctx
-	}
-	ctx, cancel := context.WithCancel(base)
-	if s != nil {
-		s.trackCall(callID, cancel)
+		ctx, done = s.requestCtx(requestToolCall, callID)
 	}
 	call := ToolCall{ID: callID, Name: t.name, Arguments: args}
 	goTracked(func() {
 		defer t.rt.release()
-		defer cancel()
-		if s != nil {
-			defer s.untrackCall(callID)
-		}
+		defer done()
 		out, isErr := t.invoke(ctx, call)
 		// ErrStale after a cancellation is expected: the turn no longer waits for it.
 		_ = t.rt.completeCall(callID, out, isErr)

@@ -30,6 +30,7 @@ type turnState struct {
 	result Result
 	err    error
 	errEv  *ErrorEvent
+	queue  *turnQueue // the events of a streamed turn (Session.Stream), else nil
 }
 
 // ID is the turn id (unique per session).
@@ -63,24 +64,43 @@ func (r StopReason) normal() bool {
 	return false
 }
 
-// askLibrary asks robota_session_wait for the status of a turn that did not complete
-// normally, so the error carries the library's status and message (e.g. a budget stop).
+// askLibrary asks robota_session_wait_result for the completed turn's result document and
+// status, so the result and the error are the library's (e.g. a budget stop's message). The
+// routed TurnCompleted stays when the library no longer keeps the turn (64 most recent) or
+// the session is closed.
 func (t *turnState) askLibrary() {
-	t.mu.Lock()
-	r := t.result
-	t.mu.Unlock()
-	if r.StopReason.normal() {
-		return
-	}
+	var doc []byte
 	var lib error
 	_ = t.core.use("Wait", func(p *C.robota_session) error {
+		var out *C.char
 		var cerr *C.robota_error
 		// The turn has completed: this returns at once (10 s only bounds a library bug).
-		st := C.robota_session_wait(p, C.uint64_t(t.id), 10000, &cerr)
+		st := C.robota_session_wait_result(p, C.uint64_t(t.id), 10000, &out, &cerr)
 		lib = takeError("Wait", st, cerr)
+		if out != nil {
+			doc = []byte(C.GoString(out))
+			C.robota_string_free(out)
+		}
 		return nil
 	})
+	if r, ok := resultDocument(doc, t.id); ok {
+		t.mu.Lock()
+		t.result = r
+		t.mu.Unlock()
+	}
 	t.adopt(lib)
+}
+
+// resultDocument decodes a turn's result document (its TURN_COMPLETED event JSON).
+func resultDocument(doc []byte, id uint64) (Result, bool) {
+	if doc == nil {
+		return Result{}, false
+	}
+	r := Result{TurnID: id}
+	if json.Unmarshal(doc, &r) != nil || r.TurnID != id {
+		return Result{}, false
+	}
+	return r, true
 }
 
 // adopt makes lib, the library's status for the completed turn (robota_session_wait or
@@ -125,7 +145,11 @@ func (s *Session) Submit(ctx context.Context, text string) (*Turn, error) {
 
 // SubmitInput is Submit with the display and raw variants of the input.
 func (s *Session) SubmitInput(ctx context.Context, in Input) (*Turn, error) {
-	const op = "Submit"
+	return s.submit(ctx, "Submit", in, false)
+}
+
+// submit issues a turn for op; stream: its events are queued for a TurnStream.
+func (s *Session) submit(ctx context.Context, op string, in Input, stream bool) (*Turn, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -149,6 +173,10 @@ func (s *Session) SubmitInput(ctx context.Context, in Input) (*Turn, error) {
 		}
 		t = &Turn{turnState: &turnState{id: uint64(id), core: c, done: make(chan struct{})}, session: s}
 		c.turns[t.id] = t.turnState
+		if stream {
+			t.queue = newTurnQueue()
+			c.queues[t.id] = t.queue
+		}
 		return nil
 	})
 	if err != nil {
@@ -170,12 +198,12 @@ func (s *Session) SubmitInput(ctx context.Context, in Input) (*Turn, error) {
 // Run submits text and waits for the turn's result. Cancelling ctx aborts the turn; Run then
 // returns the aborted result with ctx's error once the turn has stopped.
 func (s *Session) Run(ctx context.Context, text string) (Result, error) {
-	return s.runInput(ctx, Input{Text: text})
+	return s.runInput(ctx, "Run", Input{Text: text})
 }
 
-// runInput is Run with the variants of the input.
-func (s *Session) runInput(ctx context.Context, in Input) (Result, error) {
-	t, err := s.SubmitInput(ctx, in)
+// runInput is Run (op) with the variants of the input.
+func (s *Session) runInput(ctx context.Context, op string, in Input) (Result, error) {
+	t, err := s.submit(ctx, op, in, false)
 	if err != nil {
 		return Result{}, err
 	}
@@ -183,7 +211,7 @@ func (s *Session) runInput(ctx context.Context, in Input) (Result, error) {
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return r, ctxErr
 	}
-	return r, err
+	return r, relabel(err, op)
 }
 
 // Abort aborts the running turn and drops the queued prompt; idempotent.
@@ -242,6 +270,8 @@ func (c *sessionCore) turnError(e ErrorEvent) {
 
 // WaitIdle blocks until the session has no running or queued turn (robota_session_wait with
 // turn 0), up to timeoutMS (-1 = forever). It blocks an OS thread; prefer Turn.Wait.
+//
+// Deprecated: use WaitIdleContext, whose ctx deadline replaces timeoutMS.
 func (s *Session) WaitIdle(timeoutMS int32) error {
 	return s.core.use("WaitIdle", func(p *C.robota_session) error {
 		var cerr *C.robota_error
@@ -260,4 +290,5 @@ func (c *sessionCore) abortLeftTurns() {
 	for id, t := range left {
 		t.finish(Result{TurnID: id, StopReason: StopAborted}, newError("Wait", StatusAborted, "turn %d was aborted: the session closed", id))
 	}
+	c.endQueues()
 }
