@@ -54,6 +54,9 @@ void test_mcp_stdio_server(void);
 void test_team_tools_and_register_template(void);
 void test_prompt_hooks_allow_block_and_garbage(void);
 void test_concurrency_stress(void);
+void test_abi12_request_cancelled_tool_call(void);
+void test_abi12_abort_queued_turn_and_results(void);
+void test_abi12_run_result_message_order_and_wait_zero(void);
 
 static const struct {
     const char *name;
@@ -109,6 +112,9 @@ static const struct {
     {"replay_refusals", test_replay_refusals},
     {"team_tools_and_register_template", test_team_tools_and_register_template},
     {"prompt_hooks_allow_block_and_garbage", test_prompt_hooks_allow_block_and_garbage},
+    {"abi12_request_cancelled_tool_call", test_abi12_request_cancelled_tool_call},
+    {"abi12_abort_queued_turn_and_results", test_abi12_abort_queued_turn_and_results},
+    {"abi12_run_result_message_order_and_wait_zero", test_abi12_run_result_message_order_and_wait_zero},
     {"concurrency_stress", test_concurrency_stress},
 };
 

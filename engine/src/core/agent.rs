@@ -137,6 +137,9 @@ pub struct RunOptions {
     pub between_rounds: Option<BetweenRounds>,
     /// Called once the user's message is in the history, before the first model request.
     pub on_user_appended: Option<UserAppendedFn>,
+    /// The run's execution id (default: a fresh one), for a caller that tagged the user
+    /// message already ([`super::execution::tag_with_execution`]).
+    pub execution_id: Option<String>,
 }
 
 /// See [`RunOptions::on_user_appended`].

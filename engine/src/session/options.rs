@@ -161,6 +161,8 @@ pub struct SessionRunOptions {
     pub budget: Option<std::sync::Arc<crate::core::budget::Budget>>,
     /// Called once the user's message is in the history, before the first model request.
     pub on_user_appended: Option<crate::core::agent::UserAppendedFn>,
+    /// The run's execution id (see [`crate::core::agent::RunOptions::execution_id`]).
+    pub execution_id: Option<String>,
 }
 
 /// Why a run failed.

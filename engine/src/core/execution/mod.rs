@@ -157,7 +157,7 @@ fn resolve_max_rounds(config: &AgentConfig, options: &RunOptions) -> Result<u64,
 }
 
 /// Tags the user message with the execution id (so the turn can be found after a compaction).
-fn tag_with_execution(mut user: Message, execution_id: &str) -> Message {
+pub fn tag_with_execution(mut user: Message, execution_id: &str) -> Message {
     let mut meta = user.metadata.take().unwrap_or_default();
     meta.insert("executionId".into(), json!(execution_id));
     user.metadata = Some(meta);
@@ -228,7 +228,7 @@ pub async fn execute(
 ) -> Result<ExecutionResult, RobotaError> {
     let max_rounds = resolve_max_rounds(config, &options)?;
     let started = Instant::now();
-    let execution_id = new_uuid();
+    let execution_id = options.execution_id.clone().unwrap_or_else(new_uuid);
     let emitter = Emitter::new(
         options.on_event.clone(),
         execution_id.clone(),

@@ -73,6 +73,7 @@ impl InteractiveSession {
         });
         SessionRunOptions {
             on_user_appended: Some(on_user_appended),
+            execution_id: None,
             cancel: Some(cancel.clone()),
             on_text_delta: Some(on_text),
             on_thinking_delta: Some(on_thinking),

@@ -13,7 +13,7 @@ use super::event_fields::{
 };
 use super::queue::{push_outcome, take_closed_report};
 use super::{InteractiveSession, TurnInput, TurnOutcome};
-use crate::core::execution::{ExecutionResult, RunStop};
+use crate::core::execution::{tag_with_execution, ExecutionResult, RunStop};
 use crate::core::history::{EventEntry, HistoryEntry};
 use crate::core::message::{Message, Role};
 use crate::core::tokens::TokenUsage;
@@ -74,7 +74,8 @@ impl InteractiveSession {
     /// The user's `message` event, right after `turn_started` and before any model request;
     /// the message is the one the turn then commits (its later flush skips it).
     fn announce_user_message(&self, turn_id: u64, input: &TurnInput) -> Message {
-        let user = Message::user(input.text.clone());
+        let execution_id = crate::core::util::new_uuid();
+        let user = tag_with_execution(Message::user(input.text.clone()), &execution_id);
         self.inner.core.lock().announced_user = Some(user.id.clone());
         self.inner
             .core
@@ -100,12 +101,18 @@ impl InteractiveSession {
         cancel: &CancellationToken,
     ) -> Result<ExecutionResult, SessionRunError> {
         let inner = &self.inner;
-        let opts = self.run_options(
+        let mut opts = self.run_options(
             turn_id,
             cancel,
             input.raw_input.clone(),
             input.tool_choice.clone(),
         );
+        opts.execution_id = user
+            .metadata
+            .as_ref()
+            .and_then(|m| m.get("executionId"))
+            .and_then(|v| v.as_str())
+            .map(str::to_string);
         if let Some(b) = &inner.budget {
             b.begin_turn();
         }

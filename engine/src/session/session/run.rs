@@ -146,6 +146,7 @@ impl Session {
             budget: opts.budget.clone(),
             between_rounds: self.auto_compact_threshold().map(|_| round_tx),
             on_user_appended: opts.on_user_appended.clone(),
+            execution_id: opts.execution_id.clone(),
         };
         let run = self.agent.run(message, run_opts);
         tokio::pin!(run);
