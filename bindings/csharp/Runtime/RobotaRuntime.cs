@@ -54,6 +54,19 @@ namespace Robota
             Register(definition, new ToolRegistration(definition?.Name, Handle, null, handler ?? throw new ArgumentNullException(nameof(handler))));
         }
 
+        /// <summary>Registers a typed tool (<see cref="RobotaTool.FromMethod"/>, <see cref="RobotaTool.Create{TArgs}"/>).</summary>
+        public void AddTool(RobotaTool tool)
+        {
+            RegisterTool((tool ?? throw new ArgumentNullException(nameof(tool))).Definition, tool.Handler);
+        }
+
+        /// <summary>
+        /// Registers a tool whose arguments are the properties of <typeparamref name="TArgs"/>
+        /// (schema derived by <see cref="RobotaTool.Create{TArgs}"/>).
+        /// </summary>
+        public void AddTool<TArgs>(string name, string description, Func<TArgs, CancellationToken, Task<string>> handler)
+            where TArgs : class, new() => AddTool(RobotaTool.Create(name, description, handler));
+
         /// <summary>
         /// Registers a host tool without a handler: its calls arrive as
         /// <see cref="RobotaSession.ToolCallRequested"/> events, answered with <see cref="ToolCall.Complete"/>.
@@ -133,6 +146,18 @@ namespace Robota
             var id = Json.GetUInt64(ev.Data, "io_id");
             var json = Json.Serialize(req);
             System.Threading.Tasks.Task.Run(() => reg.Invoke(id, json));
+        }
+
+        /// <summary>True when host tools are registered (their calls need the session's delivery).</summary>
+        internal bool HasHostTools
+        {
+            get
+            {
+                lock (tools)
+                {
+                    return tools.Count > 0;
+                }
+            }
         }
 
         internal ToolRegistration FindTool(string name)

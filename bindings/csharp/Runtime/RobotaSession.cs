@@ -21,6 +21,7 @@ namespace Robota
         private readonly SessionHandle handle;
         private int disposed;
         private string deliveryName;
+        private int pumpThread;
 
         private RobotaSession(RobotaRuntime runtime, SessionHandle handle, SessionCore core)
         {
@@ -50,6 +51,23 @@ namespace Robota
             core.Attach(s, ptr);
             return s;
         }
+
+        /// <summary>
+        /// Posts this session's events (and, once subscribed there, its requests) to
+        /// <paramref name="context"/>, in order: the Unity/UI helper (<see cref="ContextEvents"/>).
+        /// </summary>
+        public ContextEvents PostEventsTo(SynchronizationContext context)
+        {
+            ThrowIfDisposed();
+            return new ContextEvents(this, context ?? throw new ArgumentNullException(nameof(context)));
+        }
+
+        /// <summary>
+        /// <see cref="PostEventsTo"/> the calling thread's <see cref="SynchronizationContext.Current"/>
+        /// (Unity's main thread in Start/Awake); throws <see cref="InvalidOperationException"/> when it has none.
+        /// </summary>
+        public ContextEvents PostEventsToCurrentContext() =>
+            PostEventsTo(SynchronizationContext.Current ?? throw new InvalidOperationException("this thread has no SynchronizationContext to post events to (call it on the Unity/UI main thread)"));
 
         /// <summary>The runtime the session belongs to (kept alive by the session).</summary>
         public RobotaRuntime Runtime { get; }
@@ -122,23 +140,78 @@ namespace Robota
 
         /// <summary>
         /// Sends a prompt and completes with the turn's result. Cancelling <paramref name="cancellationToken"/>
-        /// aborts the turn (model stream dropped, pending tool calls cancelled) and the task ends
-        /// with <see cref="OperationCanceledException"/>. A failed turn throws <see cref="RobotaException"/>
-        /// (<see cref="RobotaStatus.Provider"/>) carrying the ERROR event's code and category.
-        /// In pump delivery the task completes only while the host calls <see cref="Dispatch"/>;
-        /// in pull delivery, while it calls <see cref="NextEvent"/>.
+        /// aborts this turn only (model stream dropped, pending requests cancelled; a queued turn is
+        /// dropped alone) and the task ends cancelled (<see cref="OperationCanceledException"/>); an
+        /// already-cancelled token returns a cancelled task and submits nothing. A failed turn throws
+        /// <see cref="RobotaProviderException"/> carrying the ERROR event's code and category
+        /// (<see cref="RobotaBudgetException"/> when the budget stopped it); a turn aborted by
+        /// <see cref="Abort"/> completes with <see cref="TurnResult.IsAborted"/>. Refusals to submit
+        /// (<see cref="RobotaBusyException"/>, <see cref="RobotaClosedException"/>) come back as the
+        /// task's exception. In pump delivery the task completes only while the host calls
+        /// <see cref="Dispatch"/>; in pull delivery, while it calls <see cref="NextEvent"/>.
         /// </summary>
-        public Task<TurnResult> RunAsync(string text, CancellationToken cancellationToken = default(CancellationToken))
+        public Task<TurnResult> RunAsync(string text, CancellationToken cancellationToken = default(CancellationToken)) =>
+            Start(InputJson(text), cancellationToken, null, true, out _);
+
+        /// <summary>
+        /// As <see cref="RunAsync(string, CancellationToken)"/>, reporting every event of this turn
+        /// (only this turn's, TURN_STARTED to TURN_COMPLETED) to <paramref name="progress"/>. A
+        /// <see cref="Progress{T}"/> created on a thread with a <see cref="SynchronizationContext"/> (a UI
+        /// or Unity main thread) receives them there.
+        /// </summary>
+        public Task<TurnResult> RunAsync(string text, IProgress<RobotaEvent> progress, CancellationToken cancellationToken = default(CancellationToken))
         {
-            cancellationToken.ThrowIfCancellationRequested();
-            var input = InputJson(text);
+            if (progress == null)
+            {
+                throw new ArgumentNullException(nameof(progress));
+            }
+            return Start(InputJson(text), cancellationToken, progress.Report, true, out _);
+        }
+
+        /// <summary>
+        /// Sends a prompt and returns a pull-style stream of this turn's events (no C# 8 needed):
+        /// <c>while (turn.MoveNext()) { var ev = turn.Current; }</c>, then <see cref="TurnStream.Result"/>.
+        /// Cancelling <paramref name="cancellationToken"/> aborts the turn; disposing the stream
+        /// before its end aborts it too. See <see cref="TurnStream"/> for the failure and timeout rules.
+        /// </summary>
+        public TurnStream Stream(string text, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            var stream = new TurnStream(this);
+            ulong turn;
+            var task = Start(InputJson(text), cancellationToken, stream.Push, false, out turn);
+            stream.Attach(task, turn);
+            return stream;
+        }
+
+        /// <summary>
+        /// Submits <paramref name="inputJson"/> and tracks its turn: the task completes with the
+        /// turn, <paramref name="sink"/> gets the turn's events. Submission errors become the task's
+        /// exception when <paramref name="faultTask"/> is set, else they are thrown.
+        /// </summary>
+        private Task<TurnResult> Start(string inputJson, CancellationToken cancellationToken, Action<RobotaEvent> sink, bool faultTask, out ulong turnId)
+        {
+            turnId = 0;
+            if (cancellationToken.IsCancellationRequested)
+            {
+                return Task.FromCanceled<TurnResult>(cancellationToken);
+            }
             TurnWaiter w;
             lock (Core.Gate)
             {
-                // Submit and register under the gate: the turn's TURN_COMPLETED (routed under the
-                // same gate) cannot be handled before its waiter and cancellation hook exist.
-                var turn = SubmitRaw(input);
+                // Submit and register under the gate: the turn's events (routed under the same
+                // gate) cannot be handled before its waiter, sink and cancellation hook exist.
+                ulong turn;
+                try
+                {
+                    turn = SubmitRaw(inputJson);
+                }
+                catch (Exception e) when (faultTask && e is RobotaException)
+                {
+                    return Task.FromException<TurnResult>(e);
+                }
+                turnId = turn;
                 w = Core.Track(turn, this, true);
+                w.Sink = sink;
                 w.Token = cancellationToken;
                 if (cancellationToken.CanBeCanceled)
                 {
@@ -205,7 +278,7 @@ namespace Robota
 
         /// <summary>
         /// Sends a prompt and blocks until its turn has ended (<c>robota_session_run</c>); returns
-        /// the turn's result, the same <see cref="TurnResult"/> <see cref="RunAsync"/> gives. When the
+        /// the turn's result, the same <see cref="TurnResult"/> <see cref="RunAsync(string, CancellationToken)"/> gives. When the
         /// session is idle the calling thread runs the turn itself (model requests, tools, timers),
         /// so no library thread is woken; with inline delivery every handler (events, synchronous
         /// tool handlers) then runs on the calling thread, during the call. A prompt sent while a
@@ -243,6 +316,7 @@ namespace Robota
                 throw new ArgumentNullException(nameof(inputJson));
             }
             ThrowIfDisposed();
+            RefuseDriveOnPumpThread();
             var input = Utf8.Encode(inputJson);
             // The turn id comes back with the call, after the turn's TURN_COMPLETED was routed
             // (thread/inline delivery): the core keeps untracked turns' results meanwhile. No
@@ -279,6 +353,35 @@ namespace Robota
             }
         }
 
+        /// <summary>
+        /// Drive on the thread that pumps this session (it called <see cref="Dispatch"/>) blocks that
+        /// pump loop: a host tool call or a permission/hook request of the turn, delivered by
+        /// Dispatch on this very thread, would never be answered. Refused up front when the turn
+        /// can ask the host (host tools registered, or request handlers subscribed).
+        /// </summary>
+        private void RefuseDriveOnPumpThread()
+        {
+            if (Volatile.Read(ref pumpThread) != Thread.CurrentThread.ManagedThreadId || DeliveryName() != "pump")
+            {
+                return;
+            }
+            string needs = null;
+            if (Runtime.HasHostTools)
+            {
+                needs = "host tools are registered";
+            }
+            else if (Core.ToolCallRequested != null || Core.PermissionRequested != null || Core.HookRequested != null)
+            {
+                needs = "request handlers are subscribed";
+            }
+            if (needs != null)
+            {
+                throw new InvalidOperationException(
+                    "Drive on the thread that pumps this session (it calls Dispatch) would block the pump loop: " + needs +
+                    ", and their calls are delivered by Dispatch on this thread. Use RunAsync and keep calling Dispatch, or Drive from another thread.");
+            }
+        }
+
         /// <summary>The result of driven turn <paramref name="turn"/>, once its TURN_COMPLETED was routed.</summary>
         private TurnResult DrivenResult(ulong turn)
         {
@@ -304,7 +407,7 @@ namespace Robota
                     var n = NativeMethods.robota_session_dispatch(handle, 0, 0);
                     if (n < 0 && n != (int)RobotaStatus.Busy)
                     {
-                        throw new RobotaException((RobotaStatus)n, DispatchError((RobotaStatus)n));
+                        throw RobotaException.Create((RobotaStatus)n, DispatchError((RobotaStatus)n));
                     }
                 }
                 else
@@ -327,7 +430,7 @@ namespace Robota
         }
 
         /// <summary>The session's delivery mode name (read once from its state).</summary>
-        private string DeliveryName()
+        internal string DeliveryName()
         {
             var d = deliveryName;
             if (d == null)
@@ -377,10 +480,11 @@ namespace Robota
         public int Dispatch(int maxEvents = 0, int timeoutMs = 0)
         {
             ThrowIfDisposed();
+            Volatile.Write(ref pumpThread, Thread.CurrentThread.ManagedThreadId);
             var n = NativeMethods.robota_session_dispatch(handle, maxEvents, timeoutMs);
             if (n < 0)
             {
-                throw new RobotaException((RobotaStatus)n, DispatchError((RobotaStatus)n));
+                throw RobotaException.Create((RobotaStatus)n, DispatchError((RobotaStatus)n));
             }
             return n;
         }
@@ -490,6 +594,9 @@ namespace Robota
         /// <summary>The session state as a dictionary.</summary>
         public Dictionary<string, object> State() => Json.ParseObject(StateJson());
 
+        /// <summary>The session state, typed (<see cref="SessionState.Raw"/> keeps every member).</summary>
+        public SessionState GetState() => new SessionState(State());
+
         /// <summary>The session id.</summary>
         public string SessionId => Json.GetString(State(), "session_id");
 
@@ -536,7 +643,7 @@ namespace Robota
 
         /// <summary>
         /// Frees the session without blocking: aborts a running turn, cancels pending tool calls;
-        /// no callback starts afterwards. Waiting <see cref="RunAsync"/> tasks fail with
+        /// no callback starts afterwards. Waiting <see cref="RunAsync(string, CancellationToken)"/> tasks fail with
         /// <see cref="ObjectDisposedException"/>. Safe inside the session's own handlers.
         /// </summary>
         public void Dispose()

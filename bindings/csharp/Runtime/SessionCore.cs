@@ -21,6 +21,7 @@ namespace Robota
         internal CancellationTokenRegistration Registration;
         internal volatile bool CancelRequested;
         internal IDictionary<string, object> LastError;
+        internal Action<RobotaEvent> Sink;
     }
 
     /// <summary>
@@ -243,6 +244,29 @@ namespace Robota
         {
             var sender = Session;
             Raise(EventReceived, sender, ev);
+            if (ev.TurnId != 0)
+            {
+                Action<RobotaEvent> sink = null;
+                lock (gate)
+                {
+                    TurnWaiter tw;
+                    if (turns.TryGetValue(ev.TurnId, out tw))
+                    {
+                        sink = tw.Sink;
+                    }
+                }
+                if (sink != null)
+                {
+                    try
+                    {
+                        sink(ev);
+                    }
+                    catch (Exception e)
+                    {
+                        RobotaLibrary.Report(e);
+                    }
+                }
+            }
             switch (ev.Kind)
             {
                 case EventKind.TurnStarted: Raise(TurnStarted, sender, ev); break;

@@ -131,6 +131,10 @@ namespace Robota
         private static string Describe(Exception e)
         {
             var inner = e is AggregateException agg && agg.InnerExceptions.Count == 1 ? agg.InnerExceptions[0] : e;
+            if (inner is ToolArgumentException)
+            {
+                return "invalid arguments: " + inner.Message;
+            }
             return inner is OperationCanceledException
                 ? "tool handler was cancelled"
                 : "tool handler threw " + inner.GetType().Name + ": " + inner.Message;
