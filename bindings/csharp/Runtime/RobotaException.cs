@@ -50,6 +50,9 @@ namespace Robota
         /// <summary>The raw details JSON, or null.</summary>
         public string Details { get; }
 
+        /// <summary>The result document of the failed or aborted turn behind this exception, when there is one.</summary>
+        public TurnResult Result { get; internal set; }
+
         /// <summary>Builds an exception from an ERROR event payload (<c>{"code","category","recoverable","message"}</c>).</summary>
         internal static RobotaException FromErrorEvent(RobotaStatus status, IDictionary<string, object> payload, string fallback)
         {

@@ -338,7 +338,7 @@ namespace Robota
                 {
                     try
                     {
-                        DrivenResult(turn); // the failed turn's events are handed over too
+                        failure.Result = DrivenResult(turn); // the failed turn's events are handed over too
                     }
                     catch (Exception e) when (e is RobotaException || e is ObjectDisposedException || e is InvalidOperationException)
                     {

@@ -38,6 +38,7 @@ namespace Robota
         private readonly object gate = new object();
         private readonly Dictionary<ulong, TurnWaiter> turns = new Dictionary<ulong, TurnWaiter>();
         private readonly Dictionary<ulong, ToolCall> calls = new Dictionary<ulong, ToolCall>();
+        private readonly Dictionary<ulong, HostRequest> requests = new Dictionary<ulong, HostRequest>();
         private readonly Dictionary<ulong, TurnResult> driven = new Dictionary<ulong, TurnResult>();
         private int drives;
         private WeakReference<RobotaSession> session;
@@ -170,6 +171,15 @@ namespace Robota
             lock (gate)
             {
                 calls.Remove(callId);
+            }
+        }
+
+        /// <summary>Forgets an answered permission or hook request.</summary>
+        internal void Untrack(HostRequest request)
+        {
+            lock (gate)
+            {
+                requests.Remove(request.RequestId);
             }
         }
 
@@ -346,6 +356,7 @@ namespace Robota
                 Answer(() => req.Deny()); // nobody to ask: the safe answer
                 return;
             }
+            Track(req);
             Raise(h, sender, req);
         }
 
@@ -358,7 +369,16 @@ namespace Robota
                 Answer(() => req.Pass()); // no host hook handler: the hook passes
                 return;
             }
+            Track(req);
             Raise(h, sender, req);
+        }
+
+        private void Track(HostRequest req)
+        {
+            lock (gate)
+            {
+                requests[req.RequestId] = req;
+            }
         }
 
         private static void Answer(Func<bool> respond)
@@ -432,12 +452,15 @@ namespace Robota
         {
             List<TurnWaiter> waiting;
             List<ToolCall> pending;
+            List<HostRequest> asked;
             lock (gate)
             {
                 waiting = new List<TurnWaiter>(turns.Values);
                 pending = new List<ToolCall>(calls.Values);
+                asked = new List<HostRequest>(requests.Values);
                 turns.Clear();
                 calls.Clear();
+                requests.Clear();
                 keepAlive = null;
                 Monitor.PulseAll(gate); // a Drive call waiting for its result looks again
             }
@@ -449,6 +472,10 @@ namespace Robota
             foreach (var c in pending)
             {
                 c.Cancel();
+            }
+            foreach (var r in asked)
+            {
+                r.Cancel();
             }
         }
 

@@ -79,7 +79,9 @@ namespace Robota.Tests
             using (var s = rt.CreateSession(Fixtures.Session()))
             {
                 var cancelled = new CancellationToken(true);
-                Expect.Throws<OperationCanceledException>(() => s.RunAsync("x", cancelled), "pre-cancelled token");
+                var task = s.RunAsync("x", cancelled); // no synchronous throw
+                Expect.True(task.IsCanceled, "a cancelled task");
+                Expect.Throws<OperationCanceledException>(() => task.Wait(), "awaiting it");
                 Expect.Equal(0L, (long)s.State()["message_count"], "nothing was submitted");
             }
         }
