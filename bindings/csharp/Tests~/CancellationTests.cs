@@ -101,5 +101,33 @@ namespace Robota.Tests
                 Expect.Equal("x", r.Response, "partial response");
             }
         }
+
+        [Test]
+        private static void CancellingAQueuedTurnLeavesTheRunningOne()
+        {
+            using (var rt = Fixtures.Runtime("[{\"deltas\":[\"a\"],\"hang\":true}]"))
+            using (var s = rt.CreateSession(Fixtures.Session()))
+            using (var cts = new CancellationTokenSource())
+            {
+                var rec = new Recorder(s);
+                var running = s.RunAsync("first");
+                rec.WaitFor(EventKind.TextDelta);
+                var queued = s.RunAsync("second", cts.Token);
+                Expect.True(s.GetState().QueuedTurn.HasValue, "the second turn is queued");
+                cts.Cancel();
+                Expect.Throws<OperationCanceledException>(() => queued.Wait(), "the queued turn is cancelled");
+                Expect.True(queued.IsCanceled, "cancelled, not faulted");
+                rec.WaitFor(EventKind.TurnCompleted);
+                var dropped = rec.Of(EventKind.TurnCompleted)[0];
+                Expect.Equal("aborted", dropped.GetString("stop_reason"), "the queued turn's end");
+                Expect.Contains(dropped.Payload, "\"started\":false", "it never started");
+                var st = s.GetState();
+                Expect.True(st.Executing && !running.IsCompleted, "the running turn goes on");
+                Expect.Equal((ulong?)null, st.QueuedTurn, "nothing queued");
+                Expect.Throws<RobotaNotFoundException>(() => s.Abort(999), "a turn never issued");
+                s.Abort();
+                Expect.True(Expect.Await(running, "first").IsAborted, "then aborted");
+            }
+        }
     }
 }
