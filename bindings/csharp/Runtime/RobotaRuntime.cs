@@ -54,6 +54,33 @@ namespace Robota
             Register(definition, new ToolRegistration(definition?.Name, Handle, null, handler ?? throw new ArgumentNullException(nameof(handler))));
         }
 
+        /// <summary>
+        /// Registers a host tool whose synchronous handler runs on <paramref name="context"/> (a Unity
+        /// or UI main thread: the handler may touch the scene), posted there for each call; its
+        /// return value or exception answers the call as in <see cref="RegisterTool(ToolDefinition, Func{ToolCall, object})"/>.
+        /// </summary>
+        public void RegisterTool(ToolDefinition definition, Func<ToolCall, object> handler, SynchronizationContext context)
+        {
+            if (handler == null) throw new ArgumentNullException(nameof(handler));
+            if (context == null) throw new ArgumentNullException(nameof(context));
+            RegisterTool(definition, call =>
+            {
+                var tcs = new TaskCompletionSource<object>(TaskCreationOptions.RunContinuationsAsynchronously);
+                context.Post(_ =>
+                {
+                    try
+                    {
+                        tcs.SetResult(handler(call));
+                    }
+                    catch (Exception e)
+                    {
+                        tcs.SetException(e);
+                    }
+                }, null);
+                return tcs.Task;
+            });
+        }
+
         /// <summary>Registers a typed tool (<see cref="RobotaTool.FromMethod"/>, <see cref="RobotaTool.Create{TArgs}"/>).</summary>
         public void AddTool(RobotaTool tool)
         {

@@ -82,6 +82,30 @@ namespace Robota.Tests
         }
 
         [Test]
+        private static void AToolHandlerRunsOnTheContext()
+        {
+            using (var rt = Fixtures.Runtime(Fixtures.ToolTurns("lookup", "{\"key\":\"k\"}")))
+            {
+                var ctx = new QueueContext();
+                var me = Thread.CurrentThread.ManagedThreadId;
+                var handlerThread = 0;
+                rt.RegisterTool(Fixtures.ReadOnlyTool(), call =>
+                {
+                    handlerThread = Thread.CurrentThread.ManagedThreadId;
+                    return "main:" + call.Arguments["key"];
+                }, ctx);
+                using (var s = rt.CreateSession(Fixtures.Session()))
+                {
+                    var turn = s.RunAsync("go");
+                    ctx.RunUntil(() => handlerThread != 0, "the handler on the context");
+                    Expect.Equal("Done.", Expect.Await(turn, "RunAsync").Response, "response");
+                    Expect.Equal(me, handlerThread, "the handler ran on the context's thread");
+                    Expect.Contains(s.MessagesJson(), "\"content\":\"main:k\"", "its result");
+                }
+            }
+        }
+
+        [Test]
         private static void CurrentContextIsRequired()
         {
             using (var rt = Fixtures.Runtime("[]"))
