@@ -31,8 +31,9 @@ namespace Robota
         public bool IsAnswered { get; private set; }
 
         /// <summary>
-        /// Cancelled when the request becomes void before it was answered (the session was
-        /// disposed); an answer after that is stale.
+        /// Cancelled when the request becomes void before it was answered (its turn ended or was
+        /// aborted, it timed out, the session closed or was disposed: REQUEST_CANCELLED); an answer
+        /// after that is stale.
         /// </summary>
         public CancellationToken CancellationToken => cancel.Token;
 

@@ -187,6 +187,9 @@ namespace Robota
             }
         }
 
+        /// <summary>REQUEST_CANCELLED for host I/O request <paramref name="id"/>: its handler's token is cancelled.</summary>
+        internal void HostIoCancelled(ulong id) => Volatile.Read(ref hostIo)?.Cancel(id);
+
         internal ToolRegistration FindTool(string name)
         {
             lock (tools)

@@ -116,6 +116,12 @@ namespace Robota
         /// <summary>An error (<c>code</c>, <c>category</c>, <c>recoverable</c>, <c>message</c>).</summary>
         public event EventHandler<RobotaEvent> Error { add { lock (Core.Gate) Core.Error += value; } remove { lock (Core.Gate) Core.Error -= value; } }
 
+        /// <summary>
+        /// A pending request became void (REQUEST_CANCELLED, <c>request_kind</c>, <c>reason</c>); the
+        /// request's <c>CancellationToken</c> is cancelled already.
+        /// </summary>
+        public event EventHandler<RobotaEvent> RequestCancelled { add { lock (Core.Gate) Core.RequestCancelled += value; } remove { lock (Core.Gate) Core.RequestCancelled -= value; } }
+
         /// <summary>The session closed; nothing follows.</summary>
         public event EventHandler<RobotaEvent> SessionClosed { add { lock (Core.Gate) Core.SessionClosed += value; } remove { lock (Core.Gate) Core.SessionClosed -= value; } }
 
@@ -470,6 +476,89 @@ namespace Robota
                 default:
                     throw Errors.Take(status, err);
             }
+        }
+
+        /// <summary>
+        /// Blocks until turn <paramref name="turnId"/> (non-zero) ended and returns its result document
+        /// (<c>robota_session_wait_result</c>; results of the session's last 64 turns are kept).
+        /// <paramref name="timeoutMs"/> -1 waits forever, 0 polls. A failed or aborted turn throws
+        /// <see cref="RobotaProviderException"/>, <see cref="RobotaBudgetException"/> or
+        /// <see cref="RobotaAbortedException"/> whose <see cref="RobotaException.Result"/> is the
+        /// document; a wait that ran out throws <see cref="RobotaTimeoutException"/> (the turn goes
+        /// on); an id never issued or whose result was dropped, <see cref="RobotaNotFoundException"/>.
+        /// </summary>
+        public TurnResult WaitResult(ulong turnId, int timeoutMs = -1)
+        {
+            ThrowIfDisposed();
+            IntPtr json, err;
+            var status = NativeMethods.robota_session_wait_result(handle, turnId, timeoutMs, out json, out err);
+            return ResultOf(status, turnId, json, err);
+        }
+
+        /// <summary>
+        /// Sends a prompt and completes with its result, read from the library
+        /// (<c>robota_session_wait_result</c>) on a thread of its own rather than from the routed
+        /// events: it completes in every delivery mode, also while nobody dispatches or reads the
+        /// events. Failures and cancellation as <see cref="RunAsync(string, CancellationToken)"/>,
+        /// except that an aborted turn throws <see cref="RobotaAbortedException"/>.
+        /// </summary>
+        public Task<TurnResult> RunResultAsync(string text, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            if (cancellationToken.IsCancellationRequested)
+            {
+                return Task.FromCanceled<TurnResult>(cancellationToken);
+            }
+            ulong turn;
+            try
+            {
+                turn = Submit(text);
+            }
+            catch (RobotaException e)
+            {
+                return Task.FromException<TurnResult>(e);
+            }
+            var cancelled = 0;
+            var registration = cancellationToken.Register(() =>
+            {
+                Interlocked.Exchange(ref cancelled, 1);
+                try
+                {
+                    Abort(turn);
+                }
+                catch (Exception e) when (e is ObjectDisposedException || e is RobotaException)
+                {
+                    // Ended or gone meanwhile.
+                }
+            });
+            return Task.Factory.StartNew(() =>
+            {
+                using (registration)
+                {
+                    try
+                    {
+                        return WaitResult(turn);
+                    }
+                    catch (RobotaAbortedException) when (Volatile.Read(ref cancelled) != 0)
+                    {
+                        throw new OperationCanceledException(cancellationToken);
+                    }
+                }
+            }, CancellationToken.None, TaskCreationOptions.LongRunning, TaskScheduler.Default);
+        }
+
+        /// <summary>The result document of a *_result call, or its failure as an exception.</summary>
+        private static TurnResult ResultOf(int status, ulong turnId, IntPtr json, IntPtr err)
+        {
+            var doc = json == IntPtr.Zero ? null : Utf8.TakeOwned(json);
+            var result = doc == null ? null : TurnResult.FromJson(turnId, doc);
+            if (status == 0)
+            {
+                Errors.Free(err);
+                return result;
+            }
+            var e = Errors.Take(status, err);
+            e.Result = result;
+            throw e;
         }
 
         /// <summary>

@@ -73,7 +73,7 @@ namespace Robota
         }
 
         internal EventHandler<RobotaEvent> EventReceived, TurnStarted, TextDelta, ThinkingDelta, MessageCommitted,
-            ToolStarted, ToolEnded, ContextUpdated, Compacted, Execution, Warning, Error, SessionClosed;
+            ToolStarted, ToolEnded, ContextUpdated, Compacted, Execution, Warning, Error, SessionClosed, RequestCancelled;
 
         internal EventHandler<ToolCall> ToolCallRequested;
         internal EventHandler<PermissionRequest> PermissionRequested;
@@ -292,6 +292,7 @@ namespace Robota
                 case EventKind.SessionClosed: Raise(SessionClosed, sender, ev); break;
                 case EventKind.ToolCall: OnToolCall(sender, ev); break;
                 case EventKind.ToolCallCancelled: OnToolCallCancelled(ev); break;
+                case EventKind.RequestCancelled: OnRequestCancelled(sender, ev); break;
                 case EventKind.PermissionRequest: OnPermission(sender, ev); break;
                 case EventKind.HookRequest: OnHook(sender, ev); break;
                 case EventKind.HostIo: Owner.HostIoEvent(ev); break;
@@ -345,6 +346,36 @@ namespace Robota
                 }
             }
             call?.Cancel();
+        }
+
+        /// <summary>
+        /// REQUEST_CANCELLED: cancels the token of the pending request it names (permission, hook,
+        /// tool call, host I/O), then raises <see cref="RequestCancelled"/>.
+        /// </summary>
+        private void OnRequestCancelled(RobotaSession sender, RobotaEvent ev)
+        {
+            var id = Json.GetUInt64(ev.Data, "request_id");
+            var kind = Json.GetString(ev.Data, "request_kind");
+            HostRequest req = null;
+            ToolCall call = null;
+            lock (gate)
+            {
+                if ((kind == "permission" || kind == "hook") && requests.TryGetValue(id, out req))
+                {
+                    requests.Remove(id);
+                }
+                else if (kind == "tool_call" && calls.TryGetValue(id, out call))
+                {
+                    calls.Remove(id);
+                }
+            }
+            req?.Cancel();
+            call?.Cancel();
+            if (kind == "host_io")
+            {
+                Owner.HostIoCancelled(id);
+            }
+            Raise(RequestCancelled, sender, ev);
         }
 
         private void OnPermission(RobotaSession sender, RobotaEvent ev)
