@@ -100,5 +100,40 @@ namespace Robota.Tests
                 Expect.Contains(rec.Events[1].Payload, "\"role\":\"user\"", "the user's message");
             }
         }
+
+        [Test]
+        private static void AVoidHostIoRequestCancelsItsToken()
+        {
+            using (var rt = Fixtures.Runtime("[{\"tool_calls\":[{\"id\":\"c1\",\"name\":\"Read\",\"arguments\":{\"filePath\":\"/vfs/a.txt\"}}]}]"))
+            {
+                var started = new Signal();
+                var observed = new Signal();
+                ulong ioId = 0;
+                rt.SetHostIo(r =>
+                {
+                    ioId = r.Id;
+                    started.Set();
+                    if (r.CancellationToken.WaitHandle.WaitOne(TimeSpan.FromSeconds(60)))
+                    {
+                        observed.Set();
+                    }
+                    throw new OperationCanceledException(r.CancellationToken);
+                });
+                var cfg = new SessionConfig("s", "m") { HostIo = true, Cwd = "/vfs", PermissionMode = "bypassPermissions" };
+                using (var s = rt.CreateSession(cfg))
+                {
+                    var rec = new Recorder(s);
+                    var turn = s.RunAsync("read");
+                    started.Wait("the host I/O request");
+                    s.Abort();
+                    observed.Wait("the request's token");
+                    Expect.True(Expect.Await(turn, "RunAsync").IsAborted, "aborted turn");
+                    var ev = rec.Of(EventKind.RequestCancelled).Single();
+                    Expect.Equal("host_io", ev.GetString("request_kind"), "request kind");
+                    Expect.Equal(ioId, Json.GetUInt64(ev.Data, "request_id"), "request id");
+                    Expect.Equal("aborted", ev.GetString("reason"), "reason");
+                }
+            }
+        }
     }
 }
