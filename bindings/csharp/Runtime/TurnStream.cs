@@ -1,5 +1,6 @@
 using System;
 using System.Collections;
+using System.Collections.Concurrent;
 using System.Collections.Generic;
 using System.Globalization;
 using System.Threading;
@@ -24,7 +25,7 @@ namespace Robota
     {
         private const int Slice = 50;
         private readonly RobotaSession session;
-        private readonly Queue<RobotaEvent> queue = new Queue<RobotaEvent>();
+        private readonly ConcurrentQueue<RobotaEvent> queue = new ConcurrentQueue<RobotaEvent>(); // Queue<T> is in System.dll on .NET Framework
         private readonly SemaphoreSlim available = new SemaphoreSlim(0);
         private Task<TurnResult> task;
         private TurnResult result;
@@ -47,10 +48,7 @@ namespace Robota
 
         internal void Push(RobotaEvent ev)
         {
-            lock (queue)
-            {
-                queue.Enqueue(ev);
-            }
+            queue.Enqueue(ev);
             available.Release();
         }
 
@@ -168,15 +166,8 @@ namespace Robota
 
         private bool Take()
         {
-            RobotaEvent ev = null;
-            lock (queue)
-            {
-                if (queue.Count > 0)
-                {
-                    ev = queue.Dequeue();
-                }
-            }
-            if (ev == null)
+            RobotaEvent ev;
+            if (!queue.TryDequeue(out ev))
             {
                 ended = true; // the turn's task ended without (further) events
                 return Finish();
