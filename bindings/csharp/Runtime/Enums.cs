@@ -91,6 +91,13 @@ namespace Robota
         /// <summary><c>{"request_id","name","args"}</c>: run a host command (<see cref="SessionConfig.Commands"/>);
         /// answer with <see cref="RobotaRuntime.RespondToRequest"/> and <c>{"message","success"?,"data"?,"prompt"?}</c>.</summary>
         CommandRequest = 20,
+        /// <summary>
+        /// <c>{"request_id","request_kind","reason"}</c>: a pending request (<c>"permission"</c>, <c>"hook"</c>,
+        /// <c>"host_io"</c>, <c>"command"</c>, <c>"tool_call"</c>) became void (<c>"aborted"</c>, <c>"turn_ended"</c>,
+        /// <c>"timeout"</c>, <c>"session_closed"</c>); answering it now is stale. The binding cancels the
+        /// request's <c>CancellationToken</c>.
+        /// </summary>
+        RequestCancelled = 21,
     }
 
     /// <summary>Log levels (ROBOTA_LOG_*).</summary>

@@ -1,5 +1,7 @@
 using System;
+using System.Collections.Concurrent;
 using System.Collections.Generic;
+using System.Threading;
 
 namespace Robota
 {
@@ -12,9 +14,10 @@ namespace Robota
     /// </summary>
     public sealed class HostIoRequest
     {
-        internal HostIoRequest(ulong id, Dictionary<string, object> d, string json)
+        internal HostIoRequest(ulong id, Dictionary<string, object> d, string json, CancellationToken token)
         {
             Id = id;
+            CancellationToken = token;
             Json = json;
             Op = Robota.Json.GetString(d, "op");
             Path = Robota.Json.GetString(d, "path");
@@ -25,6 +28,9 @@ namespace Robota
 
         /// <summary>The request id (unique per runtime).</summary>
         public ulong Id { get; }
+
+        /// <summary>Cancelled when the request becomes void (its turn ended or was aborted, it timed out: REQUEST_CANCELLED).</summary>
+        public CancellationToken CancellationToken { get; }
 
         /// <summary><c>read</c>, <c>write</c>, <c>stat</c>, <c>list</c> or <c>exec</c>.</summary>
         public string Op { get; }
@@ -50,6 +56,7 @@ namespace Robota
     {
         private readonly Func<HostIoRequest, IDictionary<string, object>> handler;
         private readonly WeakReference<RuntimeHandle> runtime;
+        private readonly ConcurrentDictionary<ulong, CancellationTokenSource> running = new ConcurrentDictionary<ulong, CancellationTokenSource>();
 
         internal HostIoRegistration(RuntimeHandle runtime, Func<HostIoRequest, IDictionary<string, object>> handler)
         {
@@ -57,14 +64,26 @@ namespace Robota
             this.handler = handler;
         }
 
+        /// <summary>Cancels the token of request <paramref name="id"/> while its handler runs.</summary>
+        internal void Cancel(ulong id)
+        {
+            CancellationTokenSource c;
+            if (running.TryGetValue(id, out c))
+            {
+                ToolCall.CancelLater(c);
+            }
+        }
+
         /// <summary>Answers request <paramref name="id"/> with the handler's result; never throws.</summary>
         internal void Invoke(ulong id, string requestJson)
         {
             string answer;
+            var cancel = new CancellationTokenSource();
+            running[id] = cancel;
             try
             {
                 var d = Robota.Json.ParseObject(requestJson);
-                var result = handler(new HostIoRequest(id, d, requestJson));
+                var result = handler(new HostIoRequest(id, d, requestJson, cancel.Token));
                 answer = Robota.Json.Serialize(result ?? new Dictionary<string, object>());
             }
             catch (NotSupportedException)
@@ -74,6 +93,10 @@ namespace Robota
             catch (Exception e)
             {
                 answer = Robota.Json.Serialize(new Dictionary<string, object> { { "error", e.Message } });
+            }
+            finally
+            {
+                running.TryRemove(id, out cancel);
             }
             RuntimeHandle rt;
             if (!runtime.TryGetTarget(out rt) || rt == null || rt.IsClosed)

@@ -134,6 +134,12 @@ namespace Robota
         internal static extern int robota_session_wait(SessionHandle session, ulong turnId, int timeoutMs, out IntPtr error);
 
         [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern int robota_session_run_result(SessionHandle session, byte[] inputJson, out ulong turnId, out IntPtr resultJson, out IntPtr error);
+
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern int robota_session_wait_result(SessionHandle session, ulong turnId, int timeoutMs, out IntPtr resultJson, out IntPtr error);
+
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
         internal static extern int robota_session_command(SessionHandle session, byte[] commandJson, out IntPtr outJson, out IntPtr error);
 
         [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]

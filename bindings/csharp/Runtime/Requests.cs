@@ -1,6 +1,7 @@
 using System;
 using System.Collections.Generic;
 using System.Text;
+using System.Threading;
 
 namespace Robota
 {
@@ -11,6 +12,7 @@ namespace Robota
     public abstract class HostRequest : EventArgs
     {
         private readonly SessionCore core;
+        private readonly CancellationTokenSource cancel = new CancellationTokenSource();
 
         internal HostRequest(SessionCore core, RobotaEvent ev)
         {
@@ -29,6 +31,15 @@ namespace Robota
         public bool IsAnswered { get; private set; }
 
         /// <summary>
+        /// Cancelled when the request becomes void before it was answered (its turn ended or was
+        /// aborted, it timed out, the session closed or was disposed: REQUEST_CANCELLED); an answer
+        /// after that is stale.
+        /// </summary>
+        public CancellationToken CancellationToken => cancel.Token;
+
+        internal void Cancel() => ToolCall.CancelLater(cancel);
+
+        /// <summary>
         /// Sends a raw response document. Returns false when the request is stale (already
         /// answered, timed out, aborted); throws <see cref="RobotaException"/> for a malformed
         /// answer (the request keeps waiting). Works after the RobotaRuntime object was disposed
@@ -41,10 +52,12 @@ namespace Robota
             if (status == (int)RobotaStatus.Stale)
             {
                 Errors.Free(err);
+                core.Untrack(this);
                 return false;
             }
             Errors.Check(status, err);
             IsAnswered = true;
+            core.Untrack(this);
             return true;
         }
     }

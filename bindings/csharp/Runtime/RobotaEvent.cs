@@ -25,6 +25,7 @@ namespace Robota
             null, "turn_started", "text_delta", "thinking_delta", "message", "tool_start", "tool_end", "tool_call",
             "tool_call_cancelled", "permission_request", "hook_request", "context_update", "compacted", "execution",
             "warning", "error", "turn_completed", "session_closed", "subagent", "host_io", "command_request",
+            "request_cancelled",
         };
 
         /// <summary>The kind of a pull event's <c>"type"</c> name (0 when unknown).</summary>
@@ -70,46 +71,5 @@ namespace Robota
 
         /// <inheritdoc />
         public override string ToString() => Kind + "(turn " + TurnId + "): " + Payload;
-    }
-
-    /// <summary>The end of a turn (the TURN_COMPLETED payload).</summary>
-    public sealed class TurnResult : EventArgs
-    {
-        internal TurnResult(RobotaEvent ev)
-        {
-            Event = ev;
-            var d = ev.Data;
-            TurnId = Json.GetUInt64(d, "turn_id");
-            if (TurnId == 0)
-            {
-                TurnId = ev.TurnId;
-            }
-            StopReason = Json.GetString(d, "stop_reason") ?? string.Empty;
-            Response = Json.GetString(d, "response") ?? string.Empty;
-            object v;
-            Usage = d.TryGetValue("usage", out v) ? v as Dictionary<string, object> : null;
-            ToolSummaries = d.TryGetValue("tool_summaries", out v) && v is List<object> l ? l : new List<object>();
-        }
-
-        /// <summary>The turn id.</summary>
-        public ulong TurnId { get; }
-
-        /// <summary><c>"complete"</c>, <c>"aborted"</c>, <c>"error"</c>, <c>"max_rounds"</c>, <c>"context_limit"</c>, ...</summary>
-        public string StopReason { get; }
-
-        /// <summary>The assistant's final text for the turn.</summary>
-        public string Response { get; }
-
-        /// <summary>Token usage (null when none was reported).</summary>
-        public Dictionary<string, object> Usage { get; }
-
-        /// <summary>The tools the turn ran (<c>[{"name","args"}]</c>).</summary>
-        public List<object> ToolSummaries { get; }
-
-        /// <summary>True when the turn was aborted.</summary>
-        public bool IsAborted => StopReason == "aborted";
-
-        /// <summary>The TURN_COMPLETED event itself (raw payload in <see cref="RobotaEvent.Payload"/>).</summary>
-        public RobotaEvent Event { get; }
     }
 }

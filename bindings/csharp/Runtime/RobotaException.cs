@@ -35,6 +35,9 @@ namespace Robota
         /// <summary>The status code (ROBOTA_E_*).</summary>
         public RobotaStatus Code { get; }
 
+        /// <summary>The status code (ROBOTA_E_*); the same as <see cref="Code"/>.</summary>
+        public RobotaStatus Status => Code;
+
         /// <summary>The Robota taxonomy code (e.g. <c>"PROVIDER_ERROR"</c>), or null.</summary>
         public string ErrorCode { get; }
 
@@ -47,11 +50,42 @@ namespace Robota
         /// <summary>The raw details JSON, or null.</summary>
         public string Details { get; }
 
+        /// <summary>The result document of the failed or aborted turn behind this exception, when there is one.</summary>
+        public TurnResult Result { get; internal set; }
+
         /// <summary>Builds an exception from an ERROR event payload (<c>{"code","category","recoverable","message"}</c>).</summary>
         internal static RobotaException FromErrorEvent(RobotaStatus status, IDictionary<string, object> payload, string fallback)
         {
             var msg = Json.GetString(payload, "message") ?? fallback;
-            return new RobotaException(status, msg, payload == null ? null : Json.Serialize(payload));
+            return Create(status, msg, payload == null ? null : Json.Serialize(payload));
+        }
+
+        /// <summary>
+        /// The exception of the class for <paramref name="status"/>: <see cref="RobotaInvalidJsonException"/>,
+        /// <see cref="RobotaInvalidConfigException"/>, <see cref="RobotaProviderException"/>, ... or a plain
+        /// <see cref="RobotaException"/> for the other statuses.
+        /// </summary>
+        public static RobotaException Create(RobotaStatus status, string message, string detailsJson = null)
+        {
+            switch (status)
+            {
+                case RobotaStatus.InvalidJson:
+                case RobotaStatus.InvalidUtf8:
+                    return new RobotaInvalidJsonException(status, message, detailsJson);
+                case RobotaStatus.InvalidConfig: return new RobotaInvalidConfigException(message, detailsJson);
+                case RobotaStatus.Busy: return new RobotaBusyException(message, detailsJson);
+                case RobotaStatus.NotFound: return new RobotaNotFoundException(message, detailsJson);
+                case RobotaStatus.Stale: return new RobotaStaleException(message, detailsJson);
+                case RobotaStatus.Timeout: return new RobotaTimeoutException(message, detailsJson);
+                case RobotaStatus.Closed: return new RobotaClosedException(message, detailsJson);
+                case RobotaStatus.Aborted: return new RobotaAbortedException(message, detailsJson);
+                case RobotaStatus.Reentrant: return new RobotaReentrantException(message, detailsJson);
+                case RobotaStatus.Unsupported: return new RobotaUnsupportedException(message, detailsJson);
+                case RobotaStatus.Provider: return new RobotaProviderException(message, detailsJson);
+                case RobotaStatus.Budget: return new RobotaBudgetException(message, detailsJson);
+                case RobotaStatus.VersionMismatch: return new RobotaVersionMismatchException(message, detailsJson);
+                default: return new RobotaException(status, message, detailsJson);
+            }
         }
     }
 
@@ -74,14 +108,14 @@ namespace Robota
         {
             if (error == IntPtr.Zero)
             {
-                return new RobotaException((RobotaStatus)status, StatusText(status));
+                return RobotaException.Create((RobotaStatus)status, StatusText(status));
             }
             try
             {
                 var code = NativeMethods.robota_error_code(error);
                 var message = Utf8.DecodeZ(NativeMethods.robota_error_message(error)) ?? StatusText(status);
                 var details = Utf8.DecodeZ(NativeMethods.robota_error_details(error));
-                return new RobotaException((RobotaStatus)code, message, details);
+                return RobotaException.Create((RobotaStatus)code, message, details);
             }
             finally
             {

@@ -43,7 +43,7 @@ namespace Robota
                 var lib = AbiVersion;
                 if (lib >> 16 != BindingAbiVersion >> 16 || (lib & 0xffff) < (BindingAbiVersion & 0xffff))
                 {
-                    throw new RobotaException(
+                    throw RobotaException.Create(
                         RobotaStatus.VersionMismatch,
                         string.Format(
                             "native library ABI {0}.{1} is not compatible with this binding (needs {2}.{3} or a later {2}.x)",

@@ -55,6 +55,46 @@ namespace Robota
         }
 
         /// <summary>
+        /// Registers a host tool whose synchronous handler runs on <paramref name="context"/> (a Unity
+        /// or UI main thread: the handler may touch the scene), posted there for each call; its
+        /// return value or exception answers the call as in <see cref="RegisterTool(ToolDefinition, Func{ToolCall, object})"/>.
+        /// </summary>
+        public void RegisterTool(ToolDefinition definition, Func<ToolCall, object> handler, SynchronizationContext context)
+        {
+            if (handler == null) throw new ArgumentNullException(nameof(handler));
+            if (context == null) throw new ArgumentNullException(nameof(context));
+            RegisterTool(definition, call =>
+            {
+                var tcs = new TaskCompletionSource<object>(TaskCreationOptions.RunContinuationsAsynchronously);
+                context.Post(_ =>
+                {
+                    try
+                    {
+                        tcs.SetResult(handler(call));
+                    }
+                    catch (Exception e)
+                    {
+                        tcs.SetException(e);
+                    }
+                }, null);
+                return tcs.Task;
+            });
+        }
+
+        /// <summary>Registers a typed tool (<see cref="RobotaTool.FromMethod"/>, <see cref="RobotaTool.Create{TArgs}"/>).</summary>
+        public void AddTool(RobotaTool tool)
+        {
+            RegisterTool((tool ?? throw new ArgumentNullException(nameof(tool))).Definition, tool.Handler);
+        }
+
+        /// <summary>
+        /// Registers a tool whose arguments are the properties of <typeparamref name="TArgs"/>
+        /// (schema derived by <see cref="RobotaTool.Create{TArgs}"/>).
+        /// </summary>
+        public void AddTool<TArgs>(string name, string description, Func<TArgs, CancellationToken, Task<string>> handler)
+            where TArgs : class, new() => AddTool(RobotaTool.Create(name, description, handler));
+
+        /// <summary>
         /// Registers a host tool without a handler: its calls arrive as
         /// <see cref="RobotaSession.ToolCallRequested"/> events, answered with <see cref="ToolCall.Complete"/>.
         /// </summary>
@@ -134,6 +174,21 @@ namespace Robota
             var json = Json.Serialize(req);
             System.Threading.Tasks.Task.Run(() => reg.Invoke(id, json));
         }
+
+        /// <summary>True when host tools are registered (their calls need the session's delivery).</summary>
+        internal bool HasHostTools
+        {
+            get
+            {
+                lock (tools)
+                {
+                    return tools.Count > 0;
+                }
+            }
+        }
+
+        /// <summary>REQUEST_CANCELLED for host I/O request <paramref name="id"/>: its handler's token is cancelled.</summary>
+        internal void HostIoCancelled(ulong id) => Volatile.Read(ref hostIo)?.Cancel(id);
 
         internal ToolRegistration FindTool(string name)
         {

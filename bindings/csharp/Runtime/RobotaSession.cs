@@ -21,6 +21,7 @@ namespace Robota
         private readonly SessionHandle handle;
         private int disposed;
         private string deliveryName;
+        private int pumpThread;
 
         private RobotaSession(RobotaRuntime runtime, SessionHandle handle, SessionCore core)
         {
@@ -50,6 +51,23 @@ namespace Robota
             core.Attach(s, ptr);
             return s;
         }
+
+        /// <summary>
+        /// Posts this session's events (and, once subscribed there, its requests) to
+        /// <paramref name="context"/>, in order: the Unity/UI helper (<see cref="ContextEvents"/>).
+        /// </summary>
+        public ContextEvents PostEventsTo(SynchronizationContext context)
+        {
+            ThrowIfDisposed();
+            return new ContextEvents(this, context ?? throw new ArgumentNullException(nameof(context)));
+        }
+
+        /// <summary>
+        /// <see cref="PostEventsTo"/> the calling thread's <see cref="SynchronizationContext.Current"/>
+        /// (Unity's main thread in Start/Awake); throws <see cref="InvalidOperationException"/> when it has none.
+        /// </summary>
+        public ContextEvents PostEventsToCurrentContext() =>
+            PostEventsTo(SynchronizationContext.Current ?? throw new InvalidOperationException("this thread has no SynchronizationContext to post events to (call it on the Unity/UI main thread)"));
 
         /// <summary>The runtime the session belongs to (kept alive by the session).</summary>
         public RobotaRuntime Runtime { get; }
@@ -98,6 +116,12 @@ namespace Robota
         /// <summary>An error (<c>code</c>, <c>category</c>, <c>recoverable</c>, <c>message</c>).</summary>
         public event EventHandler<RobotaEvent> Error { add { lock (Core.Gate) Core.Error += value; } remove { lock (Core.Gate) Core.Error -= value; } }
 
+        /// <summary>
+        /// A pending request became void (REQUEST_CANCELLED, <c>request_kind</c>, <c>reason</c>); the
+        /// request's <c>CancellationToken</c> is cancelled already.
+        /// </summary>
+        public event EventHandler<RobotaEvent> RequestCancelled { add { lock (Core.Gate) Core.RequestCancelled += value; } remove { lock (Core.Gate) Core.RequestCancelled -= value; } }
+
         /// <summary>The session closed; nothing follows.</summary>
         public event EventHandler<RobotaEvent> SessionClosed { add { lock (Core.Gate) Core.SessionClosed += value; } remove { lock (Core.Gate) Core.SessionClosed -= value; } }
 
@@ -122,23 +146,78 @@ namespace Robota
 
         /// <summary>
         /// Sends a prompt and completes with the turn's result. Cancelling <paramref name="cancellationToken"/>
-        /// aborts the turn (model stream dropped, pending tool calls cancelled) and the task ends
-        /// with <see cref="OperationCanceledException"/>. A failed turn throws <see cref="RobotaException"/>
-        /// (<see cref="RobotaStatus.Provider"/>) carrying the ERROR event's code and category.
-        /// In pump delivery the task completes only while the host calls <see cref="Dispatch"/>;
-        /// in pull delivery, while it calls <see cref="NextEvent"/>.
+        /// aborts this turn only (model stream dropped, pending requests cancelled; a queued turn is
+        /// dropped alone) and the task ends cancelled (<see cref="OperationCanceledException"/>); an
+        /// already-cancelled token returns a cancelled task and submits nothing. A failed turn throws
+        /// <see cref="RobotaProviderException"/> carrying the ERROR event's code and category
+        /// (<see cref="RobotaBudgetException"/> when the budget stopped it); a turn aborted by
+        /// <see cref="Abort"/> completes with <see cref="TurnResult.IsAborted"/>. Refusals to submit
+        /// (<see cref="RobotaBusyException"/>, <see cref="RobotaClosedException"/>) come back as the
+        /// task's exception. In pump delivery the task completes only while the host calls
+        /// <see cref="Dispatch"/>; in pull delivery, while it calls <see cref="NextEvent"/>.
         /// </summary>
-        public Task<TurnResult> RunAsync(string text, CancellationToken cancellationToken = default(CancellationToken))
+        public Task<TurnResult> RunAsync(string text, CancellationToken cancellationToken = default(CancellationToken)) =>
+            Start(InputJson(text), cancellationToken, null, true, out _);
+
+        /// <summary>
+        /// As <see cref="RunAsync(string, CancellationToken)"/>, reporting every event of this turn
+        /// (only this turn's, TURN_STARTED to TURN_COMPLETED) to <paramref name="progress"/>. A
+        /// <see cref="Progress{T}"/> created on a thread with a <see cref="SynchronizationContext"/> (a UI
+        /// or Unity main thread) receives them there.
+        /// </summary>
+        public Task<TurnResult> RunAsync(string text, IProgress<RobotaEvent> progress, CancellationToken cancellationToken = default(CancellationToken))
         {
-            cancellationToken.ThrowIfCancellationRequested();
-            var input = InputJson(text);
+            if (progress == null)
+            {
+                throw new ArgumentNullException(nameof(progress));
+            }
+            return Start(InputJson(text), cancellationToken, progress.Report, true, out _);
+        }
+
+        /// <summary>
+        /// Sends a prompt and returns a pull-style stream of this turn's events (no C# 8 needed):
+        /// <c>while (turn.MoveNext()) { var ev = turn.Current; }</c>, then <see cref="TurnStream.Result"/>.
+        /// Cancelling <paramref name="cancellationToken"/> aborts the turn; disposing the stream
+        /// before its end aborts it too. See <see cref="TurnStream"/> for the failure and timeout rules.
+        /// </summary>
+        public TurnStream Stream(string text, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            var stream = new TurnStream(this);
+            ulong turn;
+            var task = Start(InputJson(text), cancellationToken, stream.Push, false, out turn);
+            stream.Attach(task, turn);
+            return stream;
+        }
+
+        /// <summary>
+        /// Submits <paramref name="inputJson"/> and tracks its turn: the task completes with the
+        /// turn, <paramref name="sink"/> gets the turn's events. Submission errors become the task's
+        /// exception when <paramref name="faultTask"/> is set, else they are thrown.
+        /// </summary>
+        private Task<TurnResult> Start(string inputJson, CancellationToken cancellationToken, Action<RobotaEvent> sink, bool faultTask, out ulong turnId)
+        {
+            turnId = 0;
+            if (cancellationToken.IsCancellationRequested)
+            {
+                return Task.FromCanceled<TurnResult>(cancellationToken);
+            }
             TurnWaiter w;
             lock (Core.Gate)
             {
-                // Submit and register under the gate: the turn's TURN_COMPLETED (routed under the
-                // same gate) cannot be handled before its waiter and cancellation hook exist.
-                var turn = SubmitRaw(input);
+                // Submit and register under the gate: the turn's events (routed under the same
+                // gate) cannot be handled before its waiter, sink and cancellation hook exist.
+                ulong turn;
+                try
+                {
+                    turn = SubmitRaw(inputJson);
+                }
+                catch (Exception e) when (faultTask && e is RobotaException)
+                {
+                    return Task.FromException<TurnResult>(e);
+                }
+                turnId = turn;
                 w = Core.Track(turn, this, true);
+                w.Sink = sink;
                 w.Token = cancellationToken;
                 if (cancellationToken.CanBeCanceled)
                 {
@@ -205,7 +284,7 @@ namespace Robota
 
         /// <summary>
         /// Sends a prompt and blocks until its turn has ended (<c>robota_session_run</c>); returns
-        /// the turn's result, the same <see cref="TurnResult"/> <see cref="RunAsync"/> gives. When the
+        /// the turn's result, the same <see cref="TurnResult"/> <see cref="RunAsync(string, CancellationToken)"/> gives. When the
         /// session is idle the calling thread runs the turn itself (model requests, tools, timers),
         /// so no library thread is woken; with inline delivery every handler (events, synchronous
         /// tool handlers) then runs on the calling thread, during the call. A prompt sent while a
@@ -243,6 +322,7 @@ namespace Robota
                 throw new ArgumentNullException(nameof(inputJson));
             }
             ThrowIfDisposed();
+            RefuseDriveOnPumpThread();
             var input = Utf8.Encode(inputJson);
             // The turn id comes back with the call, after the turn's TURN_COMPLETED was routed
             // (thread/inline delivery): the core keeps untracked turns' results meanwhile. No
@@ -264,7 +344,7 @@ namespace Robota
                 {
                     try
                     {
-                        DrivenResult(turn); // the failed turn's events are handed over too
+                        failure.Result = DrivenResult(turn); // the failed turn's events are handed over too
                     }
                     catch (Exception e) when (e is RobotaException || e is ObjectDisposedException || e is InvalidOperationException)
                     {
@@ -276,6 +356,35 @@ namespace Robota
             finally
             {
                 Core.EndDrive();
+            }
+        }
+
+        /// <summary>
+        /// Drive on the thread that pumps this session (it called <see cref="Dispatch"/>) blocks that
+        /// pump loop: a host tool call or a permission/hook request of the turn, delivered by
+        /// Dispatch on this very thread, would never be answered. Refused up front when the turn
+        /// can ask the host (host tools registered, or request handlers subscribed).
+        /// </summary>
+        private void RefuseDriveOnPumpThread()
+        {
+            if (Volatile.Read(ref pumpThread) != Thread.CurrentThread.ManagedThreadId || DeliveryName() != "pump")
+            {
+                return;
+            }
+            string needs = null;
+            if (Runtime.HasHostTools)
+            {
+                needs = "host tools are registered";
+            }
+            else if (Core.ToolCallRequested != null || Core.PermissionRequested != null || Core.HookRequested != null)
+            {
+                needs = "request handlers are subscribed";
+            }
+            if (needs != null)
+            {
+                throw new InvalidOperationException(
+                    "Drive on the thread that pumps this session (it calls Dispatch) would block the pump loop: " + needs +
+                    ", and their calls are delivered by Dispatch on this thread. Use RunAsync and keep calling Dispatch, or Drive from another thread.");
             }
         }
 
@@ -304,7 +413,7 @@ namespace Robota
                     var n = NativeMethods.robota_session_dispatch(handle, 0, 0);
                     if (n < 0 && n != (int)RobotaStatus.Busy)
                     {
-                        throw new RobotaException((RobotaStatus)n, DispatchError((RobotaStatus)n));
+                        throw RobotaException.Create((RobotaStatus)n, DispatchError((RobotaStatus)n));
                     }
                 }
                 else
@@ -327,7 +436,7 @@ namespace Robota
         }
 
         /// <summary>The session's delivery mode name (read once from its state).</summary>
-        private string DeliveryName()
+        internal string DeliveryName()
         {
             var d = deliveryName;
             if (d == null)
@@ -370,6 +479,89 @@ namespace Robota
         }
 
         /// <summary>
+        /// Blocks until turn <paramref name="turnId"/> (non-zero) ended and returns its result document
+        /// (<c>robota_session_wait_result</c>; results of the session's last 64 turns are kept).
+        /// <paramref name="timeoutMs"/> -1 waits forever, 0 polls. A failed or aborted turn throws
+        /// <see cref="RobotaProviderException"/>, <see cref="RobotaBudgetException"/> or
+        /// <see cref="RobotaAbortedException"/> whose <see cref="RobotaException.Result"/> is the
+        /// document; a wait that ran out throws <see cref="RobotaTimeoutException"/> (the turn goes
+        /// on); an id never issued or whose result was dropped, <see cref="RobotaNotFoundException"/>.
+        /// </summary>
+        public TurnResult WaitResult(ulong turnId, int timeoutMs = -1)
+        {
+            ThrowIfDisposed();
+            IntPtr json, err;
+            var status = NativeMethods.robota_session_wait_result(handle, turnId, timeoutMs, out json, out err);
+            return ResultOf(status, turnId, json, err);
+        }
+
+        /// <summary>
+        /// Sends a prompt and completes with its result, read from the library
+        /// (<c>robota_session_wait_result</c>) on a thread of its own rather than from the routed
+        /// events: it completes in every delivery mode, also while nobody dispatches or reads the
+        /// events. Failures and cancellation as <see cref="RunAsync(string, CancellationToken)"/>,
+        /// except that an aborted turn throws <see cref="RobotaAbortedException"/>.
+        /// </summary>
+        public Task<TurnResult> RunResultAsync(string text, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            if (cancellationToken.IsCancellationRequested)
+            {
+                return Task.FromCanceled<TurnResult>(cancellationToken);
+            }
+            ulong turn;
+            try
+            {
+                turn = Submit(text);
+            }
+            catch (RobotaException e)
+            {
+                return Task.FromException<TurnResult>(e);
+            }
+            var cancelled = 0;
+            var registration = cancellationToken.Register(() =>
+            {
+                Interlocked.Exchange(ref cancelled, 1);
+                try
+                {
+                    Abort(turn);
+                }
+                catch (Exception e) when (e is ObjectDisposedException || e is RobotaException)
+                {
+                    // Ended or gone meanwhile.
+                }
+            });
+            return Task.Factory.StartNew(() =>
+            {
+                using (registration)
+                {
+                    try
+                    {
+                        return WaitResult(turn);
+                    }
+                    catch (RobotaAbortedException) when (Volatile.Read(ref cancelled) != 0)
+                    {
+                        throw new OperationCanceledException(cancellationToken);
+                    }
+                }
+            }, CancellationToken.None, TaskCreationOptions.LongRunning, TaskScheduler.Default);
+        }
+
+        /// <summary>The result document of a *_result call, or its failure as an exception.</summary>
+        private static TurnResult ResultOf(int status, ulong turnId, IntPtr json, IntPtr err)
+        {
+            var doc = json == IntPtr.Zero ? null : Utf8.TakeOwned(json);
+            var result = doc == null ? null : TurnResult.FromJson(turnId, doc);
+            if (status == 0)
+            {
+                Errors.Free(err);
+                return result;
+            }
+            var e = Errors.Take(status, err);
+            e.Result = result;
+            throw e;
+        }
+
+        /// <summary>
         /// Pump delivery: runs up to <paramref name="maxEvents"/> queued events (0 = all) on this
         /// thread, waiting up to <paramref name="timeoutMs"/> for the first (0 = no wait, the
         /// Update() case). Returns how many were delivered.
@@ -377,10 +569,11 @@ namespace Robota
         public int Dispatch(int maxEvents = 0, int timeoutMs = 0)
         {
             ThrowIfDisposed();
+            Volatile.Write(ref pumpThread, Thread.CurrentThread.ManagedThreadId);
             var n = NativeMethods.robota_session_dispatch(handle, maxEvents, timeoutMs);
             if (n < 0)
             {
-                throw new RobotaException((RobotaStatus)n, DispatchError((RobotaStatus)n));
+                throw RobotaException.Create((RobotaStatus)n, DispatchError((RobotaStatus)n));
             }
             return n;
         }
@@ -490,6 +683,9 @@ namespace Robota
         /// <summary>The session state as a dictionary.</summary>
         public Dictionary<string, object> State() => Json.ParseObject(StateJson());
 
+        /// <summary>The session state, typed (<see cref="SessionState.Raw"/> keeps every member).</summary>
+        public SessionState GetState() => new SessionState(State());
+
         /// <summary>The session id.</summary>
         public string SessionId => Json.GetString(State(), "session_id");
 
@@ -536,7 +732,7 @@ namespace Robota
 
         /// <summary>
         /// Frees the session without blocking: aborts a running turn, cancels pending tool calls;
-        /// no callback starts afterwards. Waiting <see cref="RunAsync"/> tasks fail with
+        /// no callback starts afterwards. Waiting <see cref="RunAsync(string, CancellationToken)"/> tasks fail with
         /// <see cref="ObjectDisposedException"/>. Safe inside the session's own handlers.
         /// </summary>
         public void Dispose()

@@ -5,7 +5,7 @@ namespace Robota
     /// <summary>
     /// A session's hard limits (the session JSON's <c>"budget"</c>), counted over the session's
     /// life; null fields are unlimited. A turn that would exceed one stops with
-    /// <c>stop_reason:"budget"</c> (<see cref="RobotaSession.RunAsync"/> throws
+    /// <c>stop_reason:"budget"</c> (<see cref="RobotaSession.RunAsync(string, System.Threading.CancellationToken)"/> throws
     /// <see cref="RobotaException"/> with <see cref="RobotaStatus.Budget"/>), and later submits
     /// fail with the same status.
     /// </summary>

@@ -21,6 +21,7 @@ namespace Robota
         internal CancellationTokenRegistration Registration;
         internal volatile bool CancelRequested;
         internal IDictionary<string, object> LastError;
+        internal Action<RobotaEvent> Sink;
     }
 
     /// <summary>
@@ -37,6 +38,7 @@ namespace Robota
         private readonly object gate = new object();
         private readonly Dictionary<ulong, TurnWaiter> turns = new Dictionary<ulong, TurnWaiter>();
         private readonly Dictionary<ulong, ToolCall> calls = new Dictionary<ulong, ToolCall>();
+        private readonly Dictionary<ulong, HostRequest> requests = new Dictionary<ulong, HostRequest>();
         private readonly Dictionary<ulong, TurnResult> driven = new Dictionary<ulong, TurnResult>();
         private int drives;
         private WeakReference<RobotaSession> session;
@@ -71,7 +73,7 @@ namespace Robota
         }
 
         internal EventHandler<RobotaEvent> EventReceived, TurnStarted, TextDelta, ThinkingDelta, MessageCommitted,
-            ToolStarted, ToolEnded, ContextUpdated, Compacted, Execution, Warning, Error, SessionClosed;
+            ToolStarted, ToolEnded, ContextUpdated, Compacted, Execution, Warning, Error, SessionClosed, RequestCancelled;
 
         internal EventHandler<ToolCall> ToolCallRequested;
         internal EventHandler<PermissionRequest> PermissionRequested;
@@ -172,6 +174,15 @@ namespace Robota
             }
         }
 
+        /// <summary>Forgets an answered permission or hook request.</summary>
+        internal void Untrack(HostRequest request)
+        {
+            lock (gate)
+            {
+                requests.Remove(request.RequestId);
+            }
+        }
+
         /// <summary>
         /// Answers tool call <paramref name="callId"/>. The native session keeps its runtime
         /// alive, so this works after the RobotaRuntime object was disposed; a session already
@@ -243,6 +254,29 @@ namespace Robota
         {
             var sender = Session;
             Raise(EventReceived, sender, ev);
+            if (ev.TurnId != 0)
+            {
+                Action<RobotaEvent> sink = null;
+                lock (gate)
+                {
+                    TurnWaiter tw;
+                    if (turns.TryGetValue(ev.TurnId, out tw))
+                    {
+                        sink = tw.Sink;
+                    }
+                }
+                if (sink != null)
+                {
+                    try
+                    {
+                        sink(ev);
+                    }
+                    catch (Exception e)
+                    {
+                        RobotaLibrary.Report(e);
+                    }
+                }
+            }
             switch (ev.Kind)
             {
                 case EventKind.TurnStarted: Raise(TurnStarted, sender, ev); break;
@@ -258,6 +292,7 @@ namespace Robota
                 case EventKind.SessionClosed: Raise(SessionClosed, sender, ev); break;
                 case EventKind.ToolCall: OnToolCall(sender, ev); break;
                 case EventKind.ToolCallCancelled: OnToolCallCancelled(ev); break;
+                case EventKind.RequestCancelled: OnRequestCancelled(sender, ev); break;
                 case EventKind.PermissionRequest: OnPermission(sender, ev); break;
                 case EventKind.HookRequest: OnHook(sender, ev); break;
                 case EventKind.HostIo: Owner.HostIoEvent(ev); break;
@@ -313,6 +348,36 @@ namespace Robota
             call?.Cancel();
         }
 
+        /// <summary>
+        /// REQUEST_CANCELLED: cancels the token of the pending request it names (permission, hook,
+        /// tool call, host I/O), then raises <see cref="RequestCancelled"/>.
+        /// </summary>
+        private void OnRequestCancelled(RobotaSession sender, RobotaEvent ev)
+        {
+            var id = Json.GetUInt64(ev.Data, "request_id");
+            var kind = Json.GetString(ev.Data, "request_kind");
+            HostRequest req = null;
+            ToolCall call = null;
+            lock (gate)
+            {
+                if ((kind == "permission" || kind == "hook") && requests.TryGetValue(id, out req))
+                {
+                    requests.Remove(id);
+                }
+                else if (kind == "tool_call" && calls.TryGetValue(id, out call))
+                {
+                    calls.Remove(id);
+                }
+            }
+            req?.Cancel();
+            call?.Cancel();
+            if (kind == "host_io")
+            {
+                Owner.HostIoCancelled(id);
+            }
+            Raise(RequestCancelled, sender, ev);
+        }
+
         private void OnPermission(RobotaSession sender, RobotaEvent ev)
         {
             var req = new PermissionRequest(this, ev);
@@ -322,6 +387,7 @@ namespace Robota
                 Answer(() => req.Deny()); // nobody to ask: the safe answer
                 return;
             }
+            Track(req);
             Raise(h, sender, req);
         }
 
@@ -334,7 +400,16 @@ namespace Robota
                 Answer(() => req.Pass()); // no host hook handler: the hook passes
                 return;
             }
+            Track(req);
             Raise(h, sender, req);
+        }
+
+        private void Track(HostRequest req)
+        {
+            lock (gate)
+            {
+                requests[req.RequestId] = req;
+            }
         }
 
         private static void Answer(Func<bool> respond)
@@ -408,12 +483,15 @@ namespace Robota
         {
             List<TurnWaiter> waiting;
             List<ToolCall> pending;
+            List<HostRequest> asked;
             lock (gate)
             {
                 waiting = new List<TurnWaiter>(turns.Values);
                 pending = new List<ToolCall>(calls.Values);
+                asked = new List<HostRequest>(requests.Values);
                 turns.Clear();
                 calls.Clear();
+                requests.Clear();
                 keepAlive = null;
                 Monitor.PulseAll(gate); // a Drive call waiting for its result looks again
             }
@@ -425,6 +503,10 @@ namespace Robota
             foreach (var c in pending)
             {
                 c.Cancel();
+            }
+            foreach (var r in asked)
+            {
+                r.Cancel();
             }
         }
 

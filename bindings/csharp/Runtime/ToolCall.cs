@@ -69,10 +69,14 @@ namespace Robota
 
         internal void Track() => core?.Track(this);
 
-        internal void Cancel()
+        internal void Cancel() => CancelLater(cancel);
+
+        /// <summary>
+        /// Cancels <paramref name="source"/> off the native callback thread: token callbacks and
+        /// await continuations of user code must not run inside the library's callback.
+        /// </summary>
+        internal static void CancelLater(CancellationTokenSource source)
         {
-            // Off the native callback thread: token callbacks and await continuations of user
-            // code must not run inside the library's callback.
             ThreadPool.QueueUserWorkItem(c =>
             {
                 try
@@ -83,7 +87,7 @@ namespace Robota
                 {
                     RobotaLibrary.Report(e);
                 }
-            }, cancel);
+            }, source);
         }
 
         /// <summary>Completes from a handler's outcome: the value, or the exception as the tool's failure.</summary>
@@ -131,6 +135,10 @@ namespace Robota
         private static string Describe(Exception e)
         {
             var inner = e is AggregateException agg && agg.InnerExceptions.Count == 1 ? agg.InnerExceptions[0] : e;
+            if (inner is ToolArgumentException)
+            {
+                return "invalid arguments: " + inner.Message;
+            }
             return inner is OperationCanceledException
                 ? "tool handler was cancelled"
                 : "tool handler threw " + inner.GetType().Name + ": " + inner.Message;

@@ -79,7 +79,9 @@ namespace Robota.Tests
             using (var s = rt.CreateSession(Fixtures.Session()))
             {
                 var cancelled = new CancellationToken(true);
-                Expect.Throws<OperationCanceledException>(() => s.RunAsync("x", cancelled), "pre-cancelled token");
+                var task = s.RunAsync("x", cancelled); // no synchronous throw
+                Expect.True(task.IsCanceled, "a cancelled task");
+                Expect.Throws<OperationCanceledException>(() => task.Wait(), "awaiting it");
                 Expect.Equal(0L, (long)s.State()["message_count"], "nothing was submitted");
             }
         }
@@ -97,6 +99,34 @@ namespace Robota.Tests
                 var r = Expect.Await(task, "RunAsync");
                 Expect.True(r.IsAborted, "aborted result, stop reason " + r.StopReason);
                 Expect.Equal("x", r.Response, "partial response");
+            }
+        }
+
+        [Test]
+        private static void CancellingAQueuedTurnLeavesTheRunningOne()
+        {
+            using (var rt = Fixtures.Runtime("[{\"deltas\":[\"a\"],\"hang\":true}]"))
+            using (var s = rt.CreateSession(Fixtures.Session()))
+            using (var cts = new CancellationTokenSource())
+            {
+                var rec = new Recorder(s);
+                var running = s.RunAsync("first");
+                rec.WaitFor(EventKind.TextDelta);
+                var queued = s.RunAsync("second", cts.Token);
+                Expect.True(s.GetState().QueuedTurn.HasValue, "the second turn is queued");
+                cts.Cancel();
+                Expect.Throws<OperationCanceledException>(() => queued.Wait(), "the queued turn is cancelled");
+                Expect.True(queued.IsCanceled, "cancelled, not faulted");
+                rec.WaitFor(EventKind.TurnCompleted);
+                var dropped = rec.Of(EventKind.TurnCompleted)[0];
+                Expect.Equal("aborted", dropped.GetString("stop_reason"), "the queued turn's end");
+                Expect.Contains(dropped.Payload, "\"started\":false", "it never started");
+                var st = s.GetState();
+                Expect.True(st.Executing && !running.IsCompleted, "the running turn goes on");
+                Expect.Equal((ulong?)null, st.QueuedTurn, "nothing queued");
+                Expect.Throws<RobotaNotFoundException>(() => s.Abort(999), "a turn never issued");
+                s.Abort();
+                Expect.True(Expect.Await(running, "first").IsAborted, "then aborted");
             }
         }
     }

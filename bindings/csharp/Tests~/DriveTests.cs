@@ -75,7 +75,7 @@ namespace Robota.Tests
             Expect.Equal(run.Result.TurnId, drive.Result.TurnId, "same turn id");
             Expect.Equal(10L, (long)drive.Result.Usage["input_tokens"], "usage.input_tokens");
             Expect.Equal(3L, (long)drive.Result.Usage["output_tokens"], "usage.output_tokens");
-            Expect.Equal(Json.Serialize(run.Result.Usage), Json.Serialize(drive.Result.Usage), "same usage");
+            Expect.Equal(Json.Serialize(run.Result.Usage.Raw), Json.Serialize(drive.Result.Usage.Raw), "same usage");
             Expect.Equal(1, drive.Result.ToolSummaries.Count, "one tool summary");
             Expect.Equal("lookup", (string)((Dictionary<string, object>)drive.Result.ToolSummaries[0])["name"], "tool summary");
             Expect.Equal(Json.Serialize(run.Result.ToolSummaries), Json.Serialize(drive.Result.ToolSummaries), "same tool summaries");
