@@ -29,6 +29,8 @@ final class EventRouter: CallbackBox, @unchecked Sendable {
     private let driveState = NSLock()
     private var drivers = 0
     private var driven: [UInt64: TurnResult] = [:]
+    /// The async `Session.wait` calls, resumed from the turns' completion events.
+    let waiters = TurnWaiters()
 
     init(runtime: Runtime, handlers: SessionHandlers) {
         self.runtime = runtime
@@ -39,6 +41,7 @@ final class EventRouter: CallbackBox, @unchecked Sendable {
         // The session was released with streams still open: they end (their turns were aborted).
         let error = RobotaError(code: .closed, message: "the session was released")
         streams.values.forEach { $0.finish(throwing: error) }
+        waiters.close(error)
     }
 
     /// Submits with `submit` and registers `continuation` for the new turn. The lock is held
@@ -87,6 +90,13 @@ final class EventRouter: CallbackBox, @unchecked Sendable {
         stream?.yield(item.event)
         if case .turnCompleted = item.event { stream?.finish() }
         ending.forEach { $0.finish() }
+        // Last: a resumed `wait` finds every event of its turn delivered.
+        switch item.event {
+        case .error(let error): waiters.noteError(error, turn: item.turnID)
+        case .turnCompleted(let result): waiters.complete(result, turn: item.turnID)
+        case .sessionClosed: waiters.close(RobotaError(code: .closed, message: "the session was closed"))
+        default: break
+        }
     }
 
     /// Starts recording completed turns for a drive (before `robota_session_run` is called, so
@@ -126,11 +136,15 @@ final class EventRouter: CallbackBox, @unchecked Sendable {
             }
         case .permissionRequest(let request):
             if let handler = handlers.permission {
-                Task { try? runtime.respond(to: request, with: await handler(request)) }
+                runtime.requestTasks.start(.permission, request.requestID) {
+                    try? runtime.respond(to: request, with: await handler(request))
+                }
             }
         case .hookRequest(let request):
             if let handler = handlers.hook {
-                Task { try? runtime.respond(to: request, with: await handler(request)) }
+                runtime.requestTasks.start(.hook, request.requestID) {
+                    try? runtime.respond(to: request, with: await handler(request))
+                }
             }
         case .hostIO(let ioID, let request):
             runtime.hostIOEvent(ioID: ioID, request: request)

@@ -30,10 +30,20 @@ public final class Session: @unchecked Sendable {
         runtime.toolTasks.cancelAll(session: handle)
     }
 
-    /// Submits `input` and streams the turn's events, ending after `.turnCompleted`.
-    /// Cancelling the consuming task (or dropping the stream early) aborts the turn. Errors
-    /// of the submit (closed session, a prompt already queued) are thrown by the stream.
-    public func stream(_ input: PromptInput) -> AsyncThrowingStream<Event, Error> {
+    /// The events of one turn of `input`, as an `AsyncSequence` (a `TurnStream`). The turn is
+    /// submitted when the iteration starts, not when the stream is created. The iteration
+    /// throws the turn's failure (`RobotaError.provider`, `.budget`) after its `.turnCompleted`,
+    /// the refusals of the submit (`.closed`, `.busy`, …), and `CancellationError` when the
+    /// iterating task is cancelled, which aborts this turn only. A turn aborted from elsewhere
+    /// (`abort`, `close`) ends the iteration normally with its `.aborted` result.
+    public func stream(_ input: PromptInput) -> TurnStream { TurnStream(session: self, input: input) }
+
+    /// Streams the turn of a plain-text prompt.
+    public func stream(_ prompt: String) -> TurnStream { stream(PromptInput(prompt)) }
+
+    /// Submits `document` and routes the new turn's events to a stream. Dropping the stream
+    /// or cancelling its consumer aborts the turn.
+    func openStream(json document: String) -> AsyncThrowingStream<Event, Error> {
         AsyncThrowingStream { continuation in
             guard delivery != .pull else {
                 continuation.finish(throwing: RobotaError(
@@ -42,7 +52,6 @@ public final class Session: @unchecked Sendable {
                 return
             }
             do {
-                let document = try JSONCoding.encode(input)
                 let turnID = try router.open(continuation) { try submit(json: document) }
                 continuation.onTermination = { [self] termination in
                     if case .cancelled = termination { _ = robota_session_abort(handle, turnID) }
@@ -53,30 +62,15 @@ public final class Session: @unchecked Sendable {
         }
     }
 
-    /// Streams the turn of a plain-text prompt.
-    public func stream(_ prompt: String) -> AsyncThrowingStream<Event, Error> { stream(PromptInput(prompt)) }
-
     /// Runs one turn to its end and returns how it ended. Throws `RobotaError` when the turn
     /// failed (the provider's error, with its taxonomy) and `CancellationError` when the task
     /// was cancelled (the turn is aborted). An abort from elsewhere returns `.aborted`.
     public func run(_ input: PromptInput) async throws -> TurnResult {
         var result: TurnResult?
-        var failure: ErrorEvent?
         for try await event in stream(input) {
-            switch event {
-            case .turnCompleted(let r): result = r
-            case .error(let e): failure = e
-            default: break
-            }
+            if case .turnCompleted(let r) = event { result = r }
         }
-        try Task.checkCancellation()
         guard let result else { throw RobotaError(code: .closed, message: "the session closed before the turn completed") }
-        if result.stopReason == .budget {
-            throw RobotaError(turnFailure: failure, status: .budget, fallback: "the session's budget is exhausted")
-        }
-        if result.stopReason == .error {
-            throw RobotaError(turnFailure: failure, status: .provider, fallback: result.error ?? "the turn failed")
-        }
         return result
     }
 
@@ -104,11 +98,35 @@ public final class Session: @unchecked Sendable {
     /// queued prompt, delivers `.sessionClosed` last; later submits throw `.closed`.
     public func close() throws { try checkStatus(robota_session_close(handle)) }
 
-    /// Waits until turn `turnID` finished (0: until the session is idle) without blocking the
-    /// caller's thread (`robota_session_wait` on a helper thread). Throws `.aborted` for an
-    /// aborted turn, `.provider` for a failed one, `.timeout` when `timeout` (seconds) ran out.
+    /// Waits until turn `turnID` finished (0: until the session is idle) without blocking a
+    /// thread. Throws `.aborted` for an aborted turn, `.provider` for a failed one, `.timeout`
+    /// when `timeout` (seconds) ran out, `CancellationError` when the task is cancelled (the
+    /// turn goes on). With `.thread` and `.inline` delivery a wait for one turn is resumed by
+    /// the turn's completion event, once every event of the turn was delivered; with `.pump`
+    /// and `.pull` delivery, and for `turn: 0`, it is `robota_session_wait` on a helper thread
+    /// (the completion of a pumped turn reaches the binding only when the host dispatches).
     public func wait(turn turnID: UInt64 = 0, timeout: TimeInterval? = nil) async throws {
         let ms = milliseconds(timeout)
+        guard turnID != 0, ms != 0, delivery == .thread || delivery == .inline else {
+            return try await waitOnThread(turn: turnID, milliseconds: ms)
+        }
+        try await router.waiters.wait(turn: turnID, timeout: timeout) { [self] in
+            // Turns the router has no record of: finished long ago, or never issued.
+            var error: OpaquePointer?
+            let status = robota_session_wait(handle, turnID, 0, &error)
+            if status == ROBOTA_E_TIMEOUT {
+                robota_error_free(error)
+                return nil
+            }
+            guard status == ROBOTA_OK else { return .failure(RobotaError(status: status, consuming: error)) }
+            robota_error_free(error)
+            return .success(())
+        }
+    }
+
+    /// `robota_session_wait` on a helper thread (a poll with timeout 0 runs on the caller's).
+    private func waitOnThread(turn turnID: UInt64, milliseconds ms: Int32) async throws {
+        if ms == 0 { return try waitBlocking(turn: turnID, milliseconds: 0) }
         let outcome: Result<Void, RobotaError> = await withCheckedContinuation { continuation in
             Thread { [self] in
                 continuation.resume(returning: Result { try waitBlocking(turn: turnID, milliseconds: ms) }
