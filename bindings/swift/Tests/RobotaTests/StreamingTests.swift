@@ -2,7 +2,7 @@ import XCTest
 
 @testable import Robota
 
-final class StreamingTests: XCTestCase {
+final class StreamingTests: XCTestCase, @unchecked Sendable {
     func testStreamYieldsTheTurnsEventsInOrderAndEndsAfterCompletion() async throws {
         let rt = try Fixture.runtime([
             ["thinking": ["Let me ", "think."], "deltas": ["Hel", "lo", " wörld 👋"],
