@@ -89,13 +89,17 @@ for os, fields in want.items():
         sys.exit(f"swift.sh: the released manifest ({os}) has CRobota {got}, expected {fields}")
 PY
 
-echo "swift: the XCTest suite of the root package, in the Swift 6 language mode (complete concurrency checking)"
-# The manifest stays at tools 5.9 for consumers with older toolchains; the sources build in both modes.
-in_swift . swift test --scratch-path "$work/binding" -Xswiftc -swift-version -Xswiftc 6
+echo "swift: the library and the example in the Swift 6 language mode (complete concurrency checking)"
+# The manifest stays at tools 5.9 (language mode 5) for consumers with older toolchains; what
+# ships builds in both modes. The tests stay in mode 5: swift-corelibs-xctest's test discovery
+# cannot cast the @Sendable test methods of mode 6 (the runner aborts).
+in_swift . swift build --scratch-path "$work/swift6" --product robota-chat -Xswiftc -swift-version -Xswiftc 6
+echo "swift: the XCTest suite of the root package"
+in_swift . swift test --scratch-path "$work/binding"
 echo "swift: the XCTest suite under ThreadSanitizer (suppressions: bindings/swift/tsan.supp, each with why)"
 in_swift . env TSAN_OPTIONS="halt_on_error=1 print_suppressions=1 suppressions=$root/bindings/swift/tsan.supp" \
   swift test --sanitize=thread --scratch-path "$work/tsan"
-in_swift . swift build --scratch-path "$work/binding" --product robota-chat -Xswiftc -swift-version -Xswiftc 6
+in_swift . swift build --scratch-path "$work/binding" --product robota-chat
 out=$(in_swift . sh -c "\"$work/binding/debug/robota-chat\" hello < /dev/null")
 echo "$out"
 for want in "offline: scripted provider" "get_time" "save_note" "(declined)" "Done. Ask me anything; offline I echo it back."; do

@@ -2,7 +2,7 @@ import XCTest
 
 @testable import Robota
 
-final class BudgetTests: XCTestCase, @unchecked Sendable {
+final class BudgetTests: XCTestCase {
     func testABudgetStopsTheTurnAndLaterSubmits() async throws {
         let rt = try Fixture.runtime(Fixture.toolTurns(key: "k"))
         try rt.registerTool(Fixture.lookup) { _ in "found" }

@@ -2,7 +2,7 @@ import XCTest
 
 @testable import Robota
 
-final class CancellationTests: XCTestCase, @unchecked Sendable {
+final class CancellationTests: XCTestCase {
     func testCancellingTheConsumingTaskAbortsTheTurnMidStream() async throws {
         let rt = try Fixture.runtime([["deltas": ["part", "ial"], "hang": true]])
         let s = try rt.session(config: Fixture.session)

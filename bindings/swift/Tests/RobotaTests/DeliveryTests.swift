@@ -2,7 +2,7 @@ import XCTest
 
 @testable import Robota
 
-final class DeliveryTests: XCTestCase, @unchecked Sendable {
+final class DeliveryTests: XCTestCase {
     func testAHundredConcurrentSessionsInATaskGroup() async throws {
         let rt = try Fixture.runtime([["deltas": ["Hi ", "there."]]])
         let results = try await withThrowingTaskGroup(of: (Int, String, String, String).self) { group in

@@ -6,7 +6,7 @@ import XCTest
 /// `Session.drive` (`robota_session_run`): the turn runs on the calling thread, which blocks.
 /// These tests are synchronous on purpose (drive is not for async code); they synchronise on
 /// semaphores and the recorded events, never on sleeps.
-final class DriveTests: XCTestCase, @unchecked Sendable {
+final class DriveTests: XCTestCase {
     /// One session over `Fixture.toolTurns(key: "k")` with the `lookup` tool answered by a
     /// handler task, in `delivery`; `turn` runs the prompt and returns its result.
     private func toolScenario(

@@ -5,7 +5,7 @@ import XCTest
 
 /// `Event` has a case for every `ROBOTA_EVENT_*` kind of include/robota.h: a kind added to the
 /// header fails this test until the binding decodes it.
-final class EventKindTests: XCTestCase, @unchecked Sendable {
+final class EventKindTests: XCTestCase {
     /// The repository root (this file is Tests/RobotaTests/EventKindTests.swift under bindings/swift).
     static let repository = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

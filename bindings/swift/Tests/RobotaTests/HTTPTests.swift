@@ -4,7 +4,7 @@ import XCTest
 @testable import Robota
 
 /// The same API against real HTTP providers: the project's fake model server on 127.0.0.1.
-final class HTTPTests: XCTestCase, @unchecked Sendable {
+final class HTTPTests: XCTestCase {
     private func runtime(_ server: FakeModelServer, kind: ProviderConfig.Kind, path: String) throws -> Runtime {
         try Runtime(config: RuntimeConfig(providers: [
             "fake": ProviderConfig(kind: kind, baseURL: server.baseURL + path, apiKey: "test-key", timeoutMs: 30_000, maxRetries: 0),

@@ -41,7 +41,7 @@ private final class MemFS: @unchecked Sendable {
     }
 }
 
-final class HostIOTests: XCTestCase, @unchecked Sendable {
+final class HostIOTests: XCTestCase {
     private static let turns: [JSONValue] = [
         ["tool_calls": [["id": "c1", "name": "Write", "arguments": ["filePath": "a.txt", "content": "alpha\n"]]]],
         ["tool_calls": [["id": "c2", "name": "Read", "arguments": ["filePath": "/vfs/a.txt"]]]],

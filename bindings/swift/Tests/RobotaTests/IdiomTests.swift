@@ -4,7 +4,7 @@ import XCTest
 @testable import Robota
 
 /// The turn stream's start, failure and cancellation rules; the error enum.
-final class TurnStreamTests: XCTestCase, @unchecked Sendable {
+final class TurnStreamTests: XCTestCase {
     func testTheStreamSubmitsItsTurnWhenTheIterationStarts() async throws {
         let rt = try Fixture.runtime()
         let s = try rt.session(config: Fixture.session)
@@ -50,7 +50,7 @@ final class TurnStreamTests: XCTestCase, @unchecked Sendable {
     }
 }
 
-final class ErrorEnumTests: XCTestCase, @unchecked Sendable {
+final class ErrorEnumTests: XCTestCase {
     /// The case of an error, as a host's `switch` sees it.
     private func classify(_ body: () async throws -> Void) async -> String {
         do {
@@ -106,7 +106,7 @@ final class ErrorEnumTests: XCTestCase, @unchecked Sendable {
 }
 
 /// `wait` resumed by the completion event.
-final class WaitTests: XCTestCase, @unchecked Sendable {
+final class WaitTests: XCTestCase {
     private func threadCount() throws -> Int {
         try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count
     }
@@ -161,7 +161,7 @@ final class WaitTests: XCTestCase, @unchecked Sendable {
 }
 
 /// Tools whose arguments are a `Decodable` type.
-final class TypedToolTests: XCTestCase, @unchecked Sendable {
+final class TypedToolTests: XCTestCase {
     struct AddArgs: ToolArguments {
         let a: Int
         let b: Int

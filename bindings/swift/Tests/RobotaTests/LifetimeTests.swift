@@ -4,7 +4,7 @@ import XCTest
 @testable import Robota
 
 /// Every registration's box is released by the library's `free_fn`, exactly once.
-final class LifetimeTests: XCTestCase, @unchecked Sendable {
+final class LifetimeTests: XCTestCase {
     func testTheToolBoxIsReleasedOnceWhenTheRuntimeIsGone() async throws {
         let gone = expectation(description: "tool handler released")
         var rt: Runtime? = try Fixture.runtime(Fixture.toolTurns(key: "k"))

@@ -5,7 +5,7 @@ import XCTest
 /// The reason of every server in a library built without the "mcp" cargo feature.
 private let noMCP = #"this build of the library has no MCP support (cargo feature "mcp")"#
 
-final class MCPTests: XCTestCase, @unchecked Sendable {
+final class MCPTests: XCTestCase {
     /// A server that cannot start: `state().mcpServers` names it "failed" with the reason, the
     /// `mcp` command says the same, and the session still answers.
     func testAServerThatCannotStartIsFailedInTheStateAndTheSessionWorks() async throws {

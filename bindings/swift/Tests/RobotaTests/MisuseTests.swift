@@ -2,7 +2,7 @@ import XCTest
 
 @testable import Robota
 
-final class MisuseTests: XCTestCase, @unchecked Sendable {
+final class MisuseTests: XCTestCase {
     func testBadRuntimeConfigsNameTheProblem() {
         assertRobotaError(.invalidJSON, containing: "config_json is not valid JSON") { _ = try Runtime(json: "{not json") }
         assertRobotaError(.invalidConfig, containing: #"missing required field "providers""#) {

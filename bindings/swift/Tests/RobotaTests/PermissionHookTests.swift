@@ -18,7 +18,7 @@ private final class Counter: @unchecked Sendable {
     }
 }
 
-final class PermissionHookTests: XCTestCase, @unchecked Sendable {
+final class PermissionHookTests: XCTestCase {
     private func twoToolTurns() throws -> Runtime {
         try Fixture.runtime([
             ["tool_calls": [["name": "lookup", "arguments": ["key": "a"]]]], ["text": "ok1"],

@@ -2,7 +2,7 @@ import XCTest
 
 @testable import Robota
 
-final class PersistenceTests: XCTestCase, @unchecked Sendable {
+final class PersistenceTests: XCTestCase {
     func testSaveResumeAndForkKeepHistoriesApart() async throws {
         let rt = try Runtime(config: RuntimeConfig(providers: [
             // A scripted profile takes no api_key (unknown keys are refused): the secret sits in a

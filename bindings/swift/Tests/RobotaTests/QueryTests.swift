@@ -2,7 +2,7 @@ import XCTest
 
 @testable import Robota
 
-final class QueryTests: XCTestCase, @unchecked Sendable {
+final class QueryTests: XCTestCase {
     func testQueryReturnsTheAnswerUsageAndConversation() throws {
         let rt = try Fixture.runtime([["deltas": ["Hel", "lo"], "usage": ["input_tokens": 4, "output_tokens": 2]]])
         var cfg = SessionConfig(provider: "s", model: "m", systemPrompt: "sys")

@@ -3,7 +3,7 @@ import XCTest
 
 @testable import Robota
 
-final class ReplayTests: XCTestCase, @unchecked Sendable {
+final class ReplayTests: XCTestCase {
     func testARecordedSessionReplaysOfflineAndACostBudgetIsShown() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("robota-swift-replay-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)

@@ -6,7 +6,7 @@ import XCTest
 /// `RuntimeConfig` and `SessionConfig` express every top-level key of the library's document
 /// schemas (`docs/schema/*.schema.json`, generated from the library's document types): a key the
 /// library accepts that the config types cannot set fails here, naming it.
-final class SchemaTests: XCTestCase, @unchecked Sendable {
+final class SchemaTests: XCTestCase {
     /// The repository root (this file is Tests/RobotaTests/SchemaTests.swift under bindings/swift).
     static let repository = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

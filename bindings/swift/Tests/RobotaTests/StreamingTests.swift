@@ -2,7 +2,7 @@ import XCTest
 
 @testable import Robota
 
-final class StreamingTests: XCTestCase, @unchecked Sendable {
+final class StreamingTests: XCTestCase {
     func testStreamYieldsTheTurnsEventsInOrderAndEndsAfterCompletion() async throws {
         let rt = try Fixture.runtime([
             ["thinking": ["Let me ", "think."], "deltas": ["Hel", "lo", " wörld 👋"],

@@ -2,7 +2,7 @@ import XCTest
 
 @testable import Robota
 
-final class TeamTests: XCTestCase, @unchecked Sendable {
+final class TeamTests: XCTestCase {
     func testARegisteredTemplateRunsThroughAssignTask() async throws {
         let rt = try Runtime(config: RuntimeConfig(providers: [
             "s": .scripted(turns: [

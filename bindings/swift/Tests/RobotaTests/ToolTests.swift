@@ -12,7 +12,7 @@ private enum LookupError: LocalizedError {
     }
 }
 
-final class ToolTests: XCTestCase, @unchecked Sendable {
+final class ToolTests: XCTestCase {
     func testAHandlersResultAnswersTheCall() async throws {
         let rt = try Fixture.runtime(Fixture.toolTurns(key: "k1"))
         let seen = Mailbox<String>()
