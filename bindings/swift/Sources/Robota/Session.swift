@@ -218,10 +218,12 @@ public final class Session: @unchecked Sendable {
     }
 }
 
-/// Milliseconds for the C wait functions: nil = forever (-1).
+/// Milliseconds for the C wait functions: nil and +infinity = forever (-1), NaN and negatives
+/// = 0 (a poll), longer than `Int32.max` ms clamped.
 func milliseconds(_ timeout: TimeInterval?) -> Int32 {
-    guard let timeout else { return -1 }
-    return Int32(clamping: Int64((max(0, timeout) * 1000).rounded(.up)))
+    guard let timeout, timeout != .infinity else { return -1 }
+    guard !timeout.isNaN, timeout > 0 else { return 0 }
+    return Int32(clamping: Int64((min(timeout, 1e12) * 1000).rounded(.up)))
 }
 
 extension Runtime {

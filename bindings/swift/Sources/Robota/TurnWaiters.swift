@@ -32,9 +32,11 @@ final class TurnWaiters: @unchecked Sendable {
     /// non-blocking answer (`nil`: still running) for turns this object has no record of.
     func wait(turn turnID: UInt64, timeout: TimeInterval?, ask: @escaping @Sendable () -> TurnOutcome?) async throws {
         let id = nextWaiterID()
-        let timer = timeout.map { seconds in
-            Task { [self] in
-                try await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000))
+        let timer = timeout.flatMap { seconds in
+            seconds == .infinity ? nil : Task { [self] in
+                // At most about 31 years (no overflow); NaN and negatives are 0.
+                let bounded = seconds.isNaN ? 0 : min(max(seconds, 0), 1e9)
+                try await Task.sleep(nanoseconds: UInt64(bounded * 1_000_000_000))
                 resume(turnID, id, .outcome(.failure(RobotaError(
                     code: .timeout, message: "turn \(turnID) did not finish within \(seconds) s"))))
             }
@@ -43,9 +45,15 @@ final class TurnWaiters: @unchecked Sendable {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: Waiter) in
                 lock.lock()
-                if let outcome = finished[turnID] ?? closedError.map({ .failure($0) }) {
+                if let outcome = finished[turnID] {
                     lock.unlock()
                     continuation.resume(with: outcome)
+                    return
+                }
+                if let closedError {
+                    // No completion comes any more: the library's answer, or the closing.
+                    lock.unlock()
+                    continuation.resume(with: ask() ?? .failure(closedError))
                     return
                 }
                 waiting[turnID, default: [:]][id] = continuation

@@ -156,6 +156,9 @@ final class WaitTests: XCTestCase {
         await assertRobotaErrorAsync(.aborted) { try await s.wait(turn: turn) }
         let next = try await s.run("next")
         try await s.wait(turn: next.turnID)
+        try await s.wait(turn: next.turnID, timeout: .infinity)  // no overflow
+        try await s.wait(turn: next.turnID, timeout: .nan)
+        XCTAssertEqual([nil, .infinity, .nan, -1, 0.0001, 1e300].map(milliseconds), [-1, -1, 0, 0, 1, Int32.max])
         await assertRobotaErrorAsync(.notFound) { try await s.wait(turn: next.turnID + 100, timeout: 30) }
     }
 }
