@@ -1,7 +1,7 @@
 // swift-tools-version:5.9
 //
 // Robota: the Swift binding of Robota Native (sources in bindings/swift). Depend on it by URL and
-// version: .package(url: "https://github.com/robota-ai/robota-native", from: "1.1.0").
+// version: .package(url: "https://github.com/robota-ai/robota-native", from: "1.2.0").
 //
 // Where the C library (`CRobota`) comes from:
 // - Apple platforms, a release: the release workflow rewrites the two lines below

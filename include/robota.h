@@ -1,5 +1,5 @@
 /*
- * robota.h — the C ABI of Robota Native (ABI v1.1).
+ * robota.h — the C ABI of Robota Native (ABI v1.2).
  *
  * THREADING CONTRACT
  * 1. Every function may be called from any thread.
@@ -76,7 +76,7 @@
 /**
  * ABI version, `(major << 16) | minor`.
  */
-#define ROBOTA_ABI_VERSION 65537
+#define ROBOTA_ABI_VERSION 65538
 
 /**
  * Turn started: `{"v":1,"type":"turn_started","turn_id","input"}`.
@@ -180,6 +180,14 @@
  * `robota_request_respond` and `{"message","success"?,"data"?,"prompt"?}`.
  */
 #define ROBOTA_EVENT_COMMAND_REQUEST 20
+
+/**
+ * A pending host request became void (ABI v1.2): `{"request_id","request_kind":"permission"|
+ * "hook"|"host_io"|"command"|"tool_call","reason":"aborted"|"turn_ended"|"timeout"|
+ * "session_closed"}`, after the request's own event and before its turn's `TURN_COMPLETED`
+ * (`SESSION_CLOSED` on close). Answering the request afterwards is `ROBOTA_E_STALE`.
+ */
+#define ROBOTA_EVENT_REQUEST_CANCELLED 21
 
 /**
  * Log level: trace.
@@ -388,7 +396,7 @@ robota_status robota_host_io_complete(robota_runtime *rt, uint64_t io_id, const 
 uint32_t robota_abi_version(void);
 
 /**
- * The library version (e.g. `"1.1.0"`; major.minor is the ABI version). Static; never free it.
+ * The library version (e.g. `"1.2.0"`; major.minor is the ABI version). Static; never free it.
  */
 const char *robota_version(void);
 
@@ -590,9 +598,21 @@ robota_status robota_session_submit(robota_session *s, const char *input_json, u
 robota_status robota_session_run(robota_session *s, const char *input_json, uint64_t *out_turn_id, robota_error **out_error);
 
 /**
- * Aborts turn `turn_id` (0 = the running one) and drops the queued prompt; from any thread,
- * idempotent. The turn reports `ROBOTA_EVENT_TURN_COMPLETED` with `stop_reason:"aborted"`.
- * `ROBOTA_E_NOT_FOUND` for a turn id never issued.
+ * Exactly `robota_session_run`, and writes the turn's result document to
+ * `*out_result_json` (owned, free with `robota_string_free`) as `robota_session_wait_result`
+ * does: on `ROBOTA_OK` and when the turn failed or was aborted (`ROBOTA_E_PROVIDER`,
+ * `ROBOTA_E_ABORTED`, `ROBOTA_E_BUDGET`); NULL when no turn was issued or on any other
+ * status. `ROBOTA_E_NULL_ARG` when `out_result_json` is NULL (nothing is submitted).
+ */
+robota_status robota_session_run_result(robota_session *s, const char *input_json, uint64_t *out_turn_id, char **out_result_json, robota_error **out_error);
+
+/**
+ * Aborts turn `turn_id`, from any thread, idempotent. A running turn stops and reports
+ * `ROBOTA_EVENT_TURN_COMPLETED` with `stop_reason:"aborted"` (a queued prompt then runs); a
+ * queued turn is dropped alone (its `TURN_COMPLETED` has `stop_reason:"aborted"`, waits on it
+ * return `ROBOTA_E_ABORTED`) and the running one goes on. `turn_id == 0`: the running turn
+ * and the queued prompt. A finished turn: `ROBOTA_OK`, nothing happens. `ROBOTA_E_NOT_FOUND`
+ * for a turn id never issued.
  */
 robota_status robota_session_abort(robota_session *s, uint64_t turn_id);
 
@@ -604,10 +624,25 @@ robota_status robota_session_abort(robota_session *s, uint64_t turn_id);
  * `robota_session_dispatch` / `robota_session_next_event` calls hand over everything. Hence
  * `submit → wait → free` never loses an event. `timeout_ms`: -1 = forever, 0 = poll.
  * Returns `ROBOTA_OK`, `ROBOTA_E_TIMEOUT`, `ROBOTA_E_ABORTED` (the turn was aborted),
- * `ROBOTA_E_PROVIDER` (the turn failed), `ROBOTA_E_NOT_FOUND` (never submitted), or
- * `ROBOTA_E_REENTRANT` when called from inside a callback.
+ * `ROBOTA_E_PROVIDER` (the turn failed), `ROBOTA_E_BUDGET` (the budget stopped it),
+ * `ROBOTA_E_NOT_FOUND` (never submitted), or `ROBOTA_E_REENTRANT` when called from inside a
+ * callback. With `turn_id == 0` the status is that of the first turn that failed since the
+ * last wait (`ROBOTA_OK` when none did; a failure is reported once).
  */
 robota_status robota_session_wait(robota_session *s, uint64_t turn_id, int32_t timeout_ms, robota_error **out_error);
+
+/**
+ * `robota_session_wait` for turn `turn_id` (non-zero; 0 is `ROBOTA_E_INVALID_CONFIG`) that
+ * also writes the turn's result document to `*out_result_json` (owned, free with
+ * `robota_string_free`): its `ROBOTA_EVENT_TURN_COMPLETED` event in pull form
+ * (`{"v":1,"kind":16,"type":"turn_completed","turn_id",…,"stop_reason",…}`), on `ROBOTA_OK`
+ * and also when the turn failed or was aborted (`ROBOTA_E_PROVIDER`, `ROBOTA_E_ABORTED`,
+ * `ROBOTA_E_BUDGET`: the document says why); NULL otherwise. Documents are kept for the 64
+ * most recent finished turns of a session: an older turn is `ROBOTA_E_NOT_FOUND` saying its
+ * result was dropped. Other statuses as `robota_session_wait`; `ROBOTA_E_NULL_ARG` when
+ * `out_result_json` is NULL.
+ */
+robota_status robota_session_wait_result(robota_session *s, uint64_t turn_id, int32_t timeout_ms, char **out_result_json, robota_error **out_error);
 
 /**
  * Runs a command `{"name":"help"|"clear"|"context"|"cost"|"model"|"mode"|"permissions"|

@@ -3,7 +3,7 @@
 # library of every runtime given.
 #
 #   packaging/nuget/pack.sh OUT_DIR RID=PATH [RID=PATH ...]
-#   packaging/nuget/pack.sh packages linux-x64=/usr/local/lib/librobota.so.1.1.0 win-x64=bin/robota.dll
+#   packaging/nuget/pack.sh packages linux-x64=/usr/local/lib/librobota.so.1.2.0 win-x64=bin/robota.dll
 #
 # writes OUT_DIR/Robota.Native.<version>.nupkg (version: the robota crate's, Cargo.toml) with
 #   lib/net461/Robota.dll, Robota.xml   bindings/csharp/Runtime/*.cs built by Mono's mcs against

@@ -3,7 +3,7 @@
 # binding (bindings/csharp) with the native library of every platform given.
 #
 #   packaging/unity/pack.sh OUT_DIR PLATFORM=PATH [PLATFORM=PATH ...]
-#   packaging/unity/pack.sh packages linux-x64=/usr/local/lib/librobota.so.1.1.0 ios=librobota.a
+#   packaging/unity/pack.sh packages linux-x64=/usr/local/lib/librobota.so.1.2.0 ios=librobota.a
 #
 # writes OUT_DIR/com.robota.native-<version>.tgz (version: the robota crate's, Cargo.toml). Each
 # PLATFORM's file goes under package/Runtime/Plugins/ with its plugin .meta:

@@ -19,7 +19,7 @@ pub extern "C" fn robota_abi_version() -> u32 {
     boundary(NO_ERROR_OUT, || Ok(ROBOTA_ABI_VERSION))
 }
 
-/// The library version (e.g. `"1.1.0"`; major.minor is the ABI version). Static; never free it.
+/// The library version (e.g. `"1.2.0"`; major.minor is the ABI version). Static; never free it.
 #[no_mangle]
 pub extern "C" fn robota_version() -> *const c_char {
     boundary(NO_ERROR_OUT, || Ok(VERSION_C.as_ptr().cast()))

@@ -190,9 +190,37 @@ pub extern "C" fn robota_session_run(
     })
 }
 
-/// Aborts turn `turn_id` (0 = the running one) and drops the queued prompt; from any thread,
-/// idempotent. The turn reports `ROBOTA_EVENT_TURN_COMPLETED` with `stop_reason:"aborted"`.
-/// `ROBOTA_E_NOT_FOUND` for a turn id never issued.
+/// Exactly `robota_session_run`, and writes the turn's result document to
+/// `*out_result_json` (owned, free with `robota_string_free`) as `robota_session_wait_result`
+/// does: on `ROBOTA_OK` and when the turn failed or was aborted (`ROBOTA_E_PROVIDER`,
+/// `ROBOTA_E_ABORTED`, `ROBOTA_E_BUDGET`); NULL when no turn was issued or on any other
+/// status. `ROBOTA_E_NULL_ARG` when `out_result_json` is NULL (nothing is submitted).
+#[no_mangle]
+pub extern "C" fn robota_session_run_result(
+    s: *mut robota_session,
+    input_json: *const c_char,
+    out_turn_id: *mut u64,
+    out_result_json: *mut *mut c_char,
+    out_error: *mut *mut robota_error,
+) -> robota_status {
+    boundary(out_error, || {
+        let out = Out::required(out_result_json, "out_result_json")?;
+        Out::optional(out_result_json).put(std::ptr::null_mut());
+        let obj = handles::session(s)?;
+        refuse_in_callback("robota_session_run_result")?;
+        let input = TurnInput::from_json(str_arg(input_json, "input_json")?)?;
+        let id = obj.session.run(input)?;
+        Out::optional(out_turn_id).put(id);
+        wait_with_result(&obj, id, -1, out)
+    })
+}
+
+/// Aborts turn `turn_id`, from any thread, idempotent. A running turn stops and reports
+/// `ROBOTA_EVENT_TURN_COMPLETED` with `stop_reason:"aborted"` (a queued prompt then runs); a
+/// queued turn is dropped alone (its `TURN_COMPLETED` has `stop_reason:"aborted"`, waits on it
+/// return `ROBOTA_E_ABORTED`) and the running one goes on. `turn_id == 0`: the running turn
+/// and the queued prompt. A finished turn: `ROBOTA_OK`, nothing happens. `ROBOTA_E_NOT_FOUND`
+/// for a turn id never issued.
 #[no_mangle]
 pub extern "C" fn robota_session_abort(s: *mut robota_session, turn_id: u64) -> robota_status {
     boundary(NO_ERROR_OUT, || {
@@ -208,8 +236,10 @@ pub extern "C" fn robota_session_abort(s: *mut robota_session, turn_id: u64) -> 
 /// `robota_session_dispatch` / `robota_session_next_event` calls hand over everything. Hence
 /// `submit → wait → free` never loses an event. `timeout_ms`: -1 = forever, 0 = poll.
 /// Returns `ROBOTA_OK`, `ROBOTA_E_TIMEOUT`, `ROBOTA_E_ABORTED` (the turn was aborted),
-/// `ROBOTA_E_PROVIDER` (the turn failed), `ROBOTA_E_NOT_FOUND` (never submitted), or
-/// `ROBOTA_E_REENTRANT` when called from inside a callback.
+/// `ROBOTA_E_PROVIDER` (the turn failed), `ROBOTA_E_BUDGET` (the budget stopped it),
+/// `ROBOTA_E_NOT_FOUND` (never submitted), or `ROBOTA_E_REENTRANT` when called from inside a
+/// callback. With `turn_id == 0` the status is that of the first turn that failed since the
+/// last wait (`ROBOTA_OK` when none did; a failure is reported once).
 #[no_mangle]
 pub extern "C" fn robota_session_wait(
     s: *mut robota_session,
@@ -223,6 +253,62 @@ pub extern "C" fn robota_session_wait(
         obj.wait(turn_id, timeout_ms)?;
         Ok(ROBOTA_OK)
     })
+}
+
+/// `robota_session_wait` for turn `turn_id` (non-zero; 0 is `ROBOTA_E_INVALID_CONFIG`) that
+/// also writes the turn's result document to `*out_result_json` (owned, free with
+/// `robota_string_free`): its `ROBOTA_EVENT_TURN_COMPLETED` event in pull form
+/// (`{"v":1,"kind":16,"type":"turn_completed","turn_id",…,"stop_reason",…}`), on `ROBOTA_OK`
+/// and also when the turn failed or was aborted (`ROBOTA_E_PROVIDER`, `ROBOTA_E_ABORTED`,
+/// `ROBOTA_E_BUDGET`: the document says why); NULL otherwise. Documents are kept for the 64
+/// most recent finished turns of a session: an older turn is `ROBOTA_E_NOT_FOUND` saying its
+/// result was dropped. Other statuses as `robota_session_wait`; `ROBOTA_E_NULL_ARG` when
+/// `out_result_json` is NULL.
+#[no_mangle]
+pub extern "C" fn robota_session_wait_result(
+    s: *mut robota_session,
+    turn_id: u64,
+    timeout_ms: i32,
+    out_result_json: *mut *mut c_char,
+    out_error: *mut *mut robota_error,
+) -> robota_status {
+    boundary(out_error, || {
+        let out = Out::required(out_result_json, "out_result_json")?;
+        Out::optional(out_result_json).put(std::ptr::null_mut());
+        let obj = handles::session(s)?;
+        refuse_in_callback("robota_session_wait_result")?;
+        if turn_id == 0 {
+            return Err(err(
+                ErrorCode::InvalidConfig,
+                "turn_id: robota_session_wait_result waits for one turn; 0 is not a turn id",
+            ));
+        }
+        wait_with_result(&obj, turn_id, timeout_ms, out)
+    })
+}
+
+/// Waits for `turn_id` and writes its result document (see `robota_session_wait_result`).
+fn wait_with_result(
+    obj: &super::session_obj::SessionObj,
+    turn_id: u64,
+    timeout_ms: i32,
+    out: Out<*mut c_char>,
+) -> Result<robota_status, robota_engine::sdk::error::SdkError> {
+    let outcome = obj.wait(turn_id, timeout_ms);
+    let ended = match &outcome {
+        Ok(()) => true,
+        Err(e) => matches!(
+            e.code,
+            ErrorCode::Aborted | ErrorCode::Provider | ErrorCode::Budget
+        ),
+    };
+    if !ended {
+        return outcome.map(|()| ROBOTA_OK);
+    }
+    if let Some(doc) = obj.session.turn_result(turn_id)? {
+        out.put(string_out(doc));
+    }
+    outcome.map(|()| ROBOTA_OK)
 }
 
 /// Runs a command `{"name":"help"|"clear"|"context"|"cost"|"model"|"mode"|"permissions"|

@@ -9,7 +9,7 @@ use robota_engine::sdk::error::{ErrorCode, SdkError};
 pub type robota_status = i32;
 
 /// ABI version, `(major << 16) | minor`.
-pub const ROBOTA_ABI_VERSION: u32 = 0x0001_0001;
+pub const ROBOTA_ABI_VERSION: u32 = 0x0001_0002;
 
 /// Success.
 pub const ROBOTA_OK: robota_status = 0;
@@ -95,6 +95,11 @@ pub const ROBOTA_EVENT_HOST_IO: u32 = 19;
 /// A host-registered command to run (`{"request_id","name","args"}`); answer it with
 /// `robota_request_respond` and `{"message","success"?,"data"?,"prompt"?}`.
 pub const ROBOTA_EVENT_COMMAND_REQUEST: u32 = 20;
+/// A pending host request became void (ABI v1.2): `{"request_id","request_kind":"permission"|
+/// "hook"|"host_io"|"command"|"tool_call","reason":"aborted"|"turn_ended"|"timeout"|
+/// "session_closed"}`, after the request's own event and before its turn's `TURN_COMPLETED`
+/// (`SESSION_CLOSED` on close). Answering the request afterwards is `ROBOTA_E_STALE`.
+pub const ROBOTA_EVENT_REQUEST_CANCELLED: u32 = 21;
 
 /// Log level: trace.
 pub const ROBOTA_LOG_TRACE: i32 = 0;
@@ -223,11 +228,12 @@ mod tests {
         assert_eq!(ROBOTA_EVENT_SUBAGENT, events::SUBAGENT);
         assert_eq!(ROBOTA_EVENT_HOST_IO, events::HOST_IO);
         assert_eq!(ROBOTA_EVENT_COMMAND_REQUEST, events::COMMAND_REQUEST);
+        assert_eq!(ROBOTA_EVENT_REQUEST_CANCELLED, events::REQUEST_CANCELLED);
         assert_eq!(ROBOTA_ABI_VERSION >> 16, 1);
         assert_eq!(
             ROBOTA_ABI_VERSION & 0xffff,
-            1,
-            "v1.1 functions are in the header"
+            2,
+            "v1.2 functions are in the header"
         );
         assert_eq!(
             super::super::api_lib::robota_abi_version(),

@@ -6,7 +6,7 @@ namespace Robota
     public static class RobotaLibrary
     {
         /// <summary>The ABI this binding was written against: <c>(major &lt;&lt; 16) | minor</c> (include/robota.h ROBOTA_ABI_VERSION).</summary>
-        public const uint BindingAbiVersion = 0x00010001;
+        public const uint BindingAbiVersion = 0x00010002;
 
         private static readonly object Gate = new object();
         private static bool checkedAbi;

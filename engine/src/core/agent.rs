@@ -135,7 +135,12 @@ pub struct RunOptions {
     pub budget: Option<std::sync::Arc<super::budget::Budget>>,
     /// Asked before every round after the first (see [`BetweenRounds`]).
     pub between_rounds: Option<BetweenRounds>,
+    /// Called once the user's message is in the history, before the first model request.
+    pub on_user_appended: Option<UserAppendedFn>,
 }
+
+/// See [`RunOptions::on_user_appended`].
+pub type UserAppendedFn = std::sync::Arc<dyn Fn() + Send + Sync>;
 
 /// The between-rounds check of a run: before every round after the first the engine sends a
 /// reply channel and waits; the answer says whether the history was replaced meanwhile

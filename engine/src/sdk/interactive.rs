@@ -34,6 +34,7 @@ mod input;
 mod observer;
 mod parent;
 mod queue;
+mod results;
 mod settings;
 mod streaming;
 mod turn;
@@ -42,6 +43,7 @@ mod window;
 
 pub use compact::is_compact_command;
 pub use input::{TurnInput, TurnOutcome};
+pub use results::RESULTS_KEPT;
 
 /// Outcomes remembered for `wait` on finished turns.
 const OUTCOMES_KEPT: usize = 1024;
@@ -130,6 +132,12 @@ struct State {
     queued: Option<(u64, TurnInput)>,
     next_turn: u64,
     outcomes: VecDeque<(u64, TurnOutcome)>,
+    /// The result documents of the most recent finished turns (see [`results`]).
+    results: VecDeque<(u64, String)>,
+    /// Id of the user message the running turn announced at its start (not yet committed).
+    announced_user: Option<String>,
+    /// The first failed turn no wait has reported yet (`wait(0)` returns it).
+    unreported_failure: Option<u64>,
     streaming_text: String,
     /// The `CONTEXT_WINDOW_ASSUMED` warning was sent.
     window_warned: bool,

@@ -159,6 +159,8 @@ pub struct SessionRunOptions {
     pub tool_choice: Option<ToolChoice>,
     /// The session's budget (checked before each model call).
     pub budget: Option<std::sync::Arc<crate::core::budget::Budget>>,
+    /// Called once the user's message is in the history, before the first model request.
+    pub on_user_appended: Option<crate::core::agent::UserAppendedFn>,
 }
 
 /// Why a run failed.

@@ -7,9 +7,9 @@ writes OUT_DIR in the GOPROXY protocol's layout (https://go.dev/ref/mod#goproxy-
 the module of bindings/go at the version v<version of the robota package in Cargo.toml>:
 
     OUT_DIR/<module>/@v/list                     the version
-    OUT_DIR/<module>/@v/v1.1.0.info              {"Version": ..., "Time": ...}
-    OUT_DIR/<module>/@v/v1.1.0.mod               bindings/go/go.mod
-    OUT_DIR/<module>/@v/v1.1.0.zip               the module's files under <module>@v1.1.0/
+    OUT_DIR/<module>/@v/v1.2.0.info              {"Version": ..., "Time": ...}
+    OUT_DIR/<module>/@v/v1.2.0.mod               bindings/go/go.mod
+    OUT_DIR/<module>/@v/v1.2.0.zip               the module's files under <module>@v1.2.0/
 
 The zip holds what `go mod download` of the tag bindings/go/v<version> would: every file under
 bindings/go except version-control directories, vendor/ and nested modules. A module then uses

@@ -11,7 +11,7 @@ let robotaURL = Context.environment["ROBOTA_SWIFT_URL"] ?? "https://github.com/r
 let package = Package(
     name: "Consumer",
     platforms: [.macOS(.v12), .iOS(.v15)],
-    dependencies: [.package(url: robotaURL, from: "1.1.0")],
+    dependencies: [.package(url: robotaURL, from: "1.2.0")],
     targets: [
         .executableTarget(name: "Consumer", dependencies: [.product(name: "Robota", package: "robota-native")]),
     ]

@@ -5,6 +5,7 @@ mod c_abi;
 mod config_unknown_keys;
 mod crash_safety;
 mod docs_snippets;
+mod ffi_abi12;
 mod ffi_error_classes;
 mod ffi_inline_delivery;
 mod ffi_session_run;

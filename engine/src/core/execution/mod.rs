@@ -236,6 +236,9 @@ pub async fn execute(
     );
     let user = tag_with_execution(user, &execution_id);
     let turn_start = append_user_turn(config, store, user, &emitter);
+    if let Some(f) = &options.on_user_appended {
+        f();
+    }
     let mut ctx = RunCtx::new(config, store, &options, emitter);
 
     let end = run_loop::run_rounds(&mut ctx, max_rounds, &execution_id, turn_start).await;

@@ -89,8 +89,7 @@ pub async fn ask(
             "the host cannot answer command requests (the session has no event callback)".into(),
         );
     }
-    let pending = link.shared.pending();
-    let (id, rx) = pending.issue(PendingKind::Command, link.owner);
+    let (id, rx) = link.issue(PendingKind::Command);
     link.emit(
         events::COMMAND_REQUEST,
         json!({"request_id": id, "name": name, "args": args}),
@@ -98,11 +97,11 @@ pub async fn ask(
     match await_answer(rx, cancel, link.request_timeout_ms).await {
         Some(Ok(Answer::Response(v))) => reply_of(&v),
         Some(Ok(Answer::Tool { .. })) | None => {
-            pending.cancel(id);
+            link.withdraw_request(id, PendingKind::Command, false);
             Err("the command request was cancelled".into())
         }
         Some(Err(())) => {
-            pending.cancel(id);
+            link.withdraw_request(id, PendingKind::Command, true);
             Err(format!(
                 "command request {id} was not answered within {} ms",
                 link.request_timeout_ms

@@ -62,6 +62,9 @@ pub const HOST_IO: u32 = 19;
 /// `ROBOTA_EVENT_COMMAND_REQUEST`: a host-registered command to run
 /// (`{"request_id","name","args"}`), answered with `robota_request_respond`.
 pub const COMMAND_REQUEST: u32 = 20;
+/// `ROBOTA_EVENT_REQUEST_CANCELLED`: a pending host request became void
+/// (`{"request_id","request_kind","reason"}`, see [`crate::sdk::host::cancelled`]).
+pub const REQUEST_CANCELLED: u32 = 21;
 
 /// The `type` string of an event kind.
 pub fn kind_name(kind: u32) -> &'static str {
@@ -86,6 +89,7 @@ pub fn kind_name(kind: u32) -> &'static str {
         SUBAGENT => "subagent",
         HOST_IO => "host_io",
         COMMAND_REQUEST => "command_request",
+        REQUEST_CANCELLED => "request_cancelled",
         _ => "unknown",
     }
 }

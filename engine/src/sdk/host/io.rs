@@ -50,11 +50,7 @@ impl HostIoPort {
                 "host I/O: the session was released; nobody can answer",
             ));
         }
-        let (id, rx) = self
-            .link
-            .shared
-            .pending()
-            .issue(PendingKind::HostIo, self.link.owner);
+        let (id, rx) = self.link.issue(PendingKind::HostIo);
         self.link.emit_event(events::Event::json(
             events::HOST_IO,
             self.link.turn.load(Ordering::Relaxed),
@@ -281,7 +277,9 @@ impl ProcessPort for HostIoPort {
         let map = match answer {
             Ok(a) => parse_answer("exec", a)?,
             Err(end) => {
-                self.link.shared.pending().cancel(id);
+                let timed_out = matches!(end, ShellEnd::TimedOut);
+                self.link
+                    .withdraw_request(id, PendingKind::HostIo, timed_out);
                 return Ok(ShellOutput {
                     stdout: Vec::new(),
                     stderr: Vec::new(),

@@ -2,6 +2,7 @@
 //! ids and the host's answers, and the approvals and hook requests of a session run.
 
 pub mod answers;
+pub mod cancelled;
 pub mod io;
 pub mod io_handler;
 pub mod pending;

@@ -65,7 +65,19 @@ pub enum AnswerError {
 struct Entry {
     kind: PendingKind,
     owner: u64,
+    turn: u64,
     tx: oneshot::Sender<Answer>,
+}
+
+/// An id withdrawn without an answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Withdrawn {
+    /// The id.
+    pub id: u64,
+    /// What it waited for.
+    pub kind: PendingKind,
+    /// The turn that issued it (0 = none).
+    pub turn: u64,
 }
 
 /// The per-runtime registry.
@@ -85,11 +97,24 @@ impl PendingRegistry {
         self.map.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Issues a new id owned by session `owner`.
-    pub fn issue(&self, kind: PendingKind, owner: u64) -> (u64, oneshot::Receiver<Answer>) {
+    /// Issues a new id owned by session `owner` for its turn `turn` (0 = none).
+    pub fn issue(
+        &self,
+        kind: PendingKind,
+        owner: u64,
+        turn: u64,
+    ) -> (u64, oneshot::Receiver<Answer>) {
         let id = self.next.fetch_add(1, Ordering::Relaxed) + 1;
         let (tx, rx) = oneshot::channel();
-        self.lock().insert(id, Entry { kind, owner, tx });
+        self.lock().insert(
+            id,
+            Entry {
+                kind,
+                owner,
+                turn,
+                tx,
+            },
+        );
         (id, rx)
     }
 
@@ -147,26 +172,46 @@ impl PendingRegistry {
         self.lock().remove(&id).is_some()
     }
 
-    /// Withdraws every id of session `owner`; returns them with their kinds.
-    pub fn cancel_owner(&self, owner: u64) -> Vec<(u64, PendingKind)> {
-        let mut map = self.lock();
-        let ids: Vec<(u64, PendingKind)> = map
-            .iter()
-            .filter(|(_, e)| e.owner == owner)
-            .map(|(id, e)| (*id, e.kind))
-            .collect();
-        for (id, _) in &ids {
-            map.remove(id);
-        }
-        ids
+    /// Withdraws every id of session `owner`; returns them in issue order.
+    pub fn cancel_owner(&self, owner: u64) -> Vec<Withdrawn> {
+        self.withdraw_where(|e| e.owner == owner)
     }
 
-    /// Withdraws every id of kind `kind` of session `owner`; returns how many were waiting.
-    pub fn cancel_owner_kind(&self, owner: u64, kind: PendingKind) -> usize {
+    /// Withdraws every id of kind `kind` of session `owner`; returns them in issue order.
+    pub fn cancel_owner_kind(&self, owner: u64, kind: PendingKind) -> Vec<Withdrawn> {
+        self.withdraw_where(|e| e.owner == owner && e.kind == kind)
+    }
+
+    /// Withdraws every id turn `turn` of session `owner` issued; returns them in issue order.
+    pub fn cancel_owner_turn(&self, owner: u64, turn: u64) -> Vec<Withdrawn> {
+        self.withdraw_where(|e| e.owner == owner && e.turn == turn)
+    }
+
+    /// Withdraws the ids of session `owner` that no waiter of its running turn `running`
+    /// (0 = none) reports: every id of another turn, and host I/O (its waiters block on
+    /// threads of their own). Returns them in issue order.
+    pub fn cancel_owner_but_turn(&self, owner: u64, running: u64) -> Vec<Withdrawn> {
+        self.withdraw_where(|e| {
+            e.owner == owner && (running == 0 || e.turn != running || e.kind == PendingKind::HostIo)
+        })
+    }
+
+    fn withdraw_where(&self, matches: impl Fn(&Entry) -> bool) -> Vec<Withdrawn> {
         let mut map = self.lock();
-        let before = map.len();
-        map.retain(|_, e| e.owner != owner || e.kind != kind);
-        before - map.len()
+        let mut ids: Vec<Withdrawn> = map
+            .iter()
+            .filter(|(_, e)| matches(e))
+            .map(|(id, e)| Withdrawn {
+                id: *id,
+                kind: e.kind,
+                turn: e.turn,
+            })
+            .collect();
+        for w in &ids {
+            map.remove(&w.id);
+        }
+        ids.sort_by_key(|w| w.id);
+        ids
     }
 
     /// Number of ids waiting.
@@ -187,8 +232,8 @@ mod tests {
     #[test]
     fn ids_are_unique_and_stale_after_answer() {
         let r = PendingRegistry::new();
-        let (a, mut rxa) = r.issue(PendingKind::ToolCall, 1);
-        let (b, _rxb) = r.issue(PendingKind::Permission, 1);
+        let (a, mut rxa) = r.issue(PendingKind::ToolCall, 1, 1);
+        let (b, _rxb) = r.issue(PendingKind::Permission, 1, 1);
         assert_eq!((a, b), (1, 2));
         let ans = Answer::Tool {
             value: Value::from("ok"),
@@ -208,8 +253,34 @@ mod tests {
             r.answer(b, &[PendingKind::ToolCall], ans),
             Err(AnswerError::NotFound(m)) if m == "id 2 is a permission request, not a tool call"
         ));
-        assert_eq!(r.cancel_owner(1), vec![(2, PendingKind::Permission)]);
-        let (c, _) = r.issue(PendingKind::Hook, 2);
+        assert_eq!(
+            r.cancel_owner(1),
+            vec![Withdrawn {
+                id: 2,
+                kind: PendingKind::Permission,
+                turn: 1
+            }]
+        );
+        let (c, _) = r.issue(PendingKind::Hook, 2, 0);
         assert_eq!(c, 3);
+    }
+
+    #[test]
+    fn withdrawals_select_by_kind_and_turn_in_issue_order() {
+        let r = PendingRegistry::new();
+        let _a = r.issue(PendingKind::HostIo, 7, 1);
+        let _b = r.issue(PendingKind::Hook, 7, 2);
+        let _c = r.issue(PendingKind::HostIo, 7, 2);
+        let _d = r.issue(PendingKind::HostIo, 8, 2);
+        let w = |id, kind, turn| Withdrawn { id, kind, turn };
+        assert_eq!(
+            r.cancel_owner_turn(7, 2),
+            vec![w(2, PendingKind::Hook, 2), w(3, PendingKind::HostIo, 2)]
+        );
+        assert_eq!(
+            r.cancel_owner_kind(7, PendingKind::HostIo),
+            vec![w(1, PendingKind::HostIo, 1)]
+        );
+        assert_eq!(r.len(), 1);
     }
 }

@@ -63,11 +63,7 @@ impl ApprovalHandler for HostApproval {
         if !self.link.can_answer {
             return default;
         }
-        let (id, rx) = self
-            .link
-            .shared
-            .pending()
-            .issue(PendingKind::Permission, self.link.owner);
+        let (id, rx) = self.link.issue(PendingKind::Permission);
         self.link.emit(
             events::PERMISSION_REQUEST,
             json!({
@@ -80,11 +76,13 @@ impl ApprovalHandler for HostApproval {
         match await_answer(rx, &cancel, self.link.request_timeout_ms).await {
             Some(Ok(Answer::Response(v))) => approval_from_answer(&v),
             Some(Ok(Answer::Tool { .. })) | None => {
-                self.link.shared.pending().cancel(id);
+                self.link
+                    .withdraw_request(id, PendingKind::Permission, false);
                 ApprovalDecision::Deny
             }
             Some(Err(())) => {
-                self.link.shared.pending().cancel(id);
+                self.link
+                    .withdraw_request(id, PendingKind::Permission, true);
                 let what = if default == ApprovalDecision::Allow {
                     "allowed"
                 } else {
@@ -123,11 +121,7 @@ impl HookExecutor for HostHookExecutor {
         if !self.link.answerable() {
             return HookResult::default();
         }
-        let (id, rx) = self
-            .link
-            .shared
-            .pending()
-            .issue(PendingKind::Hook, self.link.owner);
+        let (id, rx) = self.link.issue(PendingKind::Hook);
         if !self.link.answerable() {
             // Released while issuing: the release's withdrawal may have run before the issue.
             self.link.shared.pending().cancel(id);
@@ -153,11 +147,11 @@ impl HookExecutor for HostHookExecutor {
                 HookResult::new(code, text("stdout"), text("stderr"))
             }
             Some(Ok(Answer::Tool { .. })) | None => {
-                self.link.shared.pending().cancel(id);
+                self.link.withdraw_request(id, PendingKind::Hook, false);
                 HookResult::default()
             }
             Some(Err(())) => {
-                self.link.shared.pending().cancel(id);
+                self.link.withdraw_request(id, PendingKind::Hook, true);
                 self.link.emit(
                     events::WARNING,
                     json!({"message": format!("hook request {id} was not answered within {} ms; proceeding", self.link.request_timeout_ms), "request_id": id}),

@@ -180,12 +180,20 @@ pub struct SessionLink {
     /// Set when the host released the session handle: nobody can answer any more (shared
     /// with the session's transcript, which then does not wait for its last lines).
     pub released: Arc<AtomicBool>,
+    /// Why requests become void, and those to report at the turn's end.
+    pub cancels: crate::sdk::host::cancelled::CancelState,
 }
 
 impl SessionLink {
     /// Whether a request issued now can still be answered by the host.
     pub fn answerable(&self) -> bool {
         self.can_answer && !self.released.load(Ordering::Acquire)
+    }
+
+    /// Issues an answerable id of `kind` for the running turn.
+    pub fn issue(&self, kind: PendingKind) -> (u64, tokio::sync::oneshot::Receiver<Answer>) {
+        let turn = self.turn.load(Ordering::Relaxed);
+        self.shared.pending().issue(kind, self.owner, turn)
     }
 
     /// Emits an event for the running turn.
@@ -232,6 +240,25 @@ pub async fn await_answer(
     }
 }
 
+impl SessionHostTool {
+    /// The call waits no more: `TOOL_CALL_CANCELLED` then `REQUEST_CANCELLED`, unless it was
+    /// withdrawn already (whoever withdrew it reports both).
+    fn cancel_call(&self, call_id: u64, timed_out: bool) {
+        let link = &self.link;
+        if !link.shared.pending().cancel(call_id) {
+            return;
+        }
+        link.emit(events::TOOL_CALL_CANCELLED, json!({"call_id": call_id}));
+        let reason = if timed_out {
+            crate::sdk::host::cancelled::CancelReason::Timeout
+        } else {
+            link.cancel_reason()
+        };
+        let turn = link.turn.load(Ordering::Relaxed);
+        link.report_cancelled(call_id, PendingKind::ToolCall, turn, reason);
+    }
+}
+
 #[async_trait]
 impl Tool for SessionHostTool {
     fn name(&self) -> &str {
@@ -252,8 +279,7 @@ impl Tool for SessionHostTool {
 
     async fn execute(&self, args: Value, ctx: &ToolContext) -> ToolResult {
         self.def.check_args(&args)?;
-        let pending = self.link.shared.pending();
-        let (call_id, rx) = pending.issue(PendingKind::ToolCall, self.link.owner);
+        let (call_id, rx) = self.link.issue(PendingKind::ToolCall);
         self.link.emit_event(Event {
             kind: events::TOOL_CALL,
             turn_id: self.link.turn.load(Ordering::Relaxed),
@@ -277,20 +303,14 @@ impl Tool for SessionHostTool {
             }
             Some(Ok(Answer::Response(v))) => Ok(v),
             Some(Err(())) => {
-                if pending.cancel(call_id) {
-                    self.link
-                        .emit(events::TOOL_CALL_CANCELLED, json!({"call_id": call_id}));
-                }
+                self.cancel_call(call_id, true);
                 Err(format!(
                     "Host tool \"{}\" did not answer within {} ms",
                     self.def.name, self.def.timeout_ms
                 ))
             }
             None => {
-                if pending.cancel(call_id) {
-                    self.link
-                        .emit(events::TOOL_CALL_CANCELLED, json!({"call_id": call_id}));
-                }
+                self.cancel_call(call_id, false);
                 Err(INTERRUPTED_TOOL_ERROR.to_string())
             }
         }

@@ -216,6 +216,7 @@ fn open_link(
             .unwrap_or(shared.request_timeout_ms()),
         can_answer,
         released,
+        cancels: Default::default(),
     });
     (link, transcript_warning)
 }

@@ -41,10 +41,9 @@ impl InteractiveSession {
     }
 
     fn emit_closed(&self) {
-        self.inner
-            .core
-            .link
-            .emit_event(Event::json(events::SESSION_CLOSED, 0, json!({})));
+        let link = &self.inner.core.link;
+        link.report_all_cancelled();
+        link.emit_event(Event::json(events::SESSION_CLOSED, 0, json!({})));
     }
 
     /// The host released its handle (`robota_session_free`): nobody can answer requests any

@@ -6,9 +6,12 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
+use super::results::{never_submitted, report_first_failure, report_outcome};
 use super::{InteractiveSession, Phase, State, TurnInput, TurnOutcome, OUTCOMES_KEPT};
 use crate::sdk::error::{ErrorCode, SdkError, SdkResult};
 use crate::sdk::events::{self, Event};
+use crate::sdk::host::cancelled::CancelReason;
+use crate::sdk::host::pending::PendingKind;
 
 impl InteractiveSession {
     /// Submits a prompt; returns its turn id. Queues when a turn runs; [`ErrorCode::Busy`] when
@@ -108,8 +111,9 @@ impl InteractiveSession {
         }
     }
 
-    /// Aborts turn `turn_id` (0 = the running one) and clears the queue. Idempotent; aborting a
-    /// finished turn does nothing. [`ErrorCode::NotFound`] for an id never issued.
+    /// Aborts turn `turn_id`: the running turn stops, a queued one is dropped alone (the other
+    /// goes on); 0 = the running turn and the queued prompt. Idempotent; aborting a finished
+    /// turn does nothing. [`ErrorCode::NotFound`] for an id never issued.
     pub fn abort(&self, turn_id: u64) -> SdkResult<()> {
         let dropped = {
             let mut st = self.inner.core.lock();
@@ -123,15 +127,19 @@ impl InteractiveSession {
             let queued = st.queued.as_ref().map(|q| q.0);
             if turn_id == 0 || Some(turn_id) == running {
                 if let Some((_, c)) = &st.current {
+                    let link = &self.inner.core.link;
+                    link.set_cancel_reason(Some(CancelReason::Aborted));
                     c.cancel();
+                    // Host I/O waits on blocking threads: withdraw its ids (late answers are
+                    // stale); they are reported before the turn's `turn_completed`.
+                    let io = link
+                        .shared
+                        .pending()
+                        .cancel_owner_kind(link.owner, PendingKind::HostIo);
+                    link.defer_cancelled(io, CancelReason::Aborted);
                 }
-                // Host I/O waits on blocking threads: withdraw its ids (late answers are stale).
-                let link = &self.inner.core.link;
-                link.shared
-                    .pending()
-                    .cancel_owner_kind(link.owner, crate::sdk::host::pending::PendingKind::HostIo);
-                take_queued(&mut st)
-            } else if Some(turn_id) == queued {
+            }
+            if turn_id == 0 || Some(turn_id) == queued {
                 take_queued(&mut st)
             } else {
                 None
@@ -153,13 +161,15 @@ impl InteractiveSession {
     /// nothing else is left to report, `session_closed` follows (it is always the last event).
     pub(super) fn drop_queued(&self, id: u64) {
         let core = &self.inner.core;
-        core.wake_waiters();
-        core.link.emit_event(Event::json(
+        let event = Event::json(
             events::TURN_COMPLETED,
             id,
             json!({"turn_id": id, "stop_reason": "aborted", "started": false, "response": "",
                    "tool_summaries": [], "context_state": self.context_state(), "usage": null}),
-        ));
+        );
+        self.keep_result(&event);
+        core.wake_waiters();
+        core.link.emit_event(event);
         let emit_closed = {
             let mut st = core.lock();
             st.drop_reports = st.drop_reports.saturating_sub(1);
@@ -174,19 +184,30 @@ impl InteractiveSession {
     /// turn (if any) has reported, `SessionEnd` hooks fire (once) and `session_closed` follows.
     pub fn close(&self) {
         let core = &self.inner.core;
-        let (dropped, emit_now) = {
+        let (dropped, emit_now, running) = {
             let mut st = core.lock();
             if st.phase.closed() {
                 return;
             }
             st.phase = st.phase.close();
-            if let Some((_, c)) = &st.current {
+            let mut running = 0;
+            if let Some((id, c)) = &st.current {
+                core.link
+                    .set_cancel_reason(Some(CancelReason::SessionClosed));
                 c.cancel();
+                running = *id;
             }
             let dropped = take_queued(&mut st);
-            (dropped, take_closed_report(&mut st))
+            (dropped, take_closed_report(&mut st), running)
         };
-        core.link.shared.pending().cancel_owner(core.link.owner);
+        // The running turn's waiters report their own requests as they stop waiting.
+        let withdrawn = core
+            .link
+            .shared
+            .pending()
+            .cancel_owner_but_turn(core.link.owner, running);
+        core.link
+            .defer_cancelled(withdrawn, CancelReason::SessionClosed);
         self.inner.mcp.close();
         core.wake_waiters();
         if let Some(q) = dropped {
@@ -209,10 +230,7 @@ impl InteractiveSession {
         let mut st = core.lock();
         loop {
             if turn_id > st.next_turn {
-                return Err(SdkError::new(
-                    ErrorCode::NotFound,
-                    format!("turn {turn_id} was never submitted on this session"),
-                ));
+                return Err(never_submitted(turn_id));
             }
             let pending = if turn_id == 0 {
                 st.phase.executing() || st.queued.is_some()
@@ -220,24 +238,10 @@ impl InteractiveSession {
                 st.turn_pending(turn_id)
             };
             if !pending {
-                if turn_id == 0 {
-                    return Ok(());
-                }
-                return match st.outcomes.iter().find(|(id, _)| *id == turn_id) {
-                    Some((_, TurnOutcome::Aborted)) => Err(SdkError::new(
-                        ErrorCode::Aborted,
-                        format!("turn {turn_id} was aborted"),
-                    )),
-                    Some((_, TurnOutcome::Budget(m))) => Err(SdkError::new(
-                        ErrorCode::Budget,
-                        format!("turn {turn_id} stopped: {m}"),
-                    )),
-                    Some((_, TurnOutcome::Failed(m, details))) => Err(SdkError {
-                        code: ErrorCode::Provider,
-                        message: format!("turn {turn_id} failed: {m}"),
-                        details: Some(Box::new(details.clone())),
-                    }),
-                    _ => Ok(()),
+                return if turn_id == 0 {
+                    report_first_failure(&mut st)
+                } else {
+                    report_outcome(&mut st, turn_id)
                 };
             }
             match deadline {
@@ -314,6 +318,9 @@ pub(super) fn take_closed_report(st: &mut State) -> bool {
 }
 
 pub(super) fn push_outcome(st: &mut State, id: u64, o: TurnOutcome) {
+    if o != TurnOutcome::Done && st.unreported_failure.is_none() {
+        st.unreported_failure = Some(id);
+    }
     if st.outcomes.len() >= OUTCOMES_KEPT {
         st.outcomes.pop_front();
     }

@@ -64,7 +64,15 @@ impl InteractiveSession {
         } else {
             None
         };
+        // The user's message is in the history: it was announced already (skipped here),
+        // what came before it is reported now, before any model request.
+        let me = self.clone();
+        let on_user_appended: crate::core::agent::UserAppendedFn = Arc::new(move || {
+            me.skip_announced_user();
+            me.flush_messages();
+        });
         SessionRunOptions {
+            on_user_appended: Some(on_user_appended),
             cancel: Some(cancel.clone()),
             on_text_delta: Some(on_text),
             on_thinking_delta: Some(on_thinking),

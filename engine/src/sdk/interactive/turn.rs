@@ -30,9 +30,10 @@ impl InteractiveSession {
         let Some(input) = self.host_command_turn(turn_id, input, &cancel).await else {
             return;
         };
+        let user = self.announce_user_message(turn_id, &input);
         self.prepare_context(turn_id, &cancel).await;
         let start_idx = self.inner.session.agent().message_count();
-        let result = self.call_engine(turn_id, &input, &cancel).await;
+        let result = self.call_engine(turn_id, &input, user, &cancel).await;
         let outcome = match result {
             Err(e) => self.outcome_of_error(turn_id, e),
             Ok(r) => self.outcome_of_run(turn_id, start_idx, r),
@@ -45,6 +46,7 @@ impl InteractiveSession {
     fn begin_turn(&self, turn_id: u64, input: &TurnInput) {
         let core = &self.inner.core;
         core.link.turn.store(turn_id, Ordering::Relaxed);
+        core.link.set_cancel_reason(None);
         {
             let mut st = core.lock();
             st.streaming_text.clear();
@@ -69,6 +71,18 @@ impl InteractiveSession {
         );
     }
 
+    /// The user's `message` event, right after `turn_started` and before any model request;
+    /// the message is the one the turn then commits (its later flush skips it).
+    fn announce_user_message(&self, turn_id: u64, input: &TurnInput) -> Message {
+        let user = Message::user(input.text.clone());
+        self.inner.core.lock().announced_user = Some(user.id.clone());
+        self.inner
+            .core
+            .link
+            .emit_event(Event::doc(events::MESSAGE, turn_id, &user));
+        user
+    }
+
     /// Before the model call: the context window is known, the context compacted when due,
     /// and the MCP tools in sync.
     async fn prepare_context(&self, turn_id: u64, cancel: &CancellationToken) {
@@ -82,6 +96,7 @@ impl InteractiveSession {
         &self,
         turn_id: u64,
         input: &TurnInput,
+        user: Message,
         cancel: &CancellationToken,
     ) -> Result<ExecutionResult, SessionRunError> {
         let inner = &self.inner;
@@ -94,10 +109,7 @@ impl InteractiveSession {
         if let Some(b) = &inner.budget {
             b.begin_turn();
         }
-        let result = inner
-            .session
-            .run(Message::user(input.text.clone()), opts)
-            .await;
+        let result = inner.session.run(user, opts).await;
         if let Some(b) = &inner.budget {
             b.end_turn();
         }
@@ -329,6 +341,8 @@ impl InteractiveSession {
         usage: Option<TokenUsage>,
         error: Option<(&str, Value)>,
     ) {
+        // Requests the turn leaves void, reported before its end.
+        self.inner.core.link.report_turn_cancelled(turn_id);
         self.persist_before_report(turn_id);
         // The turn's own messages only (not a copy of the whole history).
         let turn_msgs: Vec<Arc<Message>> = if start_idx == usize::MAX {
@@ -342,8 +356,9 @@ impl InteractiveSession {
             Some((e, details)) => (Some(*e), Some(details)),
             None => (None, None),
         };
-        self.inner.core.link.emit_doc(
+        let event = Event::doc(
             events::TURN_COMPLETED,
+            turn_id,
             &TurnCompletedFields {
                 turn_id,
                 stop_reason,
@@ -356,6 +371,8 @@ impl InteractiveSession {
                 error_details,
             },
         );
+        self.keep_result(&event);
+        self.inner.core.link.emit_event(event);
     }
 
     /// Saves the session (when `persist` is on) before its `TURN_COMPLETED` is emitted: a host

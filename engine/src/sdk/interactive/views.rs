@@ -138,6 +138,23 @@ impl InteractiveSession {
         })
     }
 
+    /// Counts the user message the turn announced at its start as reported, when it is the
+    /// next one to report (and every message before it was reported).
+    pub(super) fn skip_announced_user(&self) {
+        let Some(id) = self.inner.core.lock().announced_user.take() else {
+            return;
+        };
+        let at = {
+            let store = self.inner.session.agent().store();
+            let s = store.lock().unwrap_or_else(|p| p.into_inner());
+            s.messages().iter().rposition(|m| m.id == id)
+        };
+        let mut st = self.inner.core.lock();
+        if at.is_some_and(|i| st.msg_flushed == i) {
+            st.msg_flushed += 1;
+        }
+    }
+
     pub(super) fn flush_messages(&self) {
         // Only the messages not reported yet are copied (not the whole history per round).
         let mut from = self.inner.core.lock().msg_flushed;

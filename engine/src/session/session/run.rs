@@ -145,6 +145,7 @@ impl Session {
             tool_choice: opts.tool_choice.clone(),
             budget: opts.budget.clone(),
             between_rounds: self.auto_compact_threshold().map(|_| round_tx),
+            on_user_appended: opts.on_user_appended.clone(),
         };
         let run = self.agent.run(message, run_opts);
         tokio::pin!(run);
