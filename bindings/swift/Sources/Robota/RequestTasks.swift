@@ -14,6 +14,30 @@ public struct RequestKind: RawRepresentable, Codable, Hashable, Sendable, Expres
     public static let toolCall: RequestKind = "tool_call"
 }
 
+/// Why a host request became void (`Event.requestCancelled`). Known reasons are static
+/// members; later ones pass through.
+public struct CancelReason: RawRepresentable, Codable, Hashable, Sendable, ExpressibleByStringLiteral {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public init(stringLiteral value: String) { rawValue = value }
+
+    public static let aborted: CancelReason = "aborted"
+    public static let turnEnded: CancelReason = "turn_ended"
+    public static let timeout: CancelReason = "timeout"
+    public static let sessionClosed: CancelReason = "session_closed"
+}
+
+/// `ROBOTA_EVENT_REQUEST_CANCELLED`: request `requestID` of `requestKind` no longer waits for
+/// an answer (answering it throws `.stale`).
+public struct RequestCancelled: Codable, Sendable, Equatable {
+    public let requestID: UInt64
+    public let requestKind: RequestKind
+    public let reason: CancelReason
+    enum CodingKeys: String, CodingKey {
+        case requestID = "request_id", requestKind = "request_kind", reason
+    }
+}
+
 /// The tasks running permission, hook and host I/O handlers, by request, so the request's
 /// cancellation (`Event.requestCancelled`) cancels its handler. A task is registered before it
 /// can finish (under the lock), and removes itself when done.

@@ -95,7 +95,7 @@ final class CancellationTests: XCTestCase {
 }
 
 /// Continuations of handlers waiting to be cancelled.
-private final class Parked: @unchecked Sendable {
+final class Parked: @unchecked Sendable {
     private let lock = NSLock()
     private var parked: [CheckedContinuation<Void, Never>] = []
     private var cancelled = false
