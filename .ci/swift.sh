@@ -2,7 +2,8 @@
 # The Swift binding: the root Package.swift over the installed library (.ci/prefix.sh: CRobota
 # is a system library found through robota.pc), with Swift 6.0 through ../shared/tools/swift-run
 # (this Debian 12 machine has no Swift). It evaluates the manifest as a release rewrites it
-# (CRobota: the XCFramework by URL on Apple platforms), runs the XCTest suite, the chat example
+# (CRobota: the XCFramework by URL on Apple platforms), runs the XCTest suite (also under
+# ThreadSanitizer, with bindings/swift/tsan.supp), the chat example
 # non-interactively (offline, one prompt, no terminal: the permission prompt reads end of input
 # and declines), then the consumer tests/install/swift, which depends on Robota by URL and
 # version: a local git repository of this commit tagged with the library's version, so SwiftPM
@@ -88,8 +89,16 @@ for os, fields in want.items():
         sys.exit(f"swift.sh: the released manifest ({os}) has CRobota {got}, expected {fields}")
 PY
 
+echo "swift: the library and the example in the Swift 6 language mode (complete concurrency checking)"
+# The manifest stays at tools 5.9 (language mode 5) for consumers with older toolchains; what
+# ships builds in both modes. The tests stay in mode 5: swift-corelibs-xctest's test discovery
+# cannot cast the @Sendable test methods of mode 6 (the runner aborts).
+in_swift . swift build --scratch-path "$work/swift6" --product robota-chat -Xswiftc -swift-version -Xswiftc 6
 echo "swift: the XCTest suite of the root package"
 in_swift . swift test --scratch-path "$work/binding"
+echo "swift: the XCTest suite under ThreadSanitizer (suppressions: bindings/swift/tsan.supp, each with why)"
+in_swift . env TSAN_OPTIONS="halt_on_error=1 print_suppressions=1 suppressions=$root/bindings/swift/tsan.supp" \
+  swift test --sanitize=thread --scratch-path "$work/tsan"
 in_swift . swift build --scratch-path "$work/binding" --product robota-chat
 out=$(in_swift . sh -c "\"$work/binding/debug/robota-chat\" hello < /dev/null")
 echo "$out"

@@ -35,6 +35,9 @@ public enum Event: Sendable, Equatable, Codable {
     /// A host command (`SessionConfig.commands`) to run; answer with `Runtime.respond(requestID:json:)`
     /// and `{"message","success"?,"data"?,"prompt"?}`.
     case commandRequest(CommandRequest)
+    /// A pending host request became void (its turn ended, was aborted, it timed out, or the
+    /// session closed); the handler task answering it is cancelled. ABI 1.2.
+    case requestCancelled(RequestCancelled)
     case other(kind: UInt32, payload: JSONValue)
 
     /// Decodes the payload of event `kind` as the C callback hands it over. Never fails: a
@@ -89,6 +92,9 @@ public enum Event: Sendable, Equatable, Codable {
             guard let v = d(HostIOPayload.self) else { return nil }
             self = .hostIO(ioID: v.ioID, request: v.request)
         case ROBOTA_EVENT_COMMAND_REQUEST: guard let v = d(CommandRequest.self) else { return nil }; self = .commandRequest(v)
+        case ROBOTA_EVENT_REQUEST_CANCELLED:
+            guard let v = d(RequestCancelled.self) else { return nil }
+            self = .requestCancelled(v)
         default: return nil
         }
     }

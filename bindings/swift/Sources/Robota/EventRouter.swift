@@ -5,6 +5,7 @@ import Foundation
 struct SessionHandlers: Sendable {
     var permission: PermissionHandler?
     var hook: HookHandler?
+    var command: CommandHandler?
     var observer: EventObserver?
 }
 
@@ -22,13 +23,8 @@ final class EventRouter: CallbackBox, @unchecked Sendable {
     private let lock = NSLock()
     private var streams: [UInt64: Continuation] = [:]
     private var closed = false
-    /// `Session.drive` learns its turn id only when `robota_session_run` returns, after the
-    /// turn's `TURN_COMPLETED` callback has returned (`thread`/`inline` delivery). So while at
-    /// least one drive is in flight, every `turnCompleted` is recorded here by turn id; each
-    /// drive takes its own, and the rest is dropped when the last drive ends.
-    private let driveState = NSLock()
-    private var drivers = 0
-    private var driven: [UInt64: TurnResult] = [:]
+    /// The async `Session.wait` calls, resumed from the turns' completion events.
+    let waiters = TurnWaiters()
 
     init(runtime: Runtime, handlers: SessionHandlers) {
         self.runtime = runtime
@@ -39,6 +35,7 @@ final class EventRouter: CallbackBox, @unchecked Sendable {
         // The session was released with streams still open: they end (their turns were aborted).
         let error = RobotaError(code: .closed, message: "the session was released")
         streams.values.forEach { $0.finish(throwing: error) }
+        waiters.close(error)
     }
 
     /// Submits with `submit` and registers `continuation` for the new turn. The lock is held
@@ -83,34 +80,16 @@ final class EventRouter: CallbackBox, @unchecked Sendable {
             break
         }
         lock.unlock()
-        if case .turnCompleted(let result) = item.event { recordDriven(item.turnID, result) }
         stream?.yield(item.event)
         if case .turnCompleted = item.event { stream?.finish() }
         ending.forEach { $0.finish() }
-    }
-
-    /// Starts recording completed turns for a drive (before `robota_session_run` is called, so
-    /// the driven turn's completion cannot be missed).
-    func beginDrive() {
-        driveState.lock()
-        drivers += 1
-        driveState.unlock()
-    }
-
-    /// Ends a drive and returns the recorded result of `turnID` (nil when none was recorded).
-    func endDrive(turn turnID: UInt64) -> TurnResult? {
-        driveState.lock()
-        defer { driveState.unlock() }
-        let result = driven.removeValue(forKey: turnID)
-        drivers -= 1
-        if drivers == 0 { driven.removeAll() }
-        return result
-    }
-
-    private func recordDriven(_ turnID: UInt64, _ result: TurnResult) {
-        driveState.lock()
-        if drivers > 0 { driven[turnID] = result }
-        driveState.unlock()
+        // Last: a resumed `wait` finds every event of its turn delivered.
+        switch item.event {
+        case .error(let error): waiters.noteError(error, turn: item.turnID)
+        case .turnCompleted(let result): waiters.complete(result, turn: item.turnID)
+        case .sessionClosed: waiters.close(RobotaError(code: .closed, message: "the session was closed"))
+        default: break
+        }
     }
 
     /// Runs what an event asks of the host: handlers for requests, cancellation of tool tasks.
@@ -119,6 +98,12 @@ final class EventRouter: CallbackBox, @unchecked Sendable {
         switch event {
         case .toolCallCancelled(let callID):
             runtime.toolTasks.cancel(callID)
+        case .requestCancelled(let cancelled):
+            if cancelled.requestKind == .toolCall {
+                runtime.toolTasks.cancel(cancelled.requestID)
+            } else {
+                runtime.requestTasks.cancel(cancelled.requestKind, cancelled.requestID)
+            }
         case .toolCall(let call):
             // Pull sessions get calls of handler-backed tools as events: run the handler here.
             if let handler = runtime.toolHandler(named: call.toolName) {
@@ -126,11 +111,21 @@ final class EventRouter: CallbackBox, @unchecked Sendable {
             }
         case .permissionRequest(let request):
             if let handler = handlers.permission {
-                Task { try? runtime.respond(to: request, with: await handler(request)) }
+                runtime.requestTasks.start(.permission, request.requestID) {
+                    try? runtime.respond(to: request, with: await handler(request))
+                }
             }
         case .hookRequest(let request):
             if let handler = handlers.hook {
-                Task { try? runtime.respond(to: request, with: await handler(request)) }
+                runtime.requestTasks.start(.hook, request.requestID) {
+                    try? runtime.respond(to: request, with: await handler(request))
+                }
+            }
+        case .commandRequest(let request):
+            if let handler = handlers.command {
+                runtime.requestTasks.start(.command, request.requestID) {
+                    try? runtime.respond(requestID: request.requestID, json: JSONCoding.encode(await handler(request)))
+                }
             }
         case .hostIO(let ioID, let request):
             runtime.hostIOEvent(ioID: ioID, request: request)

@@ -88,7 +88,7 @@ extension Runtime {
     /// Runs `handler` for one request in a task and answers it.
     func serveHostIO(ioID: UInt64, request: JSONValue, handler: @escaping HostIOHandler) {
         let req = HostIORequest(ioID: ioID, op: request["op"]?.stringValue ?? "", document: request)
-        Task {
+        requestTasks.start(.hostIO, ioID) { [self] in
             var answer: JSONValue
             do {
                 answer = try await handler(req)

@@ -140,3 +140,26 @@ public struct CommandResult: Codable, Sendable, Equatable {
     public let success: Bool
     public let data: JSONValue?
 }
+
+/// Answers a host command (`SessionConfig.commands`), run by `Session.command` or as input
+/// `/name args` (in its own task; the command waits for the answer).
+public typealias CommandHandler = @Sendable (CommandRequest) async -> CommandReply
+
+/// The host's answer to a command request (`{"message","success"?,"data"?,"prompt"?}`).
+public struct CommandReply: Codable, Sendable, Equatable {
+    /// What the user sees.
+    public var message: String
+    /// Whether the command succeeded (the library's default: true).
+    public var success: Bool?
+    /// Structured data for the caller of `Session.command`.
+    public var data: JSONValue?
+    /// A prompt to run as a turn after the command (input `/name args` only).
+    public var prompt: String?
+
+    public init(message: String, success: Bool? = nil, data: JSONValue? = nil, prompt: String? = nil) {
+        self.message = message
+        self.success = success
+        self.data = data
+        self.prompt = prompt
+    }
+}

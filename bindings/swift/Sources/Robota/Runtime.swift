@@ -13,6 +13,7 @@ public typealias EventObserver = @Sendable (TurnEvent) -> Void
 public final class Runtime: @unchecked Sendable {
     let handle: OpaquePointer
     let toolTasks = ToolTasks()
+    let requestTasks = RequestTasks()
     let hostIO = HostIOSlot()
     private let handlersLock = NSLock()
     private var toolHandlers: [String: ToolBox.Handler] = [:]

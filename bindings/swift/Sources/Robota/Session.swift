@@ -30,10 +30,20 @@ public final class Session: @unchecked Sendable {
         runtime.toolTasks.cancelAll(session: handle)
     }
 
-    /// Submits `input` and streams the turn's events, ending after `.turnCompleted`.
-    /// Cancelling the consuming task (or dropping the stream early) aborts the turn. Errors
-    /// of the submit (closed session, a prompt already queued) are thrown by the stream.
-    public func stream(_ input: PromptInput) -> AsyncThrowingStream<Event, Error> {
+    /// The events of one turn of `input`, as an `AsyncSequence` (a `TurnStream`). The turn is
+    /// submitted when the iteration starts, not when the stream is created. The iteration
+    /// throws the turn's failure (`RobotaError.provider`, `.budget`) after its `.turnCompleted`,
+    /// the refusals of the submit (`.closed`, `.busy`, …), and `CancellationError` when the
+    /// iterating task is cancelled, which aborts this turn only. A turn aborted from elsewhere
+    /// (`abort`, `close`) ends the iteration normally with its `.aborted` result.
+    public func stream(_ input: PromptInput) -> TurnStream { TurnStream(session: self, input: input) }
+
+    /// Streams the turn of a plain-text prompt.
+    public func stream(_ prompt: String) -> TurnStream { stream(PromptInput(prompt)) }
+
+    /// Submits `document` and routes the new turn's events to a stream. Dropping the stream
+    /// or cancelling its consumer aborts the turn.
+    func openStream(json document: String) -> AsyncThrowingStream<Event, Error> {
         AsyncThrowingStream { continuation in
             guard delivery != .pull else {
                 continuation.finish(throwing: RobotaError(
@@ -42,7 +52,6 @@ public final class Session: @unchecked Sendable {
                 return
             }
             do {
-                let document = try JSONCoding.encode(input)
                 let turnID = try router.open(continuation) { try submit(json: document) }
                 continuation.onTermination = { [self] termination in
                     if case .cancelled = termination { _ = robota_session_abort(handle, turnID) }
@@ -53,35 +62,20 @@ public final class Session: @unchecked Sendable {
         }
     }
 
-    /// Streams the turn of a plain-text prompt.
-    public func stream(_ prompt: String) -> AsyncThrowingStream<Event, Error> { stream(PromptInput(prompt)) }
-
     /// Runs one turn to its end and returns how it ended. Throws `RobotaError` when the turn
     /// failed (the provider's error, with its taxonomy) and `CancellationError` when the task
     /// was cancelled (the turn is aborted). An abort from elsewhere returns `.aborted`.
+    ///
+    /// The result is the library's result document of the turn (`robota_session_wait_result`),
+    /// read once the stream saw the turn's `.turnCompleted`.
     public func run(_ input: PromptInput) async throws -> TurnResult {
-        var result: TurnResult?
-        var failure: ErrorEvent?
+        var completed: UInt64?
         for try await event in stream(input) {
-            switch event {
-            case .turnCompleted(let r): result = r
-            case .error(let e): failure = e
-            default: break
-            }
+            if case .turnCompleted(let r) = event { completed = r.turnID }
         }
-        try Task.checkCancellation()
-        guard let result else { throw RobotaError(code: .closed, message: "the session closed before the turn completed") }
-        if result.stopReason == .budget {
-            throw RobotaError(turnFailure: failure, status: .budget, fallback: "the session's budget is exhausted")
-        }
-        if result.stopReason == .error {
-            throw RobotaError(turnFailure: failure, status: .provider, fallback: result.error ?? "the turn failed")
-        }
-        return result
+        guard let completed else { throw RobotaError(code: .closed, message: "the session closed before the turn completed") }
+        return try resultDocument(turn: completed, milliseconds: -1)
     }
-
-    /// Runs one turn of a plain-text prompt.
-    public func run(_ prompt: String) async throws -> TurnResult { try await run(PromptInput(prompt)) }
 
     /// Submits a prompt without a stream (`robota_session_submit`) and returns its turn id; its
     /// events reach the session's `onEvent` observer. Queued while a turn runs (one at most;
@@ -103,29 +97,6 @@ public final class Session: @unchecked Sendable {
     /// Closes the session but keeps it readable (`robota_session_close`): aborts, drops the
     /// queued prompt, delivers `.sessionClosed` last; later submits throw `.closed`.
     public func close() throws { try checkStatus(robota_session_close(handle)) }
-
-    /// Waits until turn `turnID` finished (0: until the session is idle) without blocking the
-    /// caller's thread (`robota_session_wait` on a helper thread). Throws `.aborted` for an
-    /// aborted turn, `.provider` for a failed one, `.timeout` when `timeout` (seconds) ran out.
-    public func wait(turn turnID: UInt64 = 0, timeout: TimeInterval? = nil) async throws {
-        let ms = milliseconds(timeout)
-        let outcome: Result<Void, RobotaError> = await withCheckedContinuation { continuation in
-            Thread { [self] in
-                continuation.resume(returning: Result { try waitBlocking(turn: turnID, milliseconds: ms) }
-                    .mapError { $0 as? RobotaError ?? RobotaError(code: .internal, message: "\($0)") })
-            }.start()
-        }
-        try outcome.get()
-    }
-
-    /// `robota_session_wait` on the calling thread (blocks it). Throws `.reentrant` inside a callback.
-    public func waitBlocking(turn turnID: UInt64 = 0, timeout: TimeInterval? = nil) throws {
-        try waitBlocking(turn: turnID, milliseconds: milliseconds(timeout))
-    }
-
-    private func waitBlocking(turn turnID: UInt64, milliseconds: Int32) throws {
-        try check { robota_session_wait(handle, turnID, milliseconds, $0) }
-    }
 
     /// Runs one turn on the calling thread and returns how it ended (`robota_session_run`).
     ///
@@ -165,63 +136,80 @@ public final class Session: @unchecked Sendable {
     /// Drives the turn of a raw input document on the calling thread (blocking; see `drive(_:)`).
     @available(*, noasync, message: "drive blocks its thread until the turn ends; use run(_:) in async code")
     public func drive(json: String) throws -> TurnResult {
+        try checkDrivable()
+        var turnID: UInt64 = 0
+        var out: UnsafeMutablePointer<CChar>?
+        var error: OpaquePointer?
+        let status = json.withCString { robota_session_run_result(handle, $0, &turnID, &out, &error) }
+        let document = out.map { text in
+            defer { robota_string_free(text) }
+            return String(cString: text)
+        }
+        guard status == ROBOTA_OK else { throw RobotaError(status: status, consuming: error) }
+        robota_error_free(error)
+        guard let document else { throw RobotaError(code: .internal, message: "turn \(turnID) has no result document") }
+        return try JSONCoding.decode(TurnResult.self, from: document, what: "turn \(turnID)'s result")
+    }
+
+    /// Drives a turn like `drive(json:)` but returns only its id (`robota_session_run`, no
+    /// result document is copied); read the result later with `result(of:)` if needed.
+    @available(*, noasync, message: "drive blocks its thread until the turn ends; use run(_:) in async code")
+    @discardableResult
+    public func driveTurnID(json: String) throws -> UInt64 {
+        try checkDrivable()
+        var turnID: UInt64 = 0
+        try check { error in json.withCString { robota_session_run(handle, $0, &turnID, error) } }
+        return turnID
+    }
+
+    /// Throws `.unsupported` for the delivery modes `drive` cannot serve.
+    private func checkDrivable() throws {
         guard delivery == .thread || delivery == .inline else {
             throw RobotaError(
                 code: .unsupported,
                 message: "drive() needs \"thread\" or \"inline\" delivery; a \(delivery.rawValue) session hands its callbacks to a thread that must keep \(delivery == .pump ? "pumping" : "reading") during the turn: use submit() with \(delivery == .pump ? "dispatch()" : "nextEvent()")")
         }
-        // The turn id is known only when robota_session_run returns, after the turn's
-        // turn_completed callback has returned: the router records completions while drives
-        // are in flight, and this drive takes its own.
-        router.beginDrive()
-        var turnID: UInt64 = 0
-        var error: OpaquePointer?
-        let status = json.withCString { robota_session_run(handle, $0, &turnID, &error) }
-        let result = router.endDrive(turn: turnID)
-        guard status == ROBOTA_OK else { throw RobotaError(status: status, consuming: error) }
-        robota_error_free(error)
-        guard let result else {
-            throw RobotaError(code: .internal, message: "turn \(turnID) ended without a turn_completed event reaching the binding")
-        }
-        return result
     }
 
     /// An independent copy (`robota_session_fork`): history, mode and approvals, a new id.
     /// `overrides` replaces session fields (e.g. `["delivery": "pull"]`).
     public func fork(
         overrides: [String: JSONValue] = [:], onPermission: PermissionHandler? = nil, onHook: HookHandler? = nil,
-        onEvent: EventObserver? = nil
+        onCommand: CommandHandler? = nil, onEvent: EventObserver? = nil
     ) throws -> Session {
         let json = try JSONCoding.encode(overrides)
-        return try runtime.openSession(SessionHandlers(permission: onPermission, hook: onHook, observer: onEvent)) {
+        return try runtime.openSession(SessionHandlers(permission: onPermission, hook: onHook, command: onCommand, observer: onEvent)) {
             fn, userData, free, out, error in
             json.withCString { robota_session_fork(handle, $0, fn, userData, free, out, error) }
         }
     }
 }
 
-/// Milliseconds for the C wait functions: nil = forever (-1).
+/// Milliseconds for the C wait functions: nil and +infinity = forever (-1), NaN and negatives
+/// = 0 (a poll), longer than `Int32.max` ms clamped.
 func milliseconds(_ timeout: TimeInterval?) -> Int32 {
-    guard let timeout else { return -1 }
-    return Int32(clamping: Int64((max(0, timeout) * 1000).rounded(.up)))
+    guard let timeout, timeout != .infinity else { return -1 }
+    guard !timeout.isNaN, timeout > 0 else { return 0 }
+    return Int32(clamping: Int64((min(timeout, 1e12) * 1000).rounded(.up)))
 }
 
 extension Runtime {
-    /// Creates a session (`robota_session_new`). `onPermission` and `onHook` answer requests
-    /// (without them the requests only appear as events, answered with `respond(to:with:)`);
-    /// `onEvent` sees every event.
+    /// Creates a session (`robota_session_new`). `onPermission`, `onHook` and `onCommand` (host
+    /// commands of `SessionConfig.commands`) answer requests, each in a task of its own that is
+    /// cancelled when the request becomes void (without them the requests only appear as
+    /// events, answered with `respond(to:with:)`); `onEvent` sees every event.
     public func session(
         config: SessionConfig, onPermission: PermissionHandler? = nil, onHook: HookHandler? = nil,
-        onEvent: EventObserver? = nil
+        onCommand: CommandHandler? = nil, onEvent: EventObserver? = nil
     ) throws -> Session {
-        try session(json: config.jsonText(), onPermission: onPermission, onHook: onHook, onEvent: onEvent)
+        try session(json: config.jsonText(), onPermission: onPermission, onHook: onHook, onCommand: onCommand, onEvent: onEvent)
     }
 
     /// Creates a session from session JSON text.
     public func session(
-        json: String, onPermission: PermissionHandler? = nil, onHook: HookHandler? = nil, onEvent: EventObserver? = nil
+        json: String, onPermission: PermissionHandler? = nil, onHook: HookHandler? = nil, onCommand: CommandHandler? = nil, onEvent: EventObserver? = nil
     ) throws -> Session {
-        try openSession(SessionHandlers(permission: onPermission, hook: onHook, observer: onEvent)) {
+        try openSession(SessionHandlers(permission: onPermission, hook: onHook, command: onCommand, observer: onEvent)) {
             fn, userData, free, out, error in
             json.withCString { robota_session_new(handle, $0, fn, userData, free, out, error) }
         }
@@ -231,7 +219,7 @@ extension Runtime {
     /// `overrides` replaces saved fields (`delivery`, `model`, `hooks`, …).
     public func resume(
         snapshot: String, overrides: [String: JSONValue] = [:], onPermission: PermissionHandler? = nil,
-        onHook: HookHandler? = nil, onEvent: EventObserver? = nil
+        onHook: HookHandler? = nil, onCommand: CommandHandler? = nil, onEvent: EventObserver? = nil
     ) throws -> Session {
         var doc = overrides
         doc["v"] = 1
@@ -240,25 +228,25 @@ extension Runtime {
         } catch {
             throw RobotaError(code: .invalidJSON, message: "snapshot is not valid JSON: \(error)")
         }
-        return try resume(json: JSONCoding.encode(doc), onPermission: onPermission, onHook: onHook, onEvent: onEvent)
+        return try resume(json: JSONCoding.encode(doc), onPermission: onPermission, onHook: onHook, onCommand: onCommand, onEvent: onEvent)
     }
 
     /// Reopens a session stored under the runtime's `session_dir` by its id.
     public func resume(
         sessionID: String, overrides: [String: JSONValue] = [:], onPermission: PermissionHandler? = nil,
-        onHook: HookHandler? = nil, onEvent: EventObserver? = nil
+        onHook: HookHandler? = nil, onCommand: CommandHandler? = nil, onEvent: EventObserver? = nil
     ) throws -> Session {
         var doc = overrides
         doc["v"] = 1
         doc["session_id"] = .string(sessionID)
-        return try resume(json: JSONCoding.encode(doc), onPermission: onPermission, onHook: onHook, onEvent: onEvent)
+        return try resume(json: JSONCoding.encode(doc), onPermission: onPermission, onHook: onHook, onCommand: onCommand, onEvent: onEvent)
     }
 
     /// Reopens a session from a raw resume document.
     public func resume(
-        json: String, onPermission: PermissionHandler? = nil, onHook: HookHandler? = nil, onEvent: EventObserver? = nil
+        json: String, onPermission: PermissionHandler? = nil, onHook: HookHandler? = nil, onCommand: CommandHandler? = nil, onEvent: EventObserver? = nil
     ) throws -> Session {
-        try openSession(SessionHandlers(permission: onPermission, hook: onHook, observer: onEvent)) {
+        try openSession(SessionHandlers(permission: onPermission, hook: onHook, command: onCommand, observer: onEvent)) {
             fn, userData, free, out, error in
             json.withCString { robota_session_resume(handle, $0, fn, userData, free, out, error) }
         }

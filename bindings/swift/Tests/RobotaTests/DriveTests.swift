@@ -136,7 +136,7 @@ final class DriveTests: XCTestCase {
 
         let first = try s.submit("first")
         XCTAssertEqual(called.wait(timeout: .now() + Deadline.seconds), .success)
-        XCTAssertEqual(inside.peek, "\(RobotaError.Code.reentrant.rawValue): robota_session_run was called from inside a callback")
+        XCTAssertEqual(inside.peek, "\(RobotaError.Code.reentrant.rawValue): robota_session_run_result was called from inside a callback")
         let second = try s.submit("second")
         XCTAssertEqual(second, 2)
         assertRobotaError(.busy, containing: "a prompt is already queued (turn 2); wait for it or drop it with the cancel_queue command") {

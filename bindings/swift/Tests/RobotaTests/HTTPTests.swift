@@ -57,7 +57,10 @@ final class HTTPTests: XCTestCase {
         }
         let turn = try await got.take()
         consumer.cancel()
-        try await consumer.value
+        do {
+            try await consumer.value
+            XCTFail("the iteration should throw CancellationError")
+        } catch is CancellationError {}
         await assertRobotaErrorAsync(.aborted) { try await s.wait(turn: turn, timeout: 30) }
         XCTAssertEqual(try s.messages().last?.content, "partial")
         XCTAssertEqual(try s.messages().last?.state, "interrupted")

@@ -65,8 +65,15 @@ final class StreamingTests: XCTestCase {
             XCTAssertEqual(e.category, "provider")
             XCTAssertEqual(e.recoverable, true)
         }
-        // the stream itself does not throw: it reports the error and the completion
-        let events = try await collect(s.stream("again"))
+        // the stream yields the error and the completion, then throws the failure
+        var events: [Event] = []
+        do {
+            for try await event in s.stream("again") { events.append(event) }
+            XCTFail("the iteration should throw the turn's failure")
+        } catch RobotaError.provider(let message, let details) {
+            XCTAssertTrue(message.contains("no turn 2"), message)
+            XCTAssertEqual(details.category, "provider")
+        }
         XCTAssertEqual(events.completed?.stopReason, .error)
         XCTAssertTrue(events.contains { if case .error(let e) = $0 { return e.message.contains("no turn 2") } else { return false } })
     }

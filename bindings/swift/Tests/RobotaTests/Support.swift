@@ -34,7 +34,7 @@ enum Fixture {
 }
 
 /// Reads a whole stream into an array.
-func collect(_ stream: AsyncThrowingStream<Event, Error>) async throws -> [Event] {
+func collect<S: AsyncSequence>(_ stream: S) async throws -> [Event] where S.Element == Event {
     var events: [Event] = []
     for try await event in stream { events.append(event) }
     return events

@@ -1,0 +1,138 @@
+import CRobota
+import Foundation
+
+/// How a finished turn ended, as `robota_session_wait` reports it.
+typealias TurnOutcome = Result<Void, RobotaError>
+
+/// The async `Session.wait` calls of one session: each is a continuation resumed by the
+/// router when its turn's `TURN_COMPLETED` has been delivered (no thread waits). The outcomes
+/// of the most recent `kept` turns are remembered, so a wait that starts after its turn ended
+/// resolves at once; an older turn is asked of the library without blocking.
+final class TurnWaiters: @unchecked Sendable {
+    typealias Waiter = CheckedContinuation<Void, Error>
+    static let kept = 64
+
+    private let lock = NSLock()
+    private var waiting: [UInt64: [Int: Waiter]] = [:]
+    private var finished: [UInt64: TurnOutcome] = [:]
+    private var finishedOrder: [UInt64] = []
+    private var failures: [UInt64: ErrorEvent] = [:]
+    private var closedError: RobotaError?
+    private var nextID = 0
+
+    /// How many waits are suspended (tests).
+    var count: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return waiting.values.reduce(0) { $0 + $1.count }
+    }
+
+    /// Suspends until turn `turnID` finished; throws its failure, `.timeout` after `timeout`
+    /// seconds, `CancellationError` when the task is cancelled. `ask` is the library's
+    /// non-blocking answer (`nil`: still running) for turns this object has no record of.
+    func wait(turn turnID: UInt64, timeout: TimeInterval?, ask: @escaping @Sendable () -> TurnOutcome?) async throws {
+        let id = nextWaiterID()
+        let timer = timeout.flatMap { seconds in
+            seconds == .infinity ? nil : Task { [self] in
+                // At most about 31 years (no overflow); NaN and negatives are 0.
+                let bounded = seconds.isNaN ? 0 : min(max(seconds, 0), 1e9)
+                try await Task.sleep(nanoseconds: UInt64(bounded * 1_000_000_000))
+                resume(turnID, id, .outcome(.failure(RobotaError(
+                    code: .timeout, message: "turn \(turnID) did not finish within \(seconds) s"))))
+            }
+        }
+        defer { timer?.cancel() }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: Waiter) in
+                lock.lock()
+                if let outcome = finished[turnID] {
+                    lock.unlock()
+                    continuation.resume(with: outcome)
+                    return
+                }
+                if let closedError {
+                    // No completion comes any more: the library's answer, or the closing.
+                    lock.unlock()
+                    continuation.resume(with: ask() ?? .failure(closedError))
+                    return
+                }
+                waiting[turnID, default: [:]][id] = continuation
+                lock.unlock()
+                if Task.isCancelled {
+                    resume(turnID, id, .cancelled)
+                } else if let outcome = ask() {
+                    resume(turnID, id, .outcome(outcome))
+                }
+            }
+        } onCancel: {
+            resume(turnID, id, .cancelled)
+        }
+    }
+
+    private func nextWaiterID() -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        nextID += 1
+        return nextID
+    }
+
+    private enum Resolution {
+        case outcome(TurnOutcome)
+        case cancelled
+    }
+
+    /// Resumes waiter `id` of `turnID` if it still waits (whoever removes it resumes it).
+    private func resume(_ turnID: UInt64, _ id: Int, _ resolution: Resolution) {
+        lock.lock()
+        let waiter = waiting[turnID]?.removeValue(forKey: id)
+        if waiting[turnID]?.isEmpty == true { waiting[turnID] = nil }
+        lock.unlock()
+        switch resolution {
+        case .outcome(let outcome): waiter?.resume(with: outcome)
+        case .cancelled: waiter?.resume(throwing: CancellationError())
+        }
+    }
+
+    /// The turn's `ERROR` event (the failure a failed turn's waits throw).
+    func noteError(_ event: ErrorEvent, turn turnID: UInt64) {
+        lock.lock()
+        failures[turnID] = event
+        lock.unlock()
+    }
+
+    /// The turn's `TURN_COMPLETED` was delivered: records its outcome and resumes its waits.
+    func complete(_ result: TurnResult, turn turnID: UInt64) {
+        lock.lock()
+        let outcome = Self.outcome(of: result, failure: failures.removeValue(forKey: turnID))
+        finished[turnID] = outcome
+        finishedOrder.append(turnID)
+        if finishedOrder.count > Self.kept { finished[finishedOrder.removeFirst()] = nil }
+        let resumed = waiting.removeValue(forKey: turnID) ?? [:]
+        lock.unlock()
+        resumed.values.forEach { $0.resume(with: outcome) }
+    }
+
+    /// The session closed or was released: every wait still suspended throws `error`.
+    func close(_ error: RobotaError) {
+        lock.lock()
+        closedError = closedError ?? error
+        let all = waiting.values.flatMap(\.values)
+        waiting.removeAll()
+        lock.unlock()
+        all.forEach { $0.resume(throwing: error) }
+    }
+
+    /// What `robota_session_wait` returns for a turn that ended with `result`.
+    static func outcome(of result: TurnResult, failure: ErrorEvent?) -> TurnOutcome {
+        switch result.stopReason {
+        case .aborted:
+            return .failure(RobotaError(code: .aborted, message: "turn \(result.turnID) was aborted"))
+        case .error:
+            return .failure(RobotaError(turnFailure: failure, status: .provider, fallback: result.error ?? "the turn failed"))
+        case .budget:
+            return .failure(RobotaError(turnFailure: failure, status: .budget, fallback: "the session's budget is exhausted"))
+        default:
+            return .success(())
+        }
+    }
+}
