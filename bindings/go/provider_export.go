@@ -1,0 +1,35 @@
+package robota
+
+// The host provider callback: a model call or its cancellation. It runs on a library thread and
+// must return quickly: a call is started on a goroutine, a cancellation cancels its context. A Go
+// panic must not unwind into Rust frames.
+
+// #include <stdint.h>
+// #include <stddef.h>
+// #include "robota.h"
+import "C"
+
+import (
+	"encoding/json"
+	"unsafe"
+)
+
+//export robotaGoProvider
+func robotaGoProvider(ud unsafe.Pointer, callID C.uint64_t, req *C.char, n C.size_t) {
+	defer func() { _ = recover() }()
+	e, ok := handleValue(ud).(*providerEntry)
+	if !ok {
+		return
+	}
+	doc := C.GoBytes(unsafe.Pointer(req), C.int(n))
+	var head struct {
+		Type   string `json:"type"`
+		Reason string `json:"reason"`
+	}
+	_ = json.Unmarshal(doc, &head)
+	if head.Type == "cancel" {
+		e.cancelCall(uint64(callID), head.Reason)
+		return
+	}
+	e.start(uint64(callID), doc)
+}
