@@ -206,19 +206,19 @@ func (e *providerEntry) run(call *providerCall, doc []byte) {
 func (e *providerEntry) open(call *providerCall, doc []byte) (events <-chan ModelEvent, end any) {
 	defer func() {
 		if r := recover(); r != nil {
-			events, end = nil, fatalDoc("host provider %q panicked: %v", e.name, r)
+			events, end = nil, fatalDoc("Stream panicked: %v", r)
 		}
 	}()
 	req, err := decodeModelRequest(call.id, doc)
 	if err != nil {
-		return nil, fatalDoc("host provider %q: cannot read the request: %v", e.name, err)
+		return nil, fatalDoc("cannot read the request document: %v", err)
 	}
 	events, err = e.provider.Stream(call.ctx, req)
 	if err != nil {
 		return nil, errorDoc(err)
 	}
 	if events == nil {
-		return nil, fatalDoc("host provider %q: Stream returned neither a channel nor an error", e.name)
+		return nil, fatalDoc("Stream returned neither a channel nor an error")
 	}
 	return events, nil
 }
@@ -228,12 +228,12 @@ func (e *providerEntry) open(call *providerCall, doc []byte) (events <-chan Mode
 func (e *providerEntry) pushEvent(call *providerCall, ev ModelEvent) bool {
 	b, err := ev.MarshalJSON()
 	if err != nil {
-		e.push(call, fatalDoc("host provider %q: %v", e.name, err))
+		e.push(call, fatalDoc("%v", err))
 		return true
 	}
 	if err := e.pushDoc(call, b); err != nil {
 		if !endedBy(err) { // the call may still be open: end it, never leave the turn waiting
-			e.push(call, fatalDoc("host provider %q: the library refused an event: %v", e.name, err))
+			e.push(call, fatalDoc("the library refused an event: %v", err))
 		}
 		return true
 	}
@@ -242,14 +242,14 @@ func (e *providerEntry) pushEvent(call *providerCall, ev ModelEvent) bool {
 
 // endedBy reports whether a refused push means the call is over: it was cancelled or ended
 // (ErrStale, ErrNotFound, ErrClosed), or the library ended it for an invalid event
-// (ErrInvalidConfig).
+// (ErrInvalidConfig, ErrInvalidJSON).
 func endedBy(err error) bool {
 	e, ok := err.(*Error)
 	if !ok {
 		return false
 	}
 	switch e.Status {
-	case StatusStale, StatusNotFound, StatusClosed, StatusInvalidConfig:
+	case StatusStale, StatusNotFound, StatusClosed, StatusInvalidConfig, StatusInvalidJSON:
 		return true
 	}
 	return false
