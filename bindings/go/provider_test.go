@@ -380,3 +380,112 @@ func TestRegisterProviderErrors(t *testing.T) {
 		t.Fatalf("after Close: %v", err)
 	}
 }
+
+// hangs streams one delta, then waits for the call's cancellation and reports its reason.
+func hangs(reasons chan<- string) func(context.Context, *ModelRequest, chan<- ModelEvent) {
+	return func(ctx context.Context, _ *ModelRequest, out chan<- ModelEvent) {
+		out <- TextEvent("thinking about it")
+		<-ctx.Done()
+		reasons <- CancelReason(ctx)
+	}
+}
+
+// Closing the session cancels its open call with the reason "session_closed".
+func TestHostProviderSessionCloseCancelsTheCall(t *testing.T) {
+	reasons := make(chan string, 1)
+	model := &goModel{answers: []func(context.Context, *ModelRequest, chan<- ModelEvent){hangs(reasons)}}
+	rt := hostRuntime(t, ProviderCapabilities{}, model)
+	s := hostSession(t, rt)
+	stream := s.Stream(testCtx(t), "hello")
+	for stream.Next() {
+		if _, ok := stream.Event().(TextDelta); ok {
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if reason := recv(t, reasons); reason != "session_closed" {
+		t.Fatalf("cancel reason %q, want session_closed", reason)
+	}
+}
+
+// A call with no event for TimeoutMS is cancelled ("timeout") and fails the turn saying so.
+func TestHostProviderTimeoutCancelsTheCall(t *testing.T) {
+	reasons := make(chan string, 1)
+	model := &goModel{answers: []func(context.Context, *ModelRequest, chan<- ModelEvent){hangs(reasons)}}
+	rt := hostRuntime(t, ProviderCapabilities{TimeoutMS: 100, MaxRetries: Int(0)}, model)
+	s := hostSession(t, rt)
+	_, err := s.Run(testCtx(t), "hello")
+	var e *Error
+	if !errors.As(err, &e) || e.Status != StatusProvider {
+		t.Fatalf("Run error %v, want ErrProvider", err)
+	}
+	if want := `turn 1 failed: Provider Error (local): host provider "local": no event for 100 ms`; e.Message != want {
+		t.Fatalf("message %q, want %q", e.Message, want)
+	}
+	if reason := recv(t, reasons); reason != "timeout" {
+		t.Fatalf("cancel reason %q, want timeout", reason)
+	}
+}
+
+// Runtime.Query runs on a host provider too.
+func TestHostProviderAnswersQuery(t *testing.T) {
+	model := &goModel{answers: []func(context.Context, *ModelRequest, chan<- ModelEvent){says(TextEvent("forty-two"))}}
+	rt := hostRuntime(t, ProviderCapabilities{}, model)
+	res, err := rt.Query(SessionConfig{Provider: "local", Model: "tiny-1", Tools: []string{}}, "The answer?")
+	if err != nil {
+		t.Fatalf("Query: %v", err)
+	}
+	if res.Response != "forty-two" {
+		t.Fatalf("response %q", res.Response)
+	}
+	reqs := model.seen()
+	if len(reqs) != 1 || reqs[0].Messages[len(reqs[0].Messages)-1].Content != "The answer?" || len(reqs[0].Tools) != 0 {
+		t.Fatalf("requests %+v", reqs)
+	}
+}
+
+// After Close, the provider's handle is released and no binding goroutine is left, even with a
+// call that was streaming.
+func TestHostProviderLeavesNothingAfterClose(t *testing.T) {
+	waitCount(t, "handles before the test", &handles, 0)
+	waitCount(t, "binding goroutines before the test", &workers, 0)
+	reasons := make(chan string, 1)
+	model := &goModel{answers: []func(context.Context, *ModelRequest, chan<- ModelEvent){hangs(reasons)}}
+	rt, err := NewRuntime(RuntimeConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rt.RegisterProvider("local", ProviderCapabilities{}, model); err != nil {
+		t.Fatal(err)
+	}
+	s, err := rt.NewSession(SessionConfig{Provider: "local", Model: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stream := s.Stream(context.Background(), "hello")
+	for stream.Next() {
+		if _, ok := stream.Event().(TextDelta); ok {
+			break
+		}
+	}
+	if n, _ := handles.get(); n != 2 { // the provider and the session
+		t.Fatalf("live handles = %d, want 2", n)
+	}
+	if err := rt.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for stream.Next() {
+	}
+	if reason := recv(t, reasons); reason != "session_closed" {
+		t.Fatalf("cancel reason %q", reason)
+	}
+	waitCount(t, "handles", &handles, 0)
+	waitCount(t, "binding goroutines", &workers, 0)
+	if left := bindingGoroutines(); len(left) > 0 {
+		t.Fatalf("goroutines still in binding code:\n%s", strings.Join(left, "\n\n"))
+	}
+}
