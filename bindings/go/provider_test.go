@@ -489,3 +489,24 @@ func TestHostProviderLeavesNothingAfterClose(t *testing.T) {
 		t.Fatalf("goroutines still in binding code:\n%s", strings.Join(left, "\n\n"))
 	}
 }
+
+// Drive runs the turn on the calling goroutine's thread; the provider's events are pushed from
+// another goroutine while it waits, through a tool round.
+func TestHostProviderDrive(t *testing.T) {
+	model := &goModel{answers: []func(context.Context, *ModelRequest, chan<- ModelEvent){
+		says(ToolCallEvent("c1", "lookup", map[string]string{"key": "a"})),
+		says(TextEvent("a is "), TextEvent("known.")),
+	}}
+	rt := hostRuntime(t, ProviderCapabilities{}, model)
+	s := newSession(t, rt, SessionConfig{Provider: "local", Model: "tiny-1", Tools: []string{"lookup"}, Delivery: DeliveryInline})
+	res, err := s.Drive(testCtx(t), "What is a?")
+	if err != nil {
+		t.Fatalf("Drive: %v", err)
+	}
+	if res.Response != "a is known." || len(model.seen()) != 2 {
+		t.Fatalf("result %+v after %d calls", res, len(model.seen()))
+	}
+	if got, want := messageJSON(t, model.seen()[1].Messages), "user:What is a?\nassistant: call c1 lookup{\"key\":\"a\"}\ntool:value of a for c1 lookup\n"; got != want {
+		t.Fatalf("second request messages:\n%s\nwant:\n%s", got, want)
+	}
+}
