@@ -101,7 +101,7 @@ func TestHostProviderTwoToolRounds(t *testing.T) {
 		says(ToolCallStartEvent("c2", "lookup"), ToolCallDeltaEvent("c2", `{"key":`), ToolCallDeltaEvent("c2", `"b"}`), ToolCallEndEvent("c2"), DoneEvent(ModelStopToolUse)),
 		says(TextEvent("a and b "), TextEvent("are known."), UsageEvent(30, 4)),
 	}}
-	rt := hostRuntime(t, ProviderCapabilities{Models: []string{"tiny-1"}, ContextWindow: 8192}, model)
+	rt := hostRuntime(t, ProviderCapabilities{Models: []string{"tiny-1"}, ContextWindow: 8192, MaxOutputTokens: 512}, model)
 	s := hostSession(t, rt)
 
 	res, err := s.Run(testCtx(t), "What are a and b?")
@@ -133,7 +133,7 @@ func TestHostProviderTwoToolRounds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if first.SessionID != state.SessionID || first.ToolChoice.String() != `"auto"` || first.MaxTokens != nil || first.Temperature != nil || first.ThinkingBudget != nil {
+	if first.SessionID != state.SessionID || first.ToolChoice.String() != `"auto"` || first.MaxTokens == nil || *first.MaxTokens != 512 || first.Temperature != nil || first.ThinkingBudget != nil {
 		t.Fatalf("first request: session %q (want %q), tool choice %v, max tokens %v, temperature %v, thinking %v",
 			first.SessionID, state.SessionID, first.ToolChoice, first.MaxTokens, first.Temperature, first.ThinkingBudget)
 	}
@@ -174,8 +174,8 @@ func TestHostProviderTwoToolRounds(t *testing.T) {
 	if !reflect.DeepEqual(history, wantHistory) {
 		t.Fatalf("history %q, want %q", history, wantHistory)
 	}
-	if res.Usage == nil || res.Usage.InputTokens != 30 || res.Usage.OutputTokens != 4 {
-		t.Fatalf("usage = %+v", res.Usage)
+	if res.Usage == nil || res.Usage.InputTokens != 30 || res.Usage.OutputTokens != 4 || res.ContextState.MaxTokens != 8192 {
+		t.Fatalf("usage = %+v, context %+v (want the capabilities' window 8192)", res.Usage, res.ContextState)
 	}
 }
 
@@ -508,5 +508,23 @@ func TestHostProviderDrive(t *testing.T) {
 	}
 	if got, want := messageJSON(t, model.seen()[1].Messages), "user:What is a?\nassistant: call c1 lookup{\"key\":\"a\"}\ntool:value of a for c1 lookup\n"; got != want {
 		t.Fatalf("second request messages:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// A model the capabilities do not list fails before the provider is called.
+func TestHostProviderModelNotListed(t *testing.T) {
+	model := &goModel{}
+	rt := hostRuntime(t, ProviderCapabilities{Models: []string{"tiny-1"}}, model)
+	s := newSession(t, rt, SessionConfig{Provider: "local", Model: "huge-70b"})
+	_, err := s.Run(testCtx(t), "hello")
+	var e *Error
+	if !errors.As(err, &e) || e.Status != StatusProvider || e.Code != "MODEL_NOT_AVAILABLE" {
+		t.Fatalf("Run error %#v, want ErrProvider MODEL_NOT_AVAILABLE", err)
+	}
+	if want := `turn 1 failed: Model "huge-70b" is not available for provider "local"`; e.Message != want {
+		t.Fatalf("message %q, want %q", e.Message, want)
+	}
+	if n := len(model.seen()); n != 0 {
+		t.Fatalf("%d calls, want 0", n)
 	}
 }
