@@ -21,8 +21,8 @@ import (
 // Stream is called on its own goroutine for each model call. It returns a channel of the
 // call's events and closes it when the call is over; the binding pushes each event to the
 // library, then DoneEvent("") unless the channel carried a DoneEvent or an error event. An
-// error returned by Stream (or a panic) fails the call: its class when it is a *ProviderError,
-// else ClassProvider. ctx is cancelled when the library cancels the call (the turn was
+// error returned by Stream fails the call (the channel is then ignored): its class when it is a
+// *ProviderError, else ClassProvider. A panic in Stream fails the call without a retry. ctx is cancelled when the library cancels the call (the turn was
 // aborted, the session closed, the call timed out: CancelReason says which) or the call ended;
 // the binding reads the channel until it is closed, so a sender never blocks.
 type Provider interface {
