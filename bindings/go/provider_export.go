@@ -11,8 +11,12 @@ import "C"
 
 import (
 	"encoding/json"
+	"sync/atomic"
 	"unsafe"
 )
+
+// providerCancelHook, when set (by tests), sees every cancel document, on the library's thread.
+var providerCancelHook atomic.Pointer[func(callID uint64, reason string)]
 
 //export robotaGoProvider
 func robotaGoProvider(ud unsafe.Pointer, callID C.uint64_t, req *C.char, n C.size_t) {
@@ -28,6 +32,9 @@ func robotaGoProvider(ud unsafe.Pointer, callID C.uint64_t, req *C.char, n C.siz
 	}
 	_ = json.Unmarshal(doc, &head)
 	if head.Type == "cancel" {
+		if h := providerCancelHook.Load(); h != nil {
+			(*h)(uint64(callID), head.Reason)
+		}
 		e.cancelCall(uint64(callID), head.Reason)
 		return
 	}

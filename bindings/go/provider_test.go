@@ -222,6 +222,13 @@ func TestHostProviderAbortMidStream(t *testing.T) {
 			out <- TextEvent(" late") // drained by the binding, refused by the library
 		},
 	}}
+	var cancelDocs sync.Map // call id → the reasons of its cancel documents
+	hook := func(id uint64, reason string) {
+		prev, _ := cancelDocs.LoadOrStore(id, []string{})
+		cancelDocs.Store(id, append(prev.([]string), reason))
+	}
+	providerCancelHook.Store(&hook)
+	defer providerCancelHook.Store(nil)
 	rt := hostRuntime(t, ProviderCapabilities{}, model)
 	s := hostSession(t, rt)
 	stream := s.Stream(testCtx(t), "Go on.")
@@ -246,6 +253,10 @@ func TestHostProviderAbortMidStream(t *testing.T) {
 	calls.Wait()
 	if len(cancelled) != 0 || len(model.seen()) != 1 || !reflect.DeepEqual(got, []string{"partial"}) {
 		t.Fatalf("cancellations left %d, calls %d, deltas %q", len(cancelled), len(model.seen()), got)
+	}
+	docs, _ := cancelDocs.Load(model.seen()[0].CallID)
+	if !reflect.DeepEqual(docs, []string{"aborted"}) {
+		t.Fatalf("cancel documents of the call: %q, want exactly one (aborted)", docs)
 	}
 }
 
