@@ -92,7 +92,8 @@ func TextEvent(text string) ModelEvent { return ModelEvent{Type: ModelEventText,
 func ThinkingEvent(text string) ModelEvent { return ModelEvent{Type: ModelEventThinking, Text: text} }
 
 // ToolCallEvent is a whole tool call. args is JSON-encoded and must give a JSON object: a map,
-// a struct or a json.RawMessage; nil means {}.
+// a struct or a json.RawMessage (JSON text the model wrote; a plain string would be encoded as a
+// JSON string, which the library refuses); nil means {}.
 func ToolCallEvent(id, name string, args any) ModelEvent {
 	ev := ModelEvent{Type: ModelEventToolCall, ID: id, Name: name, Arguments: json.RawMessage("{}")}
 	if args != nil {
