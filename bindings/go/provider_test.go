@@ -179,10 +179,16 @@ func TestHostProviderTwoToolRounds(t *testing.T) {
 	}
 }
 
-// Text and thinking deltas reach the session's events in the order the provider sent them.
+// Text and thinking deltas reach the session's events in the order the provider sent them; the
+// call's context ends with the call.
 func TestHostProviderStreamsDeltasInOrder(t *testing.T) {
+	ended := make(chan string, 1)
 	model := &goModel{answers: []func(context.Context, *ModelRequest, chan<- ModelEvent){
-		says(ThinkingEvent("hmm"), ThinkingEvent(", ok"), TextEvent("One"), TextEvent(", two"), TextEvent(", three."), DoneEvent(ModelStopEndTurn)),
+		func(ctx context.Context, req *ModelRequest, out chan<- ModelEvent) {
+			says(ThinkingEvent("hmm"), ThinkingEvent(", ok"), TextEvent("One"), TextEvent(", two"), TextEvent(", three."), DoneEvent(ModelStopEndTurn))(ctx, req, out)
+			<-ctx.Done() // the call ended with its done: the binding cancels ctx, with no reason
+			ended <- CancelReason(ctx)
+		},
 	}}
 	rt := hostRuntime(t, ProviderCapabilities{Thinking: true}, model)
 	s := hostSession(t, rt)
@@ -204,6 +210,9 @@ func TestHostProviderStreamsDeltasInOrder(t *testing.T) {
 	}
 	if r := stream.Result(); r.Response != "One, two, three." {
 		t.Fatalf("response %q", r.Response)
+	}
+	if reason := recv(t, ended); reason != "" {
+		t.Fatalf("cancel reason after the end %q, want none", reason)
 	}
 }
 
