@@ -8,8 +8,8 @@
 # no replace directive) from a local module proxy (tests/install/go/proxy.py): the consumer of
 # tests/install/go, linked shared and with -tags robota_static, runs one streamed turn with a
 # host tool (tests/install/drive.py); and the printed Go programs are compiled (go build + go
-# vet) exactly as printed: the snippets of bindings/go/README.md and every `.go` snippet of the
-# top-level README.md (.ci/snippets.py).
+# vet) exactly as printed: the snippets of bindings/go/README.md and docs/host-providers.md, and
+# every `.go` snippet of the top-level README.md (.ci/snippets.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD"
@@ -85,8 +85,8 @@ python3 tests/install/drive.py "$W/consumer_static"
 # The printed programs, compiled exactly as printed: each snippet is the main package of its own
 # directory in one module that requires the binding by version, as the README tells users to.
 S="$W/snippets"
-python3 .ci/snippets.py "$S/go" bindings/go/README.md
-test -z "$(gofmt -l "$S/go")" || { echo "gofmt needed in bindings/go/README.md snippets:"; gofmt -d "$S/go"; exit 1; }
+python3 .ci/snippets.py "$S/go" bindings/go/README.md docs/host-providers.md
+test -z "$(gofmt -l "$S/go")" || { echo "gofmt needed in the Go snippets of bindings/go/README.md or docs/host-providers.md:"; gofmt -d "$S/go"; exit 1; }
 if grep -Eq '^<!--[[:space:]]*snippet:' README.md; then
   python3 .ci/snippets.py "$S/readme-go" README.md
 fi
