@@ -22,6 +22,7 @@ namespace Robota
         private int disposed;
         private string deliveryName;
         private int pumpThread;
+        private ProviderPump providerPump;
 
         private RobotaSession(RobotaRuntime runtime, SessionHandle handle, SessionCore core)
         {
@@ -49,6 +50,10 @@ namespace Robota
             }
             var s = new RobotaSession(runtime, h, core);
             core.Attach(s, ptr);
+            if (runtime.HasProviders)
+            {
+                s.providerPump = ProviderPump.AttachIfPump(s);
+            }
             return s;
         }
 
@@ -564,12 +569,29 @@ namespace Robota
         /// <summary>
         /// Pump delivery: runs up to <paramref name="maxEvents"/> queued events (0 = all) on this
         /// thread, waiting up to <paramref name="timeoutMs"/> for the first (0 = no wait, the
-        /// Update() case). Returns how many were delivered.
+        /// Update() case). Returns how many were delivered. Host provider calls of this session
+        /// (<see cref="RobotaRuntime.RegisterProvider(string, ProviderCapabilities, IModelProvider)"/>) run here too, and count in the result.
         /// </summary>
         public int Dispatch(int maxEvents = 0, int timeoutMs = 0)
         {
             ThrowIfDisposed();
             Volatile.Write(ref pumpThread, Thread.CurrentThread.ManagedThreadId);
+            if (!Runtime.HasProviders)
+            {
+                return NativeDispatch(maxEvents, timeoutMs);
+            }
+            var pump = Volatile.Read(ref providerPump);
+            if (pump == null)
+            {
+                // A provider registered after the session was created.
+                pump = ProviderPump.AttachIfPump(this);
+                Volatile.Write(ref providerPump, pump);
+            }
+            return pump == null ? NativeDispatch(maxEvents, timeoutMs) : pump.Dispatch(t => NativeDispatch(maxEvents, t), timeoutMs);
+        }
+
+        private int NativeDispatch(int maxEvents, int timeoutMs)
+        {
             var n = NativeMethods.robota_session_dispatch(handle, maxEvents, timeoutMs);
             if (n < 0)
             {
@@ -739,6 +761,7 @@ namespace Robota
         {
             if (Interlocked.Exchange(ref disposed, 1) == 0)
             {
+                Volatile.Read(ref providerPump)?.Detach();
                 // Waiters fail first, so the aborted TURN_COMPLETED that close produces cannot
                 // complete them with a result instead.
                 Core.FailAll(new ObjectDisposedException(nameof(RobotaSession), "the session was disposed before the turn completed"));
