@@ -59,7 +59,7 @@ done
 
 "${MCS[@]}" -target:library -unsafe -doc:"$OUT/Robota.xml" -out:"$OUT/Robota.dll" -recurse:"$B/Runtime/*.cs"
 "${MCS[@]}" -out:"$OUT/Robota.Tests.exe" -r:"$OUT/Robota.dll" -r:System.Core.dll \
-  -recurse:"$B/Tests~/*.cs" "$B/Samples~/UnityPumpChat/RobotaPumpChat.cs"
+  -recurse:"$B/Tests~/*.cs" "$B/Samples~/UnityPumpChat/RobotaPumpChat.cs" "$B/Samples~/LocalModelProvider/TokenLoopProvider.cs"
 "${MCS[@]}" -out:"$OUT/ConsoleChat.exe" -r:"$OUT/Robota.dll" "$B/Samples~/ConsoleChat/ConsoleChat.cs"
 
 # The printed programs, compiled exactly as printed (.ci/snippets.py): the snippets of the

@@ -1,0 +1,323 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using System.Threading;
+using System.Threading.Tasks;
+
+namespace Robota.Tests
+{
+    /// <summary>Host-supplied providers: a model written in C# behind <see cref="IModelProvider"/>.</summary>
+    internal static class ProviderTests
+    {
+        /// <summary>Answers call N with round N of a script; records every request and the thread it ran on.</summary>
+        private sealed class Scripted : IModelProvider
+        {
+            private readonly Action<ModelRequest, IModelStream, CancellationToken>[] rounds;
+            internal readonly List<ModelRequest> Requests = new List<ModelRequest>();
+            internal readonly List<int> Threads = new List<int>();
+
+            internal Scripted(params Action<ModelRequest, IModelStream, CancellationToken>[] rounds)
+            {
+                this.rounds = rounds;
+            }
+
+            public void Stream(ModelRequest request, IModelStream stream, CancellationToken cancellationToken)
+            {
+                int i;
+                lock (Requests)
+                {
+                    i = Requests.Count;
+                    Requests.Add(request);
+                    Threads.Add(Thread.CurrentThread.ManagedThreadId);
+                }
+                if (i >= rounds.Length)
+                {
+                    throw new InvalidOperationException("unexpected model call " + (i + 1));
+                }
+                rounds[i](request, stream, cancellationToken);
+            }
+
+            internal ModelRequest Request(int i)
+            {
+                lock (Requests)
+                {
+                    return Requests[i];
+                }
+            }
+
+            internal int Calls
+            {
+                get
+                {
+                    lock (Requests)
+                    {
+                        return Requests.Count;
+                    }
+                }
+            }
+        }
+
+        private static RobotaRuntime Runtime() => new RobotaRuntime(new RuntimeConfig());
+
+        private static SessionConfig Session(Delivery delivery = Delivery.Thread, params string[] tools)
+        {
+            var c = new SessionConfig("local", "tiny-1") { Delivery = delivery };
+            if (tools.Length > 0)
+            {
+                c.Tools = new List<string>(tools);
+            }
+            return c;
+        }
+
+        /// <summary>One line per message: role, text, tool calls, and what a tool message answers.</summary>
+        internal static string Describe(ModelRequest r) => string.Join("\n", r.Messages.Select(m =>
+            m.Role + ":" + m.Text +
+            string.Concat(m.ToolCalls.Select(c => " ->" + c.Id + "=" + c.Name + c.ArgumentsJson)) +
+            (m.Role == "tool" ? " <-" + m.ToolCallId + "=" + m.ToolName + (m.IsError ? " error" : "") : "")));
+
+        [Test]
+        private static void TwoToolRoundsRunOnACSharpProvider()
+        {
+            using (var rt = Runtime())
+            {
+                rt.RegisterTool(Fixtures.ReadOnlyTool(), call => "value of " + call.Arguments["key"]);
+                var p = new Scripted(
+                    (r, s, ct) =>
+                    {
+                        s.Text("Looking a up.");
+                        s.ToolCall("call_a", "lookup", "{\"key\":\"a\"}");
+                        s.Done();
+                    },
+                    (r, s, ct) => new Thread(() =>
+                    {
+                        // Answered later, from a thread of the host's own.
+                        Expect.True(s.ToolCall("call_b", "lookup", "{\"key\":\"b\"}"), "tool call taken");
+                        Expect.True(s.Done("tool_use"), "done taken");
+                        Expect.True(!s.Text("late"), "a push after the end is refused");
+                    }).Start(),
+                    (r, s, ct) =>
+                    {
+                        s.Text("a and b ");
+                        s.Text("found.");
+                        s.Usage(120, 7);
+                        s.Done();
+                    });
+                rt.RegisterProvider("local", new ProviderCapabilities { Models = new List<string> { "tiny-1" }, ContextWindow = 8192 }, p);
+                using (var s = rt.CreateSession(Session(Delivery.Thread, "lookup")))
+                {
+                    var rec = new Recorder(s);
+                    var result = Expect.Await(s.RunAsync("find a and b"), "RunAsync");
+                    Expect.Equal("complete", result.StopReason, "stop reason");
+                    Expect.Equal("a and b found.", result.Response, "response");
+                    Expect.Equal(3, p.Calls, "model calls");
+                    Expect.Equal("Looking a up.a and b found.", rec.Text, "streamed text");
+                    Expect.Equal(2, rec.Count(EventKind.ToolEnd), "tool runs");
+                    var first = p.Request(0);
+                    Expect.Equal("local", first.Provider, "provider");
+                    Expect.Equal("tiny-1", first.Model, "model");
+                    Expect.Equal(1, first.Attempt, "attempt");
+                    Expect.Equal("auto", first.ToolChoice, "tool choice");
+                    Expect.Equal("lookup|Looks a key up", string.Join(",", first.Tools.Select(t => t.Name + "|" + t.Description)), "tools offered");
+                    Expect.Equal(Json.Serialize(Json.Parse(Fixtures.LookupSchema)), Json.Serialize(Json.Parse(first.Tools[0].InputSchemaJson)), "tool schema");
+                    Expect.Equal(s.SessionId, first.SessionId, "session id");
+                    Expect.Equal("user:find a and b", Describe(first), "round 1 messages");
+                    Expect.Equal(
+                        "user:find a and b\n" +
+                        "assistant:Looking a up. ->call_a=lookup{\"key\":\"a\"}\n" +
+                        "tool:value of a <-call_a=lookup",
+                        Describe(p.Request(1)), "round 2 sees the tool result");
+                    Expect.Equal(
+                        "user:find a and b\n" +
+                        "assistant:Looking a up. ->call_a=lookup{\"key\":\"a\"}\n" +
+                        "tool:value of a <-call_a=lookup\n" +
+                        "assistant: ->call_b=lookup{\"key\":\"b\"}\n" +
+                        "tool:value of b <-call_b=lookup",
+                        Describe(p.Request(2)), "round 3 sees both");
+                    Expect.True(p.Request(0).CallId != 0 && p.Request(1).CallId != p.Request(0).CallId && p.Request(2).CallId != p.Request(1).CallId, "distinct call ids");
+                    var history = s.MessagesJson();
+                    Expect.Contains(history, "\"content\":\"a and b found.\"", "final answer in history");
+                    Expect.Contains(history, "\"content\":\"value of b\"", "second tool result in history");
+                }
+            }
+        }
+
+        [Test]
+        private static void TextDeltasStreamInOrderFromAnAsyncProvider()
+        {
+            using (var rt = Runtime())
+            {
+                var pushed = Enumerable.Range(0, 40).Select(i => "t" + i + " ").ToList();
+                rt.RegisterProvider("local", null, async (request, stream, ct) =>
+                {
+                    await Task.Yield();
+                    foreach (var t in pushed)
+                    {
+                        stream.Report(t); // IProgress<string>: a text delta
+                    }
+                    // The task's end is the call's end (Done).
+                });
+                using (var s = rt.CreateSession(Session()))
+                {
+                    var rec = new Recorder(s);
+                    var result = Expect.Await(s.RunAsync("count"), "RunAsync");
+                    Expect.Equal(string.Concat(pushed), result.Response, "response");
+                    Expect.Equal(string.Join("|", pushed), string.Join("|", rec.Of(EventKind.TextDelta).Select(e => e.Text)), "deltas, one event each, in order");
+                    Expect.Equal(EventKind.TurnCompleted, rec.Kinds.Last(), "turn completed last");
+                }
+            }
+        }
+
+        [Test]
+        private static void AbortMidStreamCancelsTheCallOnce()
+        {
+            using (var rt = Runtime())
+            {
+                var cancels = 0;
+                var lateTaken = true;
+                var cancelled = new Signal();
+                var p = new Scripted(
+                    (r, s, ct) =>
+                    {
+                        s.Text("partial");
+                        ct.Register(() =>
+                        {
+                            Interlocked.Increment(ref cancels);
+                            lateTaken = s.Text("too late");
+                            cancelled.Set();
+                        });
+                        // Never ends by itself: only the abort ends this call.
+                    },
+                    (r, s, ct) =>
+                    {
+                        s.Text("second turn");
+                        s.Done();
+                    });
+                rt.RegisterProvider("local", null, p);
+                using (var s = rt.CreateSession(Session()))
+                {
+                    var rec = new Recorder(s);
+                    var task = s.RunAsync("stream then hang");
+                    rec.WaitFor(EventKind.TextDelta);
+                    s.Abort();
+                    var result = Expect.Await(task, "the aborted turn");
+                    Expect.True(result.IsAborted, "turn aborted, got " + result.StopReason);
+                    cancelled.Wait("the provider's cancellation");
+                    Expect.True(!lateTaken, "a push after the cancellation is refused");
+                    Expect.Equal("partial", rec.Text, "streamed before the abort");
+                    // The session goes on; the aborted call is not cancelled again.
+                    var next = Expect.Await(s.RunAsync("again"), "second turn");
+                    Expect.Equal("second turn", next.Response, "second response");
+                    Expect.Equal(1, Volatile.Read(ref cancels), "cancellations seen by the host's code");
+                    Expect.Equal(2, p.Calls, "model calls (no retry of the aborted one)");
+                    Expect.Equal("user:stream then hang\nassistant:partial\nuser:again", Describe(p.Request(1)), "history after the abort");
+                }
+            }
+        }
+
+        [Test]
+        private static void AuthenticationErrorFailsTheTurnNamingTheProvider()
+        {
+            using (var rt = Runtime())
+            {
+                var p = new Scripted((r, s, ct) => s.Fail(ModelErrorClass.Authentication, "key rejected"));
+                rt.RegisterProvider("local", new ProviderCapabilities { MaxRetries = 2 }, p);
+                using (var s = rt.CreateSession(Session()))
+                {
+                    var rec = new Recorder(s);
+                    var e = Expect.Throws<RobotaProviderException>(() => s.RunAsync("hi").Wait(), "the failed turn");
+                    Expect.Contains(e.Message, "host provider \"local\"", "message names the provider");
+                    Expect.Contains(e.Message, "key rejected", "message carries the host's text");
+                    Expect.Equal("authentication", e.Category, "category");
+                    Expect.True(!e.Recoverable, "not recoverable");
+                    Expect.Equal(1, p.Calls, "authentication errors are not retried");
+                    rec.WaitFor(EventKind.TurnCompleted);
+                    Expect.Equal(1, rec.Count(EventKind.Error), "one error event");
+                }
+            }
+        }
+
+        [Test]
+        private static void ExceptionsOfTheHostsCodeFailTheCallWithoutCrashing()
+        {
+            using (var rt = Runtime())
+            {
+                var p = new Scripted(
+                    (r, s, ct) => { throw new InvalidOperationException("decoder crashed"); },
+                    (r, s, ct) => { throw new ModelProviderException(ModelErrorClass.ModelNotAvailable, "weights not loaded"); });
+                rt.RegisterProvider("local", new ProviderCapabilities { MaxRetries = 3 }, p);
+                using (var s = rt.CreateSession(Session()))
+                {
+                    var e = Expect.Throws<RobotaProviderException>(() => s.RunAsync("hi").Wait(), "the failed turn");
+                    Expect.Contains(e.Message, "weights not loaded", "the second call's error ends the turn");
+                    Expect.Contains(e.Message, "host provider \"local\"", "message names the provider");
+                    Expect.Equal(2, p.Calls, "the provider-class error was retried, model_not_available was not");
+                    Expect.Equal("1,2", string.Join(",", p.Requests.Select(r => r.Attempt)), "attempts");
+                }
+            }
+        }
+
+        [Test]
+        private static void ToolCallForAnUnknownToolFailsTheTurn()
+        {
+            using (var rt = Runtime())
+            {
+                rt.RegisterTool(Fixtures.ReadOnlyTool(), call => "unused");
+                RobotaException refused = null;
+                var afterRefusal = true;
+                var p = new Scripted((r, s, ct) =>
+                {
+                    s.Text("Calling.");
+                    refused = Expect.Fails(RobotaStatus.InvalidConfig, () => s.ToolCall("call_x", "launch_missiles", "{}"), "launch_missiles");
+                    afterRefusal = s.Done();
+                });
+                rt.RegisterProvider("local", null, p);
+                using (var s = rt.CreateSession(Session(Delivery.Thread, "lookup")))
+                {
+                    var e = Expect.Throws<RobotaProviderException>(() => s.RunAsync("go").Wait(), "the failed turn");
+                    Expect.Contains(e.Message, "launch_missiles", "the turn's error names the tool");
+                    Expect.Contains(e.Message, "host provider \"local\"", "and the provider");
+                    Expect.True(refused != null, "the push was refused");
+                    Expect.True(!afterRefusal, "the refused push ended the call");
+                    Expect.Equal(1, p.Calls, "not retried");
+                }
+            }
+        }
+
+        [Test]
+        private static void RegistrationChecksItsArguments()
+        {
+            var config = new RuntimeConfig().AddProvider("s", ProviderConfig.Scripted("[]"));
+            using (var rt = new RobotaRuntime(config))
+            {
+                var p = new Scripted();
+                rt.RegisterProvider("local", null, p);
+                Expect.Fails(RobotaStatus.InvalidConfig, () => rt.RegisterProvider("local", null, p), "\"local\"");
+                Expect.Fails(RobotaStatus.InvalidConfig, () => rt.RegisterProvider("s", null, p), "\"s\"");
+                Expect.Throws<ArgumentNullException>(() => rt.RegisterProvider(null, null, p), "null name");
+                Expect.Throws<ArgumentNullException>(() => rt.RegisterProvider("x", null, (IModelProvider)null), "null provider");
+                Expect.Equal(0, p.Calls, "no call");
+            }
+            Expect.Equal(
+                "{\"models\":[\"a\",\"b\"],\"context_window\":4096,\"max_output_tokens\":512,\"vision\":true,\"thinking\":false,\"max_retries\":0,\"timeout_ms\":1500}",
+                new ProviderCapabilities { Models = new List<string> { "a", "b" }, ContextWindow = 4096, MaxOutputTokens = 512, Vision = true, Thinking = false, MaxRetries = 0, TimeoutMs = 1500 }.ToJson(),
+                "capabilities document");
+        }
+
+        [Test]
+        private static void QueryRunsOnTheHostProvider()
+        {
+            using (var rt = Runtime())
+            {
+                var p = new Scripted((r, s, ct) =>
+                {
+                    s.Text("pong");
+                    s.Done();
+                });
+                rt.RegisterProvider("local", null, p);
+                var result = rt.Query(Session(), "ping");
+                Expect.Equal("pong", Json.GetString(result, "response"), "response");
+                Expect.Equal("user:ping", Describe(p.Request(0)), "request");
+            }
+        }
+    }
+}
