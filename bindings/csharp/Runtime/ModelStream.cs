@@ -14,7 +14,7 @@ namespace Robota
         private readonly object gate = new object();
         private readonly ProviderRegistration owner;
         private readonly CancellationTokenSource cancel = new CancellationTokenSource();
-        private bool ended;
+        private int ended; // 1 once the call is over; read without the lock (Cancel never waits for a push)
 
         internal ModelStream(ProviderRegistration owner, ulong callId)
         {
@@ -29,13 +29,7 @@ namespace Robota
         /// <summary>True once the call ended (Done/Fail taken, stale, refused, or cancelled).</summary>
         internal bool Ended
         {
-            get
-            {
-                lock (gate)
-                {
-                    return ended;
-                }
-            }
+            get { return Volatile.Read(ref ended) != 0; }
         }
 
         public void Report(string value) => Text(value);
@@ -147,10 +141,9 @@ namespace Robota
         /// <summary>The cancel document arrived: the token fires once, off the library's thread.</summary>
         internal void Cancel()
         {
-            lock (gate)
-            {
-                ended = true;
-            }
+            // No lock: a push in flight on another thread may hold it, and the library's thread
+            // delivering this cancel must not wait for it.
+            Volatile.Write(ref ended, 1);
             Robota.ToolCall.CancelLater(cancel);
         }
 
@@ -165,14 +158,17 @@ namespace Robota
             bool over;
             lock (gate)
             {
-                if (ended)
+                if (Ended)
                 {
                     return false;
                 }
                 status = NativeMethods.robota_provider_push(owner.RuntimePtr, CallId, json, out err);
                 // Stale, refused (INVALID_CONFIG ends the call) or the runtime is gone: over too.
                 over = status == 0 ? isEnd : status != (int)RobotaStatus.InvalidJson;
-                ended = over;
+                if (over)
+                {
+                    Volatile.Write(ref ended, 1);
+                }
             }
             if (over)
             {

@@ -151,7 +151,16 @@ namespace Robota
         /// <summary>The pump of <paramref name="session"/> when it is a pump-delivery session, else null.</summary>
         internal static ProviderPump AttachIfPump(RobotaSession session)
         {
-            var state = session.State();
+            Dictionary<string, object> state;
+            try
+            {
+                state = session.State();
+            }
+            catch (RobotaException e)
+            {
+                RobotaLibrary.Report(e); // its provider calls then run on threads of their own
+                return null;
+            }
             if (Json.GetString(state, "delivery") != "pump")
             {
                 return null;
