@@ -35,7 +35,62 @@ namespace Robota
             Func<ModelRequest, IModelStream, CancellationToken, System.Threading.Tasks.Task> streamAsync) =>
             RegisterProvider(name, capabilities, ModelProvider.Create(streamAsync));
 
+        /// <summary>
+        /// Registers <paramref name="provider"/> with each <see cref="IModelProvider.Stream"/> posted to
+        /// <paramref name="context"/> (a Unity or UI main thread, any delivery mode); an exception
+        /// it throws ends the call as in <see cref="RegisterProvider(string, ProviderCapabilities, IModelProvider)"/>.
+        /// </summary>
+        public void RegisterProvider(string name, ProviderCapabilities capabilities, IModelProvider provider, SynchronizationContext context)
+        {
+            if (provider == null) throw new ArgumentNullException(nameof(provider));
+            if (context == null) throw new ArgumentNullException(nameof(context));
+            RegisterProvider(name, capabilities, new ContextProvider(provider, context));
+        }
+
         /// <summary>True once a host provider is registered (pump sessions then route its calls to Dispatch).</summary>
         internal bool HasProviders => Volatile.Read(ref providerCount) > 0;
+    }
+
+    /// <summary>Posts each call of a provider to a <see cref="SynchronizationContext"/>.</summary>
+    internal sealed class ContextProvider : IModelProvider
+    {
+        private readonly IModelProvider inner;
+        private readonly SynchronizationContext context;
+
+        internal ContextProvider(IModelProvider inner, SynchronizationContext context)
+        {
+            this.inner = inner;
+            this.context = context;
+        }
+
+        public void Stream(ModelRequest request, IModelStream stream, CancellationToken cancellationToken)
+        {
+            context.Post(_ =>
+            {
+                var own = (ModelStream)stream;
+                if (own.Ended)
+                {
+                    return; // cancelled before the context ran it
+                }
+                try
+                {
+                    inner.Stream(request, stream, cancellationToken);
+                }
+                catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested || own.Ended)
+                {
+                }
+                catch (Exception e)
+                {
+                    try
+                    {
+                        own.FailFrom(e);
+                    }
+                    catch (Exception refused)
+                    {
+                        RobotaLibrary.Report(refused);
+                    }
+                }
+            }, null);
+        }
     }
 }

@@ -304,6 +304,30 @@ namespace Robota.Tests
         }
 
         [Test]
+        private static void ContextProviderRunsOnTheContextsThread()
+        {
+            var main = Thread.CurrentThread.ManagedThreadId;
+            var context = new QueueContext();
+            using (var rt = Runtime())
+            {
+                var p = new Scripted((r, s, ct) =>
+                {
+                    s.Text("on the main thread");
+                    s.Done();
+                });
+                rt.RegisterProvider("local", null, p, context);
+                using (var s = rt.CreateSession(Session()))
+                {
+                    var task = s.RunAsync("hi");
+                    task.ContinueWith(t => context.Post(_ => { }, null)); // wakes the loop below
+                    context.RunUntil(() => task.IsCompleted, "the turn");
+                    Expect.Equal("on the main thread", task.Result.Response, "response");
+                    Expect.Equal(main.ToString(), string.Join(",", p.Threads), "Stream ran on the context's thread");
+                }
+            }
+        }
+
+        [Test]
         private static void QueryRunsOnTheHostProvider()
         {
             using (var rt = Runtime())
