@@ -31,8 +31,9 @@ namespace Robota
     /// returns true when the library took the event, false when the call has ended already
     /// (cancelled, timed out, or ended by an earlier Done/Fail). An event the library refuses
     /// (a tool call naming a tool the request did not offer, arguments that are not a JSON object,
-    /// an event out of order) throws <see cref="RobotaException"/> with
-    /// <see cref="RobotaStatus.InvalidConfig"/>, and the call ends with that error.
+    /// an event out of order, arguments that are not JSON) throws <see cref="RobotaException"/> with
+    /// <see cref="RobotaStatus.InvalidConfig"/> (<see cref="RobotaStatus.InvalidJson"/>), and the
+    /// call ends with that error.
     /// <see cref="IProgress{T}.Report"/> pushes a text delta.
     /// </summary>
     public interface IModelStream : IProgress<string>

@@ -163,8 +163,8 @@ namespace Robota
                     return false;
                 }
                 status = NativeMethods.robota_provider_push(owner.RuntimePtr, CallId, json, out err);
-                // Stale, refused (INVALID_CONFIG ends the call) or the runtime is gone: over too.
-                over = status == 0 ? isEnd : status != (int)RobotaStatus.InvalidJson;
+                // Stale, refused (INVALID_CONFIG and INVALID_JSON end the call) or the runtime is gone.
+                over = status != 0 || isEnd;
                 if (over)
                 {
                     Volatile.Write(ref ended, 1);
