@@ -13,10 +13,12 @@ namespace Robota.Tests
         {
             internal readonly List<string> Prompts = new List<string>();
             internal readonly List<int> Threads = new List<int>();
+            internal readonly List<int> StartThreads = new List<int>();
 
             public IEnumerator<string> Generate(string prompt, int maxTokens)
             {
                 Prompts.Add(prompt);
+                StartThreads.Add(Thread.CurrentThread.ManagedThreadId); // inside the provider's Stream
                 return Tokens(prompt).GetEnumerator();
             }
 
@@ -64,9 +66,10 @@ namespace Robota.Tests
                     }
                     var result = turn.Result;
                     Expect.Equal("It is 42.", result.Response, "response");
-                    Expect.Equal("Let me |check.|It is |42.", string.Join("|", deltas), "deltas");
+                    Expect.Equal("Let me |check.|\n\n|It is |42.", string.Join("|", deltas), "deltas (the library separates the rounds)");
                     Expect.Equal(2, model.Prompts.Count, "model calls");
                     Expect.Equal(8, model.Threads.Count, "tokens decoded");
+                    Expect.Equal(main + "," + main, string.Join(",", model.StartThreads), "Stream ran inside Dispatch on the pump thread");
                     Expect.True(model.Threads.All(t => t == main), "every token decoded on the pump thread");
                     Expect.Equal(main, toolThread, "the tool ran on the pump thread");
                     Expect.Equal(0, provider.Running, "no generation left");

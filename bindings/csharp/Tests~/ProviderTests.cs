@@ -110,7 +110,7 @@ namespace Robota.Tests
                     Expect.Equal("complete", result.StopReason, "stop reason");
                     Expect.Equal("a and b found.", result.Response, "response");
                     Expect.Equal(3, p.Calls, "model calls");
-                    Expect.Equal("Looking a up.a and b found.", rec.Text, "streamed text");
+                    Expect.Equal("Looking a up.\n\na and b found.", rec.Text, "streamed text (the library separates the rounds)");
                     Expect.Equal(2, rec.Count(EventKind.ToolEnd), "tool runs");
                     var first = p.Request(0);
                     Expect.Equal("local", first.Provider, "provider");
@@ -209,7 +209,7 @@ namespace Robota.Tests
                     Expect.Equal("second turn", next.Response, "second response");
                     Expect.Equal(1, Volatile.Read(ref cancels), "cancellations seen by the host's code");
                     Expect.Equal(2, p.Calls, "model calls (no retry of the aborted one)");
-                    Expect.Equal("user:stream then hang\nassistant:partial\nuser:again", Describe(p.Request(1)), "history after the abort");
+                    Expect.Equal("user:stream then hang\nassistant:partial\n\n[This response was interrupted by the user]\nuser:again", Describe(p.Request(1)), "history after the abort");
                 }
             }
         }
@@ -225,9 +225,8 @@ namespace Robota.Tests
                 {
                     var rec = new Recorder(s);
                     var e = Expect.Throws<RobotaProviderException>(() => s.RunAsync("hi").Wait(), "the failed turn");
-                    Expect.Contains(e.Message, "host provider \"local\"", "message names the provider");
-                    Expect.Contains(e.Message, "key rejected", "message carries the host's text");
-                    Expect.Equal("authentication", e.Category, "category");
+                    Expect.Equal("Authentication Error: host provider \"local\": key rejected", e.Message, "message names the provider and carries the host's text");
+                    Expect.Equal("AUTHENTICATION_ERROR", e.ErrorCode, "error code");
                     Expect.True(!e.Recoverable, "not recoverable");
                     Expect.Equal(1, p.Calls, "authentication errors are not retried");
                     rec.WaitFor(EventKind.TurnCompleted);
@@ -248,8 +247,9 @@ namespace Robota.Tests
                 using (var s = rt.CreateSession(Session()))
                 {
                     var e = Expect.Throws<RobotaProviderException>(() => s.RunAsync("hi").Wait(), "the failed turn");
-                    Expect.Contains(e.Message, "weights not loaded", "the second call's error ends the turn");
-                    Expect.Contains(e.Message, "host provider \"local\"", "message names the provider");
+                    // The class the host's exception chose: model_not_available (its text is the library's).
+                    Expect.Equal("Model \"tiny-1\" is not available for provider \"local\"", e.Message, "the second call's error ends the turn");
+                    Expect.Equal("MODEL_NOT_AVAILABLE", e.ErrorCode, "error code");
                     Expect.Equal(2, p.Calls, "the provider-class error was retried, model_not_available was not");
                     Expect.Equal("1,2", string.Join(",", p.Requests.Select(r => r.Attempt)), "attempts");
                 }
@@ -267,17 +267,41 @@ namespace Robota.Tests
                 var p = new Scripted((r, s, ct) =>
                 {
                     s.Text("Calling.");
-                    refused = Expect.Fails(RobotaStatus.InvalidConfig, () => s.ToolCall("call_x", "launch_missiles", "{}"), "launch_missiles");
+                    refused = Expect.Fails(RobotaStatus.InvalidConfig, () => s.ToolCall("call_x", "launch_missiles", "{}"),
+                        "event_json: tool call \"call_x\" names tool \"launch_missiles\", which the request did not offer (offered: lookup)");
                     afterRefusal = s.Done();
                 });
                 rt.RegisterProvider("local", null, p);
                 using (var s = rt.CreateSession(Session(Delivery.Thread, "lookup")))
                 {
                     var e = Expect.Throws<RobotaProviderException>(() => s.RunAsync("go").Wait(), "the failed turn");
-                    Expect.Contains(e.Message, "launch_missiles", "the turn's error names the tool");
-                    Expect.Contains(e.Message, "host provider \"local\"", "and the provider");
+                    Expect.Equal("Provider Error (local): host provider \"local\": bad event for call " + p.Request(0).CallId + ": " + refused.Message,
+                        e.Message, "the turn's error names the provider and the refused event");
                     Expect.True(refused != null, "the push was refused");
                     Expect.True(!afterRefusal, "the refused push ended the call");
+                    Expect.Equal(1, p.Calls, "not retried");
+                }
+            }
+        }
+
+        [Test]
+        private static void ArgumentsThatAreNotJsonFailTheTurn()
+        {
+            using (var rt = Runtime())
+            {
+                rt.RegisterTool(Fixtures.ReadOnlyTool(), call => "unused");
+                RobotaException refused = null;
+                var p = new Scripted((r, s, ct) =>
+                {
+                    refused = Expect.Fails(RobotaStatus.InvalidJson, () => s.ToolCall("call_x", "lookup", "{\"key\":"), "event_json is not valid JSON");
+                    Expect.True(!s.Done(), "the refused push ended the call");
+                });
+                rt.RegisterProvider("local", null, p);
+                using (var s = rt.CreateSession(Session(Delivery.Thread, "lookup")))
+                {
+                    var e = Expect.Throws<RobotaProviderException>(() => s.RunAsync("go").Wait(), "the failed turn");
+                    Expect.Equal("Provider Error (local): host provider \"local\": bad event for call " + p.Request(0).CallId + ": " + refused.Message,
+                        e.Message, "the turn's error");
                     Expect.Equal(1, p.Calls, "not retried");
                 }
             }
