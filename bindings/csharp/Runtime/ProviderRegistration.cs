@@ -199,13 +199,14 @@ namespace Robota
             {
                 return ran + native(0) + RunQueued();
             }
-            var clock = System.Diagnostics.Stopwatch.StartNew();
+            // DateTime, not Stopwatch: the assembly references mscorlib only.
+            var deadline = timeoutMs < 0 ? DateTime.MaxValue : DateTime.UtcNow.AddMilliseconds(timeoutMs);
             while (true)
             {
-                var left = timeoutMs < 0 ? SliceMs : (int)Math.Min(SliceMs, timeoutMs - clock.ElapsedMilliseconds);
-                var n = native(Math.Max(left, 0));
+                var left = deadline == DateTime.MaxValue ? SliceMs : (int)Math.Max(0, Math.Min(SliceMs, (deadline - DateTime.UtcNow).TotalMilliseconds));
+                var n = native(left);
                 ran = RunQueued();
-                if (n > 0 || ran > 0 || (timeoutMs > 0 && clock.ElapsedMilliseconds >= timeoutMs))
+                if (n > 0 || ran > 0 || (deadline != DateTime.MaxValue && DateTime.UtcNow >= deadline))
                 {
                     return n + ran;
                 }

@@ -328,6 +328,33 @@ namespace Robota.Tests
         }
 
         [Test]
+        private static void PumpSessionStartsACallDuringABlockingDispatch()
+        {
+            var main = Thread.CurrentThread.ManagedThreadId;
+            using (var rt = Runtime())
+            {
+                var p = new Scripted((r, s, ct) => new Thread(() =>
+                {
+                    s.Text("from a worker");
+                    s.Done();
+                }).Start());
+                rt.RegisterProvider("local", null, p);
+                using (var s = rt.CreateSession(Session(Delivery.Pump)))
+                {
+                    var task = s.RunAsync("hi");
+                    // Dispatch waits without a timeout: the queued call must start inside it
+                    // (no event comes before the provider answers).
+                    while (!task.IsCompleted)
+                    {
+                        s.Dispatch(0, -1);
+                    }
+                    Expect.Equal("from a worker", task.Result.Response, "response");
+                    Expect.Equal(main.ToString(), string.Join(",", p.Threads), "Stream ran inside Dispatch");
+                }
+            }
+        }
+
+        [Test]
         private static void ContextProviderRunsOnTheContextsThread()
         {
             var main = Thread.CurrentThread.ManagedThreadId;
