@@ -81,6 +81,8 @@ namespace Robota.Tests
             using (var rt = Runtime())
             {
                 rt.RegisterTool(Fixtures.ReadOnlyTool(), call => "value of " + call.Arguments["key"]);
+                string taken = null;
+                var secondRound = new Signal();
                 var p = new Scripted(
                     (r, s, ct) =>
                     {
@@ -91,9 +93,8 @@ namespace Robota.Tests
                     (r, s, ct) => new Thread(() =>
                     {
                         // Answered later, from a thread of the host's own.
-                        Expect.True(s.ToolCall("call_b", "lookup", "{\"key\":\"b\"}"), "tool call taken");
-                        Expect.True(s.Done("tool_use"), "done taken");
-                        Expect.True(!s.Text("late"), "a push after the end is refused");
+                        taken = s.ToolCall("call_b", "lookup", "{\"key\":\"b\"}") + "," + s.Done("tool_use") + "," + s.Text("late");
+                        secondRound.Set();
                     }).Start(),
                     (r, s, ct) =>
                     {
@@ -110,6 +111,8 @@ namespace Robota.Tests
                     Expect.Equal("complete", result.StopReason, "stop reason");
                     Expect.Equal("a and b found.", result.Response, "response");
                     Expect.Equal(3, p.Calls, "model calls");
+                    secondRound.Wait("the second round's thread");
+                    Expect.Equal("True,True,False", taken, "tool call and done taken, a push after the end refused");
                     Expect.Equal("Looking a up.\n\na and b found.", rec.Text, "streamed text (the library separates the rounds)");
                     Expect.Equal(2, rec.Count(EventKind.ToolEnd), "tool runs");
                     var first = p.Request(0);
@@ -215,6 +218,52 @@ namespace Robota.Tests
         }
 
         [Test]
+        private static void SilenceTimesTheCallOutAndCancelsIt()
+        {
+            using (var rt = Runtime())
+            {
+                var cancels = 0;
+                var cancelled = new Signal();
+                var p = new Scripted((r, s, ct) => ct.Register(() =>
+                {
+                    Interlocked.Increment(ref cancels);
+                    cancelled.Set();
+                }));
+                rt.RegisterProvider("local", new ProviderCapabilities { TimeoutMs = 50, MaxRetries = 0 }, p);
+                using (var s = rt.CreateSession(Session()))
+                {
+                    var e = Expect.Throws<RobotaProviderException>(() => s.RunAsync("hi").Wait(), "the timed-out turn");
+                    Expect.Contains(e.Message, "host provider \"local\": no event for 50 ms", "the timeout names the provider");
+                    cancelled.Wait("the cancellation of the timed-out call");
+                    Expect.Equal(1, Volatile.Read(ref cancels), "the host's code saw the cancellation once");
+                    Expect.Equal(1, p.Calls, "no retry with max_retries 0");
+                }
+            }
+        }
+
+        [Test]
+        private static void DisposingTheSessionCancelsItsCall()
+        {
+            using (var rt = Runtime())
+            {
+                var started = new Signal();
+                var cancelled = new Signal();
+                var p = new Scripted((r, s, ct) =>
+                {
+                    ct.Register(cancelled.Set);
+                    started.Set();
+                });
+                rt.RegisterProvider("local", null, p);
+                var session = rt.CreateSession(Session());
+                var task = session.RunAsync("hi");
+                started.Wait("the model call");
+                session.Dispose();
+                cancelled.Wait("the cancellation of the call");
+                Expect.Throws<ObjectDisposedException>(() => task.Wait(), "the waiting turn");
+            }
+        }
+
+        [Test]
         private static void AuthenticationErrorFailsTheTurnNamingTheProvider()
         {
             using (var rt = Runtime())
@@ -264,17 +313,20 @@ namespace Robota.Tests
                 rt.RegisterTool(Fixtures.ReadOnlyTool(), call => "unused");
                 RobotaException refused = null;
                 var afterRefusal = true;
+                var roundOver = new Signal();
                 var p = new Scripted((r, s, ct) =>
                 {
                     s.Text("Calling.");
                     refused = Expect.Fails(RobotaStatus.InvalidConfig, () => s.ToolCall("call_x", "launch_missiles", "{}"),
                         "event_json: tool call \"call_x\" names tool \"launch_missiles\", which the request did not offer (offered: lookup)");
                     afterRefusal = s.Done();
+                    roundOver.Set();
                 });
                 rt.RegisterProvider("local", null, p);
                 using (var s = rt.CreateSession(Session(Delivery.Thread, "lookup")))
                 {
                     var e = Expect.Throws<RobotaProviderException>(() => s.RunAsync("go").Wait(), "the failed turn");
+                    roundOver.Wait("the provider's round"); // the turn may fail before the push returns
                     Expect.Equal("Provider Error (local): host provider \"local\": bad event for call " + p.Request(0).CallId + ": " + refused.Message,
                         e.Message, "the turn's error names the provider and the refused event");
                     Expect.True(refused != null, "the push was refused");
@@ -291,15 +343,20 @@ namespace Robota.Tests
             {
                 rt.RegisterTool(Fixtures.ReadOnlyTool(), call => "unused");
                 RobotaException refused = null;
+                var doneAfterRefusal = true;
+                var roundOver = new Signal();
                 var p = new Scripted((r, s, ct) =>
                 {
                     refused = Expect.Fails(RobotaStatus.InvalidJson, () => s.ToolCall("call_x", "lookup", "{\"key\":"), "event_json is not valid JSON");
-                    Expect.True(!s.Done(), "the refused push ended the call");
+                    doneAfterRefusal = s.Done();
+                    roundOver.Set();
                 });
                 rt.RegisterProvider("local", null, p);
                 using (var s = rt.CreateSession(Session(Delivery.Thread, "lookup")))
                 {
                     var e = Expect.Throws<RobotaProviderException>(() => s.RunAsync("go").Wait(), "the failed turn");
+                    roundOver.Wait("the provider's round");
+                    Expect.True(!doneAfterRefusal, "the refused push ended the call");
                     Expect.Equal("Provider Error (local): host provider \"local\": bad event for call " + p.Request(0).CallId + ": " + refused.Message,
                         e.Message, "the turn's error");
                     Expect.Equal(1, p.Calls, "not retried");
