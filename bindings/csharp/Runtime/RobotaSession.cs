@@ -368,7 +368,7 @@ namespace Robota
         /// Drive on the thread that pumps this session (it called <see cref="Dispatch"/>) blocks that
         /// pump loop: a host tool call or a permission/hook request of the turn, delivered by
         /// Dispatch on this very thread, would never be answered. Refused up front when the turn
-        /// can ask the host (host tools registered, or request handlers subscribed).
+        /// can ask the host (host tools or host providers registered, or request handlers subscribed).
         /// </summary>
         private void RefuseDriveOnPumpThread()
         {
@@ -380,6 +380,10 @@ namespace Robota
             if (Runtime.HasHostTools)
             {
                 needs = "host tools are registered";
+            }
+            else if (Runtime.HasProviders)
+            {
+                needs = "host providers are registered";
             }
             else if (Core.ToolCallRequested != null || Core.PermissionRequested != null || Core.HookRequested != null)
             {

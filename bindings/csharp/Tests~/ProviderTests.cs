@@ -412,6 +412,24 @@ namespace Robota.Tests
         }
 
         [Test]
+        private static void DriveOnThePumpThreadIsRefusedWithAHostProvider()
+        {
+            using (var rt = Runtime())
+            {
+                var p = new Scripted();
+                rt.RegisterProvider("local", null, p);
+                using (var s = rt.CreateSession(Session(Delivery.Pump)))
+                {
+                    s.Dispatch(0, 0); // this thread is the pump loop now
+                    var e = Expect.Throws<InvalidOperationException>(() => s.Drive("x"), "Drive on the pump thread");
+                    Expect.Contains(e.Message, "would block the pump loop: host providers are registered", "message");
+                    Expect.Equal(0L, s.GetState().MessageCount, "nothing was submitted");
+                    Expect.Equal(0, p.Calls, "no model call");
+                }
+            }
+        }
+
+        [Test]
         private static void ContextProviderRunsOnTheContextsThread()
         {
             var main = Thread.CurrentThread.ManagedThreadId;
