@@ -145,6 +145,45 @@ namespace Robota.Tests
         }
 
         [Test]
+        private static void StreamedToolCallAndThinking()
+        {
+            using (var rt = Runtime())
+            {
+                var seen = new List<string>();
+                rt.RegisterTool(Fixtures.ReadOnlyTool(), call =>
+                {
+                    lock (seen) seen.Add(call.ArgumentsJson);
+                    return "found";
+                });
+                var p = new Scripted(
+                    (r, s, ct) =>
+                    {
+                        s.Thinking("pondering");
+                        s.ToolCallStart("call_s", "lookup");
+                        s.ToolCallDelta("call_s", "{\"ke");
+                        s.ToolCallDelta("call_s", "y\":\"s\"}");
+                        s.ToolCallEnd("call_s");
+                        s.Done();
+                    },
+                    (r, s, ct) =>
+                    {
+                        s.Text("ok");
+                        s.Done("end_turn");
+                    });
+                rt.RegisterProvider("local", null, p);
+                using (var s = rt.CreateSession(Session(Delivery.Thread, "lookup")))
+                {
+                    var rec = new Recorder(s);
+                    var result = Expect.Await(s.RunAsync("look s up"), "RunAsync");
+                    Expect.Equal("ok", result.Response, "response");
+                    Expect.Equal("pondering", string.Concat(rec.Of(EventKind.ThinkingDelta).Select(e => e.Text)), "thinking");
+                    Expect.Equal("{\"key\":\"s\"}", string.Join(",", seen), "the fragments joined are the arguments");
+                    Expect.Equal("user:look s up\nassistant: ->call_s=lookup{\"key\":\"s\"}\ntool:found <-call_s=lookup", Describe(p.Request(1)), "round 2");
+                }
+            }
+        }
+
+        [Test]
         private static void TextDeltasStreamInOrderFromAnAsyncProvider()
         {
             using (var rt = Runtime())
