@@ -46,6 +46,13 @@ namespace Robota
             Attempt = ModelJson.Int(d, "attempt") ?? 1;
         }
 
+        /// <summary>
+        /// Reads a request document (<c>{"v":1,"type":"call",...}</c>), e.g. one recorded for a
+        /// provider's unit tests. Throws <see cref="FormatException"/> when it is not a JSON object.
+        /// </summary>
+        public static ModelRequest FromJson(string requestJson, ulong callId = 0) =>
+            new ModelRequest(callId, Robota.Json.ParseObject(requestJson ?? throw new ArgumentNullException(nameof(requestJson))), requestJson);
+
         /// <summary>The call id (unique per runtime; a retry is a new call).</summary>
         public ulong CallId { get; }
 
