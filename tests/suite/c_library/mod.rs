@@ -2,6 +2,7 @@
 //! quick starts, and the documents' compiled snippets.
 
 mod c_abi;
+mod c_examples;
 mod config_unknown_keys;
 mod crash_safety;
 mod docs_snippets;
