@@ -40,6 +40,12 @@ namespace Robota
         /// <summary>The call this stream answers.</summary>
         ulong CallId { get; }
 
+        /// <summary>
+        /// Why the call was cancelled: <c>aborted</c>, <c>session_closed</c> or <c>timeout</c>;
+        /// null while it was not (set before the token fires).
+        /// </summary>
+        string CancelReason { get; }
+
         /// <summary>A text delta of the answer.</summary>
         bool Text(string text);
 

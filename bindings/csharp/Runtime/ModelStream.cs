@@ -14,6 +14,7 @@ namespace Robota
         private readonly object gate = new object();
         private readonly ProviderRegistration owner;
         private readonly CancellationTokenSource cancel = new CancellationTokenSource();
+        private string cancelReason;
         private int ended; // 1 once the call is over; read without the lock (Cancel never waits for a push)
 
         internal ModelStream(ProviderRegistration owner, ulong callId)
@@ -23,6 +24,8 @@ namespace Robota
         }
 
         public ulong CallId { get; }
+
+        public string CancelReason => Volatile.Read(ref cancelReason);
 
         internal CancellationToken Token => cancel.Token;
 
@@ -139,8 +142,9 @@ namespace Robota
         }
 
         /// <summary>The cancel document arrived: the token fires once, off the library's thread.</summary>
-        internal void Cancel()
+        internal void Cancel(string reason)
         {
+            Volatile.Write(ref cancelReason, reason ?? "session_closed");
             // No lock: a push in flight on another thread may hold it, and the library's thread
             // delivering this cancel must not wait for it.
             Volatile.Write(ref ended, 1);

@@ -50,7 +50,7 @@ namespace Robota
                 ModelStream cancelled;
                 if (calls.TryRemove(callId, out cancelled))
                 {
-                    cancelled.Cancel();
+                    cancelled.Cancel(Json.GetString(d, "reason"));
                 }
                 return;
             }
@@ -115,7 +115,7 @@ namespace Robota
                 ModelStream s;
                 if (calls.TryRemove(kv.Key, out s))
                 {
-                    s.Cancel();
+                    s.Cancel("session_closed"); // the runtime went away
                 }
             }
         }

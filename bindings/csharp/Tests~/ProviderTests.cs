@@ -216,6 +216,7 @@ namespace Robota.Tests
             {
                 var cancels = 0;
                 var lateTaken = true;
+                string reason = null;
                 var cancelled = new Signal();
                 var p = new Scripted(
                     (r, s, ct) =>
@@ -224,6 +225,7 @@ namespace Robota.Tests
                         ct.Register(() =>
                         {
                             Interlocked.Increment(ref cancels);
+                            reason = s.CancelReason;
                             lateTaken = s.Text("too late");
                             cancelled.Set();
                         });
@@ -245,6 +247,7 @@ namespace Robota.Tests
                     Expect.True(result.IsAborted, "turn aborted, got " + result.StopReason);
                     cancelled.Wait("the provider's cancellation");
                     Expect.True(!lateTaken, "a push after the cancellation is refused");
+                    Expect.Equal("aborted", reason, "cancel reason");
                     Expect.Equal("partial", rec.Text, "streamed before the abort");
                     // The session goes on; the aborted call is not cancelled again.
                     var next = Expect.Await(s.RunAsync("again"), "second turn");
@@ -263,9 +266,11 @@ namespace Robota.Tests
             {
                 var cancels = 0;
                 var cancelled = new Signal();
+                string reason = null;
                 var p = new Scripted((r, s, ct) => ct.Register(() =>
                 {
                     Interlocked.Increment(ref cancels);
+                    reason = s.CancelReason;
                     cancelled.Set();
                 }));
                 rt.RegisterProvider("local", new ProviderCapabilities { TimeoutMs = 50, MaxRetries = 0 }, p);
@@ -275,6 +280,7 @@ namespace Robota.Tests
                     Expect.Contains(e.Message, "host provider \"local\": no event for 50 ms", "the timeout names the provider");
                     cancelled.Wait("the cancellation of the timed-out call");
                     Expect.Equal(1, Volatile.Read(ref cancels), "the host's code saw the cancellation once");
+                    Expect.Equal("timeout", reason, "cancel reason");
                     Expect.Equal(1, p.Calls, "no retry with max_retries 0");
                 }
             }
@@ -287,9 +293,14 @@ namespace Robota.Tests
             {
                 var started = new Signal();
                 var cancelled = new Signal();
+                string reason = null;
                 var p = new Scripted((r, s, ct) =>
                 {
-                    ct.Register(cancelled.Set);
+                    ct.Register(() =>
+                    {
+                        reason = s.CancelReason;
+                        cancelled.Set();
+                    });
                     started.Set();
                 });
                 rt.RegisterProvider("local", null, p);
@@ -298,6 +309,7 @@ namespace Robota.Tests
                 started.Wait("the model call");
                 session.Dispose();
                 cancelled.Wait("the cancellation of the call");
+                Expect.Equal("session_closed", reason, "cancel reason");
                 Expect.Throws<ObjectDisposedException>(() => task.Wait(), "the waiting turn");
             }
         }
