@@ -59,22 +59,28 @@ done
 
 "${MCS[@]}" -target:library -unsafe -doc:"$OUT/Robota.xml" -out:"$OUT/Robota.dll" -recurse:"$B/Runtime/*.cs"
 "${MCS[@]}" -out:"$OUT/Robota.Tests.exe" -r:"$OUT/Robota.dll" -r:System.Core.dll \
-  -recurse:"$B/Tests~/*.cs" "$B/Samples~/UnityPumpChat/RobotaPumpChat.cs"
+  -recurse:"$B/Tests~/*.cs" "$B/Samples~/UnityPumpChat/RobotaPumpChat.cs" "$B/Samples~/LocalModelProvider/TokenLoopProvider.cs"
 "${MCS[@]}" -out:"$OUT/ConsoleChat.exe" -r:"$OUT/Robota.dll" "$B/Samples~/ConsoleChat/ConsoleChat.cs"
 
 # The printed programs, compiled exactly as printed (.ci/snippets.py): the snippets of the
-# binding's README and every `.cs` snippet of the top-level README.md, each an executable
-# against Robota.dll.
+# binding's README, every `.cs` snippet of the top-level README.md and of docs/host-providers.md,
+# each an executable against Robota.dll.
 S=target/snippets
 rm -rf "$S/csharp" "$S/readme-csharp"
 python3 .ci/snippets.py "$S/csharp" "$B/README.md"
 if grep -Eq '^<!--[[:space:]]*snippet:' README.md; then
   python3 .ci/snippets.py "$S/readme-csharp" README.md
 fi
+# The C# snippets of the book's host-provider page (its C and JSON blocks are checked by the
+# c_library docs_snippets test).
+rm -rf "$S/docs-csharp"
+if grep -Eq '^<!--[[:space:]]*snippet:[[:space:]]*[^[:space:]]+\.cs[[:space:]]*-->' docs/host-providers.md; then
+  python3 .ci/snippets.py "$S/docs-csharp" docs/host-providers.md
+fi
 ls "$S"/readme-csharp/*.cs >/dev/null 2>&1 \
   || echo "README.md has no .cs snippet yet: only $B/README.md's are compiled"
 n=0
-for f in "$S"/csharp/*.cs "$S"/readme-csharp/*.cs; do
+for f in "$S"/csharp/*.cs "$S"/readme-csharp/*.cs "$S"/docs-csharp/*.cs; do
   [ -f "$f" ] || continue
   "${MCS[@]}" -out:"$OUT/snippet-$(basename "$f" .cs).exe" -r:"$OUT/Robota.dll" "$f"
   n=$((n + 1))

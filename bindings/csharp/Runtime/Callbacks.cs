@@ -18,6 +18,7 @@ namespace Robota
         internal static readonly ToolFn Tool = OnTool;
         internal static readonly LogFn Log = OnLog;
         internal static readonly HostIoFn HostIo = OnHostIo;
+        internal static readonly ProviderFn Provider = OnProvider;
 
         /// <summary>One registration call taking <c>user_data</c> (and the binding's callbacks).</summary>
         internal delegate int Registration(IntPtr userData, out IntPtr error);
@@ -112,6 +113,20 @@ namespace Robota
                 var json = Utf8.Decode(requestJson, Utf8.Length(requestLen));
                 // The handler may block (a disk, a network): never on the library's thread.
                 if (reg != null) System.Threading.Tasks.Task.Run(() => reg.Invoke(ioId, json));
+            }
+            catch (Exception e)
+            {
+                RobotaLibrary.Report(e);
+            }
+        }
+
+        [MonoPInvokeCallback(typeof(ProviderFn))]
+        private static void OnProvider(IntPtr userData, ulong callId, IntPtr requestJson, UIntPtr requestLen)
+        {
+            try
+            {
+                var reg = GCHandle.FromIntPtr(userData).Target as ProviderRegistration;
+                reg?.Receive(callId, Utf8.Decode(requestJson, Utf8.Length(requestLen)));
             }
             catch (Exception e)
             {

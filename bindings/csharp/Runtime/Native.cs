@@ -23,6 +23,10 @@ namespace Robota
     [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
     internal delegate void LogFn(IntPtr userData, int level, IntPtr target, IntPtr message, UIntPtr messageLen);
 
+    /// <summary>Receives a host provider's call or cancel document (robota_provider_fn).</summary>
+    [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
+    internal delegate void ProviderFn(IntPtr userData, ulong callId, IntPtr requestJson, UIntPtr requestLen);
+
     /// <summary>
     /// The C ABI of include/robota.h, one declaration per exported function. Strings in are
     /// NUL-terminated UTF-8 byte arrays (<see cref="Utf8.Encode"/>); strings out are owned
@@ -96,6 +100,13 @@ namespace Robota
         /// <summary>robota_request_respond through a runtime pointer a live session keeps alive.</summary>
         [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, EntryPoint = "robota_request_respond")]
         internal static extern int robota_request_respond_via(IntPtr runtime, ulong requestId, byte[] responseJson, out IntPtr error);
+
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern int robota_runtime_register_provider(RuntimeHandle runtime, byte[] name, byte[] capabilitiesJson, ProviderFn fn, IntPtr userData, FreeFn freeFn, out IntPtr error);
+
+        /// <summary>Takes the runtime by address: pushes outlive the RobotaRuntime object (its sessions keep the runtime).</summary>
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern int robota_provider_push(IntPtr runtime, ulong callId, byte[] eventJson, out IntPtr error);
 
         [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
         internal static extern int robota_store_list(RuntimeHandle runtime, byte[] queryJson, out IntPtr outJson, out IntPtr error);

@@ -10,7 +10,7 @@ namespace Robota
     /// shared by all its sessions. Thread-safe. Dispose releases the caller's reference; sessions
     /// keep the native runtime alive, so dispose order does not matter.
     /// </summary>
-    public sealed class RobotaRuntime : IDisposable
+    public sealed partial class RobotaRuntime : IDisposable
     {
         private readonly Dictionary<string, ToolRegistration> tools = new Dictionary<string, ToolRegistration>();
         private int disposed;

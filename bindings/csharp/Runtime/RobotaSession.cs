@@ -22,6 +22,7 @@ namespace Robota
         private int disposed;
         private string deliveryName;
         private int pumpThread;
+        private ProviderPump providerPump;
 
         private RobotaSession(RobotaRuntime runtime, SessionHandle handle, SessionCore core)
         {
@@ -49,6 +50,10 @@ namespace Robota
             }
             var s = new RobotaSession(runtime, h, core);
             core.Attach(s, ptr);
+            if (runtime.HasProviders)
+            {
+                s.providerPump = ProviderPump.AttachIfPump(s);
+            }
             return s;
         }
 
@@ -363,7 +368,7 @@ namespace Robota
         /// Drive on the thread that pumps this session (it called <see cref="Dispatch"/>) blocks that
         /// pump loop: a host tool call or a permission/hook request of the turn, delivered by
         /// Dispatch on this very thread, would never be answered. Refused up front when the turn
-        /// can ask the host (host tools registered, or request handlers subscribed).
+        /// can ask the host (host tools or host providers registered, or request handlers subscribed).
         /// </summary>
         private void RefuseDriveOnPumpThread()
         {
@@ -375,6 +380,10 @@ namespace Robota
             if (Runtime.HasHostTools)
             {
                 needs = "host tools are registered";
+            }
+            else if (Runtime.HasProviders)
+            {
+                needs = "host providers are registered";
             }
             else if (Core.ToolCallRequested != null || Core.PermissionRequested != null || Core.HookRequested != null)
             {
@@ -564,12 +573,29 @@ namespace Robota
         /// <summary>
         /// Pump delivery: runs up to <paramref name="maxEvents"/> queued events (0 = all) on this
         /// thread, waiting up to <paramref name="timeoutMs"/> for the first (0 = no wait, the
-        /// Update() case). Returns how many were delivered.
+        /// Update() case). Returns how many were delivered. Host provider calls of this session
+        /// (<see cref="RobotaRuntime.RegisterProvider(string, ProviderCapabilities, IModelProvider)"/>) run here too, and count in the result.
         /// </summary>
         public int Dispatch(int maxEvents = 0, int timeoutMs = 0)
         {
             ThrowIfDisposed();
             Volatile.Write(ref pumpThread, Thread.CurrentThread.ManagedThreadId);
+            if (!Runtime.HasProviders)
+            {
+                return NativeDispatch(maxEvents, timeoutMs);
+            }
+            var pump = Volatile.Read(ref providerPump);
+            if (pump == null)
+            {
+                // A provider registered after the session was created.
+                pump = ProviderPump.AttachIfPump(this);
+                Volatile.Write(ref providerPump, pump);
+            }
+            return pump == null ? NativeDispatch(maxEvents, timeoutMs) : pump.Dispatch(t => NativeDispatch(maxEvents, t), timeoutMs);
+        }
+
+        private int NativeDispatch(int maxEvents, int timeoutMs)
+        {
             var n = NativeMethods.robota_session_dispatch(handle, maxEvents, timeoutMs);
             if (n < 0)
             {
@@ -739,6 +765,7 @@ namespace Robota
         {
             if (Interlocked.Exchange(ref disposed, 1) == 0)
             {
+                Volatile.Read(ref providerPump)?.Detach();
                 // Waiters fail first, so the aborted TURN_COMPLETED that close produces cannot
                 // complete them with a result instead.
                 Core.FailAll(new ObjectDisposedException(nameof(RobotaSession), "the session was disposed before the turn completed"));
