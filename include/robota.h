@@ -252,6 +252,18 @@ typedef void (*robota_free_fn)(void *user_data);
 typedef void (*robota_log_fn)(void *user_data, int32_t level, const char *target, const char *message, size_t message_len);
 
 /**
+ * Receives one model call or the cancellation of one. `call_id` is unique per runtime, never
+ * 0. `request_json` is borrowed for the call, NUL-terminated, `request_len` bytes without the
+ * NUL: `{"v":1,"type":"call","provider","model","session_id","messages","tools",
+ * "tool_choice","max_tokens","temperature","thinking_budget","attempt"}` or
+ * `{"v":1,"type":"cancel","reason":"aborted"|"session_closed"|"timeout"}`. Called on a
+ * library thread that holds no lock (the host's own thread inside `robota_session_run`
+ * included); it must return quickly: answer later from any thread with
+ * `robota_provider_push`.
+ */
+typedef void (*robota_provider_fn)(void *user_data, uint64_t call_id, const char *request_json, size_t request_len);
+
+/**
  * Receives session events. `payload` is borrowed for the call and NUL-terminated.
  */
 typedef void (*robota_event_fn)(void *user_data, robota_session *session, uint32_t kind, uint64_t turn_id, const char *payload, size_t payload_len);
@@ -438,6 +450,43 @@ void robota_error_free(robota_error *e);
  * library thread. The previous registration's `free_fn` runs after its last callback.
  */
 robota_status robota_set_log_callback(robota_log_fn fn_, void *user_data, robota_free_fn free_fn, int32_t min_level, robota_error **out_error);
+
+/**
+ * Registers a provider the host implements (ABI v1.2) as `name`: sessions (`"provider":
+ * name`), subagents, team templates, compaction, prompt hooks and `robota_query` use it like
+ * a provider profile. For each model call `fn_` receives a call id and the request document;
+ * the host answers with `robota_provider_push` events, then one `done` or `error`.
+ * `capabilities_json` (NULL = `{}`): `{"models"?:["id",…] (other models fail the call as
+ * not available), "context_window"?, "max_output_tokens"? (sent when the session sets no
+ * `max_tokens`), "vision"? (default false: a request with an image fails), "thinking"?
+ * (default false: no `thinking_budget` is sent), "max_retries"? (default 2), "timeout_ms"?
+ * (default 300000: a call with no event for that long is cancelled with reason `"timeout"`
+ * and fails as a recoverable provider error)}`. `free_fn(user_data)` runs once when the
+ * runtime is gone (after the last call); on failure it is not called. Errors:
+ * `ROBOTA_E_NULL_ARG` (`name` or `fn_` NULL), `ROBOTA_E_INVALID_JSON`,
+ * `ROBOTA_E_INVALID_CONFIG` (empty name, a name that is a provider profile of the config or
+ * an earlier registration, an unknown capability key or a wrong value), `ROBOTA_E_INVALID_UTF8`,
+ * `ROBOTA_E_INVALID_HANDLE`.
+ */
+robota_status robota_runtime_register_provider(robota_runtime *rt, const char *name, const char *capabilities_json, robota_provider_fn fn_, void *user_data, robota_free_fn free_fn, robota_error **out_error);
+
+/**
+ * Pushes one event (ABI v1.2) for host provider call `call_id`, from any thread, also inside
+ * the provider callback: `{"type":"text","text"}`, `{"type":"thinking","text"}`,
+ * `{"type":"tool_call","id","name","arguments":{…}}`, or streamed
+ * `{"type":"tool_call_start","id","name"}`, `{"type":"tool_call_delta","id","arguments":"<JSON
+ * text fragment>"}`, `{"type":"tool_call_end","id"}`; `{"type":"usage","input_tokens",
+ * "output_tokens"}`; then exactly one end: `{"type":"done","stop_reason"?:"end_turn"|
+ * "tool_use"|"max_tokens"|"refusal"}` or `{"type":"error","class":"provider"|"rate_limit"|
+ * "authentication"|"network"|"model_not_available"|"context_length"|"invalid_request",
+ * "message","retry_after_ms"?,"recoverable"?}`. Errors: `ROBOTA_E_STALE` (the call ended:
+ * done, failed or cancelled), `ROBOTA_E_NOT_FOUND` (never issued), `ROBOTA_E_INVALID_JSON`,
+ * `ROBOTA_E_INVALID_CONFIG` (unknown `type`, missing or wrong field, a delta for a tool call
+ * never started, a tool the request did not offer, arguments that are not a JSON object);
+ * an `INVALID_JSON` or `INVALID_CONFIG` push also ends the call with a non-recoverable
+ * provider error saying what was wrong.
+ */
+robota_status robota_provider_push(robota_runtime *rt, uint64_t call_id, const char *event_json, robota_error **out_error);
 
 /**
  * One shot (`createQuery`): a temporary session built from `query_json` (session JSON plus

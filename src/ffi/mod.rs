@@ -13,6 +13,7 @@
 mod allocator;
 mod api_host_io;
 mod api_lib;
+mod api_provider;
 mod api_query;
 mod api_runtime;
 mod api_session;
@@ -28,6 +29,7 @@ mod status;
 
 pub use api_host_io::*;
 pub use api_lib::*;
+pub use api_provider::*;
 pub use api_query::*;
 pub use api_runtime::*;
 pub use api_session::*;

@@ -57,6 +57,7 @@ void test_concurrency_stress(void);
 void test_abi12_request_cancelled_tool_call(void);
 void test_abi12_abort_queued_turn_and_results(void);
 void test_abi12_run_result_message_order_and_wait_zero(void);
+void test_host_provider_two_tool_rounds(void);
 
 static const struct {
     const char *name;
@@ -115,6 +116,7 @@ static const struct {
     {"abi12_request_cancelled_tool_call", test_abi12_request_cancelled_tool_call},
     {"abi12_abort_queued_turn_and_results", test_abi12_abort_queued_turn_and_results},
     {"abi12_run_result_message_order_and_wait_zero", test_abi12_run_result_message_order_and_wait_zero},
+    {"host_provider_two_tool_rounds", test_host_provider_two_tool_rounds},
     {"concurrency_stress", test_concurrency_stress},
 };
 

@@ -60,6 +60,8 @@ fn compile_c_tests(lib_dir: &Path) -> PathBuf {
         "test_stress.c",
         "test_mcp.c",
         "test_abi12.c",
+        "fake_provider.c",
+        "test_host_provider.c",
         "main.c",
     ] {
         cmd.arg(root.join("tests/c").join(f));
@@ -100,7 +102,7 @@ fn c_abi_tests_pass_natively_and_under_valgrind() {
         "C tests failed:\n{stdout}\n{}",
         String::from_utf8_lossy(&o.stderr)
     );
-    assert!(stdout.contains("54 test(s), 0 failure(s)"), "{stdout}");
+    assert!(stdout.contains("55 test(s), 0 failure(s)"), "{stdout}");
     run_http(&exe, None);
     if have("valgrind") {
         run_http(&exe, Some("valgrind"));

@@ -13,6 +13,7 @@ use crate::core::util::{now_iso, prefixed_id};
 use crate::sdk::config::SessionConfig;
 use crate::sdk::error::{list_or_none, ErrorCode, SdkError, SdkResult};
 use crate::sdk::events::EventSink;
+use crate::sdk::host::cancelled::CancelReason;
 use crate::sdk::host::session_requests::{HostApproval, HostHookExecutor};
 use crate::sdk::host::tools::{SessionHostTool, SessionLink};
 use crate::sdk::project::assembly;
@@ -113,13 +114,15 @@ impl InteractiveSession {
         subagent::assemble(&mut cfg, &assembly::env_of(&shared));
         let parent_cell: subagent::ParentCell = Default::default();
         let tool_env = assembly::tool_env(&shared, &cfg, settings.as_ref());
-        let provider = session_provider(&shared, &cfg, settings.as_ref())?;
-        let mut restore = restore.unwrap_or_default();
         let session_id = cfg
             .session_id
             .clone()
             .unwrap_or_else(|| prefixed_id("session"));
+        let link_cell: Arc<OnceLock<std::sync::Weak<SessionLink>>> = Default::default();
+        let provider = session_provider(&shared, &cfg, settings.as_ref(), &session_id, &link_cell)?;
+        let mut restore = restore.unwrap_or_default();
         let (link, transcript_warning) = open_link(&shared, &cfg, sink, can_answer, &session_id);
+        let _ = link_cell.set(Arc::downgrade(&link));
         let budget = crate::sdk::config::session_budget::session_budget(&cfg, restore.budget_spent);
         let agent_tool = subagent::offers_agent_tool(&cfg).then(|| {
             Arc::new(subagent::tool::AgentTool::new(
@@ -155,7 +158,10 @@ impl InteractiveSession {
         so.http_client = Some(shared.http().clone());
         so.approval_handler = Some(approval.clone() as Arc<dyn ApprovalHandler>);
         so.observer = Some(core.clone() as Arc<dyn SessionObserver>);
-        so.provider_timeout_ms = Some(PROVIDER_IDLE_TIMEOUT_MS);
+        // A host provider times its calls out itself (its `timeout_ms`, with the cancel
+        // document to the host).
+        so.provider_timeout_ms =
+            (!shared.is_host_provider(&cfg.provider)).then_some(PROVIDER_IDLE_TIMEOUT_MS);
         so.session_id = Some(session_id.clone());
         so.history = Some(ConversationStore::from_entries(std::mem::take(
             &mut restore.conversation,
@@ -256,17 +262,27 @@ fn start_session(
     Ok(session)
 }
 
-/// The session's provider: the named profile, or the settings' provider when the session JSON
-/// names none; wrapped in a recorder when `record` is set.
+/// The session's provider: the named profile (a host provider bound to this session, its
+/// cancellations reading the reason from the session's link once `link` is set), or the
+/// settings' provider when the session JSON names none; wrapped in a recorder when `record`
+/// is set.
 fn session_provider(
     shared: &Arc<RuntimeShared>,
     cfg: &SessionConfig,
     settings: Option<&crate::sdk::settings::Settings>,
+    session_id: &str,
+    link: &Arc<OnceLock<std::sync::Weak<SessionLink>>>,
 ) -> SdkResult<Arc<dyn crate::core::provider::Provider>> {
     let provider = if cfg.provider.is_empty() {
         crate::sdk::settings::provider::make(shared, settings)?
     } else {
-        shared.make_provider(&cfg.provider)?
+        let link = link.clone();
+        let reason: crate::sdk::host::provider::CancelReasonFn = Arc::new(move || {
+            link.get()
+                .and_then(std::sync::Weak::upgrade)
+                .map_or(CancelReason::TurnEnded, |l| l.cancel_reason())
+        });
+        shared.make_session_provider(&cfg.provider, Some(session_id), Some(reason))?
     };
     crate::sdk::persistence::record::wrap(provider, cfg)
 }

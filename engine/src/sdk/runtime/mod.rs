@@ -66,6 +66,8 @@ pub struct RuntimeShared {
     /// The providers one instance of which serves every session ([`ProviderKind::shareable`]),
     /// by profile name; built once when the runtime starts.
     shared_providers: BTreeMap<String, Arc<dyn Provider>>,
+    /// The providers the host registered (`robota_runtime_register_provider`).
+    host_providers: crate::sdk::host::provider::HostProviders,
 }
 
 impl RuntimeShared {
@@ -89,11 +91,25 @@ impl RuntimeShared {
     /// The provider of profile `name` for a new session: the runtime's instance for kinds
     /// without per-conversation state ([`ProviderKind::shareable`]), a fresh one otherwise.
     pub fn make_provider(&self, name: &str) -> SdkResult<Arc<dyn Provider>> {
+        self.make_session_provider(name, None, None)
+    }
+
+    /// Like [`Self::make_provider`]; a host provider is bound to the session `session_id`
+    /// (its calls carry the id, their cancellation the session's `reason`).
+    pub fn make_session_provider(
+        &self,
+        name: &str,
+        session_id: Option<&str>,
+        reason: Option<crate::sdk::host::provider::CancelReasonFn>,
+    ) -> SdkResult<Arc<dyn Provider>> {
         if let Some(p) = self.shared_providers.get(name) {
             return Ok(p.clone());
         }
+        if let Some(h) = self.host_providers.get(name) {
+            return Ok(h.bind(session_id.map(str::to_string), reason));
+        }
         let Some((kind, profile)) = self.config.providers.get(name) else {
-            let known: Vec<&str> = self.config.providers.keys().map(String::as_str).collect();
+            let known = self.provider_names();
             return Err(SdkError::new(
                 ErrorCode::NotFound,
                 format!(
@@ -103,6 +119,29 @@ impl RuntimeShared {
             ));
         };
         build_provider(name, *kind, profile, &self.http, &self.windows)
+    }
+
+    /// The names of the config's provider profiles and of the host's providers, sorted.
+    fn provider_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.config.providers.keys().cloned().collect();
+        names.extend(self.host_providers.names());
+        names.sort();
+        names
+    }
+
+    /// Whether the runtime config has a provider profile `name`.
+    pub fn has_profile(&self, name: &str) -> bool {
+        self.config.providers.contains_key(name)
+    }
+
+    /// Whether `name` is a provider the host registered.
+    pub fn is_host_provider(&self, name: &str) -> bool {
+        self.host_providers.get(name).is_some()
+    }
+
+    /// The host's providers and their open calls.
+    pub fn host_providers(&self) -> &crate::sdk::host::provider::HostProviders {
+        &self.host_providers
     }
 
     /// The built-in tool `name` for `cwd` (one shared instance per runtime and directory), on
@@ -162,14 +201,14 @@ impl RuntimeShared {
     /// (by name) of that provider kind; the error lists the configured profiles.
     pub fn resolve_profile(&self, provider: &str) -> Result<String, String> {
         let profiles = &self.config.providers;
-        if profiles.contains_key(provider) {
+        if profiles.contains_key(provider) || self.is_host_provider(provider) {
             return Ok(provider.to_string());
         }
         let kind = ProviderKind::parse(provider);
         if let Some((name, _)) = profiles.iter().find(|(_, (k, _))| Some(*k) == kind) {
             return Ok(name.clone());
         }
-        let known: Vec<&str> = profiles.keys().map(String::as_str).collect();
+        let known = self.provider_names();
         Err(format!(
             "unknown provider \"{provider}\" (configured: {})",
             list_or_none(&known)
@@ -321,6 +360,7 @@ impl Runtime {
             builtins: Mutex::new(std::collections::HashMap::new()),
             mcp: Default::default(),
             shared_providers,
+            host_providers: Default::default(),
         });
         crate::log_at!(
             crate::core::log::INFO,
