@@ -11,6 +11,14 @@ extension Runtime {
     public func register(
         provider: some ModelProvider, named name: String, capabilities: ProviderCapabilities = ProviderCapabilities()
     ) throws {
+        try installProvider(provider, named: name, capabilities: capabilities)
+    }
+
+    /// Registers `provider` in a box the library releases with the runtime.
+    @discardableResult
+    func installProvider(
+        _ provider: some ModelProvider, named name: String, capabilities: ProviderCapabilities
+    ) throws -> ProviderBox {
         let caps = try capabilities.jsonText()
         let box = ProviderBox(runtime: self, provider: provider)
         try box.register { userData in
@@ -22,6 +30,7 @@ extension Runtime {
                 }
             }
         }
+        return box
     }
 
     /// Pushes one event document for host provider call `callID` (`robota_provider_push`).
@@ -108,24 +117,21 @@ let providerTrampoline: robota_provider_fn = { userData, callID, json, length in
 }
 
 /// The tasks serving a provider's calls, by call id, so the call's cancellation cancels the
-/// right one. A cancellation that arrives before its call's task was registered (the two
-/// callbacks on different library threads) is remembered and cancels the task at its start.
+/// right one. The library sends a call's cancel document only after the callback that handed
+/// over the call returned, so a cancellation never arrives before its task was registered here.
 final class ProviderCalls: @unchecked Sendable {
     private let lock = NSLock()
     private var running: [UInt64: Task<Void, Never>] = [:]
-    private var cancelledEarly: Set<UInt64> = []
 
-    /// Runs `body` in a task registered as call `callID` (cancelled at once if the call was).
+    /// Runs `body` in a task registered as call `callID`.
     func start(_ callID: UInt64, _ body: @escaping @Sendable () async -> Void) {
         lock.lock()
         defer { lock.unlock() }
         // Created under the lock so the task's own removal cannot run before this insertion.
-        let task = Task { [self] in
+        running[callID] = Task { [self] in
             await body()
             finished(callID)
         }
-        if cancelledEarly.remove(callID) != nil { task.cancel() }
-        running[callID] = task
     }
 
     private func finished(_ callID: UInt64) {
@@ -134,11 +140,10 @@ final class ProviderCalls: @unchecked Sendable {
         lock.unlock()
     }
 
-    /// Cancels the task of call `callID`.
+    /// Cancels the task of call `callID`, if it still runs.
     func cancel(_ callID: UInt64) {
         lock.lock()
         let task = running[callID]
-        if task == nil { cancelledEarly.insert(callID) }
         lock.unlock()
         task?.cancel()
     }

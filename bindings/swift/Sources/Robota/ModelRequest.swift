@@ -34,7 +34,15 @@ public struct ModelRequest: Sendable, Equatable {
         sessionID = document["session_id"]?.stringValue
         messages = try document.need("messages", \.arrayValue, "an array").map(ModelMessage.init(json:))
         tools = try (document["tools"]?.arrayValue ?? []).map(ModelTool.init(json:))
-        toolChoice = try document["tool_choice"].map { try $0.decode(ToolChoice.self) } ?? .auto
+        if let choice = document["tool_choice"], choice != .null {
+            do {
+                toolChoice = try choice.decode(ToolChoice.self)
+            } catch {
+                throw ModelRequestError("\"tool_choice\" is not auto, none, required or {\"name\"}: \(choice.jsonString())")
+            }
+        } else {
+            toolChoice = .auto
+        }
         maxTokens = document["max_tokens"]?.intValue.map { Int(clamping: $0) }
         temperature = document["temperature"]?.doubleValue
         thinkingBudget = document["thinking_budget"]?.intValue.map { Int(clamping: $0) }

@@ -77,7 +77,12 @@ final class ProviderTests: XCTestCase {
         return rt
     }
 
-    private let session = SessionConfig(provider: "local", model: "on-device", systemPrompt: "Be brief.", systemPromptMode: "replace")
+    /// A session on "local" offering no tool (`withLookup`: only `lookup`).
+    private func session(withLookup: Bool = false) -> SessionConfig {
+        SessionConfig(
+            provider: "local", model: "on-device", systemPrompt: "Be brief.", tools: withLookup ? ["lookup"] : [],
+            systemPromptMode: "replace")
+    }
 
     func testATurnWithTwoToolRoundsRunsOnASwiftProvider() async throws {
         let model = HostModel(calls: [
@@ -86,8 +91,10 @@ final class ProviderTests: XCTestCase {
             [.text("k1=v1, "), .text("k2=v2")],
         ])
         let rt = try runtime(model)
-        try rt.registerTool(Fixture.lookup) { call in "v" + (try call.decodeArguments([String: String].self)["key"] ?? "?").dropFirst() }
-        let s = try rt.session(config: session)
+        try rt.registerTool(Fixture.lookup) { call in
+            ["k1": "v1", "k2": "v2"][try call.decodeArguments([String: String].self)["key"] ?? ""] ?? "none"
+        }
+        let s = try rt.session(config: session(withLookup: true))
         let events = try await collect(s.stream("find k1 and k2"))
 
         let requests = model.requests
@@ -111,7 +118,8 @@ final class ProviderTests: XCTestCase {
             .tool(ModelToolResult(toolCallID: "call_2", name: "lookup", content: "v2")),
         ])
         XCTAssertEqual(events.toolEnds.map(\.output), ["v1", "v2"])
-        XCTAssertEqual(events.text, "Looking up k1.k1=v1, k2=v2")
+        // the library separates the text of two model calls with a blank line
+        XCTAssertEqual(events.text, "Looking up k1.\n\nk1=v1, k2=v2")
         XCTAssertEqual(events.completed?.stopReason, .complete)
         XCTAssertEqual(events.completed?.response, "k1=v1, k2=v2")
         let history = try s.messages()
@@ -121,7 +129,7 @@ final class ProviderTests: XCTestCase {
 
     func testTextDeltasAndUsageArriveInOrder() async throws {
         let model = HostModel(calls: [[.text("Hel"), .text("lo, "), .thinking("hmm"), .text("world"), .usage(input: 12, output: 3)]])
-        let s = try runtime(model).session(config: session)
+        let s = try runtime(model).session(config: session())
         let events = try await collect(s.stream("greet"))
         let deltas = events.compactMap { event -> String? in
             switch event {
@@ -144,7 +152,7 @@ final class ProviderTests: XCTestCase {
         ])
         let rt = try runtime(model)
         try rt.registerTool(Fixture.lookup) { call in try call.decodeArguments([String: String].self)["key"] ?? "" }
-        let s = try rt.session(config: session)
+        let s = try rt.session(config: session(withLookup: true))
         let events = try await collect(s.stream("go"))
         XCTAssertEqual(events.toolStarts.map(\.arguments), [["key": "k7"]])
         XCTAssertEqual(events.toolEnds.map(\.output), ["k7"])
@@ -167,7 +175,7 @@ final class ProviderTests: XCTestCase {
             }
         }
         let log = EventLog()
-        let s = try runtime(model).session(config: session, onEvent: log.observer)
+        let s = try runtime(model).session(config: session(), onEvent: log.observer)
         let turn = try s.submit("go")
         try await log.until { $0.contains { $0.event == .textDelta("partial") } }
         try s.abort()
@@ -195,7 +203,7 @@ final class ProviderTests: XCTestCase {
             }
             return AsyncThrowingStream(textTokens: tokens)
         }
-        let s = try runtime(model).session(config: session)
+        let s = try runtime(model).session(config: session())
         let consumer = Task {
             for try await event in s.stream("go") where event == .textDelta("tok") { started.put(true) }
         }
@@ -209,18 +217,44 @@ final class ProviderTests: XCTestCase {
         XCTAssertTrue(sawCancellation)
     }
 
+    func testReleasingTheRuntimeMidCallCancelsTheStreamAndReleasesTheBoxOnce() async throws {
+        let gone = expectation(description: "provider released")
+        let terminations = Terminations()
+        var rt: Runtime? = try Fixture.runtime()
+        // the probe lives only in the provider: it goes when the library releases the box
+        let serial = try rt!.installProvider(HostModel { [probe = Probe { gone.fulfill() }] _, _ in
+            _ = probe
+            return AsyncThrowingStream { continuation in
+                continuation.onTermination = { terminations.record($0) }
+                continuation.yield(.text("thinking aloud"))
+            }
+        }, named: "local", capabilities: ProviderCapabilities()).serial
+        ReleaseLedger.watch(serial)
+        let log = EventLog()
+        var s: Session? = try rt!.session(config: session(), onEvent: log.observer)
+        try s!.submit("go")
+        try await log.until { $0.contains { $0.event == .textDelta("thinking aloud") } }
+        XCTAssertEqual(ReleaseLedger.releases(of: serial), 0, "alive while the runtime is")
+        s = nil  // never blocks: the turn is aborted and the call cancelled
+        rt = nil
+        let termination = try await terminations.first.take()
+        XCTAssertEqual(termination, "cancelled")
+        await fulfillment(of: [gone], timeout: 30)
+        XCTAssertEqual(ReleaseLedger.releases(of: serial), 1)
+        XCTAssertEqual(terminations.all, ["cancelled"])
+    }
+
     func testAnAuthenticationErrorFailsTheTurnNamingTheProvider() async throws {
         let model = HostModel { _, _ in
             AsyncThrowingStream { $0.finish(throwing: ModelProviderError(.authentication, "the device key was rejected")) }
         }
-        let s = try runtime(model).session(config: session)
+        let s = try runtime(model).session(config: session())
         do {
             _ = try await s.run("hi")
             XCTFail("the turn should fail")
         } catch let error as RobotaError {
             XCTAssertEqual(error.code, .provider)
-            XCTAssertTrue(error.message.contains("local"), error.message)
-            XCTAssertTrue(error.message.contains("the device key was rejected"), error.message)
+            XCTAssertEqual(error.message, #"Authentication Error: host provider "local": the device key was rejected"#)
             XCTAssertEqual(error.recoverable, false)
         }
         XCTAssertEqual(model.requests.count, 1)  // not retried
@@ -237,7 +271,7 @@ final class ProviderTests: XCTestCase {
                 }
             }
         }
-        let s = try runtime(model).session(config: session)
+        let s = try runtime(model).session(config: session())
         let result = try await s.run("hi")
         XCTAssertEqual(result.response, "after the retry")
         XCTAssertEqual(model.requests.map(\.attempt), [1, 2])
@@ -246,8 +280,10 @@ final class ProviderTests: XCTestCase {
 
     func testAnErrorOfTheHostsOwnIsAProviderError() async throws {
         let model = HostModel { _, _ in AsyncThrowingStream { $0.finish(throwing: GatewayDown()) } }
-        let s = try runtime(model, ProviderCapabilities(maxRetries: 0)).session(config: session)
-        await assertRobotaErrorAsync(.provider, containing: "gateway 10.0.0.7 refused the connection") {
+        let s = try runtime(model, ProviderCapabilities(maxRetries: 0)).session(config: session())
+        await assertRobotaErrorAsync(
+            .provider, containing: #"Provider Error (local): host provider "local": gateway 10.0.0.7 refused the connection"#
+        ) {
             _ = try await s.run("hi")
         }
         XCTAssertEqual(model.requests.count, 1)
@@ -262,9 +298,20 @@ final class ProviderTests: XCTestCase {
                 continuation.yield(.text("never pushed"))
             }
         }
-        let s = try runtime(model).session(config: session)
-        await assertRobotaErrorAsync(.provider, containing: "launch_rockets") { _ = try await s.run("hi") }
+        let s = try runtime(model).session(config: session())
+        var failure: RobotaError?
+        do {
+            _ = try await s.run("hi")
+        } catch let error as RobotaError {
+            failure = error
+        }
         XCTAssertEqual(model.requests.count, 1)  // not retried
+        let callID = model.requests[0].callID
+        XCTAssertEqual(failure?.code, .provider)
+        XCTAssertEqual(
+            failure?.message,
+            #"Provider Error (local): host provider "local": bad event for call \#(callID): event_json: tool call "x" names tool "launch_rockets", which the request did not offer (offered: none)"#)
+        XCTAssertEqual(failure?.recoverable, false)
         let termination = try await terminations.first.take()
         XCTAssertEqual(termination, "cancelled")  // the binding stopped reading
     }
