@@ -58,6 +58,12 @@ void test_abi12_request_cancelled_tool_call(void);
 void test_abi12_abort_queued_turn_and_results(void);
 void test_abi12_run_result_message_order_and_wait_zero(void);
 void test_host_provider_two_tool_rounds(void);
+void test_host_provider_abort_mid_stream(void);
+void test_host_provider_session_freed_mid_call(void);
+void test_host_provider_timeout(void);
+void test_host_provider_bad_pushes(void);
+void test_host_provider_error_classes(void);
+void test_host_provider_refused_registrations(void);
 
 static const struct {
     const char *name;
@@ -117,6 +123,12 @@ static const struct {
     {"abi12_abort_queued_turn_and_results", test_abi12_abort_queued_turn_and_results},
     {"abi12_run_result_message_order_and_wait_zero", test_abi12_run_result_message_order_and_wait_zero},
     {"host_provider_two_tool_rounds", test_host_provider_two_tool_rounds},
+    {"host_provider_abort_mid_stream", test_host_provider_abort_mid_stream},
+    {"host_provider_session_freed_mid_call", test_host_provider_session_freed_mid_call},
+    {"host_provider_timeout", test_host_provider_timeout},
+    {"host_provider_bad_pushes", test_host_provider_bad_pushes},
+    {"host_provider_error_classes", test_host_provider_error_classes},
+    {"host_provider_refused_registrations", test_host_provider_refused_registrations},
     {"concurrency_stress", test_concurrency_stress},
 };
 

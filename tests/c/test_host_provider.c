@@ -111,3 +111,106 @@ void test_host_provider_two_tool_rounds(void) {
     rec_destroy(&r);
     fp_destroy(&f);
 }
+
+/* The turn's failure: status of robota_session_wait with its message in `msg` (512 bytes). */
+static robota_status wait_turn(robota_session *s, uint64_t turn, char *msg) {
+    robota_error *e = NULL;
+    robota_status st = robota_session_wait(s, turn, 30000, &e);
+    snprintf(msg, 512, "%s", e ? robota_error_message(e) : "");
+    robota_error_free(e);
+    return st;
+}
+
+#define CANCEL(REASON) "{\"v\":1,\"type\":\"cancel\",\"reason\":\"" REASON "\"}"
+#define STALE_1 "call 1 has ended (it finished, failed or was cancelled)"
+
+void test_host_provider_abort_mid_stream(void) {
+    fake_provider f;
+    robota_runtime *rt = host_runtime(&f, NULL);
+    static const char *const answer[] = {"{\"type\":\"text\",\"text\":\"ok\"}", "{\"type\":\"done\"}", NULL};
+    f.script[1] = answer; /* the second call; the first is answered from this thread */
+    recorder r;
+    rec_init(&r);
+    robota_session *s = make_session(rt, SESSION("thread"), &r, NULL);
+    uint64_t turn = submit_text(s, "count to ten");
+    CHECK(fp_wait(&f, 1));
+    char msg[512];
+    CHECK_EQ_INT(fp_push(rt, fp_id(&f, 0), "{\"type\":\"text\",\"text\":\"one two \"}", msg), ROBOTA_OK);
+    CHECK(rec_wait(&r, ROBOTA_EVENT_TEXT_DELTA, 1));
+    CHECK_EQ_INT(robota_session_abort(s, turn), ROBOTA_OK);
+    CHECK_EQ_INT(wait_turn(s, turn, msg), ROBOTA_E_ABORTED);
+    CHECK(fp_wait(&f, 2));
+    CHECK_EQ_INT(fp_id(&f, 1), 1);
+    CHECK(fp_doc(&f, 1) && strcmp(fp_doc(&f, 1), CANCEL("aborted")) == 0);
+    CHECK_EQ_INT(fp_push(rt, 1, "{\"type\":\"text\",\"text\":\"three\"}", msg), ROBOTA_E_STALE);
+    CHECK(strcmp(msg, STALE_1) == 0);
+    CHECK_EQ_INT(fp_push(rt, 1, "{\"type\":\"done\"}", msg), ROBOTA_E_STALE);
+    CHECK_CONTAINS(rec_payload(&r, ROBOTA_EVENT_TURN_COMPLETED, 0),
+                   "\"stop_reason\":\"aborted\",\"response\":\"one two \"");
+    /* The next call sees the partial answer marked as interrupted. */
+    uint64_t next = submit_text(s, "again");
+    CHECK_EQ_INT(wait_turn(s, next, msg), ROBOTA_OK);
+    CHECK_CONTAINS(fp_doc(&f, 2),
+                   "{\"role\":\"assistant\",\"content\":\"one two \\n\\n[This response was interrupted by "
+                   "the user]\"},{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"again\"}]}]");
+    CHECK_EQ_INT(fp_count(&f, "\"type\":\"cancel\""), 1);
+    robota_session_free(s);
+    rec_wait_freed(&r);
+    robota_runtime_free(rt);
+    CHECK_EQ_INT(f.freed, 1);
+    CHECK_EQ_INT(f.count, 3);
+    rec_destroy(&r);
+    fp_destroy(&f);
+}
+
+void test_host_provider_session_freed_mid_call(void) {
+    fake_provider f;
+    robota_runtime *rt = host_runtime(&f, NULL);
+    robota_session *s = make_session(rt, SESSION("pull"), NULL, NULL);
+    submit_text(s, "hello");
+    CHECK(fp_wait(&f, 1));
+    char msg[512];
+    CHECK_EQ_INT(fp_push(rt, 1, "{\"type\":\"text\",\"text\":\"hi\"}", msg), ROBOTA_OK);
+    robota_session_free(s);
+    CHECK(fp_wait(&f, 2));
+    CHECK(fp_doc(&f, 1) && strcmp(fp_doc(&f, 1), CANCEL("session_closed")) == 0);
+    CHECK_EQ_INT(fp_id(&f, 1), 1);
+    CHECK_EQ_INT(fp_push(rt, 1, "{\"type\":\"done\"}", msg), ROBOTA_E_STALE);
+    CHECK(strcmp(msg, STALE_1) == 0);
+    robota_runtime_free(rt);
+    CHECK_EQ_INT(f.freed, 1);
+    CHECK_EQ_INT(f.count, 2);
+    fp_destroy(&f);
+}
+
+void test_host_provider_timeout(void) {
+    /* One retry: the silent first call is cancelled ("timeout"), the second one answers. */
+    fake_provider f;
+    robota_runtime *rt = host_runtime(&f, "{\"timeout_ms\":50,\"max_retries\":1}");
+    static const char *const answer[] = {"{\"type\":\"text\",\"text\":\"late\"}", "{\"type\":\"done\"}", NULL};
+    f.script[1] = answer;
+    robota_session *s = make_session(rt, SESSION("pull"), NULL, NULL);
+    char msg[512];
+    CHECK_EQ_INT(wait_turn(s, submit_text(s, "hello"), msg), ROBOTA_OK);
+    CHECK_EQ_INT(f.count, 3);
+    CHECK_CONTAINS(fp_doc(&f, 0), "\"attempt\":1}");
+    CHECK(fp_doc(&f, 1) && strcmp(fp_doc(&f, 1), CANCEL("timeout")) == 0);
+    CHECK_EQ_INT(fp_id(&f, 1), 1);
+    CHECK_CONTAINS(fp_doc(&f, 2), "\"attempt\":2}");
+    CHECK_EQ_INT(fp_id(&f, 2), 2);
+    CHECK_EQ_INT(fp_push(rt, 1, "{\"type\":\"done\"}", msg), ROBOTA_E_STALE);
+    robota_session_free(s);
+    robota_runtime_free(rt);
+    fp_destroy(&f);
+
+    /* No retry: the turn fails naming the provider and the timeout. */
+    rt = host_runtime(&f, "{\"timeout_ms\":50,\"max_retries\":0}");
+    s = make_session(rt, SESSION("pull"), NULL, NULL);
+    CHECK_EQ_INT(wait_turn(s, submit_text(s, "hello"), msg), ROBOTA_E_PROVIDER);
+    CHECK(strcmp(msg, "turn 1 failed: Provider Error (local): host provider \"local\": no event for 50 ms") == 0);
+    CHECK_EQ_INT(f.count, 2);
+    CHECK(fp_doc(&f, 1) && strcmp(fp_doc(&f, 1), CANCEL("timeout")) == 0);
+    robota_session_free(s);
+    robota_runtime_free(rt);
+    fp_destroy(&f);
+}

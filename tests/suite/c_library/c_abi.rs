@@ -62,6 +62,7 @@ fn compile_c_tests(lib_dir: &Path) -> PathBuf {
         "test_abi12.c",
         "fake_provider.c",
         "test_host_provider.c",
+        "test_host_provider_errors.c",
         "main.c",
     ] {
         cmd.arg(root.join("tests/c").join(f));
@@ -102,7 +103,7 @@ fn c_abi_tests_pass_natively_and_under_valgrind() {
         "C tests failed:\n{stdout}\n{}",
         String::from_utf8_lossy(&o.stderr)
     );
-    assert!(stdout.contains("55 test(s), 0 failure(s)"), "{stdout}");
+    assert!(stdout.contains("61 test(s), 0 failure(s)"), "{stdout}");
     run_http(&exe, None);
     if have("valgrind") {
         run_http(&exe, Some("valgrind"));
