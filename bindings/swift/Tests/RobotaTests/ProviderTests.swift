@@ -316,6 +316,15 @@ final class ProviderTests: XCTestCase {
         XCTAssertEqual(termination, "cancelled")  // the binding stopped reading
     }
 
+    func testAQueryRunsOnTheHostProvider() throws {
+        let model = HostModel(calls: [[.text("42")]])
+        let result = try runtime(model).query("the answer?", config: session())
+        XCTAssertEqual(result.response, "42")
+        XCTAssertEqual(result.stopReason, .complete)
+        XCTAssertEqual(model.requests.map(\.messages), [[.system("Be brief."), .user([.text("the answer?")])]])
+        XCTAssertNil(model.requests.first?.sessionID)
+    }
+
     func testRegistrationErrorsNameTheProvider() throws {
         let rt = try Fixture.runtime()
         try rt.register(provider: HostModel(calls: [[]]), named: "local")
