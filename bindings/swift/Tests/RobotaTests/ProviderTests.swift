@@ -322,7 +322,8 @@ final class ProviderTests: XCTestCase {
         XCTAssertEqual(result.response, "42")
         XCTAssertEqual(result.stopReason, .complete)
         XCTAssertEqual(model.requests.map(\.messages), [[.system("Be brief."), .user([.text("the answer?")])]])
-        XCTAssertNil(model.requests.first?.sessionID)
+        // the query's temporary session
+        XCTAssertEqual(model.requests.first?.sessionID?.hasPrefix("session_"), true)
     }
 
     func testRegistrationErrorsNameTheProvider() throws {
