@@ -17,7 +17,7 @@ fn target_dir() -> PathBuf {
 }
 
 /// Builds the cdylib (debug profile) and returns the directory holding it.
-fn build_cdylib() -> PathBuf {
+pub(super) fn build_cdylib() -> PathBuf {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let status = Command::new(cargo)
         .args(["build", "--lib", "--quiet"])

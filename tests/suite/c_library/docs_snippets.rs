@@ -11,7 +11,8 @@
 //! - ```` ```json ````: parsed by serde_json. With `<!-- json: KIND -->` right before the fence
 //!   the document also goes through the parser the C ABI uses for it (see [`check_json`]):
 //!   `runtime`, `provider`, `session`, `session.FIELD` (the value of one session field),
-//!   `session-fields` (an object of session fields), `input`, `tool`, `template`. Unmarked
+//!   `session-fields` (an object of session fields), `input`, `tool`, `template`,
+//!   `capabilities` (a host provider's). Unmarked
 //!   blocks (event payloads, outputs) are only parsed.
 //!
 //! A marker must be the line right before a fence of its language; an unknown marker fails.
@@ -23,6 +24,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use robota_engine::sdk::config::parse_session_config;
+use robota_engine::sdk::host::provider::caps::HostCaps;
 use robota_engine::sdk::interactive::TurnInput;
 use robota_engine::sdk::runtime::Runtime;
 use serde_json::{json, Value};
@@ -234,6 +236,7 @@ fn check_json(b: &Block) -> Result<(), String> {
     let r = match kind {
         // robota_runtime_new
         "runtime" => Runtime::from_json(&b.text).map(drop),
+        "capabilities" => HostCaps::parse(Some(&b.text)).map(drop),
         // an entry of the runtime config's "providers"
         "provider" => {
             Runtime::from_json(&json!({"v":1,"providers":{"p": v}}).to_string()).map(drop)

@@ -2,11 +2,13 @@
 //! quick starts, and the documents' compiled snippets.
 
 mod c_abi;
+mod c_examples;
 mod config_unknown_keys;
 mod crash_safety;
 mod docs_snippets;
 mod ffi_abi12;
 mod ffi_error_classes;
+mod ffi_host_provider;
 mod ffi_inline_delivery;
 mod ffi_session_run;
 mod ffi_thread_delivery;

@@ -83,7 +83,8 @@ impl HostCaps {
         if let Some(n) = uint(&map, "max_retries", 0, 10)? {
             caps.max_retries = n as u32;
         }
-        if let Some(n) = uint(&map, "timeout_ms", 1, u64::MAX)? {
+        // At most ~49 days: a deadline that far is as good as none and never overflows.
+        if let Some(n) = uint(&map, "timeout_ms", 1, u64::from(u32::MAX))? {
             caps.timeout_ms = n;
         }
         Ok(caps)
@@ -163,7 +164,7 @@ mod tests {
             .map(|e| e.message);
         assert_eq!(
             e.as_deref(),
-            Some("capabilities_json: \"timeout_ms\" must be an integer from 1 to 18446744073709551615")
+            Some("capabilities_json: \"timeout_ms\" must be an integer from 1 to 4294967295")
         );
     }
 }

@@ -138,11 +138,16 @@ fn name(m: &Map<String, Value>, kind: &str) -> Result<String, String> {
     string(m, kind, "name")
 }
 
+/// The largest token count taken (2^53 - 1, exact in every JSON reader; sums of such counts
+/// cannot overflow).
+const MAX_COUNT: u64 = (1 << 53) - 1;
+
 fn count(m: &Map<String, Value>, key: &str) -> Result<u64, String> {
     match m.get(key) {
         Some(v) => v
             .as_u64()
-            .ok_or_else(|| format!("usage: \"{key}\" must be a non-negative integer")),
+            .filter(|n| *n <= MAX_COUNT)
+            .ok_or_else(|| format!("usage: \"{key}\" must be an integer from 0 to {MAX_COUNT}")),
         None => Err(format!("usage: missing field \"{key}\"")),
     }
 }
@@ -228,6 +233,10 @@ mod tests {
             format!("unknown type \"txt\" (one of {TYPES})")
         );
         assert_eq!(err(json!({"type":"text"})), "text: missing field \"text\"");
+        assert_eq!(
+            err(json!({"type":"usage","input_tokens":u64::MAX,"output_tokens":1})),
+            "usage: \"input_tokens\" must be an integer from 0 to 9007199254740991"
+        );
         assert_eq!(
             err(json!({"type":"tool_call","id":"c","name":"a","arguments":"{}"})),
             "tool_call: \"arguments\" must be a JSON object"

@@ -200,6 +200,15 @@ mod tests {
                 "thinking_budget":null,"attempt":2})
             .to_string()
         );
+        let thinking = HostCaps {
+            thinking: true,
+            ..caps.clone()
+        };
+        let doc = call_document(&ctx, &request, &thinking).unwrap_or_default();
+        assert!(
+            doc.ends_with(r#""thinking_budget":100,"attempt":2}"#),
+            "{doc}"
+        );
         let e = call_document(&ctx, &request, &HostCaps::default()).err();
         assert_eq!(
             e.map(|e| e.to_string()).as_deref(),
