@@ -144,6 +144,24 @@ final class ProviderTests: XCTestCase {
         XCTAssertEqual(events.completed?.usage?.outputTokens, 3)
     }
 
+    func testTheSessionsCallSettingsReachTheRequest() async throws {
+        let model = HostModel(calls: [[.text("ok")]])
+        let rt = try runtime(model, ProviderCapabilities(models: ["on-device"], thinking: true))
+        var config = session()
+        config.temperature = 0.25
+        config.maxTokens = 77
+        config.thinking = Thinking(budgetTokens: 1024)
+        config.toolChoice = ToolChoice.none  // (not Optional.none)
+        _ = try await rt.session(config: config).run("hi")
+        let request = try XCTUnwrap(model.requests.first)
+        XCTAssertEqual(request.temperature, 0.25)
+        XCTAssertEqual(request.maxTokens, 77)
+        XCTAssertEqual(request.thinkingBudget, 1024)
+        XCTAssertEqual(request.toolChoice, .none)
+        XCTAssertEqual(request.attempt, 1)
+        XCTAssertEqual(request.document["type"], "call")
+    }
+
     func testAStreamedToolCallAndAnExplicitStopReason() async throws {
         let model = HostModel(calls: [
             [.toolCallStart(id: "c", name: "lookup"), .toolCallDelta(id: "c", arguments: #"{"ke"#),
