@@ -145,7 +145,11 @@ int main(void) {
     }
     pthread_t engine;
     pthread_create(&engine, NULL, inference_thread, NULL);
-    robota_runtime_register_provider(g_rt, "tiny-engine", "{\"context_window\":2048}", on_model_call, NULL, NULL, NULL);
+    if (robota_runtime_register_provider(g_rt, "tiny-engine", "{\"context_window\":2048}", on_model_call, NULL,
+                                         NULL, &e) != ROBOTA_OK) {
+        fprintf(stderr, "provider: %s\n", robota_error_message(e));
+        return 1;
+    }
     robota_runtime_register_tool(g_rt,
         "{\"name\":\"add\",\"description\":\"Adds two integers\",\"input_schema\":{\"type\":\"object\","
         "\"properties\":{\"a\":{\"type\":\"integer\"},\"b\":{\"type\":\"integer\"}},\"required\":[\"a\",\"b\"]}}",

@@ -99,3 +99,10 @@ robota_status fp_push(robota_runtime *rt, uint64_t id, const char *event, char *
     robota_error_free(e);
     return st;
 }
+
+int fp_stat(fake_provider *f, fp_counter which) {
+    pthread_mutex_lock(&f->mu);
+    int n = which == FP_DOCS ? f->count : which == FP_FAILED_PUSHES ? f->failed_pushes : f->freed;
+    pthread_mutex_unlock(&f->mu);
+    return n;
+}

@@ -34,6 +34,9 @@ const char *fp_doc(fake_provider *f, int i);
 uint64_t fp_id(fake_provider *f, int i);
 /* Documents containing `needle`. */
 int fp_count(fake_provider *f, const char *needle);
+/* A counter, read under the lock. */
+typedef enum { FP_DOCS, FP_FAILED_PUSHES, FP_FREED } fp_counter;
+int fp_stat(fake_provider *f, fp_counter which);
 /* robota_provider_push with the error message copied into `msg` (512 bytes, may be NULL). */
 robota_status fp_push(robota_runtime *rt, uint64_t id, const char *event, char *msg);
 

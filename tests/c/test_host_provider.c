@@ -84,8 +84,8 @@ void test_host_provider_two_tool_rounds(void) {
     CHECK(s != NULL);
     uint64_t turn = submit_text(s, "what is 2+3, plus 1?");
     CHECK_EQ_INT(robota_session_wait(s, turn, 30000, NULL), ROBOTA_OK);
-    CHECK_EQ_INT(f.failed_pushes, 0);
-    CHECK_EQ_INT(f.count, 3);
+    CHECK_EQ_INT(fp_stat(&f, FP_FAILED_PUSHES), 0);
+    CHECK_EQ_INT(fp_stat(&f, FP_DOCS), 3);
     for (int i = 0; i < 3; i++) CHECK_EQ_INT(fp_id(&f, i), i + 1);
     CHECK(fp_doc(&f, 0) && strcmp(fp_doc(&f, 0), CALL_HEAD "]" CALL_TAIL) == 0);
     CHECK(fp_doc(&f, 1) && strcmp(fp_doc(&f, 1), CALL_HEAD "," ROUND1_MESSAGES "]" CALL_TAIL) == 0);
@@ -107,7 +107,7 @@ void test_host_provider_two_tool_rounds(void) {
     robota_session_free(s);
     rec_wait_freed(&r);
     robota_runtime_free(rt);
-    CHECK_EQ_INT(f.freed, 1);
+    CHECK_EQ_INT(fp_stat(&f, FP_FREED), 1);
     rec_destroy(&r);
     fp_destroy(&f);
 }
@@ -157,8 +157,8 @@ void test_host_provider_abort_mid_stream(void) {
     robota_session_free(s);
     rec_wait_freed(&r);
     robota_runtime_free(rt);
-    CHECK_EQ_INT(f.freed, 1);
-    CHECK_EQ_INT(f.count, 3);
+    CHECK_EQ_INT(fp_stat(&f, FP_FREED), 1);
+    CHECK_EQ_INT(fp_stat(&f, FP_DOCS), 3);
     rec_destroy(&r);
     fp_destroy(&f);
 }
@@ -178,8 +178,8 @@ void test_host_provider_session_freed_mid_call(void) {
     CHECK_EQ_INT(fp_push(rt, 1, "{\"type\":\"done\"}", msg), ROBOTA_E_STALE);
     CHECK(strcmp(msg, STALE_1) == 0);
     robota_runtime_free(rt);
-    CHECK_EQ_INT(f.freed, 1);
-    CHECK_EQ_INT(f.count, 2);
+    CHECK_EQ_INT(fp_stat(&f, FP_FREED), 1);
+    CHECK_EQ_INT(fp_stat(&f, FP_DOCS), 2);
     fp_destroy(&f);
 }
 
@@ -192,7 +192,7 @@ void test_host_provider_timeout(void) {
     robota_session *s = make_session(rt, SESSION("pull"), NULL, NULL);
     char msg[512];
     CHECK_EQ_INT(wait_turn(s, submit_text(s, "hello"), msg), ROBOTA_OK);
-    CHECK_EQ_INT(f.count, 3);
+    CHECK_EQ_INT(fp_stat(&f, FP_DOCS), 3);
     CHECK_CONTAINS(fp_doc(&f, 0), "\"attempt\":1}");
     CHECK(fp_doc(&f, 1) && strcmp(fp_doc(&f, 1), CANCEL("timeout")) == 0);
     CHECK_EQ_INT(fp_id(&f, 1), 1);
@@ -208,7 +208,7 @@ void test_host_provider_timeout(void) {
     s = make_session(rt, SESSION("pull"), NULL, NULL);
     CHECK_EQ_INT(wait_turn(s, submit_text(s, "hello"), msg), ROBOTA_E_PROVIDER);
     CHECK(strcmp(msg, "turn 1 failed: Provider Error (local): host provider \"local\": no event for 50 ms") == 0);
-    CHECK_EQ_INT(f.count, 2);
+    CHECK_EQ_INT(fp_stat(&f, FP_DOCS), 2);
     CHECK(fp_doc(&f, 1) && strcmp(fp_doc(&f, 1), CANCEL("timeout")) == 0);
     robota_session_free(s);
     robota_runtime_free(rt);

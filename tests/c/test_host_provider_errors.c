@@ -32,7 +32,7 @@ static robota_status wait_turn(robota_session *s, uint64_t turn, char *msg) {
  * `status` with `message`, the turn fails saying so, and a later push is stale. */
 static void bad_push(robota_runtime *rt, fake_provider *f, robota_session *s, const char *const *before,
                      const char *bad, robota_status status, const char *message) {
-    int n = f->count;
+    int n = fp_stat(f, FP_DOCS);
     uint64_t turn = submit_text(s, "go");
     CHECK(fp_wait(f, n + 1));
     uint64_t id = fp_id(f, n);
@@ -49,7 +49,7 @@ static void bad_push(robota_runtime *rt, fake_provider *f, robota_session *s, co
     CHECK(strcmp(msg, want) == 0);
     if (strcmp(msg, want) != 0) fprintf(stderr, "    turn said: %s\n", msg);
     CHECK_EQ_INT(fp_push(rt, id, "{\"type\":\"done\"}", NULL), ROBOTA_E_STALE);
-    CHECK_EQ_INT(f->count, n + 1); /* an ended call gets no cancel document */
+    CHECK_EQ_INT(fp_stat(f, FP_DOCS), n + 1); /* an ended call gets no cancel document */
 }
 
 void test_host_provider_bad_pushes(void) {
@@ -88,7 +88,7 @@ void test_host_provider_bad_pushes(void) {
              ROBOTA_E_INVALID_CONFIG, "event_json: done while tool call \"t1\" is still open (no tool_call_end)");
 
     /* A push after the end is stale. */
-    int n = f.count;
+    int n = fp_stat(&f, FP_DOCS);
     uint64_t turn = submit_text(s, "go");
     CHECK(fp_wait(&f, n + 1));
     uint64_t id = fp_id(&f, n);
@@ -100,7 +100,7 @@ void test_host_provider_bad_pushes(void) {
     CHECK(strcmp(msg, want) == 0);
     robota_session_free(s);
     robota_runtime_free(rt);
-    CHECK_EQ_INT(f.freed, 1);
+    CHECK_EQ_INT(fp_stat(&f, FP_FREED), 1);
     fp_destroy(&f);
 }
 
@@ -114,8 +114,8 @@ static robota_status scripted_turn(fake_provider *f, const char *caps, const cha
     robota_status st = wait_turn(s, submit_text(s, "hello"), msg);
     robota_session_free(s);
     robota_runtime_free(rt);
-    CHECK_EQ_INT(f->freed, 1);
-    CHECK_EQ_INT(f->failed_pushes, 0);
+    CHECK_EQ_INT(fp_stat(f, FP_FREED), 1);
+    CHECK_EQ_INT(fp_stat(f, FP_FAILED_PUSHES), 0);
     return st;
 }
 
@@ -141,7 +141,7 @@ void test_host_provider_error_classes(void) {
     const char *const *retried[] = {rate, network, provider, NULL};
     const char *const *then_ok[] = {rate, network, ok, NULL};
     CHECK_EQ_INT(scripted_turn(&f, "{\"max_retries\":2}", then_ok, msg), ROBOTA_OK);
-    CHECK_EQ_INT(f.count, 3);
+    CHECK_EQ_INT(fp_stat(&f, FP_DOCS), 3);
     for (int i = 0; i < 3; i++) {
         char want[32];
         snprintf(want, sizeof want, "\"attempt\":%d}", i + 1);
@@ -153,33 +153,33 @@ void test_host_provider_error_classes(void) {
     /* Retries run out: the last failure ends the turn. */
     CHECK_EQ_INT(scripted_turn(&f, "{\"max_retries\":2}", retried, msg), ROBOTA_E_PROVIDER);
     CHECK(strcmp(msg, "turn 1 failed: Provider Error (local): host provider \"local\": busy") == 0);
-    CHECK_EQ_INT(f.count, 3);
+    CHECK_EQ_INT(fp_stat(&f, FP_DOCS), 3);
     fp_destroy(&f);
 
     const char *const *auth_first[] = {auth, ok, NULL};
     CHECK_EQ_INT(scripted_turn(&f, NULL, auth_first, msg), ROBOTA_E_PROVIDER);
     CHECK(strcmp(msg, "turn 1 failed: Authentication Error: host provider \"local\": bad key") == 0);
-    CHECK_EQ_INT(f.count, 1);
+    CHECK_EQ_INT(fp_stat(&f, FP_DOCS), 1);
     fp_destroy(&f);
 
     const char *const *fatal_first[] = {fatal, ok, NULL};
     CHECK_EQ_INT(scripted_turn(&f, NULL, fatal_first, msg), ROBOTA_E_PROVIDER);
     CHECK(strcmp(msg, "turn 1 failed: Provider Error (local): host provider \"local\": broken") == 0);
-    CHECK_EQ_INT(f.count, 1);
+    CHECK_EQ_INT(fp_stat(&f, FP_DOCS), 1);
     fp_destroy(&f);
 
     /* Text was delivered: not retried. */
     const char *const *late_first[] = {late, ok, NULL};
     CHECK_EQ_INT(scripted_turn(&f, NULL, late_first, msg), ROBOTA_E_PROVIDER);
     CHECK(strcmp(msg, "turn 1 failed: Network Error: host provider \"local\": cut") == 0);
-    CHECK_EQ_INT(f.count, 1);
+    CHECK_EQ_INT(fp_stat(&f, FP_DOCS), 1);
     fp_destroy(&f);
 
     /* A model the capabilities do not list never reaches the host. */
     const char *const *none[] = {NULL};
     CHECK_EQ_INT(scripted_turn(&f, "{\"models\":[\"big\"]}", none, msg), ROBOTA_E_PROVIDER);
     CHECK(strcmp(msg, "turn 1 failed: Model \"tiny\" is not available for provider \"local\"") == 0);
-    CHECK_EQ_INT(f.count, 0);
+    CHECK_EQ_INT(fp_stat(&f, FP_DOCS), 0);
     fp_destroy(&f);
 }
 
@@ -215,8 +215,8 @@ void test_host_provider_refused_registrations(void) {
     CHECK(e && strcmp(robota_error_message(e), "unknown provider \"x\" (configured: local, s)") == 0);
     robota_error_free(e);
     robota_runtime_free(rt);
-    CHECK_EQ_INT(f.freed, 1);
-    CHECK_EQ_INT(other.freed, 0);
+    CHECK_EQ_INT(fp_stat(&f, FP_FREED), 1);
+    CHECK_EQ_INT(fp_stat(&other, FP_FREED), 0);
     fp_destroy(&f);
     fp_destroy(&other);
 }
