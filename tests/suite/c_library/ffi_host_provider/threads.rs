@@ -49,7 +49,7 @@ fn a_turn_run_on_the_hosts_thread_takes_events_pushed_from_another_thread() {
     robota_session_free(s);
     robota_runtime_free(rt);
     assert!(host.failed_pushes.lock().unwrap().is_empty());
-    assert_eq!(host.freed.load(Ordering::Acquire), 1);
+    assert_eq!(host.wait_freed(), 1);
 }
 
 #[test]
