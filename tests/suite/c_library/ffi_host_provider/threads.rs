@@ -2,8 +2,6 @@
 //! (`robota_session_run`), and into many sessions at once while some of them are aborted
 //! (each aborted call gets exactly one cancel document; each finished one its exact text).
 
-use std::sync::atomic::Ordering;
-
 use robota::ffi::*;
 use serde_json::{json, Value};
 

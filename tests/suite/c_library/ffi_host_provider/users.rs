@@ -3,7 +3,6 @@
 //! document names the session asking.
 
 use std::ptr::null_mut;
-use std::sync::atomic::Ordering;
 
 use robota::ffi::*;
 use serde_json::{json, Value};
