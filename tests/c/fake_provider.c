@@ -106,3 +106,15 @@ int fp_stat(fake_provider *f, fp_counter which) {
     pthread_mutex_unlock(&f->mu);
     return n;
 }
+
+int fp_wait_freed(fake_provider *f) {
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += 30;
+    pthread_mutex_lock(&f->mu);
+    int rc = 0;
+    while (f->freed == 0 && rc == 0) rc = pthread_cond_timedwait(&f->cv, &f->mu, &deadline);
+    int n = f->freed;
+    pthread_mutex_unlock(&f->mu);
+    return n;
+}

@@ -34,6 +34,9 @@ const char *fp_doc(fake_provider *f, int i);
 uint64_t fp_id(fake_provider *f, int i);
 /* Documents containing `needle`. */
 int fp_count(fake_provider *f, const char *needle);
+/* Waits (30 s deadline) until free_fn ran (it may run just after robota_runtime_free returns,
+ * when a freed session was still letting go of the runtime); returns how often it ran. */
+int fp_wait_freed(fake_provider *f);
 /* A counter, read under the lock. */
 typedef enum { FP_DOCS, FP_FAILED_PUSHES, FP_FREED } fp_counter;
 int fp_stat(fake_provider *f, fp_counter which);

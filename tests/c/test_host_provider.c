@@ -107,7 +107,7 @@ void test_host_provider_two_tool_rounds(void) {
     robota_session_free(s);
     rec_wait_freed(&r);
     robota_runtime_free(rt);
-    CHECK_EQ_INT(fp_stat(&f, FP_FREED), 1);
+    CHECK_EQ_INT(fp_wait_freed(&f), 1);
     rec_destroy(&r);
     fp_destroy(&f);
 }
@@ -157,7 +157,7 @@ void test_host_provider_abort_mid_stream(void) {
     robota_session_free(s);
     rec_wait_freed(&r);
     robota_runtime_free(rt);
-    CHECK_EQ_INT(fp_stat(&f, FP_FREED), 1);
+    CHECK_EQ_INT(fp_wait_freed(&f), 1);
     CHECK_EQ_INT(fp_stat(&f, FP_DOCS), 3);
     rec_destroy(&r);
     fp_destroy(&f);
@@ -178,7 +178,7 @@ void test_host_provider_session_freed_mid_call(void) {
     CHECK_EQ_INT(fp_push(rt, 1, "{\"type\":\"done\"}", msg), ROBOTA_E_STALE);
     CHECK(strcmp(msg, STALE_1) == 0);
     robota_runtime_free(rt);
-    CHECK_EQ_INT(fp_stat(&f, FP_FREED), 1);
+    CHECK_EQ_INT(fp_wait_freed(&f), 1);
     CHECK_EQ_INT(fp_stat(&f, FP_DOCS), 2);
     fp_destroy(&f);
 }
@@ -201,6 +201,7 @@ void test_host_provider_timeout(void) {
     CHECK_EQ_INT(fp_push(rt, 1, "{\"type\":\"done\"}", msg), ROBOTA_E_STALE);
     robota_session_free(s);
     robota_runtime_free(rt);
+    CHECK_EQ_INT(fp_wait_freed(&f), 1);
     fp_destroy(&f);
 
     /* No retry: the turn fails naming the provider and the timeout. */
@@ -212,5 +213,6 @@ void test_host_provider_timeout(void) {
     CHECK(fp_doc(&f, 1) && strcmp(fp_doc(&f, 1), CANCEL("timeout")) == 0);
     robota_session_free(s);
     robota_runtime_free(rt);
+    CHECK_EQ_INT(fp_wait_freed(&f), 1);
     fp_destroy(&f);
 }

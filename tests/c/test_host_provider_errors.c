@@ -100,7 +100,7 @@ void test_host_provider_bad_pushes(void) {
     CHECK(strcmp(msg, want) == 0);
     robota_session_free(s);
     robota_runtime_free(rt);
-    CHECK_EQ_INT(fp_stat(&f, FP_FREED), 1);
+    CHECK_EQ_INT(fp_wait_freed(&f), 1);
     fp_destroy(&f);
 }
 
@@ -114,7 +114,7 @@ static robota_status scripted_turn(fake_provider *f, const char *caps, const cha
     robota_status st = wait_turn(s, submit_text(s, "hello"), msg);
     robota_session_free(s);
     robota_runtime_free(rt);
-    CHECK_EQ_INT(fp_stat(f, FP_FREED), 1);
+    CHECK_EQ_INT(fp_wait_freed(f), 1);
     CHECK_EQ_INT(fp_stat(f, FP_FAILED_PUSHES), 0);
     return st;
 }
@@ -215,7 +215,7 @@ void test_host_provider_refused_registrations(void) {
     CHECK(e && strcmp(robota_error_message(e), "unknown provider \"x\" (configured: local, s)") == 0);
     robota_error_free(e);
     robota_runtime_free(rt);
-    CHECK_EQ_INT(fp_stat(&f, FP_FREED), 1);
+    CHECK_EQ_INT(fp_wait_freed(&f), 1);
     CHECK_EQ_INT(fp_stat(&other, FP_FREED), 0);
     fp_destroy(&f);
     fp_destroy(&other);

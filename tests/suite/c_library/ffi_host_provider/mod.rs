@@ -53,6 +53,19 @@ impl Host {
         assert!(docs.iter().any(|(_, x)| pred(x)), "no such document came");
     }
 
+    /// Waits (30 s at most) until the registration's `free_fn` ran (it may run just after
+    /// `robota_runtime_free` returns, while a freed session lets go of the runtime); how often.
+    fn wait_freed(&self) -> usize {
+        let docs = self.docs.lock().unwrap();
+        let _unused = self
+            .arrived
+            .wait_timeout_while(docs, Duration::from_secs(30), |_| {
+                self.freed.load(Ordering::Acquire) == 0
+            })
+            .unwrap();
+        self.freed.load(Ordering::Acquire)
+    }
+
     /// The call documents so far.
     fn calls(&self) -> Vec<Value> {
         self.docs()
@@ -104,7 +117,9 @@ fn push_all(host: &Host, id: u64, events: Vec<Value>) {
 unsafe extern "C" fn on_free(ud: *mut c_void) {
     // SAFETY: the reference `register` gave away with `Arc::into_raw`, taken back once.
     let host = unsafe { Arc::from_raw(ud as *const Host) };
+    let _docs = host.docs.lock().unwrap();
     host.freed.fetch_add(1, Ordering::AcqRel);
+    host.arrived.notify_all();
 }
 
 /// Registers a host provider `name` on `rt` answering with `answer`.

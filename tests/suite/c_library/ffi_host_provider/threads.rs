@@ -2,8 +2,6 @@
 //! (`robota_session_run`), and into many sessions at once while some of them are aborted
 //! (each aborted call gets exactly one cancel document; each finished one its exact text).
 
-use std::sync::atomic::Ordering;
-
 use robota::ffi::*;
 use serde_json::{json, Value};
 
@@ -49,7 +47,7 @@ fn a_turn_run_on_the_hosts_thread_takes_events_pushed_from_another_thread() {
     robota_session_free(s);
     robota_runtime_free(rt);
     assert!(host.failed_pushes.lock().unwrap().is_empty());
-    assert_eq!(host.freed.load(Ordering::Acquire), 1);
+    assert_eq!(host.wait_freed(), 1);
 }
 
 #[test]

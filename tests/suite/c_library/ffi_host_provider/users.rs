@@ -3,7 +3,6 @@
 //! document names the session asking.
 
 use std::ptr::null_mut;
-use std::sync::atomic::Ordering;
 
 use robota::ffi::*;
 use serde_json::{json, Value};
@@ -76,7 +75,7 @@ fn a_session_run_on_the_hosts_thread_streams_from_the_host_provider() {
     );
     robota_session_free(s);
     robota_runtime_free(rt);
-    assert_eq!(host.freed.load(Ordering::Acquire), 1);
+    assert_eq!(host.wait_freed(), 1);
     assert!(host.failed_pushes.lock().unwrap().is_empty());
 }
 
@@ -210,5 +209,5 @@ fn compaction_and_robota_query_call_the_host_provider() {
     assert!(calls[2]["session_id"].is_string());
     assert_eq!(last_text(&calls[2]), "hey");
     robota_runtime_free(rt);
-    assert_eq!(host.freed.load(Ordering::Acquire), 1);
+    assert_eq!(host.wait_freed(), 1);
 }
