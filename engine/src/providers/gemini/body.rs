@@ -260,7 +260,8 @@ fn contents<'a>(
                     id: (!id.is_empty() && !id.starts_with(GENERATED_ID_PREFIX)).then_some(id),
                 });
                 // Images the tool attached (Read on an image file) follow its response.
-                c.items.extend(m.parts.iter().flatten().filter_map(image_part));
+                c.items
+                    .extend(m.parts.iter().flatten().filter_map(image_part));
                 "user"
             }
         };

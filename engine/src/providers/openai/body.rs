@@ -192,9 +192,7 @@ impl Serialize for Messages<'_> {
             let round_ends = self.0.get(i + 1).is_none_or(|n| n.role != Role::Tool);
             if round_ends && !with_images.is_empty() {
                 seq.serialize_element(&WireMessage::User {
-                    content: UserContent::ToolImages(ToolImages(std::mem::take(
-                        &mut with_images,
-                    ))),
+                    content: UserContent::ToolImages(ToolImages(std::mem::take(&mut with_images))),
                 })?;
             }
         }
