@@ -7,6 +7,7 @@ mod crash_safety;
 mod docs_snippets;
 mod ffi_abi12;
 mod ffi_error_classes;
+mod ffi_images;
 mod ffi_inline_delivery;
 mod ffi_session_run;
 mod ffi_thread_delivery;
