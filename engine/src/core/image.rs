@@ -4,7 +4,7 @@
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
 
-use super::message::Part;
+use super::message::{Message, Part};
 
 /// Largest image, decoded (5 MiB, Anthropic's limit per image).
 pub const MAX_IMAGE_BYTES: usize = 5 * 1024 * 1024;
@@ -69,6 +69,24 @@ pub fn inline_image_base64(data: &str, media_type: &str) -> Result<Part, String>
     }
 }
 
+/// Characters an inline image counts for in the context estimate in place of its base64 data:
+/// 1,600 tokens (what Anthropic charges for an image of about 1.15 megapixels, the size it
+/// scales larger ones down to) at the estimator's 4 characters per token.
+pub const IMAGE_ESTIMATE_CHARS: usize = 6_400;
+
+/// The serialized length `json_len` of `m` as the context estimate counts it: each inline
+/// image's data (base64, written without escapes) counts as [`IMAGE_ESTIMATE_CHARS`], not as
+/// its length (a 1 MiB image would otherwise count as 350,000 tokens).
+pub fn estimated_json_len(m: &Message, json_len: usize) -> usize {
+    let Some(parts) = &m.parts else {
+        return json_len;
+    };
+    parts.iter().fold(json_len, |len, p| match p {
+        Part::ImageInline { data, .. } => len.saturating_sub(data.len()) + IMAGE_ESTIMATE_CHARS,
+        _ => len,
+    })
+}
+
 fn check_size(len: usize) -> Result<(), String> {
     if len > MAX_IMAGE_BYTES {
         return Err(format!(
@@ -129,6 +147,39 @@ mod tests {
             inline_image_base64("%%%", "image/png"),
             Err("\"data\" is not valid base64 (Invalid symbol 37, offset 0.)".into())
         );
+    }
+
+    #[test]
+    fn an_image_counts_as_a_fixed_size_in_the_context_estimate() {
+        use crate::core::store::ConversationStore;
+        let mut big = PNG.to_vec();
+        big.resize(MAX_IMAGE_BYTES, 0);
+        let mut m = Message::user("look");
+        m.parts = Some(vec![
+            Part::Text {
+                text: "look".into(),
+            },
+            inline_image(&big).unwrap_or_else(|e| panic!("{e}")),
+        ]);
+        let full = serde_json::to_string(&m).map_or(0, |s| s.len());
+        let data_len = MAX_IMAGE_BYTES.div_ceil(3) * 4;
+        assert_eq!(
+            estimated_json_len(&m, full),
+            full - data_len + IMAGE_ESTIMATE_CHARS
+        );
+        let mut store = ConversationStore::new();
+        store.append(m.clone());
+        assert_eq!(
+            store.serialized_len(),
+            2 + full - data_len + IMAGE_ESTIMATE_CHARS
+        );
+        assert_eq!(
+            store.estimate_with(&m, None).serialized_tokens,
+            ((2 + 2 * (full - data_len + IMAGE_ESTIMATE_CHARS) + 1) as u64).div_ceil(4)
+        );
+        let text_only = Message::user("look");
+        let len = serde_json::to_string(&text_only).map_or(0, |s| s.len());
+        assert_eq!(estimated_json_len(&text_only, len), len);
     }
 
     #[test]
