@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# Runs every cargo-fuzz target (fuzz/) for FUZZ_SECONDS each (default 20: a short smoke per
+# Runs every cargo-fuzz target (fuzz/) for FUZZ_SECONDS each (default 10: a short smoke per
 # target), one after the other (the CI machine has 2 cores; libFuzzer uses one). Seeds:
 # fuzz/corpus/<target> (small, in the repo) plus the recorded vendor streams (fuzz/seed.sh).
 # Without a nightly toolchain it skips with a message outside CI and fails under CI (`CI` set).
 # FUZZ_TARGETS="a b" runs a subset.
-# Budget: 11 targets x 20 s ≈ 4 min of fuzzing plus one build (~4 min warm); a longer run sets
+# Budget: 11 targets x 10 s ≈ 2 min of fuzzing plus one build (~4 min warm); a longer run sets
 # FUZZ_SECONDS (e.g. 60, or 1800 with FUZZ_RUNS below).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . .ci/skip.sh
-secs=${FUZZ_SECONDS:-20}
+secs=${FUZZ_SECONDS:-10}
 # FUZZ_RUNS=N also stops a target after N executions (the long run: FUZZ_SECONDS=1800 FUZZ_RUNS=10000000).
 runs=()
 if [ -n "${FUZZ_RUNS:-}" ]; then runs=(-runs="$FUZZ_RUNS"); fi

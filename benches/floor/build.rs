@@ -8,7 +8,8 @@
 //!   `ship` build (`-Cprofile-generate`) runs the floor scenario here (both wire formats, both
 //!   delivery modes; a cold process, 51 scenarios in a row and 100 at once), `llvm-profdata`
 //!   (rustup component `llvm-tools`) merges what it recorded, and `ship` is built again with
-//!   that profile (`-Cprofile-use`) into `target/pgo/use/<host>/ship/`. The instrumented and the
+//!   that profile (`-Cprofile-use`, for the streaming path's crates only: `pgo_rustc.sh`) into
+//!   `target/pgo/use/<host>/ship/`. The instrumented and the
 //!   final build use the same profile settings, so every function's profile matches its code
 //!   (docs/dev/perf.md §19, §20). `floor pgo`
 //!   does only this and prints the library's path.
@@ -50,7 +51,7 @@ impl Lib {
     /// The directory holding this build's `librobota.so`, built first where needed.
     pub(crate) fn dir(self) -> PathBuf {
         match self {
-            Lib::Ship => ship_dir(&target_root(), None),
+            Lib::Ship => ship_dir(&target_root(), None, None),
             Lib::Pgo => pgo_ship_dir(),
             Lib::Release => release_lib_dir(),
         }
@@ -114,8 +115,9 @@ fn host_triple() -> String {
 
 /// Builds the `ship` cdylib into `target_dir` and returns the directory holding it. With
 /// `rustflags` (PGO) the build names the host target, so the flags reach only the target's
-/// crates, not build scripts and proc macros, which run on the host.
-fn ship_dir(target_dir: &Path, rustflags: Option<&str>) -> PathBuf {
+/// crates, not build scripts and proc macros, which run on the host. `wrapper` is a
+/// `RUSTC_WRAPPER` (the PGO `use` build's [`PGO_RUSTC`]).
+fn ship_dir(target_dir: &Path, rustflags: Option<&str>, wrapper: Option<&Path>) -> PathBuf {
     let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     cmd.args([
         "rustc",
@@ -140,6 +142,10 @@ fn ship_dir(target_dir: &Path, rustflags: Option<&str>) -> PathBuf {
             target_dir.join(triple).join("ship")
         }
     };
+    match wrapper {
+        Some(w) => cmd.env("RUSTC_WRAPPER", w),
+        None => cmd.env_remove("RUSTC_WRAPPER"),
+    };
     let status = cmd.status().expect("run cargo");
     assert!(status.success(), "building the ship cdylib failed");
     out
@@ -159,6 +165,10 @@ fn llvm_profdata() -> PathBuf {
     tool
 }
 
+/// The `RUSTC_WRAPPER` of the PGO `use` build, relative to the manifest: it keeps the profile
+/// for the streaming path's crates only (the script says why).
+const PGO_RUSTC: &str = "benches/floor/pgo_rustc.sh";
+
 /// Builds the shipped cdylib with profile-guided optimisation (see the module doc) and returns
 /// the directory holding it.
 fn pgo_ship_dir() -> PathBuf {
@@ -168,7 +178,7 @@ fn pgo_ship_dir() -> PathBuf {
     let _ = std::fs::remove_dir_all(&raw);
     std::fs::create_dir_all(&raw).expect("create target/pgo/raw");
     let generate = format!("-Cprofile-generate={}", raw.display());
-    let instrumented = ship_dir(&root.join("gen"), Some(&generate));
+    let instrumented = ship_dir(&root.join("gen"), Some(&generate), None);
     let host = compile_host(&instrumented, &root.join("floor_host_gen"));
     train(&host);
     let profile = root.join("robota.profdata");
@@ -182,7 +192,8 @@ fn pgo_ship_dir() -> PathBuf {
         .expect("run llvm-profdata");
     assert!(status.success(), "llvm-profdata merge failed");
     let use_profile = format!("-Cprofile-use={}", profile.display());
-    ship_dir(&root.join("use"), Some(&use_profile))
+    let wrapper = Path::new(env!("CARGO_MANIFEST_DIR")).join(PGO_RUSTC);
+    ship_dir(&root.join("use"), Some(&use_profile), Some(&wrapper))
 }
 
 /// The PGO training run: the instrumented library through the C host, every scenario shape the

@@ -183,11 +183,7 @@ pub extern "C" fn robota_session_run(
     out_error: *mut *mut robota_error,
 ) -> robota_status {
     boundary(out_error, || {
-        let obj = handles::session(s)?;
-        refuse_in_callback("robota_session_run")?;
-        let input = TurnInput::from_json_in(str_arg(input_json, "input_json")?, obj.session.cwd())?;
-        let id = obj.session.run(input)?;
-        Out::optional(out_turn_id).put(id);
+        let (obj, id) = start_run(s, input_json, out_turn_id, "robota_session_run")?;
         obj.wait(id, -1)?;
         Ok(ROBOTA_OK)
     })
@@ -209,13 +205,28 @@ pub extern "C" fn robota_session_run_result(
     boundary(out_error, || {
         let out = Out::required(out_result_json, "out_result_json")?;
         Out::optional(out_result_json).put(std::ptr::null_mut());
-        let obj = handles::session(s)?;
-        refuse_in_callback("robota_session_run_result")?;
-        let input = TurnInput::from_json_in(str_arg(input_json, "input_json")?, obj.session.cwd())?;
-        let id = obj.session.run(input)?;
-        Out::optional(out_turn_id).put(id);
+        let (obj, id) = start_run(s, input_json, out_turn_id, "robota_session_run_result")?;
         wait_with_result(&obj, id, -1, out)
     })
+}
+
+/// The start `robota_session_run` and `robota_session_run_result` share: the handle, refused
+/// inside a callback (`export` names the call), the input, the turn started and its id written.
+fn start_run(
+    s: *mut robota_session,
+    input_json: *const c_char,
+    out_turn_id: *mut u64,
+    export: &str,
+) -> Result<
+    (std::sync::Arc<super::session_obj::SessionObj>, u64),
+    robota_engine::sdk::error::SdkError,
+> {
+    let obj = handles::session(s)?;
+    refuse_in_callback(export)?;
+    let input = TurnInput::from_json_in(str_arg(input_json, "input_json")?, obj.session.cwd())?;
+    let id = obj.session.run(input)?;
+    Out::optional(out_turn_id).put(id);
+    Ok((obj, id))
 }
 
 /// Aborts turn `turn_id`, from any thread, idempotent. A running turn stops and reports

@@ -2,7 +2,8 @@
  * run from the repository root like every C test) configured by "mcp_servers"; the scripted
  * model calls its tool; robota_session_state and the "mcp" command show the server; a server
  * that cannot start leaves the session usable. A library built without the cargo feature "mcp"
- * (the default) shows both servers failed with that reason, and the session still answers.
+ * (the slim build, --no-default-features, as the sanitized libraries of .ci/rust_asan.sh and
+ * .ci/tsan.sh are) shows both servers failed with that reason, and the session still answers.
  * The real third-party servers are exercised by tests/suite/engine/mcp_servers.rs. */
 #include "harness.h"
 

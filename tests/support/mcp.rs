@@ -15,20 +15,18 @@ use serde_json::{json, Value};
 
 use crate::support::host_session::{recorded_session, scripted_runtime};
 
-/// The installed servers' directory; without `ROBOTA_MCP_DIR`, `None` after printing why the
-/// test is skipped, or a panic under CI ([`crate::support::required`]).
+/// The installed servers' directory, `ROBOTA_MCP_DIR`. The tests that need it are `#[ignore]`d
+/// and run on request (`bash .ci/mcp.sh` installs the servers and runs them with
+/// `--include-ignored`): run without it, such a test fails naming what is missing.
 #[track_caller]
 pub fn mcp_dir(test: &str) -> Option<PathBuf> {
     match std::env::var("ROBOTA_MCP_DIR") {
         Ok(d) if !d.is_empty() => Some(PathBuf::from(d)),
-        _ => {
-            crate::support::required::missing(
-                test,
-                "the MCP servers (ROBOTA_MCP_DIR)",
-                "run `bash .ci/mcp.sh`",
-            );
-            None
-        }
+        _ => crate::support::required::missing_always(
+            test,
+            "the MCP servers (ROBOTA_MCP_DIR)",
+            "run `bash .ci/mcp.sh`",
+        ),
     }
 }
 

@@ -1,5 +1,6 @@
-//! Builds without the `mcp` cargo feature (the default, for size: rmcp adds ~1.7 MiB to the
-//! shipped library): the same surface, every server "failed" with [`NO_MCP`], sessions usable.
+//! Builds without the `mcp` cargo feature (the slim build, `--no-default-features`; rmcp adds
+//! ~1.7 MB to the shipped library): the same surface, every server "failed" with [`NO_MCP`],
+//! sessions usable.
 
 /// The reason a server shows in a build without MCP.
 pub const NO_MCP: &str = "this build of the library has no MCP support (cargo feature \"mcp\")";

@@ -273,3 +273,55 @@ fn a_request_that_times_out_is_cancelled_with_reason_timeout() {
     robota_session_free(s);
     robota_runtime_free(rt);
 }
+
+#[test]
+fn a_command_request_outside_any_turn_is_cancelled_when_the_session_closes() {
+    let dir = tempfile::tempdir().unwrap();
+    let rt = scripted_runtime(write_call());
+    let s = pull_session(
+        rt,
+        dir.path(),
+        json!({"commands":[{"name":"deploy","description":"Ship it"}]}),
+    );
+    // `robota_session_command` blocks for the host's answer: run it on its own thread.
+    let addr = s as usize;
+    let caller = std::thread::spawn(move || {
+        let mut out = null_mut();
+        let mut e = null_mut();
+        let st = robota_session_command(
+            addr as *mut robota_session,
+            c(r#"{"name":"deploy","args":"prod"}"#).as_ptr(),
+            &mut out,
+            &mut e,
+        );
+        let message = crate::support_ffi::failure(st, e).message;
+        (st, message, super::take_string(out))
+    });
+    let asked = events_until(s, "command_request");
+    let request = asked.last().unwrap();
+    let id = request["request_id"].as_u64().unwrap();
+    let turn = request["turn_id"].as_u64().unwrap();
+    assert_eq!(robota_session_close(s), ROBOTA_OK);
+    let rest = events_until(s, "session_closed");
+    assert_eq!(
+        types(&rest),
+        ["request_cancelled", "session_closed"],
+        "{rest:?}"
+    );
+    assert_eq!(
+        rest[0],
+        json!({"v":1,"kind":21,"type":"request_cancelled","turn_id":turn,"request_id":id,
+               "request_kind":"command","reason":"session_closed"})
+    );
+    let (st, message, out) = caller.join().unwrap();
+    // The command's own call ends as a failed command, not as a failed call.
+    assert_eq!((st, message.as_str()), (ROBOTA_OK, ""));
+    assert_eq!(
+        serde_json::from_str::<Value>(&out.unwrap()).unwrap(),
+        json!({"v":1,"success":false,
+               "message":"Command \"deploy\" failed: the command request was cancelled"})
+    );
+    assert_eq!(answer(rt, "command", id), ROBOTA_E_STALE);
+    robota_session_free(s);
+    robota_runtime_free(rt);
+}
