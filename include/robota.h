@@ -624,8 +624,11 @@ void robota_session_free(robota_session *s);
 robota_status robota_session_close(robota_session *s);
 
 /**
- * Submits a prompt (`{"text":"…","display_input"?,"raw_input"?,"tool_choice"?}`; `tool_choice`
- * holds for this turn only, a named tool the session lacks is `ROBOTA_E_INVALID_CONFIG`);
+ * Submits a prompt (`{"text":"…","display_input"?,"raw_input"?,"tool_choice"?,"images"?}`;
+ * `tool_choice` holds for this turn only, a named tool the session lacks is
+ * `ROBOTA_E_INVALID_CONFIG`; `images` since ABI 1.2: `[{"path"}|{"data","media_type"}|{"url"}]`,
+ * png/jpeg/gif/webp, at most 20 of at most 5 MiB each, a relative `path` read from the
+ * session's `cwd` now, a bad image `ROBOTA_E_INVALID_CONFIG` naming it, see docs/images.md);
  * writes its turn id.
  * While a turn runs the prompt is queued (one at most): a further submit returns
  * `ROBOTA_E_BUSY` and does not replace the queued prompt. `ROBOTA_E_CLOSED` after close.

@@ -12,19 +12,50 @@ type Input struct {
 	RawInput string `json:"raw_input,omitempty"`
 	// ToolChoice, when set, is this turn's tool choice (wins over the session's).
 	ToolChoice *ToolChoice `json:"tool_choice,omitempty"`
+	// Images are sent after Text (PNG, JPEG, GIF or WebP; at most 20, each at most 5 MiB):
+	// build them with ImageData, ImageFile or ImageURL.
+	Images []Image `json:"images,omitempty"`
 }
+
+// Image is one image of a prompt. A bad image (a missing file, an unknown media type, a
+// media type the bytes do not match, over 5 MiB) fails the submit with StatusInvalidConfig
+// naming it (images[i]).
+type Image struct {
+	// Path is a file the library reads at submit (relative to the session's Cwd).
+	Path string `json:"path,omitempty"`
+	// Data is the image's bytes (sent as base64), with MediaType.
+	Data []byte `json:"data,omitempty"`
+	// MediaType is "image/png", "image/jpeg", "image/gif" or "image/webp".
+	MediaType string `json:"media_type,omitempty"`
+	// URL is an http(s) address the model's vendor fetches.
+	URL string `json:"url,omitempty"`
+}
+
+// ImageData is an image from its bytes and media type ("image/png", …).
+func ImageData(data []byte, mediaType string) Image {
+	return Image{Data: data, MediaType: mediaType}
+}
+
+// ImageFile is an image read from a file at submit; its type is told by its bytes.
+func ImageFile(path string) Image { return Image{Path: path} }
+
+// ImageURL is an image by http(s) URL.
+func ImageURL(url string) Image { return Image{URL: url} }
 
 // Message is a message of the conversation (the Robota universal message).
 type Message struct {
-	ID         string          `json:"id"`
-	Role       string          `json:"role"` // "user", "assistant", "system" or "tool"
-	Content    string          `json:"content"`
-	State      string          `json:"state"` // "complete" or "interrupted"
-	ToolCalls  []MessageCall   `json:"toolCalls,omitempty"`
-	ToolCallID string          `json:"toolCallId,omitempty"`
-	Name       string          `json:"name,omitempty"`
-	Metadata   json.RawMessage `json:"metadata,omitempty"`
-	Timestamp  string          `json:"timestamp"`
+	ID         string        `json:"id"`
+	Role       string        `json:"role"` // "user", "assistant", "system" or "tool"
+	Content    string        `json:"content"`
+	State      string        `json:"state"` // "complete" or "interrupted"
+	ToolCalls  []MessageCall `json:"toolCalls,omitempty"`
+	ToolCallID string        `json:"toolCallId,omitempty"`
+	Name       string        `json:"name,omitempty"`
+	// Parts, when set, is the content in parts: the text, then the images
+	// ({"type":"image_inline","mimeType","data"} or {"type":"image_uri","uri","mimeType"?}).
+	Parts     json.RawMessage `json:"parts,omitempty"`
+	Metadata  json.RawMessage `json:"metadata,omitempty"`
+	Timestamp string          `json:"timestamp"`
 }
 
 // MessageCall is a tool call an assistant message asked for.

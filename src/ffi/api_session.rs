@@ -142,8 +142,11 @@ pub extern "C" fn robota_session_close(s: *mut robota_session) -> robota_status 
     })
 }
 
-/// Submits a prompt (`{"text":"…","display_input"?,"raw_input"?,"tool_choice"?}`; `tool_choice`
-/// holds for this turn only, a named tool the session lacks is `ROBOTA_E_INVALID_CONFIG`);
+/// Submits a prompt (`{"text":"…","display_input"?,"raw_input"?,"tool_choice"?,"images"?}`;
+/// `tool_choice` holds for this turn only, a named tool the session lacks is
+/// `ROBOTA_E_INVALID_CONFIG`; `images` since ABI 1.2: `[{"path"}|{"data","media_type"}|{"url"}]`,
+/// png/jpeg/gif/webp, at most 20 of at most 5 MiB each, a relative `path` read from the
+/// session's `cwd` now, a bad image `ROBOTA_E_INVALID_CONFIG` naming it, see docs/images.md);
 /// writes its turn id.
 /// While a turn runs the prompt is queued (one at most): a further submit returns
 /// `ROBOTA_E_BUSY` and does not replace the queued prompt. `ROBOTA_E_CLOSED` after close.
@@ -156,7 +159,7 @@ pub extern "C" fn robota_session_submit(
 ) -> robota_status {
     boundary(out_error, || {
         let obj = handles::session(s)?;
-        let input = TurnInput::from_json(str_arg(input_json, "input_json")?)?;
+        let input = TurnInput::from_json_in(str_arg(input_json, "input_json")?, obj.session.cwd())?;
         Out::optional(out_turn_id).put(obj.session.submit(input)?);
         Ok(ROBOTA_OK)
     })
@@ -220,7 +223,7 @@ fn start_run(
 > {
     let obj = handles::session(s)?;
     refuse_in_callback(export)?;
-    let input = TurnInput::from_json(str_arg(input_json, "input_json")?)?;
+    let input = TurnInput::from_json_in(str_arg(input_json, "input_json")?, obj.session.cwd())?;
     let id = obj.session.run(input)?;
     Out::optional(out_turn_id).put(id);
     Ok((obj, id))

@@ -21,6 +21,7 @@ pub fn text_input(text: &str) -> TurnInput {
         raw_input: None,
         tool_choice: None,
         host_command: None,
+        images: Vec::new(),
     }
 }
 
@@ -141,9 +142,10 @@ impl Host {
 
     /// Submits `input` (input JSON) and waits for the turn.
     pub fn turn(&self, input: Value) -> Result<(), SdkError> {
-        let t = self
-            .session
-            .submit(TurnInput::from_json(&input.to_string())?)?;
+        let t = self.session.submit(TurnInput::from_json_in(
+            &input.to_string(),
+            self.session.cwd(),
+        )?)?;
         self.session.wait(t, Some(Duration::from_secs(30)))
     }
 

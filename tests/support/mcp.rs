@@ -104,6 +104,7 @@ impl McpHost {
                 raw_input: None,
                 tool_choice: None,
                 host_command: None,
+                images: Vec::new(),
             })
             .unwrap()
     }

@@ -59,6 +59,7 @@ impl Parent {
                 raw_input: None,
                 tool_choice: None,
                 host_command: None,
+                images: Vec::new(),
             })
             .unwrap()
     }

@@ -164,6 +164,10 @@ namespace Robota
         public Task<TurnResult> RunAsync(string text, CancellationToken cancellationToken = default(CancellationToken)) =>
             Start(InputJson(text), cancellationToken, null, true, out _);
 
+        /// <summary>As <see cref="RunAsync(string, CancellationToken)"/>, with images after the text (see <see cref="RobotaImage"/>).</summary>
+        public Task<TurnResult> RunAsync(string text, IEnumerable<RobotaImage> images, CancellationToken cancellationToken = default(CancellationToken)) =>
+            Start(RobotaImage.InputJson(text, images), cancellationToken, null, true, out _);
+
         /// <summary>
         /// As <see cref="RunAsync(string, CancellationToken)"/>, reporting every event of this turn
         /// (only this turn's, TURN_STARTED to TURN_COMPLETED) to <paramref name="progress"/>. A
@@ -253,7 +257,10 @@ namespace Robota
         /// <summary>Sends a prompt with this turn's tool choice (wins over the session's); returns its turn id.</summary>
         public ulong Submit(string text, ToolChoice toolChoice) => SubmitJson(InputJson(text, toolChoice));
 
-        /// <summary>Sends a raw input document (<c>{"text","display_input"?,"raw_input"?}</c>); returns its turn id.</summary>
+        /// <summary>Sends a prompt with images after its text (see <see cref="RobotaImage"/>); returns its turn id.</summary>
+        public ulong Submit(string text, IEnumerable<RobotaImage> images) => SubmitJson(RobotaImage.InputJson(text, images));
+
+        /// <summary>Sends a raw input document (<c>{"text","display_input"?,"raw_input"?,"tool_choice"?,"images"?}</c>); returns its turn id.</summary>
         public ulong SubmitJson(string inputJson)
         {
             if (inputJson == null)

@@ -12,6 +12,7 @@ pub mod execution;
 pub mod glob_match;
 pub mod history;
 pub mod hooks;
+pub mod image;
 pub mod json_bytes;
 pub mod known_keys;
 pub mod log;

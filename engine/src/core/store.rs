@@ -7,6 +7,7 @@
 use std::sync::Arc;
 
 use super::history::{EventEntry, HistoryEntry};
+use super::image::estimated_json_len;
 use super::message::{Message, MessageState, Metadata, NativeContent, Role, ToolCall};
 use super::recent_json::RecentJson;
 use super::tokens::{estimate_from_parts, read_token_usage, ContextEstimate};
@@ -70,7 +71,7 @@ impl ConversationStore {
             self.latest_usage = Some((self.messages.len(), u.total()));
         }
         let json = message_json(&m);
-        let len = json.len();
+        let len = estimated_json_len(&m, json.len());
         self.recent_json.keep(&m, json);
         self.json_total += len;
         self.json_lens.push(len);
@@ -315,9 +316,11 @@ impl std::io::Write for ByteCounter {
 }
 
 /// `JSON.stringify(m).length` without allocating the string.
+/// The serialized length of `m` as the context estimate counts it (images at a fixed size:
+/// [`estimated_json_len`]).
 fn json_len(m: &Message) -> usize {
     let mut c = ByteCounter(0);
-    serde_json::to_writer(&mut c, m).map_or(0, |_| c.0)
+    serde_json::to_writer(&mut c, m).map_or(0, |_| estimated_json_len(m, c.0))
 }
 
 /// `JSON.stringify(m)` as bytes (empty when it cannot be written, which [`json_len`] counts

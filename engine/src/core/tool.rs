@@ -1,11 +1,12 @@
 //! The `Tool` seam and the single dispatch point every tool call goes through.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use super::message::Part;
 use super::provider::ToolSchema;
 
 /// Context of one tool call.
@@ -19,6 +20,30 @@ pub struct ToolContext {
     pub execution_id: String,
     /// 1-based round.
     pub round: u32,
+    /// Images the tool attaches to its result.
+    pub attachments: ToolAttachments,
+}
+
+/// Images a tool attaches to its result (Read on an image file): the tool message carries them
+/// as parts after its text, and each provider sends them in its own form.
+#[derive(Debug, Clone, Default)]
+pub struct ToolAttachments(Arc<Mutex<Vec<Part>>>);
+
+impl ToolAttachments {
+    /// Attaches `part` to the call's result.
+    pub fn attach(&self, part: Part) {
+        if let Ok(mut parts) = self.0.lock() {
+            parts.push(part);
+        }
+    }
+
+    /// The parts attached so far (they are no longer held here).
+    pub fn take(&self) -> Vec<Part> {
+        self.0
+            .lock()
+            .map(|mut parts| std::mem::take(&mut *parts))
+            .unwrap_or_default()
+    }
 }
 
 impl ToolContext {
@@ -29,6 +54,7 @@ impl ToolContext {
             call_id: call_id.into(),
             execution_id: String::new(),
             round: 0,
+            attachments: ToolAttachments::default(),
         }
     }
 }

@@ -30,6 +30,7 @@ mod command_turn;
 mod compact;
 mod end;
 mod event_fields;
+pub mod images;
 mod input;
 mod observer;
 mod parent;

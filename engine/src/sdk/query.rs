@@ -40,15 +40,25 @@ pub fn run(
             ))
         }
     };
+    let images = map.remove("images");
     if !map.contains_key("permission_mode") {
         map.insert("permission_mode".into(), json!("bypassPermissions"));
     }
     let cfg = parse_session_map(&map)?;
+    let input = TurnInput {
+        text: prompt,
+        images: super::interactive::images::parse(
+            "query_json",
+            images.as_ref(),
+            std::path::Path::new(&cfg.cwd),
+        )?,
+        ..TurnInput::default()
+    };
     let persist = cfg.persist;
     let Finished {
         mut completed,
         session,
-    } = run_session(shared, cfg, prompt, can_answer, None, deliver)?;
+    } = run_session(shared, cfg, input, can_answer, None, deliver)?;
     if completed["stop_reason"] == "error" {
         let msg = completed["error"].as_str().unwrap_or("the turn failed");
         let mut err = SdkError::new(ErrorCode::Provider, format!("the query failed: {msg}"));
@@ -84,7 +94,7 @@ pub struct Finished {
     pub session: InteractiveSession,
 }
 
-/// Builds a session from `cfg`, submits `prompt`, hands every event to `deliver` (on this
+/// Builds a session from `cfg`, submits `input`, hands every event to `deliver` (on this
 /// thread, in order, up to and including `session_closed`) and returns the turn's
 /// `turn_completed` payload. Blocks the calling thread: from async code run it with
 /// `spawn_blocking`. `cancel` (when given) aborts the turn when it fires. Used by
@@ -92,7 +102,7 @@ pub struct Finished {
 pub fn run_session(
     shared: Arc<RuntimeShared>,
     cfg: SessionConfig,
-    prompt: String,
+    input: TurnInput,
     can_answer: bool,
     cancel: Option<CancellationToken>,
     mut deliver: impl FnMut(Event),
@@ -106,13 +116,7 @@ pub fn run_session(
     });
     let session = InteractiveSession::new(shared, cfg, sink, can_answer, None)?;
     session.emit_startup_warnings();
-    let turn = match session.submit(TurnInput {
-        text: prompt,
-        display_input: None,
-        raw_input: None,
-        tool_choice: None,
-        host_command: None,
-    }) {
+    let turn = match session.submit(input) {
         Ok(t) => t,
         Err(e) => {
             session.release();

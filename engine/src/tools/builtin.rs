@@ -263,4 +263,52 @@ mod tests {
         let out = call(&read, json!({"filePath": "missing.txt"})).await;
         assert_eq!(out.error.as_deref(), Some("File not found: missing.txt"));
     }
+
+    /// An image file comes back as a one-line text and an attached image part; an image over
+    /// 5 MiB and other binary files are failures with nothing attached.
+    #[tokio::test]
+    async fn read_returns_an_image_file_as_an_attached_part() {
+        use crate::core::image::{inline_image, MAX_IMAGE_BYTES};
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let gif = b"GIF89a\x01\x00\x01\x00\x80\x00\x00".to_vec();
+        let mut big = gif.clone();
+        big.resize(MAX_IMAGE_BYTES + 1, 0);
+        for (name, bytes) in [("a.gif", &gif), ("big.gif", &big)] {
+            std::fs::write(dir.path().join(name), bytes).unwrap_or_else(|e| panic!("{e}"));
+        }
+        std::fs::write(dir.path().join("b.bin"), b"\x00\x01rest").unwrap_or_else(|e| panic!("{e}"));
+        let read = ReadTool::new(ToolEnv::new(dir.path()));
+        let run = |file: &str| {
+            let ctx = ToolContext::detached("c");
+            let read = &read;
+            let args = json!({ "filePath": file });
+            async move {
+                let text = read.execute(args, &ctx).await.ok();
+                let text = text.and_then(|v| v.as_str().map(str::to_string));
+                (text.unwrap_or_default(), ctx.attachments.take())
+            }
+        };
+        assert_eq!(
+            run("a.gif").await,
+            (
+                r#"{"success":true,"output":"[Image: a.gif (image/gif, 13 bytes)]"}"#.to_string(),
+                vec![inline_image(&gif).unwrap_or_else(|e| panic!("{e}"))]
+            )
+        );
+        assert_eq!(
+            run("big.gif").await,
+            (
+                r#"{"success":false,"output":"","error":"Image too large: big.gif is 5242881 bytes, over the limit of 5242880 bytes (5 MiB)"}"#.to_string(),
+                vec![]
+            )
+        );
+        assert_eq!(
+            run("b.bin").await,
+            (
+                r#"{"success":false,"output":"","error":"Binary file not supported: b.bin"}"#
+                    .to_string(),
+                vec![]
+            )
+        );
+    }
 }

@@ -1,15 +1,19 @@
 //! `Read` — read file contents with line numbers (from `offset`, 1-based, at most `limit` lines,
-//! default 2000; binary files refused).
+//! default 2000; binary files refused). An image file (PNG, JPEG, GIF, WebP by its magic bytes)
+//! is returned to the model as an image part after a one-line text naming it.
 
+use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::{json, Value};
-use tokio_util::sync::CancellationToken;
 
 use super::args::int;
-use super::builtin::{Builtin, Spec};
+use super::builtin::{blocking, Builtin, Spec};
 use super::config::ToolEnv;
 use super::ports::FileKind;
 use super::result::ToolOutput;
+use crate::core::image::{inline_image, sniff_media_type, MAX_IMAGE_BYTES};
+use crate::core::message::Part;
+use crate::core::tool::ToolContext;
 
 /// Reads a text file as `<n>\t<line>` lines under a `[File: ...]` header.
 pub struct ReadTool {
@@ -71,10 +75,11 @@ pub(crate) fn render(display: &str, bytes: &[u8], offset: usize, limit: usize) -
     header + &body
 }
 
+#[async_trait]
 impl Builtin for ReadTool {
     type Args = ReadArgs;
     const NAME: &'static str = "Read";
-    const DESCRIPTION: &'static str = "Read a file's contents with line numbers. Parameters: filePath (required; absolute or relative to the working directory), offset (1-based start line), limit (number of lines, default 2000). Output starts with a [File: ...] header; binary files and directories are refused.";
+    const DESCRIPTION: &'static str = "Read a file's contents with line numbers. Parameters: filePath (required; absolute or relative to the working directory), offset (1-based start line), limit (number of lines, default 2000). Output starts with a [File: ...] header; an image file (PNG, JPEG, GIF, WebP) is shown to you as an image; other binary files and directories are refused.";
     const READ_ONLY: bool = true;
 
     fn parameters() -> Value {
@@ -92,44 +97,79 @@ impl Builtin for ReadTool {
         &self.spec
     }
 
-    fn run_blocking(env: &ToolEnv, args: ReadArgs, _cancel: &CancellationToken) -> ToolOutput {
-        let display = args.file_path;
-        let offset = args.offset.unwrap_or(1).max(1) as usize;
-        let limit = args
-            .limit
-            .map(|l| l.max(0) as usize)
-            .unwrap_or(env.limits().read_default_limit);
-        let path = env.resolve(&display);
-        let fs = &env.fs;
-        let done = |bytes: Vec<u8>| {
-            if bytes[..bytes.len().min(8192)].contains(&0) {
-                return ToolOutput::fail(format!("Binary file not supported: {display}"));
+    async fn run(&self, args: ReadArgs, ctx: &ToolContext) -> ToolOutput {
+        let env = self.spec().env.clone();
+        let attachments = ctx.attachments.clone();
+        blocking(move || {
+            let (out, image) = read(&env, args);
+            if let Some(part) = image {
+                attachments.attach(part);
             }
-            ToolOutput::ok(render(&display, &bytes, offset, limit))
-        };
-        // A port that is not the OS's (the host I/O port: each call a round trip to the
-        // host) reads first; `metadata` then only names why a read failed.
-        if !fs.is_native() {
-            match fs.read(&path) {
-                Ok(bytes) => return done(bytes),
-                // Aborted: nobody will answer a `stat` either.
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {
-                    return ToolOutput::fail(e.to_string())
-                }
-                Err(_) => {}
+            out
+        })
+        .await
+    }
+}
+
+/// The text of a Read of an image file (the image itself follows it as a part).
+pub(crate) fn image_text(display: &str, media_type: &str, len: usize) -> String {
+    format!("[Image: {display} ({media_type}, {len} bytes)]")
+}
+
+/// Reads a file: the result document, and the image part when the file is an image.
+fn read(env: &ToolEnv, args: ReadArgs) -> (ToolOutput, Option<Part>) {
+    let display = args.file_path;
+    let offset = args.offset.unwrap_or(1).max(1) as usize;
+    let limit = args
+        .limit
+        .map(|l| l.max(0) as usize)
+        .unwrap_or(env.limits().read_default_limit);
+    let path = env.resolve(&display);
+    let fs = &env.fs;
+    let done = |bytes: Vec<u8>| {
+        if let Some(media_type) = sniff_media_type(&bytes) {
+            if bytes.len() > MAX_IMAGE_BYTES {
+                return (ToolOutput::fail(format!("Image too large: {display} is {} bytes, over the limit of {MAX_IMAGE_BYTES} bytes (5 MiB)", bytes.len())), None);
             }
+            let text = image_text(&display, media_type, bytes.len());
+            return (ToolOutput::ok(text), inline_image(&bytes).ok());
         }
-        let meta = match fs.metadata(&path) {
-            Ok(m) => m,
-            Err(_) => return ToolOutput::fail(format!("File not found: {display}")),
-        };
-        if meta.kind != FileKind::File {
-            return ToolOutput::fail(format!("Path is not a file: {display}"));
+        if bytes[..bytes.len().min(8192)].contains(&0) {
+            return (
+                ToolOutput::fail(format!("Binary file not supported: {display}")),
+                None,
+            );
         }
+        (
+            ToolOutput::ok(render(&display, &bytes, offset, limit)),
+            None,
+        )
+    };
+    // A port that is not the OS's (the host I/O port: each call a round trip to the
+    // host) reads first; `metadata` then only names why a read failed.
+    if !fs.is_native() {
         match fs.read(&path) {
-            Ok(b) => done(b),
-            Err(e) => ToolOutput::fail(e.to_string()),
+            Ok(bytes) => return done(bytes),
+            // Aborted: nobody will answer a `stat` either.
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {
+                return (ToolOutput::fail(e.to_string()), None)
+            }
+            Err(_) => {}
         }
+    }
+    let meta = match fs.metadata(&path) {
+        Ok(m) => m,
+        Err(_) => return (ToolOutput::fail(format!("File not found: {display}")), None),
+    };
+    if meta.kind != FileKind::File {
+        return (
+            ToolOutput::fail(format!("Path is not a file: {display}")),
+            None,
+        );
+    }
+    match fs.read(&path) {
+        Ok(b) => done(b),
+        Err(e) => (ToolOutput::fail(e.to_string()), None),
     }
 }
 

@@ -9,6 +9,7 @@ mod docs_snippets;
 mod ffi_abi12;
 mod ffi_error_classes;
 mod ffi_host_provider;
+mod ffi_images;
 mod ffi_inline_delivery;
 mod ffi_session_run;
 mod ffi_thread_delivery;

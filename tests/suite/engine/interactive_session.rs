@@ -120,6 +120,7 @@ fn a_turn_with_a_tool_call_leaves_the_reference_history_entries() {
             raw_input: None,
             tool_choice: None,
             host_command: None,
+            images: Vec::new(),
         })
         .unwrap();
     s.wait(id, WAIT).unwrap();

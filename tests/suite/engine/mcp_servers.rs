@@ -355,6 +355,7 @@ fn mcp_sessions_of_one_runtime_share_one_server_process_killed_when_the_last_clo
             raw_input: None,
             tool_choice: None,
             host_command: None,
+            images: Vec::new(),
         })
         .unwrap();
     two.wait(t, Some(std::time::Duration::from_secs(30)))

@@ -16,6 +16,7 @@ mod fuzz_findings;
 mod hooks_http_executor;
 mod hooks_integration;
 mod hooks_prompt;
+mod images;
 mod interactive_session;
 mod interop_servers;
 mod layering;

@@ -296,7 +296,7 @@ public enum ToolChoice: Codable, Sendable, Equatable {
     enum NameKey: String, CodingKey { case name }
 }
 
-/// A prompt to submit (`{"text","display_input"?,"raw_input"?,"tool_choice"?}`).
+/// A prompt to submit (`{"text","display_input"?,"raw_input"?,"tool_choice"?,"images"?}`).
 public struct PromptInput: Codable, Sendable, Equatable, ExpressibleByStringLiteral {
     public var text: String
     /// What a UI shows instead of `text`.
@@ -305,20 +305,89 @@ public struct PromptInput: Codable, Sendable, Equatable, ExpressibleByStringLite
     public var rawInput: String?
     /// This turn's tool choice (wins over the session's).
     public var toolChoice: ToolChoice?
+    /// Images sent after `text` (see ``PromptImage``).
+    public var images: [PromptImage]
 
-    public init(_ text: String, displayInput: String? = nil, rawInput: String? = nil, toolChoice: ToolChoice? = nil) {
+    public init(
+        _ text: String, displayInput: String? = nil, rawInput: String? = nil, toolChoice: ToolChoice? = nil,
+        images: [PromptImage] = []
+    ) {
         self.text = text
         self.displayInput = displayInput
         self.rawInput = rawInput
         self.toolChoice = toolChoice
+        self.images = images
     }
 
     public init(stringLiteral value: String) { self.init(value) }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            try c.decode(String.self, forKey: .text),
+            displayInput: try c.decodeIfPresent(String.self, forKey: .displayInput),
+            rawInput: try c.decodeIfPresent(String.self, forKey: .rawInput),
+            toolChoice: try c.decodeIfPresent(ToolChoice.self, forKey: .toolChoice),
+            images: try c.decodeIfPresent([PromptImage].self, forKey: .images) ?? [])
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(text, forKey: .text)
+        try c.encodeIfPresent(displayInput, forKey: .displayInput)
+        try c.encodeIfPresent(rawInput, forKey: .rawInput)
+        try c.encodeIfPresent(toolChoice, forKey: .toolChoice)
+        if !images.isEmpty { try c.encode(images, forKey: .images) }
+    }
 
     enum CodingKeys: String, CodingKey {
         case text
         case displayInput = "display_input"
         case rawInput = "raw_input"
         case toolChoice = "tool_choice"
+        case images
+    }
+}
+
+/// One image of a prompt: PNG, JPEG, GIF or WebP, at most 20 per prompt, each at most 5 MiB.
+/// A bad image (a missing file, an unknown media type, bytes that are not the stated type,
+/// over 5 MiB) fails the submit with `RobotaError.Code.invalidConfig` naming it (`images[i]`).
+public enum PromptImage: Codable, Sendable, Equatable {
+    /// The image's bytes with their media type (`image/png`, `image/jpeg`, `image/gif`, `image/webp`).
+    case data(Data, mediaType: String)
+    /// A file the library reads at submit; its type is told by its bytes.
+    case file(URL)
+    /// An `http(s)` URL the model's vendor fetches.
+    case url(URL)
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        if let path = try c.decodeIfPresent(String.self, forKey: .path) {
+            self = .file(URL(fileURLWithPath: path))
+        } else if let url = try c.decodeIfPresent(URL.self, forKey: .url) {
+            self = .url(url)
+        } else {
+            let text = try c.decode(String.self, forKey: .data)
+            guard let data = Data(base64Encoded: text) else {
+                throw DecodingError.dataCorruptedError(forKey: .data, in: c, debugDescription: "not base64")
+            }
+            self = .data(data, mediaType: try c.decode(String.self, forKey: .mediaType))
+        }
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        switch self {
+        case let .data(data, mediaType):
+            try c.encode(data.base64EncodedString(), forKey: .data)
+            try c.encode(mediaType, forKey: .mediaType)
+        case let .file(url): try c.encode(url.path, forKey: .path)
+        case let .url(url): try c.encode(url.absoluteString, forKey: .url)
+        }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case data, path, url
+        case mediaType = "media_type"
     }
 }

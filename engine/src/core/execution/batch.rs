@@ -10,7 +10,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::RunCtx;
 use crate::core::events::{names, OwnerPathSegment};
-use crate::core::message::ToolCall;
+use crate::core::message::{Part, ToolCall};
 use crate::core::tool::{Tool, ToolContext, ToolDispatcher};
 
 /// Error text of a tool skipped because the run was aborted.
@@ -57,6 +57,8 @@ pub struct ToolRunResult {
     pub error: Option<String>,
     /// Extra metadata (`errorCode:"unknown_tool"`, …).
     pub metadata: Map<String, Value>,
+    /// Images the tool attached to its result ([`crate::core::tool::ToolAttachments`]).
+    pub parts: Vec<Part>,
 }
 
 impl ToolRunResult {
@@ -66,6 +68,7 @@ impl ToolRunResult {
             result: None,
             error: Some(error.into()),
             metadata: Map::new(),
+            parts: Vec::new(),
         }
     }
 
@@ -212,6 +215,7 @@ pub async fn execute_batch(
                 call_id: req.call_id.clone(),
                 execution_id: execution_id.to_string(),
                 round,
+                attachments: Default::default(),
             };
             match dispatcher.dispatch(tool, args, &ctx).await {
                 Ok(v) => ToolRunResult {
@@ -219,6 +223,7 @@ pub async fn execute_batch(
                     result: Some(v),
                     error: None,
                     metadata: Map::new(),
+                    parts: ctx.attachments.take(),
                 },
                 Err(e) => ToolRunResult::failure(e),
             }

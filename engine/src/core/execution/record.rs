@@ -8,7 +8,7 @@ use super::guard::estimate;
 use super::RunCtx;
 use crate::core::agent::lock;
 use crate::core::events::names;
-use crate::core::message::{Message, ToolCall, TOOL_ERROR_KEY};
+use crate::core::message::{Message, Part, ToolCall, TOOL_ERROR_KEY};
 
 /// Content of a tool result skipped because the context is near capacity.
 pub const CONTEXT_SKIP_MESSAGE: &str = "Error: Context window near capacity. Tool execution result skipped. Respond with available results and re-request skipped tools if needed.";
@@ -101,7 +101,16 @@ pub(crate) fn record_with_outcome(
             outcome.added_count += 1;
             content_of(res)
         };
-        let message = Message::tool(content, call.id.clone(), name).with_metadata(meta);
+        let mut message = Message::tool(content, call.id.clone(), name).with_metadata(meta);
+        if !outcome.context_overflowed && !res.parts.is_empty() && !res.is_failed() {
+            // The text, then the images the tool attached (Read on an image file).
+            let mut parts = Vec::with_capacity(1 + res.parts.len());
+            parts.push(Part::Text {
+                text: message.content.clone(),
+            });
+            parts.extend(res.parts.iter().cloned());
+            message.parts = Some(parts);
+        }
         let (msg, idx) = {
             let mut s = lock(ctx.store);
             let idx = s.append(message);

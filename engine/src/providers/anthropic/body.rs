@@ -166,11 +166,19 @@ enum WireBlock<'a> {
     },
     ToolResult {
         tool_use_id: Cow<'a, str>,
-        content: &'a str,
+        content: ResultContent<'a>,
         /// Sent only for a failed call (the API's default is `false`).
         #[serde(skip_serializing_if = "std::ops::Not::not")]
         is_error: bool,
     },
+}
+
+/// A tool result's content: its text, or its text then the images the tool attached.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum ResultContent<'a> {
+    Text(&'a str),
+    Blocks(Vec<WireBlock<'a>>),
 }
 
 #[derive(Serialize)]
@@ -201,7 +209,7 @@ fn conversation(messages: &[Arc<Message>]) -> Merged<Block<'_>> {
                 let id = ids.result(m.tool_call_id.as_deref().unwrap_or_default());
                 c.items.push(Block::Wire(WireBlock::ToolResult {
                     tool_use_id: id,
-                    content: &m.content,
+                    content: result_content(m),
                     is_error: m.is_tool_error(),
                 }));
                 "user"
@@ -221,19 +229,43 @@ fn user_blocks<'a>(m: &'a Message, out: &mut Vec<Block<'a>>) {
         Some(parts) => out.extend(parts.iter().filter_map(|p| match p {
             Part::Text { text: t } if t.is_empty() => None,
             Part::Text { text: t } => Some(text(t.as_str())),
-            Part::ImageInline { mime_type, data } => Some(Block::Wire(WireBlock::Image {
-                source: Source::Base64 {
-                    media_type: mime_type,
-                    data,
-                },
-            })),
-            Part::ImageUri { uri, .. } => Some(Block::Wire(WireBlock::Image {
-                source: Source::Url { url: uri },
-            })),
+            image => image_block(image).map(Block::Wire),
         })),
         None if m.content.is_empty() => {}
         None => out.push(text(m.content.as_str())),
     }
+}
+
+fn image_block(p: &Part) -> Option<WireBlock<'_>> {
+    match p {
+        Part::Text { .. } => None,
+        Part::ImageInline { mime_type, data } => Some(WireBlock::Image {
+            source: Source::Base64 {
+                media_type: mime_type,
+                data,
+            },
+        }),
+        Part::ImageUri { uri, .. } => Some(WireBlock::Image {
+            source: Source::Url { url: uri },
+        }),
+    }
+}
+
+/// A tool message's `tool_result` content: its text, or (when the tool attached images, e.g.
+/// Read on an image file) a text block then the image blocks.
+fn result_content(m: &Message) -> ResultContent<'_> {
+    let images: Vec<WireBlock<'_>> = m.parts.iter().flatten().filter_map(image_block).collect();
+    if images.is_empty() {
+        return ResultContent::Text(&m.content);
+    }
+    let mut blocks = Vec::with_capacity(1 + images.len());
+    if !m.content.is_empty() {
+        blocks.push(WireBlock::Text {
+            text: Cow::Borrowed(&m.content),
+        });
+    }
+    blocks.extend(images);
+    ResultContent::Blocks(blocks)
 }
 
 fn tool_use<'a>(c: &'a ToolCall, ids: &mut ToolIdMap) -> Block<'a> {

@@ -259,6 +259,9 @@ fn contents<'a>(
                     },
                     id: (!id.is_empty() && !id.starts_with(GENERATED_ID_PREFIX)).then_some(id),
                 });
+                // Images the tool attached (Read on an image file) follow its response.
+                c.items
+                    .extend(m.parts.iter().flatten().filter_map(image_part));
                 "user"
             }
         };
@@ -267,15 +270,22 @@ fn contents<'a>(
     c
 }
 
+fn image_part(p: &Part) -> Option<WirePart<'_>> {
+    match p {
+        Part::Text { .. } => None,
+        Part::ImageInline { mime_type, data } => Some(WirePart::InlineData { mime_type, data }),
+        Part::ImageUri { uri, mime_type } => Some(WirePart::FileData {
+            file_uri: uri,
+            mime_type: mime_type.as_deref(),
+        }),
+    }
+}
+
 fn user_parts<'a>(m: &'a Message, out: &mut Vec<WirePart<'a>>) {
     match &m.parts {
-        Some(parts) => out.extend(parts.iter().map(|p| match p {
-            Part::Text { text } => WirePart::Text(Cow::Borrowed(text)),
-            Part::ImageInline { mime_type, data } => WirePart::InlineData { mime_type, data },
-            Part::ImageUri { uri, mime_type } => WirePart::FileData {
-                file_uri: uri,
-                mime_type: mime_type.as_deref(),
-            },
+        Some(parts) => out.extend(parts.iter().filter_map(|p| match p {
+            Part::Text { text } => Some(WirePart::Text(Cow::Borrowed(text))),
+            image => image_part(image),
         })),
         None if m.content.is_empty() => {}
         None => out.push(WirePart::Text(Cow::Borrowed(&m.content))),

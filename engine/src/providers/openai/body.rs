@@ -8,7 +8,7 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use serde::ser::{SerializeMap, Serializer};
+use serde::ser::{SerializeMap, SerializeSeq, Serializer};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -179,7 +179,49 @@ struct Messages<'a>(&'a [Arc<Message>]);
 
 impl Serialize for Messages<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_seq(self.0.iter().map(|m| WireMessage::of(m)))
+        let mut seq = s.serialize_seq(None)?;
+        // Tool messages of one round whose tool attached images (Read on an image file): a
+        // `tool` message holds text only, so the images follow the round's last tool message
+        // in one user message.
+        let mut with_images: Vec<&Message> = Vec::new();
+        for (i, m) in self.0.iter().enumerate() {
+            seq.serialize_element(&WireMessage::of(m))?;
+            if m.role == Role::Tool && m.parts.iter().flatten().any(is_image) {
+                with_images.push(m);
+            }
+            let round_ends = self.0.get(i + 1).is_none_or(|n| n.role != Role::Tool);
+            if round_ends && !with_images.is_empty() {
+                seq.serialize_element(&WireMessage::User {
+                    content: UserContent::ToolImages(ToolImages(std::mem::take(&mut with_images))),
+                })?;
+            }
+        }
+        seq.end()
+    }
+}
+
+fn is_image(p: &Part) -> bool {
+    !matches!(p, Part::Text { .. })
+}
+
+/// The images of tool results, each tool message's introduced by a text part naming its call.
+struct ToolImages<'a>(Vec<&'a Message>);
+
+impl Serialize for ToolImages<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(None)?;
+        for m in &self.0 {
+            let intro = format!(
+                "Images returned by the {} tool call {}:",
+                m.name.as_deref().unwrap_or("tool"),
+                m.tool_call_id.as_deref().unwrap_or_default()
+            );
+            seq.serialize_element(&WirePart::Text { text: &intro })?;
+            for p in m.parts.iter().flatten().filter(|p| is_image(p)) {
+                seq.serialize_element(&wire_part(p))?;
+            }
+        }
+        seq.end()
     }
 }
 
@@ -235,6 +277,7 @@ impl<'a> WireMessage<'a> {
 enum UserContent<'a> {
     Text(&'a str),
     Parts(Parts<'a>),
+    ToolImages(ToolImages<'a>),
 }
 
 struct Parts<'a>(&'a [Part]);
@@ -268,19 +311,23 @@ impl Serialize for Url<'_> {
 
 impl Serialize for Parts<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_seq(self.0.iter().map(|p| match p {
-            Part::Text { text } => WirePart::Text { text },
-            Part::ImageInline { mime_type, data } => WirePart::ImageUrl {
-                image_url: ImageUrl {
-                    url: Url::Data(DataUrl { mime_type, data }),
-                },
+        s.collect_seq(self.0.iter().map(wire_part))
+    }
+}
+
+fn wire_part(p: &Part) -> WirePart<'_> {
+    match p {
+        Part::Text { text } => WirePart::Text { text },
+        Part::ImageInline { mime_type, data } => WirePart::ImageUrl {
+            image_url: ImageUrl {
+                url: Url::Data(DataUrl { mime_type, data }),
             },
-            Part::ImageUri { uri, .. } => WirePart::ImageUrl {
-                image_url: ImageUrl {
-                    url: Url::Plain(uri),
-                },
+        },
+        Part::ImageUri { uri, .. } => WirePart::ImageUrl {
+            image_url: ImageUrl {
+                url: Url::Plain(uri),
             },
-        }))
+        },
     }
 }
 

@@ -164,6 +164,7 @@ pub fn execute(s: &InteractiveSession, name: &str, args: &str) -> SdkResult<Opti
             raw_input: Some(typed),
             tool_choice: None,
             host_command: None,
+            images: Vec::new(),
         })?;
         let mut d = match data {
             Some(Value::Object(m)) => m,

@@ -87,6 +87,7 @@ pub fn invoke(s: &InteractiveSession, name: &str, args: &str) -> SdkResult<Optio
         raw_input: Some(shown),
         tool_choice: None,
         host_command: None,
+        images: Vec::new(),
     })?;
     Ok(Some(
         json!({"v": 1, "message": format!("Skill \"{name}\" started."), "success": true,
@@ -111,6 +112,7 @@ pub fn expand_input(s: &InteractiveSession, input: TurnInput) -> SdkResult<TurnI
         raw_input: input.raw_input.or_else(|| Some(input.text.clone())),
         tool_choice: input.tool_choice,
         host_command: None,
+        images: input.images,
         text,
     })
 }

@@ -1,12 +1,15 @@
 //! A prompt as the host submits it, and how a finished turn ended.
 
+use std::path::Path;
+
 use serde_json::Value;
 
+use crate::core::message::Part;
 use crate::core::tool_choice::ToolChoice;
 use crate::sdk::error::{ErrorCode, SdkError, SdkResult};
 
 /// One prompt.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct TurnInput {
     /// What the model gets.
     pub text: String,
@@ -18,16 +21,32 @@ pub struct TurnInput {
     pub tool_choice: Option<ToolChoice>,
     /// `(name, args)` of the host command this `/name args` input runs (asked at turn start).
     pub host_command: Option<(String, String)>,
+    /// Images sent after `text` in the user message (see [`super::images`]).
+    pub images: Vec<Part>,
 }
 
 impl TurnInput {
-    /// Parses `{"text":"…","display_input"?,"raw_input"?,"tool_choice"?}`.
+    /// Parses `{"text":"…","display_input"?,"raw_input"?,"tool_choice"?,"images"?}`; an
+    /// image `path` that is relative is read from the process's working directory (see
+    /// [`Self::from_json_in`]).
     pub fn from_json(text: &str) -> SdkResult<Self> {
+        Self::from_json_in(text, Path::new("."))
+    }
+
+    /// [`Self::from_json`] with relative image paths read from `cwd` (a session's working
+    /// directory). The image files are read now: a bad image fails the parse.
+    pub fn from_json_in(text: &str, cwd: &Path) -> SdkResult<Self> {
         let map = crate::sdk::config::parse_object("input_json", text)?;
         crate::sdk::config::check_strict(
             "input_json",
             &map,
-            &["text", "display_input", "raw_input", "tool_choice"],
+            &[
+                "text",
+                "display_input",
+                "raw_input",
+                "tool_choice",
+                "images",
+            ],
         )?;
         let field = |k: &str| -> SdkResult<Option<String>> {
             match map.get(k) {
@@ -52,7 +71,22 @@ impl TurnInput {
                 ),
             },
             host_command: None,
+            images: super::images::parse("input_json", map.get("images"), cwd)?,
         })
+    }
+
+    /// The user message the model is sent: `text`, then the images as parts after it.
+    pub fn user_message(&self) -> crate::core::message::Message {
+        let mut m = crate::core::message::Message::user(self.text.clone());
+        if !self.images.is_empty() {
+            let mut parts = Vec::with_capacity(1 + self.images.len());
+            parts.push(Part::Text {
+                text: self.text.clone(),
+            });
+            parts.extend(self.images.iter().cloned());
+            m.parts = Some(parts);
+        }
+        m
     }
 }
 

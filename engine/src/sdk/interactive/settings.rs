@@ -32,6 +32,11 @@ impl InteractiveSession {
         &self.inner.core.link
     }
 
+    /// The working directory (relative paths of tools and of prompt images resolve here).
+    pub fn cwd(&self) -> &std::path::Path {
+        self.inner.session.cwd()
+    }
+
     /// Session id.
     pub fn session_id(&self) -> &str {
         &self.inner.session_id

@@ -56,8 +56,13 @@ impl InteractiveSession {
                 .display_input
                 .clone()
                 .unwrap_or_else(|| input.text.clone());
+            let shown = TurnInput {
+                text: shown,
+                images: input.images.clone(),
+                ..TurnInput::default()
+            };
             st.history
-                .push(HistoryEntry::Chat(Arc::new(Message::user(shown))));
+                .push(HistoryEntry::Chat(Arc::new(shown.user_message())));
         }
         core.link.emit_doc(
             events::TURN_STARTED,
@@ -75,7 +80,7 @@ impl InteractiveSession {
     /// the message is the one the turn then commits (its later flush skips it).
     fn announce_user_message(&self, turn_id: u64, input: &TurnInput) -> Message {
         let execution_id = crate::core::util::new_uuid();
-        let user = tag_with_execution(Message::user(input.text.clone()), &execution_id);
+        let user = tag_with_execution(input.user_message(), &execution_id);
         self.inner.core.lock().announced_user = Some(user.id.clone());
         self.inner
             .core

@@ -251,6 +251,7 @@ async fn run_turn(
             raw_input: None,
             tool_choice: None,
             host_command: None,
+            images: Vec::new(),
         })
         .map_err(|e| sub_agent_error(&e.message))?;
     // Aborts the child when this future is dropped before the child ends.

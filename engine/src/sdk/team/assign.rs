@@ -149,7 +149,11 @@ impl Tool for AssignTask {
         let shared = self.shared.clone();
         let cancel = ctx.cancel.clone();
         let job = tokio::task::spawn_blocking(move || {
-            run_session(shared, cfg, prompt, false, Some(cancel), |_| {})
+            let input = crate::sdk::interactive::TurnInput {
+                text: prompt,
+                ..Default::default()
+            };
+            run_session(shared, cfg, input, false, Some(cancel), |_| {})
         });
         let Finished { completed, .. } = match job.await {
             Ok(r) => r.map_err(|e| e.message)?,
