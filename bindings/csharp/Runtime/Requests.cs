@@ -6,7 +6,7 @@ using System.Threading;
 namespace Robota
 {
     /// <summary>
-    /// A permission or hook request waiting for the host's answer. Answer once, from any thread,
+    /// A permission, hook or command request waiting for the host's answer. Answer once, from any thread,
     /// now or later; an answer after the request was answered, timed out or aborted returns false.
     /// </summary>
     public abstract class HostRequest : EventArgs
@@ -123,5 +123,45 @@ namespace Robota
 
         /// <summary>Blocks the action (exit code 2) with <paramref name="reason"/> shown to the model.</summary>
         public bool Block(string reason) => Respond(2, string.Empty, reason);
+    }
+
+    /// <summary>
+    /// A host command runs (ROBOTA_EVENT_COMMAND_REQUEST, one of <see cref="SessionConfig.Commands"/>):
+    /// by <see cref="RobotaSession.Command"/> or as input <c>/name args</c>.
+    /// </summary>
+    public sealed class CommandRequest : HostRequest
+    {
+        internal CommandRequest(SessionCore core, RobotaEvent ev) : base(core, ev)
+        {
+        }
+
+        /// <summary>The command's name (without the slash).</summary>
+        public string Name => Event.GetString("name");
+
+        /// <summary>Its argument text (may be empty).</summary>
+        public string Args => Event.GetString("args") ?? string.Empty;
+
+        /// <summary>The command succeeded with <paramref name="message"/> as its answer.</summary>
+        public bool Reply(string message) => Respond(Answer(message, true, null));
+
+        /// <summary>The command failed (run as input, the turn fails with <c>COMMAND_FAILED</c>).</summary>
+        public bool Fail(string message) => Respond(Answer(message, false, null));
+
+        /// <summary>The command submits <paramref name="prompt"/> as a turn.</summary>
+        public bool Prompt(string prompt, string message = "") =>
+            Respond(Answer(message, true, prompt ?? throw new ArgumentNullException(nameof(prompt))));
+
+        private static string Answer(string message, bool success, string prompt)
+        {
+            var sb = new StringBuilder("{\"message\":");
+            Json.WriteString(sb, message ?? string.Empty);
+            sb.Append(",\"success\":").Append(success ? "true" : "false");
+            if (prompt != null)
+            {
+                sb.Append(",\"prompt\":");
+                Json.WriteString(sb, prompt);
+            }
+            return sb.Append('}').ToString();
+        }
     }
 }

@@ -150,6 +150,14 @@ namespace Robota
         public event EventHandler<HookRequest> HookRequested { add { lock (Core.Gate) Core.HookRequested += value; } remove { lock (Core.Gate) Core.HookRequested -= value; } }
 
         /// <summary>
+        /// A host command runs. Answer with <see cref="CommandRequest.Reply"/>,
+        /// <see cref="CommandRequest.Fail"/> or <see cref="CommandRequest.Prompt"/>, now or later;
+        /// its token is cancelled when the request becomes void (its turn ended, the session
+        /// closed). Without a subscriber, answer the <see cref="EventKind.CommandRequest"/> event.
+        /// </summary>
+        public event EventHandler<CommandRequest> CommandRequested { add { lock (Core.Gate) Core.CommandRequested += value; } remove { lock (Core.Gate) Core.CommandRequested -= value; } }
+
+        /// <summary>
         /// Sends a prompt and completes with the turn's result. Cancelling <paramref name="cancellationToken"/>
         /// aborts this turn only (model stream dropped, pending requests cancelled; a queued turn is
         /// dropped alone) and the task ends cancelled (<see cref="OperationCanceledException"/>); an
@@ -392,7 +400,7 @@ namespace Robota
             {
                 needs = "host providers are registered";
             }
-            else if (Core.ToolCallRequested != null || Core.PermissionRequested != null || Core.HookRequested != null)
+            else if (Core.ToolCallRequested != null || Core.PermissionRequested != null || Core.HookRequested != null || Core.CommandRequested != null)
             {
                 needs = "request handlers are subscribed";
             }
@@ -546,20 +554,28 @@ namespace Robota
                     // Ended or gone meanwhile.
                 }
             });
-            return Task.Factory.StartNew(() =>
+            // The task ends through tcs: thrown from a StartNew body, the cancellation would make
+            // the task faulted, not cancelled.
+            var tcs = new TaskCompletionSource<TurnResult>(TaskCreationOptions.RunContinuationsAsynchronously);
+            Task.Factory.StartNew(() =>
             {
                 using (registration)
                 {
                     try
                     {
-                        return WaitResult(turn);
+                        tcs.TrySetResult(WaitResult(turn));
                     }
                     catch (RobotaAbortedException) when (Volatile.Read(ref cancelled) != 0)
                     {
-                        throw new OperationCanceledException(cancellationToken);
+                        tcs.TrySetCanceled(cancellationToken);
+                    }
+                    catch (Exception e)
+                    {
+                        tcs.TrySetException(e);
                     }
                 }
             }, CancellationToken.None, TaskCreationOptions.LongRunning, TaskScheduler.Default);
+            return tcs.Task;
         }
 
         /// <summary>The result document of a *_result call, or its failure as an exception.</summary>

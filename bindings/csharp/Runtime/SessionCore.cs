@@ -78,6 +78,7 @@ namespace Robota
         internal EventHandler<ToolCall> ToolCallRequested;
         internal EventHandler<PermissionRequest> PermissionRequested;
         internal EventHandler<HookRequest> HookRequested;
+        internal EventHandler<CommandRequest> CommandRequested;
         internal EventHandler<TurnResult> TurnCompleted;
 
         /// <summary>The core of the live session whose native pointer is <paramref name="p"/>.</summary>
@@ -295,6 +296,7 @@ namespace Robota
                 case EventKind.RequestCancelled: OnRequestCancelled(sender, ev); break;
                 case EventKind.PermissionRequest: OnPermission(sender, ev); break;
                 case EventKind.HookRequest: OnHook(sender, ev); break;
+                case EventKind.CommandRequest: OnCommand(sender, ev); break;
                 case EventKind.HostIo: Owner.HostIoEvent(ev); break;
                 case EventKind.Error:
                     lock (gate)
@@ -350,7 +352,7 @@ namespace Robota
 
         /// <summary>
         /// REQUEST_CANCELLED: cancels the token of the pending request it names (permission, hook,
-        /// tool call, host I/O), then raises <see cref="RequestCancelled"/>.
+        /// command, tool call, host I/O), then raises <see cref="RequestCancelled"/>.
         /// </summary>
         private void OnRequestCancelled(RobotaSession sender, RobotaEvent ev)
         {
@@ -360,7 +362,7 @@ namespace Robota
             ToolCall call = null;
             lock (gate)
             {
-                if ((kind == "permission" || kind == "hook") && requests.TryGetValue(id, out req))
+                if ((kind == "permission" || kind == "hook" || kind == "command") && requests.TryGetValue(id, out req))
                 {
                     requests.Remove(id);
                 }
@@ -400,6 +402,18 @@ namespace Robota
                 Answer(() => req.Pass()); // no host hook handler: the hook passes
                 return;
             }
+            Track(req);
+            Raise(h, sender, req);
+        }
+
+        private void OnCommand(RobotaSession sender, RobotaEvent ev)
+        {
+            var h = CommandRequested;
+            if (h == null)
+            {
+                return; // answered from EventReceived (or by RespondToRequest) as before
+            }
+            var req = new CommandRequest(this, ev);
             Track(req);
             Raise(h, sender, req);
         }

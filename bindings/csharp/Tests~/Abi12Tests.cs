@@ -135,5 +135,108 @@ namespace Robota.Tests
                 }
             }
         }
+
+        [Test]
+        private static void AVoidHookRequestCancelsItsToken()
+        {
+            using (var rt = Fixtures.Runtime(Fixtures.ToolTurns("lookup", "{\"key\":\"k\"}")))
+            {
+                var calls = 0;
+                rt.RegisterTool(Fixtures.ReadOnlyTool(), c => { calls++; return "found"; });
+                var cfg = Fixtures.Session();
+                cfg.HooksJson = "{\"PreToolUse\":[{\"matcher\":\"\",\"hooks\":[{\"type\":\"host\"}]}]}";
+                using (var s = rt.CreateSession(cfg))
+                {
+                    var rec = new Recorder(s);
+                    HookRequest pending = null;
+                    var asked = new Signal();
+                    var fired = new Signal();
+                    s.HookRequested += (o, h) =>
+                    {
+                        pending = h;
+                        h.CancellationToken.Register(fired.Set);
+                        asked.Set(); // answered later, or never
+                    };
+                    var turn = s.RunAsync("go");
+                    asked.Wait("the hook request");
+                    Expect.True(!pending.CancellationToken.IsCancellationRequested, "not cancelled while pending");
+                    s.Abort(pending.Event.TurnId);
+                    fired.Wait("the hook request's token");
+                    Expect.True(Expect.Await(turn, "RunAsync").IsAborted, "aborted turn");
+                    Expect.True(!pending.Pass(), "answering a cancelled hook request is stale");
+                    Expect.Equal(0, calls, "the tool never ran");
+                    var ev = rec.Of(EventKind.RequestCancelled).Single();
+                    Expect.Equal(pending.RequestId, Json.GetUInt64(ev.Data, "request_id"), "request id");
+                    Expect.Equal("hook", ev.GetString("request_kind"), "request kind");
+                    Expect.Equal("aborted", ev.GetString("reason"), "reason");
+                }
+            }
+        }
+
+        [Test]
+        private static void AVoidCommandRequestCancelsItsToken()
+        {
+            using (var rt = Fixtures.Runtime("[{\"deltas\":[\"shipping\"]}]"))
+            {
+                var cfg = Fixtures.Session();
+                cfg.Tools = new System.Collections.Generic.List<string>();
+                cfg.Commands = new System.Collections.Generic.List<HostCommand>
+                {
+                    new HostCommand { Name = "deploy", Description = "Ship it" },
+                };
+                using (var s = rt.CreateSession(cfg))
+                {
+                    var rec = new Recorder(s);
+                    CommandRequest pending = null;
+                    var asked = new Signal();
+                    var fired = new Signal();
+                    s.CommandRequested += (o, c) =>
+                    {
+                        if (c.Args == "now")
+                        {
+                            Expect.True(c.Reply("Deployed now."), "reply accepted");
+                            return;
+                        }
+                        pending = c;
+                        c.CancellationToken.Register(fired.Set);
+                        asked.Set(); // a confirmation dialog, answered later or never
+                    };
+                    Expect.Equal("Deployed now.", (string)s.Command("deploy", "now")["message"], "typed reply");
+                    var turn = s.RunAsync("/deploy prod");
+                    asked.Wait("the command request");
+                    Expect.Equal("deploy", pending.Name, "name");
+                    Expect.Equal("prod", pending.Args, "args");
+                    Expect.True(!pending.CancellationToken.IsCancellationRequested, "not cancelled while pending");
+                    s.Abort(pending.Event.TurnId);
+                    fired.Wait("the command request's token");
+                    Expect.True(Expect.Await(turn, "RunAsync").IsAborted, "aborted turn");
+                    Expect.True(!pending.Reply("too late"), "answering a cancelled command request is stale");
+                    var ev = rec.Of(EventKind.RequestCancelled).Single();
+                    Expect.Equal(pending.RequestId, Json.GetUInt64(ev.Data, "request_id"), "request id");
+                    Expect.Equal("command", ev.GetString("request_kind"), "request kind");
+                    Expect.Equal("aborted", ev.GetString("reason"), "reason");
+                }
+            }
+        }
+
+        [Test]
+        private static void CancellingRunResultAsyncAbortsOnlyItsTurn()
+        {
+            using (var rt = Fixtures.Runtime("[{\"deltas\":[\"a\"],\"hang\":true},{\"deltas\":[\"next\"]}]"))
+            using (var s = rt.CreateSession(Fixtures.Session()))
+            using (var cts = new CancellationTokenSource())
+            {
+                var rec = new Recorder(s);
+                var running = s.RunResultAsync("first", cts.Token);
+                rec.WaitFor(EventKind.TextDelta);
+                var queued = s.RunResultAsync("second");
+                cts.Cancel();
+                Expect.Throws<OperationCanceledException>(() => running.Wait(), "the running turn is cancelled");
+                Expect.True(running.IsCanceled, "the task is cancelled, not faulted: " + running.Status);
+                Expect.Equal("next", Expect.Await(queued, "the queued turn").Text, "the queued turn runs");
+                var before = s.RunResultAsync("never sent", cts.Token);
+                Expect.True(before.IsCanceled, "an already-cancelled token gives a cancelled task");
+            }
+        }
     }
 }

@@ -89,6 +89,17 @@ fn headers(
         .collect()
 }
 
+/// A program named by a path must exist before it is spawned: the spawn reports a failed `exec`
+/// only where the child can write it back (not under valgrind, which ends such a child), so the
+/// error is read here, the same everywhere. A bare name is looked up by the spawn itself.
+fn check_program(command: &str, cwd: &str) -> std::io::Result<()> {
+    let path = std::path::Path::new(command);
+    if path.components().count() > 1 {
+        std::fs::metadata(std::path::Path::new(cwd).join(path))?;
+    }
+    Ok(())
+}
+
 async fn start(
     def: &McpServerDef,
     handler: Handler,
@@ -103,6 +114,7 @@ async fn start(
             cwd,
         } => {
             let vars = resolve_env("env", vars, env)?;
+            check_program(command, cwd).map_err(|e| format!("cannot start \"{command}\": {e}"))?;
             let mut cmd = tokio::process::Command::new(command);
             cmd.args(args).envs(vars).current_dir(cwd);
             let mut wrapped = CommandWrap::from(cmd);

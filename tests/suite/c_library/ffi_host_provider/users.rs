@@ -1,6 +1,6 @@
 //! Every user of a provider profile reaches a host provider: a session run on the host's
-//! thread, a subagent, a team template's child, compaction and `robota_query`; each call
-//! document names the session asking.
+//! thread, a subagent, a team template's child, a `prompt` hook, compaction and `robota_query`;
+//! each call document names the session asking.
 
 use std::ptr::null_mut;
 
@@ -110,6 +110,47 @@ fn a_subagent_calls_the_host_provider_with_its_own_session() {
         format!("parent got: {}", last_text(&calls[2]))
     );
     assert_eq!(last_text(&calls[2]), "child found it");
+    robota_session_free(s);
+    robota_runtime_free(rt);
+    assert!(host.failed_pushes.lock().unwrap().is_empty());
+}
+
+#[test]
+fn a_prompt_hook_asks_the_host_provider_and_its_answer_blocks_the_tool() {
+    let rt = runtime(r#"{"v":1,"providers":{}}"#);
+    let host = register(rt, "local", None, |d| {
+        if last_text(d).starts_with("Is this tool call safe?") {
+            return text(r#"{"ok":false,"reason":"not today"}"#);
+        }
+        if last_role(d) == "tool" {
+            return text("blocked");
+        }
+        tool_call("g1", "Glob", json!({"pattern":"*.txt"}))
+    });
+    let hook = json!({"type":"prompt","prompt":"Is this tool call safe?","model":"judge"});
+    let s = session(
+        rt,
+        json!({"tools":["Glob"],
+               "hooks":{"PreToolUse":[{"matcher":"Glob","hooks":[hook]}]}}),
+    );
+    crate::support_ffi::submit(s, "list");
+    assert_eq!(wait_done(s)["response"], "blocked");
+    let calls = host.calls();
+    assert_eq!(calls.len(), 3, "{calls:#?}");
+    let ask = &calls[1];
+    assert_eq!(ask["model"], "judge");
+    assert_eq!(ask["tools"], json!([]));
+    assert_eq!(ask["messages"].as_array().unwrap().len(), 1);
+    assert!(
+        last_text(ask).ends_with("Respond with JSON: { \"ok\": boolean, \"reason\"?: string }"),
+        "{ask}"
+    );
+    assert_eq!(
+        calls[2]["messages"].as_array().unwrap().last().unwrap()["content"],
+        r#"{"success":false,"output":"","error":"Blocked by hook: not today"}"#,
+        "{:#}",
+        calls[2]
+    );
     robota_session_free(s);
     robota_runtime_free(rt);
     assert!(host.failed_pushes.lock().unwrap().is_empty());
