@@ -7,7 +7,7 @@ namespace Robota
     /// A session's events posted to a <see cref="SynchronizationContext"/> (a Unity or UI main
     /// thread), in the order they happened: handlers run where that context runs its work items,
     /// so they may touch the scene or UI. Made by <see cref="RobotaSession.PostEventsTo"/>. The request
-    /// events (<see cref="ToolCallRequested"/>, <see cref="PermissionRequested"/>, <see cref="HookRequested"/>)
+    /// events (<see cref="ToolCallRequested"/>, <see cref="PermissionRequested"/>, <see cref="HookRequested"/>, <see cref="CommandRequested"/>)
     /// subscribe to the session only once a handler is added here (a request nobody handles keeps
     /// the session's default answer); answer them on the context thread, now or later. Dispose
     /// stops the posting (work items already posted still run, and find no handler).
@@ -22,6 +22,7 @@ namespace Robota
         private EventHandler<ToolCall> toolCallRequested;
         private EventHandler<PermissionRequest> permissionRequested;
         private EventHandler<HookRequest> hookRequested;
+        private EventHandler<CommandRequest> commandRequested;
         private bool disposed;
 
         internal ContextEvents(RobotaSession session, SynchronizationContext context)
@@ -62,6 +63,13 @@ namespace Robota
             remove { lock (gate) { hookRequested -= value; if (hookRequested == null) session.HookRequested -= OnHook; } }
         }
 
+        /// <summary>A host command runs (see <see cref="RobotaSession.CommandRequested"/>).</summary>
+        public event EventHandler<CommandRequest> CommandRequested
+        {
+            add { lock (gate) { if (commandRequested == null) session.CommandRequested += OnCommand; commandRequested += value; } }
+            remove { lock (gate) { commandRequested -= value; if (commandRequested == null) session.CommandRequested -= OnCommand; } }
+        }
+
         private void OnEvent(object sender, RobotaEvent e) => Post(() => eventReceived, sender, e);
 
         private void OnTurnCompleted(object sender, TurnResult e) => Post(() => turnCompleted, sender, e);
@@ -71,6 +79,8 @@ namespace Robota
         private void OnPermission(object sender, PermissionRequest e) => Post(() => permissionRequested, sender, e);
 
         private void OnHook(object sender, HookRequest e) => Post(() => hookRequested, sender, e);
+
+        private void OnCommand(object sender, CommandRequest e) => Post(() => commandRequested, sender, e);
 
         /// <summary>Posts one event; the handlers are read when the work item runs.</summary>
         private void Post<T>(Func<EventHandler<T>> handlers, object sender, T args)
@@ -82,18 +92,7 @@ namespace Robota
                 {
                     h = disposed ? null : handlers();
                 }
-                if (h == null)
-                {
-                    return;
-                }
-                try
-                {
-                    h(sender, args);
-                }
-                catch (Exception e)
-                {
-                    RobotaLibrary.Report(e);
-                }
+                SessionCore.Raise(h, sender, args);
             }, null);
         }
 
@@ -112,6 +111,7 @@ namespace Robota
                 if (toolCallRequested != null) session.ToolCallRequested -= OnToolCall;
                 if (permissionRequested != null) session.PermissionRequested -= OnPermission;
                 if (hookRequested != null) session.HookRequested -= OnHook;
+                if (commandRequested != null) session.CommandRequested -= OnCommand;
             }
         }
     }

@@ -539,7 +539,8 @@ namespace Robota
             FailAll(new ObjectDisposedException("RobotaSession", "the session was freed before the turn completed"));
         }
 
-        private static void Raise<T>(EventHandler<T> h, object sender, T args)
+        /// <summary>Runs the handlers; an exception goes to <see cref="RobotaLibrary.CallbackException"/>.</summary>
+        internal static void Raise<T>(EventHandler<T> h, object sender, T args)
         {
             if (h == null)
             {

@@ -82,6 +82,39 @@ namespace Robota.Tests
         }
 
         [Test]
+        private static void ACommandRequestIsAnsweredOnTheContext()
+        {
+            using (var rt = Fixtures.Runtime("[{\"deltas\":[\"shipping\"]}]"))
+            {
+                var cfg = Fixtures.Session();
+                cfg.Tools = new List<string>();
+                cfg.Commands = new List<HostCommand> { new HostCommand { Name = "deploy", Description = "Ship it" } };
+                using (var s = rt.CreateSession(cfg))
+                {
+                    var ctx = new QueueContext();
+                    var me = Thread.CurrentThread.ManagedThreadId;
+                    var handlerThread = 0;
+                    TurnResult done = null;
+                    using (var posted = s.PostEventsTo(ctx))
+                    {
+                        posted.CommandRequested += (o, c) =>
+                        {
+                            handlerThread = Thread.CurrentThread.ManagedThreadId;
+                            Expect.Equal("prod", c.Args, "args");
+                            Expect.True(c.Prompt("Ship " + c.Args + " now."), "prompt accepted");
+                        };
+                        posted.TurnCompleted += (o, r) => done = r;
+                        s.Submit("/deploy prod");
+                        ctx.RunUntil(() => done != null, "the command's turn on the context");
+                    }
+                    Expect.Equal(me, handlerThread, "the command handler ran on the context's thread");
+                    Expect.Equal("shipping", done.Response, "the turn ran");
+                    Expect.Contains(s.MessagesJson(), "Ship prod now.", "the host's prompt was the turn");
+                }
+            }
+        }
+
+        [Test]
         private static void AToolHandlerRunsOnTheContext()
         {
             using (var rt = Fixtures.Runtime(Fixtures.ToolTurns("lookup", "{\"key\":\"k\"}")))
