@@ -180,6 +180,10 @@ impl PermissionEnforcer {
     }
 
     async fn decide(&self, tool: &dyn Tool, args: &Value, ctx: &ToolContext) -> GateDecision {
+        // A turn aborted meanwhile (e.g. while a PreToolUse hook was pending) runs nothing more.
+        if ctx.cancel.is_cancelled() {
+            return GateDecision::Deny(format!("{PERMISSION_DENIED} The turn was cancelled."));
+        }
         let mode = self.mode();
         let read_only = tool.read_only();
         let tool = tool.name();

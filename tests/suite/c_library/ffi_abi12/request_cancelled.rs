@@ -191,6 +191,16 @@ fn end_each_case(
         }
         let done = rest.iter().find(|e| e["type"] == "turn_completed").unwrap();
         assert_eq!(done["stop_reason"], "aborted", "{}", case.kind);
+        // A tool whose hook or permission request was voided does not run.
+        assert!(
+            !dir.path().join("out.txt").exists(),
+            "{}: the ended turn still ran Write",
+            case.kind
+        );
+        if matches!(case.kind, "hook" | "permission") {
+            let end = rest.iter().find(|e| e["type"] == "tool_end").unwrap();
+            assert_eq!(end["result"], "denied", "{}: {end}", case.kind);
+        }
         assert_eq!(answer(rt, case.kind, id), ROBOTA_E_STALE, "{}", case.kind);
         robota_session_free(s);
         robota_runtime_free(rt);
