@@ -1,6 +1,7 @@
 package robota
 
 import (
+	"os/exec"
 	"strings"
 	"testing"
 )
@@ -58,5 +59,12 @@ func TestMCPServers(t *testing.T) {
 	c, err := s.Command("mcp", "")
 	if err != nil || !strings.HasPrefix(c.Message, "MCP servers:\n  echo (stdio) — connected, 1 tools\n  gone (stdio) — failed: cannot start") {
 		t.Fatalf("mcp command %+v %v", c, err)
+	}
+	// The library's SIGCHLD handler (installed for the server above) carries SA_ONSTACK: a
+	// child of the Go program itself ends without "signal handler without SA_ONSTACK".
+	for i := 0; i < 3; i++ {
+		if err := exec.Command("true").Run(); err != nil {
+			t.Fatalf("a Go child process: %v", err)
+		}
 	}
 }

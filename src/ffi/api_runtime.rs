@@ -27,6 +27,7 @@ pub extern "C" fn robota_runtime_new(
     boundary(out_error, || {
         let out = Out::required(out, "out")?;
         let text = str_arg(config_json, "config_json")?;
+        robota_engine::core::child_signal::set_prepare(super::child_signal::prepare);
         let rt = Runtime::from_json(text)?;
         out.put(handles::new_runtime(Arc::new(rt)));
         Ok(ROBOTA_OK)

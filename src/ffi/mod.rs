@@ -21,6 +21,7 @@ mod api_store;
 mod args;
 mod boundary;
 mod callbacks;
+mod child_signal;
 mod delivered;
 mod delivery;
 mod handles;

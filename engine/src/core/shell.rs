@@ -242,6 +242,7 @@ pub async fn run_shell_with_status(
     }
     #[cfg(unix)]
     cmd.process_group(0);
+    crate::core::child_signal::prepare();
     let mut child = cmd.spawn()?;
     let pid = child.id();
     let mut guard = GroupGuard(pid);

@@ -115,6 +115,7 @@ async fn start(
         } => {
             let vars = resolve_env("env", vars, env)?;
             check_program(command, cwd).map_err(|e| format!("cannot start \"{command}\": {e}"))?;
+            crate::core::child_signal::prepare();
             let mut cmd = tokio::process::Command::new(command);
             cmd.args(args).envs(vars).current_dir(cwd);
             let mut wrapped = CommandWrap::from(cmd);
