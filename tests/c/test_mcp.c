@@ -1,10 +1,15 @@
 /* MCP tool servers through the C ABI: a stdio server (tests/mcp/echo_server.py, plain Python,
  * run from the repository root like every C test) configured by "mcp_servers"; the scripted
  * model calls its tool; robota_session_state and the "mcp" command show the server; a server
- * that cannot start leaves the session usable. A library built without the cargo feature "mcp"
+ * that cannot start leaves the session usable; the SIGCHLD handler the library installed for
+ * the server carries SA_ONSTACK (Go hosts abort on one without it). A library built without the cargo feature "mcp"
  * (the slim build, --no-default-features, as the sanitized libraries of .ci/rust_asan.sh and
  * .ci/tsan.sh are) shows both servers failed with that reason, and the session still answers.
  * The real third-party servers are exercised by tests/suite/engine/mcp_servers.rs. */
+/* SA_ONSTACK is an X/Open name: declared before any system header is included. */
+#define _XOPEN_SOURCE 700
+#include <signal.h>
+
 #include "harness.h"
 
 #define SCRIPT_MCP                                                                             \
@@ -43,6 +48,9 @@ void test_mcp_stdio_server(void) {
                         "{\"name\":\"gone\",\"transport\":\"stdio\",\"state\":\"failed\",\"tools\":0,"
                         "\"reason\":\"cannot start \\\"/nonexistent/robota-mcp-server\\\": No such file or directory (os error 2)\"}]");
     robota_string_free(out);
+    struct sigaction chld;
+    CHECK_EQ_INT(sigaction(SIGCHLD, NULL, &chld), 0);
+    CHECK(chld.sa_handler != SIG_DFL && (chld.sa_flags & SA_ONSTACK) != 0);
     CHECK_EQ_INT(robota_session_wait(s, submit_text(s, "echo"), 30000, NULL), ROBOTA_OK);
     CHECK_EQ_INT(robota_session_messages(s, NULL, &out, NULL), ROBOTA_OK);
     CHECK_CONTAINS(out, "\"role\":\"tool\",\"content\":\"from C\"");
