@@ -4,8 +4,11 @@
 # fuzz/corpus/<target> (small, in the repo) plus the recorded vendor streams (fuzz/seed.sh).
 # Without a nightly toolchain it skips with a message outside CI and fails under CI (`CI` set).
 # FUZZ_TARGETS="a b" runs a subset.
-# Budget: 11 targets x 10 s ≈ 2 min of fuzzing plus one build (~4 min warm); a longer run sets
-# FUZZ_SECONDS (e.g. 60, or 1800 with FUZZ_RUNS below).
+# Budget: 11 targets x 10 s ≈ 2 min of fuzzing plus one build; a longer run sets FUZZ_SECONDS
+# (e.g. 60, or 1800 with FUZZ_RUNS below).
+# The smoke (FUZZ_SECONDS ≤ 60) builds unoptimised (`--dev`): the build, not the fuzzing, was most
+# of the step's time, and ten seconds per target need coverage, not speed. Longer runs build
+# optimised (release with debug assertions); FUZZ_PROFILE=release|dev overrides.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . .ci/skip.sh
@@ -25,9 +28,18 @@ cd fuzz
 targets=${FUZZ_TARGETS:-$(cargo +nightly fuzz list)}
 # No sanitizer: the targets are safe Rust plus the C ABI called with valid pointers (ASan on the
 # C ABI is .ci/rust_asan.sh); instrumentation alone keeps executions per second high.
-cargo +nightly fuzz build -s none
+profile=${FUZZ_PROFILE:-}
+if [ -z "$profile" ]; then
+  if [ "$secs" -le 60 ]; then profile=dev; else profile=release; fi
+fi
+if [ "$profile" = dev ]; then
+  cargo +nightly fuzz build -s none --dev
+  bin=target/$(rustc -vV | sed -n 's/^host: //p')/debug
+else
+  cargo +nightly fuzz build -s none
+  bin=target/$(rustc -vV | sed -n 's/^host: //p')/release
+fi
 work=$(cd .. && pwd)/target/fuzz-work
-bin=target/$(rustc -vV | sed -n 's/^host: //p')/release
 mkdir -p artifacts
 bash seed.sh "$work" >/dev/null
 for t in $targets; do
