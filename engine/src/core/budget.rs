@@ -312,6 +312,17 @@ mod tests {
     }
 
     #[test]
+    fn a_turn_inside_another_leaves_the_outer_turns_clock_running() {
+        let b = Budget::default();
+        b.begin_turn();
+        b.begin_turn(); // a subagent's turn inside its parent's
+        b.end_turn();
+        assert!(b.lock().turn_started.is_some());
+        b.end_turn();
+        assert!(b.lock().turn_started.is_none());
+    }
+
+    #[test]
     fn tokens_are_checked_after_the_call_that_crosses() {
         let b = Budget::new(
             BudgetLimits {

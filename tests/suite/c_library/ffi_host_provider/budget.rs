@@ -33,7 +33,7 @@ fn a_subagent_that_would_overrun_max_model_calls_stops_the_parents_turn_with_bud
             (false, false) => vec![json!({"type":"tool_call","id":"a1","name":"Agent",
                 "arguments":{"prompt":"read it","subagent_type":"general-purpose"}})],
             (true, false) => vec![json!({"type":"tool_call","id":"r1","name":"Read",
-                "arguments":{"file_path":"/nonexistent/robota-budget.txt"}})],
+                "arguments":{"filePath":"/nonexistent/robota-budget.txt"}})],
             (true, true) => vec![json!({"type":"text","text":"child done"})],
             (false, true) => vec![json!({"type":"text","text":"parent done"})],
         })
