@@ -1,5 +1,8 @@
 //! Hard budgets of a session: total tokens, cost (from the model's list price), wall time, tool
-//! calls and model calls, counted over the session's life. The engine asks before each model call ([`Budget::check_model_call`]) and
+//! calls and model calls, counted over the session's life. One budget covers every model call
+//! the session causes: its rounds, its subagents and their children, `assignTask` children,
+//! compaction summaries and `prompt`/`agent` hooks all share the same [`Budget`] (an `Arc`).
+//! Each asks before its model call ([`Budget::check_model_call`], or [`complete_within`]) and
 //! each tool call ([`Budget::check_tool_call`]); a call that would cross a limit is not made and
 //! the run stops with [`RunStop::Budget`](super::execution::RunStop::Budget). Tokens and cost
 //! are checked after each call: the call that crosses the limit finishes, the next one is
@@ -10,7 +13,11 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
+use tokio_util::sync::CancellationToken;
+
+use super::errors::RobotaError;
 use super::pricing::ModelPrice;
+use super::provider::{complete, ChatResponse, Provider};
 use super::tokens::TokenUsage;
 
 /// The limits (`None` = unlimited).
@@ -90,6 +97,9 @@ impl BudgetExceeded {
 struct State {
     spent: BudgetSpent,
     turn_started: Option<Instant>,
+    /// Turns running on the budget: a child's turn runs inside its parent's, and only the
+    /// outermost one counts wall time.
+    open_turns: u32,
     /// Set when a call was refused: the session's budget is exhausted for good.
     exceeded: Option<BudgetExceeded>,
 }
@@ -133,16 +143,24 @@ impl Budget {
         s
     }
 
-    /// A turn starts (its wall time counts from now).
+    /// A turn starts (its wall time counts from now, unless it runs inside another turn on the
+    /// same budget: a subagent's turn inside its parent's).
     pub fn begin_turn(&self) {
-        self.lock().turn_started = Some(Instant::now());
+        let mut st = self.lock();
+        if st.open_turns == 0 {
+            st.turn_started = Some(Instant::now());
+        }
+        st.open_turns += 1;
     }
 
-    /// The turn ended: its wall time is added.
+    /// The turn ended: the wall time of the outermost turn is added when it ends.
     pub fn end_turn(&self) {
         let mut st = self.lock();
-        st.spent.wall_ms += running_ms(&st);
-        st.turn_started = None;
+        st.open_turns = st.open_turns.saturating_sub(1);
+        if st.open_turns == 0 {
+            st.spent.wall_ms += running_ms(&st);
+            st.turn_started = None;
+        }
     }
 
     /// The limit that makes any further call impossible, if one is reached.
@@ -185,9 +203,11 @@ impl Budget {
         Ok(())
     }
 
-    /// Adds the usage of a finished model call (its tokens and, with a price, its cost).
-    pub fn record_usage(&self, usage: &TokenUsage) {
-        let cost = self.price.map_or(0, |p| p.cost_micro_usd(usage));
+    /// Adds the usage of a finished call to `model` (its tokens and its cost, at `model`'s list
+    /// price, else the session model's).
+    pub fn record_usage(&self, model: &str, usage: &TokenUsage) {
+        let price = super::models::model_price(model).or(self.price);
+        let cost = price.map_or(0, |p| p.cost_micro_usd(usage));
         let mut st = self.lock();
         st.spent.total_tokens += usage.total();
         st.spent.cost_micro_usd += cost;
@@ -219,6 +239,37 @@ impl Budget {
         st.spent.tool_calls += 1;
         Ok(())
     }
+}
+
+/// Why a call made by [`complete_within`] has no answer.
+#[derive(Debug, thiserror::Error)]
+pub enum BudgetedCallError {
+    /// The budget refused the call: it was not made.
+    #[error("{}", .0.message())]
+    Refused(BudgetExceeded),
+    /// The provider failed.
+    #[error(transparent)]
+    Provider(#[from] RobotaError),
+}
+
+/// [`complete`] on a budget (`None`: unlimited): refused before it is made when the budget is
+/// exhausted, its usage charged after. Compaction summaries and `prompt` hooks call the model
+/// this way.
+pub async fn complete_within(
+    budget: Option<&Budget>,
+    provider: &dyn Provider,
+    model: &str,
+    prompt: String,
+    cancel: CancellationToken,
+) -> Result<ChatResponse, BudgetedCallError> {
+    if let Some(b) = budget {
+        b.check_model_call().map_err(BudgetedCallError::Refused)?;
+    }
+    let reply = complete(provider, model, prompt, cancel).await?;
+    if let (Some(b), Some(u)) = (budget, &reply.usage) {
+        b.record_usage(model, u);
+    }
+    Ok(reply)
 }
 
 fn running_ms(st: &State) -> u64 {
@@ -261,6 +312,17 @@ mod tests {
     }
 
     #[test]
+    fn a_turn_inside_another_leaves_the_outer_turns_clock_running() {
+        let b = Budget::default();
+        b.begin_turn();
+        b.begin_turn(); // a subagent's turn inside its parent's
+        b.end_turn();
+        assert!(b.lock().turn_started.is_some());
+        b.end_turn();
+        assert!(b.lock().turn_started.is_none());
+    }
+
+    #[test]
     fn tokens_are_checked_after_the_call_that_crosses() {
         let b = Budget::new(
             BudgetLimits {
@@ -271,7 +333,7 @@ mod tests {
             None,
         );
         assert!(b.check_model_call().is_ok());
-        b.record_usage(&TokenUsage {
+        b.record_usage("m", &TokenUsage {
             input_tokens: 100,
             output_tokens: 50,
             ..Default::default()
@@ -298,12 +360,12 @@ mod tests {
         );
         assert!(b.check_model_call().is_ok());
         // 3000×3 = 9000 µ$: under the limit
-        b.record_usage(&TokenUsage {
+        b.record_usage("m", &TokenUsage {
             input_tokens: 3000,
             ..Default::default()
         });
         assert!(b.check_model_call().is_ok());
-        b.record_usage(&TokenUsage {
+        b.record_usage("m", &TokenUsage {
             output_tokens: 100,
             ..Default::default()
         });

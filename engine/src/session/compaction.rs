@@ -16,7 +16,7 @@ use super::session::Session;
 use crate::core::agent::lock;
 use crate::core::hooks::HookEvent;
 use crate::core::message::{Message, Role};
-use crate::core::provider::complete;
+use crate::core::budget::{complete_within, BudgetedCallError};
 
 /// Prefix of the assistant message that replaces the history.
 pub const SUMMARY_PREFIX: &str = "[Context Summary]\n";
@@ -68,6 +68,9 @@ pub enum CompactError {
     /// The summary request failed, was aborted or returned nothing.
     #[error("the summary request failed: {0}")]
     Failed(String),
+    /// The session's budget refused the summary request (it was not made).
+    #[error("{0}")]
+    Budget(String),
 }
 
 /// Robota's summary prompt over `messages` (system messages and entries for the user only
@@ -275,14 +278,18 @@ impl Session {
         let prompt = summary_prompt(&messages, focus.as_deref());
         drop(messages);
         let config = self.agent.config();
-        let reply = complete(
+        let reply = complete_within(
+            self.budget.as_deref(),
             config.provider.as_ref(),
             &config.model,
             prompt,
             cancel.clone(),
         )
         .await
-        .map_err(|e| CompactError::Failed(e.to_string()))?;
+        .map_err(|e| match e {
+            BudgetedCallError::Refused(b) => CompactError::Budget(b.message()),
+            BudgetedCallError::Provider(e) => CompactError::Failed(e.to_string()),
+        })?;
         if cancel.is_cancelled() {
             return Err(CompactError::Failed("aborted".into()));
         }

@@ -81,7 +81,8 @@ pub struct SessionOptions {
     /// working directory as `getcwd` reported it): not resolved again (one `statx` and one
     /// `readlink` less per session).
     pub cwd_is_canonical: bool,
-    /// The session's budget: its tool-call limit is enforced by the tool dispatcher.
+    /// The session's budget: its tool-call limit is enforced by the tool dispatcher; compaction
+    /// summaries and `prompt` hooks count their model calls on it.
     pub budget: Option<Arc<crate::core::budget::Budget>>,
     /// The agent's conversation id (`None` = a new `conv_…` id).
     pub conversation_id: Option<String>,

@@ -19,7 +19,6 @@ use crate::core::hooks::{
 use crate::core::message::Message;
 use crate::core::models::model_context_window;
 use crate::core::permissions::PermissionMode;
-use crate::core::provider::Provider;
 use crate::core::tool::ToolDispatcher;
 use crate::core::util::prefixed_id;
 
@@ -60,6 +59,8 @@ pub struct Session {
     registry: Arc<HookExecutorRegistry>,
     pub(super) observer: Option<Arc<dyn SessionObserver>>,
     pub(super) compaction: CompactionSettings,
+    /// The session's budget (compaction summaries count on it).
+    pub(super) budget: Option<Arc<crate::core::budget::Budget>>,
     session_id: String,
     cwd: PathBuf,
     context_max_tokens: Option<u64>,
@@ -105,9 +106,12 @@ fn resolve_cwd(cwd: &Path, virtual_cwd: bool, canonical: bool) -> Result<PathBuf
     }
 }
 
-/// The session's `prompt` hook executor: its own provider and model.
-fn prompt_hooks(provider: &Arc<dyn Provider>, model: &str) -> Arc<dyn HookExecutor> {
-    Arc::new(PromptExecutor::new(provider.clone(), model))
+/// The session's `prompt` hook executor: its own provider and model, on its budget.
+fn prompt_hooks(opts: &SessionOptions) -> Arc<dyn HookExecutor> {
+    Arc::new(
+        PromptExecutor::new(opts.provider.clone(), opts.model.clone())
+            .with_budget(opts.budget.clone()),
+    )
 }
 
 /// The session's hook executors: `command` and `http` (over the session's client when it
@@ -124,7 +128,7 @@ fn hook_registry(opts: &SessionOptions) -> Result<HookExecutorRegistry, RobotaEr
         http.with_vars(opts.env_vars.clone()),
     )
     .with_extras(
-        std::iter::once(prompt_hooks(&opts.provider, &opts.model))
+        std::iter::once(prompt_hooks(opts))
             .chain(opts.extra_hook_executors.iter().cloned()),
     )
     .map_err(RobotaError::Configuration)
@@ -201,6 +205,7 @@ impl Session {
                 source: opts.compact_instructions_source,
                 read: std::sync::OnceLock::new(),
             },
+            budget: opts.budget.clone(),
             session_id,
             cwd,
             context_max_tokens: opts.context_max_tokens,

@@ -1,5 +1,6 @@
 //! The engine's integration tests: they use the `robota_engine` crate alone (no C ABI).
 
+mod budget_shared;
 mod core_permissions;
 mod core_store;
 mod core_tokens_models;

@@ -23,7 +23,8 @@ use super::registry::HookExecutor;
 use super::types::{HookDefinition, HookResult};
 use super::verdict::from_reply;
 pub use super::verdict::{json_text, RESPOND_WITH_JSON};
-use crate::core::provider::{complete, Provider};
+use crate::core::budget::{complete_within, Budget};
+use crate::core::provider::Provider;
 
 /// Default time a prompt hook may take (seconds: 30).
 pub const DEFAULT_PROMPT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -36,6 +37,7 @@ pub const PROMPT_TIMED_OUT: &str = "Prompt hook timed out";
 pub struct PromptExecutor {
     provider: Arc<dyn Provider>,
     model: String,
+    budget: Option<Arc<Budget>>,
 }
 
 impl PromptExecutor {
@@ -44,7 +46,15 @@ impl PromptExecutor {
         PromptExecutor {
             provider,
             model: model.into(),
+            budget: None,
         }
+    }
+
+    /// Its calls count on the session's budget: a call the budget refuses is not made and the
+    /// hook fails with the budget's message (exit 1, a warning).
+    pub fn with_budget(mut self, budget: Option<Arc<Budget>>) -> Self {
+        self.budget = budget;
+        self
     }
 }
 
@@ -78,7 +88,8 @@ impl HookExecutor for PromptExecutor {
         let model = def.str_field("model").unwrap_or(&self.model);
         // The call stops with the hook: its own token ends the stream on timeout or cancel.
         let call_cancel = cancel.child_token();
-        let ask = complete(
+        let ask = complete_within(
+            self.budget.as_deref(),
             self.provider.as_ref(),
             model,
             question(prompt, input),

@@ -155,6 +155,9 @@ pub struct SessionConfig {
     pub host_io: bool,
     /// Hard limits over the session's life (`"budget"`).
     pub budget: Option<crate::core::budget::BudgetLimits>,
+    /// The budget of the session that started this one (a subagent or an `assignTask` child):
+    /// used instead of a budget of its own, so every model call of the tree counts on it.
+    pub shared_budget: Option<std::sync::Arc<crate::core::budget::Budget>>,
     /// Recording of every model call (`"record"`; relative to `cwd`).
     pub record: Option<std::path::PathBuf>,
 }
@@ -375,6 +378,7 @@ fn session_config(
         params,
         mcp_servers: Vec::new(),
         budget: None,
+        shared_budget: None,
     }
 }
 

@@ -1,6 +1,7 @@
 //! Session budgets (`"budget"` in the session JSON): parsing, the session's [`Budget`] (tool
-//! calls are counted by the tool dispatcher, model calls by the engine), the `cost` command's
-//! view and the `ERROR` event of a turn the budget stopped.
+//! calls are counted by the tool dispatcher, model calls by the engine, compaction and `prompt`
+//! hooks; subagents, `agent` hooks and `assignTask` children share their parent's), the `cost`
+//! command's view and the `ERROR` event of a turn the budget stopped.
 
 use std::sync::Arc;
 
@@ -30,9 +31,13 @@ pub fn parse_budget(b: Option<&BudgetDocument>, model: &str) -> SdkResult<Option
     }))
 }
 
-/// The session's budget (`None` without `"budget"`), continuing from `spent` (a resumed
-/// session), pricing calls at the session model's list price.
+/// The session's budget: the one it shares with the session that started it, else its own
+/// (`None` without `"budget"`), continuing from `spent` (a resumed session), pricing calls at
+/// the session model's list price.
 pub fn session_budget(cfg: &SessionConfig, spent: Option<BudgetSpent>) -> Option<Arc<Budget>> {
+    if let Some(shared) = &cfg.shared_budget {
+        return Some(shared.clone());
+    }
     cfg.budget.clone().map(|l| {
         Arc::new(Budget::new(
             l,

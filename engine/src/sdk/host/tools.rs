@@ -182,6 +182,9 @@ pub struct SessionLink {
     pub released: Arc<AtomicBool>,
     /// Why requests become void, and those to report at the turn's end.
     pub cancels: crate::sdk::host::cancelled::CancelState,
+    /// The session's budget, which the sessions it starts (subagents, `assignTask` children)
+    /// share.
+    pub budget: Option<Arc<crate::core::budget::Budget>>,
 }
 
 impl SessionLink {

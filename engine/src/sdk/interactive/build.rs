@@ -121,9 +121,10 @@ impl InteractiveSession {
         let link_cell: Arc<OnceLock<std::sync::Weak<SessionLink>>> = Default::default();
         let provider = session_provider(&shared, &cfg, settings.as_ref(), &session_id, &link_cell)?;
         let mut restore = restore.unwrap_or_default();
-        let (link, transcript_warning) = open_link(&shared, &cfg, sink, can_answer, &session_id);
-        let _ = link_cell.set(Arc::downgrade(&link));
         let budget = crate::sdk::config::session_budget::session_budget(&cfg, restore.budget_spent);
+        let (link, transcript_warning) =
+            open_link(&shared, &cfg, sink, can_answer, &session_id, budget.clone());
+        let _ = link_cell.set(Arc::downgrade(&link));
         let agent_tool = subagent::offers_agent_tool(&cfg).then(|| {
             Arc::new(subagent::tool::AgentTool::new(
                 cfg.params.agents.all.clone(),
@@ -194,14 +195,16 @@ impl InteractiveSession {
     }
 }
 
-/// The session's link to the runtime and the host, with the transcript tap on its event sink
-/// (and the warning to emit when the transcript could not be opened).
+/// The session's link to the runtime and the host (with the session's budget), with the
+/// transcript tap on its event sink (and the warning to emit when the transcript could not be
+/// opened).
 fn open_link(
     shared: &Arc<RuntimeShared>,
     cfg: &SessionConfig,
     sink: EventSink,
     can_answer: bool,
     session_id: &str,
+    budget: Option<Arc<crate::core::budget::Budget>>,
 ) -> (Arc<SessionLink>, Option<serde_json::Value>) {
     let tool_names: Vec<String> = cfg.tools.clone().unwrap_or_default();
     let released = Arc::new(AtomicBool::new(false));
@@ -223,6 +226,7 @@ fn open_link(
         can_answer,
         released,
         cancels: Default::default(),
+        budget,
     });
     (link, transcript_warning)
 }

@@ -88,6 +88,7 @@ pub fn child_tools(def: &AgentDef, parent_tools: &[String], child_depth: u32) ->
 
 fn child_config(parent: &dyn Parent, spec: &ChildSpec, agent_id: &str) -> SessionConfig {
     let p = parent.config();
+    let budget = parent.link().budget.clone();
     let mut c = p.clone();
     c.params.agents.depth = p.params.agents.depth + 1;
     c.params.agents.session = None;
@@ -119,7 +120,9 @@ fn child_config(parent: &dyn Parent, spec: &ChildSpec, agent_id: &str) -> Sessio
         .transcript
         .map(|d| d.join(parent.session_id()).join("subagents"));
     c.call.tool_choice = None;
+    // The parent's budget itself, not a copy of its limits: the child's calls count on it.
     c.budget = None;
+    c.shared_budget = budget;
     c
 }
 
@@ -233,7 +236,8 @@ pub async fn run_child(
     parent
         .fire_hook(HookEvent::SubagentStop, identity.stop_fields(&outcome))
         .await;
-    answer_of(outcome)
+    let exhausted = link.budget.as_ref().and_then(|b| b.exhausted());
+    answer_of(outcome, exhausted.map(|e| e.message()))
 }
 
 /// Submits the task and waits for the child's `turn_completed` payload (`None` when the
@@ -285,10 +289,14 @@ fn outcome_of(agent_id: String, finished: Value) -> ChildOutcome {
 }
 
 /// The result for the caller: the outcome, or the interruption text for an aborted child and
-/// `Sub-agent error: …` for a failed one.
-fn answer_of(outcome: ChildOutcome) -> Result<ChildOutcome, String> {
+/// `Sub-agent error: …` for a failed one or one the session's budget stopped (`budget`: the
+/// budget's message).
+fn answer_of(outcome: ChildOutcome, budget: Option<String>) -> Result<ChildOutcome, String> {
     match outcome.stop_reason.as_str() {
         "aborted" => Err(INTERRUPTED_TOOL_ERROR.to_string()),
+        "budget" => Err(sub_agent_error(
+            budget.as_deref().unwrap_or("the session's budget is exhausted"),
+        )),
         "error" => Err(sub_agent_error(
             outcome
                 .error

@@ -145,7 +145,9 @@ impl Tool for AssignTask {
     }
     async fn execute(&self, args: Value, ctx: &ToolContext) -> ToolResult {
         let (doc, prompt, template_id) = self.child(&args)?;
-        let cfg = parse_session_map(&doc).map_err(|e| e.message)?;
+        let mut cfg = parse_session_map(&doc).map_err(|e| e.message)?;
+        // The child's model calls count on the parent's budget.
+        cfg.shared_budget = self.link.budget.clone();
         let shared = self.shared.clone();
         let cancel = ctx.cancel.clone();
         let job = tokio::task::spawn_blocking(move || {
@@ -165,6 +167,10 @@ impl Tool for AssignTask {
                 .unwrap_or("the assigned agent failed")
                 .to_string()),
             Some("aborted") => Err("Execution interrupted by user".into()),
+            Some("budget") => Err(self.link.budget.as_ref().and_then(|b| b.exhausted()).map_or_else(
+                || "the session's budget is exhausted".to_string(),
+                |e| e.message(),
+            )),
             _ => Ok(json!({"response": completed["response"], "templateId": template_id})),
         }
     }

@@ -4,6 +4,7 @@
 //! pushed from other threads, into turns driven on the host's thread and into many sessions at
 //! once, some aborted ([`threads`]).
 
+mod budget;
 mod cancel;
 mod threads;
 mod users;
