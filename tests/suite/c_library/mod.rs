@@ -34,3 +34,4 @@ mod session_files;
 mod session_lifecycle;
 mod store_runtime_home;
 mod team_tools;
+mod team_visibility;
