@@ -32,6 +32,7 @@ mod sdk_transcript;
 mod session_clear_context;
 mod session_compaction_rounds;
 mod session_files;
+mod session_inject_message;
 mod session_lifecycle;
 mod store_runtime_home;
 mod team_tools;
