@@ -705,6 +705,18 @@ robota_status robota_session_wait_result(robota_session *s, uint64_t turn_id, in
 robota_status robota_session_command(robota_session *s, const char *command_json, char **out_json, robota_error **out_error);
 
 /**
+ * Appends a message to the conversation without calling the model (`injectMessage`):
+ * `message_json` is `{"role":"user"|"assistant"|"system","content":"text"}`. The message is
+ * reported like a committed one (`ROBOTA_EVENT_MESSAGE`, so the transcript keeps it, then
+ * `ROBOTA_EVENT_CONTEXT_UPDATE`), is in every history view, reaches the model with the next
+ * turn and is saved with `"persist": true`. `ROBOTA_E_INVALID_JSON` for text that is not
+ * JSON; `ROBOTA_E_INVALID_CONFIG` naming the member that is wrong (an unknown member, a
+ * missing or non-string `role`/`content`, another role — `tool` included); `ROBOTA_E_BUSY`
+ * while a turn or command runs; `ROBOTA_E_CLOSED` after `robota_session_close` (ABI 1.2).
+ */
+robota_status robota_session_inject_message(robota_session *s, const char *message_json, robota_error **out_error);
+
+/**
  * A consistent snapshot of the history (also during a turn). `query_json` (may be NULL):
  * `{"view":"conversation"}` (default: the messages the model is sent, system prompt and tool
  * results included; a failed model call's `Request failed: …` placeholder is left out, the

@@ -57,6 +57,7 @@ void test_concurrency_stress(void);
 void test_abi12_request_cancelled_tool_call(void);
 void test_abi12_abort_queued_turn_and_results(void);
 void test_abi12_run_result_message_order_and_wait_zero(void);
+void test_abi12_inject_message_and_clear(void);
 void test_host_provider_two_tool_rounds(void);
 void test_host_provider_abort_mid_stream(void);
 void test_host_provider_session_freed_mid_call(void);
@@ -122,6 +123,7 @@ static const struct {
     {"abi12_request_cancelled_tool_call", test_abi12_request_cancelled_tool_call},
     {"abi12_abort_queued_turn_and_results", test_abi12_abort_queued_turn_and_results},
     {"abi12_run_result_message_order_and_wait_zero", test_abi12_run_result_message_order_and_wait_zero},
+    {"abi12_inject_message_and_clear", test_abi12_inject_message_and_clear},
     {"host_provider_two_tool_rounds", test_host_provider_two_tool_rounds},
     {"host_provider_abort_mid_stream", test_host_provider_abort_mid_stream},
     {"host_provider_session_freed_mid_call", test_host_provider_session_freed_mid_call},

@@ -155,3 +155,50 @@ void test_abi12_run_result_message_order_and_wait_zero(void) {
     robota_runtime_free(rt);
     rmdir(dir);
 }
+
+/* robota_session_inject_message: MESSAGE + CONTEXT_UPDATE without a model call, the message in
+ * the conversation the next turn sends, bad input refused by name; then `clear` reports the
+ * emptied context with CONTEXT_UPDATE. */
+void test_abi12_inject_message_and_clear(void) {
+    robota_runtime *rt = make_runtime(
+        "{\"v\":1,\"providers\":{\"s\":{\"kind\":\"scripted\",\"turns\":[{\"text\":\"done\"}]}}}");
+    robota_session *s = make_session(rt,
+        "{\"v\":1,\"provider\":\"s\",\"model\":\"m\",\"tools\":[],\"delivery\":\"pull\"}", NULL, NULL);
+    CHECK_EQ_INT(robota_session_inject_message(
+                     s, "{\"role\":\"user\",\"content\":\"The code word is kiwi.\"}", NULL),
+                 ROBOTA_OK);
+    char seen[8][512];
+    int n = read_until(s, "\"type\":\"context_update\"", seen, 8);
+    CHECK_EQ_INT(n, 2);
+    if (n == 2) {
+        CHECK_CONTAINS(seen[0], "{\"v\":1,\"kind\":4,\"type\":\"message\",\"turn_id\":0,");
+        CHECK_CONTAINS(seen[0], "\"role\":\"user\",\"content\":\"The code word is kiwi.\"");
+        CHECK_CONTAINS(seen[1], "{\"v\":1,\"kind\":11,\"type\":\"context_update\",\"turn_id\":0,");
+    }
+    robota_error *e = NULL;
+    CHECK_EQ_INT(robota_session_inject_message(s, "{\"role\":\"tool\",\"content\":\"x\"}", &e),
+                 ROBOTA_E_INVALID_CONFIG);
+    CHECK(e && strcmp(robota_error_message(e),
+                      "message_json: role \"tool\" cannot be injected (a tool result answers a "
+                      "tool call of the model)") == 0);
+    robota_error_free(e);
+    CHECK_EQ_INT(robota_session_inject_message(s, NULL, NULL), ROBOTA_E_NULL_ARG);
+    uint64_t turn = 0;
+    CHECK_EQ_INT(robota_session_submit(s, "{\"text\":\"word?\"}", &turn, NULL), ROBOTA_OK);
+    CHECK(read_until(s, "\"type\":\"turn_completed\"", NULL, 0) > 0);
+    char *conv = NULL;
+    CHECK_EQ_INT(robota_session_messages(s, NULL, &conv, NULL), ROBOTA_OK);
+    const char *kiwi = conv ? strstr(conv, "The code word is kiwi.") : NULL;
+    const char *word = conv ? strstr(conv, "word?") : NULL;
+    CHECK(kiwi && word && kiwi < word);
+    robota_string_free(conv);
+    char *out = NULL;
+    CHECK_EQ_INT(robota_session_command(s, "{\"name\":\"clear\"}", &out, NULL), ROBOTA_OK);
+    robota_string_free(out);
+    char *ev = NULL;
+    CHECK_EQ_INT(robota_session_next_event(s, 30000, &ev, NULL), ROBOTA_OK);
+    CHECK_CONTAINS(ev, "{\"v\":1,\"kind\":11,\"type\":\"context_update\",\"turn_id\":0,\"used_tokens\":1,");
+    robota_string_free(ev);
+    robota_session_free(s);
+    robota_runtime_free(rt);
+}

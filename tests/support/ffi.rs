@@ -28,7 +28,7 @@ pub unsafe fn callback_args<'a, T>(
 }
 
 /// A failed call: its status and the error message.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub struct Failure {
     pub status: robota_status,
     pub message: String,
@@ -362,4 +362,13 @@ pub fn messages(s: *mut robota_session) -> Value {
     let st = robota_session_messages(s, std::ptr::null(), &mut out, &mut e);
     assert_eq!(st, ROBOTA_OK, "{:?}", failure(st, e));
     serde_json::from_str(&owned_string(out)).unwrap()
+}
+
+/// `robota_session_inject_message`.
+pub fn inject(s: *mut robota_session, json: &str) -> Result<(), Failure> {
+    let mut e = null_mut();
+    match robota_session_inject_message(s, c(json).as_ptr(), &mut e) {
+        ROBOTA_OK => Ok(()),
+        st => Err(failure(st, e)),
+    }
 }

@@ -31,6 +31,7 @@ mod compact;
 mod end;
 mod event_fields;
 pub mod images;
+mod inject;
 mod input;
 mod observer;
 mod parent;

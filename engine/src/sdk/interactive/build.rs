@@ -135,7 +135,12 @@ impl InteractiveSession {
         let mcp = crate::sdk::mcp::start_for_session(&shared, &mut cfg);
         tools.extend(mcp.tools(&mut cfg.params.warnings));
         if cfg.params.team {
-            tools.extend(crate::sdk::team::tools(&shared, &link, &cfg.cwd));
+            tools.extend(crate::sdk::team::tools(
+                &shared,
+                &link,
+                &parent_cell,
+                &cfg.cwd,
+            ));
         }
         cfg.params.prompt = assembly::prompt_inputs(&cfg, settings.as_ref(), &tools).map(Arc::new);
         let core = new_core(&link, &cfg, &mut restore);

@@ -83,7 +83,7 @@ impl InteractiveSession {
         (used, max)
     }
 
-    /// `clearHistory` (refused while a turn runs).
+    /// `clearHistory` (refused while a turn runs), then a `CONTEXT_UPDATE` event.
     pub fn clear(&self) -> SdkResult<()> {
         let mut st = self.inner.core.lock();
         if st.phase.executing() {
@@ -97,6 +97,12 @@ impl InteractiveSession {
         st.tools.clear();
         st.streaming_text.clear();
         st.msg_flushed = self.inner.session.agent().message_count();
+        drop(st);
+        // The host's context meter drops to the empty conversation.
+        self.inner
+            .core
+            .link
+            .emit_doc(crate::sdk::events::CONTEXT_UPDATE, &self.context_fields());
         Ok(())
     }
 

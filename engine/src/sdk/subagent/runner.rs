@@ -1,4 +1,4 @@
-//! Runs one child session to completion (the `Agent` tool, `agent` hooks, and later the team's
+//! Runs one child session to completion (the `Agent` tool, `agent` hooks, and the team's
 //! `assignTask`): assembles its config from the parent's, relays its events to the parent's
 //! host, fires `SubagentStart`/`SubagentStop` on the parent, and returns the final answer.
 
@@ -216,23 +216,18 @@ pub async fn run_child(
     let agent_id = prefixed_id("agent");
     let cfg = child_config(parent.as_ref(), &spec, &agent_id);
     let identity = HookIdentity::new(parent.as_ref(), &cfg, &agent_id, &spec.def.name);
-    let link = parent.link();
-    let (tx, rx) = oneshot::channel();
-    let sink = relay(
-        link.clone(),
-        agent_id.clone(),
-        spec.def.name.clone(),
-        spec.parent_tool_call_id.clone(),
-        tx,
-    );
-    let child = InteractiveSession::new(link.shared.clone(), cfg, sink, link.answerable(), None)
-        .map_err(|e| sub_agent_error(&e.message))?;
+    let who = ChildIdentity {
+        agent_id,
+        agent_type: spec.def.name.clone(),
+        parent_tool_call_id: spec.parent_tool_call_id.clone(),
+    };
+    let (child, rx) = open_relayed(&parent.link(), cfg, &who).map_err(|e| sub_agent_error(&e))?;
     parent
         .fire_hook(HookEvent::SubagentStart, identity.start_fields())
         .await;
     let finished = run_turn(&child, spec.prompt, rx, &cancel).await;
     child.release();
-    let outcome = outcome_of(agent_id, finished?.unwrap_or(Value::Null));
+    let outcome = outcome_of(who.agent_id, finished.map_err(|e| sub_agent_error(&e))?);
     parent
         .fire_hook(HookEvent::SubagentStop, identity.stop_fields(&outcome))
         .await;
@@ -240,24 +235,70 @@ pub async fn run_child(
     answer_of(outcome, exhausted.map(|e| e.message()))
 }
 
-/// Submits the task and waits for the child's `turn_completed` payload (`None` when the
+/// Who a child is to its parent's host (the members of its `SUBAGENT` events).
+#[derive(Debug, Clone)]
+pub struct ChildIdentity {
+    /// The child's id (`agent_…`), also its session id.
+    pub agent_id: String,
+    /// The agent definition's name, or the template id of an `assignTask` child.
+    pub agent_type: String,
+    /// The parent's tool call that started it (`None` for hooks).
+    pub parent_tool_call_id: Option<String>,
+}
+
+/// A child session whose events reach `link`'s host as `SUBAGENT` events of `who`
+/// (`cfg.session_id` should be `who.agent_id`), and the receiver of its `turn_completed`.
+fn open_relayed(
+    link: &Arc<SessionLink>,
+    cfg: SessionConfig,
+    who: &ChildIdentity,
+) -> Result<(InteractiveSession, oneshot::Receiver<Value>), String> {
+    let (tx, rx) = oneshot::channel();
+    let sink = relay(
+        link.clone(),
+        who.agent_id.clone(),
+        who.agent_type.clone(),
+        who.parent_tool_call_id.clone(),
+        tx,
+    );
+    InteractiveSession::new(link.shared.clone(), cfg, sink, link.answerable(), None)
+        .map(|s| (s, rx))
+        .map_err(|e| e.message)
+}
+
+/// Runs one turn of a child configured by `cfg` (the `assignTask` tool's children), its events
+/// relayed to `link`'s host like an `Agent` child's, and returns its `turn_completed` payload
+/// (`stop_reason`, `response`, `error`). `Err` is a child that could not start (its message).
+pub async fn run_relayed(
+    link: &Arc<SessionLink>,
+    cfg: SessionConfig,
+    who: &ChildIdentity,
+    prompt: String,
+    cancel: &CancellationToken,
+) -> Result<Value, String> {
+    let (child, rx) = open_relayed(link, cfg, who)?;
+    let finished = run_turn(&child, prompt, rx, cancel).await;
+    child.release();
+    finished
+}
+
+/// Submits the task and waits for the child's `turn_completed` payload (`Null` when the
 /// child ended without one). `cancel` aborts the child's turn; so does dropping this future.
 async fn run_turn(
     child: &InteractiveSession,
     prompt: String,
     finished: oneshot::Receiver<Value>,
     cancel: &CancellationToken,
-) -> Result<Option<Value>, String> {
-    let turn = child
-        .submit(TurnInput {
-            text: prompt,
-            display_input: None,
-            raw_input: None,
-            tool_choice: None,
-            host_command: None,
-            images: Vec::new(),
-        })
-        .map_err(|e| sub_agent_error(&e.message))?;
+) -> Result<Value, String> {
+    let turn = child.submit(TurnInput {
+        text: prompt,
+        display_input: None,
+        raw_input: None,
+        tool_choice: None,
+        host_command: None,
+        images: Vec::new(),
+    });
+    let turn = turn.map_err(|e| e.message)?;
     // Aborts the child when this future is dropped before the child ends.
     let guard = AbortOnDrop(Some((child.clone(), turn)));
     tokio::pin!(finished);
@@ -269,7 +310,7 @@ async fn run_turn(
         }
     };
     drop(guard.disarm());
-    Ok(payload)
+    Ok(payload.unwrap_or(Value::Null))
 }
 
 /// The child's outcome from its `turn_completed` payload (`Null`: a failed turn).

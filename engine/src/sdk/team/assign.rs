@@ -2,9 +2,12 @@
 //! `\n\nContext: <context>` when given) in a child session built from a template and returns
 //! `{"response","templateId"}`.
 //!
-//! The child is a temporary session like `robota_query`'s ([`crate::sdk::query::run_session`]):
-//! no tools, no settings, no hooks, the parent's working directory, and — a deliberate fix of
-//! Robota, which never passed it — the template's `systemMessage` as its system prompt.
+//! The child is a session of its own: no tools, no settings, no hooks, the parent's working
+//! directory, and — a deliberate fix of Robota, which never passed it — the template's
+//! `systemMessage` as its system prompt. Like an `Agent` child it is visible: its events reach
+//! the parent's host as `SUBAGENT` events (`agent_type` is the template id,
+//! `parent_tool_call_id` the `assignTask` call), and it keeps its own transcript under the
+//! parent's (`<dir>/<parent session id>/subagents/<agent id>.jsonl`) when the parent has one.
 //! `provider`, `model`, `temperature` and `maxTokens` override the template's. The parent's
 //! abort aborts the child. Failures are tool errors the model reads, never a failed turn:
 //! `Missing required parameter: templateId` / `…: jobDescription`, `Template not found: <id>`,
@@ -17,11 +20,13 @@ use async_trait::async_trait;
 use serde_json::{json, Map, Value};
 
 use crate::core::tool::{Tool, ToolContext, ToolResult};
+use crate::core::util::prefixed_id;
 use crate::sdk::config::parse_session_map;
 use crate::sdk::events;
 use crate::sdk::host::tools::SessionLink;
-use crate::sdk::query::{run_session, Finished};
 use crate::sdk::runtime::RuntimeShared;
+use crate::sdk::subagent::runner::{run_relayed, ChildIdentity};
+use crate::sdk::subagent::{parent_of, ParentCell};
 use crate::tools::validation::SchemaValidator;
 
 const NAME: &str = "assignTask";
@@ -32,6 +37,8 @@ pub struct AssignTask {
     shared: Arc<RuntimeShared>,
     /// The parent session's event link (host warnings).
     link: Arc<SessionLink>,
+    /// The parent session (its transcript directory and id), set once it exists.
+    parent: ParentCell,
     cwd: String,
     parameters: Value,
     /// The types of the arguments (required ones are checked by hand, with Robota's
@@ -57,10 +64,16 @@ fn schema(required: bool) -> Value {
 
 impl AssignTask {
     /// The tool for a session running in `cwd`.
-    pub fn new(shared: Arc<RuntimeShared>, link: Arc<SessionLink>, cwd: &str) -> Self {
+    pub fn new(
+        shared: Arc<RuntimeShared>,
+        link: Arc<SessionLink>,
+        parent: ParentCell,
+        cwd: &str,
+    ) -> Self {
         AssignTask {
             shared,
             link,
+            parent,
             cwd: cwd.to_string(),
             parameters: schema(true),
             types: SchemaValidator::new(&schema(false)).ok(),
@@ -145,24 +158,26 @@ impl Tool for AssignTask {
     }
     async fn execute(&self, args: Value, ctx: &ToolContext) -> ToolResult {
         let (doc, prompt, template_id) = self.child(&args)?;
+        let Some(parent) = parent_of(&self.parent) else {
+            return Err("the session is gone".into());
+        };
+        let who = ChildIdentity {
+            agent_id: prefixed_id("agent"),
+            agent_type: template_id.clone(),
+            parent_tool_call_id: Some(ctx.call_id.clone()),
+        };
         let mut cfg = parse_session_map(&doc).map_err(|e| e.message)?;
+        cfg.session_id = Some(who.agent_id.clone());
+        cfg.persist = false;
         // The child's model calls count on the parent's budget.
         cfg.shared_budget = self.link.budget.clone();
-        let shared = self.shared.clone();
-        let cancel = ctx.cancel.clone();
-        let job = tokio::task::spawn_blocking(move || {
-            let input = crate::sdk::interactive::TurnInput {
-                text: prompt,
-                ..Default::default()
-            };
-            run_session(shared, cfg, input, false, Some(cancel), |_| {})
-        });
-        let Finished { completed, .. } = match job.await {
-            Ok(r) => r.map_err(|e| e.message)?,
-            Err(e) => return Err(format!("the assigned agent stopped unexpectedly: {e}")),
-        };
+        cfg.transcript = parent
+            .config()
+            .transcript
+            .map(|d| d.join(parent.session_id()).join("subagents"));
+        let completed = run_relayed(&self.link, cfg, &who, prompt, &ctx.cancel).await?;
         match completed["stop_reason"].as_str() {
-            Some("error") => Err(completed["error"]
+            Some("error") | None => Err(completed["error"]
                 .as_str()
                 .unwrap_or("the assigned agent failed")
                 .to_string()),

@@ -66,10 +66,11 @@ fn read_only_tool(
 }
 
 /// The four team tools of a session running in `cwd` (the child sessions' working directory);
-/// `link` carries its host warnings.
+/// `link` carries its host warnings and `assignTask`'s children's events; `parent` is the session.
 pub fn tools(
     shared: &Arc<RuntimeShared>,
     link: &Arc<SessionLink>,
+    parent: &crate::sdk::subagent::ParentCell,
     cwd: &str,
 ) -> Vec<Arc<dyn Tool>> {
     let reg = shared.clone();
@@ -101,6 +102,11 @@ pub fn tools(
     .into_iter()
     .flatten()
     .collect();
-    out.push(Arc::new(AssignTask::new(shared.clone(), link.clone(), cwd)));
+    out.push(Arc::new(AssignTask::new(
+        shared.clone(),
+        link.clone(),
+        parent.clone(),
+        cwd,
+    )));
     out
 }
