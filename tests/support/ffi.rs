@@ -355,6 +355,17 @@ pub fn store_delete(rt: *mut robota_runtime, id: &str) -> Result<(), Failure> {
     }
 }
 
+/// `robota_session_messages` with `{"view":"history"}`: the timeline's entries.
+pub fn history_entries(s: *mut robota_session) -> Vec<Value> {
+    let mut out = null_mut();
+    let mut e = null_mut();
+    let q = c(r#"{"view":"history"}"#);
+    let st = robota_session_messages(s, q.as_ptr(), &mut out, &mut e);
+    assert_eq!(st, ROBOTA_OK, "{:?}", failure(st, e));
+    let v: Value = serde_json::from_str(&owned_string(out)).unwrap();
+    v["entries"].as_array().cloned().unwrap_or_default()
+}
+
 /// `robota_session_messages` (conversation view) as JSON.
 pub fn messages(s: *mut robota_session) -> Value {
     let mut out = null_mut();

@@ -22,6 +22,7 @@ pub fn text_input(text: &str) -> TurnInput {
         tool_choice: None,
         host_command: None,
         images: Vec::new(),
+        skill: None,
     }
 }
 

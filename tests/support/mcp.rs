@@ -105,6 +105,7 @@ impl McpHost {
                 tool_choice: None,
                 host_command: None,
                 images: Vec::new(),
+                skill: None,
             })
             .unwrap()
     }

@@ -60,6 +60,7 @@ impl Parent {
                 tool_choice: None,
                 host_command: None,
                 images: Vec::new(),
+                skill: None,
             })
             .unwrap()
     }

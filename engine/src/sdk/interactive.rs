@@ -38,13 +38,14 @@ mod parent;
 mod queue;
 mod results;
 mod settings;
+mod skill_turn;
 mod streaming;
 mod turn;
 mod views;
 mod window;
 
 pub use compact::is_compact_command;
-pub use input::{TurnInput, TurnOutcome};
+pub use input::{SkillInvocation, TurnInput, TurnOutcome};
 pub use results::RESULTS_KEPT;
 
 /// Outcomes remembered for `wait` on finished turns.

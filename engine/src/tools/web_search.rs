@@ -43,6 +43,9 @@ pub trait WebSearchBackend: Send + Sync {
 /// The message when no backend is configured.
 pub const WEB_SEARCH_NOT_CONFIGURED: &str = "Web search is not configured: no search backend is set. Configure one in the tools config, e.g. \"webSearch\": {\"provider\": \"brave\", \"apiKey\": \"$ENV:BRAVE_API_KEY\"}.";
 
+/// The variable the Brave backend's key is read from by default.
+pub const BRAVE_API_KEY_VAR: &str = "BRAVE_API_KEY";
+
 /// Brave's web-search endpoint.
 pub const BRAVE_DEFAULT_URL: &str = "https://api.search.brave.com/res/v1/web/search";
 

@@ -27,6 +27,7 @@ mod sdk_query;
 mod sdk_settings;
 mod sdk_settings_provider;
 mod sdk_shared_provider;
+mod sdk_skills;
 mod sdk_store;
 mod sdk_transcript;
 mod session_clear_context;

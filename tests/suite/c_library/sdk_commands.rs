@@ -83,7 +83,7 @@ fn help_lists_builtins_and_skills_and_skills_run_by_command_and_by_slash_input()
     let (rt, s) = open(
         root.path(),
         &server,
-        json!({"settings":"project","cwd":proj}),
+        json!({"settings":"project","cwd":proj,"tools":["Skill"]}),
     );
     let w = next_event(s);
     assert_eq!(w["type"], "warning");

@@ -132,9 +132,8 @@ fn a_query_with_project_settings_gets_the_assembled_prompt() {
     assert_eq!(
         server.requests()[0].body["system"],
         format!(
-            "## Agent Instructions\nbe kind\n\n## Working Directory\n`{}`\n\n## Response Language\nja\n\n## Permission Mode\n- **Trust level:** moderate\n\n{}",
+            "## Agent Instructions\nbe kind\n\n## Working Directory\n`{}`\n\n## Response Language\nja\n\n## Permission Mode\n- **Trust level:** full\n- **Mode:** bypassPermissions",
             proj.display(),
-            super::sdk_settings::BUILTIN_COMMANDS_SECTION
         )
     );
     robota_runtime_free(rt);

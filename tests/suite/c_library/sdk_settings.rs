@@ -268,26 +268,9 @@ const EXPECTED_PROMPT: &str = "## Agent Instructions\nroot agents\n\n\nproj agen
 ## Working Directory\n`PROJ`\n\n\
 ## Current Project\n- **Name:** demo\n- **Type:** node\n- **Language:** typescript\n- **Package manager:** pnpm\n\n\
 ## Response Language\nko\n\n\
-## Permission Mode\n- **Trust level:** safe\n\n\
+## Permission Mode\n- **Trust level:** safe\n- **Mode:** plan\n\n\
 ## Available Tools\n- Read — read file contents with line numbers\n- Bash — execute shell commands\n\n\
-BUILTIN\n\nHOST";
-
-/// The "Built-in Commands" section (priority 70) every assembled prompt has.
-pub(crate) const BUILTIN_COMMANDS_SECTION: &str = "## Built-in Commands\n\
-- help: Show available commands\n\
-- clear: Clear conversation history\n\
-- compact [instr]: Compress context window (optional focus instructions)\n\
-- mode [m]: Show or change permission mode\n\
-- model <id>: Change AI model\n\
-- language <code>: Set response language\n\
-- cost: Session ID, message count and budget spend\n\
-- context: Token usage: used / max / percentage\n\
-- permissions: Current mode and session-approved tools\n\
-- mcp: MCP servers: state and tool counts\n\
-- resume: Open the session picker\n\
-- rename <name>: Rename the session\n\
-- reset: Delete settings and exit\n\
-- cancel_queue: Drop the queued prompt without aborting the running one";
+HOST";
 
 #[test]
 fn project_settings_session_gets_prompt_permissions_hooks_and_model() {
@@ -311,9 +294,7 @@ fn project_settings_session_gets_prompt_permissions_hooks_and_model() {
     );
     let reqs = server.requests();
     assert_eq!(reqs.len(), 1);
-    let expected = EXPECTED_PROMPT
-        .replace("PROJ", &proj.display().to_string())
-        .replace("BUILTIN", BUILTIN_COMMANDS_SECTION);
+    let expected = EXPECTED_PROMPT.replace("PROJ", &proj.display().to_string());
     assert_eq!(reqs[0].body["system"], Value::String(expected));
     assert_eq!(reqs[0].body["model"], "settings-model");
     let saved = save(s);

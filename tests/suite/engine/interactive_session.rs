@@ -121,6 +121,7 @@ fn a_turn_with_a_tool_call_leaves_the_reference_history_entries() {
             tool_choice: None,
             host_command: None,
             images: Vec::new(),
+            skill: None,
         })
         .unwrap();
     s.wait(id, WAIT).unwrap();

@@ -356,6 +356,7 @@ fn mcp_sessions_of_one_runtime_share_one_server_process_killed_when_the_last_clo
             tool_choice: None,
             host_command: None,
             images: Vec::new(),
+            skill: None,
         })
         .unwrap();
     two.wait(t, Some(std::time::Duration::from_secs(30)))

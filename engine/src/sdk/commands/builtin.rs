@@ -18,11 +18,13 @@ fn result(message: impl Into<String>, success: bool, data: Option<Value>) -> Val
     v
 }
 
-/// The `help` text.
-pub fn help_text() -> String {
+/// The `help` text of the built-ins whose name starts with `prefix`.
+pub fn help_text(prefix: &str) -> String {
     let mut out = String::from("Available commands:");
-    for (name, desc) in BUILTIN_COMMANDS {
-        out.push_str(&format!("\n  {name} — {desc}"));
+    for (usage, desc) in BUILTIN_COMMANDS {
+        if usage.starts_with(prefix) {
+            out.push_str(&format!("\n  {usage} — {desc}"));
+        }
     }
     out
 }
@@ -134,10 +136,12 @@ pub fn execute(s: &InteractiveSession, name: &str, args: &str) -> SdkResult<Valu
     ))
 }
 
-/// `help`: the built-ins, then host commands and skills.
-fn help(s: &InteractiveSession, _: &Args) -> SdkResult<Value> {
-    let commands = crate::sdk::commands::registry::list(s);
-    let mut text = help_text();
+/// `help [prefix]`: the built-ins, then host commands and skills (only those whose name starts
+/// with `prefix`, for autocomplete); `data.commands` lists them, each built-in with a subcommand
+/// tree (`mode`) carrying its `subcommands`.
+fn help(s: &InteractiveSession, a: &Args) -> SdkResult<Value> {
+    let commands = crate::sdk::commands::registry::list_prefixed(s, a.first);
+    let mut text = help_text(a.first);
     for (source, title) in [("host", "Host commands:"), ("skill", "Skills:")] {
         let listed: Vec<&Value> = commands.iter().filter(|c| c["source"] == source).collect();
         if !listed.is_empty() {

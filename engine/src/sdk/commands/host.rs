@@ -162,9 +162,7 @@ pub fn execute(s: &InteractiveSession, name: &str, args: &str) -> SdkResult<Opti
             text: prompt,
             display_input: Some(typed.clone()),
             raw_input: Some(typed),
-            tool_choice: None,
-            host_command: None,
-            images: Vec::new(),
+            ..TurnInput::default()
         })?;
         let mut d = match data {
             Some(Value::Object(m)) => m,

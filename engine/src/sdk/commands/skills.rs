@@ -13,10 +13,6 @@ use crate::sdk::config::skill::Skill;
 /// Timeout of a `` !`cmd` `` substitution.
 pub const SHELL_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// The reply of a `context: fork` skill while subagents are not wired.
-pub const FORK_UNAVAILABLE: &str =
-    "Fork execution is not available. Agent runtime deps may not be initialized.";
-
 /// Frontmatter keys (camelCase) → values; `Err` when the block never closes.
 pub fn frontmatter(text: &str) -> Result<BTreeMap<String, String>, String> {
     let mut lines = text.lines();
@@ -82,8 +78,25 @@ fn parse(path: &Path, fallback: &str, warnings: &mut Vec<String>) -> Option<Skil
         model_invocable: fm.get("disableModelInvocation").map(String::as_str) != Some("true"),
         user_invocable: fm.get("userInvocable").map(String::as_str) != Some("false"),
         context: fm.get("context").cloned(),
+        agent: fm.get("agent").cloned(),
+        allowed_tools: fm.get("allowedTools").map(|t| tool_list(t)),
         content,
     })
+}
+
+/// `allowed-tools`: split on commas when there is one, else on whitespace.
+fn tool_list(text: &str) -> Vec<String> {
+    let parts: Vec<&str> = if text.contains(',') {
+        text.split(',').collect()
+    } else {
+        text.split_whitespace().collect()
+    };
+    parts
+        .into_iter()
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .map(str::to_string)
+        .collect()
 }
 
 /// Sorted entries of `dir` (missing → none).
@@ -224,27 +237,58 @@ pub fn substitute(text: &str, args: &str, session_id: &str, skill_dir: &Path) ->
         .replace("${CLAUDE_SKILL_DIR}", &skill_dir.display().to_string())
 }
 
-/// The inject-mode prompt of `skill` with `args`.
-pub fn inject_prompt(skill: &Skill, args: &str, session_id: &str, cwd: &Path) -> String {
-    let args = args.trim();
+/// `Use the "<name>" skill: <args or description>` (a skill without content).
+fn fallback_sentence(skill: &Skill, args: &str) -> String {
     let tail = if args.is_empty() {
         skill.description.as_str()
     } else {
         args
     };
-    if skill.content.trim().is_empty() {
-        return format!("Use the \"{}\" skill: {tail}", skill.name);
-    }
-    let processed = substitute(
+    format!("Use the \"{}\" skill: {tail}", skill.name)
+}
+
+/// The skill's text with `` !`cmd` `` spans run and arguments substituted.
+fn processed(skill: &Skill, args: &str, session_id: &str, cwd: &Path) -> String {
+    substitute(
         &run_shell_spans(&skill.content, cwd),
         args,
         session_id,
         &skill.dir,
-    );
-    format!(
-        "<skill name=\"{}\">\n{processed}\n</skill>\n\nExecute the \"{}\" skill: {tail}",
-        skill.name, skill.name
     )
+}
+
+/// The inject-mode prompt of `skill` with `args`.
+pub fn inject_prompt(skill: &Skill, args: &str, session_id: &str, cwd: &Path) -> String {
+    let args = args.trim();
+    if skill.content.trim().is_empty() {
+        return fallback_sentence(skill, args);
+    }
+    let tail = if args.is_empty() {
+        skill.description.as_str()
+    } else {
+        args
+    };
+    format!(
+        "<skill name=\"{}\">\n{}\n</skill>\n\nExecute the \"{}\" skill: {tail}",
+        skill.name,
+        processed(skill, args, session_id, cwd),
+        skill.name
+    )
+}
+
+/// The task a `context: fork` skill's subagent gets: the processed text, or the fallback
+/// sentence for a skill without content.
+pub fn fork_prompt(skill: &Skill, args: &str, session_id: &str, cwd: &Path) -> String {
+    let args = args.trim();
+    if skill.content.trim().is_empty() {
+        return fallback_sentence(skill, args);
+    }
+    processed(skill, args, session_id, cwd)
+}
+
+/// Whether `skill` runs in a subagent (`context: fork`).
+pub fn is_fork(skill: &Skill) -> bool {
+    skill.context.as_deref() == Some("fork")
 }
 
 /// `<name>[ <hint>]: <description>` (the system prompt's Skills section).

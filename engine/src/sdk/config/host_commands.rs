@@ -9,7 +9,10 @@ use crate::sdk::error::{SdkError, SdkResult};
 
 /// Commands and their one-line descriptions, in `help` order.
 pub const BUILTIN_COMMANDS: [(&str, &str); 14] = [
-    ("help", "Show available commands"),
+    (
+        "help [prefix]",
+        "Show available commands (those starting with the prefix)",
+    ),
     ("clear", "Clear conversation history"),
     (
         "compact [instr]",

@@ -22,4 +22,8 @@ pub struct Skill {
     pub user_invocable: bool,
     /// `context` (`fork` runs in a subagent).
     pub context: Option<String>,
+    /// `agent`: the agent definition a `context: fork` skill runs as (default `general-purpose`).
+    pub agent: Option<String>,
+    /// `allowed-tools`: the only tools a `context: fork` skill's subagent gets (`None` = all).
+    pub allowed_tools: Option<Vec<String>>,
 }

@@ -10,6 +10,7 @@ use crate::core::hooks::HookExecutor;
 use crate::core::store::ConversationStore;
 use crate::core::tool::Tool;
 use crate::core::util::{now_iso, prefixed_id};
+use crate::sdk::commands::skill_tool;
 use crate::sdk::config::SessionConfig;
 use crate::sdk::error::{list_or_none, ErrorCode, SdkError, SdkResult};
 use crate::sdk::events::EventSink;
@@ -34,15 +35,18 @@ fn check_config(shared: &RuntimeShared, cfg: &SessionConfig) -> SdkResult<()> {
     Ok(())
 }
 
-/// The session's tools: all built-ins and host tools, or exactly the ones `cfg.tools` names
-/// (host tools win a name clash); an unknown name is [`ErrorCode::NotFound`] listing the
-/// available ones.
+/// The session's tools: all built-ins (`WebSearch` only with a backend, see
+/// [`assembly::offers_web_search`]) and host tools, then `Agent` and `Skill` when offered, or
+/// exactly the ones `cfg.tools` names (host tools win a name clash; `Skill` is skipped when
+/// the session has no model-invocable skill); an unknown name is [`ErrorCode::NotFound`]
+/// listing the available ones.
 fn session_tools(
     shared: &RuntimeShared,
     cfg: &SessionConfig,
     link: &Arc<SessionLink>,
     tool_env: Option<&crate::tools::ToolEnv>,
     agent: Option<Arc<dyn Tool>>,
+    skill: Option<Arc<dyn Tool>>,
 ) -> SdkResult<Vec<Arc<dyn Tool>>> {
     let host_defs = shared.host_tools();
     let host_env = cfg
@@ -55,7 +59,11 @@ fn session_tools(
     let mut tools: Vec<Arc<dyn Tool>> = Vec::new();
     match &cfg.tools {
         None => {
+            let web_search = assembly::offers_web_search(shared, cfg);
             for n in crate::tools::BUILTIN_TOOL_NAMES {
+                if n == "WebSearch" && !web_search {
+                    continue;
+                }
                 if let Some(t) = builtin(n) {
                     tools.push(t);
                 }
@@ -67,11 +75,14 @@ fn session_tools(
                 }));
             }
             tools.extend(agent);
+            tools.extend(skill);
         }
         Some(names) => {
             for n in names {
                 if n == subagent::AGENT_TOOL {
                     tools.extend(agent.clone());
+                } else if n == skill_tool::SKILL_TOOL {
+                    tools.extend(skill.clone());
                 } else if let Some(d) = host_defs.iter().find(|d| &d.name == n) {
                     tools.push(Arc::new(SessionHostTool {
                         def: d.clone(),
@@ -131,7 +142,13 @@ impl InteractiveSession {
                 parent_cell.clone(),
             )) as Arc<dyn Tool>
         });
-        let mut tools = session_tools(&shared, &cfg, &link, tool_env.as_ref(), agent_tool)?;
+        let skill = skill_tool::offers_skill_tool(&cfg).then(|| {
+            Arc::new(skill_tool::SkillTool::new(
+                cfg.params.skills.clone(),
+                parent_cell.clone(),
+            )) as Arc<dyn Tool>
+        });
+        let mut tools = session_tools(&shared, &cfg, &link, tool_env.as_ref(), agent_tool, skill)?;
         let mcp = crate::sdk::mcp::start_for_session(&shared, &mut cfg);
         tools.extend(mcp.tools(&mut cfg.params.warnings));
         if cfg.params.team {

@@ -23,6 +23,21 @@ pub struct TurnInput {
     pub host_command: Option<(String, String)>,
     /// Images sent after `text` in the user message (see [`super::images`]).
     pub images: Vec<Part>,
+    /// The skill this input invokes (see [`SkillInvocation`]).
+    pub skill: Option<SkillInvocation>,
+}
+
+/// A skill the user invoked (by command or `/name args` input): its turn records a
+/// `skill-invocation` history entry `{"skillName","displayInput"}`; a `context: fork` skill's
+/// turn runs it in a fork worker instead of calling the model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SkillInvocation {
+    /// The skill.
+    pub skill: crate::sdk::config::skill::Skill,
+    /// Its arguments.
+    pub args: String,
+    /// What the user typed (`/name args`).
+    pub display_input: String,
 }
 
 impl TurnInput {
@@ -72,6 +87,7 @@ impl TurnInput {
             },
             host_command: None,
             images: super::images::parse("input_json", map.get("images"), cwd)?,
+            skill: None,
         })
     }
 

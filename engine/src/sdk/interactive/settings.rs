@@ -69,9 +69,23 @@ impl InteractiveSession {
         }
     }
 
-    /// Sets the permission mode (applies to the next tool call).
+    /// Sets the permission mode (applies to the next tool call); an assembled system prompt's
+    /// Permission Mode section follows it from the next model call.
     pub fn set_permission_mode(&self, mode: PermissionMode) {
         self.inner.session.set_permission_mode(mode);
+        let message = {
+            let mut cfg = self.inner.cfg.lock().unwrap_or_else(|p| p.into_inner());
+            let Some(prompt) = cfg.params.prompt.as_mut() else {
+                return;
+            };
+            if prompt.mode == mode {
+                return;
+            }
+            Arc::make_mut(prompt).mode = mode;
+            crate::sdk::project::assembly::system_message(&cfg)
+        };
+        // The message was built from valid inputs; a refusal leaves the previous prompt.
+        let _ = self.inner.session.set_system_message(&message);
     }
 
     /// Changes the model for the next turn.

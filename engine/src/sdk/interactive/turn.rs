@@ -30,6 +30,9 @@ impl InteractiveSession {
         let Some(input) = self.host_command_turn(turn_id, input, &cancel).await else {
             return;
         };
+        let Some(input) = self.fork_skill_turn(turn_id, input, &cancel).await else {
+            return;
+        };
         let user = self.announce_user_message(turn_id, &input);
         self.prepare_context(turn_id, &cancel).await;
         let start_idx = self.inner.session.agent().message_count();
@@ -64,6 +67,7 @@ impl InteractiveSession {
             st.history
                 .push(HistoryEntry::Chat(Arc::new(shown.user_message())));
         }
+        self.record_skill_invocation(input);
         core.link.emit_doc(
             events::TURN_STARTED,
             &TurnStartedFields {

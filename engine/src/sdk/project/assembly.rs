@@ -15,7 +15,7 @@ use crate::sdk::project::system_prompt::{self, PromptInputs};
 use crate::sdk::project::{context, detect};
 use crate::sdk::runtime::RuntimeShared;
 use crate::sdk::settings::{self, Settings, SettingsScope, UserDirs, DEFAULT_ALLOW};
-use crate::tools::{ToolEnv, ToolsConfig};
+use crate::tools::{ToolEnv, ToolsConfig, WebSearchConfig};
 
 /// The variables settings and `$ENV:` references are looked up in (the runtime's `env`, then
 /// the process environment).
@@ -84,15 +84,33 @@ pub fn apply_settings(cfg: &mut SessionConfig, env: &EnvVars) -> SdkResult<Optio
     Ok(Some(s))
 }
 
+/// The Brave key in the runtime's environment (its `env`, then the process's), if set.
+fn runtime_brave_key(shared: &RuntimeShared) -> Option<String> {
+    shared
+        .env_vars()
+        .get(crate::tools::web_search::BRAVE_API_KEY_VAR)
+        .filter(|k| !k.is_empty())
+}
+
+/// Whether the session's `tool_config` names a web-search backend.
+fn configures_web_search(cfg: &SessionConfig) -> bool {
+    cfg.tool_config
+        .as_deref()
+        .is_some_and(|t| t.web_search.is_some() || t.web_search_backend.is_some())
+}
+
 /// The built-in tools' environment: the session's `tool_config`, with the settings' `env`
-/// under it (the session's own `env` keys win). `None` = the runtime's shared defaults.
+/// under it (the session's own `env` keys win), and a Brave web-search backend when the runtime's
+/// environment has `BRAVE_API_KEY` (a configured Brave backend without `apiKey` takes that key).
+/// `None` = the runtime's shared defaults.
 pub fn tool_env(
     shared: &RuntimeShared,
     cfg: &SessionConfig,
     s: Option<&Settings>,
 ) -> Option<ToolEnv> {
     let env = s.map(|s| &s.env).filter(|e| !e.is_empty());
-    if cfg.tool_config.is_none() && env.is_none() {
+    let brave_key = runtime_brave_key(shared);
+    if cfg.tool_config.is_none() && env.is_none() && brave_key.is_none() {
         return None;
     }
     let mut tc: ToolsConfig = cfg.tool_config.as_deref().cloned().unwrap_or_default();
@@ -102,12 +120,29 @@ pub fn tool_env(
             tc.env.entry(k.clone()).or_insert_with(|| v.clone());
         }
     }
+    if let Some(key) = brave_key {
+        let ws = tc.web_search.get_or_insert_with(|| WebSearchConfig {
+            provider: "brave".into(),
+            base_url: None,
+            api_key: None,
+        });
+        if ws.provider.eq_ignore_ascii_case("brave") && ws.api_key.is_none() {
+            ws.api_key = Some(key);
+        }
+    }
     Some(ToolEnv::with_ports(
         Path::new(&cfg.cwd),
         Arc::new(crate::tools::StdFs),
         Arc::new(crate::tools::TokioProcess),
         tc,
     ))
+}
+
+/// Whether the session offers the local `WebSearch` tool: it has a backend (the `tool_config`
+/// names one, or the runtime's environment has `BRAVE_API_KEY`) and no host I/O (whose tools
+/// use no `tool_config`). Without one the tool could only answer "not configured".
+pub fn offers_web_search(shared: &RuntimeShared, cfg: &SessionConfig) -> bool {
+    !cfg.host_io && (configures_web_search(cfg) || runtime_brave_key(shared).is_some())
 }
 
 /// A built-in tool for this session.
@@ -130,22 +165,21 @@ pub fn prompt_inputs(
     s: Option<&Settings>,
     tools: &[Arc<dyn Tool>],
 ) -> Option<PromptInputs> {
-    let s = s?;
+    s?;
     let cwd = context::absolute(Path::new(&cfg.cwd));
     Some(PromptInputs {
         context: context::load(&cwd),
         project: detect::detect(&cwd),
         cwd,
-        trust_level: s.trust_level.clone(),
+        mode: cfg.permission_mode,
         tool_lines: tools
             .iter()
             .map(|t| system_prompt::tool_line(t.name(), t.description()))
-            .collect(),
-        command_lines: system_prompt::builtin_command_lines()
-            .into_iter()
-            .chain(cfg.params.commands.iter().map(|c| {
-                system_prompt::descriptor_line(&c.name, c.argument_hint.as_deref(), &c.description)
-            }))
+            .chain(
+                cfg.params
+                    .native_web_search
+                    .then(|| system_prompt::NATIVE_WEB_SEARCH_LINE.to_string()),
+            )
             .collect(),
         // The agents the model can delegate to, when the session offers the Agent tool.
         agent_lines: if tools
@@ -162,13 +196,17 @@ pub fn prompt_inputs(
         } else {
             Vec::new()
         },
-        skill_lines: cfg
-            .params
-            .skills
+        // Only what the model can invoke: the skills, when the session offers the Skill tool.
+        skill_lines: if tools
             .iter()
-            .filter(|k| k.model_invocable)
-            .map(crate::sdk::commands::skills::prompt_line)
-            .collect(),
+            .any(|t| t.name() == crate::sdk::commands::skill_tool::SKILL_TOOL)
+        {
+            crate::sdk::commands::skill_tool::model_skills(&cfg.params.skills)
+                .map(crate::sdk::commands::skills::prompt_line)
+                .collect()
+        } else {
+            Vec::new()
+        },
         host_prompt: cfg.system_prompt.clone(),
         replace: cfg.params.system_prompt_replace,
     })

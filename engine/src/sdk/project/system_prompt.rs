@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use super::context::ProjectContext;
 use super::detect::ProjectInfo;
+use crate::core::permissions::PermissionMode;
 
 /// Robota's one-liner for a built-in tool.
 pub fn builtin_one_liner(name: &str) -> Option<&'static str> {
@@ -19,9 +20,14 @@ pub fn builtin_one_liner(name: &str) -> Option<&'static str> {
         "Grep" => "Grep — search file contents with regex",
         "WebFetch" => "WebFetch — fetch URL content as text",
         "WebSearch" => "WebSearch — search the internet through the configured local tool",
+        "Skill" => "Skill — run one of the skills listed under Skills",
         _ => return None,
     })
 }
+
+/// The tool line of the provider's own web search (`"native_web_search": true`).
+pub const NATIVE_WEB_SEARCH_LINE: &str =
+    "web_search — search the internet through the provider's native web search";
 
 /// A tool's line: the built-in one-liner, else `<name> — <first line of its description>`.
 pub fn tool_line(name: &str, description: &str) -> String {
@@ -47,13 +53,13 @@ pub struct PromptInputs {
     pub context: ProjectContext,
     /// Detected project.
     pub project: ProjectInfo,
-    /// `safe`, `moderate` or `full`.
-    pub trust_level: String,
+    /// The session's permission mode in force (the trust level is derived from it, see
+    /// [`trust_level_of`]); the `mode` command refreshes it.
+    pub mode: PermissionMode,
     /// One line per tool, in tool order.
     pub tool_lines: Vec<String>,
-    /// `<name>[ <hint>]: <description>` per built-in (and host-registered) command.
-    pub command_lines: Vec<String>,
-    /// `<name>[ <hint>]: <description>` per model-invocable skill.
+    /// `<name>[ <hint>]: <description>` per model-invocable skill (empty unless the session
+    /// offers the `Skill` tool: the prompt lists only what the model can invoke).
     pub skill_lines: Vec<String>,
     /// `<name>: <description>` per agent definition the session can delegate to (see
     /// [`agent_lines`]; empty while no agent runtime is enabled, so the section is dropped).
@@ -72,15 +78,23 @@ pub fn descriptor_line(name: &str, hint: Option<&str>, description: &str) -> Str
     }
 }
 
-/// The "Built-in Commands" lines of the built-in system commands (`help` order).
-pub fn builtin_command_lines() -> Vec<String> {
-    crate::sdk::config::host_commands::BUILTIN_COMMANDS
-        .iter()
-        .map(|(usage, desc)| {
-            let (name, hint) = usage.split_once(' ').unwrap_or((usage, ""));
-            descriptor_line(name, Some(hint), desc)
-        })
-        .collect()
+/// The Robota trust level of a permission mode: `plan` → `safe`, `default` → `moderate`,
+/// `acceptEdits` and `bypassPermissions` → `full`.
+pub fn trust_level_of(mode: PermissionMode) -> &'static str {
+    match mode {
+        PermissionMode::Plan => "safe",
+        PermissionMode::Default => "moderate",
+        PermissionMode::AcceptEdits | PermissionMode::BypassPermissions => "full",
+    }
+}
+
+/// The "Permission Mode" section: the trust level, then the exact mode (two modes share `full`).
+fn permission_section(mode: PermissionMode) -> String {
+    format!(
+        "- **Trust level:** {}\n- **Mode:** {}",
+        trust_level_of(mode),
+        mode.as_str()
+    )
 }
 
 /// The "Agents" lines of `(name, description)` agent definitions, in the given order.
@@ -140,15 +154,9 @@ pub fn build(inp: &PromptInputs, language: Option<&str>) -> String {
             50,
             "permissions",
             "Permission Mode",
-            format!("- **Trust level:** {}", inp.trust_level),
+            permission_section(inp.mode),
         ),
         (60, "tools", "Available Tools", bullets(&inp.tool_lines)),
-        (
-            70,
-            "commands",
-            "Built-in Commands",
-            bullets(&inp.command_lines),
-        ),
         (80, "skills", "Skills", bullets(&inp.skill_lines)),
         (90, "agents", "Agents", bullets(&inp.agent_lines)),
     ];
@@ -178,9 +186,9 @@ mod tests {
                 agents_md: "  be brief \n".into(),
                 ..Default::default()
             },
-            trust_level: "moderate".into(),
+            mode: PermissionMode::BypassPermissions,
             tool_lines: vec![tool_line("Read", ""), tool_line("Calc", "adds\nmore")],
-            command_lines: vec![descriptor_line("deploy", Some("<env>"), "Ship it")],
+            skill_lines: vec![descriptor_line("deploy", Some("<env>"), "Ship it")],
             agent_lines: agent_lines([("Explore", "Read-only")]),
             host_prompt: Some("HOST".into()),
             ..Default::default()
@@ -188,9 +196,9 @@ mod tests {
         assert_eq!(
             build(&inp, Some("ko")),
             "## Agent Instructions\nbe brief\n\n## Working Directory\n`/p`\n\n\
-             ## Response Language\nko\n\n## Permission Mode\n- **Trust level:** moderate\n\n\
+             ## Response Language\nko\n\n## Permission Mode\n- **Trust level:** full\n- **Mode:** bypassPermissions\n\n\
              ## Available Tools\n- Read — read file contents with line numbers\n- Calc — adds\n\n\
-             ## Built-in Commands\n- deploy <env>: Ship it\n\n## Agents\n- Explore: Read-only\n\nHOST"
+             ## Skills\n- deploy <env>: Ship it\n\n## Agents\n- Explore: Read-only\n\nHOST"
         );
         let r = PromptInputs {
             replace: true,

@@ -82,6 +82,7 @@ impl HookExecutor for AgentHookExecutor {
             parent_tool_call_id: None,
             inherit_hooks: false,
             max_turns: Some(max_turns),
+            fork_worker: false,
         };
         let run = run_child(&parent, spec, cancel);
         match tokio::time::timeout(Duration::from_secs_f64(timeout), run).await {

@@ -24,6 +24,10 @@ use crate::sdk::interactive::{InteractiveSession, TurnInput};
 /// AGENTS.md).
 pub const SUBAGENT_SUFFIX: &str = "When you finish, reply with a concise final report: it is relayed to the user by the agent that delegated this task. Use absolute file paths. Include code snippets only when they are load-bearing. Do not use emojis.";
 
+/// Suffix of a fork worker's system prompt (a `context: fork` skill's subagent) instead of
+/// [`SUBAGENT_SUFFIX`].
+pub const FORK_WORKER_SUFFIX: &str = "You are a fork worker: you run one skill on behalf of the agent that invoked it. Do not spawn sub-agents. When you finish, reply in under 500 words with these sections: Scope, Result, Key files, Files changed, Issues. Use absolute file paths. Do not use emojis.";
+
 /// What to run.
 #[derive(Debug, Clone)]
 pub struct ChildSpec {
@@ -39,6 +43,8 @@ pub struct ChildSpec {
     pub inherit_hooks: bool,
     /// Round cap overriding the definition's.
     pub max_turns: Option<i64>,
+    /// A fork worker (a `context: fork` skill): [`FORK_WORKER_SUFFIX`] ends its prompt.
+    pub fork_worker: bool,
 }
 
 /// How a child ended.
@@ -55,14 +61,19 @@ pub struct ChildOutcome {
 }
 
 /// The child's system prompt: body, CLAUDE.md, AGENTS.md (from the parent's assembled
-/// context, when non-empty) and the suffix, joined by blank lines.
-pub fn child_system_prompt(def: &AgentDef, parent: &SessionConfig) -> String {
+/// context, when non-empty) and the suffix (the fork worker's for a fork worker), joined by
+/// blank lines.
+pub fn child_system_prompt(def: &AgentDef, parent: &SessionConfig, fork_worker: bool) -> String {
     let mut parts: Vec<&str> = vec![def.prompt.trim()];
     if let Some(p) = &parent.params.prompt {
         parts.push(p.context.claude_md.trim());
         parts.push(p.context.agents_md.trim());
     }
-    parts.push(SUBAGENT_SUFFIX);
+    parts.push(if fork_worker {
+        FORK_WORKER_SUFFIX
+    } else {
+        SUBAGENT_SUFFIX
+    });
     parts.retain(|p| !p.is_empty());
     parts.join("\n\n")
 }
@@ -96,7 +107,7 @@ fn child_config(parent: &dyn Parent, spec: &ChildSpec, agent_id: &str) -> Sessio
     c.params.language = None;
     c.params.system_prompt_replace = true;
     c.params.warnings.clear();
-    c.system_prompt = Some(child_system_prompt(&spec.def, &p));
+    c.system_prompt = Some(child_system_prompt(&spec.def, &p, spec.fork_worker));
     c.model = spec
         .model
         .clone()
@@ -221,7 +232,8 @@ pub async fn run_child(
         agent_type: spec.def.name.clone(),
         parent_tool_call_id: spec.parent_tool_call_id.clone(),
     };
-    let (child, rx) = open_relayed(&parent.link(), cfg, &who).map_err(|e| sub_agent_error(&e))?;
+    let link = parent.link();
+    let (child, rx) = open_relayed(&link, cfg, &who).map_err(|e| sub_agent_error(&e))?;
     parent
         .fire_hook(HookEvent::SubagentStart, identity.start_fields())
         .await;
@@ -294,9 +306,7 @@ async fn run_turn(
         text: prompt,
         display_input: None,
         raw_input: None,
-        tool_choice: None,
-        host_command: None,
-        images: Vec::new(),
+        ..TurnInput::default()
     });
     let turn = turn.map_err(|e| e.message)?;
     // Aborts the child when this future is dropped before the child ends.

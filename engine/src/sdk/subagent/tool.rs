@@ -104,6 +104,7 @@ impl Tool for AgentTool {
             parent_tool_call_id: Some(ctx.call_id.clone()),
             inherit_hooks: true,
             max_turns: None,
+            fork_worker: false,
         };
         run_child(&parent, spec, ctx.cancel.clone())
             .await
