@@ -8,6 +8,7 @@ mod crash_safety;
 mod docs_snippets;
 mod ffi_abi12;
 mod ffi_error_classes;
+mod ffi_hook_updated_input;
 mod ffi_host_provider;
 mod ffi_images;
 mod ffi_inline_delivery;
