@@ -12,6 +12,7 @@ mod ffi_hook_updated_input;
 mod ffi_host_provider;
 mod ffi_images;
 mod ffi_inline_delivery;
+mod ffi_replay_events_reset;
 mod ffi_session_run;
 mod ffi_thread_delivery;
 mod ffi_wait_delivered;
