@@ -76,6 +76,12 @@ pub trait Tool: Send + Sync {
     fn read_only(&self) -> bool {
         false
     }
+    /// Whether this call may run in `plan` mode although the tool is outside the mode table
+    /// (e.g. the `Agent` tool for a read-only agent type); deny rules still win.
+    fn allowed_in_plan_mode(&self, args: &Value) -> bool {
+        let _ = args;
+        false
+    }
     /// Runs the tool. Must honour `ctx.cancel` for long work.
     async fn execute(&self, args: Value, ctx: &ToolContext) -> ToolResult;
 

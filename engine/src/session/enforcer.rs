@@ -1,11 +1,14 @@
 //! PermissionEnforcer: the session's [`ToolDispatcher`]. Per call, in this order:
-//! PreToolUse hooks (a block ends the call: no permission prompt, the tool does not run) →
-//! permission (mode + allow/deny on normalized paths + the session allow list) → approval handler
-//! when needed → the tool → truncation → PostToolUse hooks. It never fails into the loop: refusals
-//! and blocks become tool results that explain themselves.
+//! PreToolUse hooks (a block ends the call: no permission prompt, the tool does not run; an
+//! `updatedInput` replaces the call's input from here on) → `on_tool_start` with the input that
+//! will run → permission (mode + allow/deny on normalized paths + the session allow list) →
+//! approval handler when needed → the tool → truncation → PostToolUse hooks. It never fails into
+//! the loop: refusals and blocks become tool results that explain themselves.
 
 use std::panic::AssertUnwindSafe;
 use std::path::PathBuf;
+use std::borrow::Cow;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
 use async_trait::async_trait;
@@ -162,7 +165,8 @@ impl PermissionEnforcer {
 
     /// Evaluates and, for `approve`, asks the approval handler. A tool that declares itself
     /// read-only ([`Tool::read_only`]) runs without asking where it would need approval (deny
-    /// rules and plan mode still refuse it).
+    /// rules and plan mode still refuse it); in plan mode a call the tool declares harmless
+    /// ([`Tool::allowed_in_plan_mode`]) runs unless a deny rule matches.
     pub async fn gate(&self, tool: &dyn Tool, args: &Value, ctx: &ToolContext) -> GateDecision {
         let decision = self.decide(tool, args, ctx).await;
         crate::log_at!(
@@ -186,10 +190,12 @@ impl PermissionEnforcer {
         }
         let mode = self.mode();
         let read_only = tool.read_only();
+        let plan_ok = mode == PermissionMode::Plan && tool.allowed_in_plan_mode(args);
         let tool = tool.name();
         let (decision, rule) = self.evaluate(tool, args);
         match decision {
             PermissionDecision::Approve if read_only => GateDecision::Run,
+            PermissionDecision::Deny if plan_ok && rule.is_none() => GateDecision::Run,
             PermissionDecision::Auto => GateDecision::Run,
             PermissionDecision::Deny => GateDecision::Deny(match rule {
                 Some(r) => format!("{PERMISSION_DENIED} The deny rule \"{r}\" matches this call."),
@@ -273,15 +279,29 @@ impl PermissionEnforcer {
         m
     }
 
-    async fn run_call(
+    /// Reports the call's start once, with the input that will run.
+    fn start(&self, tool: &Arc<dyn Tool>, args: &Value, ctx: &ToolContext, started: &AtomicBool) {
+        if started.swap(true, Ordering::Relaxed) {
+            return;
+        }
+        if let Some(o) = &self.observer {
+            o.on_tool_start(&ctx.call_id, tool.name(), args, tool.parameters());
+        }
+    }
+
+    /// Runs the call; returns its result, how it ended and the input it ran with (a PreToolUse
+    /// hook's `updatedInput`, else the model's).
+    async fn run_call<'a>(
         &self,
         tool: &Arc<dyn Tool>,
-        args: &Value,
+        args: &'a Value,
         ctx: &ToolContext,
-    ) -> (ToolResult, ToolEndResult) {
+        started: &AtomicBool,
+    ) -> (ToolResult, ToolEndResult, Cow<'a, Value>) {
         let name = tool.name();
+        let mut args = Cow::Borrowed(args);
         if !self.hooks.groups(HookEvent::PreToolUse).is_empty() {
-            let input = Value::Object(self.tool_hook_input(HookEvent::PreToolUse, name, args));
+            let input = Value::Object(self.tool_hook_input(HookEvent::PreToolUse, name, &args));
             let pre = run_hooks_with_cancel(
                 &self.hooks,
                 HookEvent::PreToolUse,
@@ -293,12 +313,29 @@ impl PermissionEnforcer {
             for w in &pre.warnings {
                 self.warn(w);
             }
+            if let (false, Some(updated)) = (pre.blocked, pre.updated_input) {
+                args = Cow::Owned(Value::Object(updated));
+            }
+            self.start(tool, &args, ctx, started);
             if pre.blocked {
                 let reason = pre.reason.unwrap_or_default();
                 let text = failure_json(&format!("{BLOCKED_BY_HOOK_PREFIX}{reason}"));
-                return (Ok(Value::String(text)), ToolEndResult::Denied);
+                return (Ok(Value::String(text)), ToolEndResult::Denied, args);
             }
         }
+        self.start(tool, &args, ctx, started);
+        let (result, end) = self.gated_call(tool, &args, ctx).await;
+        (result, end, args)
+    }
+
+    /// Permission, budget, the tool itself, truncation and PostToolUse hooks.
+    async fn gated_call(
+        &self,
+        tool: &Arc<dyn Tool>,
+        args: &Value,
+        ctx: &ToolContext,
+    ) -> (ToolResult, ToolEndResult) {
+        let name = tool.name();
         // PreToolUse runs before the permission check: a hook block means nobody is asked.
         if let GateDecision::Deny(text) = self.gate(tool.as_ref(), args, ctx).await {
             return (
@@ -359,22 +396,24 @@ impl PermissionEnforcer {
 impl ToolDispatcher for PermissionEnforcer {
     async fn dispatch(&self, tool: &Arc<dyn Tool>, args: &Value, ctx: &ToolContext) -> ToolResult {
         let name = tool.name().to_string();
+        let started = AtomicBool::new(false);
+        let (result, end, ran_with) =
+            AssertUnwindSafe(self.run_call(tool, args, ctx, &started))
+                .catch_unwind()
+                .await
+                .unwrap_or_else(|_| {
+                    (
+                        Ok(Value::String(failure_json(&format!(
+                            "Internal error while running tool \"{name}\""
+                        )))),
+                        ToolEndResult::Error,
+                        Cow::Borrowed(args),
+                    )
+                });
+        // A panic before the start was reported still pairs the end with a start.
+        self.start(tool, &ran_with, ctx, &started);
         if let Some(o) = &self.observer {
-            o.on_tool_start(&ctx.call_id, &name, args, tool.parameters());
-        }
-        let (result, end) = AssertUnwindSafe(self.run_call(tool, args, ctx))
-            .catch_unwind()
-            .await
-            .unwrap_or_else(|_| {
-                (
-                    Ok(Value::String(failure_json(&format!(
-                        "Internal error while running tool \"{name}\""
-                    )))),
-                    ToolEndResult::Error,
-                )
-            });
-        if let Some(o) = &self.observer {
-            o.on_tool_end(&ctx.call_id, &name, args, end, &output_text(&result));
+            o.on_tool_end(&ctx.call_id, &name, &ran_with, end, &output_text(&result));
         }
         result
     }

@@ -20,8 +20,10 @@ pub enum ToolEndResult {
 /// Session callbacks. All methods have empty defaults; they are called from the thread running
 /// the turn and must not block for long.
 pub trait SessionObserver: Send + Sync {
-    /// A tool call begins (before hooks and the permission check; always followed by
-    /// `on_tool_end`). `schema` is the tool's JSON Schema (its `properties` in declared order).
+    /// A tool call begins: after its PreToolUse hooks (`args` is the input that runs, a hook's
+    /// `updatedInput` included), before the permission check; always followed by `on_tool_end`
+    /// with the same `args`. `schema` is the tool's JSON Schema (its `properties` in declared
+    /// order).
     fn on_tool_start(&self, call_id: &str, tool: &str, args: &Value, schema: &Value) {
         let _ = (call_id, tool, args, schema);
     }

@@ -44,12 +44,12 @@ fn each_layer_overrides_the_ones_below_it() {
     assert_eq!(
         layers,
         vec![
-            rhome.join("settings.json"),
             home.join(".claude/settings.json"),
-            proj.join(".robota/settings.json"),
-            proj.join(".robota/settings.local.json"),
+            rhome.join("settings.json"),
             proj.join(".claude/settings.json"),
             proj.join(".claude/settings.local.json"),
+            proj.join(".robota/settings.json"),
+            proj.join(".robota/settings.local.json"),
         ]
     );
     assert_eq!(

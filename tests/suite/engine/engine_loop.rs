@@ -139,7 +139,7 @@ async fn empty_forced_reply_gives_fallback_text() {
 }
 
 #[tokio::test]
-async fn forced_call_that_throws_does_not_throw() {
+async fn forced_call_that_throws_answers_the_fallback() {
     let p = scripted(turns_then(
         tool_turns(1, "t"),
         json!({"error":{"message":"summary failed"}}),
@@ -152,11 +152,17 @@ async fn forced_call_that_throws_does_not_throw() {
     assert_eq!(p.call_count(), 2);
     assert_eq!(
         r.response,
-        "No response received. The context window may be full."
+        "Maximum rounds reached. Partial results available in conversation history."
     );
-    // Nothing appended for the failed forced call: user, assistant(tool call), tool.
+    // The failed forced call records the fallback as the answer.
     let roles: Vec<Role> = a.messages().iter().map(|m| m.role).collect();
-    assert_eq!(roles, vec![Role::User, Role::Assistant, Role::Tool]);
+    assert_eq!(
+        roles,
+        vec![Role::User, Role::Assistant, Role::Tool, Role::Assistant]
+    );
+    let last = a.messages().last().unwrap().clone();
+    assert_eq!(last.content, FORCED_SUMMARY_FALLBACK);
+    assert_eq!(last.metadata.as_ref().unwrap()["forcedSummary"], json!(true));
 }
 
 #[tokio::test]

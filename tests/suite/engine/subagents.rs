@@ -6,7 +6,7 @@
 use robota_engine::sdk::events::{self, Payload};
 use robota_engine::sdk::subagent::defs::{EXPLORE_PROMPT, GENERAL_PURPOSE_PROMPT};
 use robota_engine::sdk::subagent::runner::SUBAGENT_SUFFIX;
-use serde_json::json;
+use serde_json::{json, Value};
 
 use crate::support::fake_server::{FakeServer, Reply, Turn};
 use crate::support::subagent_host::{
@@ -342,4 +342,84 @@ fn two_children_run_in_parallel() {
     assert_eq!(ids[0].0, "call_a");
     assert_eq!(ids[1].0, "call_b");
     assert_ne!(ids[0].1, ids[1].1);
+}
+
+#[test]
+fn plan_mode_delegates_to_read_only_agents_only_and_the_child_stays_in_plan_mode() {
+    let server = FakeServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("touched");
+    let rt = runtime(&server, json!({}));
+    let mut p = Parent::open(
+        &rt,
+        json!({"cwd": dir.path(), "tools": ["Read", "Bash", "Agent"], "permission_mode": "plan"}),
+    );
+    server.enqueue(call(
+        "call_1",
+        "Agent",
+        json!({"prompt": "look around", "subagent_type": "Explore"}),
+    ));
+    server.enqueue(call(
+        "c_b",
+        "Bash",
+        json!({"command": format!("touch {}", marker.display())}),
+    ));
+    server.enqueue(text("looked"));
+    server.enqueue(call("call_2", "Agent", json!({"prompt": "change things"})));
+    server.enqueue(text("done"));
+    let done = p.turn("plan it");
+    assert_eq!(done["response"], "done");
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 5, "the general-purpose child never ran");
+    let plan_denied = |tool: &str| {
+        json!({"success": false, "output": "", "error": format!(
+            "Permission denied. The user did not approve this action. Tool \"{tool}\" is not allowed in plan mode; an allow rule or another permission mode is needed to use it.")})
+        .to_string()
+    };
+    assert_eq!(tool_result(&reqs[2].body, "c_b"), plan_denied("Bash"));
+    assert!(!marker.exists());
+    assert_eq!(tool_result(&reqs[3].body, "call_1"), "looked");
+    assert_eq!(tool_result(&reqs[4].body, "call_2"), plan_denied("Agent"));
+}
+
+#[test]
+fn explore_uses_haiku_on_anthropic_and_a_custom_explore_keeps_the_parents_model() {
+    let server = FakeServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    let rt = robota_engine::sdk::runtime::Runtime::from_json(
+        &json!({"v":1,"providers":{"p": server.provider_config("anthropic")}}).to_string(),
+    )
+    .unwrap();
+    let agent_call = |id: &str| {
+        let args = json!({"prompt": "where?", "subagent_type": "Explore"}).to_string();
+        Reply::anthropic(&Turn::text(Vec::<String>::new()).tool(id, "Agent", &args))
+    };
+    let say = |t: &str| Reply::anthropic(&Turn::text([t]));
+    let mut p = Parent::open(&rt, json!({"cwd": dir.path(), "tools": ["Read", "Agent"]}));
+    server.enqueue(agent_call("toolu_1"));
+    server.enqueue(say("here"));
+    server.enqueue(say("ok"));
+    assert_eq!(p.turn("find")["response"], "ok");
+    let models: Vec<Value> = server
+        .requests()
+        .iter()
+        .map(|r| r.body["model"].clone())
+        .collect();
+    assert_eq!(models, ["test-model", "claude-haiku-4-5", "test-model"]);
+    // A session's own `Explore` definition is not the built-in: it inherits.
+    let server2 = FakeServer::start();
+    let rt2 = robota_engine::sdk::runtime::Runtime::from_json(
+        &json!({"v":1,"providers":{"p": server2.provider_config("anthropic")}}).to_string(),
+    )
+    .unwrap();
+    let mut p2 = Parent::open(
+        &rt2,
+        json!({"cwd": dir.path(), "tools": ["Read", "Agent"],
+               "agents": {"Explore": {"prompt": "mine"}}}),
+    );
+    server2.enqueue(agent_call("toolu_1"));
+    server2.enqueue(say("here"));
+    server2.enqueue(say("ok"));
+    assert_eq!(p2.turn("find")["response"], "ok");
+    assert_eq!(server2.requests()[1].body["model"], "test-model");
 }

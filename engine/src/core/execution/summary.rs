@@ -18,7 +18,7 @@ use crate::core::provider::ChatRequest;
 /// The synthetic instruction used when the round cap (or an empty reply) ends the loop.
 pub const FORCED_SUMMARY_INSTRUCTION: &str = "Tool round limit reached. Provide your response based on the information gathered so far. If results are incomplete, let the user know what was covered and what remains — the user can request additional analysis in a follow-up message.";
 
-/// Answer recorded when the forced call returns no text.
+/// Answer recorded when the forced call returns no text or fails.
 pub const FORCED_SUMMARY_FALLBACK: &str =
     "Maximum rounds reached. Partial results available in conversation history.";
 
@@ -33,7 +33,8 @@ pub(crate) fn unknown_tools_instruction(names: &[String]) -> String {
     )
 }
 
-/// Performs the forced summary call; never fails (a failing call appends nothing).
+/// Performs the forced summary call; never fails: a call that fails (or answers no text) records
+/// [`FORCED_SUMMARY_FALLBACK`] as the answer; an aborted call appends nothing.
 pub(crate) async fn forced_summary(ctx: &mut RunCtx<'_>, round: u32, instruction: &str) {
     let mut messages = lock(ctx.store).messages().to_vec();
     if let Some(sys) = &ctx.config.system_message {
@@ -72,7 +73,8 @@ pub(crate) async fn forced_summary(ctx: &mut RunCtx<'_>, round: u32, instruction
             super::add_usage(ctx, resp.usage);
             resp.content
         }
-        Err(CallError::Aborted | CallError::Failed { .. }) => return,
+        Err(CallError::Failed { .. }) => String::new(),
+        Err(CallError::Aborted) => return,
     };
     let mut meta = serde_json::Map::new();
     meta.insert("round".into(), json!(round));

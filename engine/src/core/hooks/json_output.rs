@@ -1,8 +1,10 @@
 //! The JSON stdout protocol (Claude-compatible; stdout that is not JSON stays raw text): an exit-0
 //! hook whose stdout is a JSON object is read as structured output instead of raw text.
 //! `continue:false` blocks (reason `stopReason`); `decision:"block"` blocks a UserPromptSubmit;
-//! `hookSpecificOutput.permissionDecision:"deny"` blocks a PreToolUse; `additionalContext` and
-//! `systemMessage` are collected as stdout; an object with none of these contributes nothing.
+//! `hookSpecificOutput.permissionDecision:"deny"` blocks a PreToolUse;
+//! `hookSpecificOutput.updatedInput` of a PreToolUse replaces the tool's input (checked by the
+//! runner: it must be an object); `additionalContext` and `systemMessage` are collected as stdout;
+//! an object with none of these contributes nothing.
 
 use serde_json::{Map, Value};
 
@@ -15,6 +17,8 @@ pub struct JsonHookOutput {
     pub block: Option<String>,
     /// Text to collect as stdout.
     pub context: Vec<String>,
+    /// A PreToolUse hook's replacement tool input, as written (not yet checked).
+    pub updated_input: Option<Value>,
 }
 
 fn non_empty_str<'a>(m: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
@@ -60,6 +64,8 @@ pub fn parse_json_output(event: HookEvent, stdout: &str) -> Option<JsonHookOutpu
                         .unwrap_or("Blocked by hook (permissionDecision: deny)")
                         .to_string(),
                 );
+            } else if let Some(u) = s.get("updatedInput") {
+                out.updated_input = Some(u.clone());
             }
         }
     }

@@ -1,7 +1,9 @@
 //! `runHooks(config, event, input, executors)`, hooks run one after another: select the event's
 //! groups by matcher, run their hooks in order, stop at the first block (exit 2), collect exit-0
 //! stdout, and turn everything else into warnings. Exit-0 stdout that is a JSON object follows the
-//! JSON protocol of [`super::json_output`].
+//! JSON protocol of [`super::json_output`]. A PreToolUse `updatedInput` that is not a JSON object
+//! blocks the call with a reason naming the hook (running the original input would ignore the
+//! hook's intent).
 
 use regex::Regex;
 use serde_json::{Map, Value};
@@ -61,6 +63,18 @@ fn group_input(input: &Value, group: &HookGroup) -> Value {
     Value::Object(obj)
 }
 
+/// `a string`, `an array`, … (error messages).
+fn json_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
 /// Runs the hooks of `event` (see the module doc). Never fails.
 pub async fn run_hooks(
     config: &HooksConfig,
@@ -86,11 +100,13 @@ pub async fn run_hooks_with_cancel(
     }
     let target = matcher_target(event, input);
     let mut parts: Vec<String> = Vec::new();
+    // The input with the latest `updatedInput` as `tool_input`, once a hook rewrote it.
+    let mut rewritten: Option<Value> = None;
     for group in groups {
         if !matcher_matches(&group.matcher, target.as_deref()) {
             continue;
         }
-        let ginput = group_input(input, group);
+        let mut ginput = group_input(rewritten.as_ref().unwrap_or(input), group);
         for def in &group.hooks {
             if cancel.is_cancelled() {
                 outcome.stdout = parts.join("\n");
@@ -108,7 +124,25 @@ pub async fn run_hooks_with_cancel(
                 0 => match parse_json_output(event, &r.stdout) {
                     Some(json) => {
                         parts.extend(json.context);
-                        if let Some(reason) = json.block {
+                        let block = match json.updated_input {
+                            None => json.block,
+                            Some(Value::Object(m)) => {
+                                let base = rewritten.get_or_insert_with(|| input.clone());
+                                for v in [base, &mut ginput] {
+                                    if let Value::Object(o) = v {
+                                        o.insert("tool_input".into(), Value::Object(m.clone()));
+                                    }
+                                }
+                                outcome.updated_input = Some(m);
+                                json.block
+                            }
+                            Some(other) => Some(format!(
+                                "{event} hook \"{}\" returned an invalid updatedInput: it must be a JSON object, not {}",
+                                def.label(),
+                                json_kind(&other)
+                            )),
+                        };
+                        if let Some(reason) = block {
                             outcome.blocked = true;
                             outcome.reason = Some(reason);
                             outcome.stdout = parts.join("\n");

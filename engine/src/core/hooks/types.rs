@@ -384,4 +384,7 @@ pub struct HookRunOutcome {
     pub stdout: String,
     /// One line per hook that failed, exited with another code, or was skipped.
     pub warnings: Vec<String>,
+    /// The tool input a PreToolUse hook rewrote (`hookSpecificOutput.updatedInput`; the last
+    /// hook's wins, and later hooks see it as `tool_input`).
+    pub updated_input: Option<Map<String, Value>>,
 }

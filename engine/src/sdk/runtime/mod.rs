@@ -129,6 +129,12 @@ impl RuntimeShared {
         names
     }
 
+    /// The kind of the runtime config's provider profile `name` (`None` for a host provider or
+    /// an unknown name).
+    pub fn profile_kind(&self, name: &str) -> Option<ProviderKind> {
+        self.config.providers.get(name).map(|(kind, _)| *kind)
+    }
+
     /// Whether the runtime config has a provider profile `name`.
     pub fn has_profile(&self, name: &str) -> bool {
         self.config.providers.contains_key(name)

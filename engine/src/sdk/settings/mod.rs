@@ -1,8 +1,9 @@
 //! Settings files (missing or empty files skipped): up to six layers, lowest → highest priority:
-//! `~/.robota/settings.json`, `~/.claude/settings.json`, `<cwd>/.robota/settings.json`,
-//! `<cwd>/.robota/settings.local.json`, `<cwd>/.claude/settings.json`,
-//! `<cwd>/.claude/settings.local.json`. `"settings":"user"` reads the first two,
-//! `"project"` all six, `"none"` (the default) none. `ROBOTA_HOME` replaces `~/.robota`.
+//! `~/.claude/settings.json`, `~/.robota/settings.json`, `<cwd>/.claude/settings.json`,
+//! `<cwd>/.claude/settings.local.json`, `<cwd>/.robota/settings.json`,
+//! `<cwd>/.robota/settings.local.json`: `.robota/` is the primary convention and beats the
+//! Claude Code compatible `.claude/` file of the same scope. `"settings":"user"` reads the first
+//! two, `"project"` all six, `"none"` (the default) none. `ROBOTA_HOME` replaces `~/.robota`.
 
 mod layers;
 mod merge;
@@ -85,18 +86,18 @@ pub fn layer_paths(scope: SettingsScope, cwd: &Path, dirs: &UserDirs) -> Vec<Pat
     if scope == SettingsScope::None {
         return out;
     }
-    if let Some(r) = &dirs.robota {
-        out.push(r.join("settings.json"));
-    }
     if let Some(c) = &dirs.claude {
         out.push(c.join("settings.json"));
     }
+    if let Some(r) = &dirs.robota {
+        out.push(r.join("settings.json"));
+    }
     if scope == SettingsScope::Project {
         for (dir, file) in [
-            (".robota", "settings.json"),
-            (".robota", "settings.local.json"),
             (".claude", "settings.json"),
             (".claude", "settings.local.json"),
+            (".robota", "settings.json"),
+            (".robota", "settings.local.json"),
         ] {
             out.push(cwd.join(dir).join(file));
         }

@@ -18,6 +18,27 @@ pub const EXPLORE_PROMPT: &str = "You are a read-only codebase exploration agent
 /// Built-in `Plan` prompt.
 pub const PLAN_PROMPT: &str = "You are a read-only planning, research and architecture agent. Analyse the code without modifying anything, then produce a numbered implementation plan that names the specific files to change, the order of the steps, and the risks of each step.";
 
+/// The model of the built-in `Explore` agent on an Anthropic provider (the Robota spec's choice:
+/// a small fast model for read-only searching); other providers inherit the parent's model.
+pub const EXPLORE_ANTHROPIC_MODEL: &str = "claude-haiku-4-5";
+
+/// The model a definition without its own `model` defaults to: [`EXPLORE_ANTHROPIC_MODEL`] for
+/// the built-in `Explore` (not a custom agent of that name) when the provider is Anthropic, else
+/// `None` (the parent's model).
+pub fn default_model(def: &AgentDef, anthropic: bool) -> Option<String> {
+    let builtin_explore = def.name == "Explore" && def.prompt == EXPLORE_PROMPT;
+    (anthropic && builtin_explore && def.model.is_none()).then(|| EXPLORE_ANTHROPIC_MODEL.into())
+}
+
+/// Whether an agent type can change no file: its tools exclude `Write` and `Edit` (through
+/// `disallowedTools` or a `tools` list naming neither), like the built-in `Explore` and `Plan`.
+pub fn is_read_only(def: &AgentDef) -> bool {
+    ["Write", "Edit"].iter().all(|t| {
+        def.disallowed_tools.iter().any(|d| d == t)
+            || def.tools.as_ref().is_some_and(|a| !a.iter().any(|n| n == t))
+    })
+}
+
 /// [`builtins`], built once per process: every definition of a session without session
 /// agents whose settings read no agent files.
 pub fn shared_builtins() -> std::sync::Arc<Vec<AgentDef>> {

@@ -14,6 +14,7 @@ use super::{Parent, AGENT_TOOL, MAX_DEPTH};
 use crate::core::execution::INTERRUPTED_TOOL_ERROR;
 use crate::core::hooks::HookEvent;
 use crate::core::util::prefixed_id;
+use crate::providers::ProviderKind;
 use crate::sdk::config::agents::AgentDef;
 use crate::sdk::config::SessionConfig;
 use crate::sdk::events::{self, Event, EventSink};
@@ -99,7 +100,9 @@ pub fn child_tools(def: &AgentDef, parent_tools: &[String], child_depth: u32) ->
 
 fn child_config(parent: &dyn Parent, spec: &ChildSpec, agent_id: &str) -> SessionConfig {
     let p = parent.config();
-    let budget = parent.link().budget.clone();
+    let link = parent.link();
+    let budget = link.budget.clone();
+    let anthropic = link.shared.profile_kind(&p.provider) == Some(ProviderKind::Anthropic);
     let mut c = p.clone();
     c.params.agents.depth = p.params.agents.depth + 1;
     c.params.agents.session = None;
@@ -112,6 +115,7 @@ fn child_config(parent: &dyn Parent, spec: &ChildSpec, agent_id: &str) -> Sessio
         .model
         .clone()
         .or_else(|| spec.def.model.clone())
+        .or_else(|| super::defs::default_model(&spec.def, anthropic))
         .unwrap_or_else(|| p.model.clone());
     c.tools = Some(child_tools(
         &spec.def,

@@ -71,6 +71,20 @@ impl Tool for AgentTool {
         true
     }
 
+    /// In plan mode only read-only agent types ([`super::defs::is_read_only`]) may be
+    /// delegated to; the child runs in plan mode too.
+    fn allowed_in_plan_mode(&self, args: &Value) -> bool {
+        let kind = match args.get("subagent_type") {
+            None | Some(Value::Null) => DEFAULT_AGENT_TYPE,
+            Some(Value::String(s)) => s.as_str(),
+            Some(_) => return false,
+        };
+        self.defs
+            .iter()
+            .find(|d| d.name == kind)
+            .is_some_and(super::defs::is_read_only)
+    }
+
     async fn execute(&self, args: Value, ctx: &ToolContext) -> ToolResult {
         let Some(parent) = parent_of(&self.parent) else {
             return Err("Sub-agent error: the session is gone".into());

@@ -265,3 +265,57 @@ fn json_stdout_protocol_blocks_and_adds_context() {
         "{not json"
     );
 }
+
+#[test]
+fn pre_tool_use_updated_input_is_returned_and_seen_by_later_hooks() {
+    let dir = tempfile::tempdir().unwrap();
+    let seen = dir.path().join("seen.json");
+    let c = cfg(
+        HookEvent::PreToolUse,
+        vec![HookGroup::new(
+            "",
+            vec![
+                cmd(r#"printf '%s' '{"hookSpecificOutput":{"updatedInput":{"command":"ls"}}}'"#),
+                cmd(&format!("cat > {}", seen.display())),
+            ],
+        )],
+    );
+    let input = json!({"session_id":"s","tool_name":"Bash","tool_input":{"command":"rm -rf x"}});
+    let r = rt().block_on(run_hooks(
+        &c,
+        HookEvent::PreToolUse,
+        &input,
+        &HookExecutorRegistry::new(),
+    ));
+    assert!(!r.blocked);
+    assert_eq!(
+        r.updated_input.map(Value::Object),
+        Some(json!({"command":"ls"}))
+    );
+    let later: Value = serde_json::from_str(&std::fs::read_to_string(&seen).unwrap()).unwrap();
+    assert_eq!(later["tool_input"], json!({"command":"ls"}));
+    // Only PreToolUse rewrites; a deny wins over a rewrite in the same answer.
+    let r = run_json(
+        HookEvent::PostToolUse,
+        r#"{"hookSpecificOutput":{"updatedInput":{"command":"ls"}}}"#,
+    );
+    assert_eq!(r.updated_input, None);
+    let r = run_json(
+        HookEvent::PreToolUse,
+        r#"{"hookSpecificOutput":{"permissionDecision":"deny","updatedInput":{"command":"ls"}}}"#,
+    );
+    assert!(r.blocked);
+    assert_eq!(r.updated_input, None);
+    // Not an object: the call is blocked with a reason naming the hook.
+    let r = run_json(
+        HookEvent::PreToolUse,
+        r#"{"hookSpecificOutput":{"updatedInput":"ls"}}"#,
+    );
+    assert!(r.blocked);
+    assert_eq!(
+        r.reason.as_deref(),
+        Some(
+            r#"PreToolUse hook "printf '%s' '{"hookSpecificOutput":{"updatedInput":"ls"}}'" returned an invalid updatedInput: it must be a JSON object, not a string"#
+        )
+    );
+}
