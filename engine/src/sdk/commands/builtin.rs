@@ -138,7 +138,11 @@ pub fn execute(s: &InteractiveSession, name: &str, args: &str) -> SdkResult<Valu
 fn help(s: &InteractiveSession, _: &Args) -> SdkResult<Value> {
     let commands = crate::sdk::commands::registry::list(s);
     let mut text = help_text();
-    for (source, title) in [("host", "Host commands:"), ("skill", "Skills:")] {
+    for (source, title) in [
+        ("host", "Host commands:"),
+        ("skill", "Skills:"),
+        ("plugin", "Plugin commands:"),
+    ] {
         let listed: Vec<&Value> = commands.iter().filter(|c| c["source"] == source).collect();
         if !listed.is_empty() {
             text.push('\n');
