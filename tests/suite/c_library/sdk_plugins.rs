@@ -28,7 +28,8 @@ fn last_user_text(body: &Value) -> String {
     }
 }
 
-const AUDIT: &str = "---\ndescription: Audit the code\n---\nAudit $ARGUMENTS with ${CLAUDE_PLUGIN_ROOT}/rules.\n";
+const AUDIT: &str =
+    "---\ndescription: Audit the code\n---\nAudit $ARGUMENTS with ${CLAUDE_PLUGIN_ROOT}/rules.\n";
 
 #[test]
 fn a_host_registered_plugin_command_runs_and_its_hook_fires() {
