@@ -23,6 +23,9 @@ type RuntimeConfig struct {
 	// Env holds variables looked up before the process environment ($ENV: references in
 	// settings files, ROBOTA_HOME, HOME); the process environment is never changed.
 	Env map[string]string `json:"env,omitempty"`
+	// PluginDirs are plugin folders (absolute paths) every session of the runtime loads
+	// (ABI 1.2; a settings enabledPlugins entry false turns one off).
+	PluginDirs []string `json:"plugin_dirs,omitempty"`
 	// Extra holds keys this struct does not name (newer library versions); they are merged
 	// into the document and never override the named fields.
 	Extra map[string]any `json:"-"`

@@ -112,6 +112,10 @@ namespace Robota
         /// <c>ROBOTA_HOME</c>, <c>HOME</c>); the process environment is never changed.</summary>
         public IDictionary<string, string> Env { get; } = new Dictionary<string, string>();
 
+        /// <summary>Plugin folders (absolute paths) every session of the runtime loads (ABI 1.2; a settings
+        /// <c>enabledPlugins</c> entry <c>false</c> turns one off).</summary>
+        public IList<string> PluginDirs { get; } = new List<string>();
+
         /// <summary>Any further fields, written as they are.</summary>
         public IDictionary<string, object> Extra { get; } = new Dictionary<string, object>();
 
@@ -139,6 +143,7 @@ namespace Robota
                 foreach (var kv in Env) env[kv.Key] = kv.Value;
                 d["env"] = env;
             }
+            if (PluginDirs.Count > 0) d["plugin_dirs"] = new List<object>(PluginDirs);
             foreach (var kv in Extra) d[kv.Key] = kv.Value;
             return Json.Serialize(d);
         }

@@ -40,6 +40,7 @@ namespace Robota.Tests
                 WorkerThreads = 1, SessionDir = "x", RequestTimeoutMs = 1, RequestTimeoutDecision = "allow", Strict = false,
             };
             rc.Env["A"] = "b";
+            rc.PluginDirs.Add("/p");
             rc.AddProvider("p", ProviderConfig.Anthropic());
             ExpectCovers("runtime", "RuntimeConfig", rc.ToJson());
 

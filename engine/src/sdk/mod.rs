@@ -5,7 +5,7 @@
 //!
 //! One folder per concept: [`runtime`], [`config`] and [`events`] (leaves: they never read the
 //! runtime or the interactive session), [`host`] (what the host answers), [`commands`],
-//! [`persistence`], [`project`], [`interactive`], [`subagent`], [`team`], [`settings`], [`mcp`].
+//! [`persistence`], [`project`], [`interactive`], [`subagent`], [`team`], [`settings`], [`mcp`], [`plugins`].
 
 pub mod commands;
 pub mod config;
@@ -15,6 +15,7 @@ pub mod host;
 pub mod interactive;
 pub mod mcp;
 pub mod persistence;
+pub mod plugins;
 pub use crate::core::log;
 pub mod project;
 pub mod query;

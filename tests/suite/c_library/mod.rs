@@ -25,6 +25,7 @@ mod record_replay;
 mod sdk_commands;
 mod sdk_host_commands;
 mod sdk_params;
+mod sdk_plugins;
 mod sdk_query;
 mod sdk_settings;
 mod sdk_settings_provider;

@@ -24,6 +24,7 @@ mod layering;
 mod mcp_config;
 #[cfg(feature = "mcp")]
 mod mcp_servers;
+mod plugins;
 mod providers_anthropic;
 mod providers_bad_answers;
 mod providers_context_window;

@@ -81,7 +81,7 @@ fn schema_keys_are_the_keys_the_parsers_accept() {
     );
     assert_eq!(
         runtime_keys().join(", "),
-        "env, strict, providers, worker_threads, session_dir, request_timeout_ms, request_timeout_decision"
+        "env, strict, providers, worker_threads, session_dir, request_timeout_ms, request_timeout_decision, plugin_dirs"
     );
     let e =
         parse_session_config(r#"{"v":1,"provider":"p","model":"m","delivry":"pull"}"#).unwrap_err();

@@ -19,12 +19,15 @@ public struct RuntimeConfig: ExtensibleDocument, Sendable, Equatable {
     public var env: [String: String]?
     /// Accepted for compatibility; no effect (unknown keys are always refused).
     public var strict: Bool?
+    /// Plugin folders (absolute paths) every session of the runtime loads (ABI 1.2; a settings
+    /// `enabledPlugins` entry `false` turns one off).
+    public var pluginDirs: [String]?
     public var extra: [String: JSONValue]
 
     public init(
         providers: [String: ProviderConfig], workerThreads: Int? = nil, sessionDir: String? = nil,
         requestTimeoutMs: Int? = nil, requestTimeoutDecision: String? = nil, env: [String: String]? = nil,
-        strict: Bool? = nil, extra: [String: JSONValue] = [:]
+        strict: Bool? = nil, pluginDirs: [String]? = nil, extra: [String: JSONValue] = [:]
     ) {
         self.providers = providers
         self.workerThreads = workerThreads
@@ -33,12 +36,13 @@ public struct RuntimeConfig: ExtensibleDocument, Sendable, Equatable {
         self.requestTimeoutDecision = requestTimeoutDecision
         self.env = env
         self.strict = strict
+        self.pluginDirs = pluginDirs
         self.extra = extra
     }
 
     static let knownKeys: Set<String> = [
         "v", "providers", "worker_threads", "session_dir", "request_timeout_ms", "request_timeout_decision", "env",
-        "strict",
+        "strict", "plugin_dirs",
     ]
 
     func encodeKnown(to c: inout KeyedEncodingContainer<DynamicKey>) throws {
@@ -50,6 +54,7 @@ public struct RuntimeConfig: ExtensibleDocument, Sendable, Equatable {
         try c.put(requestTimeoutDecision, "request_timeout_decision")
         try c.put(env, "env")
         try c.put(strict, "strict")
+        try c.put(pluginDirs, "plugin_dirs")
     }
 
     init(reading c: KeyedDecodingContainer<DynamicKey>) throws {
@@ -57,7 +62,7 @@ public struct RuntimeConfig: ExtensibleDocument, Sendable, Equatable {
             providers: try c.need("providers"), workerThreads: try c.get("worker_threads"),
             sessionDir: try c.get("session_dir"), requestTimeoutMs: try c.get("request_timeout_ms"),
             requestTimeoutDecision: try c.get("request_timeout_decision"), env: try c.get("env"),
-            strict: try c.get("strict"))
+            strict: try c.get("strict"), pluginDirs: try c.get("plugin_dirs"))
     }
 
     public func encode(to encoder: Encoder) throws { try encodeDocument(to: encoder) }

@@ -29,7 +29,8 @@ final class SchemaTests: XCTestCase {
     func testConfigTypesCoverTheDocumentSchemas() throws {
         let runtime = RuntimeConfig(
             providers: ["p": .scripted(turns: [])], workerThreads: 1, sessionDir: "x",
-            requestTimeoutMs: 1, requestTimeoutDecision: "allow", env: ["A": "b"], strict: false)
+            requestTimeoutMs: 1, requestTimeoutDecision: "allow", env: ["A": "b"], strict: false,
+            pluginDirs: ["/p"])
         let (have, doc) = try documentKeys(runtime)
         for key in try schemaKeys("runtime") where !have.contains(key) {
             XCTFail("runtime.schema.json key \"\(key)\" cannot be expressed by RuntimeConfig (document: \(doc))")

@@ -136,13 +136,17 @@ pub fn execute(s: &InteractiveSession, name: &str, args: &str) -> SdkResult<Valu
     ))
 }
 
-/// `help [prefix]`: the built-ins, then host commands and skills (only those whose name starts
+/// `help [prefix]`: the built-ins, then host commands, skills and plugin commands (only those whose name starts
 /// with `prefix`, for autocomplete); `data.commands` lists them, each built-in with a subcommand
 /// tree (`mode`) carrying its `subcommands`.
 fn help(s: &InteractiveSession, a: &Args) -> SdkResult<Value> {
     let commands = crate::sdk::commands::registry::list_prefixed(s, a.first);
     let mut text = help_text(a.first);
-    for (source, title) in [("host", "Host commands:"), ("skill", "Skills:")] {
+    for (source, title) in [
+        ("host", "Host commands:"),
+        ("skill", "Skills:"),
+        ("plugin", "Plugin commands:"),
+    ] {
         let listed: Vec<&Value> = commands.iter().filter(|c| c["source"] == source).collect();
         if !listed.is_empty() {
             text.push('\n');

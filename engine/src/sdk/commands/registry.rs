@@ -25,7 +25,9 @@ fn entry(name: &str, description: &str, hint: Option<&str>, source: &str) -> Val
 }
 
 /// `[{"name","description","argument_hint"?,"source","subcommands"?}]`: built-ins (with their
-/// [`subcommands`]), then host commands (`"source":"host"`), then user-invocable skills.
+/// [`subcommands`]), then host commands (`"source":"host"`), then user-invocable skills
+/// (`"source":"skill"`, or `"plugin"` with `"plugin":"<name>"` for a plugin's
+/// `<plugin>:<name>` commands).
 pub fn list(s: &InteractiveSession) -> Vec<Value> {
     let mut out: Vec<Value> = BUILTIN_COMMANDS
         .iter()
@@ -51,12 +53,17 @@ pub fn list(s: &InteractiveSession) -> Vec<Value> {
         ));
     }
     for sk in cfg.params.skills.iter().filter(|k| k.user_invocable) {
-        out.push(entry(
+        let mut v = entry(
             &sk.name,
             &sk.description,
             sk.argument_hint.as_deref(),
             "skill",
-        ));
+        );
+        if let Some(plugin) = plugin_of(&cfg.params.plugins, &sk.name) {
+            v["source"] = json!("plugin");
+            v["plugin"] = json!(plugin);
+        }
+        out.push(v);
     }
     out
 }
@@ -92,13 +99,44 @@ pub fn subcommands(name: &str) -> Option<Vec<Value>> {
     }
 }
 
-/// The user-invocable skill named `name`.
+/// The loaded plugin whose command `name` is (`<plugin>:<command>`).
+fn plugin_of<'a>(plugins: &'a [String], name: &str) -> Option<&'a str> {
+    let (plugin, _) = name.split_once(':')?;
+    plugins.iter().map(String::as_str).find(|p| *p == plugin)
+}
+
+/// The full name `name` stands for (Robota's `resolveQualifiedName`): `name` itself when a
+/// user-invocable skill, host or built-in command has it, else the one plugin command
+/// `<plugin>:<name>` (`None` when there is none, or more than one plugin has it).
+pub fn resolve_qualified_name(s: &InteractiveSession, name: &str) -> Option<String> {
+    let cfg = s.config();
+    let skills = cfg.params.skills.iter().filter(|k| k.user_invocable);
+    if skills.clone().any(|k| k.name == name)
+        || cfg.params.commands.iter().any(|c| c.name == name)
+        || BUILTIN_COMMANDS
+            .iter()
+            .any(|(usage, _)| usage.split(' ').next() == Some(name))
+    {
+        return Some(name.to_string());
+    }
+    let mut found = skills.filter(|k| {
+        plugin_of(&cfg.params.plugins, &k.name).is_some_and(|p| k.name[p.len() + 1..] == *name)
+    });
+    match (found.next(), found.next()) {
+        (Some(k), None) => Some(k.name.clone()),
+        _ => None,
+    }
+}
+
+/// The user-invocable skill named `name`, or the one plugin command `<plugin>:<name>` when no
+/// command has that name ([`resolve_qualified_name`]).
 pub fn find_skill(s: &InteractiveSession, name: &str) -> Option<Skill> {
+    let full = resolve_qualified_name(s, name)?;
     s.config()
         .params
         .skills
         .iter()
-        .find(|k| k.name == name && k.user_invocable)
+        .find(|k| k.name == full && k.user_invocable)
         .cloned()
 }
 
@@ -140,7 +178,8 @@ pub fn invoke(s: &InteractiveSession, name: &str, args: &str) -> SdkResult<Optio
         return Ok(None);
     };
     let fork = skills::is_fork(&skill);
-    let turn = s.submit(skill_input(s, skill, args, typed(name, args)))?;
+    let name = skill.name.clone();
+    let turn = s.submit(skill_input(s, skill, args, typed(&name, args)))?;
     let mut data = json!({"skill": name, "turn_id": turn});
     if fork {
         data["context"] = json!("fork");

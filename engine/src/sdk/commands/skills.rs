@@ -55,7 +55,8 @@ fn camel(kebab: &str) -> String {
     out
 }
 
-fn parse(path: &Path, fallback: &str, warnings: &mut Vec<String>) -> Option<Skill> {
+/// Parses one skill or command file (`fallback` names it when the frontmatter does not).
+pub(crate) fn parse(path: &Path, fallback: &str, warnings: &mut Vec<String>) -> Option<Skill> {
     let content = std::fs::read_to_string(path).ok()?;
     let fm = match frontmatter(&content) {
         Ok(fm) => fm,

@@ -67,6 +67,8 @@ pub struct RuntimeConfig {
     /// Variables looked up before the process environment (`$ENV:` in settings files,
     /// `ROBOTA_HOME`, `HOME`); the process environment is never changed.
     pub env: BTreeMap<String, String>,
+    /// Plugin folders the host registered (`plugin_dirs`).
+    pub plugin_dirs: Vec<std::path::PathBuf>,
 }
 
 /// How a session delivers events.
@@ -232,7 +234,17 @@ pub fn parse_runtime_config(text: &str) -> SdkResult<RuntimeConfig> {
         }
         Some(n) => usize::try_from(n).unwrap_or(64),
     };
+    let mut plugin_dirs = Vec::new();
+    for d in doc.plugin_dirs.unwrap_or_default() {
+        if !std::path::Path::new(&d).is_absolute() {
+            return Err(SdkError::config(format!(
+                "{W}: field \"plugin_dirs\": \"{d}\" must be an absolute path"
+            )));
+        }
+        plugin_dirs.push(std::path::PathBuf::from(d));
+    }
     Ok(RuntimeConfig {
+        plugin_dirs,
         providers,
         worker_threads,
         session_dir: doc.session_dir,

@@ -36,6 +36,8 @@ pub struct SessionParams {
     pub warnings: Vec<String>,
     /// Subagents: the session JSON's `"agents"`, what assembly found, the nesting depth.
     pub agents: super::agents::SessionAgents,
+    /// Names of the plugins loaded (their commands are `<plugin>:<name>`).
+    pub plugins: Vec<String>,
 }
 
 impl SessionParams {

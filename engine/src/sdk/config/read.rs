@@ -117,6 +117,7 @@ pub fn runtime_document(w: &str, map: &Map<String, Value>) -> SdkResult<RuntimeD
         session_dir: field(w, map, "session_dir", "a string")?,
         request_timeout_ms: field(w, map, "request_timeout_ms", NON_NEGATIVE)?,
         env: field(w, map, "env", "an object of string values")?,
+        plugin_dirs: field(w, map, "plugin_dirs", "an array of folder paths")?,
         strict: None,
     })
 }

@@ -25,7 +25,7 @@ fn runtime_config_errors_name_the_problem() {
         assert_eq!(e.code, ErrorCode::InvalidConfig);
         assert_eq!(
             e.message,
-            "runtime config: field \"zz\" is not a known field (known: env, strict, providers, worker_threads, session_dir, request_timeout_ms, request_timeout_decision)"
+            "runtime config: field \"zz\" is not a known field (known: env, strict, providers, worker_threads, session_dir, request_timeout_ms, request_timeout_decision, plugin_dirs)"
         );
     }
     let e = parse_runtime_config(r#"{"v":1,"providers":{},"worker_threads":65}"#).unwrap_err();

@@ -123,6 +123,15 @@ impl InteractiveSession {
         let mut cfg = cfg;
         let settings = assembly::apply_settings(&mut cfg, &assembly::env_of(&shared))?;
         subagent::assemble(&mut cfg, &assembly::env_of(&shared));
+        crate::sdk::plugins::apply(
+            &mut cfg,
+            shared.plugin_dirs(),
+            settings
+                .as_ref()
+                .map(|s| s.enabled_plugins.clone())
+                .unwrap_or_default(),
+            &assembly::env_of(&shared),
+        );
         let parent_cell: subagent::ParentCell = Default::default();
         let tool_env = assembly::tool_env(&shared, &cfg, settings.as_ref());
         let session_id = cfg

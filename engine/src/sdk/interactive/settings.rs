@@ -98,7 +98,7 @@ impl InteractiveSession {
 
     /// Emits the problems found while assembling the session (settings files, `$ENV:`
     /// references, skills, agent definitions, MCP servers) as `WARNING` events `{"code", "message"}`
-    /// (`SETTINGS_INVALID`, `SKILL_INVALID`, `AGENT_INVALID` or `MCP_SERVER`), once.
+    /// (`SETTINGS_INVALID`, `SKILL_INVALID`, `AGENT_INVALID`, `MCP_SERVER` or `PLUGIN_INVALID`), once.
     pub fn emit_startup_warnings(&self) {
         let warnings = std::mem::take(
             &mut self
@@ -116,6 +116,8 @@ impl InteractiveSession {
                 "AGENT_INVALID"
             } else if w.starts_with("MCP server ") {
                 "MCP_SERVER"
+            } else if w.starts_with("plugin ") {
+                "PLUGIN_INVALID"
             } else {
                 "SETTINGS_INVALID"
             };

@@ -236,6 +236,11 @@ impl RuntimeShared {
         &self.templates
     }
 
+    /// The plugin folders the host registered (`plugin_dirs`).
+    pub fn plugin_dirs(&self) -> &[std::path::PathBuf] {
+        &self.config.plugin_dirs
+    }
+
     /// The environment settings and `$ENV:` references read (cheap to clone).
     pub fn env_vars(&self) -> &EnvVars {
         &self.env_vars

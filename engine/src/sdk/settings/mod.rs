@@ -132,6 +132,8 @@ pub struct Settings {
     pub env: BTreeMap<String, String>,
     /// `autoCompactThreshold` (`Some(None)` = disabled).
     pub auto_compact_threshold: Option<Option<f64>>,
+    /// `enabledPlugins` (plugin name or `name@marketplace` → on/off).
+    pub enabled_plugins: BTreeMap<String, bool>,
 }
 
 /// `safe→plan`, `moderate→default`, `full→acceptEdits`.
@@ -227,5 +229,14 @@ pub fn resolve(m: &Map<String, Value>, warnings: &mut Vec<String>) -> Settings {
             })
             .unwrap_or_default(),
         auto_compact_threshold: m.get("autoCompactThreshold").map(Value::as_f64),
+        enabled_plugins: m
+            .get("enabledPlugins")
+            .and_then(Value::as_object)
+            .map(|e| {
+                e.iter()
+                    .filter_map(|(k, v)| Some((k.clone(), v.as_bool()?)))
+                    .collect()
+            })
+            .unwrap_or_default(),
     }
 }

@@ -34,6 +34,10 @@ pub struct RuntimeDocument {
     /// What an unanswered permission request becomes (default `deny`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub request_timeout_decision: Option<TimeoutDecisionName>,
+    /// Plugin folders (absolute paths) every session of the runtime loads, in priority order
+    /// (added in ABI 1.2; a settings `enabledPlugins` entry `false` turns one off).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub plugin_dirs: Option<Vec<String>>,
 }
 
 /// `request_timeout_decision`.
