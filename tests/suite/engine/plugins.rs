@@ -71,7 +71,10 @@ fn a_plugin_brings_qualified_commands_skills_agents_hooks_and_servers() {
     let root = dir.path().join("kit");
     kit(&root);
     let mut warnings = Vec::new();
-    let found = discover(&host_sources(&[root.clone()], &[]), &mut warnings);
+    let found = discover(
+        &host_sources(std::slice::from_ref(&root), &[]),
+        &mut warnings,
+    );
     assert_eq!(found.len(), 1);
     assert_eq!(found[0].manifest.name, "kit");
     assert_eq!(found[0].manifest.version.as_deref(), Some("1.0.0"));
@@ -165,7 +168,10 @@ fn a_host_plugin_loads_unless_enabled_plugins_turns_it_off() {
     let root = dir.path().join("h");
     manifest(&root, "h");
     let mut w = Vec::new();
-    let on = discover(&host_sources(&[root.clone()], &[("other", false)]), &mut w);
+    let on = discover(
+        &host_sources(std::slice::from_ref(&root), &[("other", false)]),
+        &mut w,
+    );
     assert_eq!(on.len(), 1);
     let off = discover(&host_sources(&[root], &[("h@x", false)]), &mut w);
     assert!(off.is_empty());
@@ -248,7 +254,7 @@ fn a_bad_file_inside_a_plugin_is_a_warning_and_its_other_parts_load() {
         r#"{"mcpServers":{"ok":{"command":"x"},"bad":{"args":[]}}}"#,
     );
     let mut w = Vec::new();
-    let found = discover(&host_sources(&[root.clone()], &[]), &mut w);
+    let found = discover(&host_sources(std::slice::from_ref(&root), &[]), &mut w);
     let c = load(&found[0], "/work", &mut w);
     assert_eq!(c.skills.len(), 2);
     assert_eq!(c.agents.len(), 1);
