@@ -375,3 +375,28 @@ fn a_session_loads_the_host_plugin_and_enabled_project_plugins() {
     assert_eq!(h.servers()[0]["name"], "plugin_kit_db");
     assert_eq!(h.servers().as_array().map(Vec::len), Some(1));
 }
+
+/// A short name stands for the one plugin command that has it: not when two plugins have it,
+/// never over a built-in's name.
+#[test]
+fn a_short_name_resolves_to_the_one_plugin_command_that_has_it() {
+    let dir = tempfile::tempdir().unwrap();
+    for (plugin, commands) in [("a", &["x", "y", "help"][..]), ("b", &["x"][..])] {
+        let root = dir.path().join(plugin);
+        manifest(&root, plugin);
+        for c in commands {
+            write(&root.join(format!("commands/{c}.md")), "Do it.");
+        }
+    }
+    let rt_json = json!({"v":1,"providers":{"s":{"kind":"scripted","turns":[]}},
+        "plugin_dirs":[dir.path().join("a"), dir.path().join("b")]});
+    let rt = robota_engine::sdk::runtime::Runtime::from_json(&rt_json.to_string()).unwrap();
+    let h = McpHost::open_in(rt, json!({"model":"m"}));
+    let resolve =
+        |n: &str| robota_engine::sdk::commands::registry::resolve_qualified_name(&h.session, n);
+    assert_eq!(resolve("y").as_deref(), Some("a:y"));
+    assert_eq!(resolve("b:x").as_deref(), Some("b:x"));
+    assert_eq!(resolve("x"), None);
+    assert_eq!(resolve("help").as_deref(), Some("help"));
+    assert_eq!(resolve("z"), None);
+}
