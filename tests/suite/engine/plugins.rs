@@ -105,7 +105,8 @@ fn a_plugin_brings_qualified_commands_skills_agents_hooks_and_servers() {
     assert_eq!(c.agents[0].tools, Some(vec!["Read".to_string()]));
 
     let want = HooksConfig::from_json(&json!({"PreToolUse": [{"matcher": "Bash",
-        "hooks": [{"type": "command", "command": format!("{r}/check.sh")}]}]}))
+        "hooks": [{"type": "command", "command": format!("{r}/check.sh")}],
+        "env": {"CLAUDE_PLUGIN_ROOT": root, "ROBOTA_PLUGIN_ROOT": root}}]}))
     .unwrap();
     assert_eq!(c.hooks, Some(want));
 
