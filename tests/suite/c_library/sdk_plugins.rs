@@ -2,7 +2,7 @@
 //! bad manifest in the project's `.robota/plugins/` is a `PLUGIN_INVALID` warning naming the
 //! file, `help` lists the plugin's command as `<plugin>:<command>`, the command runs by its
 //! qualified name and by its short one typed as `/audit`, and the plugin's hook fires with
-//! `${CLAUDE_PLUGIN_ROOT}` replaced.
+//! `${CLAUDE_PLUGIN_ROOT}` replaced and `ROBOTA_PLUGIN_ROOT` in its environment.
 
 use std::path::Path;
 
@@ -42,7 +42,7 @@ fn a_host_registered_plugin_command_runs_and_its_hook_fires() {
     write(&kit.join("commands/audit.md"), AUDIT);
     write(
         &kit.join("hooks/hooks.json"),
-        r#"{"hooks":{"UserPromptSubmit":[{"hooks":[{"type":"command","command":"printf x >> \"${CLAUDE_PLUGIN_ROOT}/fired\""}]}]}}"#,
+        r#"{"hooks":{"UserPromptSubmit":[{"hooks":[{"type":"command","command":"printf x >> \"${CLAUDE_PLUGIN_ROOT}/fired\"; printf %s \"$ROBOTA_PLUGIN_ROOT\" > \"${CLAUDE_PLUGIN_ROOT}/env\""}]}]}}"#,
     );
     let proj = root.path().join("proj");
     let bad = proj.join(".robota/plugins/broken/.claude-plugin/plugin.json");
@@ -109,6 +109,11 @@ fn a_host_registered_plugin_command_runs_and_its_hook_fires() {
     assert_eq!(last_user_text(&reqs[1].body), prompt("lib"));
     // The plugin's UserPromptSubmit hook ran before each turn, in the plugin folder's path.
     assert_eq!(std::fs::read_to_string(kit.join("fired")).unwrap(), "xx");
+    // ... with the plugin folder in its environment.
+    assert_eq!(
+        std::fs::read_to_string(kit.join("env")).unwrap(),
+        kit.display().to_string()
+    );
     robota_session_free(s);
     robota_runtime_free(rt);
 }

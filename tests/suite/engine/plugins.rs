@@ -71,7 +71,10 @@ fn a_plugin_brings_qualified_commands_skills_agents_hooks_and_servers() {
     let root = dir.path().join("kit");
     kit(&root);
     let mut warnings = Vec::new();
-    let found = discover(&host_sources(&[root.clone()], &[]), &mut warnings);
+    let found = discover(
+        &host_sources(std::slice::from_ref(&root), &[]),
+        &mut warnings,
+    );
     assert_eq!(found.len(), 1);
     assert_eq!(found[0].manifest.name, "kit");
     assert_eq!(found[0].manifest.version.as_deref(), Some("1.0.0"));
@@ -102,7 +105,8 @@ fn a_plugin_brings_qualified_commands_skills_agents_hooks_and_servers() {
     assert_eq!(c.agents[0].tools, Some(vec!["Read".to_string()]));
 
     let want = HooksConfig::from_json(&json!({"PreToolUse": [{"matcher": "Bash",
-        "hooks": [{"type": "command", "command": format!("{r}/check.sh")}]}]}))
+        "hooks": [{"type": "command", "command": format!("{r}/check.sh")}],
+        "env": {"CLAUDE_PLUGIN_ROOT": root, "ROBOTA_PLUGIN_ROOT": root}}]}))
     .unwrap();
     assert_eq!(c.hooks, Some(want));
 
@@ -165,7 +169,10 @@ fn a_host_plugin_loads_unless_enabled_plugins_turns_it_off() {
     let root = dir.path().join("h");
     manifest(&root, "h");
     let mut w = Vec::new();
-    let on = discover(&host_sources(&[root.clone()], &[("other", false)]), &mut w);
+    let on = discover(
+        &host_sources(std::slice::from_ref(&root), &[("other", false)]),
+        &mut w,
+    );
     assert_eq!(on.len(), 1);
     let off = discover(&host_sources(&[root], &[("h@x", false)]), &mut w);
     assert!(off.is_empty());
@@ -248,7 +255,7 @@ fn a_bad_file_inside_a_plugin_is_a_warning_and_its_other_parts_load() {
         r#"{"mcpServers":{"ok":{"command":"x"},"bad":{"args":[]}}}"#,
     );
     let mut w = Vec::new();
-    let found = discover(&host_sources(&[root.clone()], &[]), &mut w);
+    let found = discover(&host_sources(std::slice::from_ref(&root), &[]), &mut w);
     let c = load(&found[0], "/work", &mut w);
     assert_eq!(c.skills.len(), 2);
     assert_eq!(c.agents.len(), 1);
@@ -368,4 +375,29 @@ fn a_session_loads_the_host_plugin_and_enabled_project_plugins() {
     );
     assert_eq!(h.servers()[0]["name"], "plugin_kit_db");
     assert_eq!(h.servers().as_array().map(Vec::len), Some(1));
+}
+
+/// A short name stands for the one plugin command that has it: not when two plugins have it,
+/// never over a built-in's name.
+#[test]
+fn a_short_name_resolves_to_the_one_plugin_command_that_has_it() {
+    let dir = tempfile::tempdir().unwrap();
+    for (plugin, commands) in [("a", &["x", "y", "help"][..]), ("b", &["x"][..])] {
+        let root = dir.path().join(plugin);
+        manifest(&root, plugin);
+        for c in commands {
+            write(&root.join(format!("commands/{c}.md")), "Do it.");
+        }
+    }
+    let rt_json = json!({"v":1,"providers":{"s":{"kind":"scripted","turns":[]}},
+        "plugin_dirs":[dir.path().join("a"), dir.path().join("b")]});
+    let rt = robota_engine::sdk::runtime::Runtime::from_json(&rt_json.to_string()).unwrap();
+    let h = McpHost::open_in(rt, json!({"model":"m"}));
+    let resolve =
+        |n: &str| robota_engine::sdk::commands::registry::resolve_qualified_name(&h.session, n);
+    assert_eq!(resolve("y").as_deref(), Some("a:y"));
+    assert_eq!(resolve("b:x").as_deref(), Some("b:x"));
+    assert_eq!(resolve("x"), None);
+    assert_eq!(resolve("help").as_deref(), Some("help"));
+    assert_eq!(resolve("z"), None);
 }

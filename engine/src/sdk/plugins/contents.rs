@@ -4,7 +4,8 @@
 //! `.mcp.json` (`{"mcpServers":{…}}` or the server map itself; servers named
 //! `plugin_<plugin>_<server>`, so tools are `mcp__plugin_<plugin>_<server>__<tool>`).
 //! `${CLAUDE_PLUGIN_ROOT}` and `${ROBOTA_PLUGIN_ROOT}` become the plugin folder in command and
-//! skill text, hook definitions and server definitions. A bad file is a warning naming it; the
+//! skill text, hook definitions and server definitions, and hook processes get both as environment
+//! variables. A bad file is a warning naming it; the
 //! rest of the plugin still loads.
 
 use std::path::Path;
@@ -21,6 +22,9 @@ use crate::sdk::subagent::defs;
 
 /// The variables replaced by the plugin folder.
 pub const ROOT_VARIABLES: [&str; 2] = ["${CLAUDE_PLUGIN_ROOT}", "${ROBOTA_PLUGIN_ROOT}"];
+
+/// The environment variables a plugin's hooks get, set to the plugin folder.
+pub const ROOT_ENV: [&str; 2] = ["CLAUDE_PLUGIN_ROOT", "ROBOTA_PLUGIN_ROOT"];
 
 /// Everything a plugin contributes to a session.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -160,7 +164,18 @@ fn hooks(p: &Plugin, warnings: &mut Vec<String>) -> Option<HooksConfig> {
     let file = p.root.join("hooks/hooks.json");
     let doc = json_file(p, &file, "hooks", warnings)?;
     match HooksConfig::from_json(&doc) {
-        Ok(h) => Some(h),
+        Ok(mut h) => {
+            // The hooks' processes see the plugin folder as CLAUDE_PLUGIN_ROOT and
+            // ROBOTA_PLUGIN_ROOT (a group's own `env` keys win).
+            let root = p.root.display().to_string();
+            for g in h.events.values_mut().flatten() {
+                let env = g.env.get_or_insert_with(Default::default);
+                for var in ROOT_ENV {
+                    env.entry(var.to_string()).or_insert_with(|| root.clone());
+                }
+            }
+            Some(h)
+        }
         Err(e) => {
             warnings.push(file_warning(
                 p,

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::manifest::{self, Manifest};
-use crate::sdk::commands::skills::{base_name, entries};
+use crate::sdk::commands::skills::entries;
 
 /// A plugin folder with a valid manifest.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -65,6 +65,12 @@ fn open(root: &Path) -> Result<Option<Plugin>, String> {
     }))
 }
 
+fn folder_name(root: &Path) -> String {
+    root.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
 fn no_manifest(root: &Path) -> String {
     format!(
         "plugin folder {} has no manifest ({}); plugin skipped",
@@ -106,7 +112,7 @@ pub fn discover(src: &PluginSources, warnings: &mut Vec<String>) -> Vec<Plugin> 
                     push(&mut found, p, warnings)
                 }
                 Ok(Some(_)) => {}
-                Ok(None) if enabled_state(&src.enabled, &base_name(&root)) == Some(true) => {
+                Ok(None) if enabled_state(&src.enabled, &folder_name(&root)) == Some(true) => {
                     warnings.push(no_manifest(&root))
                 }
                 Ok(None) => {}

@@ -1,6 +1,6 @@
 //! Local bundle plugins, in Claude Code's plugin folder shape: a folder with a manifest
 //! ([`manifest`]) and any of `commands/`, `skills/`, `agents/`, `hooks/hooks.json` and
-//! `.mcp.json` ([`contents`]). A session loads the plugins [`discover`] finds (the host's
+//! `.mcp.json` ([`contents`]). A session loads the plugins [`discover()`] finds (the host's
 //! `plugin_dirs`, and those of `.robota/plugins/` and `~/.robota/plugins/` that
 //! `enabledPlugins` turns on) and adds their commands and skills, agents, hooks and MCP servers
 //! to its own, every name qualified by the plugin. Nothing is ever downloaded: there is no
