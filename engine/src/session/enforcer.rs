@@ -413,6 +413,9 @@ impl ToolDispatcher for PermissionEnforcer {
         // A panic before the start was reported still pairs the end with a start.
         self.start(tool, &ran_with, ctx, &started);
         if let Some(o) = &self.observer {
+            if let (ToolEndResult::Success, Some(diff)) = (end, ctx.diff.take()) {
+                o.on_tool_diff(&ctx.call_id, &name, &diff);
+            }
             o.on_tool_end(&ctx.call_id, &name, &ran_with, end, &output_text(&result));
         }
         result
