@@ -4,7 +4,23 @@
 use robota::ffi::{robota_runtime_free, robota_session_free};
 use serde_json::{json, Value};
 
-use crate::support_ffi::{events_until, runtime, session_new, submit};
+use std::ptr::null_mut;
+
+use robota::ffi::{robota_session_messages, robota_string_free, ROBOTA_OK};
+
+use crate::support_ffi::{c, events_until, runtime, session_new, submit};
+
+/// The session's UI timeline (`"view":"history"`).
+fn history(s: *mut robota::ffi::robota_session) -> Value {
+    let mut out = null_mut();
+    let q = c(r#"{"view":"history"}"#);
+    let st = robota_session_messages(s, q.as_ptr(), &mut out, &mut null_mut());
+    assert_eq!(st, ROBOTA_OK);
+    // SAFETY: the library wrote a NUL-terminated string it owns; freed right after.
+    let text = unsafe { std::ffi::CStr::from_ptr(out) }.to_string_lossy().into_owned();
+    robota_string_free(out);
+    serde_json::from_str(&text).unwrap()
+}
 
 fn call(id: &str, name: &str, args: Value) -> Value {
     json!({"tool_calls":[{"id": id, "name": name, "arguments": args}]})
@@ -36,6 +52,7 @@ fn edit_and_write_report_their_exact_diffs() {
     .unwrap();
     submit(s, "go");
     let events = events_until(s, "turn_completed");
+    let history = history(s);
     robota_session_free(s);
     robota_runtime_free(rt);
     let ends: Vec<&Value> = events.iter().filter(|e| e["type"] == "tool_end").collect();
@@ -63,6 +80,17 @@ fn edit_and_write_report_their_exact_diffs() {
             .to_string()
     );
     assert!(ends[3].get("diff_file").is_none() && ends[3].get("diff_lines").is_none());
+    // The timeline's tool-end entries carry the same diffs under the tool state's names.
+    let tool_ends: Vec<&Value> = history["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["type"] == "tool-end")
+        .collect();
+    assert_eq!(tool_ends.len(), 4);
+    assert_eq!(tool_ends[1]["data"]["diffFile"], "new.txt");
+    assert_eq!(tool_ends[1]["data"]["diffLines"], ends[1]["diff_lines"]);
+    assert!(tool_ends[3]["data"].get("diffLines").is_none());
     assert_eq!(
         std::fs::read_to_string(dir.path().join("new.txt")).unwrap(),
         "a\nB\n"
