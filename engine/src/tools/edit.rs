@@ -7,11 +7,11 @@ use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
 use super::builtin::{blocking, Builtin, Spec};
-use crate::core::diff::{file_diff, FileDiff};
-use crate::core::tool::ToolContext;
 use super::config::ToolEnv;
 use super::ports::FileKind;
 use super::result::ToolOutput;
+use crate::core::diff::{file_diff, FileDiff};
+use crate::core::tool::ToolContext;
 
 /// Replaces `oldString` with `newString` (first occurrence, which must be unique, or all).
 pub struct EditTool {

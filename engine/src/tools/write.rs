@@ -6,11 +6,11 @@ use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
 use super::builtin::{blocking, Builtin, Spec};
-use crate::core::diff::{file_diff, FileDiff, MAX_DIFF_BYTES};
-use crate::core::tool::ToolContext;
 use super::config::ToolEnv;
 use super::ports::FileKind;
 use super::result::ToolOutput;
+use crate::core::diff::{file_diff, FileDiff, MAX_DIFF_BYTES};
+use crate::core::tool::ToolContext;
 
 /// Creates or replaces a file (parents created), reporting the UTF-8 byte count.
 pub struct WriteTool {

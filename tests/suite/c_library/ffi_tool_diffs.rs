@@ -17,7 +17,9 @@ fn history(s: *mut robota::ffi::robota_session) -> Value {
     let st = robota_session_messages(s, q.as_ptr(), &mut out, &mut null_mut());
     assert_eq!(st, ROBOTA_OK);
     // SAFETY: the library wrote a NUL-terminated string it owns; freed right after.
-    let text = unsafe { std::ffi::CStr::from_ptr(out) }.to_string_lossy().into_owned();
+    let text = unsafe { std::ffi::CStr::from_ptr(out) }
+        .to_string_lossy()
+        .into_owned();
     robota_string_free(out);
     serde_json::from_str(&text).unwrap()
 }
@@ -40,9 +42,8 @@ fn edit_and_write_report_their_exact_diffs() {
         call("e2", "Edit", json!({"filePath": "new.txt", "oldString": "zzz", "newString": "y"})),
         {"text": "done"}
     ]);
-    let rt = runtime(
-        &json!({"v":1,"providers":{"s":{"kind":"scripted","turns": turns}}}).to_string(),
-    );
+    let rt =
+        runtime(&json!({"v":1,"providers":{"s":{"kind":"scripted","turns": turns}}}).to_string());
     let s = session_new(
         rt,
         &json!({"v":1,"provider":"s","model":"m","delivery":"pull","cwd": dir.path(),
@@ -60,13 +61,20 @@ fn edit_and_write_report_their_exact_diffs() {
     let diff = |e: &Value| (e["diff_file"].clone(), e["diff_lines"].clone());
     assert_eq!(
         diff(ends[0]),
-        (json!("new.txt"), json!([line("add", "a", 1), line("add", "b", 2)]))
+        (
+            json!("new.txt"),
+            json!([line("add", "a", 1), line("add", "b", 2)])
+        )
     );
     assert_eq!(
         diff(ends[1]),
         (
             json!("new.txt"),
-            json!([line("remove", "b", 2), line("add", "B", 2), line("add", "c", 3)])
+            json!([
+                line("remove", "b", 2),
+                line("add", "B", 2),
+                line("add", "c", 3)
+            ])
         )
     );
     assert_eq!(
