@@ -5,6 +5,7 @@ pub mod agent;
 pub mod atomic_file;
 pub mod budget;
 pub mod child_signal;
+pub mod diff;
 pub mod env_ref;
 pub mod errors;
 pub mod event_time;

@@ -22,6 +22,8 @@ pub struct ToolContext {
     pub round: u32,
     /// Images the tool attaches to its result.
     pub attachments: ToolAttachments,
+    /// The file diff of an Edit or Write, for the tool's state.
+    pub diff: super::diff::DiffSlot,
 }
 
 /// Images a tool attaches to its result (Read on an image file): the tool message carries them
@@ -55,6 +57,7 @@ impl ToolContext {
             execution_id: String::new(),
             round: 0,
             attachments: ToolAttachments::default(),
+            diff: Default::default(),
         }
     }
 }

@@ -5,9 +5,9 @@
 //! approval handler when needed → the tool → truncation → PostToolUse hooks. It never fails into
 //! the loop: refusals and blocks become tool results that explain themselves.
 
+use std::borrow::Cow;
 use std::panic::AssertUnwindSafe;
 use std::path::PathBuf;
-use std::borrow::Cow;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
@@ -397,22 +397,24 @@ impl ToolDispatcher for PermissionEnforcer {
     async fn dispatch(&self, tool: &Arc<dyn Tool>, args: &Value, ctx: &ToolContext) -> ToolResult {
         let name = tool.name().to_string();
         let started = AtomicBool::new(false);
-        let (result, end, ran_with) =
-            AssertUnwindSafe(self.run_call(tool, args, ctx, &started))
-                .catch_unwind()
-                .await
-                .unwrap_or_else(|_| {
-                    (
-                        Ok(Value::String(failure_json(&format!(
-                            "Internal error while running tool \"{name}\""
-                        )))),
-                        ToolEndResult::Error,
-                        Cow::Borrowed(args),
-                    )
-                });
+        let (result, end, ran_with) = AssertUnwindSafe(self.run_call(tool, args, ctx, &started))
+            .catch_unwind()
+            .await
+            .unwrap_or_else(|_| {
+                (
+                    Ok(Value::String(failure_json(&format!(
+                        "Internal error while running tool \"{name}\""
+                    )))),
+                    ToolEndResult::Error,
+                    Cow::Borrowed(args),
+                )
+            });
         // A panic before the start was reported still pairs the end with a start.
         self.start(tool, &ran_with, ctx, &started);
         if let Some(o) = &self.observer {
+            if let (ToolEndResult::Success, Some(diff)) = (end, ctx.diff.take()) {
+                o.on_tool_diff(&ctx.call_id, &name, &diff);
+            }
             o.on_tool_end(&ctx.call_id, &name, &ran_with, end, &output_text(&result));
         }
         result

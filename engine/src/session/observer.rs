@@ -27,6 +27,10 @@ pub trait SessionObserver: Send + Sync {
     fn on_tool_start(&self, call_id: &str, tool: &str, args: &Value, schema: &Value) {
         let _ = (call_id, tool, args, schema);
     }
+    /// A successful Edit or Write changed a file: its line diff, right before `on_tool_end`.
+    fn on_tool_diff(&self, call_id: &str, tool: &str, diff: &crate::core::diff::FileDiff) {
+        let _ = (call_id, tool, diff);
+    }
     /// A tool call ended; `output` is the (truncated) text the model sees.
     fn on_tool_end(
         &self,

@@ -6,10 +6,12 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
-use super::builtin::{Builtin, Spec};
+use super::builtin::{blocking, Builtin, Spec};
 use super::config::ToolEnv;
 use super::ports::FileKind;
 use super::result::ToolOutput;
+use crate::core::diff::{file_diff, FileDiff};
+use crate::core::tool::ToolContext;
 
 /// Replaces `oldString` with `newString` (first occurrence, which must be unique, or all).
 pub struct EditTool {
@@ -70,6 +72,7 @@ pub(crate) fn apply(content: &[u8], old: &[u8], new: &[u8], all: bool) -> EditOu
     EditOutcome::Replaced(out, used.len(), line)
 }
 
+#[async_trait::async_trait]
 impl Builtin for EditTool {
     type Args = EditArgs;
     const NAME: &'static str = "Edit";
@@ -91,41 +94,58 @@ impl Builtin for EditTool {
         &self.spec
     }
 
-    fn run_blocking(env: &ToolEnv, args: EditArgs, _cancel: &CancellationToken) -> ToolOutput {
-        let display = args.file_path;
-        if args.old_string.is_empty() {
-            return ToolOutput::fail(
-                "oldString must not be empty (use Write to create or replace a whole file)",
-            );
-        }
-        let path = env.resolve(&display);
-        let fs = &env.fs;
-        match fs.metadata(&path) {
-            Ok(m) if m.kind == FileKind::File => {}
-            Ok(_) => return ToolOutput::fail(format!("Path is not a file: {display}")),
-            Err(_) => return ToolOutput::fail(format!("File not found: {display}")),
-        }
-        let content = match fs.read(&path) {
-            Ok(c) => c,
-            Err(_) => return ToolOutput::fail(format!("File not found: {display}")),
-        };
-        let (old, new) = (args.old_string.as_bytes(), args.new_string.as_bytes());
-        match apply(&content, old, new, args.replace_all) {
-            EditOutcome::NotFound => {
-                ToolOutput::fail(format!("oldString not found in file: {display}"))
+    /// Runs [`edit`] and records its diff for the tool's state.
+    async fn run(&self, args: EditArgs, ctx: &ToolContext) -> ToolOutput {
+        let env = self.spec().env.clone();
+        let slot = ctx.diff.clone();
+        blocking(move || {
+            let (out, diff) = edit(&env, args);
+            if let Some(d) = diff {
+                slot.set(d);
             }
-            EditOutcome::NotUnique(n) => ToolOutput::fail(format!(
-                "oldString is not unique in file (found {n} occurrences). Provide more context to make it unique, or use replaceAll:true."
-            )),
-            EditOutcome::Replaced(bytes, count, line) => match fs.write_atomic(&path, &bytes) {
-                Ok(()) => {
-                    let mut out =
-                        ToolOutput::ok(format!("Replaced {count} occurrence(s) in {display}"));
-                    out.start_line = Some(line);
-                    out
-                }
-                Err(e) => ToolOutput::fail(e.to_string()),
-            },
-        }
+            out
+        })
+        .await
+    }
+
+    fn run_blocking(env: &ToolEnv, args: EditArgs, _cancel: &CancellationToken) -> ToolOutput {
+        edit(env, args).0
+    }
+}
+
+/// Applies the edit; the diff of the file's old and new content on success.
+fn edit(env: &ToolEnv, args: EditArgs) -> (ToolOutput, Option<FileDiff>) {
+    let fail = |m: String| (ToolOutput::fail(m), None);
+    let display = args.file_path;
+    if args.old_string.is_empty() {
+        return fail(
+            "oldString must not be empty (use Write to create or replace a whole file)".into(),
+        );
+    }
+    let path = env.resolve(&display);
+    let fs = &env.fs;
+    match fs.metadata(&path) {
+        Ok(m) if m.kind == FileKind::File => {}
+        Ok(_) => return fail(format!("Path is not a file: {display}")),
+        Err(_) => return fail(format!("File not found: {display}")),
+    }
+    let content = match fs.read(&path) {
+        Ok(c) => c,
+        Err(_) => return fail(format!("File not found: {display}")),
+    };
+    let (old, new) = (args.old_string.as_bytes(), args.new_string.as_bytes());
+    match apply(&content, old, new, args.replace_all) {
+        EditOutcome::NotFound => fail(format!("oldString not found in file: {display}")),
+        EditOutcome::NotUnique(n) => fail(format!(
+            "oldString is not unique in file (found {n} occurrences). Provide more context to make it unique, or use replaceAll:true."
+        )),
+        EditOutcome::Replaced(bytes, count, line) => match fs.write_atomic(&path, &bytes) {
+            Ok(()) => {
+                let mut out = ToolOutput::ok(format!("Replaced {count} occurrence(s) in {display}"));
+                out.start_line = Some(line);
+                (out, file_diff(&display, &content, &bytes))
+            }
+            Err(e) => fail(e.to_string()),
+        },
     }
 }

@@ -5,10 +5,12 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
-use super::builtin::{Builtin, Spec};
+use super::builtin::{blocking, Builtin, Spec};
 use super::config::ToolEnv;
 use super::ports::FileKind;
 use super::result::ToolOutput;
+use crate::core::diff::{file_diff, FileDiff, MAX_DIFF_BYTES};
+use crate::core::tool::ToolContext;
 
 /// Creates or replaces a file (parents created), reporting the UTF-8 byte count.
 pub struct WriteTool {
@@ -32,6 +34,7 @@ pub(crate) struct WriteArgs {
     content: String,
 }
 
+#[async_trait::async_trait]
 impl Builtin for WriteTool {
     type Args = WriteArgs;
     const NAME: &'static str = "Write";
@@ -51,17 +54,46 @@ impl Builtin for WriteTool {
         &self.spec
     }
 
-    fn run_blocking(env: &ToolEnv, args: WriteArgs, _cancel: &CancellationToken) -> ToolOutput {
-        let WriteArgs { file_path, content } = args;
-        let path = env.resolve(&file_path);
-        if let Ok(meta) = env.fs.metadata(&path) {
-            if meta.kind == FileKind::Dir {
-                return ToolOutput::fail(format!("Path is a directory: {file_path}"));
+    /// Runs [`write`] and records its diff for the tool's state.
+    async fn run(&self, args: WriteArgs, ctx: &ToolContext) -> ToolOutput {
+        let env = self.spec().env.clone();
+        let slot = ctx.diff.clone();
+        blocking(move || {
+            let (out, diff) = write(&env, args);
+            if let Some(d) = diff {
+                slot.set(d);
             }
+            out
+        })
+        .await
+    }
+
+    fn run_blocking(env: &ToolEnv, args: WriteArgs, _cancel: &CancellationToken) -> ToolOutput {
+        write(env, args).0
+    }
+}
+
+/// Writes the file; the diff against its old content (a new file: every line added; none for a
+/// file too large to show).
+fn write(env: &ToolEnv, args: WriteArgs) -> (ToolOutput, Option<FileDiff>) {
+    let WriteArgs { file_path, content } = args;
+    let path = env.resolve(&file_path);
+    let old = match env.fs.metadata(&path) {
+        Ok(meta) if meta.kind == FileKind::Dir => {
+            return (
+                ToolOutput::fail(format!("Path is a directory: {file_path}")),
+                None,
+            )
         }
-        match env.fs.write_atomic(&path, content.as_bytes()) {
-            Ok(()) => ToolOutput::ok(format!("Written {} bytes to {file_path}", content.len())),
-            Err(e) => ToolOutput::fail(e.to_string()),
-        }
+        Ok(meta) if meta.len > MAX_DIFF_BYTES as u64 => None,
+        Ok(_) => env.fs.read(&path).ok(),
+        Err(_) => Some(Vec::new()),
+    };
+    match env.fs.write_atomic(&path, content.as_bytes()) {
+        Ok(()) => (
+            ToolOutput::ok(format!("Written {} bytes to {file_path}", content.len())),
+            old.and_then(|o| file_diff(&file_path, &o, content.as_bytes())),
+        ),
+        Err(e) => (ToolOutput::fail(e.to_string()), None),
     }
 }

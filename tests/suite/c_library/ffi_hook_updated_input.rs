@@ -53,7 +53,8 @@ fn a_command_hook_rewrites_the_input_the_tool_runs_with() {
     let dir = tempfile::tempdir().unwrap();
     let b = dir.path().join("b.txt").display().to_string();
     let a = dir.path().join("a.txt").display().to_string();
-    let out = json!({"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":{"filePath": b}}});
+    let out =
+        json!({"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":{"filePath": b}}});
     let (events, msgs) = run_read_with_hook(dir.path(), &out.to_string());
     let start = of_type(&events, "tool_start");
     assert_eq!(start.len(), 1);

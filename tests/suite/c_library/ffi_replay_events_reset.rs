@@ -68,7 +68,11 @@ fn replay_events_adds_the_execution_boundary_events_in_order() {
 #[test]
 fn reset_answers_reset_requested_and_changes_nothing() {
     let rt = runtime(r#"{"v":1,"providers":{"s":{"kind":"scripted","turns":[{"text":"hi"}]}}}"#);
-    let s = session_new(rt, r#"{"v":1,"provider":"s","model":"m","delivery":"pull"}"#).unwrap();
+    let s = session_new(
+        rt,
+        r#"{"v":1,"provider":"s","model":"m","delivery":"pull"}"#,
+    )
+    .unwrap();
     submit(s, "hello");
     events_until(s, "turn_completed");
     let before = messages(s);
@@ -78,7 +82,11 @@ fn reset_answers_reset_requested_and_changes_nothing() {
         json!({"v":1,"message":"Reset requested.","success":true,"data":{"resetRequested":true}})
     );
     assert_eq!(messages(s), before);
-    assert_eq!(before["messages"].as_array().map(Vec::len), Some(2), "{before}");
+    assert_eq!(
+        before["messages"].as_array().map(Vec::len),
+        Some(2),
+        "{before}"
+    );
     robota_session_free(s);
     robota_runtime_free(rt);
 }

@@ -15,6 +15,7 @@ mod ffi_inline_delivery;
 mod ffi_replay_events_reset;
 mod ffi_session_run;
 mod ffi_thread_delivery;
+mod ffi_tool_diffs;
 mod ffi_wait_delivered;
 mod header_hygiene;
 mod hooks_command_executor;

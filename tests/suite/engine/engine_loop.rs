@@ -162,7 +162,10 @@ async fn forced_call_that_throws_answers_the_fallback() {
     );
     let last = a.messages().last().unwrap().clone();
     assert_eq!(last.content, FORCED_SUMMARY_FALLBACK);
-    assert_eq!(last.metadata.as_ref().unwrap()["forcedSummary"], json!(true));
+    assert_eq!(
+        last.metadata.as_ref().unwrap()["forcedSummary"],
+        json!(true)
+    );
 }
 
 #[tokio::test]

@@ -216,6 +216,7 @@ pub async fn execute_batch(
                 execution_id: execution_id.to_string(),
                 round,
                 attachments: Default::default(),
+                diff: Default::default(),
             };
             match dispatcher.dispatch(tool, args, &ctx).await {
                 Ok(v) => ToolRunResult {

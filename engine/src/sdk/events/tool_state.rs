@@ -4,6 +4,7 @@
 use serde::Serialize;
 use serde_json::{json, Value};
 
+use crate::core::diff::{DiffLine, FileDiff};
 use crate::core::history::{EntryData, EventData};
 
 /// Completed entries kept in the active-tools list.
@@ -53,6 +54,12 @@ pub struct ToolState {
     /// Outcome once finished.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub result: Option<ToolOutcome>,
+    /// The changed lines of a successful Edit or Write.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub diff_lines: Option<Vec<DiffLine>>,
+    /// The file of `diff_lines`, as the call named it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub diff_file: Option<String>,
 }
 
 /// The value of the first argument in the schema's property order (`schema.properties` as
@@ -99,9 +106,23 @@ impl ToolStates {
             first_arg: first_arg(args, schema),
             is_running: true,
             result: None,
+            diff_lines: None,
+            diff_file: None,
         };
         self.items.push(st.clone());
         st
+    }
+
+    /// The first running entry named `name` changed a file: its diff.
+    pub fn set_diff(&mut self, name: &str, diff: &FileDiff) {
+        if let Some(t) = self
+            .items
+            .iter_mut()
+            .find(|t| t.is_running && t.tool_name == name)
+        {
+            t.diff_lines = Some(diff.lines.clone());
+            t.diff_file = Some(diff.file.clone());
+        }
     }
 
     /// A tool ended: the first running entry with that name gets the outcome; a denied tool
@@ -121,6 +142,8 @@ impl ToolStates {
                 first_arg: first_arg(args, &Value::Null),
                 is_running: false,
                 result: Some(outcome),
+                diff_lines: None,
+                diff_file: None,
             };
             self.items.push(t.clone());
             t

@@ -64,6 +64,10 @@ pub(crate) struct ToolEndFields<'a> {
     pub tool_name: &'a str,
     pub result: &'a str,
     pub output: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub diff_file: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub diff_lines: Option<&'a [crate::core::diff::DiffLine]>,
 }
 
 /// The `input` of `turn_started`: `{"text","display_input"?}`.

@@ -41,6 +41,10 @@ impl SessionObserver for Core {
         );
     }
 
+    fn on_tool_diff(&self, _call_id: &str, name: &str, diff: &crate::core::diff::FileDiff) {
+        self.lock().tools.set_diff(name, diff);
+    }
+
     fn on_tool_end(
         &self,
         call_id: &str,
@@ -50,15 +54,16 @@ impl SessionObserver for Core {
         output: &str,
     ) {
         let outcome = outcome_of(result);
-        {
+        let st = {
             let mut s = self.lock();
-            let st = s.tools.end(name, args, outcome);
+            let st = std::sync::Arc::new(s.tools.end(name, args, outcome));
             s.history.push(HistoryEntry::Event(Box::new(EventEntry::new(
                 "tool-end",
-                EventData::lazy(st),
+                EventData::Lazy(st.clone()),
             ))));
             s.dirty = true;
-        }
+            st
+        };
         let error_text;
         let output = if outcome == ToolOutcome::Error {
             error_text = format!("Error: {output}");
@@ -73,6 +78,8 @@ impl SessionObserver for Core {
                 tool_name: name,
                 result: outcome.as_str(),
                 output,
+                diff_file: st.diff_file.as_deref(),
+                diff_lines: st.diff_lines.as_deref(),
             },
         );
     }

@@ -35,7 +35,10 @@ pub fn default_model(def: &AgentDef, anthropic: bool) -> Option<String> {
 pub fn is_read_only(def: &AgentDef) -> bool {
     ["Write", "Edit"].iter().all(|t| {
         def.disallowed_tools.iter().any(|d| d == t)
-            || def.tools.as_ref().is_some_and(|a| !a.iter().any(|n| n == t))
+            || def
+                .tools
+                .as_ref()
+                .is_some_and(|a| !a.iter().any(|n| n == t))
     })
 }
 

@@ -135,8 +135,10 @@ fn expected_tails() -> Vec<(&'static str, Vec<&'static str>)> {
         ("permission", after_tool.clone()),
         (
             "hook",
+            // `tool_start` follows the PreToolUse hooks, so it comes after the voided hook.
             vec![
                 "request_cancelled",
+                "tool_start",
                 "tool_end",
                 "context_update",
                 "message",
