@@ -395,3 +395,45 @@ fn help_filters_by_prefix_and_lists_subcommands() {
     robota_session_free(s);
     robota_runtime_free(rt);
 }
+
+/// A fork worker may run a fork skill of its own, down to the subagent depth limit (2), where
+/// the `Skill` tool refuses it like the `Agent` tool stops nesting.
+#[test]
+fn fork_skills_nest_only_down_to_the_depth_limit() {
+    let root = tempfile::tempdir().unwrap();
+    let proj = project(root.path());
+    write(
+        &proj.join(".claude/skills/nest/SKILL.md"),
+        "---\ncontext: fork\n---\nNest.\n",
+    );
+    let server = FakeServer::start();
+    for _ in 0..3 {
+        server.enqueue(Reply::anthropic(&Turn::text(["x"]).tool(
+            "t",
+            "Skill",
+            r#"{"skill":"nest"}"#,
+        )));
+    }
+    server.enqueue(Reply::anthropic(&Turn::text(["depth 2"])));
+    server.enqueue(Reply::anthropic(&Turn::text(["depth 1"])));
+    server.enqueue(Reply::anthropic(&Turn::text(["done"])));
+    let (rt, s) = open(
+        root.path(),
+        &server,
+        json!({}),
+        json!({"settings":"project","cwd":proj,"tools":["Skill"]}),
+    );
+    submit(s, "nest");
+    let done = events_until(s, "turn_completed");
+    assert_eq!(done.last().unwrap()["response"], "done");
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 6);
+    assert_eq!(
+        last_tool_result(&reqs[3].body),
+        "Error: Sub-agent error: a fork skill cannot run at subagent depth 2"
+    );
+    assert_eq!(last_tool_result(&reqs[4].body), "depth 2");
+    assert_eq!(last_tool_result(&reqs[5].body), "depth 1");
+    robota_session_free(s);
+    robota_runtime_free(rt);
+}

@@ -11,10 +11,11 @@ use crate::sdk::commands::skills;
 use crate::sdk::config::skill::Skill;
 use crate::sdk::subagent::runner::{run_child, ChildSpec};
 use crate::sdk::subagent::tool::DEFAULT_AGENT_TYPE;
-use crate::sdk::subagent::Parent;
+use crate::sdk::subagent::{Parent, MAX_DEPTH};
 
 /// Runs `skill` with `args` in a fork worker of `parent`; `Err` is the message for the caller
-/// (`Unknown agent type: <t>`, `Sub-agent error: …`, or the interruption text).
+/// (`Unknown agent type: <t>`, `Sub-agent error: …`, or the interruption text). Like the `Agent`
+/// tool, nesting stops at [`MAX_DEPTH`].
 pub async fn run_fork(
     parent: &Arc<dyn Parent>,
     skill: &Skill,
@@ -23,6 +24,11 @@ pub async fn run_fork(
     cancel: CancellationToken,
 ) -> Result<String, String> {
     let cfg = parent.config();
+    if cfg.params.agents.depth >= MAX_DEPTH {
+        return Err(format!(
+            "Sub-agent error: a fork skill cannot run at subagent depth {MAX_DEPTH}"
+        ));
+    }
     let kind = skill.agent.as_deref().unwrap_or(DEFAULT_AGENT_TYPE);
     let Some(mut def) = cfg
         .params
