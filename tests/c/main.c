@@ -48,6 +48,7 @@ void test_budget_bad_config(void);
 void test_host_commands(void);
 void test_subagent_events_every_delivery_mode(void);
 void test_budget_cost(void);
+void test_budget_subagent(void);
 void test_record_replay_thread_and_pull(void);
 void test_replay_refusals(void);
 void test_mcp_stdio_server(void);
@@ -116,6 +117,7 @@ static const struct {
     {"budget_wall_time", test_budget_wall_time},
     {"budget_bad_config", test_budget_bad_config},
     {"budget_cost", test_budget_cost},
+    {"budget_subagent", test_budget_subagent},
     {"record_replay_thread_and_pull", test_record_replay_thread_and_pull},
     {"replay_refusals", test_replay_refusals},
     {"team_tools_and_register_template", test_team_tools_and_register_template},

@@ -160,3 +160,41 @@ void test_budget_cost(void) {
     robota_session_free(s);
     robota_runtime_free(rt);
 }
+
+void test_budget_subagent(void) {
+    /* One budget over the delegation tree: the parent's call asks for Agent (call 1), the
+     * child's first round asks for Agent too, which it lacks (call 2); the child's next call
+     * would be the third: it stops with stop_reason "budget", and so does the parent's turn. */
+    robota_runtime *rt = make_runtime(
+        "{\"v\":1,\"providers\":{\"s\":{\"kind\":\"scripted\",\"fallback\":\"echo\",\"turns\":["
+        "{\"tool_calls\":[{\"id\":\"call_1\",\"name\":\"Agent\",\"arguments\":"
+        "{\"prompt\":\"sub-task\",\"subagent_type\":\"Explore\"}}]}]}}}");
+    recorder r;
+    rec_init(&r);
+    robota_session *s = make_session(rt,
+        "{\"v\":1,\"provider\":\"s\",\"model\":\"m\",\"tools\":[\"Read\",\"Agent\"],"
+        "\"permission_mode\":\"bypassPermissions\",\"budget\":{\"max_model_calls\":2}}",
+        &r, NULL);
+    const char *limit = "budget exceeded: max_model_calls is 2 and 2 were used";
+    robota_error *e = NULL;
+    CHECK_EQ_INT(robota_session_wait(s, submit_text(s, "go"), 30000, &e), ROBOTA_E_BUDGET);
+    CHECK_CONTAINS(robota_error_message(e), limit);
+    robota_error_free(e);
+    rec_wait(&r, ROBOTA_EVENT_TURN_COMPLETED, 1);
+    /* the child's relayed turn_completed: stopped by the budget */
+    int child_stopped = 0;
+    for (int i = 0; i < rec_count(&r, ROBOTA_EVENT_SUBAGENT); i++) {
+        const char *p = rec_payload(&r, ROBOTA_EVENT_SUBAGENT, i);
+        if (strstr(p, "\"type\":\"turn_completed\"") && strstr(p, "\"stop_reason\":\"budget\"")) child_stopped++;
+    }
+    CHECK_EQ_INT(child_stopped, 1);
+    /* the parent's turn reports it */
+    CHECK_CONTAINS(rec_payload(&r, ROBOTA_EVENT_TURN_COMPLETED, 0), "\"stop_reason\":\"budget\"");
+    CHECK_CONTAINS(rec_payload(&r, ROBOTA_EVENT_ERROR, 0), limit);
+    char *m = messages_json(s, NULL);
+    CHECK_CONTAINS(m, "Sub-agent error: budget exceeded: max_model_calls is 2 and 2 were used");
+    robota_string_free(m);
+    robota_session_free(s);
+    robota_runtime_free(rt);
+    rec_destroy(&r);
+}

@@ -323,6 +323,23 @@ mod tests {
     }
 
     #[test]
+    fn a_call_is_priced_at_its_own_models_price_else_the_sessions() {
+        let b = Budget::new(BudgetLimits::default(), BudgetSpent::default(), None);
+        let thousand_in = TokenUsage {
+            input_tokens: 1000,
+            ..Default::default()
+        };
+        // claude-haiku-4-5: $1 per million input tokens
+        b.record_usage("claude-haiku-4-5", &thousand_in);
+        // no price for the model nor the session: tokens only
+        b.record_usage("m", &thousand_in);
+        assert_eq!(
+            (b.spent().cost_micro_usd, b.spent().total_tokens),
+            (1000, 2000)
+        );
+    }
+
+    #[test]
     fn tokens_are_checked_after_the_call_that_crosses() {
         let b = Budget::new(
             BudgetLimits {
@@ -333,11 +350,14 @@ mod tests {
             None,
         );
         assert!(b.check_model_call().is_ok());
-        b.record_usage("m", &TokenUsage {
-            input_tokens: 100,
-            output_tokens: 50,
-            ..Default::default()
-        });
+        b.record_usage(
+            "m",
+            &TokenUsage {
+                input_tokens: 100,
+                output_tokens: 50,
+                ..Default::default()
+            },
+        );
         let e = b.check_model_call().unwrap_err();
         assert_eq!((e.limit, e.max, e.used), ("max_total_tokens", 100, 150));
     }
@@ -360,15 +380,21 @@ mod tests {
         );
         assert!(b.check_model_call().is_ok());
         // 3000×3 = 9000 µ$: under the limit
-        b.record_usage("m", &TokenUsage {
-            input_tokens: 3000,
-            ..Default::default()
-        });
+        b.record_usage(
+            "m",
+            &TokenUsage {
+                input_tokens: 3000,
+                ..Default::default()
+            },
+        );
         assert!(b.check_model_call().is_ok());
-        b.record_usage("m", &TokenUsage {
-            output_tokens: 100,
-            ..Default::default()
-        });
+        b.record_usage(
+            "m",
+            &TokenUsage {
+                output_tokens: 100,
+                ..Default::default()
+            },
+        );
         let e = b.check_model_call().unwrap_err();
         assert_eq!((e.limit, e.max, e.used), ("max_cost_usd", 10_000, 10_500));
         assert_eq!(

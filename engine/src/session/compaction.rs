@@ -14,9 +14,9 @@ use tokio_util::sync::CancellationToken;
 use super::context::ContextState;
 use super::session::Session;
 use crate::core::agent::lock;
+use crate::core::budget::{complete_within, BudgetedCallError};
 use crate::core::hooks::HookEvent;
 use crate::core::message::{Message, Role};
-use crate::core::budget::{complete_within, BudgetedCallError};
 
 /// Prefix of the assistant message that replaces the history.
 pub const SUMMARY_PREFIX: &str = "[Context Summary]\n";

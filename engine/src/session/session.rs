@@ -128,8 +128,7 @@ fn hook_registry(opts: &SessionOptions) -> Result<HookExecutorRegistry, RobotaEr
         http.with_vars(opts.env_vars.clone()),
     )
     .with_extras(
-        std::iter::once(prompt_hooks(opts))
-            .chain(opts.extra_hook_executors.iter().cloned()),
+        std::iter::once(prompt_hooks(opts)).chain(opts.extra_hook_executors.iter().cloned()),
     )
     .map_err(RobotaError::Configuration)
 }

@@ -86,7 +86,10 @@ fn a_subagent_that_would_cross_max_model_calls_stops_and_so_does_its_parent() {
     // …and the parent's turn reports it.
     assert_eq!(done["stop_reason"], "budget");
     assert_budget_error(&p, message);
-    assert_eq!(tool_result(&p), format!("Error: Sub-agent error: {message}"));
+    assert_eq!(
+        tool_result(&p),
+        format!("Error: Sub-agent error: {message}")
+    );
     assert_eq!(p.session.budget().unwrap().spent().model_calls, 2);
     assert_refused(&p, message);
 }
@@ -222,7 +225,10 @@ fn a_prompt_hooks_call_is_counted() {
 fn a_compaction_summary_is_charged_with_its_usage_and_refused_past_the_budget() {
     let server = FakeServer::start();
     let rt = runtime(&server, json!({}));
-    let mut p = Parent::open(&rt, json!({"tools": [], "budget": {"max_total_tokens": 100}}));
+    let mut p = Parent::open(
+        &rt,
+        json!({"tools": [], "budget": {"max_total_tokens": 100}}),
+    );
     server.enqueue(Reply::openai(&Turn::text(["hello"]).usage(10, 5)));
     server.enqueue(Reply::openai(&Turn::text(["the summary"]).usage(80, 20)));
     assert_eq!(p.turn("hi")["stop_reason"], "complete");

@@ -74,6 +74,14 @@ pub fn cost_view(b: &Budget) -> (String, Value) {
     (lines.join("\n"), data)
 }
 
+/// Why a child the budget stopped ended: the limit's message (`budget exceeded: …`).
+pub fn exhausted_message(budget: Option<&Budget>) -> String {
+    budget.and_then(Budget::exhausted).map_or_else(
+        || "the session's budget is exhausted".to_string(),
+        |e| e.message(),
+    )
+}
+
 /// The `ERROR` event payload of a turn the budget stopped.
 pub fn exceeded_event(e: &BudgetExceeded) -> Value {
     json!({"code": "BUDGET_EXCEEDED", "category": "budget", "recoverable": false,

@@ -8,7 +8,8 @@
 //!   window and conversation, and its own transcript when the parent has one
 //!   (`<dir>/<parent session id>/subagents/<agent id>.jsonl`).
 //! * A child never gets more than its parent: the same mode and lists (a deny rule holds in
-//!   the child), only tools the parent has.
+//!   the child), only tools the parent has, and no budget of its own: its calls count on the
+//!   parent's (a child the budget stops ends with `stop_reason:"budget"`).
 //! * Nesting: a child gets the `Agent` tool only when its definition's `tools` names `Agent`
 //!   and its depth is below [`MAX_DEPTH`] (the parent session is depth 0).
 //! * The child's events reach the parent's host as `ROBOTA_EVENT_SUBAGENT`

@@ -247,8 +247,8 @@ pub async fn run_child(
     parent
         .fire_hook(HookEvent::SubagentStop, identity.stop_fields(&outcome))
         .await;
-    let exhausted = link.budget.as_ref().and_then(|b| b.exhausted());
-    answer_of(outcome, exhausted.map(|e| e.message()))
+    let budget = crate::sdk::config::session_budget::exhausted_message(link.budget.as_deref());
+    answer_of(outcome, &budget)
 }
 
 /// Who a child is to its parent's host (the members of its `SUBAGENT` events).
@@ -346,12 +346,10 @@ fn outcome_of(agent_id: String, finished: Value) -> ChildOutcome {
 /// The result for the caller: the outcome, or the interruption text for an aborted child and
 /// `Sub-agent error: …` for a failed one or one the session's budget stopped (`budget`: the
 /// budget's message).
-fn answer_of(outcome: ChildOutcome, budget: Option<String>) -> Result<ChildOutcome, String> {
+fn answer_of(outcome: ChildOutcome, budget: &str) -> Result<ChildOutcome, String> {
     match outcome.stop_reason.as_str() {
         "aborted" => Err(INTERRUPTED_TOOL_ERROR.to_string()),
-        "budget" => Err(sub_agent_error(
-            budget.as_deref().unwrap_or("the session's budget is exhausted"),
-        )),
+        "budget" => Err(sub_agent_error(budget)),
         "error" => Err(sub_agent_error(
             outcome
                 .error

@@ -182,9 +182,8 @@ impl Tool for AssignTask {
                 .unwrap_or("the assigned agent failed")
                 .to_string()),
             Some("aborted") => Err("Execution interrupted by user".into()),
-            Some("budget") => Err(self.link.budget.as_ref().and_then(|b| b.exhausted()).map_or_else(
-                || "the session's budget is exhausted".to_string(),
-                |e| e.message(),
+            Some("budget") => Err(crate::sdk::config::session_budget::exhausted_message(
+                self.link.budget.as_deref(),
             )),
             _ => Ok(json!({"response": completed["response"], "templateId": template_id})),
         }

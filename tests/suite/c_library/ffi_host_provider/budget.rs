@@ -58,14 +58,30 @@ fn a_subagent_that_would_overrun_max_model_calls_stops_the_parents_turn_with_bud
     assert_eq!(child_done[0]["event"]["stop_reason"], "budget");
     // …and the parent's turn reports it: ERROR naming the limit, then turn_completed "budget".
     let own: Vec<&Value> = events.iter().filter(|e| e["type"] != "subagent").collect();
-    let error = own.iter().find(|e| e["type"] == "error").expect("an error event");
+    let error = own
+        .iter()
+        .find(|e| e["type"] == "error")
+        .expect("an error event");
     assert_eq!(
-        (&error["code"], &error["limit"], &error["max"], &error["used"]),
-        (&json!("BUDGET_EXCEEDED"), &json!("max_model_calls"), &json!(2), &json!(2))
+        (
+            &error["code"],
+            &error["limit"],
+            &error["max"],
+            &error["used"]
+        ),
+        (
+            &json!("BUDGET_EXCEEDED"),
+            &json!("max_model_calls"),
+            &json!(2),
+            &json!(2)
+        )
     );
     assert_eq!(error["message"], limit);
     let done = own.last().unwrap();
-    assert_eq!((done["turn_id"].as_u64(), &done["stop_reason"]), (Some(turn), &json!("budget")));
+    assert_eq!(
+        (done["turn_id"].as_u64(), &done["stop_reason"]),
+        (Some(turn), &json!("budget"))
+    );
     // The model's record of the delegation says why it ended.
     let msgs = messages(s);
     let tool = msgs["messages"]
@@ -75,7 +91,10 @@ fn a_subagent_that_would_overrun_max_model_calls_stops_the_parents_turn_with_bud
         .find(|m| m["role"] == "tool")
         .expect("the Agent tool's result");
     assert!(
-        tool["content"].as_str().unwrap().contains(&format!("Sub-agent error: {limit}")),
+        tool["content"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("Sub-agent error: {limit}")),
         "{tool}"
     );
     // The session stays out of budget.
