@@ -29,6 +29,7 @@ mod sdk_settings_provider;
 mod sdk_shared_provider;
 mod sdk_store;
 mod sdk_transcript;
+mod server_tool_events;
 mod session_clear_context;
 mod session_compaction_rounds;
 mod session_files;
