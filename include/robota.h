@@ -190,6 +190,13 @@
 #define ROBOTA_EVENT_REQUEST_CANCELLED 21
 
 /**
+ * Event (ABI 1.2): the provider's server ran one of its own tools while the model answered
+ * (Anthropic's native `web_search`), JSON `{"tool_name","status":"started","query","input"}`
+ * (`query`: the input's search query, or null). Informational; nothing to answer.
+ */
+#define ROBOTA_EVENT_SERVER_TOOL 22
+
+/**
  * Log level: trace.
  */
 #define ROBOTA_LOG_TRACE 0

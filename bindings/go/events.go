@@ -35,6 +35,7 @@ const (
 	KindHostIO            EventKind = C.ROBOTA_EVENT_HOST_IO
 	KindCommandRequest    EventKind = C.ROBOTA_EVENT_COMMAND_REQUEST
 	KindRequestCancelled  EventKind = C.ROBOTA_EVENT_REQUEST_CANCELLED
+	KindServerTool        EventKind = C.ROBOTA_EVENT_SERVER_TOOL
 )
 
 var kindNames = map[EventKind]string{
@@ -45,7 +46,7 @@ var kindNames = map[EventKind]string{
 	KindContextUpdate: "context_update", KindCompacted: "compacted", KindExecution: "execution",
 	KindWarning: "warning", KindError: "error", KindTurnCompleted: "turn_completed",
 	KindSessionClosed: "session_closed", KindSubagent: "subagent", KindHostIO: "host_io", KindCommandRequest: "command_request",
-	KindRequestCancelled: "request_cancelled",
+	KindRequestCancelled: "request_cancelled", KindServerTool: "server_tool",
 }
 
 // String is the event's "type" name ("text_delta", …).
@@ -289,6 +290,8 @@ func decodeJSONEvent(kind EventKind, turn uint64, data []byte) Event {
 		ev, err = decodeAs(data, &SubagentEvent{turnRef: t})
 	case KindRequestCancelled:
 		ev, err = decodeAs(data, &RequestCancelled{turnRef: t})
+	case KindServerTool:
+		ev, err = decodeAs(data, &ServerToolEvent{turnRef: t})
 	default:
 		err = errUnknownKind
 	}

@@ -81,6 +81,23 @@ func (s *Session) Command(name, args string) (CommandResult, error) {
 	return res, err
 }
 
+// InjectMessage appends a message to the conversation between turns without calling the
+// model (role "user", "assistant" or "system"); it is reported as a MessageEvent and a context
+// update, kept in the transcript and the saved session, and sent with the next turn.
+// ErrInvalidConfig names a bad role, ErrBusy while a turn runs, ErrClosed after Close.
+func (s *Session) InjectMessage(role, content string) error {
+	doc, _ := json.Marshal(map[string]string{"role": role, "content": content})
+	cdoc := C.CString(string(doc))
+	defer C.free(unsafe.Pointer(cdoc))
+	return s.core.use("InjectMessage", func(p *C.robota_session) error {
+		var cerr *C.robota_error
+		if st := C.robota_session_inject_message(p, cdoc, &cerr); st != C.ROBOTA_OK {
+			return takeError("InjectMessage", st, cerr)
+		}
+		return nil
+	})
+}
+
 // Events returns the session's event stream, in order, closed after SessionClosed (Close).
 // Events are recorded from the first call on: call it before Submit to see a whole turn.
 // Once called, keep reading until the channel is closed; the library never waits for the

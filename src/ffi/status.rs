@@ -100,6 +100,10 @@ pub const ROBOTA_EVENT_COMMAND_REQUEST: u32 = 20;
 /// "session_closed"}`, after the request's own event and before its turn's `TURN_COMPLETED`
 /// (`SESSION_CLOSED` on close). Answering the request afterwards is `ROBOTA_E_STALE`.
 pub const ROBOTA_EVENT_REQUEST_CANCELLED: u32 = 21;
+/// Event (ABI 1.2): the provider's server ran one of its own tools while the model answered
+/// (Anthropic's native `web_search`), JSON `{"tool_name","status":"started","query","input"}`
+/// (`query`: the input's search query, or null). Informational; nothing to answer.
+pub const ROBOTA_EVENT_SERVER_TOOL: u32 = 22;
 
 /// Log level: trace.
 pub const ROBOTA_LOG_TRACE: i32 = 0;
@@ -229,6 +233,7 @@ mod tests {
         assert_eq!(ROBOTA_EVENT_HOST_IO, events::HOST_IO);
         assert_eq!(ROBOTA_EVENT_COMMAND_REQUEST, events::COMMAND_REQUEST);
         assert_eq!(ROBOTA_EVENT_REQUEST_CANCELLED, events::REQUEST_CANCELLED);
+        assert_eq!(ROBOTA_EVENT_SERVER_TOOL, events::SERVER_TOOL);
         assert_eq!(ROBOTA_ABI_VERSION >> 16, 1);
         assert_eq!(
             ROBOTA_ABI_VERSION & 0xffff,

@@ -98,6 +98,12 @@ namespace Robota
         /// request's <c>CancellationToken</c>.
         /// </summary>
         RequestCancelled = 21,
+        /// <summary>
+        /// <c>{"tool_name","status","query","input"}</c>: the provider's server ran one of its own tools while the
+        /// model answered (Anthropic's native web search; <c>status</c> <c>"started"</c>, <c>query</c> the search text
+        /// or null). Informational (ABI 1.2).
+        /// </summary>
+        ServerTool = 22,
     }
 
     /// <summary>Log levels (ROBOTA_LOG_*).</summary>

@@ -154,6 +154,9 @@ namespace Robota
         internal static extern int robota_session_command(SessionHandle session, byte[] commandJson, out IntPtr outJson, out IntPtr error);
 
         [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern int robota_session_inject_message(SessionHandle session, byte[] messageJson, out IntPtr error);
+
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
         internal static extern int robota_session_messages(SessionHandle session, byte[] queryJson, out IntPtr outJson, out IntPtr error);
 
         [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]

@@ -25,7 +25,7 @@ namespace Robota
             null, "turn_started", "text_delta", "thinking_delta", "message", "tool_start", "tool_end", "tool_call",
             "tool_call_cancelled", "permission_request", "hook_request", "context_update", "compacted", "execution",
             "warning", "error", "turn_completed", "session_closed", "subagent", "host_io", "command_request",
-            "request_cancelled",
+            "request_cancelled", "server_tool",
         };
 
         /// <summary>The kind of a pull event's <c>"type"</c> name (0 when unknown).</summary>

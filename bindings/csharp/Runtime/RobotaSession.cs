@@ -694,6 +694,25 @@ namespace Robota
         }
 
         /// <summary>
+        /// Appends a message to the conversation between turns without calling the model
+        /// (<paramref name="role"/> <c>"user"</c>, <c>"assistant"</c> or <c>"system"</c>). It is reported as
+        /// a <c>Message</c> event and a context update, kept in the transcript and the saved session, and
+        /// sent with the next turn. Throws for a bad role (naming it), during a turn and after close.
+        /// </summary>
+        public void InjectMessage(string role, string content)
+        {
+            ThrowIfDisposed();
+            var doc = Json.Serialize(new Dictionary<string, object>
+            {
+                { "role", role ?? throw new ArgumentNullException(nameof(role)) },
+                { "content", content ?? throw new ArgumentNullException(nameof(content)) },
+            });
+            IntPtr err;
+            var status = NativeMethods.robota_session_inject_message(handle, Utf8.Encode(doc), out err);
+            Errors.Check(status, err);
+        }
+
+        /// <summary>
         /// The history: view <c>"conversation"</c> (what the model sees), <c>"messages"</c> (chat
         /// entries) or <c>"history"</c> (the full UI timeline). Returns the raw JSON document.
         /// </summary>

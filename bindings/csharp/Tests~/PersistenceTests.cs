@@ -162,5 +162,26 @@ namespace Robota.Tests
                 Expect.NotContains(s.MessagesJson(), "offline:hello", "conversation cleared");
             }
         }
+
+        [Test]
+        private static void InjectMessageJoinsTheConversation()
+        {
+            using (var rt = Fixtures.Runtime("[]"))
+            using (var s = rt.CreateSession(Fixtures.Session()))
+            {
+                s.InjectMessage("user", "The code word is kiwi.");
+                s.InjectMessage("assistant", "Noted.");
+                Expect.Fails(RobotaStatus.InvalidConfig, () => s.InjectMessage("tool", "x"), "role \"tool\" cannot be injected");
+                Expect.Await(s.RunAsync("hello"), "RunAsync");
+                var roles = new List<string>();
+                foreach (var m in s.Messages())
+                {
+                    var d = (Dictionary<string, object>)m;
+                    roles.Add((string)d["role"] + ":" + (string)d["content"]);
+                }
+                var joined = string.Join("|", roles);
+                Expect.Contains(joined, "user:The code word is kiwi.|assistant:Noted.|user:hello|assistant:offline:hello", "conversation order");
+            }
+        }
     }
 }

@@ -122,6 +122,8 @@ pub struct RunOptions {
     pub on_text_delta: Option<TextDeltaFn>,
     /// Streamed thinking text.
     pub on_thinking_delta: Option<TextDeltaFn>,
+    /// Server-side tool uses the provider reports while streaming (`onServerToolUse`).
+    pub on_server_tool: Option<super::events::ServerToolFn>,
     /// Replay events.
     pub on_event: Option<ExecutionEventFn>,
     /// Round cap for this run (wins over config).

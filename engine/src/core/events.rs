@@ -11,6 +11,10 @@ pub type ExecutionEventFn = Arc<dyn Fn(&str, &Value) + Send + Sync>;
 /// Receives streamed text (run-scoped `onTextDelta`).
 pub type TextDeltaFn = Arc<dyn Fn(&str) + Send + Sync>;
 
+/// A tool the provider's server ran during a model call (its name and input), e.g.
+/// Anthropic's native `web_search`.
+pub type ServerToolFn = Arc<dyn Fn(&str, &serde_json::Value) + Send + Sync>;
+
 /// One segment of an execution owner path.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -149,6 +149,8 @@ pub struct SessionRunOptions {
     pub on_text_delta: Option<TextDeltaFn>,
     /// Streamed thinking.
     pub on_thinking_delta: Option<TextDeltaFn>,
+    /// Server-side tool uses the provider reports while streaming (`onServerToolUse`).
+    pub on_server_tool: Option<crate::core::events::ServerToolFn>,
     /// Replay events.
     pub on_event: Option<ExecutionEventFn>,
     /// The user's raw input for `UserPromptSubmit` (`prompt`/`user_message`), when it differs

@@ -34,6 +34,7 @@ mod sdk_shared_provider;
 mod sdk_skills;
 mod sdk_store;
 mod sdk_transcript;
+mod server_tool_events;
 mod session_clear_context;
 mod session_compaction_rounds;
 mod session_files;

@@ -38,6 +38,9 @@ public enum Event: Sendable, Equatable, Codable {
     /// A pending host request became void (its turn ended, was aborted, it timed out, or the
     /// session closed); the handler task answering it is cancelled. ABI 1.2.
     case requestCancelled(RequestCancelled)
+    /// The provider's server ran one of its own tools while the model answered (Anthropic's
+    /// native web search); informational. ABI 1.2.
+    case serverTool(ServerToolUse)
     case other(kind: UInt32, payload: JSONValue)
 
     /// Decodes the payload of event `kind` as the C callback hands it over. Never fails: a
@@ -95,6 +98,7 @@ public enum Event: Sendable, Equatable, Codable {
         case ROBOTA_EVENT_REQUEST_CANCELLED:
             guard let v = d(RequestCancelled.self) else { return nil }
             self = .requestCancelled(v)
+        case ROBOTA_EVENT_SERVER_TOOL: guard let v = d(ServerToolUse.self) else { return nil }; self = .serverTool(v)
         default: return nil
         }
     }

@@ -183,3 +183,16 @@ public struct TurnResult: Codable, Sendable, Equatable {
         case usage, error
     }
 }
+
+/// `ROBOTA_EVENT_SERVER_TOOL`: a tool the provider's server ran while the model answered.
+public struct ServerToolUse: Codable, Sendable, Equatable {
+    /// The server tool's name, e.g. `"web_search"`.
+    public let toolName: String
+    /// `"started"`: the server runs it; its results come back inside the model's answer.
+    public let status: String
+    /// The input's search query, when it has one.
+    public let query: String?
+    /// The tool's whole input.
+    public let input: JSONValue
+    enum CodingKeys: String, CodingKey { case toolName = "tool_name", status, query, input }
+}

@@ -77,6 +77,16 @@ extension Session {
         try checkString { out, error in json.withCString { robota_session_command(handle, $0, out, error) } }
     }
 
+    /// Appends a message to the conversation between turns without calling the model
+    /// (`robota_session_inject_message`; `role` is `"user"`, `"assistant"` or `"system"`). It is
+    /// reported as a `.message` event and a context update, kept in the transcript and the saved
+    /// session, and sent with the next turn. Throws `.invalidConfig` naming a bad role, `.busy`
+    /// during a turn, `.closed` after close.
+    public func injectMessage(role: String, content: String) throws {
+        let doc = try JSONCoding.encode(["role": role, "content": content])
+        _ = try check { error in doc.withCString { robota_session_inject_message(handle, $0, error) } }
+    }
+
     /// A consistent snapshot of the history, also during a turn (`robota_session_messages`).
     public func messages(view: MessagesView = .conversation) throws -> [ChatMessage] {
         struct Doc: Decodable { let messages: [ChatMessage] }

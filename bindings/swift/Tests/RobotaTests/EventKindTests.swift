@@ -70,4 +70,12 @@ final class EventKindTests: XCTestCase {
         }
         XCTAssertEqual(Set(seen.values), Set(kinds.map(\.kind)), "one case per kind")
     }
+
+    func testServerToolDecodesItsMembers() throws {
+        let doc = try JSONDecoder().decode(JSONValue.self, from: Data(
+            #"{"v":1,"kind":22,"type":"server_tool","turn_id":1,"tool_name":"web_search","status":"started","query":"weather in Paris","input":{"query":"weather in Paris"}}"#.utf8))
+        let event = Event(pulled: doc, decoder: JSONDecoder())
+        XCTAssertEqual(event, .serverTool(ServerToolUse(
+            toolName: "web_search", status: "started", query: "weather in Paris", input: .object(["query": .string("weather in Paris")]))))
+    }
 }

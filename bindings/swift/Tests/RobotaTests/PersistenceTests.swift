@@ -40,6 +40,23 @@ final class PersistenceTests: XCTestCase {
         XCTAssertEqual(try s.messages().map(\.content), ["sys", "q1", "first answer"])
     }
 
+    func testInjectedMessagesJoinTheConversation() async throws {
+        let rt = try Runtime(config: RuntimeConfig(providers: [
+            "s": ProviderConfig(kind: .scripted, extra: ["turns": [["text": "kiwi"]]]),
+        ]))
+        let s = try rt.session(config: SessionConfig(provider: "s", model: "m", systemPrompt: "sys"))
+        try s.injectMessage(role: "user", content: "The code word is kiwi.")
+        try s.injectMessage(role: "assistant", content: "Noted.")
+        assertRobotaError(.invalidConfig, containing: #"role "tool" cannot be injected"#) {
+            try s.injectMessage(role: "tool", content: "x")
+        }
+        _ = try await s.run("word?")
+        XCTAssertEqual(
+            try s.messages().map { "\($0.role):\($0.content)" },
+            ["system:sys", "user:The code word is kiwi.", "assistant:Noted.", "user:word?", "assistant:kiwi"]
+        )
+    }
+
     func testResumeOverridesAndBadSnapshotsNameTheProblem() async throws {
         let rt = try Fixture.runtime()
         let s = try rt.session(config: Fixture.session)

@@ -9,7 +9,7 @@ use super::{Emitter, RunCtx};
 use crate::core::agent::lock;
 use crate::core::errors::RobotaError;
 use crate::core::event_time::{lend, WallAnchor};
-use crate::core::events::{names, TextDeltaFn};
+use crate::core::events::{names, ServerToolFn, TextDeltaFn};
 use crate::core::provider::{ChatRequest, ChatResponse, RawPayloadEvent, StreamSink};
 use crate::core::store::ConversationStore;
 use serde_json::{json, Value};
@@ -35,6 +35,7 @@ struct RoundSink<'a> {
     store: Option<&'a Mutex<ConversationStore>>,
     on_text: Option<&'a TextDeltaFn>,
     on_thinking: Option<&'a TextDeltaFn>,
+    on_server_tool: Option<&'a ServerToolFn>,
     emitter: &'a Emitter,
     round: u32,
     seq: u64,
@@ -101,6 +102,13 @@ impl StreamSink for RoundSink<'_> {
         self.emitter.enabled()
     }
 
+    fn on_server_tool(&mut self, name: &str, input: &Value) {
+        let at = self.touch();
+        if let Some(cb) = self.on_server_tool {
+            lend(at, || cb(name, input));
+        }
+    }
+
     fn on_raw_payload(&mut self, event: RawPayloadEvent) {
         let _ = self.touch();
         let seq = event.sequence.unwrap_or(self.raw_seq);
@@ -132,6 +140,7 @@ pub(crate) async fn call_provider(
         store: if record { Some(ctx.store) } else { None },
         on_text: ctx.options.on_text_delta.as_ref(),
         on_thinking: ctx.options.on_thinking_delta.as_ref(),
+        on_server_tool: ctx.options.on_server_tool.as_ref(),
         emitter: &ctx.emitter,
         round,
         seq: 0,

@@ -65,6 +65,22 @@ pub const COMMAND_REQUEST: u32 = 20;
 /// `ROBOTA_EVENT_REQUEST_CANCELLED`: a pending host request became void
 /// (`{"request_id","request_kind","reason"}`, see [`crate::sdk::host::cancelled`]).
 pub const REQUEST_CANCELLED: u32 = 21;
+/// `ROBOTA_EVENT_SERVER_TOOL`: the provider's server ran one of its own tools while the model
+/// answered (Anthropic's native `web_search`): `{"tool_name","status","query","input"}`, see
+/// [`server_tool_fields`].
+pub const SERVER_TOOL: u32 = 22;
+
+/// The payload of a [`SERVER_TOOL`] event for a server-side use of `name` with `input`
+/// (`status` is `"started"`: the server runs it and its results come back inside the model's
+/// answer; `query` is the input's `query` string, else null).
+pub fn server_tool_fields(name: &str, input: &serde_json::Value) -> serde_json::Value {
+    serde_json::json!({
+        "tool_name": name,
+        "status": "started",
+        "query": input.get("query").and_then(serde_json::Value::as_str),
+        "input": input,
+    })
+}
 
 /// The `type` string of an event kind.
 pub fn kind_name(kind: u32) -> &'static str {
@@ -90,6 +106,7 @@ pub fn kind_name(kind: u32) -> &'static str {
         HOST_IO => "host_io",
         COMMAND_REQUEST => "command_request",
         REQUEST_CANCELLED => "request_cancelled",
+        SERVER_TOOL => "server_tool",
         _ => "unknown",
     }
 }

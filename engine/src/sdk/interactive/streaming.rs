@@ -71,8 +71,18 @@ impl InteractiveSession {
             me.skip_announced_user();
             me.flush_messages();
         });
+        let link = self.inner.core.link.clone();
+        let on_server_tool: crate::core::events::ServerToolFn =
+            Arc::new(move |name: &str, input: &serde_json::Value| {
+                link.emit_event(Event::json(
+                    events::SERVER_TOOL,
+                    turn_id,
+                    events::server_tool_fields(name, input),
+                ));
+            });
         SessionRunOptions {
             on_user_appended: Some(on_user_appended),
+            on_server_tool: Some(on_server_tool),
             execution_id: None,
             cancel: Some(cancel.clone()),
             on_text_delta: Some(on_text),

@@ -139,6 +139,7 @@ impl Session {
             cancel: Some(cancel.clone()),
             on_text_delta: opts.on_text_delta.clone(),
             on_thinking_delta: opts.on_thinking_delta.clone(),
+            on_server_tool: opts.on_server_tool.clone(),
             on_event: opts.on_event.clone(),
             max_execution_rounds: None,
             owner_path: Vec::new(),
