@@ -114,13 +114,25 @@ type ToolStart struct {
 	Arguments  json.RawMessage `json:"arguments"`
 }
 
-// ToolEnd reports a tool's outcome: Result is "success", "error" or "denied".
+// ToolEnd reports a tool's outcome: Result is "success", "error" or "denied". A built-in Edit
+// or Write that changed a file also carries the change: DiffFile (the file as the call named
+// it) and DiffLines (empty otherwise).
 type ToolEnd struct {
 	turnRef
-	ToolCallID string `json:"tool_call_id"`
-	ToolName   string `json:"tool_name"`
-	Result     string `json:"result"`
-	Output     string `json:"output"`
+	ToolCallID string     `json:"tool_call_id"`
+	ToolName   string     `json:"tool_name"`
+	Result     string     `json:"result"`
+	Output     string     `json:"output"`
+	DiffFile   string     `json:"diff_file,omitempty"`
+	DiffLines  []DiffLine `json:"diff_lines,omitempty"`
+}
+
+// DiffLine is one changed line of a ToolEnd's diff, in file order: Type is "add" or "remove";
+// LineNumber counts from 1 in the new file for an add, in the old file for a remove.
+type DiffLine struct {
+	Type       string `json:"type"`
+	Content    string `json:"content"`
+	LineNumber int    `json:"lineNumber"`
 }
 
 // ToolCallRequest is a host tool call delivered as an event (a tool without handler; the

@@ -10,6 +10,7 @@ namespace Robota
     public sealed class RobotaEvent : EventArgs
     {
         private Dictionary<string, object> data;
+        private IReadOnlyList<DiffLine> diffLines;
 
         internal RobotaEvent(uint kind, ulong turnId, string payload)
         {
@@ -63,6 +64,28 @@ namespace Robota
                     data = IsText ? new Dictionary<string, object>() : Json.ObjectOrEmpty(Payload);
                 }
                 return data;
+            }
+        }
+
+        /// <summary>
+        /// For a <see cref="EventKind.ToolEnd"/> of a built-in Edit or Write that changed a file:
+        /// the file as the call named it (null otherwise).
+        /// </summary>
+        public string DiffFile => Kind == EventKind.ToolEnd ? GetString("diff_file") : null;
+
+        /// <summary>
+        /// With <see cref="DiffFile"/>: the changed lines in file order, no context lines (a new
+        /// file is all adds); empty otherwise.
+        /// </summary>
+        public IReadOnlyList<DiffLine> DiffLines
+        {
+            get
+            {
+                if (diffLines == null)
+                {
+                    diffLines = Kind == EventKind.ToolEnd ? DiffLine.ListOf(Data) : new List<DiffLine>().AsReadOnly();
+                }
+                return diffLines;
             }
         }
 

@@ -73,10 +73,43 @@ public struct ToolEnd: Codable, Sendable, Equatable {
     /// `"success"`, `"error"` or `"denied"`.
     public let result: String
     public let output: String?
+    /// A built-in Edit or Write that changed a file: the file as the call named it.
+    public let diffFile: String?
+    /// With `diffFile`: the changed lines in file order, no context lines (a new file is all
+    /// additions); empty otherwise.
+    public let diffLines: [DiffLine]
     enum CodingKeys: String, CodingKey {
         case toolCallID = "tool_call_id"
         case toolName = "tool_name"
         case result, output
+        case diffFile = "diff_file"
+        case diffLines = "diff_lines"
+    }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        toolCallID = try c.decode(String.self, forKey: .toolCallID)
+        toolName = try c.decode(String.self, forKey: .toolName)
+        result = try c.decode(String.self, forKey: .result)
+        output = try c.decodeIfPresent(String.self, forKey: .output)
+        diffFile = try c.decodeIfPresent(String.self, forKey: .diffFile)
+        diffLines = try c.decodeIfPresent([DiffLine].self, forKey: .diffLines) ?? []
+    }
+}
+
+/// One changed line of a `ToolEnd`'s diff.
+public struct DiffLine: Codable, Sendable, Equatable {
+    /// `"add"` or `"remove"`.
+    public let type: String
+    /// The line's text, without its line break.
+    public let content: String
+    /// From 1: in the new file for an addition, in the old file for a removal.
+    public let lineNumber: Int
+
+    public init(type: String, content: String, lineNumber: Int) {
+        self.type = type
+        self.content = content
+        self.lineNumber = lineNumber
     }
 }
 
