@@ -106,15 +106,17 @@ fn injected_messages_are_reported_kept_and_sent_with_the_next_turn() {
         ])
     );
     let reported: Vec<&Value> = turn.iter().filter(|e| e["type"] == "message").collect();
-    assert_eq!(reported.len(), 2, "{turn:?}"); // the new prompt and the answer only
-                                               // The transcript keeps the injected messages.
+    // The new prompt and the answer only.
+    assert_eq!(reported.len(), 2, "{turn:?}");
+    // The transcript keeps the injected messages. Its writer is a background thread: freeing
+    // the runtime waits for every line handed over (freeing a session does not).
     let sid = state(s)["session_id"].as_str().unwrap().to_string();
     robota_session_free(s);
+    robota_runtime_free(rt);
     let file = dir.path().join("logs").join(format!("{sid}.jsonl"));
     let text = std::fs::read_to_string(&file).unwrap();
     assert!(text.contains("The code word is kiwi."), "{text}");
     assert!(text.contains("Noted."), "{text}");
-    robota_runtime_free(rt);
 }
 
 #[test]

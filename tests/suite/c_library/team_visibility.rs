@@ -71,7 +71,9 @@ fn an_assigned_child_reports_as_a_subagent_and_keeps_a_transcript() {
         .as_str()
         .unwrap()
         .to_string();
+    // Freeing the runtime waits for the transcripts' writer (freeing a session does not).
     robota_session_free(s);
+    robota_runtime_free(rt);
     let file = dir
         .path()
         .join("logs")
@@ -81,5 +83,4 @@ fn an_assigned_child_reports_as_a_subagent_and_keeps_a_transcript() {
     let text = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
     assert!(text.contains("Add 2 and 2"), "{text}");
     assert!(text.contains("\"turn_completed\""), "{text}");
-    robota_runtime_free(rt);
 }
