@@ -58,10 +58,10 @@ fn text_field<'a>(doc: &'a Map<String, Value>, key: &str) -> SdkResult<&'a str> 
 }
 
 impl InteractiveSession {
-    /// Appends the message of `message_json` ([`parse_injected`]) to the conversation and the
-    /// chat history, then reports it like any committed message (a `message` event, so the
-    /// transcript keeps it) and the new context estimate (`context_update`); saves the
-    /// session file with `persist: true`. Refused while a turn or command runs
+    /// Appends the message of `message_json` (`{"role":"user"|"assistant"|"system","content"}`)
+    /// to the conversation and the chat history, then reports it like any committed message (a
+    /// `message` event, so the transcript keeps it) and the new context estimate
+    /// (`context_update`); saves the session file with `persist: true`. Refused while a turn or command runs
     /// ([`ErrorCode::Busy`]) and after close ([`ErrorCode::Closed`]).
     pub fn inject_message(&self, message_json: &str) -> SdkResult<()> {
         let message = parse_injected(message_json)?;
