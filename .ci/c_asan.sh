@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The C ABI tests (tests/c) under AddressSanitizer + LeakSanitizer against the release cdylib,
+# The C ABI tests (tests/c) under AddressSanitizer + LeakSanitizer against the installed library
+# (.ci/prefix.sh: profile ship, the build every other consumer step uses: no release build here),
 # the HTTP ones included: they run against the project's fake model server (the
 # fake_model_server example), fed the same replies tests/suite/c_library/c_abi.rs queues. A test that
 # reports "skipped" fails this step.
@@ -7,11 +8,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # .ci/rust_asan.sh and .ci/tsan.sh reuse this with a sanitized librobota: C_LIB_DIR (where it
-# is; default: build target/release), C_SANITIZER (address|thread), C_OUT (the test binary).
-lib_dir=${C_LIB_DIR:-target/release}
+# is; default: the prefix's lib/), C_SANITIZER (address|thread), C_OUT (the test binary).
+if [ -z "${C_LIB_DIR:-}" ]; then
+  . .ci/prefix.sh
+  C_LIB_DIR="$ROBOTA_PREFIX/lib"
+fi
+lib_dir=$C_LIB_DIR
 sanitizer=${C_SANITIZER:-address}
 out=${C_OUT:-target/c_tests_asan}
-[ -n "${C_LIB_DIR:-}" ] || cargo build --release --lib
 cargo build --example fake_model_server
 if [ -n "${C_SANITIZER_RT:-}" ]; then
   # The library was built by rustc with a sanitizer whose LLVM is newer than the system's: the

@@ -30,7 +30,7 @@ if [ -n "$(missing_tools)" ]; then
 fi
 mono --version | head -1
 
-cargo build --release --lib
+. .ci/prefix.sh
 cargo build --example fake_model_server
 
 B=bindings/csharp
@@ -88,7 +88,7 @@ done
 echo "C# snippets: $n compiled"
 
 # [DllImport("robota")] resolves librobota.so through the loader path under Mono.
-export LD_LIBRARY_PATH="$PWD/target/release${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export LD_LIBRARY_PATH="$ROBOTA_PREFIX/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export ROBOTA_FAKE_SERVER="$PWD/target/debug/examples/fake_model_server"
 ROBOTA_HOME="$(mktemp -d)"
 export ROBOTA_HOME
