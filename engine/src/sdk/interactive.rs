@@ -18,6 +18,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use tokio_util::sync::CancellationToken;
 
 use super::config::SessionConfig;
+use super::error::{ErrorCode, SdkError, SdkResult};
 use super::events::tool_state::ToolStates;
 use super::host::tools::SessionLink;
 use crate::core::history::HistoryEntry;
@@ -160,6 +161,18 @@ struct State {
 }
 
 impl State {
+    /// Refuses a between-turns operation (inject, compact): [`ErrorCode::Closed`] after close,
+    /// [`ErrorCode::Busy`] with `busy` while a turn or command runs.
+    fn between_turns(&self, busy: &str) -> SdkResult<()> {
+        if self.phase.closed() {
+            return Err(SdkError::new(ErrorCode::Closed, "the session is closed"));
+        }
+        if self.phase.executing() {
+            return Err(SdkError::new(ErrorCode::Busy, busy));
+        }
+        Ok(())
+    }
+
     /// Starts a run (turn or compaction) on an open, idle session.
     fn start_executing(&mut self) {
         debug_assert_eq!(self.phase, Phase::Idle);

@@ -49,15 +49,9 @@ impl InteractiveSession {
         }
         {
             let mut st = self.inner.core.lock();
-            if st.phase.closed() {
-                return Err(SdkError::new(ErrorCode::Closed, "the session is closed"));
-            }
-            if st.phase.executing() {
-                return Err(SdkError::new(
-                    ErrorCode::Busy,
-                    "Another prompt or command is already running. Wait for it to finish.",
-                ));
-            }
+            st.between_turns(
+                "Another prompt or command is already running. Wait for it to finish.",
+            )?;
             st.start_executing();
         }
         let (tx, rx) = std::sync::mpsc::channel();

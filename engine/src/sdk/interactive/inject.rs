@@ -67,15 +67,7 @@ impl InteractiveSession {
         let message = parse_injected(message_json)?;
         let (message, json) = {
             let mut st = self.inner.core.lock();
-            if st.phase.closed() {
-                return Err(SdkError::new(ErrorCode::Closed, "the session is closed"));
-            }
-            if st.phase.executing() {
-                return Err(SdkError::new(
-                    ErrorCode::Busy,
-                    "a turn or command is running: inject messages between turns",
-                ));
-            }
+            st.between_turns("a turn or command is running: inject messages between turns")?;
             let store = self.inner.session.agent().store();
             let mut s = store.lock().unwrap_or_else(|p| p.into_inner());
             let before = s.messages().len();
