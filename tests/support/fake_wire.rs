@@ -96,10 +96,12 @@ fn fragments(s: &str) -> Vec<String> {
 }
 
 impl Reply {
-    /// Renders `turn` for `kind` (`anthropic`, `openai`, `openai-compatible`, `gemini`).
+    /// Renders `turn` for `kind` (`anthropic`, `openai`, `openai-compatible`,
+    /// `openai-responses`, `gemini`).
     pub fn for_kind(kind: &str, turn: &Turn) -> Self {
         match kind {
             "anthropic" => Self::anthropic(turn),
+            "openai-responses" => super::fake_wire_responses::responses(turn),
             "gemini" => Self::gemini(turn),
             _ => Self::openai(turn),
         }

@@ -172,11 +172,17 @@ mod tests {
             err(json!({"endpoint":"https://r","deployment":"a/b","api_version":"1"})),
             format!("{p}field \"deployment\" has invalid value \"a/b\" (letters, digits, '-', '_' and '.' only)")
         );
-        assert!(err(json!({"endpoint":"ftp://r","deployment":"d","api_version":"1"}))
-            .contains("field \"endpoint\" must be an http(s) URL"));
-        assert!(err(json!({"endpoint":"https://r","api_version":"v1","deployment":"d"}))
-            .contains("field \"deployment\" is not used with \"api_version\": \"v1\""));
-        assert!(err(json!({"base_url":"https://r","deployment":"d","api_version":"1"}))
-            .contains("field \"base_url\" is not used by kind \"azure-openai\""));
+        assert!(
+            err(json!({"endpoint":"ftp://r","deployment":"d","api_version":"1"}))
+                .contains("field \"endpoint\" must be an http(s) URL")
+        );
+        assert!(
+            err(json!({"endpoint":"https://r","api_version":"v1","deployment":"d"}))
+                .contains("field \"deployment\" is not used with \"api_version\": \"v1\"")
+        );
+        assert!(
+            err(json!({"base_url":"https://r","deployment":"d","api_version":"1"}))
+                .contains("field \"base_url\" is not used by kind \"azure-openai\"")
+        );
     }
 }

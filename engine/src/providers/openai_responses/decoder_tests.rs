@@ -73,7 +73,12 @@ fn reasoning_summary_is_thinking_and_the_item_is_kept_whole() {
     assert_eq!(r.stop_reason, StopReason::EndTurn);
     let u = r.usage.unwrap();
     assert_eq!(
-        (u.input_tokens, u.output_tokens, u.total_tokens, u.cache_read_tokens),
+        (
+            u.input_tokens,
+            u.output_tokens,
+            u.total_tokens,
+            u.cache_read_tokens
+        ),
         (30, 9, Some(39), 12)
     );
     let native = r.native.unwrap();
@@ -85,9 +90,7 @@ fn reasoning_summary_is_thinking_and_the_item_is_kept_whole() {
 fn parallel_calls_are_assembled_by_item_id() {
     let mut d = decoder();
     let mut sink = S::default();
-    let call = |fc: &str, call: &str, name: &str| {
-        json!({"id":fc,"type":"function_call","status":"in_progress","arguments":"","call_id":call,"name":name})
-    };
+    let call = |fc: &str, call: &str, name: &str| json!({"id":fc,"type":"function_call","status":"in_progress","arguments":"","call_id":call,"name":name});
     let args = |fc: &str, delta: &str| json!({"type":"response.function_call_arguments.delta","item_id":fc,"output_index":0,"delta":delta});
     feed(&mut d, &mut sink, &[
         json!({"type":"response.output_item.added","output_index":0,"item":call("fc_a","call_a","Read")}),
@@ -103,7 +106,13 @@ fn parallel_calls_are_assembled_by_item_id() {
     let calls: Vec<_> = r
         .tool_calls
         .iter()
-        .map(|c| (c.id.as_str(), c.function.name.as_str(), c.function.arguments.as_str()))
+        .map(|c| {
+            (
+                c.id.as_str(),
+                c.function.name.as_str(),
+                c.function.arguments.as_str(),
+            )
+        })
         .collect();
     assert_eq!(
         calls,
@@ -139,9 +148,17 @@ fn stop_reasons() {
     }
     let mut d = decoder();
     let mut sink = S::default();
-    feed(&mut d, &mut sink, &[json!({"type":"response.refusal.delta","delta":"I can't"})]).unwrap();
+    feed(
+        &mut d,
+        &mut sink,
+        &[json!({"type":"response.refusal.delta","delta":"I can't"})],
+    )
+    .unwrap();
     assert_eq!(sink.text, "I can't");
-    assert!(!d.complete(), "no terminal event yet: the stream is not finished");
+    assert!(
+        !d.complete(),
+        "no terminal event yet: the stream is not finished"
+    );
 }
 
 fn error_of(event: Value) -> RobotaError {
@@ -180,7 +197,8 @@ fn failures_map_to_the_taxonomy() {
             ..
         }
     ));
-    let e = error_of(json!({"type":"error","code":"invalid_api_key","message":"bad key","param":null}));
+    let e =
+        error_of(json!({"type":"error","code":"invalid_api_key","message":"bad key","param":null}));
     assert!(matches!(e, RobotaError::Authentication(_)), "{e:?}");
     let e = error_of(json!({"type":"error","code":"model_not_found","message":"no","param":null}));
     assert!(matches!(e, RobotaError::ModelNotAvailable { ref model, .. } if model == "o4-mini"));
@@ -204,7 +222,15 @@ fn whole_response_stands_for_the_stream() {
     let mut d = decoder();
     let mut sink = S::default();
     for (event, data) in d.whole_response(body) {
-        d.event(SseEvent { event, data: &data, id: "" }, &mut sink).unwrap();
+        d.event(
+            SseEvent {
+                event,
+                data: &data,
+                id: "",
+            },
+            &mut sink,
+        )
+        .unwrap();
     }
     assert_eq!(sink.text, "Hello");
     let r = d.into_response(false);

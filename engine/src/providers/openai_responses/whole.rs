@@ -30,7 +30,9 @@ pub(super) fn events(body: Value) -> Vec<WholeEvent> {
                 out.push(ev(json!({"type": kind, "delta": part.get(field)})));
             }
         }
-        out.push(ev(json!({"type": "response.output_item.done", "item": item})));
+        out.push(ev(
+            json!({"type": "response.output_item.done", "item": item}),
+        ));
     }
     let end = match body.get("status").and_then(Value::as_str) {
         Some("incomplete") => "response.incomplete",
