@@ -1,6 +1,7 @@
 //! The `openai-responses` and `azure-openai` provider kinds through the C ABI's runtime JSON:
 //! a `robota_query` answered by the fake server on each kind's exact path, query and key header,
-//! and the config errors `robota_runtime_new` gives for a bad Azure entry.
+//! and the config errors `robota_runtime_new` gives for a bad Azure entry. Also Anthropic behind
+//! a gateway: a `base_url` with a path prefix and the gateway's own auth in `headers`.
 
 use std::ffi::CStr;
 use std::ptr::null_mut;
@@ -152,5 +153,29 @@ fn bad_azure_entries_are_config_errors_naming_the_field() {
             .contains("field \"deployment\" is only supported for kind \"azure-openai\""),
         "{}",
         f.message
+    );
+}
+
+#[test]
+fn anthropic_on_a_gateway_sends_its_headers_to_the_prefixed_path() {
+    let server = FakeServer::start();
+    server.enqueue(Reply::anthropic(&Turn::text(["via gateway"])));
+    let rt = runtime_new(&json!({"kind":"anthropic",
+        "base_url": format!("{}/gw/v1/acct/anthropic", server.base_url()),
+        "headers": {"cf-aig-authorization": "Bearer gw-token", "x-team": "agents"},
+        "max_retries": 0}))
+    .unwrap();
+    let out = query(rt, "claude-sonnet-4-5", "hi");
+    robota_runtime_free(rt);
+    assert_eq!(out["response"], "via gateway");
+    let req = &server.requests()[0];
+    assert_eq!(req.path, "/gw/v1/acct/anthropic/v1/messages");
+    assert_eq!(req.header("cf-aig-authorization"), Some("Bearer gw-token"));
+    assert_eq!(req.header("x-team"), Some("agents"));
+    assert_eq!(req.header("anthropic-version"), Some("2023-06-01"));
+    assert_eq!(
+        req.header("x-api-key"),
+        None,
+        "no key configured: none sent"
     );
 }
