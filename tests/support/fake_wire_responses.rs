@@ -9,8 +9,8 @@
 
 use serde_json::{json, Value};
 
-use super::fake_server::Reply;
-use super::fake_wire::Turn;
+use super::super::fake_server::Reply;
+use super::Turn;
 
 /// The id and `encrypted_content` of the reasoning item the fake server returns for a turn
 /// thinking `thinking` (derived from the text, so each round's item differs).

@@ -12,7 +12,6 @@ pub mod fake_http;
 pub mod fake_reply;
 pub mod fake_server;
 pub mod fake_wire;
-pub mod fake_wire_responses;
 pub mod fault_cells;
 pub mod host_session;
 pub mod invariants;

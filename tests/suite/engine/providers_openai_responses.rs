@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
 use crate::support::fake_server::{FakeServer, Reply, Turn};
-use crate::support::fake_wire_responses::reasoning_ids;
+use crate::support::fake_wire::responses::reasoning_ids;
 use crate::support::host_session::{runtime, Host};
 use crate::support::provider_cases::{self as cases, chat, provider, Rec};
 use crate::support::vendor_streams::replay;
