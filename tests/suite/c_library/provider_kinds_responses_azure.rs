@@ -25,7 +25,14 @@ fn runtime_new(entry: &Value) -> Result<*mut robota_runtime, Failure> {
 
 /// One `robota_query` of `prompt` with model `model` on provider `p`; its output JSON.
 fn query(rt: *mut robota_runtime, model: &str, prompt: &str) -> Value {
-    let doc = json!({"v":1,"provider":"p","model":model,"tools":[],"prompt":prompt});
+    query_doc(
+        rt,
+        json!({"v":1,"provider":"p","model":model,"tools":[],"prompt":prompt}),
+    )
+}
+
+/// One `robota_query` of `doc`; its output JSON.
+fn query_doc(rt: *mut robota_runtime, doc: Value) -> Value {
     let mut out = null_mut();
     let mut e = null_mut();
     let st = robota_query(
@@ -89,10 +96,16 @@ fn azure_deployment_url_with_api_version_and_api_key_header() {
         json!({"deployment":"my-gpt-4o","api_version":"2024-10-21"}),
     ))
     .unwrap();
-    let out = query(rt, "gpt-4o", "hi");
+    let out = query_doc(
+        rt,
+        json!({"v":1,"provider":"p","model":"gpt-4o","tools":[],"prompt":"hi","max_tokens":50}),
+    );
     robota_runtime_free(rt);
     assert_eq!(out["response"], "hello");
     let req = &server.requests()[0];
+    // Azure's current API versions take OpenAI's field (reasoning models refuse `max_tokens`).
+    assert_eq!(req.body["max_completion_tokens"], 50);
+    assert_eq!(req.body.get("max_tokens"), None);
     assert_eq!(
         req.path,
         "/openai/deployments/my-gpt-4o/chat/completions?api-version=2024-10-21"
