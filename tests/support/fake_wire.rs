@@ -7,6 +7,10 @@ use serde_json::{json, Value};
 
 use super::fake_server::Reply;
 
+/// The OpenAI Responses API rendering (`Reply::for_kind("openai-responses", …)`).
+#[path = "fake_wire_responses.rs"]
+pub mod responses;
+
 /// One model answer to render in a vendor's wire format.
 #[derive(Debug, Clone, Default)]
 pub struct Turn {
@@ -96,10 +100,12 @@ fn fragments(s: &str) -> Vec<String> {
 }
 
 impl Reply {
-    /// Renders `turn` for `kind` (`anthropic`, `openai`, `openai-compatible`, `gemini`).
+    /// Renders `turn` for `kind` (`anthropic`, `openai`, `openai-compatible`,
+    /// `openai-responses`, `gemini`).
     pub fn for_kind(kind: &str, turn: &Turn) -> Self {
         match kind {
             "anthropic" => Self::anthropic(turn),
+            "openai-responses" => responses::responses(turn),
             "gemini" => Self::gemini(turn),
             _ => Self::openai(turn),
         }

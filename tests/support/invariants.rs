@@ -1,7 +1,8 @@
 //! History invariants the fake model server checks on every request it receives: each tool
 //! result answers a tool call made earlier in the same conversation, and no call is answered
 //! twice — in all three vendor shapes (Anthropic `tool_use`/`tool_result` blocks, OpenAI
-//! `tool_calls`/`role:"tool"` messages, Gemini `functionCall`/`functionResponse` parts).
+//! `tool_calls`/`role:"tool"` messages, Gemini `functionCall`/`functionResponse` parts, Responses
+//! API `function_call`/`function_call_output` items).
 //! A violation names the request path and what was wrong.
 
 use std::collections::HashMap;
@@ -18,6 +19,8 @@ pub fn tool_pairing_violation(path: &str, body: &Value) -> Option<String> {
         } else {
             openai(messages)
         }
+    } else if let Some(items) = body.get("input").and_then(Value::as_array) {
+        responses(items)
     } else {
         None
     };
@@ -90,6 +93,24 @@ fn openai(messages: &[Value]) -> Option<String> {
             if let Some(p) = calls.answer(id, i) {
                 return Some(p);
             }
+        }
+    }
+    None
+}
+
+/// Responses API items: `function_call` / `function_call_output` paired by `call_id`.
+fn responses(items: &[Value]) -> Option<String> {
+    let mut calls = Calls::default();
+    for (i, item) in items.iter().enumerate() {
+        let id = item.get("call_id").and_then(Value::as_str).unwrap_or("");
+        match item.get("type").and_then(Value::as_str) {
+            Some("function_call") => calls.call(id),
+            Some("function_call_output") => {
+                if let Some(p) = calls.answer(id, i) {
+                    return Some(p);
+                }
+            }
+            _ => {}
         }
     }
     None

@@ -20,7 +20,7 @@ pub const DIR: &str = concat!(
 );
 
 /// Every recorded stream, `vendor/file` (the tests replay each one).
-pub const ALL: [&str; 17] = [
+pub const ALL: [&str; 20] = [
     "anthropic/basic_response.txt",
     "anthropic/incomplete_partial_json_response.txt",
     "anthropic/message_delta_fields_response.txt",
@@ -33,6 +33,9 @@ pub const ALL: [&str; 17] = [
     "gemini/streaming-failure-prompt-blocked-safety.txt",
     "gemini/streaming-success-basic-reply-short.txt",
     "gemini/streaming-success-thinking-reply-thought-summary.txt",
+    "openai-responses/function_call.txt",
+    "openai-responses/reasoning_summary.txt",
+    "openai-responses/text_hello.txt",
     "openai/length_max_tokens.txt",
     "openai/plain_text_usage.txt",
     "openai/refusal.txt",
@@ -51,6 +54,7 @@ pub fn kind_of(name: &str) -> &'static str {
     match name.split('/').next() {
         Some("anthropic") => "anthropic",
         Some("gemini") => "gemini",
+        Some("openai-responses") => "openai-responses",
         _ => "openai",
     }
 }

@@ -23,6 +23,10 @@ pub enum ProviderKind {
     OpenAi,
     /// Any OpenAI-compatible Chat Completions server (key optional).
     OpenAiCompatible,
+    /// OpenAI Responses API (`/responses`).
+    OpenAiResponses,
+    /// Azure OpenAI: a deployment's Chat Completions, or the v1 endpoint (`api-key` header).
+    AzureOpenAi,
     /// Google Gemini `streamGenerateContent`.
     Gemini,
     /// The deterministic offline provider: the profile is its script.
@@ -33,10 +37,12 @@ pub enum ProviderKind {
 
 impl ProviderKind {
     /// Every kind, in the order error messages list them.
-    pub const ALL: [ProviderKind; 6] = [
+    pub const ALL: [ProviderKind; 8] = [
         ProviderKind::Anthropic,
         ProviderKind::OpenAi,
         ProviderKind::OpenAiCompatible,
+        ProviderKind::OpenAiResponses,
+        ProviderKind::AzureOpenAi,
         ProviderKind::Gemini,
         ProviderKind::Scripted,
         ProviderKind::Replay,
@@ -63,32 +69,40 @@ impl ProviderKind {
             ProviderKind::Anthropic => "anthropic",
             ProviderKind::OpenAi => "openai",
             ProviderKind::OpenAiCompatible => "openai-compatible",
+            ProviderKind::OpenAiResponses => "openai-responses",
+            ProviderKind::AzureOpenAi => "azure-openai",
             ProviderKind::Gemini => "gemini",
             ProviderKind::Scripted => "scripted",
             ProviderKind::Replay => "replay",
         }
     }
 
-    /// Whether one instance may serve every session of a runtime: `anthropic` and `openai*`
-    /// keep no per-conversation state (configuration, the shared HTTP client and a body-size
+    /// Whether one instance may serve every session of a runtime: `anthropic`, `openai*` and
+    /// `azure-openai` keep no per-conversation state (configuration, the shared HTTP client and a body-size
     /// hint; `$ENV:` keys are resolved at each request). `gemini` remembers the thought
     /// signatures of its tool calls, `scripted` and `replay` their position in the script:
     /// those are built per session.
     pub fn shareable(self) -> bool {
         matches!(
             self,
-            ProviderKind::Anthropic | ProviderKind::OpenAi | ProviderKind::OpenAiCompatible
+            ProviderKind::Anthropic
+                | ProviderKind::OpenAi
+                | ProviderKind::OpenAiCompatible
+                | ProviderKind::OpenAiResponses
+                | ProviderKind::AzureOpenAi
         )
     }
 
     /// The vendor's default base URL (each vendor SDK's convention); empty for `scripted`,
-    /// which talks to no server.
+    /// which talks to no server, and for `azure-openai`, whose `endpoint` is required.
     pub fn default_base_url(self) -> &'static str {
         match self {
             ProviderKind::Anthropic => "https://api.anthropic.com",
-            ProviderKind::OpenAi | ProviderKind::OpenAiCompatible => "https://api.openai.com/v1",
+            ProviderKind::OpenAi
+            | ProviderKind::OpenAiCompatible
+            | ProviderKind::OpenAiResponses => "https://api.openai.com/v1",
             ProviderKind::Gemini => "https://generativelanguage.googleapis.com/v1beta",
-            ProviderKind::Scripted | ProviderKind::Replay => "",
+            ProviderKind::Scripted | ProviderKind::Replay | ProviderKind::AzureOpenAi => "",
         }
     }
 }
@@ -119,6 +133,9 @@ pub const KNOWN_FIELDS: &[&str] = &[
     "web_search",
     "anthropic_version",
     "name",
+    "endpoint",
+    "deployment",
+    "api_version",
 ];
 
 /// A validated HTTP provider entry. `api_key` is kept as written (`$ENV:NAME` is resolved
@@ -324,6 +341,11 @@ impl HttpProviderConfig {
         let max_tokens = parse_max_tokens(obj, name)?;
         let web_search = parse_web_search(obj, name, kind)?;
         let anthropic_version = parse_anthropic_version(obj, name)?;
+        if kind != ProviderKind::AzureOpenAi {
+            if let Some(f) = super::azure::FIELDS.iter().find(|f| obj.contains_key(**f)) {
+                return Err(bad(name, f, "is only supported for kind \"azure-openai\""));
+            }
+        }
         Ok(HttpProviderConfig {
             name: name.to_string(),
             kind,

@@ -94,6 +94,8 @@ pub enum AuthStyle {
     Bearer,
     /// `x-goog-api-key: KEY` (Gemini).
     GoogApiKey,
+    /// `api-key: KEY` (Azure OpenAI).
+    ApiKey,
 }
 
 /// What one streamed model request sends: built by a provider, read by

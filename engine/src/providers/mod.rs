@@ -2,11 +2,13 @@
 //! HTTP layer ([`http`]), SSE parser ([`sse`]) and the factory used by the runtime.
 //!
 //! A runtime config's `providers` map holds one entry per provider:
-//! `{"kind":"anthropic"|"openai"|"openai-compatible"|"gemini"|"scripted"|"replay","base_url"?,"api_key"?,
+//! `{"kind":"anthropic"|"openai"|"openai-compatible"|"openai-responses"|"azure-openai"|"gemini"|
+//! "scripted"|"replay","base_url"?,"api_key"?,
 //! "headers"?,"timeout_ms"?,"max_retries"?,...}` (see [`config::KNOWN_FIELDS`]); build each with
 //! [`create_provider`] over one [`new_http_client`] per runtime.
 
 pub mod anthropic;
+pub mod azure;
 #[cfg(test)]
 mod body_cases;
 pub mod config;
@@ -18,6 +20,7 @@ pub mod http;
 mod json_reader;
 mod merged;
 pub mod openai;
+pub mod openai_responses;
 pub mod recording;
 pub mod scripted;
 pub mod sse;
@@ -111,6 +114,11 @@ pub fn create_provider_with(
         ProviderKind::OpenAi | ProviderKind::OpenAiCompatible => {
             Arc::new(OpenAiProvider::new(http()?, client.clone()).with_windows(windows.clone()))
         }
+        ProviderKind::OpenAiResponses => Arc::new(openai_responses::OpenAiResponsesProvider::new(
+            http()?,
+            client.clone(),
+        )),
+        ProviderKind::AzureOpenAi => azure::provider(name, config, http()?, client)?,
         ProviderKind::Gemini => Arc::new(GeminiProvider::new(http()?, client.clone())),
     })
 }
@@ -166,6 +174,7 @@ mod tests {
             ("anthropic", "a"),
             ("openai", "o"),
             ("openai-compatible", "local"),
+            ("openai-responses", "r"),
             ("gemini", "g"),
             ("scripted", "s"),
         ] {
@@ -178,7 +187,7 @@ mod tests {
     fn errors_name_provider_and_field() {
         assert_eq!(
             err(json!({"kind":"bogus"})),
-            "Configuration Error: provider \"p\": field \"kind\" has unknown value \"bogus\" (expected anthropic, openai, openai-compatible, gemini, scripted or replay)"
+            "Configuration Error: provider \"p\": field \"kind\" has unknown value \"bogus\" (expected anthropic, openai, openai-compatible, openai-responses, azure-openai, gemini, scripted or replay)"
         );
         assert!(err(json!({})).contains("provider \"p\": field \"kind\" is required"));
         assert!(err(json!({"kind": 3})).contains("field \"kind\" must be a string"));

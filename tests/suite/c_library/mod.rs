@@ -21,6 +21,7 @@ mod header_hygiene;
 mod hooks_command_executor;
 mod json_error_classes;
 mod library_log;
+mod provider_kinds_responses_azure;
 mod readme_doctests;
 mod record_replay;
 mod sdk_commands;

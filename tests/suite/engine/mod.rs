@@ -32,6 +32,7 @@ mod providers_end_to_end;
 mod providers_finish_rule;
 mod providers_gemini;
 mod providers_openai;
+mod providers_openai_responses;
 mod providers_stream_fidelity;
 mod providers_thinking;
 mod providers_tool_choice;

@@ -42,7 +42,7 @@ fn call(id: &str, name: &str, args: Value) -> (String, String, Value) {
 #[test]
 fn every_recorded_stream_is_replayed_here() {
     let mut found = Vec::new();
-    for vendor in ["anthropic", "gemini", "openai"] {
+    for vendor in ["anthropic", "gemini", "openai", "openai-responses"] {
         for e in std::fs::read_dir(format!("{DIR}{vendor}")).unwrap() {
             let name = e.unwrap().file_name().into_string().unwrap();
             found.push(format!("{vendor}/{name}"));

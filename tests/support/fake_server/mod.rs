@@ -1,5 +1,6 @@
 //! A fake model server on `127.0.0.1:<random port>` speaking the Anthropic Messages, OpenAI
-//! Chat Completions and Gemini `streamGenerateContent?alt=sse` wire formats, for tests.
+//! Chat Completions, OpenAI Responses and Gemini `streamGenerateContent?alt=sse` wire formats,
+//! for tests (`Reply::for_kind("openai-responses", …)`: [`super::fake_wire::responses`]).
 //!
 //! It runs on its own thread with its own Tokio runtime, so it works the same from
 //! `#[tokio::test]`, plain `#[test]`, benches, or a harness that runs a C program against it.

@@ -152,6 +152,7 @@ pub async fn malformed_and_cut(kind: &str) {
     let end = match kind {
         "anthropic" => "message_delta.stop_reason",
         "gemini" => "finishReason",
+        "openai-responses" => "response.completed",
         _ => "finish_reason",
     };
     assert!(

@@ -130,6 +130,8 @@ pub fn frames_through_text(kind: &str, deltas: usize) -> usize {
         "anthropic" => 3 + deltas,
         // role chunk, deltas
         "gemini" => deltas,
+        // response.created, response.in_progress, output_item.added, deltas
+        "openai-responses" => 3 + deltas,
         _ => 1 + deltas,
     }
 }
@@ -156,6 +158,20 @@ pub fn tool_flow(kind: &str, body: &Value) -> Vec<(String, String, String)> {
                         _ => {}
                     }
                 }
+            }
+        }
+        "openai-responses" => {
+            for item in body["input"].as_array().unwrap() {
+                let (kind, payload) = match item["type"].as_str() {
+                    Some("function_call") => ("call", &item["arguments"]),
+                    Some("function_call_output") => ("result", &item["output"]),
+                    _ => continue,
+                };
+                out.push((
+                    kind.into(),
+                    item["call_id"].as_str().unwrap().into(),
+                    payload.as_str().unwrap().into(),
+                ));
             }
         }
         "gemini" => {

@@ -66,6 +66,7 @@ impl HttpTransport {
             let (name, value) = match auth {
                 AuthStyle::XApiKey => ("x-api-key", HeaderValue::from_str(k)),
                 AuthStyle::GoogApiKey => ("x-goog-api-key", HeaderValue::from_str(k)),
+                AuthStyle::ApiKey => ("api-key", HeaderValue::from_str(k)),
                 AuthStyle::Bearer => (
                     "authorization",
                     HeaderValue::from_str(&format!("Bearer {k}")),

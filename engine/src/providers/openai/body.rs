@@ -44,7 +44,7 @@ impl<'a> RequestBody<'a> {
     pub fn new(cfg: &HttpProviderConfig, request: &ChatRequest<'a>) -> Self {
         let mut tail = Vec::with_capacity(5);
         if let Some(n) = request.max_tokens.or(cfg.max_tokens) {
-            let field = if cfg.kind == ProviderKind::OpenAi {
+            let field = if matches!(cfg.kind, ProviderKind::OpenAi | ProviderKind::AzureOpenAi) {
                 "max_completion_tokens"
             } else {
                 "max_tokens"

@@ -45,6 +45,7 @@ pub const API_SURFACE: &str = "chat-completions";
 pub struct OpenAiProvider {
     http: HttpTransport,
     url: Endpoint,
+    auth: AuthStyle,
     windows: Arc<ContextWindows>,
 }
 
@@ -52,9 +53,20 @@ impl OpenAiProvider {
     /// A provider for this entry over the shared client.
     pub fn new(cfg: HttpProviderConfig, client: reqwest::Client) -> Self {
         let url = Endpoint::new(format!("{}/chat/completions", cfg.base_url));
+        Self::at(cfg, client, url, AuthStyle::Bearer)
+    }
+
+    /// A provider posting to `url` with the key sent as `auth` says (Azure's deployment URLs).
+    pub fn at(
+        cfg: HttpProviderConfig,
+        client: reqwest::Client,
+        url: Endpoint,
+        auth: AuthStyle,
+    ) -> Self {
         OpenAiProvider {
             http: HttpTransport::new(cfg, client),
             url,
+            auth,
             windows: Arc::new(ContextWindows::new()),
         }
     }
@@ -127,7 +139,7 @@ impl Provider for OpenAiProvider {
         let streamed = self.http.encode(&body)?;
         let req = StreamRequest {
             url: &self.url,
-            auth: AuthStyle::Bearer,
+            auth: self.auth,
             body: &streamed,
             model: request.model,
             api_surface: API_SURFACE,

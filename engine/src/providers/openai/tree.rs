@@ -85,7 +85,7 @@ pub(super) fn request_body(cfg: &HttpProviderConfig, request: &ChatRequest<'_>) 
     // Moved in, not through `json!` (which would copy the whole converted history again).
     body["messages"] = Value::Array(convert_messages(request.messages));
     if let Some(n) = request.max_tokens.or(cfg.max_tokens) {
-        let field = if cfg.kind == ProviderKind::OpenAi {
+        let field = if matches!(cfg.kind, ProviderKind::OpenAi | ProviderKind::AzureOpenAi) {
             "max_completion_tokens"
         } else {
             "max_tokens"

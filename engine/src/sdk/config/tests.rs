@@ -13,7 +13,7 @@ fn runtime_config_errors_name_the_problem() {
         "runtime config: missing required field \"providers\""
     );
     let e = parse_runtime_config(r#"{"v":1,"providers":{"x":{"kind":"nope"}}}"#).unwrap_err();
-    assert_eq!(e.message, "runtime config: provider \"x\": unknown kind \"nope\" (expected one of: anthropic, openai, openai-compatible, gemini, scripted, replay)");
+    assert_eq!(e.message, "runtime config: provider \"x\": unknown kind \"nope\" (expected one of: anthropic, openai, openai-compatible, openai-responses, azure-openai, gemini, scripted, replay)");
     let e = parse_runtime_config(r#"{"v":2,"providers":{}}"#).unwrap_err();
     assert_eq!(e.code, ErrorCode::VersionMismatch);
     // Unknown keys are refused with or without "strict" (the first one is named).

@@ -43,7 +43,7 @@ pub fn runtime_profile(p: &Map<String, Value>) -> SdkResult<(ProviderKind, Value
         .filter(|k| *k != ProviderKind::Scripted)
         .ok_or_else(|| {
             SdkError::config(format!(
-                "settings: provider type \"{ty}\" is not one of anthropic, openai, openai-compatible or gemini"
+                "settings: provider type \"{ty}\" is not one of anthropic, openai, openai-compatible, openai-responses, azure-openai or gemini"
             ))
         })?;
     let mut out = json!({ "kind": kind.as_str() });

@@ -54,8 +54,9 @@ pub enum TimeoutDecisionName {
 /// (`turns`, `fallback`, `file`, `web_search`, …; docs/configuration.md "Provider profiles").
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 pub struct ProviderProfile {
-    /// `anthropic`, `openai`, `openai-compatible`, `gemini`, `scripted` or `replay`.
-    #[schemars(extend("enum" = ["anthropic", "openai", "openai-compatible", "gemini", "scripted", "replay"]))]
+    /// `anthropic`, `openai`, `openai-compatible`, `openai-responses`, `azure-openai`, `gemini`,
+    /// `scripted` or `replay`.
+    #[schemars(extend("enum" = ["anthropic", "openai", "openai-compatible", "openai-responses", "azure-openai", "gemini", "scripted", "replay"]))]
     pub kind: String,
     /// API base URL (HTTP kinds).
     #[serde(default, skip_serializing_if = "Option::is_none")]
