@@ -4,7 +4,7 @@
 # fuzz/corpus/<target> (small, in the repo) plus the recorded vendor streams (fuzz/seed.sh).
 # Without a nightly toolchain it skips with a message outside CI and fails under CI (`CI` set).
 # FUZZ_TARGETS="a b" runs a subset.
-# Budget: 11 targets x 10 s ≈ 2 min of fuzzing plus one build; a longer run sets FUZZ_SECONDS
+# Budget: 12 targets x 10 s ≈ 2 min of fuzzing plus one build; a longer run sets FUZZ_SECONDS
 # (e.g. 60, or 1800 with FUZZ_RUNS below).
 # The smoke (FUZZ_SECONDS ≤ 60) builds unoptimised (`--dev`): the build, not the fuzzing, was most
 # of the step's time, and ten seconds per target need coverage, not speed. Longer runs build

@@ -8,18 +8,18 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 work=${1:-target/fuzz-work}
 streams=${ROBOTA_VENDOR_STREAMS:-tests/fixtures/vendor-streams}
-mkdir -p "$work"/{sse_framer,decode_anthropic,decode_openai,decode_gemini,config_json,tool_json,permission_patterns,settings_file,hook_output,session_snapshot,ffi_strings}
+mkdir -p "$work"/{sse_framer,decode_anthropic,decode_openai,decode_openai_responses,decode_gemini,config_json,tool_json,permission_patterns,settings_file,hook_output,session_snapshot,ffi_strings}
 
 seed() { # seed <target> <name> <prefix-byte-octal> <file>
   { printf "\\$3"; cat "$4"; } > "$work/$1/$2"
 }
 if [ -d "$streams" ]; then
-  for vendor in anthropic openai gemini; do
+  for vendor in anthropic openai openai-responses gemini; do
     for f in "$streams/$vendor"/*.txt; do
       [ -e "$f" ] || continue
       n=$(basename "$f" .txt)
       for b in 001 007 100; do
-        seed "decode_$vendor" "$n-$b" "$b" "$f"
+        seed "decode_${vendor//-/_}" "$n-$b" "$b" "$f"
         seed sse_framer "$vendor-$n-$b" "$b" "$f"
       done
     done
