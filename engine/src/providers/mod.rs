@@ -18,6 +18,7 @@ pub mod http;
 mod json_reader;
 mod merged;
 pub mod openai;
+pub mod output_format;
 pub mod recording;
 pub mod scripted;
 pub mod sse;

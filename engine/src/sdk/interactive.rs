@@ -45,7 +45,7 @@ mod views;
 mod window;
 
 pub use compact::is_compact_command;
-pub use input::{SkillInvocation, TurnInput, TurnOutcome};
+pub use input::{output_schema, SkillInvocation, TurnInput, TurnOutcome};
 pub use results::RESULTS_KEPT;
 
 /// Outcomes remembered for `wait` on finished turns.
@@ -153,6 +153,8 @@ struct State {
     msg_flushed: usize,
     dirty: bool,
     last_usage: Option<TokenUsage>,
+    /// The running turn's validated structured output, for its `turn_completed`.
+    turn_output: Option<serde_json::Value>,
     name: Option<String>,
     updated_at: String,
     /// Threads blocked in [`InteractiveSession::wait`] (see [`Core::wake_waiters`]).
