@@ -28,12 +28,9 @@ fn output_schema_is_response_json_schema() {
     use serde_json::json;
     use std::sync::Arc;
 
-    let cfg = crate::providers::config::HttpProviderConfig::parse(
-        "p",
-        ProviderKind::Gemini,
-        &json!({}),
-    )
-    .unwrap();
+    let cfg =
+        crate::providers::config::HttpProviderConfig::parse("p", ProviderKind::Gemini, &json!({}))
+            .unwrap();
     let schema = json!({"type":"array","items":{"type":"integer"}});
     let compiled = OutputSchema::from_json("t", &schema).unwrap();
     let messages = [Arc::new(Message::user("Primes?"))];
