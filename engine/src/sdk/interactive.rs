@@ -45,7 +45,7 @@ mod views;
 mod window;
 
 pub use compact::is_compact_command;
-pub use input::{output_schema, SkillInvocation, TurnInput, TurnOutcome};
+pub use input::{SkillInvocation, TurnInput, TurnOutcome};
 pub use results::RESULTS_KEPT;
 
 /// Outcomes remembered for `wait` on finished turns.

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use crate::core::output_schema::OutputSchema;
 use crate::core::tool_choice::ToolChoice;
 use crate::sdk::config::document::SessionDocument;
+use crate::sdk::error::{ErrorCode, SdkError, SdkResult};
 
 /// Model-call settings of a session.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -56,5 +57,15 @@ impl CallSettings {
         if let Some(s) = &self.output_schema {
             m.insert("output_schema".into(), s.schema().clone());
         }
+    }
+}
+
+/// The `output_schema` field of `what` (absent or null: none), compiled.
+pub fn output_schema(what: &str, v: Option<&Value>) -> SdkResult<Option<Arc<OutputSchema>>> {
+    match v {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => OutputSchema::from_json(&format!("{what}: field \"output_schema\""), v)
+            .map(Some)
+            .map_err(|e| SdkError::robota(ErrorCode::InvalidConfig, &e)),
     }
 }

@@ -91,7 +91,10 @@ impl TurnInput {
                         .map_err(|e| SdkError::robota(ErrorCode::InvalidConfig, &e))?,
                 ),
             },
-            output_schema: output_schema("input_json", map.get("output_schema"))?,
+            output_schema: crate::sdk::config::call_settings::output_schema(
+                "input_json",
+                map.get("output_schema"),
+            )?,
             host_command: None,
             images: super::images::parse("input_json", map.get("images"), cwd)?,
             skill: None,
@@ -110,16 +113,6 @@ impl TurnInput {
             m.parts = Some(parts);
         }
         m
-    }
-}
-
-/// The `output_schema` field of `what` (absent or null: none), compiled.
-pub fn output_schema(what: &str, v: Option<&Value>) -> SdkResult<Option<Arc<OutputSchema>>> {
-    match v {
-        None | Some(Value::Null) => Ok(None),
-        Some(v) => OutputSchema::from_json(&format!("{what}: field \"output_schema\""), v)
-            .map(Some)
-            .map_err(|e| SdkError::robota(ErrorCode::InvalidConfig, &e)),
     }
 }
 
