@@ -317,3 +317,18 @@ async fn the_forced_path_skips_a_matching_text_and_repairs_once() {
     );
     assert!(a.messages().iter().any(|m| &m.content == repair));
 }
+
+/// The repair round runs even when the first answer used the last round the cap allowed.
+#[test]
+fn the_repair_round_runs_past_the_round_cap() {
+    let server = FakeServer::start();
+    server.enqueue(Reply::openai(&Turn::text(["Oslo"])));
+    server.enqueue(Reply::openai(&Turn::text(["{\"city\":\"Oslo\"}"])));
+    let (_rt, h) = host(&server, "openai", json!({"tools": [], "max_rounds": 1}));
+    h.turn(json!({"text": "Where?", "output_schema": city_schema()}))
+        .unwrap();
+    let done = h.last_completed();
+    assert_eq!(done["stop_reason"], "complete");
+    assert_eq!(done["output"], json!({"city": "Oslo"}));
+    assert_eq!(server.requests().len(), 2);
+}
