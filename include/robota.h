@@ -503,7 +503,8 @@ robota_status robota_provider_push(robota_runtime *rt, uint64_t call_id, const c
  * `delivery` field says; the `session` argument of those calls is NULL (answer requests with
  * the runtime-level `robota_*_complete` functions). `free_fn(user_data)` runs exactly once
  * before this returns, whatever the result. `out_json` (owned, free with
- * `robota_string_free`) = `{"v":1,"response","stop_reason","usage","session_id"?,"messages"}`
+ * `robota_string_free`) = `{"v":1,"response","stop_reason","usage","output"?,"session_id"?,
+ * "messages"}` (`output`: the validated answer when the JSON has an `output_schema`)
  * (`session_id` when `"persist": true`; `messages` = the conversation, system prompt first).
  * Errors: those of `robota_session_new`, `ROBOTA_E_INVALID_CONFIG` (missing `prompt`),
  * `ROBOTA_E_PROVIDER` (the turn failed; the message says why).
@@ -631,9 +632,11 @@ void robota_session_free(robota_session *s);
 robota_status robota_session_close(robota_session *s);
 
 /**
- * Submits a prompt (`{"text":"…","display_input"?,"raw_input"?,"tool_choice"?,"images"?}`;
- * `tool_choice` holds for this turn only, a named tool the session lacks is
- * `ROBOTA_E_INVALID_CONFIG`; `images` since ABI 1.2: `[{"path"}|{"data","media_type"}|{"url"}]`,
+ * Submits a prompt (`{"text":"…","display_input"?,"raw_input"?,"tool_choice"?,
+ * "output_schema"?,"images"?}`; `tool_choice` holds for this turn only, a named tool the
+ * session lacks is `ROBOTA_E_INVALID_CONFIG`; `output_schema` (a JSON Schema, wins over the
+ * session's) asks for a structured answer, validated into `turn_completed.output`, see
+ * docs/structured-output.md; `images` since ABI 1.2: `[{"path"}|{"data","media_type"}|{"url"}]`,
  * png/jpeg/gif/webp, at most 20 of at most 5 MiB each, a relative `path` read from the
  * session's `cwd` now, a bad image `ROBOTA_E_INVALID_CONFIG` naming it, see docs/images.md);
  * writes its turn id.

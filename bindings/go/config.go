@@ -225,6 +225,9 @@ type SessionConfig struct {
 	ContextWindow int `json:"context_window,omitempty"`
 	// ToolChoice is every turn's default tool choice (nil = auto).
 	ToolChoice *ToolChoice `json:"tool_choice,omitempty"`
+	// OutputSchema is the JSON Schema every turn's answer must match (structured output; an
+	// Input.OutputSchema wins). The validated answer is Result.Output (QueryResult.Output).
+	OutputSchema json.RawMessage `json:"output_schema,omitempty"`
 	// Transcript appends every event to a JSONL log: true (<Cwd>/.robota/logs) or a
 	// directory path; nil = no transcript.
 	Transcript any `json:"transcript,omitempty"`

@@ -18,6 +18,13 @@ type QueryResult struct {
 	SessionID string `json:"session_id,omitempty"`
 	// Messages is the conversation the model saw (system prompt first).
 	Messages []Message `json:"messages"`
+	// Output is the answer validated against cfg.OutputSchema (nil without one).
+	Output json.RawMessage `json:"output,omitempty"`
+}
+
+// DecodeOutput unmarshals the query's structured output into v (a pointer).
+func (q *QueryResult) DecodeOutput(v any) error {
+	return decodeOutput(q.Output, v)
 }
 
 // Query runs one prompt in a temporary session built from cfg and returns its answer

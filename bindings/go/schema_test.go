@@ -47,6 +47,10 @@ func fill(v reflect.Value) {
 }
 
 func fillValue(f reflect.Value) {
+	if f.Type() == reflect.TypeOf(json.RawMessage(nil)) { // a JSON document (output_schema)
+		f.SetBytes([]byte(`{}`))
+		return
+	}
 	switch f.Kind() {
 	case reflect.String:
 		f.SetString("x")

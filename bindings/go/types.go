@@ -12,6 +12,9 @@ type Input struct {
 	RawInput string `json:"raw_input,omitempty"`
 	// ToolChoice, when set, is this turn's tool choice (wins over the session's).
 	ToolChoice *ToolChoice `json:"tool_choice,omitempty"`
+	// OutputSchema, when set, is the JSON Schema this turn's answer must match (wins over
+	// SessionConfig.OutputSchema); the validated answer is Result.Output.
+	OutputSchema json.RawMessage `json:"output_schema,omitempty"`
 	// Images are sent after Text (PNG, JPEG, GIF or WebP; at most 20, each at most 5 MiB):
 	// build them with ImageData, ImageFile or ImageURL.
 	Images []Image `json:"images,omitempty"`
@@ -90,6 +93,9 @@ const (
 	StopMaxRounds    StopReason = "max_rounds"
 	StopContextLimit StopReason = "context_limit"
 	StopBudget       StopReason = "budget"
+	// StopSchemaError: the answer did not match the output schema, also after one repair
+	// round (the turn's error is an *Error with Code "SCHEMA_ERROR").
+	StopSchemaError StopReason = "schema_error"
 )
 
 // Result is the outcome of one turn (the TurnCompleted payload).
@@ -102,6 +108,15 @@ type Result struct {
 	Usage         *Usage        `json:"usage"`
 	// Error is the failure message when StopReason is "error".
 	Error string `json:"error,omitempty"`
+	// Output is the answer validated against the turn's output schema (Input.OutputSchema
+	// or SessionConfig.OutputSchema); nil without one. Decode it with DecodeOutput.
+	Output json.RawMessage `json:"output,omitempty"`
+}
+
+// DecodeOutput unmarshals the turn's structured output into v (a pointer); an error when the
+// turn has none (no output schema, or it failed).
+func (r Result) DecodeOutput(v any) error {
+	return decodeOutput(r.Output, v)
 }
 
 // ToolSummary names a tool the turn called and its arguments.

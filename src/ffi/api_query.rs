@@ -15,7 +15,8 @@ use super::status::{robota_error, robota_status, ROBOTA_OK};
 /// `delivery` field says; the `session` argument of those calls is NULL (answer requests with
 /// the runtime-level `robota_*_complete` functions). `free_fn(user_data)` runs exactly once
 /// before this returns, whatever the result. `out_json` (owned, free with
-/// `robota_string_free`) = `{"v":1,"response","stop_reason","usage","session_id"?,"messages"}`
+/// `robota_string_free`) = `{"v":1,"response","stop_reason","usage","output"?,"session_id"?,
+/// "messages"}` (`output`: the validated answer when the JSON has an `output_schema`)
 /// (`session_id` when `"persist": true`; `messages` = the conversation, system prompt first).
 /// Errors: those of `robota_session_new`, `ROBOTA_E_INVALID_CONFIG` (missing `prompt`),
 /// `ROBOTA_E_PROVIDER` (the turn failed; the message says why).

@@ -142,9 +142,11 @@ pub extern "C" fn robota_session_close(s: *mut robota_session) -> robota_status 
     })
 }
 
-/// Submits a prompt (`{"text":"…","display_input"?,"raw_input"?,"tool_choice"?,"images"?}`;
-/// `tool_choice` holds for this turn only, a named tool the session lacks is
-/// `ROBOTA_E_INVALID_CONFIG`; `images` since ABI 1.2: `[{"path"}|{"data","media_type"}|{"url"}]`,
+/// Submits a prompt (`{"text":"…","display_input"?,"raw_input"?,"tool_choice"?,
+/// "output_schema"?,"images"?}`; `tool_choice` holds for this turn only, a named tool the
+/// session lacks is `ROBOTA_E_INVALID_CONFIG`; `output_schema` (a JSON Schema, wins over the
+/// session's) asks for a structured answer, validated into `turn_completed.output`, see
+/// docs/structured-output.md; `images` since ABI 1.2: `[{"path"}|{"data","media_type"}|{"url"}]`,
 /// png/jpeg/gif/webp, at most 20 of at most 5 MiB each, a relative `path` read from the
 /// session's `cwd` now, a bad image `ROBOTA_E_INVALID_CONFIG` naming it, see docs/images.md);
 /// writes its turn id.

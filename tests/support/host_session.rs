@@ -20,6 +20,7 @@ pub fn text_input(text: &str) -> TurnInput {
         display_input: None,
         raw_input: None,
         tool_choice: None,
+        output_schema: None,
         host_command: None,
         images: Vec::new(),
         skill: None,

@@ -103,6 +103,7 @@ impl McpHost {
                 display_input: None,
                 raw_input: None,
                 tool_choice: None,
+                output_schema: None,
                 host_command: None,
                 images: Vec::new(),
                 skill: None,

@@ -271,6 +271,9 @@ namespace Robota
         /// <summary>Every turn's default tool choice (null = auto).</summary>
         public ToolChoice ToolChoice { get; set; }
 
+        /// <summary>The JSON Schema every turn's answer must match (structured output; a turn's own schema wins); the validated answer is <see cref="TurnResult.Output"/>.</summary>
+        public string OutputSchemaJson { get; set; }
+
         /// <summary>Automatic compaction threshold, greater than 0 and at most 1 (default 0.835).</summary>
         public double? AutoCompactThreshold { get; set; }
 
@@ -385,6 +388,7 @@ namespace Robota
             }
             if (ContextWindow.HasValue) d["context_window"] = ContextWindow.Value;
             if (ToolChoice != null) d["tool_choice"] = ToolChoice.JsonValue();
+            if (OutputSchemaJson != null) d["output_schema"] = new JsonRaw(OutputSchemaJson);
             if (AutoCompactDisabled) d["auto_compact_threshold"] = false;
             else if (AutoCompactThreshold.HasValue) d["auto_compact_threshold"] = AutoCompactThreshold.Value;
             if (CompactInstructions != null) d["compact_instructions"] = CompactInstructions;

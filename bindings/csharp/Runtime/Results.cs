@@ -171,6 +171,7 @@ namespace Robota
             ToolCalls = calls.AsReadOnly();
             ErrorMessage = Json.GetString(d, "error");
             ErrorDetails = Members.Object(d, "error_details");
+            Output = d.TryGetValue("output", out v) ? v : null;
             Started = !(d.TryGetValue("started", out v) && v is bool b && !b);
         }
 
@@ -181,7 +182,7 @@ namespace Robota
         /// <summary>The turn id.</summary>
         public ulong TurnId { get; }
 
-        /// <summary><c>"complete"</c>, <c>"aborted"</c>, <c>"error"</c>, <c>"budget"</c>, <c>"max_rounds"</c>, <c>"context_limit"</c>, <c>"refusal"</c>, <c>"max_tokens"</c>.</summary>
+        /// <summary><c>"complete"</c>, <c>"aborted"</c>, <c>"error"</c>, <c>"budget"</c>, <c>"max_rounds"</c>, <c>"context_limit"</c>, <c>"refusal"</c>, <c>"max_tokens"</c>, <c>"schema_error"</c> (the answer did not match the output schema, also after one repair round).</summary>
         public string StopReason { get; }
 
         /// <summary>The assistant's final text for the turn.</summary>
@@ -208,14 +209,37 @@ namespace Robota
         /// <summary>A failed turn's <c>{"code","category","recoverable","message"}</c> (null otherwise).</summary>
         public Dictionary<string, object> ErrorDetails { get; }
 
+        /// <summary>
+        /// The answer validated against the turn's output schema, parsed (a dictionary, list,
+        /// string, number or bool; null without a schema or when the turn did not complete).
+        /// </summary>
+        public object Output { get; }
+
+        /// <summary>The validated answer as JSON text (null without one).</summary>
+        public string OutputJson => Output == null ? null : Json.Serialize(Output);
+
+        /// <summary>
+        /// The validated answer converted to <typeparamref name="T"/> (its public properties by
+        /// camelCased name, as <see cref="RobotaTool.Create{TArgs}"/> converts arguments); throws
+        /// <see cref="InvalidOperationException"/> when the turn has no output.
+        /// </summary>
+        public T OutputAs<T>() where T : class, new()
+        {
+            if (Output == null)
+            {
+                throw new InvalidOperationException("turn " + TurnId.ToString(CultureInfo.InvariantCulture) + " has no structured output");
+            }
+            return (T)ToolSchema.Convert(Output, typeof(T), string.Empty);
+        }
+
         /// <summary>False for a queued prompt dropped before it started.</summary>
         public bool Started { get; }
 
         /// <summary>True when the turn was aborted.</summary>
         public bool IsAborted => StopReason == "aborted";
 
-        /// <summary>True when the turn failed (<c>"error"</c>) or its budget stopped it (<c>"budget"</c>).</summary>
-        public bool IsFailed => StopReason == "error" || StopReason == "budget";
+        /// <summary>True when the turn failed (<c>"error"</c>, <c>"schema_error"</c>) or its budget stopped it (<c>"budget"</c>).</summary>
+        public bool IsFailed => StopReason == "error" || StopReason == "budget" || StopReason == "schema_error";
 
         /// <summary>The whole document (members newer than this binding included).</summary>
         public Dictionary<string, object> Raw { get; }
@@ -226,7 +250,7 @@ namespace Robota
         /// <summary>The exception of a failed or aborted turn (null when it ended normally).</summary>
         internal RobotaException Failure()
         {
-            if (StopReason == "error")
+            if (StopReason == "error" || StopReason == "schema_error")
             {
                 return RobotaException.FromErrorEvent(RobotaStatus.Provider, ErrorDetails, ErrorMessage ?? "the turn failed");
             }

@@ -177,6 +177,34 @@ namespace Robota
             Start(RobotaImage.InputJson(text, images), cancellationToken, null, true, out _);
 
         /// <summary>
+        /// As <see cref="RunAsync(string, CancellationToken)"/>, the answer required to match the JSON Schema
+        /// <paramref name="outputSchemaJson"/> (structured output; wins over <see cref="SessionConfig.OutputSchemaJson"/>):
+        /// the validated answer is <see cref="TurnResult.Output"/>. An answer that does not match,
+        /// also after one repair round, fails the task with <see cref="RobotaProviderException"/>
+        /// whose <see cref="RobotaException.ErrorCode"/> is <c>SCHEMA_ERROR</c>.
+        /// </summary>
+        public Task<TurnResult> RunStructuredAsync(string text, string outputSchemaJson, CancellationToken cancellationToken = default(CancellationToken)) =>
+            Start(Json.Serialize(new Dictionary<string, object>
+            {
+                { "text", text ?? throw new ArgumentNullException(nameof(text)) },
+                { "output_schema", new JsonRaw(outputSchemaJson ?? throw new ArgumentNullException(nameof(outputSchemaJson))) },
+            }), cancellationToken, null, true, out _);
+
+        /// <summary>
+        /// Sends a prompt whose answer must be a <typeparamref name="T"/>: the output schema is derived
+        /// from its public properties (camelCased names, as <see cref="RobotaTool.Create{TArgs}"/> derives
+        /// argument schemas) and the validated answer is converted to it. Failures as
+        /// <see cref="RunStructuredAsync"/>.
+        /// </summary>
+        public async Task<T> RunAsync<T>(string text, CancellationToken cancellationToken = default(CancellationToken))
+            where T : class, new()
+        {
+            var schema = Json.Serialize(ToolSchema.ObjectSchema(ToolSchema.MembersOf(typeof(T)), string.Empty, 0));
+            var result = await RunStructuredAsync(text, schema, cancellationToken).ConfigureAwait(false);
+            return result.OutputAs<T>();
+        }
+
+        /// <summary>
         /// As <see cref="RunAsync(string, CancellationToken)"/>, reporting every event of this turn
         /// (only this turn's, TURN_STARTED to TURN_COMPLETED) to <paramref name="progress"/>. A
         /// <see cref="Progress{T}"/> created on a thread with a <see cref="SynchronizationContext"/> (a UI

@@ -482,7 +482,7 @@ namespace Robota
             {
                 w.Tcs.TrySetException(RobotaException.FromErrorEvent(RobotaStatus.Budget, w.LastError, "the session's budget is exhausted"));
             }
-            else if (result.StopReason == "error")
+            else if (result.StopReason == "error" || result.StopReason == "schema_error")
             {
                 w.Tcs.TrySetException(RobotaException.FromErrorEvent(RobotaStatus.Provider, w.LastError, "the turn failed"));
             }

@@ -132,6 +132,8 @@ pub struct RunOptions {
     pub owner_path: Vec<OwnerPathSegment>,
     /// Tool choice of this run (wins over config).
     pub tool_choice: Option<ToolChoice>,
+    /// The JSON Schema this run's final answer must match (see `core::output_schema`).
+    pub output_schema: Option<std::sync::Arc<super::output_schema::OutputSchema>>,
     /// The session's budget: asked before each model call (the run stops with
     /// `RunStop::Budget` when it refuses).
     pub budget: Option<std::sync::Arc<super::budget::Budget>>,

@@ -20,6 +20,7 @@ pub mod known_keys;
 pub mod log;
 pub mod message;
 pub mod models;
+pub mod output_schema;
 pub mod permissions;
 pub mod pricing;
 pub mod provider;

@@ -9,6 +9,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::errors::RobotaError;
 use super::message::{Message, NativeContent, ToolCall};
+use super::output_schema::OutputSchema;
 use super::tokens::TokenUsage;
 use super::tool_choice::ToolChoice;
 
@@ -134,6 +135,9 @@ pub struct ChatRequest<'a> {
     pub thinking_budget: Option<u32>,
     /// Whether the model may, must or must not call a tool (sent only with tools).
     pub tool_choice: &'a ToolChoice,
+    /// The JSON Schema the answer must match, sent in the vendor's native form (only to a
+    /// provider whose [`Provider::native_output_schema`] is true).
+    pub output_schema: Option<&'a OutputSchema>,
 }
 
 /// Receives what a provider streams. Called on the provider's task, in order.
@@ -178,6 +182,12 @@ pub trait Provider: Send + Sync {
     /// What the provider can do.
     fn capabilities(&self) -> ProviderCapabilities {
         ProviderCapabilities::default()
+    }
+
+    /// Whether the provider sends [`ChatRequest::output_schema`] in its vendor's native form;
+    /// when false, the engine asks for the answer through a forced `final_answer` tool.
+    fn native_output_schema(&self) -> bool {
+        false
     }
 
     /// The context window the provider's server serves `model` with, when it tells
@@ -243,6 +253,7 @@ pub async fn complete(
         thinking_budget: None,
         native_web_tools: NativeWebToolRequest::default(),
         tool_choice: &ToolChoice::Auto,
+        output_schema: None,
     };
     provider.chat(request, &mut Discard, cancel).await
 }

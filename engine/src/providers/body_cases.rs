@@ -355,5 +355,6 @@ fn request<'a>(
         },
         thinking_budget: o.thinking,
         tool_choice: &o.choice,
+        output_schema: None,
     }
 }

@@ -21,6 +21,7 @@ mod json_reader;
 mod merged;
 pub mod openai;
 pub mod openai_responses;
+pub mod output_format;
 pub mod recording;
 pub mod scripted;
 pub mod sse;

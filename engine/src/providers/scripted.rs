@@ -27,6 +27,7 @@ use crate::core::provider::{
     ChatRequest, ChatResponse, Provider, ProviderCapabilities, StopReason, StreamSink, ToolSchema,
 };
 use crate::core::tokens::TokenUsage;
+use crate::core::tool_choice::ToolChoice;
 
 /// A scripted tool call.
 #[derive(Debug, Clone, Deserialize)]
@@ -148,6 +149,8 @@ pub struct RecordedRequest {
     pub tools: Vec<ToolSchema>,
     /// Model id.
     pub model: String,
+    /// The call's tool choice.
+    pub tool_choice: ToolChoice,
 }
 
 /// How many recent requests are kept for [`ScriptedProvider::requests`].
@@ -157,6 +160,7 @@ struct Recorded {
     messages: Vec<Arc<Message>>,
     tools: Vec<Arc<ToolSchema>>,
     model: String,
+    tool_choice: ToolChoice,
 }
 
 /// The deterministic offline provider.
@@ -239,6 +243,7 @@ impl ScriptedProvider {
                     .collect(),
                 tools: r.tools.iter().map(|t| (**t).clone()).collect(),
                 model: r.model.clone(),
+                tool_choice: r.tool_choice.clone(),
             })
             .collect()
     }
@@ -261,6 +266,7 @@ impl ScriptedProvider {
                 messages: request.messages.to_vec(),
                 tools: request.tools.to_vec(),
                 model: request.model.to_string(),
+                tool_choice: request.tool_choice.clone(),
             });
         }
         let idx = st.0;

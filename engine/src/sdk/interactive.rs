@@ -154,6 +154,8 @@ struct State {
     msg_flushed: usize,
     dirty: bool,
     last_usage: Option<TokenUsage>,
+    /// The running turn's validated structured output, for its `turn_completed`.
+    turn_output: Option<serde_json::Value>,
     name: Option<String>,
     updated_at: String,
     /// Threads blocked in [`InteractiveSession::wait`] (see [`Core::wake_waiters`]).

@@ -2,9 +2,10 @@
 //! session built from the session JSON plus `"prompt"`, run to completion, closed. Permission
 //! mode defaults to `bypassPermissions` (as Robota's `createQuery`). Every event is
 //! handed to `deliver` on the calling thread, in order, before this returns (the last one is
-//! `session_closed`). Result: `{"v":1,"response","stop_reason","usage","session_id"?,
-//! "messages"}` (`session_id` when the session was persisted; `messages` the conversation the
-//! model saw, system prompt included).
+//! `session_closed`). Result: `{"v":1,"response","stop_reason","usage","output"?,
+//! "session_id"?,"messages"}` (`output`: the validated answer when the session JSON has an
+//! `output_schema`; `session_id` when the session was persisted; `messages` the conversation
+//! the model saw, system prompt included).
 
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
@@ -59,7 +60,7 @@ pub fn run(
         mut completed,
         session,
     } = run_session(shared, cfg, input, can_answer, None, deliver)?;
-    if completed["stop_reason"] == "error" {
+    if completed["stop_reason"] == "error" || completed["stop_reason"] == "schema_error" {
         let msg = completed["error"].as_str().unwrap_or("the turn failed");
         let mut err = SdkError::new(ErrorCode::Provider, format!("the query failed: {msg}"));
         // The taxonomy class of what failed, as `robota_session_wait` reports it.
@@ -80,6 +81,9 @@ pub fn run(
         "usage": completed["usage"],
         "messages": messages,
     });
+    if let Some(output) = completed.get_mut("output").map(Value::take) {
+        out["output"] = output;
+    }
     if persist {
         out["session_id"] = json!(session.session_id());
     }

@@ -160,6 +160,8 @@ pub struct SessionRunOptions {
     pub skip_auto_compact: bool,
     /// Tool choice of this run (wins over the session's).
     pub tool_choice: Option<ToolChoice>,
+    /// The JSON Schema the run's answer must match (structured output).
+    pub output_schema: Option<std::sync::Arc<crate::core::output_schema::OutputSchema>>,
     /// The session's budget (checked before each model call).
     pub budget: Option<std::sync::Arc<crate::core::budget::Budget>>,
     /// Called once the user's message is in the history, before the first model request.

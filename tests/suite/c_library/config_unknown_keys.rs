@@ -268,7 +268,7 @@ fn the_submit_input_and_command_json_refuse_an_unknown_key() {
         assert_refused(
             Err::<(), _>(failure(st, e)),
             ROBOTA_E_INVALID_CONFIG,
-            &["input_json: field \"raw_inpt\" is not a known field (known: text, display_input, raw_input, tool_choice, images)"],
+            &["input_json: field \"raw_inpt\" is not a known field (known: text, display_input, raw_input, tool_choice, output_schema, images)"],
         );
     }
     ffi::submit(s, "hi");

@@ -119,6 +119,7 @@ fn a_turn_with_a_tool_call_leaves_the_reference_history_entries() {
             display_input: Some("/read notes".into()),
             raw_input: None,
             tool_choice: None,
+            output_schema: None,
             host_command: None,
             images: Vec::new(),
             skill: None,

@@ -354,6 +354,7 @@ fn mcp_sessions_of_one_runtime_share_one_server_process_killed_when_the_last_clo
             display_input: None,
             raw_input: None,
             tool_choice: None,
+            output_schema: None,
             host_command: None,
             images: Vec::new(),
             skill: None,

@@ -52,6 +52,7 @@ mod session_security;
 mod session_state_count;
 mod session_transcript_payloads;
 mod store_index;
+mod structured_output;
 mod subagent_defs;
 mod subagent_hooks;
 mod subagents;

@@ -175,6 +175,7 @@ async fn anthropic_web_search_server_tool() {
         },
         thinking_budget: None,
         tool_choice: &robota_engine::core::tool_choice::ToolChoice::Auto,
+        output_schema: None,
     };
     let mut sink = cases::Rec::default();
     let r = p

@@ -112,6 +112,7 @@ async fn openai_body(model: &str, budget: Option<u32>) -> serde_json::Value {
         native_web_tools: NativeWebToolRequest::default(),
         thinking_budget: budget,
         tool_choice: &ToolChoice::Auto,
+        output_schema: None,
     };
     let r = p
         .chat(req, &mut cases::Rec::default(), CancellationToken::new())

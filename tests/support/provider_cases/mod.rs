@@ -96,6 +96,7 @@ pub async fn chat(
         native_web_tools: NativeWebToolRequest::default(),
         thinking_budget: None,
         tool_choice: &robota_engine::core::tool_choice::ToolChoice::Auto,
+        output_schema: None,
     };
     p.chat(request, sink, cancel).await
 }
@@ -252,6 +253,7 @@ pub async fn send(
         native_web_tools: NativeWebToolRequest::default(),
         thinking_budget: None,
         tool_choice: &robota_engine::core::tool_choice::ToolChoice::Auto,
+        output_schema: None,
     };
     p.chat(req, &mut Rec::default(), CancellationToken::new())
         .await

@@ -181,6 +181,8 @@ public struct StopReason: RawRepresentable, Codable, Hashable, Sendable, Express
     public static let refusal: StopReason = "refusal"
     public static let maxTokens: StopReason = "max_tokens"
     public static let budget: StopReason = "budget"
+    /// The answer did not match the output schema, also after one repair round.
+    public static let schemaError: StopReason = "schema_error"
 }
 
 /// Token usage summed over a turn's model calls.
@@ -207,13 +209,24 @@ public struct TurnResult: Codable, Sendable, Equatable {
     public let usage: Usage?
     /// Why a failed turn failed.
     public let error: String?
+    /// The answer validated against the turn's output schema (nil without one).
+    public let output: JSONValue?
     enum CodingKeys: String, CodingKey {
         case turnID = "turn_id"
         case stopReason = "stop_reason"
         case response
         case toolSummaries = "tool_summaries"
         case contextState = "context_state"
-        case usage, error
+        case usage, error, output
+    }
+
+    /// The validated answer decoded as `T`; throws `RobotaError` (`.notFound`) when the turn
+    /// has no structured output.
+    public func decodeOutput<T: Decodable>(_ type: T.Type) throws -> T {
+        guard let output else {
+            throw RobotaError(code: .notFound, message: "turn \(turnID) has no structured output")
+        }
+        return try output.decode(T.self)
     }
 }
 

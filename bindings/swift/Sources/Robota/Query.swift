@@ -11,9 +11,11 @@ public struct QueryResult: Decodable, Sendable, Equatable {
     public let sessionID: String?
     /// The conversation the model saw, system prompt first.
     public let messages: [ChatMessage]
+    /// The answer validated against the config's `outputSchema` (nil without one).
+    public let output: JSONValue?
 
     enum CodingKeys: String, CodingKey {
-        case response, usage, messages
+        case response, usage, messages, output
         case stopReason = "stop_reason"
         case sessionID = "session_id"
     }

@@ -40,6 +40,9 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
     public var contextWindow: Int?
     /// Every turn's default tool choice (nil = `.auto`).
     public var toolChoice: ToolChoice?
+    /// The JSON Schema every turn's answer must match (structured output; a prompt's own
+    /// `outputSchema` wins). The validated answer is `TurnResult.output`.
+    public var outputSchema: JSONValue?
     /// Automatic compaction threshold: a number in (0, 1] (default 0.835) or `false` (off).
     public var autoCompactThreshold: JSONValue?
     /// Focus of compaction summaries (default: CLAUDE.md's "Compact Instructions").
@@ -84,7 +87,7 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
         hooks: JSONValue? = nil, maxRounds: Int? = nil, delivery: Delivery? = nil, settings: String? = nil,
         sessionID: String? = nil, name: String? = nil, persist: Bool? = nil, replayEvents: Bool? = nil,
         hostIO: Bool? = nil, budget: SessionBudget? = nil, record: String? = nil, contextWindow: Int? = nil, toolChoice: ToolChoice? = nil,
-        autoCompactThreshold: JSONValue? = nil, compactInstructions: String? = nil,
+        outputSchema: JSONValue? = nil, autoCompactThreshold: JSONValue? = nil, compactInstructions: String? = nil,
         temperature: Double? = nil, maxTokens: Int? = nil, thinking: Thinking? = nil, language: String? = nil,
         systemPromptMode: String? = nil, nativeWebSearch: Bool? = nil, toolConfig: JSONValue? = nil,
         transcript: JSONValue? = nil, commands: [HostCommand]? = nil, team: Bool? = nil,
@@ -111,6 +114,7 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
         self.record = record
         self.contextWindow = contextWindow
         self.toolChoice = toolChoice
+        self.outputSchema = outputSchema
         self.autoCompactThreshold = autoCompactThreshold
         self.compactInstructions = compactInstructions
         self.temperature = temperature
@@ -133,7 +137,7 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
     static let knownKeys: Set<String> = [
         "v", "provider", "model", "system_prompt", "cwd", "tools", "permission_mode", "permissions", "hooks",
         "max_rounds", "delivery", "settings", "session_id", "name", "persist", "replay_events", "host_io", "budget",
-        "record", "context_window", "tool_choice", "auto_compact_threshold", "compact_instructions",
+        "record", "context_window", "tool_choice", "output_schema", "auto_compact_threshold", "compact_instructions",
         "temperature", "max_tokens", "thinking", "language", "system_prompt_mode", "native_web_search",
         "tool_config", "transcript", "commands", "team", "agents", "mcp_servers", "request_timeout_ms", "strict",
     ]
@@ -160,6 +164,7 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
         try c.put(record, "record")
         try c.put(contextWindow, "context_window")
         try c.put(toolChoice, "tool_choice")
+        try c.put(outputSchema, "output_schema")
         try c.put(autoCompactThreshold, "auto_compact_threshold")
         try c.put(compactInstructions, "compact_instructions")
         try c.put(temperature, "temperature")
@@ -187,7 +192,7 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
             name: try c.get("name"), persist: try c.get("persist"), replayEvents: try c.get("replay_events"),
             hostIO: try c.get("host_io"), budget: try c.get("budget"), record: try c.get("record"),
             contextWindow: try c.get("context_window"), toolChoice: try c.get("tool_choice"),
-            autoCompactThreshold: try c.get("auto_compact_threshold"),
+            outputSchema: try c.get("output_schema"), autoCompactThreshold: try c.get("auto_compact_threshold"),
             compactInstructions: try c.get("compact_instructions"),
             temperature: try c.get("temperature"), maxTokens: try c.get("max_tokens"),
             thinking: try c.get("thinking"), language: try c.get("language"),
@@ -296,7 +301,8 @@ public enum ToolChoice: Codable, Sendable, Equatable {
     enum NameKey: String, CodingKey { case name }
 }
 
-/// A prompt to submit (`{"text","display_input"?,"raw_input"?,"tool_choice"?,"images"?}`).
+/// A prompt to submit (`{"text","display_input"?,"raw_input"?,"tool_choice"?,"output_schema"?,
+/// "images"?}`).
 public struct PromptInput: Codable, Sendable, Equatable, ExpressibleByStringLiteral {
     public var text: String
     /// What a UI shows instead of `text`.
@@ -305,17 +311,21 @@ public struct PromptInput: Codable, Sendable, Equatable, ExpressibleByStringLite
     public var rawInput: String?
     /// This turn's tool choice (wins over the session's).
     public var toolChoice: ToolChoice?
+    /// The JSON Schema this turn's answer must match (wins over the session's); the validated
+    /// answer is `TurnResult.output`.
+    public var outputSchema: JSONValue?
     /// Images sent after `text` (see ``PromptImage``).
     public var images: [PromptImage]
 
     public init(
         _ text: String, displayInput: String? = nil, rawInput: String? = nil, toolChoice: ToolChoice? = nil,
-        images: [PromptImage] = []
+        outputSchema: JSONValue? = nil, images: [PromptImage] = []
     ) {
         self.text = text
         self.displayInput = displayInput
         self.rawInput = rawInput
         self.toolChoice = toolChoice
+        self.outputSchema = outputSchema
         self.images = images
     }
 
@@ -328,6 +338,7 @@ public struct PromptInput: Codable, Sendable, Equatable, ExpressibleByStringLite
             displayInput: try c.decodeIfPresent(String.self, forKey: .displayInput),
             rawInput: try c.decodeIfPresent(String.self, forKey: .rawInput),
             toolChoice: try c.decodeIfPresent(ToolChoice.self, forKey: .toolChoice),
+            outputSchema: try c.decodeIfPresent(JSONValue.self, forKey: .outputSchema),
             images: try c.decodeIfPresent([PromptImage].self, forKey: .images) ?? [])
     }
 
@@ -337,6 +348,7 @@ public struct PromptInput: Codable, Sendable, Equatable, ExpressibleByStringLite
         try c.encodeIfPresent(displayInput, forKey: .displayInput)
         try c.encodeIfPresent(rawInput, forKey: .rawInput)
         try c.encodeIfPresent(toolChoice, forKey: .toolChoice)
+        try c.encodeIfPresent(outputSchema, forKey: .outputSchema)
         if !images.isEmpty { try c.encode(images, forKey: .images) }
     }
 
@@ -345,6 +357,7 @@ public struct PromptInput: Codable, Sendable, Equatable, ExpressibleByStringLite
         case displayInput = "display_input"
         case rawInput = "raw_input"
         case toolChoice = "tool_choice"
+        case outputSchema = "output_schema"
         case images
     }
 }

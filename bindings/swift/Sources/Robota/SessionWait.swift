@@ -82,4 +82,11 @@ extension Session {
 
     /// Runs one turn of a plain-text prompt.
     public func run(_ prompt: String) async throws -> TurnResult { try await run(PromptInput(prompt)) }
+
+    /// Runs one turn whose answer must match `input.outputSchema` (or the session's) and
+    /// decodes the validated answer as `T`. A turn whose answer never matched throws
+    /// `RobotaError` with `.provider` and the `SCHEMA_ERROR` details.
+    public func run<T: Decodable>(_ input: PromptInput, as type: T.Type) async throws -> T {
+        try await run(input).decodeOutput(T.self)
+    }
 }

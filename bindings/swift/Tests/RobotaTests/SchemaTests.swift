@@ -41,6 +41,7 @@ final class SchemaTests: XCTestCase {
             permissions: PermissionRules(allow: ["Read"]), hooks: [:], maxRounds: 1, delivery: .pull,
             settings: "none", sessionID: "x", name: "x", persist: true, replayEvents: true, hostIO: true,
             budget: SessionBudget(maxModelCalls: 1), record: "x", contextWindow: 1, toolChoice: .auto,
+            outputSchema: ["type": "object"],
             autoCompactThreshold: 0.5, compactInstructions: "x", temperature: 0.5, maxTokens: 1,
             thinking: Thinking(budgetTokens: 1), language: "x", systemPromptMode: "append",
             nativeWebSearch: true, toolConfig: [:], transcript: true,

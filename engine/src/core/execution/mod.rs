@@ -8,6 +8,7 @@ mod provider_call;
 mod record;
 mod round;
 mod run_loop;
+mod structured;
 mod summary;
 
 use std::sync::{Arc, Mutex};
@@ -23,6 +24,7 @@ pub use batch::{
 pub use emitter::Emitter;
 pub use guard::HARD_BLOCK_PERCENT;
 pub use record::{ToolResultsOutcome, CONTEXT_SKIP_MESSAGE, TOOL_BUDGET_RATIO};
+pub use structured::{FINAL_ANSWER_KEY, REPAIR_KEY};
 pub use summary::{FORCED_SUMMARY_FALLBACK, FORCED_SUMMARY_INSTRUCTION};
 
 use super::agent::{lock, AgentConfig, RunOptions, DEFAULT_MAX_EXECUTION_ROUNDS};
@@ -56,6 +58,9 @@ pub enum RunStop {
     MaxTokens,
     /// The session's budget refused the next call.
     Budget,
+    /// The answer did not match the run's output schema, also after the repair round
+    /// ([`ExecutionResult::schema_errors`] says why).
+    SchemaError,
 }
 
 /// Result of one run (`IExecutionResult`).
@@ -89,6 +94,11 @@ pub struct ExecutionResult {
     pub rounds: u32,
     /// Budget outcome of each tool round, in order.
     pub tool_outcomes: Vec<ToolResultsOutcome>,
+    /// The answer parsed and validated against the run's output schema, when one was given
+    /// and the answer matches.
+    pub output: Option<serde_json::Value>,
+    /// Why the answer does not match the output schema (`stop == SchemaError`).
+    pub schema_errors: Vec<String>,
 }
 
 /// State shared by the rounds of one run.
@@ -113,6 +123,12 @@ pub(crate) struct RunCtx<'a> {
     pub tool_outcomes: Vec<ToolResultsOutcome>,
     /// Tool schemas, built once per run.
     pub tool_schemas: Vec<Arc<super::provider::ToolSchema>>,
+    /// The output schema sent on every call (a provider with a native form only).
+    pub native_output_schema: Option<Arc<super::output_schema::OutputSchema>>,
+    /// The validated answer (structured output).
+    pub output: Option<serde_json::Value>,
+    /// Why the answer does not match the output schema.
+    pub schema_errors: Vec<String>,
 }
 
 /// What a round decided.
@@ -215,6 +231,12 @@ impl<'a> RunCtx<'a> {
             final_response: None,
             tool_outcomes: Vec::new(),
             tool_schemas: config.tools.iter().map(|t| t.schema()).collect(),
+            native_output_schema: options
+                .output_schema
+                .clone()
+                .filter(|_| config.provider.native_output_schema()),
+            output: None,
+            schema_errors: Vec::new(),
         }
     }
 }
@@ -241,8 +263,12 @@ pub async fn execute(
     }
     let mut ctx = RunCtx::new(config, store, &options, emitter);
 
-    let end = run_loop::run_rounds(&mut ctx, max_rounds, &execution_id, turn_start).await;
-    let stop = run_loop::conclude(&mut ctx, &end).await;
+    let mut end = run_loop::run_rounds(&mut ctx, max_rounds, &execution_id, turn_start, 0).await;
+    let mut stop = run_loop::conclude(&mut ctx, &end).await;
+    if let Some(schema) = &options.output_schema {
+        stop =
+            structured::settle(&mut ctx, schema, stop, &mut end, max_rounds, &execution_id).await;
+    }
     let response = run_loop::final_response(&mut ctx, stop, end.turn_start);
     Ok(ExecutionResult {
         response,
@@ -258,5 +284,7 @@ pub async fn execute(
         error_class: ctx.provider_error_class,
         rounds: end.rounds,
         tool_outcomes: ctx.tool_outcomes,
+        output: ctx.output,
+        schema_errors: ctx.schema_errors,
     })
 }

@@ -79,6 +79,7 @@ async fn send_round(ctx: &RunCtx<'_>, round: u32) -> Result<(ChatResponse, bool)
             .as_ref()
             .unwrap_or(&ctx.config.tool_choice)
             .for_round(round),
+        output_schema: ctx.native_output_schema.as_deref(),
     };
     let called = call_provider(ctx, request, round, true).await;
     // The snapshot goes before the history changes (else the change copies it).

@@ -158,15 +158,16 @@ fn after_round(
     ControlFlow::Break(stop)
 }
 
-/// Runs rounds until one ends the run, the cap is reached, the budget refuses or the caller
-/// aborts.
+/// Runs rounds (after the `done` ones already run) until one ends the run, the cap is reached,
+/// the budget refuses or the caller aborts.
 pub(super) async fn run_rounds(
     ctx: &mut RunCtx<'_>,
     max_rounds: u64,
     execution_id: &str,
     mut turn_start: usize,
+    done: u32,
 ) -> LoopEnd {
-    let mut rounds: u32 = 0;
+    let mut rounds: u32 = done;
     let mut unknown = UnknownStreak::default();
     let stop = loop {
         let checked = before_round(ctx, rounds, max_rounds, execution_id, &mut turn_start).await;

@@ -67,6 +67,7 @@ pub(crate) async fn forced_summary(ctx: &mut RunCtx<'_>, round: u32, instruction
         native_web_tools: ctx.config.native_web_tools,
         thinking_budget: None,
         tool_choice: &ToolChoice::Auto,
+        output_schema: None,
     };
     let text = match call_provider(ctx, request, round, false).await {
         Ok((resp, _)) => {

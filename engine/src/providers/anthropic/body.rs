@@ -20,6 +20,7 @@ use crate::core::tool_choice::ToolChoice;
 use crate::providers::config::{HttpProviderConfig, DEFAULT_ANTHROPIC_MAX_TOKENS};
 use crate::providers::convert::{args_object, system_text, ToolIdMap};
 use crate::providers::merged::Merged;
+use crate::providers::output_format::AnthropicOutputConfig;
 
 /// The body of one `POST /v1/messages` (`stream: true`), borrowing the request's history and
 /// tool schemas; serialise it with `serde_json`.
@@ -39,6 +40,9 @@ pub struct RequestBody<'a> {
     tools: Option<Tools<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     tool_choice: Option<Choice<'a>>,
+    /// Structured output (`output_config.format`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    output_config: Option<AnthropicOutputConfig<'a>>,
 }
 
 impl<'a> RequestBody<'a> {
@@ -82,6 +86,7 @@ impl<'a> RequestBody<'a> {
             thinking,
             tools: with_tools.then_some(tools),
             tool_choice,
+            output_config: request.output_schema.map(AnthropicOutputConfig::of),
         }
     }
 }

@@ -59,6 +59,10 @@ impl Provider for AnthropicProvider {
         &self.http.config().name
     }
 
+    fn native_output_schema(&self) -> bool {
+        true
+    }
+
     fn capabilities(&self) -> ProviderCapabilities {
         ProviderCapabilities {
             tools: true,

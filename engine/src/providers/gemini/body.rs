@@ -21,6 +21,7 @@ use crate::core::tool_choice::ToolChoice;
 use crate::providers::config::HttpProviderConfig;
 use crate::providers::convert::{args_object, system_text};
 use crate::providers::merged::Merged;
+use crate::providers::output_format::GeminiResponseFormat;
 
 /// The body of one `streamGenerateContent`, borrowing the request's history and tool schemas;
 /// serialise it with `serde_json`.
@@ -35,7 +36,7 @@ pub struct RequestBody<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     tool_config: Option<ToolConfig<'a>>,
     #[serde(skip_serializing_if = "GenerationConfig::is_empty")]
-    generation_config: GenerationConfig,
+    generation_config: GenerationConfig<'a>,
 }
 
 impl<'a> RequestBody<'a> {
@@ -75,6 +76,7 @@ impl<'a> RequestBody<'a> {
                     thinking_budget: b,
                     include_thoughts: true,
                 }),
+                response_format: request.output_schema.map(GeminiResponseFormat::of),
             },
         }
     }
@@ -132,20 +134,24 @@ struct CallingConfig<'a> {
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct GenerationConfig {
+struct GenerationConfig<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     max_output_tokens: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     temperature: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     thinking_config: Option<ThinkingConfig>,
+    /// Structured output (`responseMimeType` + `responseJsonSchema`).
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    response_format: Option<GeminiResponseFormat<'a>>,
 }
 
-impl GenerationConfig {
+impl GenerationConfig<'_> {
     fn is_empty(&self) -> bool {
         self.max_output_tokens.is_none()
             && self.temperature.is_none()
             && self.thinking_config.is_none()
+            && self.response_format.is_none()
     }
 }
 

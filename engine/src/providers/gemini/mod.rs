@@ -272,6 +272,10 @@ impl Provider for GeminiProvider {
         &self.http.config().name
     }
 
+    fn native_output_schema(&self) -> bool {
+        true
+    }
+
     fn capabilities(&self) -> ProviderCapabilities {
         ProviderCapabilities::default()
     }

@@ -14,10 +14,12 @@ use serde_json::Value;
 
 use super::reasoning_effort;
 use crate::core::message::{Message, Part, Role, ToolCall};
+use crate::core::output_schema::OutputSchema;
 use crate::core::provider::{ChatRequest, ToolSchema};
 use crate::core::tool_choice::ToolChoice;
 use crate::providers::config::{HttpProviderConfig, ProviderKind};
 use crate::providers::convert::DataUrl;
+use crate::providers::output_format::OpenAiResponseFormat;
 
 /// The body of one `POST /chat/completions`, borrowing the request's history and tool
 /// schemas; serialise it with `serde_json`.
@@ -37,6 +39,8 @@ enum Tail<'a> {
     ReasoningEffort(&'static str),
     Tools(&'a [Arc<ToolSchema>]),
     ToolChoice(&'a ToolChoice),
+    /// Structured output (`response_format`).
+    ResponseFormat(&'a OutputSchema),
 }
 
 impl<'a> RequestBody<'a> {
@@ -65,6 +69,9 @@ impl<'a> RequestBody<'a> {
             if !matches!(request.tool_choice, ToolChoice::Auto) {
                 tail.push(Tail::ToolChoice(request.tool_choice));
             }
+        }
+        if let Some(schema) = request.output_schema {
+            tail.push(Tail::ResponseFormat(schema));
         }
         RequestBody {
             model: request.model,
@@ -106,6 +113,9 @@ impl Serialize for RequestBody<'_> {
                 Tail::ReasoningEffort(e) => map.serialize_entry("reasoning_effort", e)?,
                 Tail::Tools(tools) => map.serialize_entry("tools", &Tools(tools))?,
                 Tail::ToolChoice(c) => map.serialize_entry("tool_choice", &Choice(c))?,
+                Tail::ResponseFormat(schema) => {
+                    map.serialize_entry("response_format", &OpenAiResponseFormat::of(schema))?
+                }
             }
         }
         map.end()

@@ -28,3 +28,53 @@ fn body_bytes_equal_the_tree_bytes() {
         assert!(checked > 200, "{checked}");
     }
 }
+
+/// The request's output schema goes out as `response_format` (`json_schema` with a name, the
+/// schema and `strict` when the schema fits strict mode), for OpenAI and compatible servers.
+#[test]
+fn output_schema_is_response_format() {
+    use crate::core::message::Message;
+    use crate::core::output_schema::OutputSchema;
+    use crate::core::provider::{ChatRequest, NativeWebToolRequest};
+    use crate::core::tool_choice::ToolChoice;
+    use crate::providers::config::HttpProviderConfig;
+    use serde_json::json;
+    use std::sync::Arc;
+
+    let strict = json!({"type":"object","properties":{"city":{"type":"string"}},
+                        "required":["city"],"additionalProperties":false});
+    let loose = json!({"type":"object","properties":{"city":{"type":"string"}}});
+    for (kind, schema, is_strict) in [
+        (ProviderKind::OpenAi, strict.clone(), true),
+        (ProviderKind::OpenAiCompatible, strict, true),
+        (ProviderKind::OpenAi, loose, false),
+    ] {
+        let cfg = HttpProviderConfig::parse("p", kind, &json!({})).unwrap();
+        let compiled = OutputSchema::from_json("t", &schema).unwrap();
+        let messages = [Arc::new(Message::user("Where?"))];
+        let req = ChatRequest {
+            messages: &messages,
+            tools: &[],
+            model: "gpt-4o",
+            max_tokens: None,
+            temperature: None,
+            native_web_tools: NativeWebToolRequest::default(),
+            thinking_budget: None,
+            tool_choice: &ToolChoice::Auto,
+            output_schema: Some(&compiled),
+        };
+        let body = serde_json::to_value(RequestBody::new(&cfg, &req)).unwrap();
+        assert_eq!(
+            body,
+            json!({
+                "model": "gpt-4o",
+                "messages": [{"role": "user", "content": "Where?"}],
+                "stream": true,
+                "stream_options": {"include_usage": true},
+                "response_format": {"type": "json_schema", "json_schema":
+                    {"name": "final_answer", "schema": schema, "strict": is_strict}}
+            }),
+            "{kind:?}"
+        );
+    }
+}

@@ -100,6 +100,10 @@ impl Provider for OpenAiProvider {
         &self.http.config().name
     }
 
+    fn native_output_schema(&self) -> bool {
+        true
+    }
+
     fn capabilities(&self) -> ProviderCapabilities {
         ProviderCapabilities::default()
     }

@@ -136,6 +136,10 @@ impl Provider for RecordingProvider {
         self.inner.capabilities()
     }
 
+    fn native_output_schema(&self) -> bool {
+        self.inner.native_output_schema()
+    }
+
     async fn context_window(&self, model: &str) -> Option<u64> {
         let w = self.inner.context_window(model).await;
         if let Some(tokens) = w {

@@ -205,6 +205,7 @@ pub fn expand_input(s: &InteractiveSession, input: TurnInput) -> SdkResult<TurnI
     let mut out = skill_input(s, skill, args, shown);
     out.raw_input = input.raw_input.or(Some(input.text));
     out.tool_choice = input.tool_choice;
+    out.output_schema = input.output_schema;
     out.images = input.images;
     Ok(out)
 }

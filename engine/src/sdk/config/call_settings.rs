@@ -1,10 +1,14 @@
 //! The session JSON's model-call settings: `context_window`, `tool_choice`, `temperature`,
-//! `max_tokens`.
+//! `max_tokens`, `output_schema`.
 
 use serde_json::{json, Map, Value};
 
+use std::sync::Arc;
+
+use crate::core::output_schema::OutputSchema;
 use crate::core::tool_choice::ToolChoice;
 use crate::sdk::config::document::SessionDocument;
+use crate::sdk::error::{ErrorCode, SdkError, SdkResult};
 
 /// Model-call settings of a session.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -17,6 +21,8 @@ pub struct CallSettings {
     pub temperature: Option<f32>,
     /// Output cap of every model call (tokens).
     pub max_tokens: Option<u32>,
+    /// JSON Schema every turn's answer must match (structured output).
+    pub output_schema: Option<Arc<OutputSchema>>,
 }
 
 impl CallSettings {
@@ -27,6 +33,10 @@ impl CallSettings {
             tool_choice: doc.tool_choice.clone(),
             temperature: doc.temperature.map(|t| t as f32),
             max_tokens: doc.max_tokens.and_then(|n| u32::try_from(n).ok()),
+            // Checked when the document was read.
+            output_schema: doc.output_schema.as_ref().and_then(|m| {
+                OutputSchema::from_json("output_schema", &Value::Object(m.clone())).ok()
+            }),
         }
     }
 
@@ -44,5 +54,18 @@ impl CallSettings {
         if let Some(t) = &self.tool_choice {
             m.insert("tool_choice".into(), t.to_json());
         }
+        if let Some(s) = &self.output_schema {
+            m.insert("output_schema".into(), s.schema().clone());
+        }
+    }
+}
+
+/// The `output_schema` field of `what` (absent or null: none), compiled.
+pub fn output_schema(what: &str, v: Option<&Value>) -> SdkResult<Option<Arc<OutputSchema>>> {
+    match v {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => OutputSchema::from_json(&format!("{what}: field \"output_schema\""), v)
+            .map(Some)
+            .map_err(|e| SdkError::robota(ErrorCode::InvalidConfig, &e)),
     }
 }

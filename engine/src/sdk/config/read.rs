@@ -260,6 +260,8 @@ fn model_call_keys(w: &str, map: &Map<String, Value>, doc: &mut SessionDocument)
                 .map_err(|e| SdkError::robota(ErrorCode::InvalidConfig, &e))?,
         ),
     };
+    doc.output_schema = super::call_settings::output_schema(w, map.field("output_schema"))?
+        .map(|s| s.schema().as_object().cloned().unwrap_or_default());
     doc.thinking = thinking(w, map)?;
     doc.native_web_search = field(w, map, "native_web_search", BOOL)?;
     Ok(())

@@ -134,6 +134,9 @@ pub(crate) struct TurnCompletedFields<'a> {
     pub turn_id: u64,
     pub stop_reason: &'a str,
     pub response: &'a str,
+    /// The answer validated against the turn's output schema.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output: Option<Value>,
     pub tool_summaries: Vec<ToolSummary<'a>>,
     pub context_state: ContextFields,
     pub usage: Option<UsageFields>,

@@ -1,10 +1,12 @@
 //! A prompt as the host submits it, and how a finished turn ended.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use serde_json::Value;
 
 use crate::core::message::Part;
+use crate::core::output_schema::OutputSchema;
 use crate::core::tool_choice::ToolChoice;
 use crate::sdk::error::{ErrorCode, SdkError, SdkResult};
 
@@ -19,6 +21,8 @@ pub struct TurnInput {
     pub raw_input: Option<String>,
     /// Tool choice of this turn only (wins over the session's `tool_choice`).
     pub tool_choice: Option<ToolChoice>,
+    /// The JSON Schema this turn's answer must match (wins over the session's).
+    pub output_schema: Option<Arc<OutputSchema>>,
     /// `(name, args)` of the host command this `/name args` input runs (asked at turn start).
     pub host_command: Option<(String, String)>,
     /// Images sent after `text` in the user message (see [`super::images`]).
@@ -41,7 +45,8 @@ pub struct SkillInvocation {
 }
 
 impl TurnInput {
-    /// Parses `{"text":"…","display_input"?,"raw_input"?,"tool_choice"?,"images"?}`; an
+    /// Parses `{"text":"…","display_input"?,"raw_input"?,"tool_choice"?,"output_schema"?,
+    /// "images"?}`; an
     /// image `path` that is relative is read from the process's working directory (see
     /// [`Self::from_json_in`]).
     pub fn from_json(text: &str) -> SdkResult<Self> {
@@ -60,6 +65,7 @@ impl TurnInput {
                 "display_input",
                 "raw_input",
                 "tool_choice",
+                "output_schema",
                 "images",
             ],
         )?;
@@ -85,6 +91,10 @@ impl TurnInput {
                         .map_err(|e| SdkError::robota(ErrorCode::InvalidConfig, &e))?,
                 ),
             },
+            output_schema: crate::sdk::config::call_settings::output_schema(
+                "input_json",
+                map.get("output_schema"),
+            )?,
             host_command: None,
             images: super::images::parse("input_json", map.get("images"), cwd)?,
             skill: None,

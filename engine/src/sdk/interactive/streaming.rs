@@ -91,6 +91,7 @@ impl InteractiveSession {
             raw_input,
             skip_auto_compact: true,
             tool_choice,
+            output_schema: None,
             budget: self.inner.budget.clone(),
         }
     }

@@ -116,6 +116,13 @@ impl InteractiveSession {
             input.raw_input.clone(),
             input.tool_choice.clone(),
         );
+        opts.output_schema = input.output_schema.clone().or_else(|| {
+            inner
+                .cfg
+                .lock()
+                .ok()
+                .and_then(|c| c.call.output_schema.clone())
+        });
         opts.execution_id = user
             .metadata
             .as_ref()
@@ -160,6 +167,7 @@ impl InteractiveSession {
         if r.usage.is_some() {
             self.inner.core.lock().last_usage = r.usage;
         }
+        self.inner.core.lock().turn_output = r.output.clone();
         match r.stop {
             RunStop::Aborted => self.finish_aborted(turn_id, start_idx, r.usage),
             RunStop::ContextLimit if r.error_class.is_some() => {
@@ -180,6 +188,7 @@ impl InteractiveSession {
                 self.finish_error_details(turn_id, &msg, details)
             }
             RunStop::Budget => self.finish_budget(turn_id, start_idx, &r.response, r.usage),
+            RunStop::SchemaError => self.finish_schema_error(turn_id, start_idx, &r),
             stop => self.finish_ok(turn_id, start_idx, &r.response, stop, r.usage),
         }
     }
@@ -257,6 +266,45 @@ impl InteractiveSession {
         }
         self.emit_completed(turn_id, stop_reason, response, start_idx, usage, None);
         TurnOutcome::Done
+    }
+
+    /// A turn whose answer does not match its output schema, also after the repair round: the
+    /// `ERROR` event `SCHEMA_ERROR` with the problems (`errors`), then `turn_completed` with
+    /// `stop_reason:"schema_error"`, the last answer, the usage and the same details; `wait`
+    /// reports it as a provider failure.
+    fn finish_schema_error(
+        &self,
+        turn_id: u64,
+        start_idx: usize,
+        r: &ExecutionResult,
+    ) -> TurnOutcome {
+        self.push_tool_summary();
+        {
+            let mut st = self.inner.core.lock();
+            st.history
+                .push(HistoryEntry::Chat(Arc::new(Message::assistant(
+                    r.response.clone(),
+                ))));
+            st.message_count += 1;
+        }
+        let message = schema_error_message(&r.schema_errors);
+        let details = json!({"code": "SCHEMA_ERROR", "category": "provider", "recoverable": true,
+                             "message": message, "errors": r.schema_errors});
+        self.inner
+            .core
+            .link
+            .emit_event(Event::json(events::ERROR, turn_id, details.clone()));
+        self.emit_completed(
+            turn_id,
+            "schema_error",
+            &r.response,
+            start_idx,
+            r.usage,
+            Some((&message, details.clone())),
+        );
+        let mut wait_details = details;
+        wait_details["v"] = json!(1);
+        TurnOutcome::Failed(message, wait_details)
     }
 
     pub(super) fn finish_aborted(
@@ -379,6 +427,7 @@ impl InteractiveSession {
                 turn_id,
                 stop_reason,
                 response,
+                output: self.inner.core.lock().turn_output.take(),
                 tool_summaries: tool_summaries(&turn_msgs),
                 context_state: self.context_fields(),
                 // Summed over the turn's model calls.
@@ -418,6 +467,14 @@ impl InteractiveSession {
             self.spawn_turn(id, input, cancel);
         }
     }
+}
+
+/// The `SCHEMA_ERROR` message: the problems of the last answer.
+fn schema_error_message(problems: &[String]) -> String {
+    format!(
+        "the answer does not match output_schema: {}",
+        problems.join("; ")
+    )
 }
 
 /// `{"v":1,"code","category","recoverable","message"}` for a code outside the taxonomy.

@@ -253,9 +253,12 @@ mod tests {
           "native_web_search":true,"host_io":true,"budget":{"max_total_tokens":10,"max_cost_usd":0.5},
           "record":"rec.jsonl","commands":[{"name":"deploy","description":"d","argument_hint":"<env>"},{"name":"x","description":"y"}],
           "agents":{"rev":{"description":"r","prompt":"p","tools":["Read"],"model":"m"}},"team":true,
-          "temperature":0.7,"max_tokens":100,"context_window":5000,"tool_choice":{"name":"Read"}});
+          "temperature":0.7,"max_tokens":100,"context_window":5000,"tool_choice":{"name":"Read"},
+          "output_schema":{"type":"object","properties":{"a":{"type":"integer"}}}});
         let c = parse_session_map(doc.as_object().unwrap()).unwrap();
         let new = config_fields(&c);
+        // A resumed session keeps its structured-output schema.
+        assert_eq!(new["output_schema"], doc["output_schema"]);
         let old = config_fields(&parse_session_map(&new).unwrap());
         assert_eq!(Value::Object(new), Value::Object(old));
         for doc in [

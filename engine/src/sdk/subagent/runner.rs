@@ -135,6 +135,8 @@ fn child_config(parent: &dyn Parent, spec: &ChildSpec, agent_id: &str) -> Sessio
         .transcript
         .map(|d| d.join(parent.session_id()).join("subagents"));
     c.call.tool_choice = None;
+    // The parent's answer format is not the subagent's.
+    c.call.output_schema = None;
     // The parent's budget itself, not a copy of its limits: the child's calls count on it.
     c.budget = None;
     c.shared_budget = budget;

@@ -144,6 +144,7 @@ impl Session {
             max_execution_rounds: None,
             owner_path: Vec::new(),
             tool_choice: opts.tool_choice.clone(),
+            output_schema: opts.output_schema.clone(),
             budget: opts.budget.clone(),
             between_rounds: self.auto_compact_threshold().map(|_| round_tx),
             on_user_appended: opts.on_user_appended.clone(),

@@ -252,3 +252,56 @@ fn compaction_and_robota_query_call_the_host_provider() {
     robota_runtime_free(rt);
     assert_eq!(host.wait_freed(), 1);
 }
+
+/// A host provider has no native structured-output form: once the model answers in prose, one
+/// more call forces the `final_answer` tool (whose input schema is the output schema); its
+/// input is the turn's `output`, recorded as the assistant's JSON answer.
+#[test]
+fn a_host_provider_gives_structured_output_through_the_forced_final_answer_tool() {
+    let schema = json!({"type":"object","properties":{"city":{"type":"string"}},
+                        "required":["city"],"additionalProperties":false});
+    let rt = runtime(r#"{"v":1,"providers":{}}"#);
+    let host = register(rt, "local", None, |d| {
+        if d["tool_choice"] == json!({"name":"final_answer"}) {
+            tool_call("fa", "final_answer", json!({"city":"Oslo"}))
+        } else {
+            text("It is Oslo.")
+        }
+    });
+    let s = session(rt, json!({"tools":[]}));
+    let input = json!({"text":"Where?","output_schema": schema}).to_string();
+    let mut turn = 0;
+    let mut e = null_mut();
+    let st = robota_session_submit(s, c(&input).as_ptr(), &mut turn, &mut e);
+    assert_eq!(st, ROBOTA_OK, "{:?}", failure(st, e));
+    let done = wait_done(s);
+    assert_eq!(done["stop_reason"], "complete");
+    assert_eq!(done["output"], json!({"city":"Oslo"}));
+    assert_eq!(done["response"], "{\"city\":\"Oslo\"}");
+    let calls = host.calls();
+    assert_eq!(calls.len(), 2);
+    assert_eq!(calls[0]["tools"], json!([]));
+    assert_eq!(calls[0]["tool_choice"], "auto");
+    assert_eq!(
+        calls[1]["tools"],
+        json!([{"name":"final_answer",
+                "description":"Give your final answer: its input is the answer.",
+                "input_schema": schema}])
+    );
+    let roles: Vec<String> = crate::support_ffi::messages(s)["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| format!("{}: {}", m["role"].as_str().unwrap(), m["content"]))
+        .collect();
+    assert_eq!(
+        roles,
+        [
+            "user: \"Where?\"",
+            "assistant: \"It is Oslo.\"",
+            "assistant: \"{\\\"city\\\":\\\"Oslo\\\"}\""
+        ]
+    );
+    robota_session_free(s);
+    robota_runtime_free(rt);
+}

@@ -33,6 +33,11 @@ impl From<&SessionConfig> for SessionDocument {
             max_tokens: c.call.max_tokens.map(u64::from),
             context_window: c.call.context_window,
             tool_choice: c.call.tool_choice.clone(),
+            output_schema: c
+                .call
+                .output_schema
+                .as_ref()
+                .and_then(|s| s.schema().as_object().cloned()),
             provider: Some(c.provider.clone()),
             model: Some(c.model.clone()),
             system_prompt: c.system_prompt.clone(),

@@ -45,6 +45,10 @@ pub struct SessionDocument {
     /// Default tool choice of every turn.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tool_choice: Option<ToolChoice>,
+    /// JSON Schema every turn's final answer must match (structured output; a turn's
+    /// `output_schema` wins).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<serde_json::Map<String, Value>>,
     /// Provider profile name (required unless `settings` gives it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub provider: Option<String>,

@@ -172,6 +172,7 @@ mod tests {
             native_web_tools: NativeWebToolRequest::default(),
             thinking_budget: Some(100),
             tool_choice: &choice,
+            output_schema: None,
         };
         let caps = HostCaps {
             vision: true,
