@@ -1,6 +1,6 @@
 //! The structured-output field of each vendor's request body (the request's `output_schema`):
 //! Anthropic `output_config.format`, OpenAI Chat `response_format` (also what llama.cpp-style
-//! compatible servers read) and Gemini `generationConfig.responseMimeType` +
+//! compatible servers read), OpenAI Responses `text.format` and Gemini `generationConfig.responseMimeType` +
 //! `responseJsonSchema`.
 
 use serde::Serialize;
@@ -58,6 +58,37 @@ impl<'a> OpenAiResponseFormat<'a> {
                 name: FINAL_ANSWER_TOOL,
                 schema: schema.schema(),
                 strict: schema.strict_compatible(),
+            },
+        }
+    }
+}
+
+/// OpenAI Responses `"text": {"format": {"type": "json_schema", "name", "schema", "strict"}}`
+/// (the Chat form's members, flattened into `format`).
+#[derive(Serialize)]
+pub struct ResponsesTextFormat<'a> {
+    format: ResponsesJsonSchema<'a>,
+}
+
+#[derive(Serialize)]
+struct ResponsesJsonSchema<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    #[serde(flatten)]
+    named: NamedSchema<'a>,
+}
+
+impl<'a> ResponsesTextFormat<'a> {
+    /// The field for `schema`.
+    pub fn of(schema: &'a OutputSchema) -> Self {
+        ResponsesTextFormat {
+            format: ResponsesJsonSchema {
+                kind: "json_schema",
+                named: NamedSchema {
+                    name: FINAL_ANSWER_TOOL,
+                    schema: schema.schema(),
+                    strict: schema.strict_compatible(),
+                },
             },
         }
     }

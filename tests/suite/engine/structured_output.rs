@@ -28,6 +28,7 @@ fn sent_schema(kind: &str, body: &Value) -> Value {
     match kind {
         "anthropic" => body["output_config"]["format"]["schema"].clone(),
         "openai" => body["response_format"]["json_schema"]["schema"].clone(),
+        "openai-responses" => body["text"]["format"]["schema"].clone(),
         _ => body["generationConfig"]["responseJsonSchema"].clone(),
     }
 }
@@ -48,7 +49,7 @@ fn host(server: &FakeServer, kind: &str, session: Value) -> (Runtime, Host) {
 
 #[test]
 fn a_matching_answer_is_the_output_on_every_vendor() {
-    for kind in ["anthropic", "openai", "gemini"] {
+    for kind in ["anthropic", "openai", "openai-responses", "gemini"] {
         let server = FakeServer::start();
         server.enqueue(Reply::for_kind(
             kind,

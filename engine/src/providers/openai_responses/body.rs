@@ -3,7 +3,8 @@
 //! items, and the reasoning items an earlier answer returned, sent back verbatim with their
 //! `encrypted_content`), `store: false` with `include: ["reasoning.encrypted_content"]` (the
 //! conversation lives in the history, not on OpenAI's servers), function tools
-//! (`strict: false`: the tools' schemas are not written for strict mode) and `tool_choice`.
+//! (`strict: false`: the tools' schemas are not written for strict mode), `tool_choice`, and
+//! the structured-output schema as `text.format`.
 
 use std::sync::Arc;
 
@@ -16,6 +17,7 @@ use crate::core::tool_choice::ToolChoice;
 use crate::providers::config::HttpProviderConfig;
 use crate::providers::convert::{data_url, system_text};
 use crate::providers::openai::reasoning_effort;
+use crate::providers::output_format::ResponsesTextFormat;
 
 /// The body of one streamed `POST /responses`.
 pub fn request_body(cfg: &HttpProviderConfig, request: &ChatRequest<'_>) -> Value {
@@ -42,6 +44,9 @@ pub fn request_body(cfg: &HttpProviderConfig, request: &ChatRequest<'_>) -> Valu
             "reasoning".into(),
             json!({"effort": effort, "summary": "auto"}),
         );
+    }
+    if let Some(schema) = request.output_schema {
+        body.insert("text".into(), json!(ResponsesTextFormat::of(schema)));
     }
     if !request.tools.is_empty() {
         body.insert("tools".into(), tools(request.tools));

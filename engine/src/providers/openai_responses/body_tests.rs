@@ -55,6 +55,7 @@ fn history_tools_and_options() {
         native_web_tools: NativeWebToolRequest::default(),
         thinking_budget: Some(8000),
         tool_choice: &ToolChoice::Required,
+        output_schema: None,
     };
     assert_eq!(
         request_body(&cfg(), &request),
@@ -78,4 +79,34 @@ fn history_tools_and_options() {
             "tool_choice": "required"
         })
     );
+}
+
+#[test]
+fn output_schema_is_text_format() {
+    use crate::core::output_schema::OutputSchema;
+    let schema = json!({"type":"object","properties":{"city":{"type":"string"}},
+                        "required":["city"],"additionalProperties":false});
+    let compiled = OutputSchema::from_json("t", &schema).unwrap();
+    let messages = [Arc::new(Message::user("Where?"))];
+    let request = ChatRequest {
+        messages: &messages,
+        tools: &[],
+        model: "gpt-5",
+        max_tokens: None,
+        temperature: None,
+        native_web_tools: NativeWebToolRequest::default(),
+        thinking_budget: None,
+        tool_choice: &ToolChoice::Auto,
+        output_schema: Some(&compiled),
+    };
+    let body = request_body(&cfg(), &request);
+    assert_eq!(
+        body["text"],
+        json!({"format":{"type":"json_schema","name":"final_answer","schema":schema,"strict":true}})
+    );
+    let plain = ChatRequest {
+        output_schema: None,
+        ..request
+    };
+    assert!(request_body(&cfg(), &plain).get("text").is_none());
 }

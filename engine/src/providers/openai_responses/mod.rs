@@ -49,6 +49,10 @@ impl OpenAiResponsesProvider {
 
 #[async_trait]
 impl Provider for OpenAiResponsesProvider {
+    fn native_output_schema(&self) -> bool {
+        true
+    }
+
     fn name(&self) -> &str {
         &self.http.config().name
     }
