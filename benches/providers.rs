@@ -158,6 +158,8 @@ fn bench_turn(c: &mut Criterion) {
                                 native_web_tools: NativeWebToolRequest::default(),
                                 thinking_budget: None,
                                 tool_choice: &robota_engine::core::tool_choice::ToolChoice::Auto,
+                                prompt_cache: robota_engine::core::prompt_cache::PromptCache::Off,
+                                cache_key: None,
                             };
                             let mut sink = CountSink::default();
                             p.chat(req, &mut sink, CancellationToken::new())

@@ -22,6 +22,7 @@ pub mod message;
 pub mod models;
 pub mod permissions;
 pub mod pricing;
+pub mod prompt_cache;
 pub mod provider;
 pub mod recent_json;
 pub mod shell;

@@ -9,6 +9,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::errors::RobotaError;
 use super::message::{Message, NativeContent, ToolCall};
+use super::prompt_cache::PromptCache;
 use super::tokens::TokenUsage;
 use super::tool_choice::ToolChoice;
 
@@ -134,6 +135,12 @@ pub struct ChatRequest<'a> {
     pub thinking_budget: Option<u32>,
     /// Whether the model may, must or must not call a tool (sent only with tools).
     pub tool_choice: &'a ToolChoice,
+    /// Prompt-cache hints: Anthropic `cache_control` breakpoints (and their TTL), OpenAI
+    /// `prompt_cache_key`; [`PromptCache::Off`] sends none.
+    pub prompt_cache: PromptCache,
+    /// A stable key of the conversation (the same on every call of a session), sent as
+    /// OpenAI's `prompt_cache_key` while caching is on.
+    pub cache_key: Option<&'a str>,
 }
 
 /// Receives what a provider streams. Called on the provider's task, in order.
@@ -243,6 +250,10 @@ pub async fn complete(
         thinking_budget: None,
         native_web_tools: NativeWebToolRequest::default(),
         tool_choice: &ToolChoice::Auto,
+        // A one-off prompt (compaction summaries, prompt hooks): nothing would read a cache
+        // write back, which costs more than plain input.
+        prompt_cache: PromptCache::Off,
+        cache_key: None,
     };
     provider.chat(request, &mut Discard, cancel).await
 }

@@ -355,5 +355,7 @@ fn request<'a>(
         },
         thinking_budget: o.thinking,
         tool_choice: &o.choice,
+        prompt_cache: crate::core::prompt_cache::PromptCache::Off,
+        cache_key: None,
     }
 }

@@ -175,6 +175,8 @@ async fn anthropic_web_search_server_tool() {
         },
         thinking_budget: None,
         tool_choice: &robota_engine::core::tool_choice::ToolChoice::Auto,
+        prompt_cache: robota_engine::core::prompt_cache::PromptCache::Off,
+        cache_key: None,
     };
     let mut sink = cases::Rec::default();
     let r = p

@@ -112,6 +112,8 @@ async fn openai_body(model: &str, budget: Option<u32>) -> serde_json::Value {
         native_web_tools: NativeWebToolRequest::default(),
         thinking_budget: budget,
         tool_choice: &ToolChoice::Auto,
+        prompt_cache: robota_engine::core::prompt_cache::PromptCache::Off,
+        cache_key: None,
     };
     let r = p
         .chat(req, &mut cases::Rec::default(), CancellationToken::new())

@@ -96,6 +96,8 @@ pub async fn chat(
         native_web_tools: NativeWebToolRequest::default(),
         thinking_budget: None,
         tool_choice: &robota_engine::core::tool_choice::ToolChoice::Auto,
+        prompt_cache: robota_engine::core::prompt_cache::PromptCache::Off,
+        cache_key: None,
     };
     p.chat(request, sink, cancel).await
 }
@@ -236,6 +238,8 @@ pub async fn send(
         native_web_tools: NativeWebToolRequest::default(),
         thinking_budget: None,
         tool_choice: &robota_engine::core::tool_choice::ToolChoice::Auto,
+        prompt_cache: robota_engine::core::prompt_cache::PromptCache::Off,
+        cache_key: None,
     };
     p.chat(req, &mut Rec::default(), CancellationToken::new())
         .await

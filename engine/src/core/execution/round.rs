@@ -79,6 +79,8 @@ async fn send_round(ctx: &RunCtx<'_>, round: u32) -> Result<(ChatResponse, bool)
             .as_ref()
             .unwrap_or(&ctx.config.tool_choice)
             .for_round(round),
+        prompt_cache: ctx.config.prompt_cache,
+        cache_key: Some(&ctx.config.conversation_id),
     };
     let called = call_provider(ctx, request, round, true).await;
     // The snapshot goes before the history changes (else the change copies it).

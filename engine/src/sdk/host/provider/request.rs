@@ -172,6 +172,8 @@ mod tests {
             native_web_tools: NativeWebToolRequest::default(),
             thinking_budget: Some(100),
             tool_choice: &choice,
+            prompt_cache: crate::core::prompt_cache::PromptCache::Off,
+            cache_key: None,
         };
         let caps = HostCaps {
             vision: true,
