@@ -18,6 +18,8 @@ pub mod http;
 mod json_reader;
 mod merged;
 pub mod openai;
+#[cfg(test)]
+mod prefix_tests;
 pub mod recording;
 pub mod scripted;
 pub mod sse;

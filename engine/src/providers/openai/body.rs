@@ -37,6 +37,8 @@ enum Tail<'a> {
     ReasoningEffort(&'static str),
     Tools(&'a [Arc<ToolSchema>]),
     ToolChoice(&'a ToolChoice),
+    /// `prompt_cache_key`: routes the session's requests to the same prompt cache.
+    PromptCacheKey(&'a str),
 }
 
 impl<'a> RequestBody<'a> {
@@ -65,6 +67,9 @@ impl<'a> RequestBody<'a> {
             if !matches!(request.tool_choice, ToolChoice::Auto) {
                 tail.push(Tail::ToolChoice(request.tool_choice));
             }
+        }
+        if let Some(key) = prompt_cache_key(cfg, request) {
+            tail.push(Tail::PromptCacheKey(key));
         }
         RequestBody {
             model: request.model,
@@ -106,10 +111,20 @@ impl Serialize for RequestBody<'_> {
                 Tail::ReasoningEffort(e) => map.serialize_entry("reasoning_effort", e)?,
                 Tail::Tools(tools) => map.serialize_entry("tools", &Tools(tools))?,
                 Tail::ToolChoice(c) => map.serialize_entry("tool_choice", &Choice(c))?,
+                Tail::PromptCacheKey(k) => map.serialize_entry("prompt_cache_key", k)?,
             }
         }
         map.end()
     }
+}
+
+/// The session's cache key, sent to OpenAI itself (compatible servers may refuse unknown
+/// fields) while prompt caching is on.
+fn prompt_cache_key<'a>(cfg: &HttpProviderConfig, request: &ChatRequest<'a>) -> Option<&'a str> {
+    let official = cfg.kind == ProviderKind::OpenAi;
+    request
+        .cache_key
+        .filter(|k| official && request.prompt_cache.is_on() && !k.is_empty())
 }
 
 #[derive(Serialize)]
