@@ -177,14 +177,15 @@ fn response_meta(
 ) -> Map<String, serde_json::Value> {
     let mut meta = round_meta(round);
     if let Some(u) = usage {
-        if u.input_tokens > 0 {
-            ctx.cumulative_input_tokens = u.input_tokens;
+        if u.prompt_tokens() > 0 {
+            ctx.cumulative_input_tokens = u.prompt_tokens();
         }
-        meta.insert("inputTokens".into(), json!(u.input_tokens));
+        // The whole prompt, cached part included: what the context estimate measures.
+        meta.insert("inputTokens".into(), json!(u.prompt_tokens()));
         meta.insert("outputTokens".into(), json!(u.output_tokens));
         meta.insert(
             "usage".into(),
-            json!({"totalTokens": u.total(), "inputTokens": u.input_tokens, "outputTokens": u.output_tokens}),
+            json!({"totalTokens": u.total(), "inputTokens": u.prompt_tokens(), "outputTokens": u.output_tokens}),
         );
     }
     meta
