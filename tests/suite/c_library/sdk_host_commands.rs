@@ -58,10 +58,7 @@ fn help_lists_host_commands_and_the_system_prompt_does_not() {
     );
     submit(s, "hi");
     events_until(s, "turn_completed");
-    let system = server.requests()[0].body["system"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let system = server.requests()[0].system_text().to_string();
     assert!(
         !system.contains("deploy") && !system.contains("cancel_queue"),
         "{system}"
