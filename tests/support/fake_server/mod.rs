@@ -73,6 +73,21 @@ pub struct RecordedRequest {
     pub body: Value,
 }
 
+/// `v` without its Anthropic prompt-cache marks (`cache_control` keys, at any depth), for tests
+/// about the rest of a request.
+pub fn without_cache_marks(v: &Value) -> Value {
+    match v {
+        Value::Object(o) => Value::Object(
+            o.iter()
+                .filter(|(k, _)| *k != "cache_control")
+                .map(|(k, v)| (k.clone(), without_cache_marks(v)))
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(a.iter().map(without_cache_marks).collect()),
+        other => other.clone(),
+    }
+}
+
 impl RecordedRequest {
     /// The Anthropic `system` text: the string, or the text of its blocks (a prompt-cache
     /// breakpoint makes it one block); empty when there is none.
