@@ -9,7 +9,7 @@ use robota::ffi::{robota_runtime_free, robota_session_free};
 use robota_engine::core::env_ref::EnvVars;
 use robota_engine::core::permissions::PermissionMode;
 use robota_engine::sdk::settings::{self, SettingsScope, UserDirs};
-use serde_json::{json, Value};
+use serde_json::json;
 
 use crate::support::fake_server::{FakeServer, Reply, Turn};
 use crate::support_ffi::{events_until, next_event, runtime, save, session_new, submit};

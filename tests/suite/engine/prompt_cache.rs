@@ -189,10 +189,7 @@ fn prompt_cache_values_other_than_the_three_names_are_refused() {
         (json!(5), "5"),
     ] {
         let cfg = json!({"provider":"p","model":"m","prompt_cache": v}).to_string();
-        let err = parse_session_config(&cfg)
-            .err()
-            .expect("refused")
-            .to_string();
+        let err = parse_session_config(&cfg).expect_err("refused").to_string();
         assert!(
             err.contains(&format!(
                 "field \"prompt_cache\" must be \"5m\", \"1h\" or \"off\", got {shown}"
