@@ -137,7 +137,9 @@ fn native_web_search_is_requested_when_the_profile_allows_it() {
     );
     assert_eq!(
         reqs[0].body["tools"],
-        json!([{"type": "web_search_20250305", "name": "web_search"}])
+        // The last tool carries the tools' prompt-cache breakpoint.
+        json!([{"type": "web_search_20250305", "name": "web_search",
+                "cache_control": {"type": "ephemeral"}}])
     );
 }
 
