@@ -228,3 +228,48 @@ fn subagents_inherit_the_parents_prompt_cache_setting() {
         }
     }
 }
+
+#[test]
+fn the_forced_summary_at_the_round_limit_keeps_the_sessions_breakpoints() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a.txt");
+    std::fs::write(&file, "alpha\n").unwrap();
+    let server = FakeServer::start();
+    server.simulate_prompt_cache(CacheRules::scaled_down(8));
+    let args = json!({ "filePath": file }).to_string();
+    server.enqueue(Reply::turn(
+        "anthropic",
+        Turn::default().tool("c0", "Read", &args),
+    ));
+    server.enqueue(Reply::turn("anthropic", Turn::text(["Summary."])));
+    let rt = runtime(server.provider_config("anthropic"));
+    let cfg = json!({"provider":"p","model":"claude-sonnet-4-5","tools":["Read"],
+                     "cwd": dir.path(), "max_rounds": 1, "prompt_cache": "1h",
+                     "system_prompt": "Answer with care. ".repeat(60)});
+    let (session, seen) = recorded_session(&rt, &cfg).unwrap();
+    let turn = session
+        .submit(TurnInput::from_json(r#"{"text":"go"}"#).unwrap())
+        .unwrap();
+    session.wait(turn, Some(Duration::from_secs(30))).unwrap();
+    session.close();
+    let done = seen.json(robota_engine::sdk::events::TURN_COMPLETED);
+    assert_eq!(done[0]["response"], "Summary.");
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 2);
+    let summary = &reqs[1].body;
+    let one_hour = json!({"type":"ephemeral","ttl":"1h"});
+    let msgs = summary["messages"].as_array().unwrap();
+    // The instruction joins the tool result's user message: its last block is marked, and
+    // so is the prompt before it.
+    let last = msgs.last().unwrap()["content"].as_array().unwrap();
+    assert_eq!(last.last().unwrap()["cache_control"], one_hour);
+    assert_eq!(msgs[0]["content"][0]["cache_control"], one_hour);
+    // Sent without tools, its prefix differs from the rounds' (tools come first): it writes
+    // an entry of its own rather than reading theirs.
+    let measured = server.prompt_usage();
+    assert_eq!(
+        (measured[1].read, measured[1].written),
+        (0, measured[1].prompt)
+    );
+    assert!(summary.get("tools").is_none());
+}
