@@ -1,6 +1,6 @@
 //! Model and tool parameters from the session JSON (added in ABI 1.1) reaching each vendor's
 //! request body: `temperature`, `max_tokens`, `thinking`, `context_window` (context events and
-//! the `context` command), `native_web_search`, `tool_config` (Bash env) and the tool list.
+//! the `context` command), `native_web_search`, `prompt_cache`, `tool_config` (Bash env) and the tool list.
 
 use robota::ffi::{robota_runtime_free, robota_session_free, ROBOTA_E_INVALID_CONFIG};
 use serde_json::{json, Value};
