@@ -15,6 +15,8 @@ STORE_BENCH_ROUNDS=1 STORE_BENCH_TURNS=20 cargo bench --bench store -- turn_tran
 cargo bench --bench abi_turn -- 200 all all
 cargo bench --bench handoff -- 2000
 cargo bench --bench replay
+# A behaviour check: fails when prompt caching serves < 80 % of input tokens after round 2.
+cargo bench --bench cache
 cargo bench --bench host_io
 cargo bench --bench search
 cargo bench --bench floor -- --runs 1 --lib release

@@ -159,6 +159,8 @@ fn bench_turn(c: &mut Criterion) {
                                 thinking_budget: None,
                                 tool_choice: &robota_engine::core::tool_choice::ToolChoice::Auto,
                                 output_schema: None,
+                                prompt_cache: robota_engine::core::prompt_cache::PromptCache::Off,
+                                cache_key: None,
                             };
                             let mut sink = CountSink::default();
                             p.chat(req, &mut sink, CancellationToken::new())

@@ -17,6 +17,7 @@
 #[allow(dead_code)]
 #[path = "../tests/support"]
 mod support {
+    pub mod fake_cache;
     pub mod fake_http;
     pub mod fake_reply;
     pub mod fake_server;

@@ -1,6 +1,9 @@
 //! The project's fake model server (`tests/support`), shared with the integration tests.
 
 #[allow(dead_code)]
+#[path = "../../tests/support/fake_cache.rs"]
+pub(crate) mod fake_cache;
+#[allow(dead_code)]
 #[path = "../../tests/support/fake_http.rs"]
 pub(crate) mod fake_http;
 #[allow(dead_code)] // the tests use the rest

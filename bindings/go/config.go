@@ -196,6 +196,9 @@ type SessionConfig struct {
 	// NativeWebSearch asks for the provider's hosted web search (Anthropic profiles with
 	// "web_search": true).
 	NativeWebSearch bool `json:"native_web_search,omitempty"`
+	// PromptCache is the prompt caching of the model calls: "5m" (the default, also when
+	// empty), "1h" or "off" (docs/prompt-caching.md).
+	PromptCache string `json:"prompt_cache,omitempty"`
 	// ToolConfig configures the built-in tools: {"limits":{…},"env":{…},"webSearch":{…}}.
 	ToolConfig       map[string]any `json:"tool_config,omitempty"`
 	SessionID        string         `json:"session_id,omitempty"`

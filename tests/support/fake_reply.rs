@@ -23,6 +23,9 @@ pub(super) enum Body {
     Reset,
     /// These bytes instead of an HTTP response, then a close (see `fake_faults.rs`).
     Raw(Vec<u8>),
+    /// A model answer rendered when the request arrives, with the usage the server's prompt
+    /// cache simulation measured (when it is on).
+    Turn(String, Box<super::fake_wire::Turn>),
 }
 
 /// A scripted reply.
@@ -84,6 +87,18 @@ impl Reply {
             status,
             headers: vec![("content-type".into(), content_type.into())],
             body: Body::Full(body.to_string()),
+            frames: 0,
+        }
+    }
+
+    /// `turn` in `kind`'s wire format, rendered when the request arrives: with the server's
+    /// prompt cache simulation on ([`super::fake_server::FakeServer::simulate_prompt_cache`]),
+    /// its prompt usage is the one measured on the request.
+    pub fn turn(kind: &str, turn: super::fake_wire::Turn) -> Self {
+        Reply {
+            status: 200,
+            headers: Vec::new(),
+            body: Body::Turn(kind.to_string(), Box::new(turn)),
             frames: 0,
         }
     }

@@ -32,6 +32,8 @@ pub struct Turn {
     /// Cached prompt tokens reported with the usage (Anthropic `cache_read_input_tokens`,
     /// OpenAI `prompt_tokens_details.cached_tokens`, Gemini `cachedContentTokenCount`).
     pub cached: u64,
+    /// Prompt tokens written to the cache (Anthropic `cache_creation_input_tokens`).
+    pub cache_written: u64,
 }
 
 impl Turn {
@@ -71,6 +73,26 @@ impl Turn {
     /// Reports `n` cached prompt tokens.
     pub fn cached(mut self, n: u64) -> Self {
         self.cached = n;
+        self
+    }
+
+    /// Reports `n` prompt tokens written to the cache (Anthropic).
+    pub fn cache_written(mut self, n: u64) -> Self {
+        self.cache_written = n;
+        self
+    }
+
+    /// Sets the prompt usage the cache simulation measured, the way `kind` reports it:
+    /// Anthropic's input excludes the cache reads and writes, OpenAI's and Gemini's prompt
+    /// count includes the cached part.
+    pub fn prompt_usage(mut self, kind: &str, u: super::fake_cache::PromptUsage) -> Self {
+        self.usage.0 = if kind == "anthropic" {
+            u.uncached()
+        } else {
+            u.prompt
+        };
+        self.cached = u.read;
+        self.cache_written = u.written;
         self
     }
 
@@ -118,7 +140,7 @@ impl Reply {
             Some("message_start"),
             &json!({"type":"message_start","message":{"id":"msg_fake01","type":"message","role":"assistant",
                 "content":[],"model":"claude-fake","stop_reason":null,"stop_sequence":null,
-                "usage":{"input_tokens":turn.usage.0,"cache_creation_input_tokens":0,"cache_read_input_tokens":turn.cached,"output_tokens":1}}}),
+                "usage":{"input_tokens":turn.usage.0,"cache_creation_input_tokens":turn.cache_written,"cache_read_input_tokens":turn.cached,"output_tokens":1}}}),
         ));
         let mut index = 0;
         if !turn.thinking.is_empty() {

@@ -7,6 +7,7 @@
 #![allow(dead_code)]
 
 pub mod engine;
+pub mod fake_cache;
 pub mod fake_faults;
 pub mod fake_http;
 pub mod fake_reply;

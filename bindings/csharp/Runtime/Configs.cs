@@ -259,6 +259,9 @@ namespace Robota
         /// <summary>Ask for the provider's hosted web search (Anthropic profiles with <c>web_search</c>).</summary>
         public bool? NativeWebSearch { get; set; }
 
+        /// <summary>Prompt caching of the model calls: <c>"5m"</c> (default), <c>"1h"</c> or <c>"off"</c> (docs/prompt-caching.md).</summary>
+        public string PromptCache { get; set; }
+
         /// <summary>Built-in tool configuration JSON: <c>{"limits":{…},"env":{…},"webSearch":{…}}</c>.</summary>
         public string ToolConfigJson { get; set; }
 
@@ -370,6 +373,7 @@ namespace Robota
             if (MaxTokens.HasValue) d["max_tokens"] = MaxTokens.Value;
             if (ThinkingBudgetTokens.HasValue) d["thinking"] = new Dictionary<string, object> { { "budget_tokens", ThinkingBudgetTokens.Value } };
             if (NativeWebSearch.HasValue) d["native_web_search"] = NativeWebSearch.Value;
+            if (PromptCache != null) d["prompt_cache"] = PromptCache;
             if (ToolConfigJson != null) d["tool_config"] = new JsonRaw(ToolConfigJson);
             if (McpServersJson != null) d["mcp_servers"] = new JsonRaw(McpServersJson);
             if (HostIo.HasValue) d["host_io"] = HostIo.Value;

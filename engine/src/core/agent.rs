@@ -9,6 +9,7 @@ use super::events::{ExecutionEventFn, OwnerPathSegment, TextDeltaFn};
 use super::execution::{self, BatchMode, ExecutionResult};
 use super::history::{EventEntry, HistoryEntry};
 use super::message::{Message, Role};
+use super::prompt_cache::PromptCache;
 use super::provider::{NativeWebToolRequest, Provider};
 use super::store::ConversationStore;
 use super::tool::{DirectDispatcher, Tool, ToolDispatcher};
@@ -57,6 +58,8 @@ pub struct AgentConfig {
     pub thinking_budget: Option<u32>,
     /// Default tool choice of every turn (see [`ToolChoice`]).
     pub tool_choice: ToolChoice,
+    /// Prompt-cache hints of every call (default: on, 5-minute lifetime).
+    pub prompt_cache: PromptCache,
 }
 
 impl AgentConfig {
@@ -89,6 +92,7 @@ impl AgentConfig {
             native_web_tools: NativeWebToolRequest::default(),
             thinking_budget: None,
             tool_choice: ToolChoice::Auto,
+            prompt_cache: PromptCache::default(),
         }
     }
 

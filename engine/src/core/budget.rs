@@ -17,6 +17,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::errors::RobotaError;
 use super::pricing::ModelPrice;
+use super::prompt_cache::PromptCache;
 use super::provider::{complete, ChatResponse, Provider};
 use super::tokens::TokenUsage;
 
@@ -206,8 +207,13 @@ impl Budget {
     /// Adds the usage of a finished call to `model` (its tokens and its cost, at `model`'s list
     /// price, else the session model's).
     pub fn record_usage(&self, model: &str, usage: &TokenUsage) {
+        self.record_cached_usage(model, usage, PromptCache::FiveMinutes);
+    }
+
+    /// [`Self::record_usage`] with cache writes priced for `cache`'s lifetime.
+    pub fn record_cached_usage(&self, model: &str, usage: &TokenUsage, cache: PromptCache) {
         let price = super::models::model_price(model).or(self.price);
-        let cost = price.map_or(0, |p| p.cost_micro_usd(usage));
+        let cost = price.map_or(0, |p| p.cost_micro_usd_cached(usage, cache));
         let mut st = self.lock();
         st.spent.total_tokens += usage.total();
         st.spent.cost_micro_usd += cost;

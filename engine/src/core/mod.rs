@@ -23,6 +23,7 @@ pub mod models;
 pub mod output_schema;
 pub mod permissions;
 pub mod pricing;
+pub mod prompt_cache;
 pub mod provider;
 pub mod recent_json;
 pub mod shell;

@@ -2,8 +2,14 @@
 //! `max_cost_usd` budget. The prices are the model table's ([`super::models`], from LiteLLM's
 //! catalog): standard API rates, 5-minute cache writes, no batch discount. Usage is read the
 //! Anthropic way: `input_tokens` excludes cache reads and writes, which are priced on their own.
+//! Cache writes with the one-hour lifetime cost twice the input price (Anthropic's rule; the
+//! 5-minute ones cost the table's rate, 1.25 times the input price).
 
+use super::prompt_cache::PromptCache;
 use super::tokens::TokenUsage;
+
+/// One-hour cache writes cost this many times the input price.
+pub const ONE_HOUR_WRITE_FACTOR: f64 = 2.0;
 
 /// Prompt size (input + cache reads + cache writes) above which a model with
 /// [`ModelPrice::above_200k`] rates bills them.
@@ -41,8 +47,13 @@ pub struct LongContextPrice {
 impl ModelPrice {
     /// The cost of one call's usage in micro-USD (tokens × USD/MTok = micro-USD), rounded up.
     pub fn cost_micro_usd(&self, u: &TokenUsage) -> u64 {
-        let prompt = u.input_tokens + u.cache_read_tokens + u.cache_creation_tokens;
-        let rates = match self.above_200k {
+        self.cost_micro_usd_cached(u, PromptCache::FiveMinutes)
+    }
+
+    /// [`Self::cost_micro_usd`] with the cache writes priced for `cache`'s lifetime.
+    pub fn cost_micro_usd_cached(&self, u: &TokenUsage, cache: PromptCache) -> u64 {
+        let prompt = u.prompt_tokens();
+        let mut rates = match self.above_200k {
             Some(l) if prompt > LONG_CONTEXT_THRESHOLD => l,
             _ => LongContextPrice {
                 input: self.input,
@@ -51,6 +62,9 @@ impl ModelPrice {
                 cache_read: self.cache_read,
             },
         };
+        if cache == PromptCache::OneHour {
+            rates.cache_write = ONE_HOUR_WRITE_FACTOR * rates.input;
+        }
         let micro = u.input_tokens as f64 * rates.input
             + u.cache_read_tokens as f64 * rates.cache_read
             + u.cache_creation_tokens as f64 * rates.cache_write
@@ -97,5 +111,32 @@ mod tests {
             ..p
         };
         assert_eq!(flat.cost_micro_usd(&long), 750_000 + 15_000);
+    }
+
+    #[test]
+    fn one_hour_cache_writes_cost_twice_the_input_price() {
+        let p = ModelPrice {
+            input: 3.0,
+            output: 15.0,
+            cache_write: 3.75,
+            cache_read: 0.3,
+            above_200k: None,
+        };
+        let u = TokenUsage {
+            input_tokens: 100,
+            cache_read_tokens: 10_000,
+            cache_creation_tokens: 1000,
+            ..Default::default()
+        };
+        // 100×3 + 10000×0.3 + 1000×3.75 (5m) or 1000×6 (1h)
+        assert_eq!(p.cost_micro_usd(&u), 300 + 3000 + 3750);
+        assert_eq!(
+            p.cost_micro_usd_cached(&u, PromptCache::FiveMinutes),
+            300 + 3000 + 3750
+        );
+        assert_eq!(
+            p.cost_micro_usd_cached(&u, PromptCache::OneHour),
+            300 + 3000 + 6000
+        );
     }
 }

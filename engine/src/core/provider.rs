@@ -10,6 +10,7 @@ use tokio_util::sync::CancellationToken;
 use super::errors::RobotaError;
 use super::message::{Message, NativeContent, ToolCall};
 use super::output_schema::OutputSchema;
+use super::prompt_cache::PromptCache;
 use super::tokens::TokenUsage;
 use super::tool_choice::ToolChoice;
 
@@ -138,6 +139,12 @@ pub struct ChatRequest<'a> {
     /// The JSON Schema the answer must match, sent in the vendor's native form (only to a
     /// provider whose [`Provider::native_output_schema`] is true).
     pub output_schema: Option<&'a OutputSchema>,
+    /// Prompt-cache hints: Anthropic `cache_control` breakpoints (and their TTL), OpenAI
+    /// `prompt_cache_key`; [`PromptCache::Off`] sends none.
+    pub prompt_cache: PromptCache,
+    /// A stable key of the conversation (the same on every call of a session), sent as
+    /// OpenAI's `prompt_cache_key` while caching is on.
+    pub cache_key: Option<&'a str>,
 }
 
 /// Receives what a provider streams. Called on the provider's task, in order.
@@ -254,6 +261,10 @@ pub async fn complete(
         native_web_tools: NativeWebToolRequest::default(),
         tool_choice: &ToolChoice::Auto,
         output_schema: None,
+        // A one-off prompt (compaction summaries, prompt hooks): nothing would read a cache
+        // write back, which costs more than plain input.
+        prompt_cache: PromptCache::Off,
+        cache_key: None,
     };
     provider.chat(request, &mut Discard, cancel).await
 }

@@ -10,10 +10,12 @@ use super::message::Message;
 /// Characters per token used by the serialized estimate.
 pub const CONTEXT_ESTIMATE_CHARS_PER_TOKEN: usize = 4;
 
-/// Normalized token usage of one provider call.
+/// Normalized token usage of one provider call, read the Anthropic way: the prompt is
+/// `input_tokens + cache_read_tokens + cache_creation_tokens` (OpenAI's and Gemini's prompt
+/// counts include their cached part, which the decoders move to `cache_read_tokens`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct TokenUsage {
-    /// Prompt tokens.
+    /// Prompt tokens neither read from nor written to the cache.
     pub input_tokens: u64,
     /// Completion tokens.
     pub output_tokens: u64,
@@ -27,10 +29,22 @@ pub struct TokenUsage {
 }
 
 impl TokenUsage {
-    /// `totalTokens` if present, else input + output.
+    /// `totalTokens` if present, else the prompt ([`Self::prompt_tokens`]) + output.
     pub fn total(&self) -> u64 {
         self.total_tokens
-            .unwrap_or(self.input_tokens + self.output_tokens)
+            .unwrap_or(self.prompt_tokens() + self.output_tokens)
+    }
+
+    /// The whole prompt: uncached input, cache reads and cache writes.
+    pub fn prompt_tokens(&self) -> u64 {
+        self.input_tokens + self.cache_read_tokens + self.cache_creation_tokens
+    }
+
+    /// Sets the prompt from a vendor count that includes its `cached` part (OpenAI
+    /// `prompt_tokens`, Gemini `promptTokenCount`).
+    pub fn set_prompt(&mut self, prompt: u64, cached: u64) {
+        self.cache_read_tokens = cached.min(prompt);
+        self.input_tokens = prompt - self.cache_read_tokens;
     }
 }
 

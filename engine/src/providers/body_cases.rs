@@ -356,5 +356,7 @@ fn request<'a>(
         thinking_budget: o.thinking,
         tool_choice: &o.choice,
         output_schema: None,
+        prompt_cache: crate::core::prompt_cache::PromptCache::Off,
+        cache_key: None,
     }
 }

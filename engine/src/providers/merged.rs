@@ -42,6 +42,15 @@ impl<T> Merged<T> {
             _ => self.spans.push(Span { role, start, end }),
         }
     }
+
+    /// The index of the last item of each merged message of `role`, newest first.
+    pub(crate) fn last_items_of(&self, role: &'static str) -> impl Iterator<Item = usize> + '_ {
+        self.spans
+            .iter()
+            .rev()
+            .filter(move |s| s.role == role)
+            .map(|s| s.end - 1)
+    }
 }
 
 struct Message<'s, T> {

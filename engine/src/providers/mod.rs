@@ -22,6 +22,8 @@ mod merged;
 pub mod openai;
 pub mod openai_responses;
 pub mod output_format;
+#[cfg(test)]
+mod prefix_tests;
 pub mod recording;
 pub mod scripted;
 pub mod sse;

@@ -94,6 +94,8 @@ pub struct SessionOptions {
     pub thinking_budget: Option<u32>,
     /// Asks for the provider's native web search on every model call.
     pub native_web_search: bool,
+    /// Prompt-cache hints of every model call.
+    pub prompt_cache: crate::core::prompt_cache::PromptCache,
 }
 
 impl SessionOptions {
@@ -136,6 +138,7 @@ impl SessionOptions {
             max_tokens: None,
             thinking_budget: None,
             native_web_search: false,
+            prompt_cache: crate::core::prompt_cache::PromptCache::default(),
         }
     }
 }

@@ -174,6 +174,7 @@ impl Session {
         config.temperature = opts.temperature;
         config.max_tokens = opts.max_tokens;
         config.thinking_budget = opts.thinking_budget;
+        config.prompt_cache = opts.prompt_cache;
         config.native_web_tools.web_search |= opts.native_web_search;
         config.system_message = Some(opts.system_message).filter(|s| !s.is_empty());
         config.tools = opts.tools;

@@ -159,7 +159,7 @@ fn help_lists_builtins_and_skills_and_skills_run_by_command_and_by_slash_input()
         format!("<skill name=\"deploy\">\nDeploy with `now please` in {}.\n</skill>\n\nExecute the \"deploy\" skill: now please",
                 proj.join(".claude/commands").display())
     );
-    let system = reqs[0].body["system"].as_str().unwrap();
+    let system = reqs[0].system_text();
     assert!(
         system.ends_with("## Skills\n- review <file>: Review code\n- deploy: Skill: deploy"),
         "{system}"
@@ -198,8 +198,8 @@ fn language_changes_the_system_prompt_from_the_next_turn() {
     submit(s, "two");
     events_until(s, "turn_completed");
     let reqs = server.requests();
-    assert_eq!(reqs[0].body["system"], "HOST");
-    assert_eq!(reqs[1].body["system"], "HOST\n\n## Response Language\nko");
+    assert_eq!(reqs[0].system_text(), "HOST");
+    assert_eq!(reqs[1].system_text(), "HOST\n\n## Response Language\nko");
     robota_session_free(s);
     robota_runtime_free(rt);
 }

@@ -8,7 +8,7 @@ use std::ptr::null_mut;
 use robota::ffi::*;
 use serde_json::{json, Value};
 
-use crate::support::fake_server::{FakeServer, Reply, Turn};
+use crate::support::fake_server::{without_cache_marks, FakeServer, Reply, Turn};
 use crate::support_ffi::{
     command, events_until, next_event, respond, runtime, session_new, submit,
 };
@@ -58,10 +58,7 @@ fn help_lists_host_commands_and_the_system_prompt_does_not() {
     );
     submit(s, "hi");
     events_until(s, "turn_completed");
-    let system = server.requests()[0].body["system"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let system = server.requests()[0].system_text().to_string();
     assert!(
         !system.contains("deploy") && !system.contains("cancel_queue"),
         "{system}"
@@ -135,7 +132,7 @@ fn slash_input_runs_the_command_and_its_prompt_becomes_the_turn() {
     );
     let evs = events_until(s, "turn_completed");
     assert_eq!(evs.last().unwrap()["response"], "deploying");
-    let msgs = server.requests()[0].body["messages"].clone();
+    let msgs = without_cache_marks(&server.requests()[0].body["messages"]);
     assert_eq!(
         msgs,
         json!([{"role":"user","content":[{"type":"text","text":"Deploy to prod now."}]}])

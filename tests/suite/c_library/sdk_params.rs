@@ -1,6 +1,6 @@
 //! Model and tool parameters from the session JSON (added in ABI 1.1) reaching each vendor's
 //! request body: `temperature`, `max_tokens`, `thinking`, `context_window` (context events and
-//! the `context` command), `native_web_search`, `tool_config` (Bash env) and the tool list.
+//! the `context` command), `native_web_search`, `prompt_cache`, `tool_config` (Bash env) and the tool list.
 
 use robota::ffi::{robota_runtime_free, robota_session_free, ROBOTA_E_INVALID_CONFIG};
 use serde_json::{json, Value};
@@ -137,7 +137,9 @@ fn native_web_search_is_requested_when_the_profile_allows_it() {
     );
     assert_eq!(
         reqs[0].body["tools"],
-        json!([{"type": "web_search_20250305", "name": "web_search"}])
+        // The last tool carries the tools' prompt-cache breakpoint.
+        json!([{"type": "web_search_20250305", "name": "web_search",
+                "cache_control": {"type": "ephemeral"}}])
     );
 }
 
@@ -198,6 +200,10 @@ fn bad_parameters_name_the_field() {
             json!({"language": 1}),
             "session config: field \"language\" must be a string",
         ),
+        (
+            json!({"prompt_cache": "10m"}),
+            "session config: field \"prompt_cache\" must be \"5m\", \"1h\" or \"off\", got \"10m\"",
+        ),
     ] {
         let mut d = json!({"v":1,"provider":"s","model":"m"});
         if let (Value::Object(a), Value::Object(b)) = (&mut d, doc) {
@@ -219,4 +225,31 @@ fn bad_parameters_name_the_field() {
         e.message
     );
     robota_runtime_free(rt);
+}
+
+#[test]
+fn prompt_cache_sets_the_anthropic_breakpoints_ttl_or_turns_them_off() {
+    let (reqs, _, _) = one_turn(
+        "anthropic",
+        json!({}),
+        json!({"system_prompt": "S", "prompt_cache": "1h"}),
+        vec![Reply::anthropic(&Turn::text(["ok"]))],
+    );
+    let one_hour = json!({"type": "ephemeral", "ttl": "1h"});
+    assert_eq!(reqs[0].body["system"][0]["cache_control"], one_hour);
+    assert_eq!(
+        reqs[0].body["messages"][0]["content"][0]["cache_control"],
+        one_hour
+    );
+    let (reqs, _, _) = one_turn(
+        "anthropic",
+        json!({}),
+        json!({"system_prompt": "S", "prompt_cache": "off"}),
+        vec![Reply::anthropic(&Turn::text(["ok"]))],
+    );
+    assert!(
+        !reqs[0].raw_body.contains("cache_control"),
+        "{}",
+        reqs[0].raw_body
+    );
 }

@@ -130,7 +130,7 @@ fn a_query_with_project_settings_gets_the_assembled_prompt() {
     query(rt, &json!({"v":1,"provider":"p","model":"m","tools":[],"settings":"project","cwd":proj,"prompt":"hi"}))
         .unwrap();
     assert_eq!(
-        server.requests()[0].body["system"],
+        server.requests()[0].system_text(),
         format!(
             "## Agent Instructions\nbe kind\n\n## Working Directory\n`{}`\n\n## Response Language\nja\n\n## Permission Mode\n- **Trust level:** full\n- **Mode:** bypassPermissions",
             proj.display(),

@@ -9,7 +9,7 @@ use robota::ffi::{robota_runtime_free, robota_session_free};
 use robota_engine::core::env_ref::EnvVars;
 use robota_engine::core::permissions::PermissionMode;
 use robota_engine::sdk::settings::{self, SettingsScope, UserDirs};
-use serde_json::{json, Value};
+use serde_json::json;
 
 use crate::support::fake_server::{FakeServer, Reply, Turn};
 use crate::support_ffi::{events_until, next_event, runtime, save, session_new, submit};
@@ -295,7 +295,7 @@ fn project_settings_session_gets_prompt_permissions_hooks_and_model() {
     let reqs = server.requests();
     assert_eq!(reqs.len(), 1);
     let expected = EXPECTED_PROMPT.replace("PROJ", &proj.display().to_string());
-    assert_eq!(reqs[0].body["system"], Value::String(expected));
+    assert_eq!(reqs[0].system_text(), expected);
     assert_eq!(reqs[0].body["model"], "settings-model");
     let saved = save(s);
     assert_eq!(saved["config"]["permission_mode"], "plan");
@@ -334,7 +334,7 @@ fn session_fields_override_settings_and_replace_mode_uses_the_host_prompt() {
     submit(s, "hi");
     events_until(s, "turn_completed");
     let reqs = server.requests();
-    assert_eq!(reqs[0].body["system"], "HOST");
+    assert_eq!(reqs[0].system_text(), "HOST");
     assert_eq!(reqs[0].body["model"], "json-model");
     let saved = save(s);
     assert_eq!(saved["config"]["permission_mode"], "acceptEdits");
@@ -377,10 +377,7 @@ fn a_broken_settings_file_is_a_warning_event_and_the_session_starts() {
     );
     submit(s, "hi");
     events_until(s, "turn_completed");
-    let system = server.requests()[0].body["system"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let system = server.requests()[0].system_text().to_string();
     assert!(system.contains("## Response Language\nfr\n\n"), "{system}");
     robota_session_free(s);
     robota_runtime_free(rt);

@@ -127,7 +127,7 @@ fn the_prompt_lists_only_what_the_model_can_invoke_and_the_skill_tool_runs_it() 
         ["Bash", "Read", "Write", "Edit", "Glob", "Grep", "WebFetch", "Skill"],
         "no WebSearch without a backend"
     );
-    let system = reqs[0].body["system"].as_str().unwrap();
+    let system = reqs[0].system_text();
     assert!(!system.contains("Built-in Commands"), "{system}");
     assert!(!system.contains("WebSearch"), "{system}");
     assert!(
@@ -184,7 +184,7 @@ fn a_fork_skill_runs_in_a_fork_worker_and_records_its_invocation() {
         last_user_text(&reqs[0].body),
         AUDIT.replace("$ARGUMENTS", "src")
     );
-    let system = reqs[0].body["system"].as_str().unwrap();
+    let system = reqs[0].system_text();
     assert!(
         system.ends_with(robota_engine::sdk::subagent::runner::FORK_WORKER_SUFFIX),
         "{system}"
@@ -259,7 +259,7 @@ fn the_trust_level_follows_the_mode_and_the_mode_command() {
     events_until(s, "turn_completed");
     let reqs = server.requests();
     let section = |i: usize| {
-        let sys = reqs[i].body["system"].as_str().unwrap().to_string();
+        let sys = reqs[i].system_text().to_string();
         let start = sys.find("## Permission Mode\n").unwrap();
         sys[start..].split("\n\n").next().unwrap().to_string()
     };
@@ -305,10 +305,7 @@ fn web_search_is_offered_only_with_a_backend_and_uses_the_runtime_key() {
     );
     submit(s, "one");
     events_until(s, "turn_completed");
-    let system = server.requests()[0].body["system"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let system = server.requests()[0].system_text().to_string();
     assert!(!tool_names(&server.requests()[0].body).contains(&"WebSearch".to_string()));
     assert!(
         system.contains(
@@ -331,7 +328,7 @@ fn web_search_is_offered_only_with_a_backend_and_uses_the_runtime_key() {
     events_until(s, "turn_completed");
     let reqs = server.requests();
     assert!(tool_names(&reqs[1].body).contains(&"WebSearch".to_string()));
-    let system = reqs[1].body["system"].as_str().unwrap();
+    let system = reqs[1].system_text();
     assert!(
         system.contains("- WebSearch — search the internet"),
         "{system}"

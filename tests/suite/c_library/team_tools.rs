@@ -199,7 +199,7 @@ fn a_host_registered_template_is_used_by_assign_task_with_its_provider() {
     assert_eq!(reqs[1].path, "/v1/messages");
     assert_eq!(reqs[1].body["model"], "claude-review");
     assert_eq!(reqs[1].body["temperature"], 0.25);
-    assert_eq!(reqs[1].body["system"], "You review text and list problems.");
+    assert_eq!(reqs[1].system_text(), "You review text and list problems.");
     let results = tool_messages(&reqs[2]);
     assert_eq!(
         results[0].1,

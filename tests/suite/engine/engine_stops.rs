@@ -217,7 +217,8 @@ async fn usage_is_summed_over_the_turns_calls() {
             u.cache_creation_tokens,
             u.total()
         ),
-        (30, 5, 4, 5, 35)
+        // The total counts the cached prompt tokens: (10 + 4 + 2) + (20 + 5 + 3).
+        (30, 5, 4, 5, 44)
     );
     // Each assistant message keeps its own call's usage.
     let first = a
@@ -226,5 +227,6 @@ async fn usage_is_summed_over_the_turns_calls() {
         .find(|m| m.role == Role::Assistant)
         .unwrap()
         .clone();
-    assert_eq!(first.meta("inputTokens"), Some(&json!(10)));
+    // The whole prompt of that call: 10 uncached + 4 read from the cache.
+    assert_eq!(first.meta("inputTokens"), Some(&json!(14)));
 }

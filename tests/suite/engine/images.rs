@@ -9,7 +9,7 @@ use robota_engine::sdk::error::ErrorCode;
 use robota_engine::sdk::interactive::TurnInput;
 use serde_json::{json, Value};
 
-use crate::support::fake_server::{FakeServer, Reply, Turn};
+use crate::support::fake_server::{without_cache_marks, FakeServer, Reply, Turn};
 use crate::support::host_session::{runtime, Host};
 
 /// A 1×1 PNG's first 29 bytes (enough for its magic bytes) and their base64.
@@ -43,7 +43,11 @@ fn two_rounds(kind: &str) -> (Value, Value, Host) {
     assert_eq!(host.text(), "Two images.");
     let reqs = server.requests();
     assert_eq!(reqs.len(), 2);
-    (reqs[0].body.clone(), reqs[1].body.clone(), host)
+    (
+        without_cache_marks(&reqs[0].body),
+        without_cache_marks(&reqs[1].body),
+        host,
+    )
 }
 
 #[test]

@@ -25,6 +25,7 @@ mod mcp_config;
 #[cfg(feature = "mcp")]
 mod mcp_servers;
 mod plugins;
+mod prompt_cache;
 mod providers_anthropic;
 mod providers_bad_answers;
 mod providers_context_window;

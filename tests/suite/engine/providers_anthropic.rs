@@ -176,6 +176,8 @@ async fn anthropic_web_search_server_tool() {
         thinking_budget: None,
         tool_choice: &robota_engine::core::tool_choice::ToolChoice::Auto,
         output_schema: None,
+        prompt_cache: robota_engine::core::prompt_cache::PromptCache::Off,
+        cache_key: None,
     };
     let mut sink = cases::Rec::default();
     let r = p

@@ -213,7 +213,8 @@ async fn openai_fragments_by_index_interleaved_and_usage_only_chunk() {
             u.total_tokens,
             u.cache_read_tokens
         ),
-        (30, 8, Some(38), 20)
+        // 30 prompt tokens, 20 of them read from the cache.
+        (10, 8, Some(38), 20)
     );
 }
 

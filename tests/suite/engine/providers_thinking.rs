@@ -13,7 +13,7 @@ use robota_engine::core::provider::{ChatRequest, NativeWebToolRequest};
 use robota_engine::core::tool_choice::ToolChoice;
 use robota_engine::providers::openai::reasoning_effort;
 use serde_json::json;
-use support::fake_server::{FakeServer, Reply, Turn};
+use support::fake_server::{without_cache_marks, FakeServer, Reply, Turn};
 use tokio_util::sync::CancellationToken;
 
 #[tokio::test]
@@ -40,7 +40,7 @@ async fn anthropic_thinking_block_with_signature_goes_back_on_the_tool_round() {
         json!({"type": "enabled", "budget_tokens": 2048})
     );
     assert_eq!(
-        reqs[1].body["messages"],
+        without_cache_marks(&reqs[1].body["messages"]),
         json!([
             {"role": "user", "content": [{"type": "text", "text": "go"}]},
             {"role": "assistant", "content": [
@@ -113,6 +113,8 @@ async fn openai_body(model: &str, budget: Option<u32>) -> serde_json::Value {
         thinking_budget: budget,
         tool_choice: &ToolChoice::Auto,
         output_schema: None,
+        prompt_cache: robota_engine::core::prompt_cache::PromptCache::Off,
+        cache_key: None,
     };
     let r = p
         .chat(req, &mut cases::Rec::default(), CancellationToken::new())

@@ -11,7 +11,7 @@ use robota_engine::sdk::events::{self, Payload};
 use robota_engine::sdk::runtime::Runtime;
 use serde_json::{json, Value};
 
-use crate::support::fake_server::{FakeServer, Reply, Turn};
+use crate::support::fake_server::{without_cache_marks, FakeServer, Reply, Turn};
 use crate::support::host_session::Host;
 
 const NOT_FOUND: &str = "{\"success\":false,\"output\":\"\",\"error\":\"File not found: ";
@@ -71,7 +71,7 @@ fn failed_round(server: &FakeServer, kind: &str, reply: fn(&Turn) -> Reply) -> V
     assert!(!written.exists());
     let reqs = server.requests();
     assert_eq!(reqs.len(), 2);
-    reqs[1].body.clone()
+    without_cache_marks(&reqs[1].body)
 }
 
 #[test]
@@ -122,7 +122,7 @@ fn anthropic_successful_result_has_no_is_error() {
         });
     rt.complete_tool_call(call_id, "\"found\"", false).unwrap();
     host.wait(t).unwrap();
-    let body = &server.requests()[1].body;
+    let body = &without_cache_marks(&server.requests()[1].body);
     assert_eq!(
         body["messages"][2]["content"],
         json!([{"type":"tool_result","tool_use_id":"toolu_1","content":"found"}])
@@ -186,7 +186,7 @@ fn after_a_failed_call(
     host.turn(json!({"text":"again"})).unwrap();
     let reqs = server.requests();
     assert_eq!(reqs.len(), 2);
-    (reqs[1].body.clone(), host)
+    (without_cache_marks(&reqs[1].body), host)
 }
 
 /// The `role: content` pairs of a view of `robota_session_messages`.
@@ -278,7 +278,7 @@ fn an_answer_aborted_before_any_text_is_not_sent_as_the_models_words() {
     assert_eq!(reqs.len(), 2);
     // Not "[This response was interrupted by the user]" as assistant text.
     assert_eq!(
-        reqs[1].body["messages"],
+        without_cache_marks(&reqs[1].body["messages"]),
         json!([{"role":"user","content":[{"type":"text","text":"hi"},
                                          {"type":"text","text":"again"}]}])
     );

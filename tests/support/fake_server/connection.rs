@@ -8,7 +8,7 @@ use tokio::net::TcpStream;
 
 use super::super::fake_http::{read_request, reason, wait_for_close};
 use super::super::fake_reply::{Body, Reply, Step};
-use super::Shared;
+use super::{PromptUsage, Shared};
 
 pub(super) async fn serve_connection(mut sock: TcpStream, shared: Arc<Shared>) {
     let mut buf = Vec::new();
@@ -31,13 +31,20 @@ pub(super) async fn serve_connection(mut sock: TcpStream, shared: Arc<Shared>) {
                 _ => return,
             }
         }
-        let reply = {
+        let (reply, measured) = {
             let mut st = shared.lock();
             if let Some(v) = super::super::invariants::tool_pairing_violation(&req.path, &req.body)
             {
                 st.violations.push(v);
             }
-            match (st.replies.pop_front(), st.responder.clone()) {
+            let measured = st
+                .cache
+                .as_mut()
+                .and_then(|c| c.apply(&req.path, &req.body));
+            if let Some(u) = measured {
+                st.cache_usage.push(u);
+            }
+            let reply = match (st.replies.pop_front(), st.responder.clone()) {
                 (Some(r), _) => {
                     st.requests.push(req);
                     shared.changed.notify_all();
@@ -56,8 +63,10 @@ pub(super) async fn serve_connection(mut sock: TcpStream, shared: Arc<Shared>) {
                         r#"{"error":{"message":"fake server: no reply queued"}}"#,
                     )
                 }
-            }
+            };
+            (reply, measured)
         };
+        let reply = render_turn(reply, measured);
         let keep = match write_reply(&mut sock, reply).await {
             Outcome::Done => true,
             Outcome::Closed => false,
@@ -73,6 +82,20 @@ pub(super) async fn serve_connection(mut sock: TcpStream, shared: Arc<Shared>) {
     }
 }
 
+/// A [`Reply::turn`] rendered in its wire format, with the measured prompt usage if any.
+fn render_turn(reply: Reply, measured: Option<PromptUsage>) -> Reply {
+    match reply.body {
+        Body::Turn(kind, turn) => {
+            let turn = match measured {
+                Some(u) => turn.prompt_usage(&kind, u),
+                None => *turn,
+            };
+            Reply::for_kind(&kind, &turn)
+        }
+        _ => reply,
+    }
+}
+
 enum Outcome {
     Done,
     Closed,
@@ -85,6 +108,8 @@ async fn write_reply(sock: &mut TcpStream, reply: Reply) -> Outcome {
         head.push_str(&format!("{k}: {v}\r\n"));
     }
     match reply.body {
+        // Rendered by `render_turn` before it gets here.
+        Body::Turn(..) => Outcome::Closed,
         Body::Hang => {
             wait_for_close(sock).await;
             Outcome::ClientGone

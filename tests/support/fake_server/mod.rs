@@ -53,6 +53,8 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 use tokio::net::TcpListener;
 
+use super::fake_cache::PromptCacheSim;
+pub use super::fake_cache::{CacheRules, PromptUsage};
 pub use super::fake_reply::Reply;
 pub use super::fake_wire::Turn;
 use connection::serve_connection;
@@ -72,7 +74,36 @@ pub struct RecordedRequest {
     pub body: Value,
 }
 
+/// `v` without its Anthropic prompt-cache marks (`cache_control` keys, at any depth), for tests
+/// about the rest of a request.
+pub fn without_cache_marks(v: &Value) -> Value {
+    match v {
+        Value::Object(o) => Value::Object(
+            o.iter()
+                .filter(|(k, _)| *k != "cache_control")
+                .map(|(k, v)| (k.clone(), without_cache_marks(v)))
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(a.iter().map(without_cache_marks).collect()),
+        other => other.clone(),
+    }
+}
+
 impl RecordedRequest {
+    /// The Anthropic `system` text: the string, or the text of its blocks (a prompt-cache
+    /// breakpoint makes it one block); empty when there is none.
+    pub fn system_text(&self) -> String {
+        match &self.body["system"] {
+            Value::String(s) => s.clone(),
+            Value::Array(blocks) => blocks
+                .iter()
+                .filter_map(|b| b["text"].as_str())
+                .collect::<Vec<_>>()
+                .join(""),
+            _ => String::new(),
+        }
+    }
+
     /// First header value by (case-insensitive) name.
     pub fn header(&self, name: &str) -> Option<&str> {
         let name = name.to_ascii_lowercase();
@@ -100,6 +131,10 @@ struct State {
     responder: Option<Responder>,
     /// Requests answered by the responder (not kept in `requests`).
     responded: usize,
+    /// The vendors' prompt caching, applied to requests when on.
+    cache: Option<PromptCacheSim>,
+    /// The prompt usage measured on each request while the simulation is on.
+    cache_usage: Vec<PromptUsage>,
 }
 
 /// Computes the reply to one request.
@@ -208,6 +243,18 @@ impl FakeServer {
     /// Queues a reply for the next request.
     pub fn enqueue(&self, reply: Reply) {
         self.shared.lock().replies.push_back(reply);
+    }
+
+    /// Applies the vendors' documented prompt caching ([`super::fake_cache`]) to every request
+    /// from now on; replies queued with [`Reply::turn`] then report the measured cache reads
+    /// and writes (other replies are sent as they are).
+    pub fn simulate_prompt_cache(&self, rules: CacheRules) {
+        self.shared.lock().cache = Some(PromptCacheSim::new(rules));
+    }
+
+    /// The prompt usage measured on each request while the simulation was on, in order.
+    pub fn prompt_usage(&self) -> Vec<PromptUsage> {
+        self.shared.lock().cache_usage.clone()
     }
 
     /// Requests received so far.

@@ -225,6 +225,8 @@ pub async fn cancel_returns_partial(kind: &str) {
         thinking_budget: None,
         tool_choice: &robota_engine::core::tool_choice::ToolChoice::Auto,
         output_schema: None,
+        prompt_cache: robota_engine::core::prompt_cache::PromptCache::Off,
+        cache_key: None,
     };
     let r = p.chat(req, &mut sink, cancel).await.unwrap();
     assert_eq!(r.content, "partial");

@@ -97,6 +97,8 @@ pub async fn chat(
         thinking_budget: None,
         tool_choice: &robota_engine::core::tool_choice::ToolChoice::Auto,
         output_schema: None,
+        prompt_cache: robota_engine::core::prompt_cache::PromptCache::Off,
+        cache_key: None,
     };
     p.chat(request, sink, cancel).await
 }
@@ -254,6 +256,8 @@ pub async fn send(
         thinking_budget: None,
         tool_choice: &robota_engine::core::tool_choice::ToolChoice::Auto,
         output_schema: None,
+        prompt_cache: robota_engine::core::prompt_cache::PromptCache::Off,
+        cache_key: None,
     };
     p.chat(req, &mut Rec::default(), CancellationToken::new())
         .await

@@ -59,6 +59,8 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
     public var systemPromptMode: String?
     /// Ask for the provider's hosted web search (Anthropic profiles with `"web_search": true`).
     public var nativeWebSearch: Bool?
+    /// Prompt caching of the model calls: `"5m"` (default), `"1h"` or `"off"` (docs/prompt-caching.md).
+    public var promptCache: String?
     /// Built-in tool configuration: `{"limits":{…},"env":{…},"webSearch":{…}}`.
     public var toolConfig: JSONValue?
     /// JSONL transcript: `true` (`<cwd>/.robota/logs`) or a directory path.
@@ -89,7 +91,8 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
         hostIO: Bool? = nil, budget: SessionBudget? = nil, record: String? = nil, contextWindow: Int? = nil, toolChoice: ToolChoice? = nil,
         outputSchema: JSONValue? = nil, autoCompactThreshold: JSONValue? = nil, compactInstructions: String? = nil,
         temperature: Double? = nil, maxTokens: Int? = nil, thinking: Thinking? = nil, language: String? = nil,
-        systemPromptMode: String? = nil, nativeWebSearch: Bool? = nil, toolConfig: JSONValue? = nil,
+        systemPromptMode: String? = nil, nativeWebSearch: Bool? = nil, promptCache: String? = nil,
+        toolConfig: JSONValue? = nil,
         transcript: JSONValue? = nil, commands: [HostCommand]? = nil, team: Bool? = nil,
         agents: [String: JSONValue]? = nil, mcpServers: [String: JSONValue]? = nil, requestTimeoutMs: Int? = nil,
         strict: Bool? = nil, extra: [String: JSONValue] = [:]
@@ -123,6 +126,7 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
         self.language = language
         self.systemPromptMode = systemPromptMode
         self.nativeWebSearch = nativeWebSearch
+        self.promptCache = promptCache
         self.toolConfig = toolConfig
         self.transcript = transcript
         self.commands = commands
@@ -139,7 +143,7 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
         "max_rounds", "delivery", "settings", "session_id", "name", "persist", "replay_events", "host_io", "budget",
         "record", "context_window", "tool_choice", "output_schema", "auto_compact_threshold", "compact_instructions",
         "temperature", "max_tokens", "thinking", "language", "system_prompt_mode", "native_web_search",
-        "tool_config", "transcript", "commands", "team", "agents", "mcp_servers", "request_timeout_ms", "strict",
+        "prompt_cache", "tool_config", "transcript", "commands", "team", "agents", "mcp_servers", "request_timeout_ms", "strict",
     ]
 
     func encodeKnown(to c: inout KeyedEncodingContainer<DynamicKey>) throws {
@@ -173,6 +177,7 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
         try c.put(language, "language")
         try c.put(systemPromptMode, "system_prompt_mode")
         try c.put(nativeWebSearch, "native_web_search")
+        try c.put(promptCache, "prompt_cache")
         try c.put(toolConfig, "tool_config")
         try c.put(transcript, "transcript")
         try c.put(commands, "commands")
@@ -197,7 +202,7 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
             temperature: try c.get("temperature"), maxTokens: try c.get("max_tokens"),
             thinking: try c.get("thinking"), language: try c.get("language"),
             systemPromptMode: try c.get("system_prompt_mode"), nativeWebSearch: try c.get("native_web_search"),
-            toolConfig: try c.get("tool_config"), transcript: try c.get("transcript"),
+            promptCache: try c.get("prompt_cache"), toolConfig: try c.get("tool_config"), transcript: try c.get("transcript"),
             commands: try c.get("commands"), team: try c.get("team"), agents: try c.get("agents"),
             mcpServers: try c.get("mcp_servers"), requestTimeoutMs: try c.get("request_timeout_ms"),
             strict: try c.get("strict"))

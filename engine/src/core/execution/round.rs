@@ -80,6 +80,8 @@ async fn send_round(ctx: &RunCtx<'_>, round: u32) -> Result<(ChatResponse, bool)
             .unwrap_or(&ctx.config.tool_choice)
             .for_round(round),
         output_schema: ctx.native_output_schema.as_deref(),
+        prompt_cache: ctx.config.prompt_cache,
+        cache_key: Some(&ctx.config.conversation_id),
     };
     let called = call_provider(ctx, request, round, true).await;
     // The snapshot goes before the history changes (else the change copies it).
@@ -176,14 +178,15 @@ fn response_meta(
 ) -> Map<String, serde_json::Value> {
     let mut meta = round_meta(round);
     if let Some(u) = usage {
-        if u.input_tokens > 0 {
-            ctx.cumulative_input_tokens = u.input_tokens;
+        if u.prompt_tokens() > 0 {
+            ctx.cumulative_input_tokens = u.prompt_tokens();
         }
-        meta.insert("inputTokens".into(), json!(u.input_tokens));
+        // The whole prompt, cached part included: what the context estimate measures.
+        meta.insert("inputTokens".into(), json!(u.prompt_tokens()));
         meta.insert("outputTokens".into(), json!(u.output_tokens));
         meta.insert(
             "usage".into(),
-            json!({"totalTokens": u.total(), "inputTokens": u.input_tokens, "outputTokens": u.output_tokens}),
+            json!({"totalTokens": u.total(), "inputTokens": u.prompt_tokens(), "outputTokens": u.output_tokens}),
         );
     }
     meta

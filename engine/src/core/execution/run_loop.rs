@@ -74,7 +74,8 @@ fn usage_since(before: Option<TokenUsage>, now: Option<TokenUsage>) -> TokenUsag
 /// Charges the session's budget with the usage of the call made since `before`.
 fn charge_budget(ctx: &RunCtx<'_>, before: Option<TokenUsage>) {
     if let Some(b) = &ctx.options.budget {
-        b.record_usage(&ctx.config.model, &usage_since(before, ctx.usage));
+        let usage = usage_since(before, ctx.usage);
+        b.record_cached_usage(&ctx.config.model, &usage, ctx.config.prompt_cache);
     }
 }
 

@@ -177,6 +177,8 @@ async fn forced_final_answer(
         thinking_budget: None,
         tool_choice: &choice,
         output_schema: None,
+        prompt_cache: ctx.config.prompt_cache,
+        cache_key: Some(&ctx.config.conversation_id),
     };
     let response = match call_provider(ctx, request, round, false).await {
         Ok((r, _)) => r,

@@ -68,6 +68,9 @@ pub(crate) async fn forced_summary(ctx: &mut RunCtx<'_>, round: u32, instruction
         thinking_budget: None,
         tool_choice: &ToolChoice::Auto,
         output_schema: None,
+        // The conversation so far plus one instruction: its prefix is the last round's.
+        prompt_cache: ctx.config.prompt_cache,
+        cache_key: Some(&ctx.config.conversation_id),
     };
     let text = match call_provider(ctx, request, round, false).await {
         Ok((resp, _)) => {

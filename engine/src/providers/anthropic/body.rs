@@ -13,6 +13,7 @@ use serde::ser::{SerializeSeq, Serializer};
 use serde::Serialize;
 use serde_json::Value;
 
+use super::cache::CacheControl;
 use super::{API_SURFACE, WEB_SEARCH_TOOL};
 use crate::core::message::{Message, MessageState, Part, Role, ToolCall};
 use crate::core::provider::{ChatRequest, ToolSchema};
@@ -28,16 +29,16 @@ use crate::providers::output_format::AnthropicOutputConfig;
 pub struct RequestBody<'a> {
     model: &'a str,
     max_tokens: u64,
-    messages: Merged<Block<'a>>,
+    pub(super) messages: Merged<Block<'a>>,
     stream: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
-    system: Option<String>,
+    pub(super) system: Option<System>,
     #[serde(skip_serializing_if = "Option::is_none")]
     temperature: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     thinking: Option<Thinking>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    tools: Option<Tools<'a>>,
+    pub(super) tools: Option<Tools<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     tool_choice: Option<Choice<'a>>,
     /// Structured output (`output_config.format`).
@@ -67,6 +68,7 @@ impl<'a> RequestBody<'a> {
         let tools = Tools {
             tools: request.tools,
             web_search: request.native_web_tools.web_search && cfg.web_search,
+            cache_control: None,
         };
         let with_tools = !tools.tools.is_empty() || tools.web_search;
         let tool_choice = match request.tool_choice {
@@ -76,18 +78,20 @@ impl<'a> RequestBody<'a> {
             ToolChoice::Required => Some(Choice::Any),
             ToolChoice::Tool(name) => Some(Choice::Tool { name }),
         };
-        RequestBody {
+        let mut body = RequestBody {
             model: request.model,
             max_tokens,
             messages: conversation(request.messages),
             stream: true,
-            system: system_text(request.messages),
+            system: system_text(request.messages).map(System::Text),
             temperature: request.temperature.map(f64::from),
             thinking,
             tools: with_tools.then_some(tools),
             tool_choice,
             output_config: request.output_schema.map(AnthropicOutputConfig::of),
-        }
+        };
+        super::cache::place_breakpoints(&mut body, request.prompt_cache);
+        body
     }
 }
 
@@ -106,10 +110,29 @@ enum Choice<'a> {
     Tool { name: &'a str },
 }
 
-/// The caller's tools, then the web search server tool when enabled.
-struct Tools<'a> {
+/// The system prompt: its text, or (with a cache breakpoint) one text block carrying it.
+#[derive(Serialize)]
+#[serde(untagged)]
+pub(super) enum System {
+    Text(String),
+    Blocks([SystemBlock; 1]),
+}
+
+/// A system text block with its cache breakpoint.
+#[derive(Serialize)]
+pub(super) struct SystemBlock {
+    #[serde(rename = "type")]
+    pub(super) kind: &'static str,
+    pub(super) text: String,
+    pub(super) cache_control: CacheControl,
+}
+
+/// The caller's tools, then the web search server tool when enabled; the last one carries
+/// the tools' cache breakpoint, if any.
+pub(super) struct Tools<'a> {
     tools: &'a [Arc<ToolSchema>],
     web_search: bool,
+    pub(super) cache_control: Option<CacheControl>,
 }
 
 #[derive(Serialize)]
@@ -117,6 +140,8 @@ struct Tool<'a> {
     name: &'a str,
     description: &'a str,
     input_schema: &'a Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cache_control: Option<CacheControl>,
 }
 
 #[derive(Serialize)]
@@ -124,22 +149,27 @@ struct ServerTool {
     #[serde(rename = "type")]
     kind: &'static str,
     name: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cache_control: Option<CacheControl>,
 }
 
 impl Serialize for Tools<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut seq = s.serialize_seq(Some(self.tools.len() + usize::from(self.web_search)))?;
-        for t in self.tools {
+        for (i, t) in self.tools.iter().enumerate() {
+            let last = i + 1 == self.tools.len() && !self.web_search;
             seq.serialize_element(&Tool {
                 name: &t.name,
                 description: &t.description,
                 input_schema: &t.parameters,
+                cache_control: self.cache_control.filter(|_| last),
             })?;
         }
         if self.web_search {
             seq.serialize_element(&ServerTool {
                 kind: WEB_SEARCH_TOOL,
                 name: "web_search",
+                cache_control: self.cache_control,
             })?;
         }
         seq.end()
@@ -149,15 +179,25 @@ impl Serialize for Tools<'_> {
 /// One content block.
 #[derive(Serialize)]
 #[serde(untagged)]
-enum Block<'a> {
+pub(super) enum Block<'a> {
     Wire(WireBlock<'a>),
     /// A kept vendor block, sent back as it is.
     Native(&'a Value),
+    /// A block carrying a cache breakpoint (`cache_control` after its own keys).
+    Cached(Cached<'a>),
+}
+
+/// A block and its cache breakpoint.
+#[derive(Serialize)]
+pub(super) struct Cached<'a> {
+    #[serde(flatten)]
+    pub(super) block: WireBlock<'a>,
+    pub(super) cache_control: CacheControl,
 }
 
 #[derive(Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
-enum WireBlock<'a> {
+pub(super) enum WireBlock<'a> {
     Text {
         text: Cow<'a, str>,
     },
@@ -181,14 +221,14 @@ enum WireBlock<'a> {
 /// A tool result's content: its text, or its text then the images the tool attached.
 #[derive(Serialize)]
 #[serde(untagged)]
-enum ResultContent<'a> {
+pub(super) enum ResultContent<'a> {
     Text(&'a str),
     Blocks(Vec<WireBlock<'a>>),
 }
 
 #[derive(Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
-enum Source<'a> {
+pub(super) enum Source<'a> {
     Base64 { media_type: &'a str, data: &'a str },
     Url { url: &'a str },
 }

@@ -9,6 +9,9 @@ mod blocks;
 mod body;
 #[cfg(test)]
 mod body_tests;
+mod cache;
+#[cfg(test)]
+mod cache_tests;
 mod decoder;
 #[cfg(test)]
 mod decoder_tests;

@@ -44,6 +44,8 @@ fn output_schema_is_response_json_schema() {
         thinking_budget: None,
         tool_choice: &ToolChoice::Auto,
         output_schema: Some(&compiled),
+        prompt_cache: crate::core::prompt_cache::PromptCache::Off,
+        cache_key: None,
     };
     let body = serde_json::to_value(RequestBody::new(&cfg, &req, &|_| None)).unwrap();
     assert_eq!(

@@ -236,10 +236,9 @@ impl StreamDecoder for GeminiDecoder {
         }
         if let Some(u) = r.usage_metadata {
             let usage = self.acc.usage_mut();
-            usage.input_tokens = u.prompt_token_count;
+            usage.set_prompt(u.prompt_token_count, u.cached_content_token_count);
             usage.output_tokens = u.candidates_token_count + u.thoughts_token_count;
             usage.total_tokens = u.total_token_count;
-            usage.cache_read_tokens = u.cached_content_token_count;
         }
         Ok(())
     }

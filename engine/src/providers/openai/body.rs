@@ -41,6 +41,8 @@ enum Tail<'a> {
     ToolChoice(&'a ToolChoice),
     /// Structured output (`response_format`).
     ResponseFormat(&'a OutputSchema),
+    /// `prompt_cache_key`: routes the session's requests to the same prompt cache.
+    PromptCacheKey(&'a str),
 }
 
 impl<'a> RequestBody<'a> {
@@ -72,6 +74,9 @@ impl<'a> RequestBody<'a> {
         }
         if let Some(schema) = request.output_schema {
             tail.push(Tail::ResponseFormat(schema));
+        }
+        if let Some(key) = prompt_cache_key(cfg, request) {
+            tail.push(Tail::PromptCacheKey(key));
         }
         RequestBody {
             model: request.model,
@@ -116,10 +121,26 @@ impl Serialize for RequestBody<'_> {
                 Tail::ResponseFormat(schema) => {
                     map.serialize_entry("response_format", &OpenAiResponseFormat::of(schema))?
                 }
+                Tail::PromptCacheKey(k) => map.serialize_entry("prompt_cache_key", k)?,
             }
         }
         map.end()
     }
+}
+
+/// The session's cache key, sent to OpenAI itself (compatible servers may refuse unknown
+/// fields) while prompt caching is on.
+pub(crate) fn prompt_cache_key<'a>(
+    cfg: &HttpProviderConfig,
+    request: &ChatRequest<'a>,
+) -> Option<&'a str> {
+    let official = matches!(
+        cfg.kind,
+        ProviderKind::OpenAi | ProviderKind::OpenAiResponses
+    );
+    request
+        .cache_key
+        .filter(|k| official && request.prompt_cache.is_on() && !k.is_empty())
 }
 
 #[derive(Serialize)]

@@ -136,12 +136,10 @@ impl StreamDecoder for OpenAiDecoder {
         }
         if let Some(u) = chunk.usage {
             let usage = self.acc.usage_mut();
-            usage.input_tokens = u.prompt_tokens;
+            let cached = u.prompt_tokens_details.and_then(|d| d.cached_tokens);
+            usage.set_prompt(u.prompt_tokens, cached.unwrap_or(0));
             usage.output_tokens = u.completion_tokens;
             usage.total_tokens = u.total_tokens;
-            if let Some(c) = u.prompt_tokens_details.and_then(|d| d.cached_tokens) {
-                usage.cache_read_tokens = c;
-            }
         }
         Ok(())
     }

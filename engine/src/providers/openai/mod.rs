@@ -24,6 +24,7 @@ use crate::core::provider::{
 };
 
 mod body;
+pub(crate) use body::prompt_cache_key;
 #[cfg(test)]
 mod body_tests;
 mod decoder;

@@ -4,7 +4,7 @@
 //! `encrypted_content`), `store: false` with `include: ["reasoning.encrypted_content"]` (the
 //! conversation lives in the history, not on OpenAI's servers), function tools
 //! (`strict: false`: the tools' schemas are not written for strict mode), `tool_choice`, and
-//! the structured-output schema as `text.format`.
+//! the structured-output schema as `text.format`, and `prompt_cache_key` as on Chat Completions.
 
 use std::sync::Arc;
 
@@ -16,6 +16,7 @@ use crate::core::provider::{ChatRequest, ToolSchema};
 use crate::core::tool_choice::ToolChoice;
 use crate::providers::config::HttpProviderConfig;
 use crate::providers::convert::{data_url, system_text};
+use crate::providers::openai::prompt_cache_key;
 use crate::providers::openai::reasoning_effort;
 use crate::providers::output_format::ResponsesTextFormat;
 
@@ -47,6 +48,9 @@ pub fn request_body(cfg: &HttpProviderConfig, request: &ChatRequest<'_>) -> Valu
     }
     if let Some(schema) = request.output_schema {
         body.insert("text".into(), json!(ResponsesTextFormat::of(schema)));
+    }
+    if let Some(key) = prompt_cache_key(cfg, request) {
+        body.insert("prompt_cache_key".into(), json!(key));
     }
     if !request.tools.is_empty() {
         body.insert("tools".into(), tools(request.tools));

@@ -56,6 +56,8 @@ fn history_tools_and_options() {
         thinking_budget: Some(8000),
         tool_choice: &ToolChoice::Required,
         output_schema: None,
+        prompt_cache: crate::core::prompt_cache::PromptCache::Off,
+        cache_key: None,
     };
     assert_eq!(
         request_body(&cfg(), &request),
@@ -98,6 +100,8 @@ fn output_schema_is_text_format() {
         thinking_budget: None,
         tool_choice: &ToolChoice::Auto,
         output_schema: Some(&compiled),
+        prompt_cache: crate::core::prompt_cache::PromptCache::Off,
+        cache_key: None,
     };
     let body = request_body(&cfg(), &request);
     assert_eq!(
@@ -109,4 +113,29 @@ fn output_schema_is_text_format() {
         ..request
     };
     assert!(request_body(&cfg(), &plain).get("text").is_none());
+}
+
+#[test]
+fn prompt_cache_key_while_caching_is_on() {
+    use crate::core::prompt_cache::PromptCache;
+    let messages = [Arc::new(Message::user("Hi"))];
+    let on = ChatRequest {
+        messages: &messages,
+        tools: &[],
+        model: "gpt-5",
+        max_tokens: None,
+        temperature: None,
+        native_web_tools: NativeWebToolRequest::default(),
+        thinking_budget: None,
+        tool_choice: &ToolChoice::Auto,
+        output_schema: None,
+        prompt_cache: PromptCache::default(),
+        cache_key: Some("session-1"),
+    };
+    assert_eq!(request_body(&cfg(), &on)["prompt_cache_key"], "session-1");
+    let off = ChatRequest {
+        prompt_cache: PromptCache::Off,
+        ..on
+    };
+    assert!(request_body(&cfg(), &off).get("prompt_cache_key").is_none());
 }

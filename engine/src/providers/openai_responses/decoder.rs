@@ -138,10 +138,13 @@ impl ResponsesDecoder {
     fn finish(&mut self, response: &Value, incomplete: bool) {
         if let Some(u) = response.get("usage").filter(|u| u.is_object()) {
             let usage = self.acc.usage_mut();
-            usage.input_tokens = u64_at(u, "/input_tokens");
+            // `input_tokens` includes the cached part: split as for every vendor.
+            usage.set_prompt(
+                u64_at(u, "/input_tokens"),
+                u64_at(u, "/input_tokens_details/cached_tokens"),
+            );
             usage.output_tokens = u64_at(u, "/output_tokens");
             usage.total_tokens = u.get("total_tokens").and_then(Value::as_u64);
-            usage.cache_read_tokens = u64_at(u, "/input_tokens_details/cached_tokens");
         }
         let reason = response
             .pointer("/incomplete_details/reason")

@@ -79,7 +79,7 @@ fn reasoning_summary_is_thinking_and_the_item_is_kept_whole() {
             u.total_tokens,
             u.cache_read_tokens
         ),
-        (30, 9, Some(39), 12)
+        (18, 9, Some(39), 12)
     );
     let native = r.native.unwrap();
     assert_eq!(native.format, "openai-responses");

@@ -8,6 +8,7 @@ pub mod document;
 pub mod fields;
 pub mod host_commands;
 pub mod params;
+pub mod prompt_cache;
 pub mod read;
 pub mod session_budget;
 pub mod skill;

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
 
+use crate::core::prompt_cache::PromptCache;
 use crate::sdk::config::document::{SessionDocument, SystemPromptModeName};
 use crate::sdk::config::fields::Fields;
 use crate::sdk::config::read::must_be;
@@ -38,6 +39,8 @@ pub struct SessionParams {
     pub agents: super::agents::SessionAgents,
     /// Names of the plugins loaded (their commands are `<plugin>:<name>`).
     pub plugins: Vec<String>,
+    /// Prompt caching of every model call (`prompt_cache`; subagents inherit it).
+    pub prompt_cache: PromptCache,
 }
 
 impl SessionParams {
@@ -51,6 +54,7 @@ impl SessionParams {
             language: doc.language.clone(),
             native_web_search: doc.native_web_search.unwrap_or(false),
             team: doc.team.unwrap_or(false),
+            prompt_cache: doc.prompt_cache.unwrap_or_default(),
             ..SessionParams::default()
         };
         if let Some(t) = &doc.thinking {
@@ -98,6 +102,9 @@ impl SessionParams {
         self.agents.to_fields(m);
         if self.team {
             m.insert("team".into(), json!(true));
+        }
+        if self.prompt_cache != PromptCache::default() {
+            m.insert("prompt_cache".into(), json!(self.prompt_cache.name()));
         }
     }
 }

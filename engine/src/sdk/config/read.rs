@@ -264,6 +264,7 @@ fn model_call_keys(w: &str, map: &Map<String, Value>, doc: &mut SessionDocument)
         .map(|s| s.schema().as_object().cloned().unwrap_or_default());
     doc.thinking = thinking(w, map)?;
     doc.native_web_search = field(w, map, "native_web_search", BOOL)?;
+    doc.prompt_cache = super::prompt_cache::read(w, map)?;
     Ok(())
 }
 

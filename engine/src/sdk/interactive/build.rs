@@ -337,6 +337,7 @@ fn apply_config(so: &mut SessionOptions, cfg: &SessionConfig) {
     so.temperature = cfg.call.temperature;
     so.max_tokens = cfg.call.max_tokens;
     so.thinking_budget = cfg.params.thinking_budget;
+    so.prompt_cache = cfg.params.prompt_cache;
     so.native_web_search = cfg.params.native_web_search;
     so.compact_instructions =
         crate::sdk::config::compaction::given(cfg.compact_instructions.as_deref());

@@ -10,6 +10,7 @@ use super::{
     SystemPromptModeName, ThinkingDocument, ThresholdDocument, TranscriptDocument,
 };
 use crate::core::permissions::PermissionMode;
+use crate::core::prompt_cache::PromptCache;
 use crate::sdk::config::{Delivery, SessionConfig};
 
 /// `value` as the document type of the same JSON (`None` if it does not fit).
@@ -96,6 +97,7 @@ impl From<&SessionConfig> for SessionDocument {
                     })
                     .collect()
             }),
+            prompt_cache: (p.prompt_cache != PromptCache::default()).then_some(p.prompt_cache),
             ..SessionDocument::default()
         }
     }

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::core::hooks::HooksConfig;
+use crate::core::prompt_cache::PromptCache;
 use crate::core::tool_choice::ToolChoice;
 use crate::tools::ToolsConfig;
 
@@ -140,6 +141,9 @@ pub struct SessionDocument {
     /// Host-registered commands.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub commands: Option<Vec<CommandDocument>>,
+    /// Prompt caching of every model call: `5m` (default), `1h` or `off`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prompt_cache: Option<PromptCache>,
 }
 
 /// `permission_mode`.

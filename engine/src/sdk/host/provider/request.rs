@@ -173,6 +173,8 @@ mod tests {
             thinking_budget: Some(100),
             tool_choice: &choice,
             output_schema: None,
+            prompt_cache: crate::core::prompt_cache::PromptCache::Off,
+            cache_key: None,
         };
         let caps = HostCaps {
             vision: true,
