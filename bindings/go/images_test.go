@@ -20,7 +20,8 @@ func TestImagesReachTheModelInTheVendorsShape(t *testing.T) {
 	f := startFakeServer(t)
 	f.do(t, map[string]any{"cmd": "enqueue", "kind": "anthropic", "text": []string{"Two."}})
 	rt := httpRuntime(t, f, "anthropic", f.BaseURL)
-	s := newSession(t, rt, SessionConfig{Provider: "fake", Model: "claude-test", Cwd: dir})
+	// Caching off: the messages as the vendor shapes images, without cache_control marks.
+	s := newSession(t, rt, SessionConfig{Provider: "fake", Model: "claude-test", Cwd: dir, PromptCache: "off"})
 	turn, err := s.SubmitInput(testCtx(t), Input{Text: "Compare", Images: []Image{
 		ImageFile("shot.png"),
 		ImageData(testPNG, "image/png"),
