@@ -273,3 +273,42 @@ fn the_forced_summary_at_the_round_limit_keeps_the_sessions_breakpoints() {
     );
     assert!(summary.get("tools").is_none());
 }
+
+#[test]
+fn rounds_after_a_compaction_carry_the_sessions_breakpoints_again() {
+    let server = FakeServer::start();
+    server.enqueue(Reply::turn("anthropic", Turn::text(["First answer."])));
+    server.enqueue(Reply::turn("anthropic", Turn::text(["Summary."])));
+    server.enqueue(Reply::turn("anthropic", Turn::text(["Second answer."])));
+    let rt = runtime(server.provider_config("anthropic"));
+    let cfg = json!({"provider":"p","model":"claude-sonnet-4-5","tools":["Read"],
+                     "prompt_cache": "1h", "system_prompt": "Answer with care."});
+    let (session, _seen) = recorded_session(&rt, &cfg).unwrap();
+    for text in ["one", "two"] {
+        let input = TurnInput::from_json(&json!({ "text": text }).to_string()).unwrap();
+        let turn = session.submit(input).unwrap();
+        session.wait(turn, Some(Duration::from_secs(30))).unwrap();
+        if text == "one" {
+            session.compact("").unwrap().unwrap();
+        }
+    }
+    session.close();
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 3);
+    // The summary request is a one-off: no breakpoint (a cache write nothing reads back).
+    assert!(!reqs[1].body.to_string().contains("cache_control"));
+    // The round after it marks the tools, the system prompt and the newest user message again.
+    let after = &reqs[2].body;
+    let one_hour = json!({"type":"ephemeral","ttl":"1h"});
+    let tools = after["tools"].as_array().unwrap();
+    assert_eq!(tools.last().unwrap()["cache_control"], one_hour);
+    assert_eq!(after["system"][0]["cache_control"], one_hour);
+    let msgs = after["messages"].as_array().unwrap();
+    let last = msgs.last().unwrap();
+    assert_eq!(last["role"], "user");
+    assert_eq!(
+        last["content"].as_array().unwrap().last().unwrap()["cache_control"],
+        one_hour
+    );
+    assert!(after.to_string().contains("Summary."), "{after}");
+}
