@@ -1,7 +1,8 @@
 //! Prompt caching, measured: a 20-round tool session (19 `Read` rounds, then the answer) on the
 //! fake model server, which applies the vendors' documented caching rules to the requests it
 //! receives (Anthropic breakpoints with the 1024-token minimum; OpenAI's automatic prefix cache
-//! from 1024 tokens in 128-token steps; tokens approximated as bytes / 4). For each wire format
+//! from 1024 tokens in 128-token steps, on Chat Completions and the Responses API; Gemini's
+//! implicit cache from 1024 tokens; tokens approximated as bytes / 4). For each wire format
 //! and `prompt_cache` setting it prints the input tokens billed at full price, read from the
 //! cache and written to it, the share read from the cache after round 2, and the session's
 //! cost at the model's list price (the budget's figure).
@@ -112,10 +113,12 @@ fn main() {
         ("anthropic", "claude-sonnet-4-5", "off", false),
         ("openai", "gpt-4.1", "5m", true),
         ("openai", "gpt-4.1", "off", false),
+        ("openai-responses", "gpt-4.1", "5m", true),
+        ("gemini", "gemini-2.5-flash", "5m", true),
     ];
     println!(
         "{ROUNDS}-round tool session; tokens ≈ bytes / 4; cost at the model's list price\n\
-         {:<10} {:<18} {:<5} {:>8} {:>10} {:>8} {:>8} {:>13} {:>10}",
+         {:<16} {:<18} {:<5} {:>8} {:>10} {:>8} {:>8} {:>13} {:>10}",
         "format",
         "model",
         "cache",
@@ -130,7 +133,7 @@ fn main() {
     for (kind, model, cache, goal) in configs {
         let f = run(kind, model, cache);
         println!(
-            "{kind:<10} {model:<18} {cache:<5} {:>8} {:>10} {:>8} {:>8} {:>12.1}% {:>10.4}",
+            "{kind:<16} {model:<18} {cache:<5} {:>8} {:>10} {:>8} {:>8} {:>12.1}% {:>10.4}",
             f.prompt,
             f.uncached,
             f.read,

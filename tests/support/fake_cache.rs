@@ -13,7 +13,12 @@
 //!   prefix with an earlier prompt of the same `prompt_cache_key`; once that prefix is at
 //!   least [`CacheRules::openai_min_tokens`] long, it is read in steps of
 //!   [`CacheRules::openai_step`] tokens beyond the minimum. Nothing is billed as a write.
-//! - Other paths (Gemini) are left as they are.
+//!   The Responses API (`/responses`) likewise, its prompt being the tools, the
+//!   `instructions` and the input items.
+//! - **Gemini** (`:streamGenerateContent` / `:generateContent`): implicit caching: the prompt
+//!   (system instruction, tools, then the contents) shares a prefix with an earlier prompt;
+//!   once that prefix is at least [`CacheRules::gemini_min_tokens`] long, all of it is read
+//!   (`cachedContentTokenCount`). Nothing is billed as a write.
 
 use std::collections::hash_map::DefaultHasher;
 use std::collections::{HashMap, HashSet};
@@ -33,6 +38,8 @@ pub struct CacheRules {
     pub openai_min_tokens: u64,
     /// OpenAI's cache grows in steps of this many tokens (128).
     pub openai_step: u64,
+    /// Shortest prefix Gemini's implicit cache serves (1024 tokens for 2.5 Flash).
+    pub gemini_min_tokens: u64,
 }
 
 impl CacheRules {
@@ -42,6 +49,7 @@ impl CacheRules {
             anthropic_min_tokens: 1024,
             openai_min_tokens: 1024,
             openai_step: 128,
+            gemini_min_tokens: 1024,
         }
     }
 
@@ -52,6 +60,7 @@ impl CacheRules {
             anthropic_min_tokens: d.anthropic_min_tokens / factor,
             openai_min_tokens: d.openai_min_tokens / factor,
             openai_step: (d.openai_step / factor).max(1),
+            gemini_min_tokens: d.gemini_min_tokens / factor,
         }
     }
 }
@@ -82,6 +91,8 @@ pub struct PromptCacheSim {
     anthropic: HashSet<u64>,
     /// Earlier OpenAI prompts by `prompt_cache_key` (`""` without one).
     openai: HashMap<String, Vec<Vec<u8>>>,
+    /// Earlier Gemini prompts.
+    gemini: Vec<Vec<u8>>,
 }
 
 /// Approximate tokens of `bytes` bytes.
@@ -96,6 +107,7 @@ impl PromptCacheSim {
             rules,
             anthropic: HashSet::new(),
             openai: HashMap::new(),
+            gemini: Vec::new(),
         }
     }
 
@@ -104,7 +116,12 @@ impl PromptCacheSim {
         if path.ends_with("/v1/messages") {
             Some(self.anthropic(body))
         } else if path.ends_with("/chat/completions") {
-            Some(self.openai(body))
+            Some(self.openai(prompt_text(body, &["tools"], "messages"), body))
+        } else if path.ends_with("/responses") {
+            Some(self.openai(prompt_text(body, &["tools", "instructions"], "input"), body))
+        } else if path.contains(":streamGenerateContent") || path.contains(":generateContent") {
+            let text = prompt_text(body, &["systemInstruction", "tools"], "contents");
+            Some(self.gemini(text))
         } else {
             None
         }
@@ -146,18 +163,10 @@ impl PromptCacheSim {
         }
     }
 
-    fn openai(&mut self, body: &Value) -> PromptUsage {
-        let mut text = body["tools"].to_string().into_bytes();
-        for m in body["messages"].as_array().into_iter().flatten() {
-            text.extend_from_slice(m.to_string().as_bytes());
-        }
+    fn openai(&mut self, text: Vec<u8>, body: &Value) -> PromptUsage {
         let key = body["prompt_cache_key"].as_str().unwrap_or("").to_string();
         let seen = self.openai.entry(key).or_default();
-        let common = seen
-            .iter()
-            .map(|p| p.iter().zip(&text).take_while(|(a, b)| a == b).count())
-            .max()
-            .unwrap_or(0);
+        let common = common_prefix(seen, &text);
         let (min, step) = (self.rules.openai_min_tokens, self.rules.openai_step);
         let shared = (common / 4) as u64;
         let read = if shared >= min {
@@ -173,6 +182,43 @@ impl PromptCacheSim {
             written: 0,
         }
     }
+
+    fn gemini(&mut self, text: Vec<u8>) -> PromptUsage {
+        let shared = (common_prefix(&self.gemini, &text) / 4) as u64;
+        let prompt = tokens(text.len());
+        self.gemini.push(text);
+        let read = if shared >= self.rules.gemini_min_tokens {
+            shared.min(prompt)
+        } else {
+            0
+        };
+        PromptUsage {
+            prompt,
+            read,
+            written: 0,
+        }
+    }
+}
+
+/// The prompt's bytes in the order the model reads them: the `head` fields, then each item of
+/// the `items` array.
+fn prompt_text(body: &Value, head: &[&str], items: &str) -> Vec<u8> {
+    let mut text = Vec::new();
+    for field in head {
+        text.extend_from_slice(body[*field].to_string().as_bytes());
+    }
+    for m in body[items].as_array().into_iter().flatten() {
+        text.extend_from_slice(m.to_string().as_bytes());
+    }
+    text
+}
+
+/// The longest byte prefix `text` shares with one of the `seen` prompts.
+fn common_prefix(seen: &[Vec<u8>], text: &[u8]) -> usize {
+    seen.iter()
+        .map(|p| p.iter().zip(text).take_while(|(a, b)| a == b).count())
+        .max()
+        .unwrap_or(0)
 }
 
 /// The Anthropic prompt in order as `(unit JSON without cache_control, breakpoint)`: each tool,
