@@ -5,7 +5,7 @@
 //!   tool calls, permission and hook requests, `context_update`, `error`, and `turn_completed`
 //!   (Robota's `complete`/`interrupted`, told apart by `stop_reason`).
 //! * Prompt queue of one: a submit while a turn runs is queued and runs next; a further submit
-//!   while one is already queued is refused with [`ErrorCode::Busy`](crate::sdk::error::ErrorCode::Busy) (it does **not** replace the
+//!   while one is already queued is refused with [`ErrorCode::Busy`] (it does **not** replace the
 //!   queued prompt, so a host never loses a prompt silently). `cancel_queue` drops the queued one.
 //! * `abort` clears the queue and stops the running turn: `turn_completed` with
 //!   `stop_reason:"aborted"`, the partial text kept in history.

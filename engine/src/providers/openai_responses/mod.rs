@@ -3,7 +3,7 @@
 //! kept by the library (`store: false`); the reasoning items an answer returns are kept in its
 //! history message (native content of format [`NATIVE_FORMAT`]) and sent back with their
 //! `encrypted_content` on every later request, so the model keeps its reasoning across tool
-//! rounds. The request shape is in [`body`], the stream's events in [`decoder`].
+//! rounds. The request shape is in [`body`], the stream's events in [`ResponsesDecoder`].
 
 use async_trait::async_trait;
 use tokio_util::sync::CancellationToken;
