@@ -147,6 +147,27 @@ pub struct ChatRequest<'a> {
     pub cache_key: Option<&'a str>,
 }
 
+#[cfg(test)]
+impl<'a> ChatRequest<'a> {
+    /// A request of `messages` to `model` with nothing else set (no tools, no options,
+    /// caching off): the base the body tests override field by field.
+    pub(crate) fn plain(messages: &'a [Arc<Message>], model: &'a str) -> Self {
+        ChatRequest {
+            messages,
+            tools: &[],
+            model,
+            max_tokens: None,
+            temperature: None,
+            native_web_tools: NativeWebToolRequest::default(),
+            thinking_budget: None,
+            tool_choice: &ToolChoice::Auto,
+            output_schema: None,
+            prompt_cache: PromptCache::Off,
+            cache_key: None,
+        }
+    }
+}
+
 /// Receives what a provider streams. Called on the provider's task, in order.
 pub trait StreamSink: Send {
     /// A text delta (ends on a code-point boundary).

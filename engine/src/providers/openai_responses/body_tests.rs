@@ -91,17 +91,8 @@ fn output_schema_is_text_format() {
     let compiled = OutputSchema::from_json("t", &schema).unwrap();
     let messages = [Arc::new(Message::user("Where?"))];
     let request = ChatRequest {
-        messages: &messages,
-        tools: &[],
-        model: "gpt-5",
-        max_tokens: None,
-        temperature: None,
-        native_web_tools: NativeWebToolRequest::default(),
-        thinking_budget: None,
-        tool_choice: &ToolChoice::Auto,
         output_schema: Some(&compiled),
-        prompt_cache: crate::core::prompt_cache::PromptCache::Off,
-        cache_key: None,
+        ..ChatRequest::plain(&messages, "gpt-5")
     };
     let body = request_body(&cfg(), &request);
     assert_eq!(
@@ -120,17 +111,9 @@ fn prompt_cache_key_while_caching_is_on() {
     use crate::core::prompt_cache::PromptCache;
     let messages = [Arc::new(Message::user("Hi"))];
     let on = ChatRequest {
-        messages: &messages,
-        tools: &[],
-        model: "gpt-5",
-        max_tokens: None,
-        temperature: None,
-        native_web_tools: NativeWebToolRequest::default(),
-        thinking_budget: None,
-        tool_choice: &ToolChoice::Auto,
-        output_schema: None,
         prompt_cache: PromptCache::default(),
         cache_key: Some("session-1"),
+        ..ChatRequest::plain(&messages, "gpt-5")
     };
     assert_eq!(request_body(&cfg(), &on)["prompt_cache_key"], "session-1");
     let off = ChatRequest {
