@@ -24,9 +24,18 @@ fn a_store_that_never_answers_times_out_and_a_late_answer_is_stale() {
     let dir = tempfile::tempdir().unwrap();
     let store = MemStore::new();
     let saved = (1, json!({"kind":"robota.session"}));
-    store.records.lock().unwrap().insert("s".into(), saved.clone());
+    store
+        .records
+        .lock()
+        .unwrap()
+        .insert("s".into(), saved.clone());
     *store.answering.lock().unwrap() = Answering::Never;
-    let rt = runtime_with(&server, &store, dir.path(), json!({"request_timeout_ms": 50}));
+    let rt = runtime_with(
+        &server,
+        &store,
+        dir.path(),
+        json!({"request_timeout_ms": 50}),
+    );
     let err = ffi::session_resume(rt, r#"{"v":1,"session_id":"s"}"#).unwrap_err();
     assert_eq!(
         err,
@@ -64,11 +73,7 @@ fn error_answers_and_wrong_shapes_name_what_is_wrong() {
     let store = MemStore::new();
     let rt = runtime_with(&server, &store, dir.path(), json!({}));
     let answer = |op: &str, a: &str| {
-        store
-            .overrides
-            .lock()
-            .unwrap()
-            .insert(op.into(), a.into());
+        store.overrides.lock().unwrap().insert(op.into(), a.into());
     };
     let resume = || ffi::session_resume(rt, r#"{"v":1,"session_id":"s"}"#).unwrap_err();
     answer("load", r#"{"error":"database is down"}"#);
@@ -79,7 +84,10 @@ fn error_answers_and_wrong_shapes_name_what_is_wrong() {
     answer("load", r#"{"found":false}"#);
     assert_eq!(
         resume(),
-        failure(ROBOTA_E_NOT_FOUND, "no saved session \"s\" in the session store")
+        failure(
+            ROBOTA_E_NOT_FOUND,
+            "no saved session \"s\" in the session store"
+        )
     );
     answer("load", r#"{"version":"2","snapshot":{}}"#);
     assert_eq!(
@@ -129,16 +137,30 @@ fn a_wrong_answer_keeps_the_request_waiting_for_a_right_one() {
     *store.answering.lock().unwrap() = Answering::Never;
     let rt = runtime_with(&server, &store, dir.path(), json!({}));
     let rt_addr = rt as usize;
-    let deleting = std::thread::spawn(move || {
-        ffi::store_delete(rt_addr as *mut robota_runtime, "gone")
-    });
+    let deleting =
+        std::thread::spawn(move || ffi::store_delete(rt_addr as *mut robota_runtime, "gone"));
     let id = store.wait_requests(1)[0];
-    assert_eq!(store.complete(id, "[1]").unwrap_err().status, ROBOTA_E_INVALID_CONFIG);
-    assert_eq!(store.complete(id, "{nope").unwrap_err().status, ROBOTA_E_INVALID_JSON);
-    assert_eq!(store.complete(id + 1, "{}").unwrap_err().status, ROBOTA_E_NOT_FOUND);
+    assert_eq!(
+        store.complete(id, "[1]").unwrap_err().status,
+        ROBOTA_E_INVALID_CONFIG
+    );
+    assert_eq!(
+        store.complete(id, "{nope").unwrap_err().status,
+        ROBOTA_E_INVALID_JSON
+    );
+    assert_eq!(
+        store.complete(id + 1, "{}").unwrap_err().status,
+        ROBOTA_E_NOT_FOUND
+    );
     store.complete(id, r#"{"deleted":true}"#).unwrap();
     deleting.join().unwrap().unwrap();
-    assert_eq!(store.complete(id, r#"{"deleted":true}"#).unwrap_err().status, ROBOTA_E_STALE);
+    assert_eq!(
+        store
+            .complete(id, r#"{"deleted":true}"#)
+            .unwrap_err()
+            .status,
+        ROBOTA_E_STALE
+    );
     // NULL arguments are refused.
     let mut e = null_mut();
     assert_eq!(

@@ -127,9 +127,7 @@ impl MemStore {
             "list" => {
                 let mut all: Vec<Value> = records
                     .iter()
-                    .filter(|(_, (_, s))| {
-                        request["cwd"].is_null() || s["cwd"] == request["cwd"]
-                    })
+                    .filter(|(_, (_, s))| request["cwd"].is_null() || s["cwd"] == request["cwd"])
                     .map(|(id, (_, s))| {
                         json!({"id": id, "name": s["name"], "cwd": s["cwd"],
                                "created_at": s["created_at"], "updated_at": s["updated_at"],

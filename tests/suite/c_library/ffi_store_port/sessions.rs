@@ -61,7 +61,10 @@ fn each_turn_saves_through_the_store_and_any_runtime_resumes_it() {
     assert_eq!(store.records.lock().unwrap()["s1"].0, 1);
     turn(s, "again").1.unwrap();
     let second = store.requests.lock().unwrap()[1].1.clone();
-    assert_eq!((second["op"].clone(), second["expected_version"].clone()), (json!("save"), json!(1)));
+    assert_eq!(
+        (second["op"].clone(), second["expected_version"].clone()),
+        (json!("save"), json!(1))
+    );
     assert_eq!(store.records.lock().unwrap()["s1"].0, 2);
     robota_session_free(s);
 
@@ -107,12 +110,13 @@ fn list_and_delete_go_through_the_store() {
         let mut r = store.records.lock().unwrap();
         r.insert("old".into(), (1, summary("/a", "2026-01-01T00:00:00.000Z")));
         r.insert("new".into(), (4, summary("/a", "2026-02-01T00:00:00.000Z")));
-        r.insert("other".into(), (1, summary("/b", "2026-03-01T00:00:00.000Z")));
+        r.insert(
+            "other".into(),
+            (1, summary("/b", "2026-03-01T00:00:00.000Z")),
+        );
     }
     let listed = ffi::store_list(rt, Some(r#"{"cwd":"/a","limit":5}"#)).unwrap();
-    let entry = |id: &str, at: &str| {
-        json!({"id":id,"name":"n","cwd":"/a","created_at":at,"updated_at":at,"message_count":2})
-    };
+    let entry = |id: &str, at: &str| json!({"id":id,"name":"n","cwd":"/a","created_at":at,"updated_at":at,"message_count":2});
     assert_eq!(
         listed,
         json!({"v":1,"sessions":[entry("new","2026-02-01T00:00:00.000Z"),
@@ -162,5 +166,54 @@ fn removing_the_store_saves_in_the_session_directory_again() {
     assert!(store.ops().is_empty());
     assert!(dir.path().join("sessions/d1.json").is_file());
     robota_session_free(s);
+    robota_runtime_free(rt);
+}
+
+#[test]
+fn transcripts_are_appended_through_the_store() {
+    let server = FakeServer::start();
+    server.enqueue(Reply::openai(&Turn::text(["hi ", "there"])));
+    let dir = tempfile::tempdir().unwrap();
+    let store = MemStore::new();
+    *store.answering.lock().unwrap() = Answering::Later;
+    let rt = runtime_with(&server, &store, dir.path(), json!({}));
+    let cfg = json!({"v":1,"provider":"p","model":"m","cwd":dir.path(),"delivery":"pull",
+                     "session_id":"t1","transcript":true});
+    let s = ffi::session_new(rt, &cfg.to_string()).unwrap();
+    turn(s, "hello").1.unwrap();
+    assert_eq!(robota_session_close(s), ROBOTA_OK);
+    ffi::events_until(s, "session_closed");
+    // Closing waited for the last lines: every event of the session, in order, as JSONL.
+    let text = store.transcripts.lock().unwrap()["t1"].clone();
+    assert!(text.ends_with('\n'));
+    let events: Vec<String> = text
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).unwrap();
+            assert_eq!(v["sessionId"], "t1");
+            v["event"].as_str().unwrap().to_string()
+        })
+        .collect();
+    assert_eq!(events.first().map(String::as_str), Some("session_init"));
+    assert_eq!(events.last().map(String::as_str), Some("session_closed"));
+    assert!(events.iter().any(|e| e == "turn_completed"), "{events:?}");
+    let deltas: String = text
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|v| v["event"] == "text_delta")
+        .map(|v| v["text"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(deltas, "hi there");
+    assert!(
+        store.ops().iter().all(|op| op == "append"),
+        "{:?}",
+        store.ops()
+    );
+    // No local transcript file.
+    assert!(!dir.path().join(".robota").exists());
+    robota_session_free(s);
+    // A runtime freed with a session's lines still on their way ends at once.
+    let s2 = ffi::session_new(rt, &cfg.to_string().replace("t1", "t2")).unwrap();
+    robota_session_free(s2);
     robota_runtime_free(rt);
 }
