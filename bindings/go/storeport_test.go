@@ -347,3 +347,82 @@ func TestStoreAnswerToMalformedRequests(t *testing.T) {
 		}
 	}
 }
+
+// A session's transcript is appended through the store (complete JSONL lines, all of them
+// once Close returned), not to a file.
+func TestStoreReceivesTheTranscript(t *testing.T) {
+	f := startFakeServer(t)
+	enqueueText(t, f, "A1")
+	mem := newMemStore()
+	rt := storeRuntime(t, f, t.TempDir(), 0)
+	if err := rt.SetStore(mem); err != nil {
+		t.Fatal(err)
+	}
+	cwd := t.TempDir()
+	s := newSession(t, rt, SessionConfig{Provider: "fake", Model: "m", ContextWindow: 100000, SessionID: "st-t", Cwd: cwd, Transcript: true})
+	mustRun(t, s, "one", "A1")
+	_ = s.Close()
+	text := mem.transcript("st-t")
+	if !strings.HasSuffix(text, "\n") {
+		t.Fatalf("transcript %q", text)
+	}
+	var events []string
+	for _, line := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+		var e struct {
+			SessionID string `json:"sessionId"`
+			Event     string `json:"event"`
+			Response  string `json:"response"`
+		}
+		if err := json.Unmarshal([]byte(line), &e); err != nil || e.SessionID != "st-t" {
+			t.Fatalf("line %q: %v", line, err)
+		}
+		events = append(events, e.Event+e.Response)
+	}
+	want := []string{"session_init", "turn_started", "message", "context_update", "text_delta", "context_update", "message", "turn_completedA1", "session_closed"}
+	if !reflect.DeepEqual(events, want) {
+		t.Fatalf("transcript events %v, want %v", events, want)
+	}
+	for _, c := range mem.callLog() {
+		if c != "append st-t" {
+			t.Fatalf("store calls %q", mem.callLog())
+		}
+	}
+	wantEmptyDir(t, cwd)
+}
+
+// The library releases a replaced or removed Store's registration, and every one when the
+// runtime ends; SetStore on a closed runtime is ErrClosed.
+func TestStoreRegistrationsAreReleased(t *testing.T) {
+	waitCount(t, "handles before the test", &handles, 0)
+	rt, err := NewRuntime(RuntimeConfig{SessionDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, second := newMemStore(), newMemStore()
+	if err := rt.SetStore(first); err != nil {
+		t.Fatal(err)
+	}
+	waitCount(t, "handles with a store", &handles, 1)
+	if err := rt.SetStore(second); err != nil {
+		t.Fatal(err)
+	}
+	waitCount(t, "handles after replacing the store", &handles, 1)
+	if _, err := rt.ListSessions(ListQuery{}); err != nil {
+		t.Fatal(err)
+	}
+	wantCalls(t, first)
+	wantCalls(t, second, "list <all> <all>")
+	if err := rt.SetStore(nil); err != nil {
+		t.Fatal(err)
+	}
+	waitCount(t, "handles after removing the store", &handles, 0)
+	if err := rt.SetStore(first); err != nil {
+		t.Fatal(err)
+	}
+	_ = rt.Close()
+	waitCount(t, "handles after Close", &handles, 0)
+	waitCount(t, "binding goroutines after Close", &workers, 0)
+	if err := rt.SetStore(first); !errors.Is(err, ErrClosed) {
+		t.Fatalf("SetStore after Close: %v", err)
+	}
+}

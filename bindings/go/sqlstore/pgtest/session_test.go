@@ -61,14 +61,14 @@ func containsAll(t *testing.T, what, hay string, needles ...string) {
 
 // A session persists in PostgreSQL after each turn; a second runtime resumes it by id, sees the
 // whole history and advances it; the first runtime's copy, now stale, gets a conflict and
-// overwrites nothing.
+// overwrites nothing. Both append the transcript to the database.
 func TestSessionInPostgresResumedByAnotherRuntime(t *testing.T) {
 	f := startFakeServer(t)
 	f.enqueueText(t, "A1", "A2", "A3", "A4")
 	dsn := freshSchema(t)
 	rtA, storeA := node(t, f, dsn)
 	rtB, storeB := node(t, f, dsn)
-	cfg := robota.SessionConfig{Provider: "fake", Model: "m", ContextWindow: 100000, SessionID: "pg-1", Name: "in postgres", Persist: true}
+	cfg := robota.SessionConfig{Provider: "fake", Model: "m", ContextWindow: 100000, SessionID: "pg-1", Name: "in postgres", Persist: true, Transcript: true, Cwd: t.TempDir()}
 	a, err := rtA.NewSession(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -105,6 +105,14 @@ func TestSessionInPostgresResumedByAnotherRuntime(t *testing.T) {
 	if err != nil || kept.Version != 3 || string(kept.Snapshot) != string(after.Snapshot) {
 		t.Fatalf("B's version was replaced: %d %s, %v", kept.Version, kept.Snapshot, err)
 	}
+
+	_ = a.Close()
+	_ = b.Close()
+	transcript, err := storeA.Transcript(testCtx(t), "pg-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	containsAll(t, "the transcript", transcript, `"response":"A1"`, `"response":"A2"`, `"response":"A3"`, `"event":"session_closed"`)
 
 	list, err := rtA.ListSessions(robota.ListQuery{})
 	if err != nil || len(list.Sessions) != 1 || list.Sessions[0].ID != "pg-1" || list.Sessions[0].MessageCount != 3 ||
