@@ -303,30 +303,35 @@ func TestStorePanicIsAnErrorAnswer(t *testing.T) {
 	}
 }
 
-// blockingStore never answers a list until released.
+// blockingStore never answers a list: it waits for its context to end.
 type blockingStore struct {
 	*memStore
-	release chan struct{}
+	ended chan error
 }
 
 func (b blockingStore) List(ctx context.Context, q StoreQuery) ([]StoredSummary, error) {
-	<-b.release
-	return nil, nil
+	<-ctx.Done()
+	b.ended <- ctx.Err()
+	return nil, ctx.Err()
 }
 
 // A Store that does not answer within the runtime's request timeout fails the operation with
-// ErrTimeout naming the op; its late answer changes nothing.
+// ErrTimeout naming the op; removing the Store ends the context of its running calls.
 func TestStoreUnansweredRequestTimesOut(t *testing.T) {
-	f := startFakeServer(t)
-	rt := storeRuntime(t, f, t.TempDir(), 100)
-	b := blockingStore{newMemStore(), make(chan struct{})}
+	rt := newRuntime(t, RuntimeConfig{SessionDir: t.TempDir(), RequestTimeoutMS: 100})
+	b := blockingStore{newMemStore(), make(chan error, 1)}
 	if err := rt.SetStore(b); err != nil {
 		t.Fatal(err)
 	}
 	_, err := rt.ListSessions(ListQuery{})
-	close(b.release)
 	if !errors.Is(err, ErrTimeout) || !strings.Contains(err.Error(), "session store: list request") {
 		t.Fatalf("ListSessions: %v", err)
+	}
+	if err := rt.SetStore(nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := recv(t, b.ended); !errors.Is(err, context.Canceled) {
+		t.Fatalf("the call's context ended with %v", err)
 	}
 }
 
