@@ -19,8 +19,8 @@ import (
 // SessionConfig.Persist save through it after each turn, Resume by SessionID loads through it,
 // ListSessions and DeleteSession use it, and transcripts are appended to it. Each call runs on
 // its own goroutine, concurrently with the others; ctx ends when the Store is replaced or the
-// runtime is freed. Another error than those below (or a panic) fails the operation with ErrIO and
-// its message; a failed save after a turn is a Warning event of that turn.
+// runtime is freed. An error other than those below (or a panic) fails the operation with
+// ErrIO and its message; a failed save after a turn is a Warning event of that turn.
 type Store interface {
 	// Load returns the session's saved version (≥ 1) and snapshot; ErrStoreNotFound when
 	// there is none.
