@@ -13,7 +13,8 @@
 # superuser robota and a database robota:
 #   ROBOTA_PG_DSN=postgres://robota@127.0.0.1:PORT/robota?sslmode=disable
 # pg_start and pg_stop can also be called by the sourcing script (pg_stop removes everything;
-# calling it twice is harmless).
+# calling it twice is harmless). The server runs with fsync=off (the tests need no durability);
+# ROBOTA_PG_FSYNC=on keeps PostgreSQL's default, durable commits (the benchmarks' figures).
 
 pg_install() {
   local missing=()
@@ -44,12 +45,12 @@ pg_start() {
   pg_as "$bin/initdb" -D "$PG_DIR/data" -U robota --auth=trust -E UTF8 --locale=C >"$PG_DIR/initdb.log" 2>&1 \
     || { cat "$PG_DIR/initdb.log" >&2; pg_stop; return 1; }
   pg_as "$bin/pg_ctl" -D "$PG_DIR/data" -l "$PG_DIR/server.log" -w -t 60 \
-    -o "-p $PG_PORT -k $PG_DIR -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200" start >/dev/null \
+    -o "-p $PG_PORT -k $PG_DIR -c listen_addresses=127.0.0.1 -c fsync=${ROBOTA_PG_FSYNC:-off} -c max_connections=200" start >/dev/null \
     || { cat "$PG_DIR/server.log" >&2; pg_stop; return 1; }
   PG_BIN="$bin"
   pg_as "$bin/createdb" -h "$PG_DIR" -p "$PG_PORT" -U robota robota || { pg_stop; return 1; }
   export ROBOTA_PG_DSN="postgres://robota@127.0.0.1:$PG_PORT/robota?sslmode=disable"
-  echo "postgres.sh: PostgreSQL $("$bin/pg_ctl" --version | awk '{print $3}') on 127.0.0.1:$PG_PORT ($PG_DIR)"
+  echo "postgres.sh: PostgreSQL $("$bin/pg_ctl" --version | awk '{print $3}') on 127.0.0.1:$PG_PORT ($PG_DIR, fsync=${ROBOTA_PG_FSYNC:-off})"
 }
 
 pg_stop() {

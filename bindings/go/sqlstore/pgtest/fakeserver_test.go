@@ -19,7 +19,7 @@ type fakeServer struct {
 	BaseURL string
 }
 
-func startFakeServer(t *testing.T) *fakeServer {
+func startFakeServer(t testing.TB) *fakeServer {
 	t.Helper()
 	path := os.Getenv("ROBOTA_FAKE_SERVER")
 	if path == "" {
@@ -51,7 +51,7 @@ func startFakeServer(t *testing.T) *fakeServer {
 	return f
 }
 
-func (f *fakeServer) read(t *testing.T, v any) {
+func (f *fakeServer) read(t testing.TB, v any) {
 	t.Helper()
 	line, err := f.out.ReadBytes('\n')
 	if err != nil {
@@ -63,7 +63,7 @@ func (f *fakeServer) read(t *testing.T, v any) {
 }
 
 // do sends one command, fails the test unless it is acknowledged, and returns "requests".
-func (f *fakeServer) do(t *testing.T, cmd map[string]any) json.RawMessage {
+func (f *fakeServer) do(t testing.TB, cmd map[string]any) json.RawMessage {
 	t.Helper()
 	b, _ := json.Marshal(cmd)
 	if _, err := f.in.Write(append(b, '\n')); err != nil {
@@ -78,7 +78,7 @@ func (f *fakeServer) do(t *testing.T, cmd map[string]any) json.RawMessage {
 }
 
 // enqueueText queues one plain text answer per text.
-func (f *fakeServer) enqueueText(t *testing.T, texts ...string) {
+func (f *fakeServer) enqueueText(t testing.TB, texts ...string) {
 	t.Helper()
 	for _, text := range texts {
 		f.do(t, map[string]any{"cmd": "enqueue", "kind": "openai", "text": []string{text}})
@@ -86,7 +86,7 @@ func (f *fakeServer) enqueueText(t *testing.T, texts ...string) {
 }
 
 // requestBodies returns the bodies of the requests the server received.
-func (f *fakeServer) requestBodies(t *testing.T) []string {
+func (f *fakeServer) requestBodies(t testing.TB) []string {
 	t.Helper()
 	var reqs []struct {
 		Body json.RawMessage `json:"body"`

@@ -17,7 +17,7 @@ import (
 const testTimeout = 60 * time.Second
 
 // pgDSN is ROBOTA_PG_DSN; without it the test skips, or fails under CI.
-func pgDSN(t *testing.T) string {
+func pgDSN(t testing.TB) string {
 	t.Helper()
 	dsn := os.Getenv("ROBOTA_PG_DSN")
 	if dsn != "" {
@@ -34,7 +34,7 @@ var schemas atomic.Int64
 
 // freshSchema creates an empty PostgreSQL schema for the test (dropped after it) and returns
 // the DSN whose connections use it (search_path).
-func freshSchema(t *testing.T) string {
+func freshSchema(t testing.TB) string {
 	t.Helper()
 	dsn := pgDSN(t)
 	admin, err := sql.Open("postgres", dsn)
@@ -60,7 +60,7 @@ func freshSchema(t *testing.T) string {
 }
 
 // openDB opens a database handle on dsn, closed after the test.
-func openDB(t *testing.T, dsn string) *sql.DB {
+func openDB(t testing.TB, dsn string) *sql.DB {
 	t.Helper()
 	db, err := sql.Open("postgres", dsn)
 	if err != nil {
@@ -70,7 +70,7 @@ func openDB(t *testing.T, dsn string) *sql.DB {
 	return db
 }
 
-func testCtx(t *testing.T) context.Context {
+func testCtx(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	t.Cleanup(cancel)
 	return ctx

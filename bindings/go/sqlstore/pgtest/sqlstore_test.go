@@ -13,7 +13,7 @@ import (
 )
 
 // newStore returns a Store over a fresh schema, with its tables created.
-func newStore(t *testing.T) *sqlstore.Store {
+func newStore(t testing.TB) *sqlstore.Store {
 	t.Helper()
 	s := sqlstore.New(openDB(t, freshSchema(t)))
 	if err := s.CreateSchema(testCtx(t)); err != nil {
