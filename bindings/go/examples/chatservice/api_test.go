@@ -1,0 +1,130 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// call sends one request and decodes the JSON answer.
+func call(t *testing.T, method, url, body string) (int, map[string]any) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	var out map[string]any
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatalf("%s %s answered %d %q: %v", method, url, resp.StatusCode, b, err)
+	}
+	return resp.StatusCode, out
+}
+
+// errorCodeOf is the code of an {"error":{"code","message"}} answer.
+func errorCodeOf(t *testing.T, out map[string]any) string {
+	t.Helper()
+	e, ok := out["error"].(map[string]any)
+	if !ok {
+		t.Fatalf("no error object in %v", out)
+	}
+	return e["code"].(string)
+}
+
+// The sessions a node lists are the store's (by cwd), and a deleted session is gone for
+// every node.
+func TestListAndDeleteGoThroughTheStore(t *testing.T) {
+	dsn := postgresDSN(t)
+	f := startFakeModel(t)
+	cwd, other := t.TempDir(), t.TempDir()
+	a, b := startNode(t, "A", dsn, f.baseURL, cwd), startNode(t, "B", dsn, f.baseURL, other)
+	id, elsewhere := "listed-"+runID(), "elsewhere-"+runID()
+	f.answer(t, []string{"hi"}, nil)
+	runTurn(t, a, id, "hello")
+	f.answer(t, []string{"there"}, nil)
+	runTurn(t, b, elsewhere, "hello")
+
+	status, out := call(t, "GET", b.url+"/sessions?cwd="+cwd, "")
+	list, _ := out["sessions"].([]any)
+	if status != http.StatusOK || len(list) != 1 {
+		t.Fatalf("GET /sessions?cwd= on B: %d %v", status, out)
+	}
+	s := list[0].(map[string]any)
+	if s["id"] != id || s["cwd"] != cwd || s["message_count"] != float64(2) {
+		t.Fatalf("listed %v", s)
+	}
+	status, out = call(t, "DELETE", b.url+"/sessions/"+id, "")
+	if status != http.StatusOK || out["deleted"] != id {
+		t.Fatalf("DELETE on B: %d %v", status, out)
+	}
+	if status, out = call(t, "GET", a.url+"/sessions?cwd="+cwd, ""); status != http.StatusOK || len(out["sessions"].([]any)) != 0 {
+		t.Fatalf("GET /sessions?cwd= on A after the delete: %d %v", status, out)
+	}
+	if status, out = call(t, "DELETE", a.url+"/sessions/"+id, ""); status != http.StatusNotFound || errorCodeOf(t, out) != "NOT_FOUND" {
+		t.Fatalf("second DELETE: %d %v", status, out)
+	}
+	// The other cwd's session is still there.
+	status, out = call(t, "GET", a.url+"/sessions?cwd="+other+"&limit=5", "")
+	if list, _ := out["sessions"].([]any); status != http.StatusOK || len(list) != 1 || list[0].(map[string]any)["id"] != elsewhere {
+		t.Fatalf("GET /sessions?cwd=other: %d %v", status, out)
+	}
+}
+
+// Bad requests get a 4xx naming what is wrong, and start no turn.
+func TestBadRequestsAreNamed(t *testing.T) {
+	dsn := postgresDSN(t)
+	f := startFakeModel(t)
+	n := startNode(t, "A", dsn, f.baseURL, t.TempDir())
+	cases := []struct {
+		method, path, body string
+		status             int
+		code               string
+	}{
+		{"POST", "/sessions/s1/messages", `{"prompt":""}`, 400, "INVALID_BODY"},
+		{"POST", "/sessions/s1/messages", `{"text":"hi"}`, 400, "INVALID_BODY"},
+		{"POST", "/sessions/s1/messages", `not json`, 400, "INVALID_BODY"},
+		{"POST", "/sessions/bad%20id/messages", `{"prompt":"hi"}`, 400, "INVALID_SESSION_ID"},
+		{"GET", "/sessions/s1/messages", ``, 405, "METHOD_NOT_ALLOWED"},
+		{"GET", "/sessions?limit=0", ``, 400, "INVALID_LIMIT"},
+		{"GET", "/sessionsx", ``, 404, "NOT_FOUND"},
+		{"DELETE", "/sessions/never-" + runID(), ``, 404, "NOT_FOUND"},
+	}
+	for _, c := range cases {
+		status, out := call(t, c.method, n.url+c.path, c.body)
+		if status != c.status || errorCodeOf(t, out) != c.code {
+			t.Errorf("%s %s %s: %d %v, want %d %s", c.method, c.path, c.body, status, out, c.status, c.code)
+		}
+	}
+	if convs := f.conversations(t); len(convs) != 0 {
+		t.Fatalf("bad requests reached the model: %q", convs)
+	}
+}
+
+// The flags name what is missing.
+func TestOptionsNameWhatIsMissing(t *testing.T) {
+	t.Setenv("DATABASE_URL", "")
+	t.Setenv("ROBOTA_MODEL", "")
+	t.Setenv("ROBOTA_BASE_URL", "")
+	cases := map[string][]string{
+		"-dsn (or DATABASE_URL) is required":         {"-model", "m", "-base-url", "http://x"},
+		"-model (or ROBOTA_MODEL) is required":       {"-dsn", "postgres://x", "-base-url", "http://x"},
+		"-base-url (or ROBOTA_BASE_URL) is required": {"-dsn", "postgres://x", "-model", "m"},
+		`unexpected argument "extra"`:                {"-dsn", "postgres://x", "-model", "m", "-base-url", "http://x", "extra"},
+	}
+	for want, args := range cases {
+		if _, err := parseOptions(args); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("parseOptions(%q) = %v, want %q", args, err, want)
+		}
+	}
+	o, err := parseOptions([]string{"-dsn", "postgres://x", "-provider-kind", "anthropic", "-model", "m", "-cwd", "/srv"})
+	if err != nil || o.listen != "127.0.0.1:8080" || o.cwd != "/srv" || o.kind != "anthropic" {
+		t.Fatalf("parseOptions = %+v, %v", o, err)
+	}
+}
