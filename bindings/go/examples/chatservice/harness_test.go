@@ -276,7 +276,7 @@ func (f *fakeModel) answer(t *testing.T, text []string, extra map[string]any) {
 func (f *fakeModel) conversations(t *testing.T) [][]string {
 	t.Helper()
 	var reqs []struct {
-		Body string `json:"body"`
+		Body json.RawMessage `json:"body"`
 	}
 	if err := json.Unmarshal(f.do(t, map[string]any{"cmd": "requests"}), &reqs); err != nil {
 		t.Fatal(err)
@@ -286,7 +286,7 @@ func (f *fakeModel) conversations(t *testing.T) [][]string {
 		var body struct {
 			Messages []message `json:"messages"`
 		}
-		if err := json.Unmarshal([]byte(r.Body), &body); err != nil {
+		if err := json.Unmarshal(r.Body, &body); err != nil {
 			t.Fatalf("request %d: %v: %s", i, err, r.Body)
 		}
 		out[i] = lines(body.Messages)

@@ -129,7 +129,7 @@ func (sv *service) list(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if list.Sessions == nil {
-		list.Sessions = []robota.StoredSession{}
+		list.Sessions = []robota.StoredSummary{}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"sessions": list.Sessions})
 }
