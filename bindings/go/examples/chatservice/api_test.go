@@ -2,8 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -126,5 +129,61 @@ func TestOptionsNameWhatIsMissing(t *testing.T) {
 	o, err := parseOptions([]string{"-dsn", "postgres://x", "-provider-kind", "anthropic", "-model", "m", "-cwd", "/srv"})
 	if err != nil || o.listen != "127.0.0.1:8080" || o.cwd != "/srv" || o.kind != "anthropic" {
 		t.Fatalf("parseOptions = %+v, %v", o, err)
+	}
+}
+
+// allEvents reads a turn's whole stream.
+func allEvents(t *testing.T, s *turnStream) []sseEvent {
+	t.Helper()
+	var out []sseEvent
+	for {
+		ev, err := s.next()
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, ev)
+	}
+}
+
+// A turn's tool calls are streamed as tool_start and tool_end between its text, and a failed
+// turn ends with an error event carrying the taxonomy code.
+func TestToolEventsAndFailuresAreStreamed(t *testing.T) {
+	dsn := postgresDSN(t)
+	f := startFakeModel(t)
+	cwd := t.TempDir()
+	if err := os.WriteFile(filepath.Join(cwd, "notes.txt"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	n := startNode(t, "A", dsn, f.baseURL, cwd)
+	id := "tools-" + runID()
+	f.do(t, map[string]any{"cmd": "enqueue", "kind": "openai", "text": []string{"Looking."},
+		"tools": [][]string{{"call_1", "Glob", `{"pattern":"*.txt"}`}}})
+	f.answer(t, []string{"Found notes.txt."}, nil)
+	var got []string
+	for _, ev := range allEvents(t, postTurn(t, n, id, "which text files?")) {
+		switch ev.Name {
+		case "text":
+			got = append(got, "text "+ev.Data["text"].(string))
+		case "tool_start":
+			args, _ := json.Marshal(ev.Data["arguments"])
+			got = append(got, fmt.Sprintf("tool_start %s %s %s", ev.Data["tool_call_id"], ev.Data["tool_name"], args))
+		case "tool_end":
+			got = append(got, fmt.Sprintf("tool_end %s %s %s %v", ev.Data["tool_call_id"], ev.Data["tool_name"], ev.Data["result"],
+				strings.Contains(ev.Data["output"].(string), "notes.txt")))
+		default:
+			got = append(got, ev.Name+" "+fmt.Sprint(ev.Data["response"], ev.Data["stop_reason"]))
+		}
+	}
+	mustEqual(t, "events", got, []string{"text Looking.", `tool_start call_1 Glob {"pattern":"*.txt"}`,
+		"tool_end call_1 Glob success true", "text \n\n", "text Found notes.txt.", "done Found notes.txt.complete"})
+
+	f.do(t, map[string]any{"cmd": "enqueue_error", "status": 400, "body": `{"error":{"message":"bad model","type":"invalid_request_error"}}`})
+	evs := allEvents(t, postTurn(t, n, id, "again"))
+	last := evs[len(evs)-1]
+	if last.Name != "error" || last.Data["code"] != "PROVIDER_ERROR" || !strings.Contains(last.Data["message"].(string), "HTTP 400: bad model") {
+		t.Fatalf("last event of a failed turn: %+v", last)
 	}
 }
