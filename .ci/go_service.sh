@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The example chat service of the Go binding (bindings/go/examples/chatservice, a module of its
-# own): gofmt, vet, build, then its tests against a real PostgreSQL (.ci/postgres.sh starts a
-# throwaway server and exports ROBOTA_PG_DSN): two service processes share one session
+# own): gofmt, vet, build, then its tests against a real PostgreSQL (ROBOTA_PG_DSN, else
+# .ci/postgres.sh starts a throwaway server and exports it): two service processes share one session
 # (alternating turns, a conflict, a node killed with SIGKILL). Called by .ci/go.sh, which
 # exports what the binding links with (PKG_CONFIG_PATH, CGO_LDFLAGS) and ROBOTA_FAKE_SERVER.
 # Offline: the PostgreSQL driver github.com/lib/pq is Debian's golang-github-lib-pq-dev, used
@@ -18,7 +18,8 @@ if [[ ! -f "$pq_src/go.mod" ]]; then
 fi
 [[ -f "$pq_src/go.mod" ]] || { echo "go_service.sh: $pq_src is missing (apt-get install golang-github-lib-pq-dev)"; exit 1; }
 
-. .ci/postgres.sh
+# The server .ci/go.sh started for the binding's own store tests, else one of our own.
+[[ -n "${ROBOTA_PG_DSN:-}" ]] || . .ci/postgres.sh
 : "${ROBOTA_PG_DSN:?go_service.sh: .ci/postgres.sh exported no ROBOTA_PG_DSN}"
 
 svc="$root/bindings/go/examples/chatservice"

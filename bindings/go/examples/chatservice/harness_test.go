@@ -113,6 +113,10 @@ type sseEvent struct {
 	Data map[string]any
 }
 
+// client bounds every request of the tests, streams included: a node that stops answering
+// fails the test instead of hanging it.
+var client = &http.Client{Timeout: 2 * time.Minute}
+
 // turnStream is a POST /sessions/{id}/messages whose response headers arrived: the node has
 // opened the session (loaded it from the store) and streams the turn.
 type turnStream struct {
@@ -123,7 +127,7 @@ type turnStream struct {
 func postTurn(t *testing.T, n *node, id, prompt string) *turnStream {
 	t.Helper()
 	body, _ := json.Marshal(map[string]string{"prompt": prompt})
-	resp, err := http.Post(n.url+"/sessions/"+id+"/messages", "application/json", bytes.NewReader(body))
+	resp, err := client.Post(n.url+"/sessions/"+id+"/messages", "application/json", bytes.NewReader(body))
 	if err != nil {
 		t.Fatalf("node %s: %v", n.name, err)
 	}
