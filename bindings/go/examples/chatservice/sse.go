@@ -49,7 +49,11 @@ func streamTurn(ev *eventWriter, st *robota.TurnStream, sessionID string) {
 		case robota.TextDelta:
 			ev.send("text", map[string]string{"text": e.Text})
 		case robota.ToolStart:
-			ev.send("tool_start", map[string]any{"tool_call_id": e.ToolCallID, "tool_name": e.ToolName, "arguments": e.Arguments})
+			var args any // null when the call had none
+			if len(e.Arguments) > 0 {
+				args = e.Arguments
+			}
+			ev.send("tool_start", map[string]any{"tool_call_id": e.ToolCallID, "tool_name": e.ToolName, "arguments": args})
 		case robota.ToolEnd:
 			ev.send("tool_end", map[string]any{"tool_call_id": e.ToolCallID, "tool_name": e.ToolName, "result": e.Result, "output": e.Output})
 		}
