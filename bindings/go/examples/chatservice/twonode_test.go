@@ -66,6 +66,20 @@ func TestConcurrentTurnsOnTwoNodesGiveOneConflict(t *testing.T) {
 	f := startFakeModel(t)
 	cwd := t.TempDir()
 	a, b := startNode(t, "A", dsn, f.baseURL, cwd), startNode(t, "B", dsn, f.baseURL, cwd)
+	concurrentTurns(t, dsn, f, a, b)
+}
+
+// Two requests for one session on the same node are two sessions loaded from the store: the
+// same outcome as on two nodes.
+func TestConcurrentTurnsOnOneNodeGiveOneConflict(t *testing.T) {
+	dsn := postgresDSN(t)
+	f := startFakeModel(t)
+	a := startNode(t, "A", dsn, f.baseURL, t.TempDir())
+	concurrentTurns(t, dsn, f, a, a)
+}
+
+func concurrentTurns(t *testing.T, dsn string, f *fakeModel, a, b *node) {
+	t.Helper()
 	id := "race-" + runID()
 	f.answer(t, []string{"first"}, nil)
 	runTurn(t, a, id, "hello") // version 1
