@@ -41,42 +41,53 @@ func errorCodeOf(t *testing.T, out map[string]any) string {
 	return e["code"].(string)
 }
 
-// The sessions a node lists are the store's (by cwd), and a deleted session is gone for
-// every node.
+// ids lists the ids of a GET /sessions answer, failing unless it is 200.
+func ids(t *testing.T, url string) []string {
+	t.Helper()
+	status, out := call(t, "GET", url, "")
+	list, ok := out["sessions"].([]any)
+	if status != http.StatusOK || !ok {
+		t.Fatalf("GET %s: %d %v", url, status, out)
+	}
+	got := []string{}
+	for _, s := range list {
+		got = append(got, s.(map[string]any)["id"].(string))
+	}
+	return got
+}
+
+// The sessions a node lists are the store's (by cwd, newest first, limit), and a deleted
+// session is gone for every node.
 func TestListAndDeleteGoThroughTheStore(t *testing.T) {
 	dsn := postgresDSN(t)
 	f := startFakeModel(t)
 	cwd, other := t.TempDir(), t.TempDir()
 	a, b := startNode(t, "A", dsn, f.baseURL, cwd), startNode(t, "B", dsn, f.baseURL, other)
-	id, elsewhere := "listed-"+runID(), "elsewhere-"+runID()
-	f.answer(t, []string{"hi"}, nil)
-	runTurn(t, a, id, "hello")
-	f.answer(t, []string{"there"}, nil)
-	runTurn(t, b, elsewhere, "hello")
-
-	status, out := call(t, "GET", b.url+"/sessions?cwd="+cwd, "")
-	list, _ := out["sessions"].([]any)
-	if status != http.StatusOK || len(list) != 1 {
-		t.Fatalf("GET /sessions?cwd= on B: %d %v", status, out)
+	older, newer, elsewhere := "older-"+runID(), "newer-"+runID(), "elsewhere-"+runID()
+	for _, turn := range []struct {
+		n  *node
+		id string
+	}{{a, older}, {b, elsewhere}, {a, newer}} {
+		f.answer(t, []string{"hi"}, nil)
+		runTurn(t, turn.n, turn.id, "hello")
 	}
-	s := list[0].(map[string]any) // one turn: message_count 1
-	if s["id"] != id || s["cwd"] != cwd || s["message_count"] != float64(1) {
+
+	mustEqual(t, "B lists A's cwd", ids(t, b.url+"/sessions?cwd="+cwd), []string{newer, older})
+	mustEqual(t, "limit 1", ids(t, b.url+"/sessions?cwd="+cwd+"&limit=1"), []string{newer})
+	mustEqual(t, "the other cwd", ids(t, a.url+"/sessions?cwd="+other), []string{elsewhere})
+	_, out := call(t, "GET", a.url+"/sessions?cwd="+other, "")
+	s := out["sessions"].([]any)[0].(map[string]any) // one turn: message_count 1
+	if s["cwd"] != other || s["message_count"] != float64(1) || s["created_at"] == "" || s["updated_at"] == "" {
 		t.Fatalf("listed %v", s)
 	}
-	status, out = call(t, "DELETE", b.url+"/sessions/"+id, "")
-	if status != http.StatusOK || out["deleted"] != id {
+
+	status, out := call(t, "DELETE", b.url+"/sessions/"+older, "")
+	if status != http.StatusOK || out["deleted"] != older {
 		t.Fatalf("DELETE on B: %d %v", status, out)
 	}
-	if status, out = call(t, "GET", a.url+"/sessions?cwd="+cwd, ""); status != http.StatusOK || len(out["sessions"].([]any)) != 0 {
-		t.Fatalf("GET /sessions?cwd= on A after the delete: %d %v", status, out)
-	}
-	if status, out = call(t, "DELETE", a.url+"/sessions/"+id, ""); status != http.StatusNotFound || errorCodeOf(t, out) != "NOT_FOUND" {
+	mustEqual(t, "A lists after B's delete", ids(t, a.url+"/sessions?cwd="+cwd), []string{newer})
+	if status, out = call(t, "DELETE", a.url+"/sessions/"+older, ""); status != http.StatusNotFound || errorCodeOf(t, out) != "NOT_FOUND" {
 		t.Fatalf("second DELETE: %d %v", status, out)
-	}
-	// The other cwd's session is still there.
-	status, out = call(t, "GET", a.url+"/sessions?cwd="+other+"&limit=5", "")
-	if list, _ := out["sessions"].([]any); status != http.StatusOK || len(list) != 1 || list[0].(map[string]any)["id"] != elsewhere {
-		t.Fatalf("GET /sessions?cwd=other: %d %v", status, out)
 	}
 }
 

@@ -117,16 +117,19 @@ func run(o options) error {
 		return err
 	}
 	srv := &http.Server{Handler: newService(rt, o.model, o.cwd)}
+	stopped := make(chan error, 1)
 	go func() {
 		<-ctx.Done() // SIGINT/SIGTERM: stop accepting, let running turns finish
-		shutdown, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
-		_ = srv.Shutdown(shutdown)
+		stopped <- srv.Shutdown(shutdown)
 	}()
 	// The address actually bound (port 0 picks a free one), on stdout for scripts and tests.
 	fmt.Printf("chatservice: listening on http://%s\n", ln.Addr())
 	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
-	return nil
+	// Serve returns as soon as shutdown begins: wait until the running turns are done before
+	// the runtime and the database close.
+	return <-stopped
 }

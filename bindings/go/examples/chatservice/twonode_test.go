@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -190,4 +191,31 @@ func TestKilledNodeLosesNoCommittedTurn(t *testing.T) {
 	version, msgs = stored(t, dsn, id)
 	mustEqual(t, "stored version", version, uint64(3))
 	mustEqual(t, "stored messages", msgs, append(committed, "user: third", "assistant: three"))
+}
+
+// SIGTERM stops a node gracefully: the turn it is streaming finishes and is saved, then the
+// process exits 0.
+func TestSIGTERMLetsTheRunningTurnFinish(t *testing.T) {
+	dsn := postgresDSN(t)
+	f := startFakeModel(t)
+	a := startNode(t, "A", dsn, f.baseURL, t.TempDir())
+	id := "term-" + runID()
+	f.answer(t, []string{"slow ", "answer"}, map[string]any{"delay_ms": 300})
+	s := postTurn(t, a, id, "take your time")
+	if ev, err := s.next(); err != nil || ev.Name != "text" || ev.Data["text"] != "slow " {
+		t.Fatalf("first event: %+v, %v", ev, err)
+	}
+	if err := a.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	text, final, err := s.finish()
+	if err != nil || final.Name != "done" || text != "answer" || final.Data["response"] != "slow answer" {
+		t.Fatalf("after SIGTERM: %q %+v %v", text, final, err)
+	}
+	if err := a.cmd.Wait(); err != nil {
+		t.Fatalf("the node exited with %v", err)
+	}
+	version, msgs := stored(t, dsn, id)
+	mustEqual(t, "stored version", version, uint64(1))
+	mustEqual(t, "stored messages", msgs, history([][2]string{{"take your time", "slow answer"}}, ""))
 }
