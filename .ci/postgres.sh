@@ -1,3 +1,4 @@
+#!/usr/bin/env bash
 # A throwaway PostgreSQL server for the tests of stores that need a real one.
 #
 #   . .ci/postgres.sh             # sourced: starts the server, exports ROBOTA_PG_DSN and adds
@@ -33,8 +34,9 @@ pg_as() {
 
 pg_start() {
   pg_install || return 1
-  local bin
-  bin="$(dirname "$(ls -d /usr/lib/postgresql/*/bin/initdb | sort -V | tail -n 1)")"
+  local bin initdbs
+  initdbs=(/usr/lib/postgresql/*/bin/initdb)
+  bin="$(dirname "$(printf '%s\n' "${initdbs[@]}" | sort -V | tail -n 1)")"
   PG_DIR="$(mktemp -d /tmp/robota-pg.XXXXXX)"
   chmod 700 "$PG_DIR"
   [[ "$(id -u)" != 0 ]] || chown postgres: "$PG_DIR"
@@ -63,11 +65,12 @@ pg_stop() {
 
 # pg_trap: pg_stop on exit, before the EXIT trap already set.
 pg_trap() {
-  local prev
+  local prev words
   prev="$(trap -p EXIT)"
   if [[ -n "$prev" ]]; then
-    eval "set -- $prev"
-    trap "pg_stop; $3" EXIT
+    eval "words=(${prev})" # trap -- 'COMMAND' EXIT
+    # shellcheck disable=SC2064 # the earlier command is expanded now, on purpose
+    trap "pg_stop; ${words[2]}" EXIT
   else
     trap pg_stop EXIT
   fi
