@@ -112,3 +112,8 @@ ls "$S"/readme-go/*.go >/dev/null 2>&1 \
 printf 'module example.com/robota-snippets\n\ngo 1.19\n\nrequire %s v%s\n' "$MOD" "$version" >"$S/module/go.mod"
 (cd "$S/module" && proxied go vet ./... && proxied go build -o "$S/bin/" ./...)
 echo "go snippets: $n compiled and vetted"
+
+# The example chat service of issue 50: two service processes over one PostgreSQL
+# (.ci/go_service.sh; inherits PKG_CONFIG_PATH, CGO_LDFLAGS and ROBOTA_FAKE_SERVER).
+cd "$root"
+bash .ci/go_service.sh
