@@ -240,7 +240,7 @@ fn open_link(
     let tool_names: Vec<String> = cfg.tools.clone().unwrap_or_default();
     let released = Arc::new(AtomicBool::new(false));
     let (sink, transcript_warning) = crate::sdk::events::transcript::attach(
-        shared,
+        crate::sdk::persistence::saved::transcript_sink(shared, session_id),
         sink,
         cfg,
         session_id,

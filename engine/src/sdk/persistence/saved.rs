@@ -8,7 +8,7 @@
 //! keeps no versions (one process owns a directory).
 
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use serde_json::{json, Map, Value};
@@ -19,6 +19,7 @@ use crate::sdk::config::parse_object;
 use crate::sdk::error::{ErrorCode, SdkError, SdkResult};
 use crate::sdk::runtime::RuntimeShared;
 use crate::session::store::{self as dir_store, check_session_id, list as dir_list};
+use crate::session::transcript::LineSink;
 
 /// The summary fields a listing shows, in a saved snapshot and a `save` request's `summary`.
 const SUMMARY_FIELDS: [&str; 5] = ["name", "cwd", "created_at", "updated_at", "message_count"];
@@ -213,9 +214,38 @@ pub fn list(shared: &RuntimeShared, cwd: Option<&str>, limit: Option<usize>) -> 
     }
 }
 
+/// Where session `id`'s transcript lines go when the runtime has a host store (`None`: the
+/// transcript is a local file).
+pub fn transcript_sink(shared: &Arc<RuntimeShared>, id: &str) -> Option<Arc<dyn LineSink>> {
+    shared.store_port().handler()?;
+    Some(Arc::new(StoreLines {
+        shared: Arc::downgrade(shared),
+        session_id: id.to_string(),
+    }))
+}
+
+/// A transcript's lines appended through the runtime's session store (`append` requests).
+struct StoreLines {
+    shared: Weak<RuntimeShared>,
+    session_id: String,
+}
+
+impl LineSink for StoreLines {
+    fn append(&self, lines: &[u8]) -> std::io::Result<()> {
+        let gone = || std::io::Error::other("the runtime was freed");
+        let shared = self.shared.upgrade().ok_or_else(gone)?;
+        let text = String::from_utf8_lossy(lines);
+        match append_transcript(&shared, &self.session_id, &text) {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(std::io::Error::other("the session store was removed")),
+            Err(e) => Err(std::io::Error::other(e.message)),
+        }
+    }
+}
+
 /// Appends transcript `lines` (complete JSONL lines) of session `id` through the host's store.
 /// `false` when the runtime has no store (the transcript is a local file then).
-pub fn append_transcript(shared: &RuntimeShared, id: &str, lines: &str) -> SdkResult<bool> {
+fn append_transcript(shared: &RuntimeShared, id: &str, lines: &str) -> SdkResult<bool> {
     match saved_in(shared) {
         Saved::Dir(_) => Ok(false),
         Saved::Host(h) => {
