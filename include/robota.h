@@ -281,6 +281,13 @@ typedef void (*robota_event_fn)(void *user_data, robota_session *session, uint32
 typedef void (*robota_tool_fn)(void *user_data, robota_session *session, uint64_t call_id, const char *tool_name, const char *input_json, size_t input_len);
 
 /**
+ * Receives one session store request (`{"v":1,"op":"load"|"save"|"delete"|"list"|"append",…}`,
+ * borrowed for the call and NUL-terminated). Answer it once with `robota_store_complete`,
+ * inside the callback or later from any thread.
+ */
+typedef void (*robota_store_fn)(void *user_data, uint64_t request_id, const char *request_json, size_t request_len);
+
+/**
  * Success.
  */
 #define ROBOTA_OK 0
@@ -379,6 +386,12 @@ typedef void (*robota_tool_fn)(void *user_data, robota_session *session, uint64_
  * The session's budget is exhausted (`"budget"`): the turn stopped, or a submit was refused.
  */
 #define ROBOTA_E_BUDGET -19
+
+/**
+ * A save replaced a version the session store no longer holds (another node saved the session
+ * first): nothing was overwritten (ABI 1.2).
+ */
+#define ROBOTA_E_CONFLICT -20
 
 #ifdef __cplusplus
 extern "C" {
@@ -772,7 +785,33 @@ robota_status robota_session_next_event(robota_session *s, int32_t timeout_ms, c
 int32_t robota_session_dispatch(robota_session *s, int32_t max_events, int32_t timeout_ms);
 
 /**
- * Lists saved sessions. `query_json` may be NULL or `{"cwd"?,"limit"?}`. Writes (owned
+ * Sets the runtime's session store: from now on sessions with `"persist": true` save through
+ * it after each turn, `robota_session_resume` with `{"v":1,"session_id"}` loads through it,
+ * `robota_store_list` / `robota_store_delete` and transcripts (`"transcript"`) use it instead
+ * of the session directory. Requests (`docs/session-store.md`): `{"v":1,"op":"load",
+ * "session_id"}` → `{"version","snapshot"}` or `{"found":false}`; `{"op":"save","session_id",
+ * "expected_version","snapshot","summary"}` → `{"version"}` (expected + 1) or
+ * `{"conflict":true,"version"}`; `{"op":"delete","session_id"}` → `{"deleted"}`;
+ * `{"op":"list","cwd","limit"}` → `{"sessions":[…]}`; `{"op":"append","session_id","lines"}` →
+ * `{}`; any op may be answered `{"error":"message"}`. A request not answered within the
+ * runtime's `request_timeout_ms` fails its operation with `ROBOTA_E_TIMEOUT`. A save whose
+ * `expected_version` is stale ends the turn with `ROBOTA_E_CONFLICT`. A later call replaces
+ * the registration (the old `free_fn` runs once no callback uses it); `fn_` NULL removes it
+ * (back to the directory). On failure `free_fn` is not called.
+ */
+robota_status robota_runtime_set_store(robota_runtime *rt, robota_store_fn fn_, void *user_data, robota_free_fn free_fn, robota_error **out_error);
+
+/**
+ * Answers session store request `request_id` with `response_json` (a JSON object, see
+ * `robota_runtime_set_store`). Callable from any thread, also inside the callback. Errors:
+ * `ROBOTA_E_STALE` (already answered, or it timed out), `ROBOTA_E_NOT_FOUND` (never issued),
+ * `ROBOTA_E_INVALID_JSON`, `ROBOTA_E_INVALID_CONFIG` (not a JSON object; the request keeps
+ * waiting).
+ */
+robota_status robota_store_complete(robota_runtime *rt, uint64_t request_id, const char *response_json, robota_error **out_error);
+
+/**
+ * Lists saved sessions (the host's store when set). `query_json` may be NULL or `{"cwd"?,"limit"?}`. Writes (owned
  * string) `{"v":1,"sessions":[{"id","name","cwd","created_at","updated_at","message_count"}],
  * "skipped":[{"file","error"}]}`, newest first; a corrupt or truncated file is skipped and
  * named in `skipped`. A missing directory lists nothing.
@@ -780,7 +819,7 @@ int32_t robota_session_dispatch(robota_session *s, int32_t max_events, int32_t t
 robota_status robota_store_list(robota_runtime *rt, const char *query_json, char **out_json, robota_error **out_error);
 
 /**
- * Deletes the saved session `session_id`. `ROBOTA_E_NOT_FOUND` when there is none,
+ * Deletes the saved session `session_id` (in the host's store when set). `ROBOTA_E_NOT_FOUND` when there is none,
  * `ROBOTA_E_INVALID_CONFIG` for an id that cannot name a session file.
  */
 robota_status robota_store_delete(robota_runtime *rt, const char *session_id, robota_error **out_error);

@@ -315,7 +315,7 @@ fn wait_with_result(
         Ok(()) => true,
         Err(e) => matches!(
             e.code,
-            ErrorCode::Aborted | ErrorCode::Provider | ErrorCode::Budget
+            ErrorCode::Aborted | ErrorCode::Provider | ErrorCode::Budget | ErrorCode::Conflict
         ),
     };
     if !ended {

@@ -51,6 +51,9 @@ pub const ROBOTA_E_VERSION_MISMATCH: robota_status = -17;
 pub const ROBOTA_E_INVALID_UTF8: robota_status = -18;
 /// The session's budget is exhausted (`"budget"`): the turn stopped, or a submit was refused.
 pub const ROBOTA_E_BUDGET: robota_status = -19;
+/// A save replaced a version the session store no longer holds (another node saved the session
+/// first): nothing was overwritten (ABI 1.2).
+pub const ROBOTA_E_CONFLICT: robota_status = -20;
 
 /// Turn started: `{"v":1,"type":"turn_started","turn_id","input"}`.
 pub const ROBOTA_EVENT_TURN_STARTED: u32 = 1;
@@ -138,6 +141,7 @@ pub(crate) fn status_of(code: ErrorCode) -> robota_status {
         ErrorCode::VersionMismatch => ROBOTA_E_VERSION_MISMATCH,
         ErrorCode::InvalidUtf8 => ROBOTA_E_INVALID_UTF8,
         ErrorCode::Budget => ROBOTA_E_BUDGET,
+        ErrorCode::Conflict => ROBOTA_E_CONFLICT,
     }
 }
 
@@ -164,6 +168,7 @@ pub(crate) fn status_text(s: robota_status) -> &'static str {
         ROBOTA_E_VERSION_MISMATCH => "version mismatch\0",
         ROBOTA_E_INVALID_UTF8 => "invalid UTF-8\0",
         ROBOTA_E_BUDGET => "budget exhausted\0",
+        ROBOTA_E_CONFLICT => "conflict: the session store holds another version\0",
         _ => "unknown status\0",
     }
 }
@@ -248,8 +253,8 @@ mod tests {
 
     #[test]
     fn every_status_has_its_own_text() {
-        let texts: std::collections::BTreeSet<&str> = (-19..=0).map(status_text).collect();
-        assert_eq!(texts.len(), 20);
+        let texts: std::collections::BTreeSet<&str> = (-20..=0).map(status_text).collect();
+        assert_eq!(texts.len(), 21);
         assert_eq!(status_text(-99), "unknown status\0");
     }
 }

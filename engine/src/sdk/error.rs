@@ -45,6 +45,8 @@ pub enum ErrorCode {
     InvalidUtf8,
     /// The session's budget is exhausted.
     Budget,
+    /// A save replaced a version the session store no longer holds (another node saved first).
+    Conflict,
 }
 
 /// An error with a message naming the problem and optional taxonomy details.

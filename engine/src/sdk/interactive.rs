@@ -80,6 +80,8 @@ pub struct Restore {
     pub session_allowed: Vec<String>,
     /// What the budget had spent (`"budget_spent"` of a snapshot).
     pub budget_spent: Option<crate::core::budget::BudgetSpent>,
+    /// The session store's version of the loaded snapshot (0: not loaded from a host store).
+    pub store_version: u64,
 }
 
 /// Where a session is in its life. Closing never reopens, and no turn starts once closed.
@@ -158,6 +160,10 @@ struct State {
     turn_output: Option<serde_json::Value>,
     name: Option<String>,
     updated_at: String,
+    /// The session store's version this session replaces at its next save (0: new).
+    store_version: u64,
+    /// The running turn's save hit a conflict: its outcome becomes this failure.
+    store_conflict: Option<(String, serde_json::Value)>,
     /// Threads blocked in [`InteractiveSession::wait`] (see [`Core::wake_waiters`]).
     waiters: u32,
 }

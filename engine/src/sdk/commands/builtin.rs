@@ -43,11 +43,7 @@ fn persist_rename(s: &InteractiveSession) -> SdkResult<()> {
     if s.config().persist {
         return Ok(()); // `set_name` has saved it already
     }
-    let dir = crate::sdk::persistence::store::session_dir(s.shared());
-    let saved = crate::session::session_file_path(&dir, s.session_id())
-        .map(|p| p.exists())
-        .unwrap_or(false);
-    if saved {
+    if crate::sdk::persistence::saved::exists(s.shared(), s.session_id()) {
         crate::sdk::persistence::snapshot::persist(s)?;
     }
     Ok(())
@@ -298,10 +294,8 @@ fn mcp(s: &InteractiveSession, _: &Args) -> SdkResult<Value> {
 
 /// `resume [id]`: asks the host to open its session picker, with the stored sessions.
 fn resume(s: &InteractiveSession, a: &Args) -> SdkResult<Value> {
-    let dir = crate::sdk::persistence::store::session_dir(s.shared());
-    let listing = crate::session::store::list::list(&dir, None, None)
-        .map_err(crate::sdk::persistence::store::store_error)?;
-    let mut data = json!({"triggerResumePicker": true, "sessions": listing.sessions});
+    let listing = crate::sdk::persistence::saved::list(s.shared(), None, None)?;
+    let mut data = json!({"triggerResumePicker": true, "sessions": listing["sessions"]});
     if !a.first.is_empty() {
         data["resumeSessionId"] = json!(a.first);
     }

@@ -269,6 +269,7 @@ fn new_core(link: &Arc<SessionLink>, cfg: &SessionConfig, restore: &mut Restore)
         state: Mutex::new(State {
             history: std::mem::take(&mut restore.ui_history),
             message_count: restore.message_count,
+            store_version: restore.store_version,
             name: cfg.name.clone(),
             updated_at: now_iso(),
             ..Default::default()

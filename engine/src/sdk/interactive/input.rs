@@ -128,4 +128,7 @@ pub enum TurnOutcome {
     Failed(String, Value),
     /// Stopped by the session's budget (this message names the limit).
     Budget(String),
+    /// Ran, but its save met a conflict in the session store (message, details
+    /// `{"code":"CONFLICT",…}`): nothing was overwritten.
+    Conflict(String, Value),
 }

@@ -68,6 +68,11 @@ pub(super) fn outcome_result(turn_id: u64, outcome: Option<&TurnOutcome>) -> Sdk
             message: format!("turn {turn_id} failed: {m}"),
             details: Some(Box::new(details.clone())),
         }),
+        Some(TurnOutcome::Conflict(m, details)) => Err(SdkError {
+            code: ErrorCode::Conflict,
+            message: format!("turn {turn_id} could not be saved: {m}"),
+            details: Some(Box::new(details.clone())),
+        }),
         Some(TurnOutcome::Done) | None => Ok(()),
     }
 }

@@ -152,18 +152,45 @@ impl InteractiveSession {
         self.persist_if_enabled(0);
     }
 
-    /// With `persist: true`, saves the session file now; a failure is a `WARNING` event.
+    /// With `persist: true`, saves the session now. A failure is a `WARNING` event; a
+    /// conflict (another node saved the session first) is an `ERROR` event `CONFLICT`, and the
+    /// turn `turn_id` (when not 0) ends with it.
     pub(super) fn persist_if_enabled(&self, turn_id: u64) {
         let persist = self.inner.cfg.lock().map(|c| c.persist).unwrap_or(false);
-        if persist {
-            if let Err(e) = crate::sdk::persistence::snapshot::persist(self) {
-                self.inner.core.link.emit_event(crate::sdk::events::Event::json(
-                    crate::sdk::events::WARNING,
-                    turn_id,
-                    serde_json::json!({"message": format!("could not persist the session: {e}")}),
-                ));
-            }
+        if !persist {
+            return;
         }
+        let Err(e) = crate::sdk::persistence::snapshot::persist(self) else {
+            return;
+        };
+        let link = &self.inner.core.link;
+        match (e.code, e.details) {
+            (crate::sdk::error::ErrorCode::Conflict, Some(details)) => {
+                link.emit_event(crate::sdk::events::Event::json(
+                    crate::sdk::events::ERROR,
+                    turn_id,
+                    (*details).clone(),
+                ));
+                if turn_id != 0 {
+                    self.inner.core.lock().store_conflict = Some((e.message, *details));
+                }
+            }
+            _ => link.emit_event(crate::sdk::events::Event::json(
+                crate::sdk::events::WARNING,
+                turn_id,
+                serde_json::json!({"message": format!("could not persist the session: {}", e.message)}),
+            )),
+        }
+    }
+
+    /// The session store's version this session replaces at its next save (0: new).
+    pub fn store_version(&self) -> u64 {
+        self.inner.core.lock().store_version
+    }
+
+    /// Records the version the session store now holds for this session.
+    pub(crate) fn set_store_version(&self, version: u64) {
+        self.inner.core.lock().store_version = version;
     }
 
     /// Session-approved tools.

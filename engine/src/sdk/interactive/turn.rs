@@ -453,6 +453,11 @@ impl InteractiveSession {
             let mut st = core.lock();
             st.phase = st.phase.run_ended();
             st.current = None;
+            // A turn whose save met a conflict ends with it, whatever else happened.
+            let outcome = match st.store_conflict.take() {
+                Some((message, details)) => TurnOutcome::Conflict(message, details),
+                None => outcome,
+            };
             push_outcome(&mut st, turn_id, outcome);
             st.start_queued()
         };

@@ -206,6 +206,8 @@ impl InteractiveSession {
             created_at: None,
             session_allowed: self.session_allowed(),
             budget_spent: None,
+            // A fork is a new session: not in the store yet.
+            store_version: 0,
         }
     }
 

@@ -16,6 +16,7 @@ use crate::sdk::config::{
 use crate::sdk::error::{ErrorCode, SdkError, SdkResult};
 use crate::sdk::events::EventSink;
 use crate::sdk::interactive::{InteractiveSession, Restore};
+use crate::sdk::persistence::saved::{self, SaveOutcome};
 use crate::sdk::persistence::store::store_error;
 use crate::sdk::runtime::RuntimeShared;
 use crate::session::store;
@@ -55,10 +56,32 @@ pub fn snapshot(s: &InteractiveSession) -> Value {
     Value::Object(doc)
 }
 
-/// Writes the snapshot to `<session_dir>/<id>.json`.
+/// Saves the snapshot in the runtime's session store ([`saved::save`]), replacing the version
+/// the session holds; on success the session holds the new one. A conflict is
+/// [`ErrorCode::Conflict`] with details `{"code":"CONFLICT","category":"store",
+/// "recoverable":false,"message","session_id","expected_version","stored_version"}`.
 pub fn persist(s: &InteractiveSession) -> SdkResult<()> {
-    let dir = crate::sdk::persistence::store::session_dir(s.shared());
-    write_snapshot(&dir, s.session_id(), &snapshot(s))
+    let expected = s.store_version();
+    let id = s.session_id();
+    match saved::save(s.shared(), id, &snapshot(s), expected)? {
+        SaveOutcome::Saved(v) => {
+            s.set_store_version(v);
+            Ok(())
+        }
+        SaveOutcome::Conflict { stored } => {
+            let message = format!(
+                "session \"{id}\" was saved elsewhere: the store holds version {stored}, this session replaces version {expected}; nothing was overwritten (resume it from the store to go on)"
+            );
+            let details = json!({"code": "CONFLICT", "category": "store", "recoverable": false,
+                "message": message, "session_id": id, "expected_version": expected,
+                "stored_version": stored});
+            Err(SdkError {
+                code: ErrorCode::Conflict,
+                message,
+                details: Some(Box::new(details)),
+            })
+        }
+    }
 }
 
 /// Writes `doc` to `<dir>/<id>.json` through the session store ([`store::save`]: atomic);
@@ -69,7 +92,7 @@ pub fn write_snapshot(dir: impl AsRef<Path>, id: &str, doc: &Value) -> SdkResult
     store::save(dir.as_ref(), id, &text).map_err(store_error)
 }
 
-fn restore_from(doc: &Map<String, Value>) -> SdkResult<Restore> {
+fn restore_from(doc: &Map<String, Value>, store_version: u64) -> SdkResult<Restore> {
     let messages: Vec<Message> = match doc.get("messages") {
         Some(v) => serde_json::from_value(v.clone()).map_err(|e| {
             SdkError::config(format!(
@@ -91,6 +114,7 @@ fn restore_from(doc: &Map<String, Value>) -> SdkResult<Restore> {
         })?,
     };
     Ok(Restore {
+        store_version,
         conversation: messages
             .into_iter()
             .map(|m| HistoryEntry::Chat(Arc::new(m)))
@@ -154,9 +178,9 @@ pub fn parse_resume(
 ) -> SdkResult<(SessionConfig, Restore)> {
     let map = parse_object("resume_json", resume_json)?;
     check_strict("resume_json", &map, &resume_keys())?;
-    let snap: Map<String, Value> = match map.get("snapshot") {
-        Some(Value::Object(s)) => s.clone(),
-        Some(Value::String(text)) => parse_object("snapshot", text)?,
+    let (snap, store_version): (Map<String, Value>, u64) = match map.get("snapshot") {
+        Some(Value::Object(s)) => (s.clone(), 0),
+        Some(Value::String(text)) => (parse_object("snapshot", text)?, 0),
         Some(_) => {
             return Err(SdkError::config(
                 "resume_json: field \"snapshot\" must be a snapshot object",
@@ -164,16 +188,14 @@ pub fn parse_resume(
         }
         None => {
             if map.get("kind").and_then(Value::as_str) == Some(SNAPSHOT_KIND) {
-                map.clone()
+                (map.clone(), 0)
             } else {
                 let Some(id) = map.get("session_id").and_then(Value::as_str) else {
                     return Err(SdkError::config(
                         "resume_json: missing required field \"snapshot\" (or \"session_id\")",
                     ));
                 };
-                let dir = crate::sdk::persistence::store::session_dir(shared);
-                let text = store::load(&dir, id).map_err(store_error)?;
-                parse_object("saved session", &text)?
+                saved::load(shared, id)?
             }
         }
     };
@@ -199,7 +221,7 @@ pub fn parse_resume(
         }
     }
     let cfg = parse_session_map(&cfg_map)?;
-    Ok((cfg, restore_from(&snap)?))
+    Ok((cfg, restore_from(&snap, store_version)?))
 }
 
 /// Builds the config and restore data of a fork of `src` (`fork_json` overrides; a new id

@@ -11,7 +11,6 @@ use crate::sdk::config::parse_object;
 use crate::sdk::error::{ErrorCode, SdkError, SdkResult};
 use crate::sdk::runtime::RuntimeShared;
 use crate::sdk::settings::UserDirs;
-use crate::session::store::list as store_list;
 use crate::session::store::StoreError;
 
 /// The robota user directory as settings resolve it ([`UserDirs::from_env`]: `ROBOTA_HOME`,
@@ -76,12 +75,12 @@ pub fn list_json(shared: &RuntimeShared, query_json: Option<&str>) -> SdkResult<
             (cwd, limit)
         }
     };
-    let listing =
-        store_list::list(&session_dir(shared), cwd.as_deref(), limit).map_err(store_error)?;
-    Ok(json!({"v": 1, "sessions": listing.sessions, "skipped": listing.skipped}))
+    let mut listing = super::saved::list(shared, cwd.as_deref(), limit)?;
+    listing["v"] = json!(1);
+    Ok(listing)
 }
 
 /// `robota_store_delete`: [`ErrorCode::NotFound`] for an unknown id.
 pub fn delete(shared: &RuntimeShared, session_id: &str) -> SdkResult<()> {
-    store_list::delete(&session_dir(shared), session_id).map_err(store_error)
+    super::saved::delete(shared, session_id)
 }

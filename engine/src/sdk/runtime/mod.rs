@@ -50,6 +50,8 @@ pub struct RuntimeShared {
     pending: PendingRegistry,
     /// The host I/O callback registration (opaque here; `robota_runtime_set_host_io`).
     host_io: RwLock<Option<Arc<dyn crate::sdk::host::io_handler::HostIoHandler>>>,
+    /// The host's session store (`robota_runtime_set_store`).
+    store: crate::sdk::persistence::port::StorePort,
     next_session: AtomicU64,
     /// Library tasks and threads, awaited when the runtime goes away.
     work: LibraryWork,
@@ -268,6 +270,11 @@ impl RuntimeShared {
             .clone()
     }
 
+    /// The session store port (its handler is the host's store, if any).
+    pub fn store_port(&self) -> &crate::sdk::persistence::port::StorePort {
+        &self.store
+    }
+
     /// The workers' tokio handle, starting them if needed; `Closed` once the runtime is gone.
     pub fn worker_handle(&self) -> SdkResult<&tokio::runtime::Handle> {
         self.workers.handle()
@@ -365,6 +372,7 @@ impl Runtime {
             templates: Default::default(),
             pending: PendingRegistry::new(),
             host_io: RwLock::new(None),
+            store: Default::default(),
             next_session: AtomicU64::new(0),
             work: LibraryWork::default(),
             callers: Default::default(),
