@@ -1,4 +1,5 @@
 using System;
+using System.Linq;
 
 namespace Robota.Tests
 {
@@ -21,6 +22,23 @@ namespace Robota.Tests
                 Expect.Fails(RobotaStatus.Io, () => rt.ResumeSessionById("cs-any"), "database offline during load");
                 Expect.Fails(RobotaStatus.Io, () => rt.ListSessionsJson(), "database offline during list");
                 Expect.Fails(RobotaStatus.Io, () => rt.DeleteSession("cs-any"), "database offline during delete");
+            }
+        }
+
+        [Test]
+        private static void AFailedSaveIsAWarningAndTheTurnCompletes()
+        {
+            var store = new MemoryStore { Fail = op => op == "save" ? new InvalidOperationException("disk full") : null };
+            using (var rt = Runtime(store))
+            using (var s = rt.CreateSession(new SessionConfig("s", "m") { Persist = true, SessionId = "cs-unsaved" }))
+            {
+                var rec = new Recorder(s);
+                Expect.Equal("offline:hello", Expect.Await(s.RunAsync("hello"), "RunAsync").Response, "the turn's answer");
+                rec.WaitFor(EventKind.TurnCompleted);
+                var warnings = rec.Of(EventKind.Warning).Select(w => w.GetString("message")).Where(m => m.Contains("persist")).ToList();
+                Expect.Equal("could not persist the session: session store: save failed: disk full", string.Join(" / ", warnings), "the warning carries the store's message");
+                Expect.Equal("save cs-unsaved 0", string.Join("|", store.Calls), "one save tried");
+                Expect.True(store.Get("cs-unsaved") == null, "nothing stored");
             }
         }
 
