@@ -14,6 +14,7 @@ mod ffi_images;
 mod ffi_inline_delivery;
 mod ffi_replay_events_reset;
 mod ffi_session_run;
+mod ffi_store_port;
 mod ffi_structured_output;
 mod ffi_thread_delivery;
 mod ffi_tool_diffs;

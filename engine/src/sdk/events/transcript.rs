@@ -8,16 +8,20 @@
 //! without waiting (freeing never blocks) and the end of the runtime waits for them. A
 //! transcript that cannot be opened or written gives one `WARNING` event
 //! (`code:"TRANSCRIPT_FAILED"`; a failure of the writer thread is reported with the next
-//! event) and the session goes on.
+//! event) and the session goes on. With a session store on the runtime
+//! (`robota_runtime_set_store`) the lines are appended through it instead of a file.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 use serde_json::{json, Map, Value};
 
 use crate::sdk::config::SessionConfig;
 use crate::sdk::events::{self, kind_name, tool_call_json, Event, EventSink, Payload};
+use crate::sdk::persistence::saved;
+use crate::sdk::runtime::RuntimeShared;
+use crate::session::transcript::LineSink;
 use crate::session::transcript::Transcript;
 
 /// `durable_turns`: a turn's lines are on disk before its `turn_completed` goes on (subagents:
@@ -59,9 +63,45 @@ fn warning(path: &Path, e: &dyn std::fmt::Display) -> Value {
            "message": format!("the transcript {} cannot be written ({e}); the session goes on without it", path.display())})
 }
 
+/// A transcript's lines appended through the runtime's session store (`append` requests).
+struct StoreLines {
+    shared: Weak<RuntimeShared>,
+    session_id: String,
+}
+
+impl LineSink for StoreLines {
+    fn append(&self, lines: &[u8]) -> std::io::Result<()> {
+        let gone = || std::io::Error::other("the runtime was freed");
+        let shared = self.shared.upgrade().ok_or_else(gone)?;
+        let text = String::from_utf8_lossy(lines);
+        match saved::append_transcript(&shared, &self.session_id, &text) {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(std::io::Error::other("the session store was removed")),
+            Err(e) => Err(std::io::Error::other(e.message)),
+        }
+    }
+}
+
+/// The session's transcript: appended through the runtime's session store when it has one
+/// (named `store:<session_id>`), else the file `<dir>/<session_id>.jsonl`.
+fn open(shared: &Arc<RuntimeShared>, dir: &Path, session_id: &str) -> Result<Transcript, Value> {
+    if shared.store_port().handler().is_some() {
+        let name = format!("store:{session_id}");
+        let sink = Arc::new(StoreLines {
+            shared: Arc::downgrade(shared),
+            session_id: session_id.to_string(),
+        });
+        return Transcript::open_sink(&name, session_id, sink)
+            .map_err(|e| warning(Path::new(&name), &e));
+    }
+    Transcript::open(dir, session_id)
+        .map_err(|e| warning(&dir.join(format!("{session_id}.jsonl")), &e))
+}
+
 /// Wraps `sink` so every event is logged first. Returns the sink and, when the transcript
 /// cannot be opened, the `WARNING` payload to emit once the session exists.
 pub fn attach(
+    shared: &Arc<RuntimeShared>,
     sink: EventSink,
     cfg: &SessionConfig,
     session_id: &str,
@@ -71,14 +111,9 @@ pub fn attach(
     let Some(dir) = &cfg.transcript else {
         return (sink, None);
     };
-    let t = match Transcript::open(dir, session_id) {
+    let t = match open(shared, dir, session_id) {
         Ok(t) => t,
-        Err(e) => {
-            return (
-                sink,
-                Some(warning(&dir.join(format!("{session_id}.jsonl")), &e)),
-            )
-        }
+        Err(w) => return (sink, Some(w)),
     };
     let system = cfg.system_prompt.clone().unwrap_or_default();
     let init = json!({"cwd": cfg.cwd, "model": cfg.model, "provider": cfg.provider,

@@ -240,6 +240,7 @@ fn open_link(
     let tool_names: Vec<String> = cfg.tools.clone().unwrap_or_default();
     let released = Arc::new(AtomicBool::new(false));
     let (sink, transcript_warning) = crate::sdk::events::transcript::attach(
+        shared,
         sink,
         cfg,
         session_id,

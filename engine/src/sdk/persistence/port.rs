@@ -32,7 +32,10 @@ pub struct StorePort {
 
 impl StorePort {
     /// Replaces the handler (`None`: the directory store again), returning the previous one.
-    pub fn register(&self, handler: Option<Arc<dyn StoreHandler>>) -> Option<Arc<dyn StoreHandler>> {
+    pub fn register(
+        &self,
+        handler: Option<Arc<dyn StoreHandler>>,
+    ) -> Option<Arc<dyn StoreHandler>> {
         let mut slot = self.handler.write().unwrap_or_else(|p| p.into_inner());
         std::mem::replace(&mut *slot, handler)
     }
@@ -66,10 +69,9 @@ impl StorePort {
             Err(e) => {
                 self.lock().remove(&id);
                 let why = match e {
-                    RecvTimeoutError::Timeout => format!(
-                        "the host did not answer within {} ms",
-                        timeout.as_millis()
-                    ),
+                    RecvTimeoutError::Timeout => {
+                        format!("the host did not answer within {} ms", timeout.as_millis())
+                    }
                     RecvTimeoutError::Disconnected => "the request was withdrawn".into(),
                 };
                 return Err(SdkError::new(
@@ -152,22 +154,25 @@ mod tests {
     #[test]
     fn a_request_carries_v_and_op_and_gets_its_answer() {
         let port = Arc::new(StorePort::default());
-        let h = Inline(port.clone(), |r: &Value| {
-            json!({"echo": r}).to_string()
-        });
+        let h = Inline(port.clone(), |r: &Value| json!({"echo": r}).to_string());
         let mut req = Map::new();
         req.insert("session_id".into(), json!("s"));
         let a = port.ask(&h, "load", req, Duration::from_secs(5)).unwrap();
         assert_eq!(a["echo"], json!({"v":1,"op":"load","session_id":"s"}));
         // Answered: a second answer is stale; an id never issued is not found.
         assert_eq!(port.complete(1, "{}").unwrap_err().code, ErrorCode::Stale);
-        assert_eq!(port.complete(9, "{}").unwrap_err().code, ErrorCode::NotFound);
+        assert_eq!(
+            port.complete(9, "{}").unwrap_err().code,
+            ErrorCode::NotFound
+        );
     }
 
     #[test]
     fn an_error_answer_is_an_io_error_with_the_hosts_message() {
         let port = Arc::new(StorePort::default());
-        let h = Inline(port.clone(), |_: &Value| r#"{"error":"disk full"}"#.to_string());
+        let h = Inline(port.clone(), |_: &Value| {
+            r#"{"error":"disk full"}"#.to_string()
+        });
         let e = port
             .ask(&h, "save", Map::new(), Duration::from_secs(5))
             .unwrap_err();
@@ -199,13 +204,24 @@ mod tests {
         struct Twice(Arc<StorePort>);
         impl StoreHandler for Twice {
             fn call(&self, id: u64, _: &Value) {
-                assert_eq!(self.0.complete(id, "[1]").unwrap_err().code, ErrorCode::InvalidConfig);
-                assert_eq!(self.0.complete(id, "{x").unwrap_err().code, ErrorCode::InvalidJson);
+                assert_eq!(
+                    self.0.complete(id, "[1]").unwrap_err().code,
+                    ErrorCode::InvalidConfig
+                );
+                assert_eq!(
+                    self.0.complete(id, "{x").unwrap_err().code,
+                    ErrorCode::InvalidJson
+                );
                 self.0.complete(id, r#"{"ok":1}"#).unwrap();
             }
         }
         let a = port
-            .ask(&Twice(port.clone()), "delete", Map::new(), Duration::from_secs(5))
+            .ask(
+                &Twice(port.clone()),
+                "delete",
+                Map::new(),
+                Duration::from_secs(5),
+            )
             .unwrap();
         assert_eq!(a["ok"], 1);
     }

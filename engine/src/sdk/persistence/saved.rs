@@ -53,7 +53,10 @@ fn ask(
     fields: Value,
 ) -> SdkResult<Map<String, Value>> {
     let Value::Object(request) = fields else {
-        return Err(SdkError::new(ErrorCode::Internal, "store request is not an object"));
+        return Err(SdkError::new(
+            ErrorCode::Internal,
+            "store request is not an object",
+        ));
     };
     shared
         .store_port()
@@ -94,7 +97,10 @@ pub fn load(shared: &RuntimeShared, id: &str) -> SdkResult<(Map<String, Value>, 
             match a.remove("snapshot") {
                 Some(Value::Object(s)) => Ok((s, version)),
                 Some(Value::String(text)) => Ok((parse_object("saved session", &text)?, version)),
-                _ => Err(bad_answer("load", "needs \"snapshot\" (the saved session object)")),
+                _ => Err(bad_answer(
+                    "load",
+                    "needs \"snapshot\" (the saved session object)",
+                )),
             }
         }
     }
@@ -113,7 +119,12 @@ pub enum SaveOutcome {
 }
 
 /// Saves snapshot `doc` of session `id`, replacing version `expected` (0: a new session).
-pub fn save(shared: &RuntimeShared, id: &str, doc: &Value, expected: u64) -> SdkResult<SaveOutcome> {
+pub fn save(
+    shared: &RuntimeShared,
+    id: &str,
+    doc: &Value,
+    expected: u64,
+) -> SdkResult<SaveOutcome> {
     match saved_in(shared) {
         Saved::Dir(dir) => {
             let text = serde_json::to_string_pretty(doc)
@@ -209,7 +220,12 @@ pub fn append_transcript(shared: &RuntimeShared, id: &str, lines: &str) -> SdkRe
     match saved_in(shared) {
         Saved::Dir(_) => Ok(false),
         Saved::Host(h) => {
-            ask(shared, &h, "append", json!({"session_id": id, "lines": lines}))?;
+            ask(
+                shared,
+                &h,
+                "append",
+                json!({"session_id": id, "lines": lines}),
+            )?;
             Ok(true)
         }
     }

@@ -439,6 +439,9 @@ impl Runtime {
 impl Drop for Runtime {
     fn drop(&mut self) {
         self.shared.work.wait_idle();
+        // Nobody can answer the host's store any more (its handle is gone): transcript lines
+        // still on their way fail at once instead of waiting for an answer.
+        drop(self.shared.store.register(None));
         // The last transcript lines of the sessions it ran (freeing a session does not wait).
         crate::session::transcript::settle_all();
         if let Some(rt) = self.shared.workers.stop() {

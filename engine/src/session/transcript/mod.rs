@@ -31,7 +31,8 @@ use serde_json::{Map, Value};
 
 use self::format::LineFormat;
 use self::payloads::{Payloads, PAYLOAD_LIMIT_BYTES};
-use self::writer::{settle_path, PendingGuard, Target};
+pub use self::writer::LineSink;
+use self::writer::{settle_path, Output, PendingGuard, Target};
 use crate::core::event_time::event_millis;
 
 /// What redacted values are written as.
@@ -169,7 +170,23 @@ impl Transcript {
             Payloads::new(dir, session_id, PAYLOAD_LIMIT_BYTES),
         )?;
         Ok(Transcript {
-            target: Target::new(path.clone(), file, format),
+            target: Target::new(path.clone(), Output::File(file), format),
+            path,
+        })
+    }
+
+    /// A log whose lines go to `sink` instead of a file (the host's session store); values are
+    /// kept inline (no payload files). `name` stands for the path in messages.
+    pub fn open_sink(
+        name: &str,
+        session_id: &str,
+        sink: Arc<dyn LineSink>,
+    ) -> io::Result<Transcript> {
+        let path = PathBuf::from(name);
+        settle_path(&path);
+        let format = LineFormat::new(session_id, Payloads::new(&path, session_id, usize::MAX))?;
+        Ok(Transcript {
+            target: Target::new(path.clone(), Output::Sink(sink), format),
             path,
         })
     }

@@ -39,11 +39,51 @@ const WRITE_CHUNK: usize = 256 * 1024;
 /// The lock on a transcript's [`Pending`] lines.
 pub(super) type PendingGuard<'a> = MutexGuard<'a, Pending>;
 
+/// Where a transcript's lines go: its file, or a [`LineSink`] (the host's session store).
+pub(super) enum Output {
+    File(File),
+    Sink(Arc<dyn LineSink>),
+}
+
+/// Takes a transcript's formatted lines instead of a file (the host's session store): each
+/// call gets complete lines, in order; an error stops the transcript like a failed write.
+pub trait LineSink: Send + Sync {
+    /// Appends `lines` (one or more complete JSONL lines, each ending in `\n`).
+    fn append(&self, lines: &[u8]) -> io::Result<()>;
+}
+
+impl Output {
+    fn write_all(&self, lines: &[u8]) -> io::Result<()> {
+        match self {
+            Output::File(f) => (&*f).write_all(lines),
+            Output::Sink(_) if lines.is_empty() => Ok(()),
+            Output::Sink(s) => s.append(lines),
+        }
+    }
+
+    fn sync(&self) -> io::Result<()> {
+        match self {
+            Output::File(f) => f.sync_data(),
+            // The sink's answer is its commitment.
+            Output::Sink(_) => Ok(()),
+        }
+    }
+
+    /// Formatted bytes held before a write: a file is written every [`WRITE_CHUNK`], a sink
+    /// gets a pass's lines at once (one request per pass).
+    fn chunk(&self) -> usize {
+        match self {
+            Output::File(_) => WRITE_CHUNK,
+            Output::Sink(_) => usize::MAX,
+        }
+    }
+}
+
 /// One transcript file as the writer sees it.
 pub(super) struct Target {
     /// The file's path (a transcript reopened for the same file waits for this one's batches).
     path: PathBuf,
-    file: File,
+    out: Output,
     format: LineFormat,
     /// The lines recorded and not taken yet.
     pending: Mutex<Pending>,
@@ -155,11 +195,12 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Target {
-    /// Writes go to `file` (opened for appending, at `path`), lines formatted by `format`.
-    pub(super) fn new(path: PathBuf, file: File, format: LineFormat) -> Arc<Target> {
+    /// Writes go to `out` (a file opened for appending, at `path`), lines formatted by
+    /// `format`.
+    pub(super) fn new(path: PathBuf, out: Output, format: LineFormat) -> Arc<Target> {
         Arc::new(Target {
             path,
-            file,
+            out,
             format,
             pending: Mutex::new(Pending::new()),
             state: Mutex::new(TargetState::default()),
@@ -281,15 +322,15 @@ impl Target {
             if formatted.is_err() {
                 break;
             }
-            if lines.len() >= WRITE_CHUNK {
-                (&self.file).write_all(lines)?;
+            if lines.len() >= self.out.chunk() {
+                self.out.write_all(lines)?;
                 lines.clear();
             }
         }
-        (&self.file).write_all(lines)?;
+        self.out.write_all(lines)?;
         lines.clear();
         if sync {
-            self.file.sync_data()?;
+            self.out.sync()?;
         }
         formatted
     }
