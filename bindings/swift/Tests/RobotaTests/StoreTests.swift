@@ -123,7 +123,7 @@ final class StoreTests: XCTestCase {
 
     func testAStaleSaveThrowsTheConflictAndKeepsTheOtherVersion() async throws {
         let server = try FakeModelServer()
-        for text in ["a1", "b1", "a2"] { try server.enqueue("openai", text: [text]) }
+        for text in ["a1", "b1", "a2", "a3"] { try server.enqueue("openai", text: [text]) }
         let store = MemoryStore()
         let a = try node(server, store)
         let b = try node(server, store)
@@ -148,6 +148,9 @@ final class StoreTests: XCTestCase {
         XCTAssertEqual(errors.first?.storedVersion, 2)
         XCTAssertEqual(store.row("sw-conflict")?.version, 2)
         XCTAssertEqual(contents(store.row("sw-conflict")?.snapshot), ["from A", "a1", "from B", "b1"])
+        // The blocking drive reports the conflict status with the library's details.
+        assertRobotaError(.conflict, containing: "was saved elsewhere") { _ = try s.drive("A once more") }
+        XCTAssertEqual(store.row("sw-conflict")?.version, 2)
     }
 
     func testAThrowingStoreFailsTheOperationWithItsMessage() throws {
