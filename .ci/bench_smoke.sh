@@ -18,5 +18,6 @@ cargo bench --bench replay
 # A behaviour check: fails when prompt caching serves < 80 % of input tokens after round 2.
 cargo bench --bench cache
 cargo bench --bench host_io
+cargo bench --bench store_port -- 3
 cargo bench --bench search
 cargo bench --bench floor -- --runs 1 --lib release

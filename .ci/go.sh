@@ -3,8 +3,9 @@
 # installs Robota Native into $ROBOTA_PREFIX (.ci/prefix.sh; the binding links it through
 # `#cgo pkg-config: robota`, and CGO_LDFLAGS adds an rpath to the prefix since pkg-config gives
 # none), builds the fake model server its HTTP tests drive, then vets, runs the tests under the
-# race detector and builds the examples; the chat example runs one offline pass without a
-# terminal. Then the consumers, which require the binding BY VERSION (v<Cargo.toml version>,
+# race detector, runs the PostgreSQL store's tests and one pass of its benchmarks against a
+# throwaway server (.ci/postgres.sh) and builds the examples; the chat example runs one offline
+# pass without a terminal. Then the consumers, which require the binding BY VERSION (v<Cargo.toml version>,
 # no replace directive) from a local module proxy (tests/install/go/proxy.py): the consumer of
 # tests/install/go, linked shared and with -tags robota_static, runs one streamed turn with a
 # host tool (tests/install/drive.py); and the printed Go programs are compiled (go build + go
@@ -43,6 +44,14 @@ cd bindings/go
 test -z "$(gofmt -l . ../../tests/install/go)" || { echo "gofmt needed:"; gofmt -l . ../../tests/install/go; exit 1; }
 go vet ./...
 go test -race -count=1 ./...
+# The PostgreSQL session store (package sqlstore) against a real server: .ci/postgres.sh starts a
+# throwaway one (ROBOTA_PG_DSN; stopped and removed on exit). Its tests are a module of their own
+# (sqlstore/pgtest, Debian's lib/pq by `replace`, offline), so the binding needs no driver.
+# Its benchmarks run once each (-benchtime 1x) so they keep compiling and passing their checks;
+# the figures of docs/deployment.md come from the longer run that page names.
+. "$root/.ci/postgres.sh"
+(cd sqlstore/pgtest && GOPROXY=off go vet ./... && GOPROXY=off go test -race -count=1 ./... \
+  && GOPROXY=off go test -race -count=1 -run XXX -bench . -benchtime 1x ./...)
 go build -o ../../target/go-chat ./examples/chat
 go build -o ../../target/go-oneshot ./examples/oneshot
 needs_librobota ../../target/go-oneshot || fail "go-oneshot does not load librobota.so.$major"
@@ -103,3 +112,8 @@ ls "$S"/readme-go/*.go >/dev/null 2>&1 \
 printf 'module example.com/robota-snippets\n\ngo 1.19\n\nrequire %s v%s\n' "$MOD" "$version" >"$S/module/go.mod"
 (cd "$S/module" && proxied go vet ./... && proxied go build -o "$S/bin/" ./...)
 echo "go snippets: $n compiled and vetted"
+
+# The example chat service of issue 50: two service processes over one PostgreSQL
+# (.ci/go_service.sh; inherits PKG_CONFIG_PATH, CGO_LDFLAGS and ROBOTA_FAKE_SERVER).
+cd "$root"
+bash .ci/go_service.sh

@@ -37,6 +37,7 @@ const (
 	StatusVersionMismatch Status = C.ROBOTA_E_VERSION_MISMATCH
 	StatusInvalidUTF8     Status = C.ROBOTA_E_INVALID_UTF8
 	StatusBudget          Status = C.ROBOTA_E_BUDGET
+	StatusConflict        Status = C.ROBOTA_E_CONFLICT
 )
 
 // Sentinels for errors.Is. An *Error matches the sentinel of its Status.
@@ -60,6 +61,7 @@ var (
 	ErrVersionMismatch error = StatusVersionMismatch
 	ErrInvalidUTF8     error = StatusInvalidUTF8
 	ErrBudget          error = StatusBudget
+	ErrConflict        error = StatusConflict
 )
 
 // String is the library's English text for the status (robota_status_str).

@@ -10,7 +10,7 @@ import (
 var sentinels = []error{
 	ErrNullArg, ErrInvalidHandle, ErrInvalidJSON, ErrInvalidConfig, ErrBusy, ErrNotFound, ErrStale,
 	ErrTimeout, ErrClosed, ErrAborted, ErrReentrant, ErrUnsupported, ErrIO, ErrProvider, ErrPanic,
-	ErrInternal, ErrVersionMismatch, ErrInvalidUTF8, ErrBudget,
+	ErrInternal, ErrVersionMismatch, ErrInvalidUTF8, ErrBudget, ErrConflict,
 }
 
 // Each *Error matches the sentinel of its status and no other.

@@ -9,8 +9,9 @@ import (
 	"unsafe"
 )
 
-// StoredSession is one saved session as Runtime.ListSessions shows it.
-type StoredSession struct {
+// StoredSummary describes one saved session: an entry of Runtime.ListSessions and of
+// Store.List, and the columns of a Store.Save.
+type StoredSummary struct {
 	ID           string  `json:"id"`
 	Name         *string `json:"name"`
 	Cwd          string  `json:"cwd"`
@@ -27,7 +28,7 @@ type SkippedFile struct {
 
 // SessionList is the result of Runtime.ListSessions: newest first.
 type SessionList struct {
-	Sessions []StoredSession `json:"sessions"`
+	Sessions []StoredSummary `json:"sessions"`
 	Skipped  []SkippedFile   `json:"skipped"`
 }
 
@@ -38,8 +39,9 @@ type ListQuery struct {
 	Limit int    `json:"limit,omitempty"`
 }
 
-// ListSessions lists the sessions saved in the runtime's session directory
-// (RuntimeConfig.SessionDir, default $ROBOTA_HOME/sessions) (robota_store_list).
+// ListSessions lists the saved sessions (robota_store_list): those of the runtime's Store
+// (Runtime.SetStore) when it has one, else of its session directory (RuntimeConfig.SessionDir,
+// default $ROBOTA_HOME/sessions).
 func (rt *Runtime) ListSessions(q ListQuery) (SessionList, error) {
 	var list SessionList
 	rc, err := rt.live("ListSessions")
@@ -63,8 +65,8 @@ func (rt *Runtime) ListSessions(q ListQuery) (SessionList, error) {
 	return list, nil
 }
 
-// DeleteSession deletes a saved session (robota_store_delete); ErrNotFound when there is
-// none.
+// DeleteSession deletes a saved session (robota_store_delete), through the runtime's Store
+// when it has one; ErrNotFound when there is none.
 func (rt *Runtime) DeleteSession(id string) error {
 	rc, err := rt.live("DeleteSession")
 	if err != nil {

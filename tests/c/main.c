@@ -33,6 +33,7 @@ void test_quickstart_run_thread(void);
 void test_quickstart_run_inline(void);
 void test_free_session_after_runtime_is_prompt(void);
 void test_store_list_delete_resume(void);
+void test_store_port(void);
 void test_compact_command(void);
 void test_query_every_delivery_mode(void);
 void test_query_null_callback_bad_input_and_reentry(void);
@@ -72,6 +73,7 @@ static const struct {
     void (*fn)(void);
 } TESTS[] = {
     {"store_list_delete_resume", test_store_list_delete_resume},
+    {"store_port", test_store_port},
     {"subagent_events_every_delivery_mode", test_subagent_events_every_delivery_mode},
     {"compact_command", test_compact_command},
     {"host_commands", test_host_commands},

@@ -119,15 +119,10 @@ pub enum SaveOutcome {
 }
 
 /// Saves snapshot `doc` of session `id`, replacing version `expected` (0: a new session).
-pub fn save(
-    shared: &RuntimeShared,
-    id: &str,
-    doc: &Value,
-    expected: u64,
-) -> SdkResult<SaveOutcome> {
+pub fn save(shared: &RuntimeShared, id: &str, doc: Value, expected: u64) -> SdkResult<SaveOutcome> {
     match saved_in(shared) {
         Saved::Dir(dir) => {
-            let text = serde_json::to_string_pretty(doc)
+            let text = serde_json::to_string_pretty(&doc)
                 .map_err(|e| SdkError::new(ErrorCode::Internal, e.to_string()))?;
             dir_store::save(&dir, id, &text).map_err(store_error)?;
             Ok(SaveOutcome::Saved(0))
@@ -137,8 +132,12 @@ pub fn save(
                 .iter()
                 .map(|k| (k.to_string(), doc.get(*k).cloned().unwrap_or(Value::Null)))
                 .collect();
-            let request = json!({"session_id": id, "expected_version": expected,
-                                 "snapshot": doc, "summary": summary});
+            let mut request = Map::new();
+            request.insert("session_id".into(), Value::from(id));
+            request.insert("expected_version".into(), Value::from(expected));
+            request.insert("snapshot".into(), doc);
+            request.insert("summary".into(), Value::Object(summary));
+            let request = Value::Object(request);
             let a = ask(shared, &h, "save", request)?;
             if a.get("conflict") == Some(&Value::Bool(true)) {
                 let stored = a.get("version").and_then(Value::as_u64).unwrap_or(0);

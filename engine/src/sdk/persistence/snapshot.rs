@@ -63,7 +63,7 @@ pub fn snapshot(s: &InteractiveSession) -> Value {
 pub fn persist(s: &InteractiveSession) -> SdkResult<()> {
     let expected = s.store_version();
     let id = s.session_id();
-    match saved::save(s.shared(), id, &snapshot(s), expected)? {
+    match saved::save(s.shared(), id, snapshot(s), expected)? {
         SaveOutcome::Saved(v) => {
             s.set_store_version(v);
             Ok(())

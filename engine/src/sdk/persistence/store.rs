@@ -76,8 +76,9 @@ pub fn list_json(shared: &RuntimeShared, query_json: Option<&str>) -> SdkResult<
         }
     };
     let mut listing = super::saved::list(shared, cwd.as_deref(), limit)?;
-    listing["v"] = json!(1);
-    Ok(listing)
+    Ok(
+        json!({"v": 1, "sessions": listing["sessions"].take(), "skipped": listing["skipped"].take()}),
+    )
 }
 
 /// `robota_store_delete`: [`ErrorCode::NotFound`] for an unknown id.

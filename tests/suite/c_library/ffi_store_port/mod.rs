@@ -161,8 +161,9 @@ impl MemStore {
 }
 
 unsafe extern "C" fn store_cb(ud: *mut c_void, id: u64, json: *const c_char, len: usize) {
-    // SAFETY: `ud` is the `Arc<MemStore>` registered; `json` is NUL-terminated for the call.
+    // SAFETY: `ud` is the `Arc<MemStore>` registered, alive while it is registered.
     let store = unsafe { &*(ud as *const MemStore) };
+    // SAFETY: `json` is NUL-terminated and valid for the call.
     let text = unsafe { CStr::from_ptr(json) }.to_str().unwrap();
     assert_eq!(text.len(), len);
     let request: Value = serde_json::from_str(text).unwrap();
