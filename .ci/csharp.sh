@@ -4,7 +4,8 @@
 # cdylib and the fake model server, compiles the library (C# 7.2 as mcs accepts it, netstandard2.0
 # API), the tests (with the Unity pump sample on a UnityEngine stub), the console chat and the
 # printed README programs (snippets), runs the console chat offline, then the tests, which print
-# "N passed, N failed" and exit non-zero on any failure. Then the packages, from the installed
+# "N passed, N failed" and exit non-zero on any failure, and the SQLite session store's tests
+# (Stores~/Sqlite over Mono.Data.Sqlite, installed when missing). Then the packages, from the installed
 # prefix (.ci/prefix.sh): the NuGet package, restored from a folder feed by a Mono consumer
 # (tests/install/csharp) that runs the turn of tests/install/drive.py, and the Unity package
 # archive, checked file by file (packaging/*/check.py; the packaging scripts' own tests,
@@ -18,6 +19,9 @@ missing_tools() {
   command -v mono >/dev/null 2>&1 || echo mono-runtime
   [ -f "$MONO_API/mscorlib.dll" ] && command -v ikdasm >/dev/null 2>&1 || echo mono-devel
   command -v nuget >/dev/null 2>&1 || echo nuget
+  # The SQLite session store (bindings/csharp/Stores~/Sqlite): Mono.Data.Sqlite over libsqlite3.so.0.
+  [ -f /usr/lib/mono/4.5/Mono.Data.Sqlite.dll ] || echo libmono-sqlite4.0-cil
+  ldconfig -p 2>/dev/null | grep -q 'libsqlite3\.so\.0 ' || echo libsqlite3-0
 }
 if [ -n "$(missing_tools)" ]; then
   # shellcheck disable=SC2046 # one package name per word
@@ -60,6 +64,13 @@ done
 "${MCS[@]}" -target:library -unsafe -doc:"$OUT/Robota.xml" -out:"$OUT/Robota.dll" -recurse:"$B/Runtime/*.cs"
 "${MCS[@]}" -out:"$OUT/Robota.Tests.exe" -r:"$OUT/Robota.dll" -r:System.Core.dll \
   -recurse:"$B/Tests~/*.cs" "$B/Samples~/UnityPumpChat/RobotaPumpChat.cs" "$B/Samples~/LocalModelProvider/TokenLoopProvider.cs"
+# The SQLite session store, its own assembly (Robota.dll keeps no dependency), and its tests on
+# the same runner (Tests~/TestRunner.cs) with the store tests' fixtures.
+"${MCS[@]}" -target:library -doc:"$OUT/Robota.Stores.Sqlite.xml" -out:"$OUT/Robota.Stores.Sqlite.dll" -r:"$OUT/Robota.dll" \
+  -r:System.Data.dll -r:Mono.Data.Sqlite.dll -recurse:"$B/Stores~/Sqlite/*.cs"
+"${MCS[@]}" -out:"$OUT/Robota.Stores.Sqlite.Tests.exe" -r:"$OUT/Robota.dll" -r:"$OUT/Robota.Stores.Sqlite.dll" -r:System.Core.dll \
+  -r:System.Data.dll -r:Mono.Data.Sqlite.dll -recurse:"$B/Stores~/SqliteTests/*.cs" \
+  "$B/Tests~/TestRunner.cs" "$B/Tests~/FakeServer.cs" "$B/Tests~/StoreFixtures.cs"
 "${MCS[@]}" -out:"$OUT/ConsoleChat.exe" -r:"$OUT/Robota.dll" "$B/Samples~/ConsoleChat/ConsoleChat.cs"
 
 # The printed programs, compiled exactly as printed (.ci/snippets.py): the snippets of the
@@ -101,6 +112,9 @@ grep -q 'Saved your note (#1).' "$OUT/chat.out"
 
 echo "== C# tests"
 mono --debug "$OUT/Robota.Tests.exe"
+
+echo "== C# SQLite session store tests (a real database file, two runtimes sharing it)"
+mono --debug "$OUT/Robota.Stores.Sqlite.Tests.exe"
 
 # The packages, from the installed library (target/prefix; .ci/install.sh made it earlier in
 # .ci/run, else .ci/prefix.sh installs it now).

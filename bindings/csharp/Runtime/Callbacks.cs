@@ -19,6 +19,7 @@ namespace Robota
         internal static readonly LogFn Log = OnLog;
         internal static readonly HostIoFn HostIo = OnHostIo;
         internal static readonly ProviderFn Provider = OnProvider;
+        internal static readonly StoreFn Store = OnStore;
 
         /// <summary>One registration call taking <c>user_data</c> (and the binding's callbacks).</summary>
         internal delegate int Registration(IntPtr userData, out IntPtr error);
@@ -113,6 +114,22 @@ namespace Robota
                 var json = Utf8.Decode(requestJson, Utf8.Length(requestLen));
                 // The handler may block (a disk, a network): never on the library's thread.
                 if (reg != null) System.Threading.Tasks.Task.Run(() => reg.Invoke(ioId, json));
+            }
+            catch (Exception e)
+            {
+                RobotaLibrary.Report(e);
+            }
+        }
+
+        [MonoPInvokeCallback(typeof(StoreFn))]
+        private static void OnStore(IntPtr userData, ulong requestId, IntPtr requestJson, UIntPtr requestLen)
+        {
+            try
+            {
+                var reg = GCHandle.FromIntPtr(userData).Target as StoreRegistration;
+                var json = Utf8.Decode(requestJson, Utf8.Length(requestLen));
+                // The store may block (a database): never on the library's thread.
+                if (reg != null) System.Threading.Tasks.Task.Run(() => reg.Invoke(requestId, json));
             }
             catch (Exception e)
             {

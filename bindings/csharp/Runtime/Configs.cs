@@ -234,7 +234,7 @@ namespace Robota
         /// <summary>A session id to use (default: a new one).</summary>
         public string SessionId { get; set; }
 
-        /// <summary>Persist the session in the runtime's session directory.</summary>
+        /// <summary>Persist the session after each turn in the runtime's session directory, or its store (<see cref="RobotaRuntime.SetStore"/>).</summary>
         public bool? Persist { get; set; }
 
         /// <summary><c>"none"</c> (default), <c>"user"</c> (the user settings files) or <c>"project"</c>

@@ -43,6 +43,8 @@ namespace Robota
         InvalidUtf8 = -18,
         /// <summary>The session's budget is exhausted (<see cref="SessionConfig.Budget"/>).</summary>
         Budget = -19,
+        /// <summary>A session store save whose expected version is stale: another node saved the session first (<see cref="RobotaConflictException"/>).</summary>
+        Conflict = -20,
     }
 
     /// <summary>Event kinds (ROBOTA_EVENT_*; append-only).</summary>

@@ -19,6 +19,10 @@ namespace Robota
     [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
     internal delegate void HostIoFn(IntPtr userData, IntPtr session, ulong ioId, IntPtr requestJson, UIntPtr requestLen);
 
+    /// <summary>Receives a session store request (robota_store_fn).</summary>
+    [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
+    internal delegate void StoreFn(IntPtr userData, ulong requestId, IntPtr requestJson, UIntPtr requestLen);
+
     /// <summary>Receives library log lines (robota_log_fn).</summary>
     [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
     internal delegate void LogFn(IntPtr userData, int level, IntPtr target, IntPtr message, UIntPtr messageLen);
@@ -113,6 +117,12 @@ namespace Robota
 
         [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
         internal static extern int robota_store_delete(RuntimeHandle runtime, byte[] sessionId, out IntPtr error);
+
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern int robota_runtime_set_store(RuntimeHandle runtime, StoreFn fn, IntPtr userData, FreeFn freeFn, out IntPtr error);
+
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
+        internal static extern int robota_store_complete(RuntimeHandle runtime, ulong requestId, byte[] responseJson, out IntPtr error);
 
         [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)]
         internal static extern int robota_query(RuntimeHandle runtime, byte[] queryJson, EventFn fn, IntPtr userData, FreeFn freeFn, out IntPtr outJson, out IntPtr error);

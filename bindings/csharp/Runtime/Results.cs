@@ -247,6 +247,9 @@ namespace Robota
         /// <summary>The TURN_COMPLETED event itself (raw payload in <see cref="RobotaEvent.Payload"/>).</summary>
         public RobotaEvent Event { get; }
 
+        /// <summary>True for the details of a store conflict (<c>"code":"CONFLICT"</c>): the turn's persist was refused.</summary>
+        internal static bool IsConflict(IDictionary<string, object> errorDetails) => Json.GetString(errorDetails, "code") == "CONFLICT";
+
         /// <summary>The exception of a failed or aborted turn (null when it ended normally).</summary>
         internal RobotaException Failure()
         {

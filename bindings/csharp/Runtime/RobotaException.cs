@@ -84,6 +84,7 @@ namespace Robota
                 case RobotaStatus.Provider: return new RobotaProviderException(message, detailsJson);
                 case RobotaStatus.Budget: return new RobotaBudgetException(message, detailsJson);
                 case RobotaStatus.VersionMismatch: return new RobotaVersionMismatchException(message, detailsJson);
+                case RobotaStatus.Conflict: return new RobotaConflictException(message, detailsJson);
                 default: return new RobotaException(status, message, detailsJson);
             }
         }

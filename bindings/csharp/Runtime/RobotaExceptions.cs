@@ -101,6 +101,32 @@ namespace Robota
     }
 
     /// <summary>
+    /// <see cref="RobotaStatus.Conflict"/>: the session store refused a save because the session
+    /// changed since this node loaded it (another node saved it, or deleted it). Nothing was
+    /// overwritten: the store keeps the other version; resume the session from the store
+    /// (<see cref="RobotaRuntime.ResumeSessionById"/>) to continue.
+    /// </summary>
+    public sealed class RobotaConflictException : RobotaException
+    {
+        internal RobotaConflictException(string message, string detailsJson) : base(RobotaStatus.Conflict, message, detailsJson)
+        {
+            var d = detailsJson == null ? null : Json.ObjectOrEmpty(detailsJson);
+            SessionId = Json.GetString(d, "session_id");
+            ExpectedVersion = (long)Json.GetUInt64(d, "expected_version");
+            StoredVersion = (long)Json.GetUInt64(d, "stored_version");
+        }
+
+        /// <summary>The session whose save conflicted (null when the details do not name it).</summary>
+        public string SessionId { get; }
+
+        /// <summary>The version this node had loaded and expected the store to still hold.</summary>
+        public long ExpectedVersion { get; }
+
+        /// <summary>The version the store holds (0 when the session was deleted).</summary>
+        public long StoredVersion { get; }
+    }
+
+    /// <summary>
     /// <see cref="RobotaStatus.Provider"/>: the turn failed. <see cref="RobotaException.ErrorCode"/> is the
     /// error class (<c>AUTHENTICATION_ERROR</c>, <c>RATE_LIMIT_ERROR</c>, <c>NETWORK_ERROR</c>,
     /// <c>PROVIDER_ERROR</c>, ...) and <see cref="HttpStatus"/> the HTTP status the provider answered.

@@ -160,6 +160,40 @@ namespace Robota
             Errors.Check(status, err);
         }
 
+        /// <summary>
+        /// Sets the runtime's session store (null removes it: back to the session directory). From
+        /// now on persisted sessions save through it after each turn, <see cref="ResumeSessionById"/>
+        /// loads through it, <see cref="ListSessionsJson"/> and <see cref="DeleteSession"/> go through
+        /// it and transcripts are appended to it; a save whose version is stale fails its turn with
+        /// <see cref="RobotaConflictException"/>. Its methods run on worker threads (see <see cref="IRobotaStore"/>).
+        /// </summary>
+        public void SetStore(IRobotaStore store)
+        {
+            ThrowIfDisposed();
+            if (store == null)
+            {
+                IntPtr err;
+                Errors.Check(NativeMethods.robota_runtime_set_store(Handle, null, IntPtr.Zero, null, out err), err);
+                return;
+            }
+            var reg = new StoreRegistration(Handle, store);
+            Callbacks.Register(reg, (IntPtr ud, out IntPtr err) =>
+                NativeMethods.robota_runtime_set_store(Handle, Callbacks.Store, ud, Callbacks.Free, out err));
+        }
+
+        /// <summary>
+        /// Answers store request <paramref name="requestId"/> with a JSON object (robota_store_complete;
+        /// for hosts answering store requests themselves). Throws <see cref="RobotaStaleException"/> when
+        /// it was answered already or timed out, <see cref="RobotaNotFoundException"/> for an id never issued.
+        /// </summary>
+        public void CompleteStoreRequest(ulong requestId, string responseJson)
+        {
+            ThrowIfDisposed();
+            IntPtr err;
+            var status = NativeMethods.robota_store_complete(Handle, requestId, Utf8.Encode(responseJson ?? throw new ArgumentNullException(nameof(responseJson))), out err);
+            Errors.Check(status, err);
+        }
+
         /// <summary>A host I/O request that arrived as an event (pull delivery): the handler answers it.</summary>
         internal void HostIoEvent(RobotaEvent ev)
         {
@@ -251,7 +285,7 @@ namespace Robota
             return ResumeSessionFromJson(Json.Serialize(d));
         }
 
-        /// <summary>Opens a session persisted in the runtime's session directory.</summary>
+        /// <summary>Opens a session persisted in the runtime's session directory or its store (<see cref="SetStore"/>).</summary>
         public RobotaSession ResumeSessionById(string sessionId, IDictionary<string, object> overrides = null)
         {
             var d = new Dictionary<string, object>();
@@ -274,7 +308,7 @@ namespace Robota
         }
 
         /// <summary>
-        /// Lists the sessions saved in the runtime's session directory (robota_store_list):
+        /// Lists the sessions saved in the runtime's session directory or its store (robota_store_list):
         /// <paramref name="queryJson"/> is null or <c>{"cwd"?,"limit"?}</c>; returns
         /// <c>{"v":1,"sessions":[{"id","name","cwd","created_at","updated_at","message_count"}],"skipped":[{"file","error"}]}</c>, newest first.
         /// </summary>

@@ -388,7 +388,7 @@ namespace Robota
                 }
                 var failure = Errors.Take(status, err);
                 var outcome = (RobotaStatus)status;
-                if (turn != 0 && (outcome == RobotaStatus.Aborted || outcome == RobotaStatus.Provider || outcome == RobotaStatus.Budget))
+                if (turn != 0 && (outcome == RobotaStatus.Aborted || outcome == RobotaStatus.Provider || outcome == RobotaStatus.Budget || outcome == RobotaStatus.Conflict))
                 {
                     try
                     {

@@ -478,6 +478,11 @@ namespace Robota
             {
                 w.Tcs.TrySetCanceled(w.Token);
             }
+            else if (TurnResult.IsConflict(w.LastError) || TurnResult.IsConflict(result.ErrorDetails))
+            {
+                var conflict = TurnResult.IsConflict(w.LastError) ? w.LastError : result.ErrorDetails;
+                w.Tcs.TrySetException(RobotaException.FromErrorEvent(RobotaStatus.Conflict, conflict, "the session store refused the save (conflict)"));
+            }
             else if (result.StopReason == "budget")
             {
                 w.Tcs.TrySetException(RobotaException.FromErrorEvent(RobotaStatus.Budget, w.LastError, "the session's budget is exhausted"));

@@ -165,6 +165,15 @@ public struct ErrorEvent: Codable, Sendable, Equatable {
     public let category: String?
     public let recoverable: Bool?
     public let message: String
+    /// A store conflict's (`code` `"CONFLICT"`) session, the version it replaced and the one the store holds.
+    public let sessionID: String?
+    public let expectedVersion: Int64?
+    public let storedVersion: Int64?
+
+    enum CodingKeys: String, CodingKey {
+        case code, category, recoverable, message
+        case sessionID = "session_id", expectedVersion = "expected_version", storedVersion = "stored_version"
+    }
 }
 
 /// Why a turn stopped. Known reasons are static members; later ones pass through.

@@ -31,6 +31,10 @@ public enum RobotaError: Error, Sendable, Hashable, CustomStringConvertible, Loc
     case invalidUTF8(message: String, details: ErrorDetails)
     /// The session's budget is exhausted.
     case budget(message: String, details: ErrorDetails)
+    /// The session store refused a save: another node saved (or deleted) the session since this
+    /// one loaded it. Nothing was overwritten; `details.document` has `session_id`,
+    /// `expected_version` and `stored_version`. Resume the session from the store to go on.
+    case conflict(message: String, details: ErrorDetails)
     /// A status this binding does not know yet (the list is append-only).
     case unknown(code: Int32, message: String, details: ErrorDetails)
 
@@ -58,6 +62,7 @@ public enum RobotaError: Error, Sendable, Hashable, CustomStringConvertible, Loc
         public static let versionMismatch = Code(rawValue: ROBOTA_E_VERSION_MISMATCH)
         public static let invalidUTF8 = Code(rawValue: ROBOTA_E_INVALID_UTF8)
         public static let budget = Code(rawValue: ROBOTA_E_BUDGET)
+        public static let conflict = Code(rawValue: ROBOTA_E_CONFLICT)
 
         /// The library's English text for the status (`robota_status_str`).
         public var description: String { String(cString: robota_status_str(rawValue)) }
@@ -85,6 +90,7 @@ public enum RobotaError: Error, Sendable, Hashable, CustomStringConvertible, Loc
         case .versionMismatch: self = .versionMismatch(message: message, details: details)
         case .invalidUTF8: self = .invalidUTF8(message: message, details: details)
         case .budget: self = .budget(message: message, details: details)
+        case .conflict: self = .conflict(message: message, details: details)
         default: self = .unknown(code: code.rawValue, message: message, details: details)
         }
     }
@@ -111,6 +117,7 @@ public enum RobotaError: Error, Sendable, Hashable, CustomStringConvertible, Loc
         case .versionMismatch(let m, let d): return (.versionMismatch, m, d)
         case .invalidUTF8(let m, let d): return (.invalidUTF8, m, d)
         case .budget(let m, let d): return (.budget, m, d)
+        case .conflict(let m, let d): return (.conflict, m, d)
         case .unknown(let c, let m, let d): return (Code(rawValue: c), m, d)
         }
     }
@@ -145,6 +152,17 @@ public enum RobotaError: Error, Sendable, Hashable, CustomStringConvertible, Loc
         self.init(
             code: status, message: event?.message ?? fallback,
             details: ErrorDetails(kind: event?.code, category: event?.category, recoverable: event?.recoverable))
+    }
+
+    /// A store conflict, from its `ERROR` event (`code` `"CONFLICT"`).
+    init(conflict event: ErrorEvent) {
+        var document: [String: JSONValue] = ["code": "CONFLICT", "message": .string(event.message)]
+        if let id = event.sessionID { document["session_id"] = .string(id) }
+        if let v = event.expectedVersion { document["expected_version"] = .integer(v) }
+        if let v = event.storedVersion { document["stored_version"] = .integer(v) }
+        self = .conflict(
+            message: event.message,
+            details: ErrorDetails(kind: event.code, category: event.category, recoverable: event.recoverable, document: .object(document)))
     }
 
     public var description: String { "\(message) (\(code.description), \(code.rawValue))" }

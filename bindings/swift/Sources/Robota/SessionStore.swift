@@ -1,7 +1,7 @@
 import CRobota
 import Foundation
 
-/// One saved session as `Runtime.listSessions` shows it.
+/// One saved session as `Runtime.listSessions` shows it (and a `RobotaStore` lists it).
 public struct StoredSession: Codable, Sendable, Equatable {
     public var id: String
     public var name: String?
@@ -9,6 +9,15 @@ public struct StoredSession: Codable, Sendable, Equatable {
     public var createdAt: String
     public var updatedAt: String
     public var messageCount: UInt64
+
+    public init(id: String, name: String?, cwd: String, createdAt: String, updatedAt: String, messageCount: UInt64) {
+        self.id = id
+        self.name = name
+        self.cwd = cwd
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.messageCount = messageCount
+    }
 
     enum CodingKeys: String, CodingKey {
         case id, name, cwd
@@ -32,7 +41,7 @@ public struct SessionList: Codable, Sendable, Equatable {
 
 extension Runtime {
     /// Lists the sessions saved under the runtime's `session_dir` (default
-    /// `$ROBOTA_HOME/sessions`) (`robota_store_list`): only those of `cwd` when given, at most
+    /// `$ROBOTA_HOME/sessions`), or in its store (`setStore`) (`robota_store_list`): only those of `cwd` when given, at most
     /// `limit` when given.
     public func listSessions(cwd: String? = nil, limit: Int? = nil) throws -> SessionList {
         var query: [String: JSONValue] = [:]

@@ -67,7 +67,7 @@ public struct TurnStream: AsyncSequence, Sendable {
                 failure = e
             case .turnCompleted(let result):
                 completed = true
-                if result.stopReason == .error || result.stopReason == .budget,
+                if result.stopReason == .error || result.stopReason == .budget || failure?.code == "CONFLICT",
                     case .failure(let error) = TurnWaiters.outcome(of: result, failure: failure)
                 {
                     pending = error

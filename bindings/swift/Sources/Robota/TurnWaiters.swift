@@ -124,6 +124,9 @@ final class TurnWaiters: @unchecked Sendable {
 
     /// What `robota_session_wait` returns for a turn that ended with `result`.
     static func outcome(of result: TurnResult, failure: ErrorEvent?) -> TurnOutcome {
+        if let failure, failure.code == "CONFLICT" {
+            return .failure(RobotaError(conflict: failure))
+        }
         switch result.stopReason {
         case .aborted:
             return .failure(RobotaError(code: .aborted, message: "turn \(result.turnID) was aborted"))
