@@ -47,6 +47,8 @@ namespace Robota
                     // JSON object, a version below 1): the operation fails now, naming it, instead
                     // of waiting for its timeout.
                     var refused = Errors.Take(status, err);
+                    // Taken (freed): the next call writes err only when it fails.
+                    err = IntPtr.Zero;
                     NativeMethods.robota_store_complete(rt, id, Utf8.Encode(ErrorAnswer("the store's answer was refused: " + refused.Message)), out err);
                 }
                 // ROBOTA_E_STALE after a timeout is expected: nobody waits for the answer any more.
