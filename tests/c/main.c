@@ -34,6 +34,9 @@ void test_quickstart_run_inline(void);
 void test_free_session_after_runtime_is_prompt(void);
 void test_store_list_delete_resume(void);
 void test_store_port(void);
+void test_contained_secrets_never_reach_children(void);
+void test_contained_sandbox_unavailable(void);
+int contained_child_without_landlock(void);
 void test_compact_command(void);
 void test_query_every_delivery_mode(void);
 void test_query_null_callback_bad_input_and_reentry(void);
@@ -74,6 +77,8 @@ static const struct {
 } TESTS[] = {
     {"store_list_delete_resume", test_store_list_delete_resume},
     {"store_port", test_store_port},
+    {"contained_secrets_never_reach_children", test_contained_secrets_never_reach_children},
+    {"contained_sandbox_unavailable", test_contained_sandbox_unavailable},
     {"subagent_events_every_delivery_mode", test_subagent_events_every_delivery_mode},
     {"compact_command", test_compact_command},
     {"host_commands", test_host_commands},
@@ -141,6 +146,12 @@ static const struct {
 int main(int argc, char **argv) {
     /* SIGPIPE keeps its default disposition on purpose: a command hook that exits without
      * reading its stdin must not kill the host (the library blocks SIGPIPE on its own threads). */
+    /* test_contained_sandbox_unavailable runs this program again without Landlock. */
+    if (argc == 2 && strcmp(argv[1], "--contained-child") == 0) {
+        int failures = contained_child_without_landlock();
+        printf("%s contained_child_without_landlock\n", failures == 0 ? "ok  " : "FAIL");
+        return failures == 0 ? 0 : 1;
+    }
     int ran = 0;
     for (size_t i = 0; i < sizeof TESTS / sizeof TESTS[0]; i++) {
         int selected = argc < 2;

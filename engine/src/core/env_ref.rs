@@ -74,11 +74,16 @@ impl EnvVars {
     }
 
     /// Resolves `$ENV:NAME` to the variable's value (`None` when unset, empty or the name is
-    /// empty); any other string is returned as-is.
+    /// empty); any other string is returned as-is. A resolved reference is a secret: no child
+    /// process started afterwards inherits it ([`crate::core::child_env::register_secret`]).
     pub fn resolve(&self, value: &str) -> Option<String> {
         match value.strip_prefix(ENV_REFERENCE_PREFIX) {
             Some("") => None,
-            Some(name) => self.get(name).filter(|v| !v.is_empty()),
+            Some(name) => {
+                let value = self.get(name).filter(|v| !v.is_empty());
+                crate::core::child_env::register_secret(name, value.as_deref());
+                value
+            }
             None => Some(value.to_string()),
         }
     }

@@ -4,6 +4,7 @@
 pub mod agent;
 pub mod atomic_file;
 pub mod budget;
+pub mod child_env;
 pub mod child_signal;
 pub mod diff;
 pub mod env_ref;
@@ -26,6 +27,7 @@ pub mod pricing;
 pub mod prompt_cache;
 pub mod provider;
 pub mod recent_json;
+pub mod sandbox;
 pub mod shell;
 pub mod store;
 pub mod tokens;

@@ -17,6 +17,10 @@ use tokio::process::Command;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
+use crate::core::child_env::ChildEnvPolicy;
+use crate::core::sandbox::spawn::{self as sandboxed, Argv, Confined};
+use crate::core::sandbox::Sandbox;
+
 /// How long to wait for the killed group to be reaped before giving up on it.
 const REAP_WAIT: Duration = Duration::from_secs(5);
 
@@ -33,6 +37,9 @@ pub enum ShellEnd {
     TimedOut,
     /// The cancellation token fired; the process group was killed.
     Cancelled,
+    /// The command tried to have more processes than its sandbox allows (the cap); everything
+    /// it started was killed.
+    ProcessLimit(u64),
 }
 
 /// What a shell command produced.
@@ -57,8 +64,12 @@ pub struct ShellCommand {
     pub command: String,
     /// Working directory; `None` = this process's.
     pub cwd: Option<PathBuf>,
-    /// Variables added to (or overriding) the inherited environment.
+    /// Variables added to (or overriding) what the environment policy keeps.
     pub env: Vec<(String, String)>,
+    /// Which of this process's variables the command inherits (see [`ChildEnvPolicy`]).
+    pub env_policy: Arc<ChildEnvPolicy>,
+    /// The OS sandbox to run the command in (`None` = none).
+    pub sandbox: Option<Arc<Sandbox>>,
     /// Bytes written to the command's stdin (then closed); `None` = stdin is `/dev/null`.
     pub stdin: Option<Vec<u8>>,
     /// Wall-clock limit; when it passes the whole process group is killed.
@@ -76,13 +87,15 @@ pub struct ShellCommand {
 }
 
 impl ShellCommand {
-    /// `command` in this process's directory: no extra env, no stdin, no timeout, a fresh
-    /// token, 10 MiB kept per stream, pipes waited for.
+    /// `command` in this process's directory: the default environment policy, no sandbox, no
+    /// stdin, no timeout, a fresh token, 10 MiB kept per stream, pipes waited for.
     pub fn new(command: impl Into<String>) -> Self {
         ShellCommand {
             command: command.into(),
             cwd: None,
             env: Vec::new(),
+            env_policy: ChildEnvPolicy::shared_default(),
+            sandbox: None,
             stdin: None,
             timeout: None,
             cancel: CancellationToken::new(),
@@ -225,11 +238,27 @@ pub async fn run_shell(spec: ShellCommand) -> io::Result<ShellOutput> {
 pub async fn run_shell_with_status(
     spec: ShellCommand,
 ) -> io::Result<(ShellOutput, Option<std::process::ExitStatus>)> {
-    let mut cmd = Command::new("sh");
-    cmd.arg("-c")
-        .arg(&spec.command)
-        .envs(spec.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-        .stdin(if spec.stdin.is_some() {
+    let argv = match &spec.sandbox {
+        Some(sandbox) => sandboxed::argv(sandbox, &spec.command),
+        None => Argv {
+            program: "sh".into(),
+            args: vec!["-c".into(), spec.command.clone()],
+            gated: false,
+        },
+    };
+    let mut env = spec.env_policy.environment(&spec.env);
+    if let Some(sandbox) = &spec.sandbox {
+        // The private temp dir wins over `tool_env.set`: it is the one the command may write.
+        for (k, v) in sandboxed::env(sandbox) {
+            env.retain(|(name, _)| name.as_os_str() != k.as_str());
+            env.push((k.into(), v.into()));
+        }
+    }
+    let mut cmd = Command::new(&argv.program);
+    cmd.args(&argv.args)
+        .env_clear()
+        .envs(env)
+        .stdin(if spec.stdin.is_some() || argv.gated {
             Stdio::piped()
         } else {
             Stdio::null()
@@ -243,14 +272,23 @@ pub async fn run_shell_with_status(
     #[cfg(unix)]
     cmd.process_group(0);
     crate::core::child_signal::prepare();
-    let mut child = cmd.spawn()?;
+    let (mut child, confined) = match &spec.sandbox {
+        Some(sandbox) => sandboxed::spawn(sandbox, &mut cmd)?,
+        None => (cmd.spawn()?, Confined::default()),
+    };
     let pid = child.id();
     let mut guard = GroupGuard(pid);
 
-    if let (Some(mut stdin), Some(data)) = (child.stdin.take(), spec.stdin) {
+    if let Some(mut stdin) = child.stdin.take() {
+        let (gated, data) = (argv.gated, spec.stdin);
         tokio::spawn(async move {
             // EPIPE (the command did not read its input) is fine.
-            let _ = stdin.write_all(&data).await;
+            if gated {
+                let _ = stdin.write_all(b"\n").await;
+            }
+            if let Some(data) = data {
+                let _ = stdin.write_all(&data).await;
+            }
             let _ = stdin.shutdown().await;
         });
     }
@@ -287,7 +325,7 @@ pub async fn run_shell_with_status(
         }
     };
     let mut exit_status = None;
-    let end = tokio::select! {
+    let mut end = tokio::select! {
         status = finished => {
             let status = status?;
             exit_status = Some(status);
@@ -295,17 +333,27 @@ pub async fn run_shell_with_status(
         }
         _ = timeout => ShellEnd::TimedOut,
         _ = spec.cancel.cancelled() => ShellEnd::Cancelled,
+        cap = confined.process_cap_hit() => ShellEnd::ProcessLimit(cap),
     };
+    // A command that hit its process cap failed, even when it ended on its own afterwards.
+    if let (ShellEnd::Exited(_), Some(cap)) = (end, confined.cap_was_hit()) {
+        end = ShellEnd::ProcessLimit(cap);
+        exit_status = None;
+    }
     // A command that exited on its own keeps any daemon it detached from its pipes (unless a
     // pipe grace ended it above).
     guard.disarm();
     if !matches!(end, ShellEnd::Exited(_)) {
         kill_group(pid);
+        confined.kill_all();
         let _ = tokio::time::timeout(REAP_WAIT, child.wait()).await;
     }
     // The pipes close once every member of the group is gone; don't wait forever for a process
     // that escaped the group (setsid). A no-op when they were read to their end above.
     let _ = tokio::time::timeout(PIPE_CLOSE_WAIT, join_pipes(&mut out_task, &mut err_task)).await;
+    if let Some(sandbox) = &spec.sandbox {
+        confined.finish(sandbox);
+    }
     let (stdout, stdout_dropped) = take(&out_buf);
     let (stderr, stderr_dropped) = take(&err_buf);
     let output = ShellOutput {

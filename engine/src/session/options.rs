@@ -61,6 +61,8 @@ pub struct SessionOptions {
     pub history: Option<ConversationStore>,
     /// Environment applied to command hooks (the settings `env` map; values may be `$ENV:NAME`).
     pub hook_env: BTreeMap<String, String>,
+    /// Which of the host's variables command hooks inherit (the session's `tool_env`).
+    pub child_env: std::sync::Arc<crate::core::child_env::ChildEnvPolicy>,
     /// Where `$ENV:NAME` references of hooks (the `hook_env` values, HTTP hook headers) are
     /// looked up: variables passed explicitly first, then the process environment.
     pub env_vars: EnvVars,
@@ -125,6 +127,7 @@ impl SessionOptions {
             tool_choice: ToolChoice::Auto,
             history: None,
             hook_env: BTreeMap::new(),
+            child_env: crate::core::child_env::ChildEnvPolicy::shared_default(),
             env_vars: EnvVars::process(),
             virtual_cwd: false,
             cwd_is_canonical: false,

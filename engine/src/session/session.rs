@@ -124,6 +124,7 @@ fn hook_registry(opts: &SessionOptions) -> Result<HookExecutorRegistry, RobotaEr
     HookExecutorRegistry::with_builtins(
         CommandExecutor::new()
             .with_env(opts.hook_env.clone())
+            .with_env_policy(opts.child_env.clone())
             .with_vars(opts.env_vars.clone()),
         http.with_vars(opts.env_vars.clone()),
     )

@@ -102,7 +102,12 @@ impl Builtin for BashTool {
             Some(dir) if !dir.is_empty() => env.resolve(dir),
             _ => env.cwd.clone(),
         };
+        if let Some(Err(refusal)) = env.sandbox.as_ref().map(|s| s.refusal()) {
+            return ToolOutput::fail(refusal);
+        }
         let mut request = ShellRequest::new(args.command, cwd);
+        request.env_policy = env.child_env.clone();
+        request.sandbox = env.sandbox.clone();
         request.env = env
             .config
             .env
@@ -134,6 +139,16 @@ impl Builtin for BashTool {
                 success: false,
                 output: text,
                 error: Some("Command was cancelled".to_string()),
+                exit_code: None,
+                start_line: None,
+            },
+            ShellEnd::ProcessLimit(cap) => ToolOutput {
+                success: false,
+                output: text,
+                error: Some(format!(
+                    "Command stopped: it tried to run more than {cap} processes at once \
+                     (the sandbox's limits.processes); everything it started was killed"
+                )),
                 exit_code: None,
                 start_line: None,
             },

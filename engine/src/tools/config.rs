@@ -12,6 +12,8 @@ use super::ports::{FsPort, ProcessPort};
 use super::std_fs::StdFs;
 use super::std_process::TokioProcess;
 use super::web_search::WebSearchBackend;
+use crate::core::child_env::ChildEnvPolicy;
+use crate::core::sandbox::Sandbox;
 
 /// Numeric limits of the built-ins (reference defaults). JSON keys are camelCase.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -145,6 +147,11 @@ pub struct ToolEnv {
     pub process: Arc<dyn ProcessPort>,
     /// Configuration.
     pub config: Arc<ToolsConfig>,
+    /// Which of the host's variables Bash commands inherit (the session's `tool_env`).
+    pub child_env: Arc<ChildEnvPolicy>,
+    /// The OS sandbox of Bash commands and the writable/readable roots of the file tools
+    /// (`None` = off).
+    pub sandbox: Option<Arc<Sandbox>>,
 }
 
 impl std::fmt::Debug for ToolEnv {
@@ -153,6 +160,7 @@ impl std::fmt::Debug for ToolEnv {
             .field("cwd", &self.cwd)
             .field("native_fs", &self.fs.is_native())
             .field("config", &self.config)
+            .field("sandbox", &self.sandbox.as_ref().map(|s| s.mode_name()))
             .finish()
     }
 }
@@ -187,12 +195,32 @@ impl ToolEnv {
             fs,
             process,
             config: Arc::new(config),
+            child_env: ChildEnvPolicy::shared_default(),
+            sandbox: None,
         }
     }
 
     /// `path` resolved against the working directory, `.` and `..` removed lexically.
     pub fn resolve(&self, path: &str) -> PathBuf {
         normalize_lexical(&self.cwd.join(path))
+    }
+
+    /// `Err` naming the sandbox when the session's sandbox does not let the file tools write
+    /// `path` (resolved as [`canonical_path`](Self::canonical_path), so a symlink cannot lead
+    /// out of the writable roots).
+    pub fn sandbox_write_check(&self, path: &str) -> Result<(), String> {
+        match &self.sandbox {
+            Some(s) => s.check_write(&self.canonical_path(path)),
+            None => Ok(()),
+        }
+    }
+
+    /// `Err` naming the sandbox when `path` is on the session's `sandbox.deny_read`.
+    pub fn sandbox_read_check(&self, path: &str) -> Result<(), String> {
+        match &self.sandbox {
+            Some(s) => s.check_read(&self.canonical_path(path)),
+            None => Ok(()),
+        }
     }
 
     /// `path` as the file system will really reach it: resolved against the working

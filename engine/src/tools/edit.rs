@@ -122,6 +122,9 @@ fn edit(env: &ToolEnv, args: EditArgs) -> (ToolOutput, Option<FileDiff>) {
             "oldString must not be empty (use Write to create or replace a whole file)".into(),
         );
     }
+    if let Err(e) = env.sandbox_write_check(&display) {
+        return fail(e);
+    }
     let path = env.resolve(&display);
     let fs = &env.fs;
     match fs.metadata(&path) {

@@ -172,6 +172,9 @@ impl Builtin for GlobTool {
     }
 
     fn run_blocking(env: &ToolEnv, args: GlobArgs, cancel: &CancellationToken) -> ToolOutput {
+        if let Err(e) = env.sandbox_read_check(args.path.as_deref().unwrap_or(".")) {
+            return ToolOutput::fail(e);
+        }
         let root = env.resolve(args.path.as_deref().unwrap_or("."));
         let limit = args
             .limit

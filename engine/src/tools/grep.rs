@@ -366,6 +366,9 @@ impl Builtin for GrepTool {
     }
 
     fn run_blocking(env: &ToolEnv, args: GrepArgs, cancel: &CancellationToken) -> ToolOutput {
+        if let Err(e) = env.sandbox_read_check(args.path.as_deref().unwrap_or(".")) {
+            return ToolOutput::fail(e);
+        }
         let query = GrepQuery {
             pattern: args.pattern,
             root: env.resolve(args.path.as_deref().unwrap_or(".")),

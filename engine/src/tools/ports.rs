@@ -12,10 +12,14 @@
 
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use async_trait::async_trait;
 use tokio_util::sync::CancellationToken;
+
+use crate::core::child_env::ChildEnvPolicy;
+use crate::core::sandbox::Sandbox;
 
 /// What a path is (after following symlinks).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -81,8 +85,12 @@ pub struct ShellRequest {
     pub command: String,
     /// Working directory (absolute).
     pub cwd: PathBuf,
-    /// Variables added to (or overriding) the inherited environment.
+    /// Variables added to (or overriding) what the environment policy keeps.
     pub env: Vec<(String, String)>,
+    /// Which of the host's variables the command inherits (the session's `tool_env`).
+    pub env_policy: Arc<ChildEnvPolicy>,
+    /// The session's OS sandbox (`None` = off). A host's own port enforces what it can.
+    pub sandbox: Option<Arc<Sandbox>>,
     /// Bytes written to the command's stdin (then closed); `None` = stdin is `/dev/null`.
     pub stdin: Option<Vec<u8>>,
     /// Wall-clock limit; when it passes the whole process group is killed.
@@ -95,12 +103,14 @@ pub struct ShellRequest {
 }
 
 impl ShellRequest {
-    /// A request with no extra env, no stdin, no timeout, a fresh token and a 10 MiB cap per stream.
+    /// A request with no extra env, the default environment policy, no sandbox, no stdin, no timeout, a fresh token and a 10 MiB cap per stream.
     pub fn new(command: impl Into<String>, cwd: impl Into<PathBuf>) -> Self {
         ShellRequest {
             command: command.into(),
             cwd: cwd.into(),
             env: Vec::new(),
+            env_policy: ChildEnvPolicy::shared_default(),
+            sandbox: None,
             stdin: None,
             timeout: None,
             cancel: CancellationToken::new(),

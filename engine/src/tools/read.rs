@@ -124,6 +124,9 @@ fn read(env: &ToolEnv, args: ReadArgs) -> (ToolOutput, Option<Part>) {
         .limit
         .map(|l| l.max(0) as usize)
         .unwrap_or(env.limits().read_default_limit);
+    if let Err(e) = env.sandbox_read_check(&display) {
+        return (ToolOutput::fail(e), None);
+    }
     let path = env.resolve(&display);
     let fs = &env.fs;
     let done = |bytes: Vec<u8>| {

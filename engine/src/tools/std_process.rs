@@ -56,6 +56,8 @@ impl ProcessPort for TokioProcess {
             command: request.command,
             cwd: Some(request.cwd),
             env: request.env,
+            env_policy: request.env_policy,
+            sandbox: request.sandbox,
             stdin: request.stdin,
             timeout: request.timeout,
             cancel: request.cancel,

@@ -77,6 +77,9 @@ impl Builtin for WriteTool {
 /// file too large to show).
 fn write(env: &ToolEnv, args: WriteArgs) -> (ToolOutput, Option<FileDiff>) {
     let WriteArgs { file_path, content } = args;
+    if let Err(e) = env.sandbox_write_check(&file_path) {
+        return (ToolOutput::fail(e), None);
+    }
     let path = env.resolve(&file_path);
     let old = match env.fs.metadata(&path) {
         Ok(meta) if meta.kind == FileKind::Dir => {

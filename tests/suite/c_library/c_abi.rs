@@ -50,6 +50,7 @@ fn compile_c_tests(lib_dir: &Path) -> PathBuf {
         "test_delivery.c",
         "test_store.c",
         "test_store_port.c",
+        "test_contained.c",
         "test_query.c",
         "test_host_io.c",
         "test_host_io_thread.c",
@@ -104,7 +105,7 @@ fn c_abi_tests_pass_natively_and_under_valgrind() {
         "C tests failed:\n{stdout}\n{}",
         String::from_utf8_lossy(&o.stderr)
     );
-    assert!(stdout.contains("64 test(s), 0 failure(s)"), "{stdout}");
+    assert!(stdout.contains("66 test(s), 0 failure(s)"), "{stdout}");
     run_http(&exe, None);
     if have("valgrind") {
         run_http(&exe, Some("valgrind"));

@@ -119,6 +119,7 @@ fn a_plugin_brings_qualified_commands_skills_agents_hooks_and_servers() {
             args: vec!["--data".into(), format!("{r}/data")],
             env: [("KEY".to_string(), "$ENV:KEY".to_string())].into(),
             cwd: "/work".into(),
+            env_policy: robota_engine::core::child_env::ChildEnvPolicy::shared_default(),
         }
     );
 }

@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -14,6 +15,7 @@ use tokio_util::sync::CancellationToken;
 use super::registry::HookExecutor;
 use super::secrets::{resolve_secret_value, Redactor};
 use super::types::{HookDefinition, HookResult, DEFAULT_COMMAND_TIMEOUT, HOOK_TIMED_OUT};
+use crate::core::child_env::ChildEnvPolicy;
 use crate::core::env_ref::EnvVars;
 use crate::core::shell::{run_shell_with_status, ShellCommand, ShellEnd};
 
@@ -28,6 +30,7 @@ const PIPE_GRACE: Duration = Duration::from_secs(2);
 #[derive(Debug, Clone)]
 pub struct CommandExecutor {
     base_env: BTreeMap<String, String>,
+    env_policy: Arc<ChildEnvPolicy>,
     vars: EnvVars,
     default_timeout: Duration,
 }
@@ -43,6 +46,7 @@ impl CommandExecutor {
     pub fn new() -> Self {
         CommandExecutor {
             base_env: BTreeMap::new(),
+            env_policy: ChildEnvPolicy::shared_default(),
             vars: EnvVars::process(),
             default_timeout: DEFAULT_COMMAND_TIMEOUT,
         }
@@ -52,6 +56,12 @@ impl CommandExecutor {
     /// `$ENV:NAME` references, resolved at spawn time and never echoed.
     pub fn with_env(mut self, env: BTreeMap<String, String>) -> Self {
         self.base_env = env;
+        self
+    }
+
+    /// Which of the host's variables the commands inherit (default: the default policy).
+    pub fn with_env_policy(mut self, policy: Arc<ChildEnvPolicy>) -> Self {
+        self.env_policy = policy;
         self
     }
 
@@ -116,6 +126,8 @@ impl HookExecutor for CommandExecutor {
             command: command.to_string(),
             cwd,
             env,
+            env_policy: self.env_policy.clone(),
+            sandbox: None,
             stdin: Some(serde_json::to_vec(input).unwrap_or_default()),
             timeout: Some(timeout),
             cancel,
@@ -140,6 +152,8 @@ impl HookExecutor for CommandExecutor {
                 return HookResult::failure(HOOK_TIMED_OUT);
             }
             ShellEnd::Cancelled => return HookResult::failure(HOOK_CANCELLED),
+            // Hooks run outside the sandbox: no process cap applies.
+            ShellEnd::ProcessLimit(_) => 1,
         };
         let stdout = String::from_utf8_lossy(&out.stdout);
         let stderr = String::from_utf8_lossy(&out.stderr);

@@ -163,6 +163,10 @@ pub struct SessionConfig {
     pub shared_budget: Option<std::sync::Arc<crate::core::budget::Budget>>,
     /// Recording of every model call (`"record"`; relative to `cwd`).
     pub record: Option<std::path::PathBuf>,
+    /// Which of the host's variables child processes inherit (`"tool_env"`).
+    pub tool_env: std::sync::Arc<crate::core::child_env::ChildEnvPolicy>,
+    /// The Bash tool's OS sandbox (`"sandbox"`; resolved when the session is built).
+    pub sandbox: crate::core::sandbox::SandboxConfig,
 }
 
 /// Parses a document that must be a JSON object with `"v":1` (absent `v` means 1).
@@ -376,6 +380,11 @@ fn session_config(
         replay_events: doc.replay_events.unwrap_or(false),
         host_io: doc.host_io.unwrap_or(false),
         tool_config: doc.tool_config.map(std::sync::Arc::new),
+        tool_env: doc.tool_env.map_or_else(
+            crate::core::child_env::ChildEnvPolicy::shared_default,
+            std::sync::Arc::new,
+        ),
+        sandbox: doc.sandbox.unwrap_or_default(),
         provider,
         model,
         cwd,

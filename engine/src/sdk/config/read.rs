@@ -50,6 +50,21 @@ pub fn field<T: DeserializeOwned>(
     checked(map, key, |_| true, |_| must_be(what, key, expectation))
 }
 
+/// A field holding a nested document of type `T` (absent or `null`: `None`); serde's message
+/// names the bad member: `<what>: field "<key>": <message>`.
+fn document_field<T: DeserializeOwned>(
+    what: &str,
+    map: &Map<String, Value>,
+    key: &str,
+) -> SdkResult<Option<T>> {
+    match map.field(key).filter(|v| !v.is_null()) {
+        None => Ok(None),
+        Some(v) => serde_json::from_value(v.clone())
+            .map(Some)
+            .map_err(|e| SdkError::config(format!("{what}: field \"{key}\": {e}"))),
+    }
+}
+
 /// `<what>: field "<key>" must be <expectation>`.
 pub fn must_be(what: &str, key: &str, expectation: &str) -> SdkError {
     SdkError::config(format!("{what}: field \"{key}\" must be {expectation}"))
@@ -284,6 +299,11 @@ fn prompt_and_tool_keys(
                 .map_err(|e| SdkError::config(format!("{w}: field \"tool_config\": {e}")))?,
         ),
     };
+    doc.tool_env = document_field(w, map, "tool_env")?;
+    if let Some(Err(e)) = doc.tool_env.as_ref().map(|p| p.validate()) {
+        return Err(SdkError::config(format!("{w}: field \"tool_env\": {e}")));
+    }
+    doc.sandbox = document_field(w, map, "sandbox")?;
     doc.host_io = field(w, map, "host_io", BOOL)?;
     doc.auto_compact_threshold = checked(
         map,

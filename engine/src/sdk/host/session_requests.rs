@@ -25,6 +25,8 @@ pub struct HostApproval {
     pub link: Arc<SessionLink>,
     /// The session's enforcer (for the mode named in the request), set once it exists.
     pub enforcer: OnceLock<Weak<PermissionEnforcer>>,
+    /// The sandbox mode Bash commands run in (`"off"` when none), shown with a Bash request.
+    pub sandbox_mode: &'static str,
 }
 
 impl HostApproval {
@@ -64,15 +66,16 @@ impl ApprovalHandler for HostApproval {
             return default;
         }
         let (id, rx) = self.link.issue(PendingKind::Permission);
-        self.link.emit(
-            events::PERMISSION_REQUEST,
-            json!({
-                "request_id": id,
-                "tool_name": tool,
-                "arguments": args,
-                "reason": format!("Tool \"{tool}\" needs approval in {} mode", self.mode_name()),
-            }),
-        );
+        let mut request = json!({
+            "request_id": id,
+            "tool_name": tool,
+            "arguments": args,
+            "reason": format!("Tool \"{tool}\" needs approval in {} mode", self.mode_name()),
+        });
+        if tool == "Bash" {
+            request["sandbox"] = json!(self.sandbox_mode);
+        }
+        self.link.emit(events::PERMISSION_REQUEST, request);
         match await_answer(rx, &cancel, self.link.request_timeout_ms).await {
             Some(Ok(Answer::Response(v))) => approval_from_answer(&v),
             Some(Ok(Answer::Tool { .. })) | None => {

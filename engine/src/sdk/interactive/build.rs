@@ -133,7 +133,8 @@ impl InteractiveSession {
             &assembly::env_of(&shared),
         );
         let parent_cell: subagent::ParentCell = Default::default();
-        let tool_env = assembly::tool_env(&shared, &cfg, settings.as_ref());
+        let sandbox = crate::sdk::project::contained::prepare(&shared, &mut cfg)?;
+        let tool_env = assembly::tool_env(&shared, &cfg, settings.as_ref(), sandbox);
         let session_id = cfg
             .session_id
             .clone()
@@ -173,6 +174,11 @@ impl InteractiveSession {
         let approval = Arc::new(HostApproval {
             link: link.clone(),
             enforcer: OnceLock::new(),
+            sandbox_mode: if cfg.host_io {
+                "off"
+            } else {
+                cfg.sandbox.mode.as_str()
+            },
         });
         let host_hooks: Arc<dyn HookExecutor> = Arc::new(HostHookExecutor { link: link.clone() });
         let mut so = SessionOptions::in_dir(provider, cfg.model.clone(), PathBuf::from(&cfg.cwd));
@@ -180,6 +186,7 @@ impl InteractiveSession {
         if let Some(st) = &settings {
             so.hook_env = st.env.clone();
         }
+        so.child_env = cfg.tool_env.clone();
         so.tools = tools;
         so.hooks = cfg.hooks.clone().unwrap_or_default();
         let agent_hooks = Arc::new(subagent::hook::AgentHookExecutor::new(

@@ -118,6 +118,8 @@ impl InteractiveSession {
                 "MCP_SERVER"
             } else if w.starts_with("plugin ") {
                 "PLUGIN_INVALID"
+            } else if w.starts_with("sandbox unavailable") {
+                "SANDBOX_UNAVAILABLE"
             } else {
                 "SETTINGS_INVALID"
             };

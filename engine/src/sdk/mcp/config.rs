@@ -38,6 +38,8 @@ pub enum McpTransport {
         env: BTreeMap<String, String>,
         /// Working directory (relative to the session's `cwd`; default the session's `cwd`).
         cwd: String,
+        /// Which of the host's variables the server inherits (the session's `tool_env`).
+        env_policy: std::sync::Arc<crate::core::child_env::ChildEnvPolicy>,
     },
     /// Streamable HTTP.
     Http {
@@ -155,6 +157,7 @@ fn transport(what: &str, d: McpServerDocument, session_cwd: &str) -> Result<McpT
                     .into_owned(),
                 None => session_cwd.to_string(),
             },
+            env_policy: crate::core::child_env::ChildEnvPolicy::shared_default(),
         }),
         "http" | "streamable-http" | "streamable_http" => Ok(McpTransport::Http {
             url: d

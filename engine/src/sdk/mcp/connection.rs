@@ -112,12 +112,17 @@ async fn start(
             args,
             env: vars,
             cwd,
+            env_policy,
         } => {
             let vars = resolve_env("env", vars, env)?;
             check_program(command, cwd).map_err(|e| format!("cannot start \"{command}\": {e}"))?;
             crate::core::child_signal::prepare();
             let mut cmd = tokio::process::Command::new(command);
-            cmd.args(args).envs(vars).current_dir(cwd);
+            let vars: Vec<(String, String)> = vars.into_iter().collect();
+            cmd.args(args)
+                .env_clear()
+                .envs(env_policy.environment(&vars))
+                .current_dir(cwd);
             let mut wrapped = CommandWrap::from(cmd);
             // Own process group: closing kills the server and everything it started.
             wrapped.wrap(ProcessGroup::leader()).wrap(KillOnDrop);

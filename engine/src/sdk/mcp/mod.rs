@@ -280,5 +280,10 @@ pub fn start_for_session(
             }
         }
     }
+    for def in &mut defs {
+        if let config::McpTransport::Stdio { env_policy, .. } = &mut def.transport {
+            *env_policy = cfg.tool_env.clone();
+        }
+    }
     SessionMcp::start(shared, defs, &mut cfg.params.warnings)
 }

@@ -4,6 +4,8 @@
 //! and the assembled system prompt.
 
 use std::path::Path;
+
+use crate::core::sandbox::Sandbox;
 use std::sync::Arc;
 
 use crate::core::env_ref::EnvVars;
@@ -99,7 +101,8 @@ fn configures_web_search(cfg: &SessionConfig) -> bool {
         .is_some_and(|t| t.web_search.is_some() || t.web_search_backend.is_some())
 }
 
-/// The built-in tools' environment: the session's `tool_config`, with the settings' `env`
+/// The built-in tools' environment: the session's `tool_config`, `tool_env` and `sandbox`
+/// (`sandbox` resolved by [`super::contained::prepare`]), with the settings' `env`
 /// under it (the session's own `env` keys win), and a Brave web-search backend when the runtime's
 /// environment has `BRAVE_API_KEY` (a configured Brave backend without `apiKey` takes that key).
 /// `None` = the runtime's shared defaults.
@@ -107,10 +110,12 @@ pub fn tool_env(
     shared: &RuntimeShared,
     cfg: &SessionConfig,
     s: Option<&Settings>,
+    sandbox: Option<Arc<Sandbox>>,
 ) -> Option<ToolEnv> {
     let env = s.map(|s| &s.env).filter(|e| !e.is_empty());
     let brave_key = runtime_brave_key(shared);
-    if cfg.tool_config.is_none() && env.is_none() && brave_key.is_none() {
+    let defaults = *cfg.tool_env == Default::default() && cfg.sandbox == Default::default();
+    if cfg.tool_config.is_none() && env.is_none() && brave_key.is_none() && defaults {
         return None;
     }
     let mut tc: ToolsConfig = cfg.tool_config.as_deref().cloned().unwrap_or_default();
@@ -130,12 +135,22 @@ pub fn tool_env(
             ws.api_key = Some(key);
         }
     }
-    Some(ToolEnv::with_ports(
+    let mut tools = ToolEnv::with_ports(
         Path::new(&cfg.cwd),
         Arc::new(crate::tools::StdFs),
         Arc::new(crate::tools::TokioProcess),
         tc,
-    ))
+    );
+    tools.child_env = cfg.tool_env.clone();
+    tools.sandbox = sandbox.or_else(|| {
+        // The default sandbox (not resolved by `prepare`, which leaves it to the shared tools).
+        let cwd = super::context::absolute(Path::new(&cfg.cwd));
+        Sandbox::new(cfg.sandbox.clone(), &cwd)
+            .ok()
+            .flatten()
+            .map(Arc::new)
+    });
+    Some(tools)
 }
 
 /// Whether the session offers the local `WebSearch` tool: it has a backend (the `tool_config`

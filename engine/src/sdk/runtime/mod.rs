@@ -60,6 +60,8 @@ pub struct RuntimeShared {
     /// Built-in tool instances by working directory, shared by the sessions of this runtime
     /// (they are stateless; sharing keeps idle sessions small and creation fast).
     builtins: Mutex<std::collections::HashMap<(String, String), Arc<dyn crate::core::tool::Tool>>>,
+    /// The default sandbox of the shared built-ins, per working directory (one temp dir each).
+    sandboxes: Mutex<std::collections::HashMap<String, Option<Arc<crate::core::sandbox::Sandbox>>>>,
     /// MCP server connections shared by the sessions (same definition, one connection).
     mcp: Arc<crate::sdk::mcp::McpRegistry>,
     /// [`RuntimeConfig::env`] as looked up by settings and `$ENV:` references (built once;
@@ -164,12 +166,24 @@ impl RuntimeShared {
             http_client: Some(self.http.clone()),
             ..ToolsConfig::default()
         };
-        let env = ToolEnv::with_ports(
+        let mut env = ToolEnv::with_ports(
             std::path::Path::new(cwd),
             Arc::new(StdFs),
             Arc::new(TokioProcess),
             config,
         );
+        env.sandbox = self
+            .sandboxes
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry(cwd.to_string())
+            .or_insert_with(|| {
+                crate::core::sandbox::Sandbox::new(Default::default(), &env.cwd)
+                    .ok()
+                    .flatten()
+                    .map(Arc::new)
+            })
+            .clone();
         let t = crate::tools::builtin_tool_in(name, &env)?;
         cache.insert(key, t.clone());
         Some(t)
@@ -326,7 +340,10 @@ fn check_providers(
     windows: &Arc<crate::providers::ContextWindows>,
 ) -> SdkResult<BTreeMap<String, Arc<dyn Provider>>> {
     let mut shared = BTreeMap::new();
+    let vars = EnvVars::with_vars(config.env.clone());
     for (name, (kind, profile)) in &config.providers {
+        // Its `$ENV:` keys are secrets: no child process may inherit them.
+        crate::core::child_env::register_references(profile, &|n| vars.get(n));
         if *kind == ProviderKind::Replay {
             crate::providers::recording::replay::ReplayProfile::parse(name, profile).map_err(
                 |e| {
@@ -377,6 +394,7 @@ impl Runtime {
             work: LibraryWork::default(),
             callers: Default::default(),
             builtins: Mutex::new(std::collections::HashMap::new()),
+            sandboxes: Mutex::new(std::collections::HashMap::new()),
             mcp: Default::default(),
             shared_providers,
             host_providers: Default::default(),

@@ -83,6 +83,8 @@ impl From<&SessionConfig> for SessionDocument {
                 budget_tokens: u64::from(n),
             }),
             tool_config: c.tool_config.as_deref().cloned(),
+            tool_env: (*c.tool_env != Default::default()).then(|| (*c.tool_env).clone()),
+            sandbox: (c.sandbox != Default::default()).then(|| c.sandbox.clone()),
             native_web_search: p.native_web_search.then_some(true),
             host_io: c.host_io.then_some(true),
             budget: c.budget.as_ref().and_then(via),

@@ -126,6 +126,13 @@ pub struct SessionDocument {
     /// Built-in tool configuration.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tool_config: Option<ToolsConfig>,
+    /// Which of the host's variables child processes inherit (Bash, hooks, skill spans, stdio
+    /// MCP servers).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_env: Option<crate::core::child_env::ChildEnvPolicy>,
+    /// The OS sandbox of the Bash tool's commands (default `workspace-write`, no network).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<crate::core::sandbox::SandboxConfig>,
     /// Ask for the provider's hosted web search (the profile must allow it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub native_web_search: Option<bool>,

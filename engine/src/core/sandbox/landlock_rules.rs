@@ -1,0 +1,164 @@
+//! The Landlock ruleset of a [`Sandbox`] and the restricted spawner thread.
+
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use landlock::{
+    AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, LandlockStatus, PathBeneath, PathFd,
+    Ruleset, RulesetAttr, RulesetCreated, RulesetCreatedAttr, Scope, ABI,
+};
+
+use super::Sandbox;
+
+/// The newest Landlock ABI the rules use (abstract Unix sockets and signals scoped: Linux 6.12).
+const TARGET: ABI = ABI::V6;
+
+/// Files every command may write whatever the mode.
+const DEVICES: [&str; 4] = ["/dev/null", "/dev/zero", "/dev/full", "/dev/tty"];
+
+/// `(why Landlock cannot be used, why TCP cannot be restricted)` on this kernel, probed once.
+pub(super) fn support() -> (Option<String>, Option<String>) {
+    static SUPPORT: OnceLock<(Option<String>, Option<String>)> = OnceLock::new();
+    SUPPORT.get_or_init(probe).clone()
+}
+
+fn probe() -> (Option<String>, Option<String>) {
+    // Restricting a throwaway thread is the one way to learn what the kernel enforces.
+    let status = std::thread::spawn(|| {
+        Ruleset::default()
+            .set_compatibility(CompatLevel::BestEffort)
+            .handle_access(AccessFs::from_write(TARGET))
+            .and_then(|r| r.create())
+            .and_then(|r| r.restrict_self())
+            .map(|s| s.landlock)
+            .map_err(|e| e.to_string())
+    })
+    .join();
+    match status {
+        Ok(Ok(LandlockStatus::Available { effective_abi, .. })) => {
+            let network = ((effective_abi as i32) < (ABI::V4 as i32)).then(|| {
+                "network rules need Landlock ABI 4 (Linux 6.7); TCP stays open".to_string()
+            });
+            (None, network)
+        }
+        Ok(Ok(_)) => (
+            Some("Landlock is not available in this kernel (Linux 5.13 or newer with Landlock enabled is needed)".into()),
+            None,
+        ),
+        Ok(Err(e)) => (Some(format!("Landlock could not be set up: {e}")), None),
+        Err(_) => (Some("Landlock could not be probed".into()), None),
+    }
+}
+
+/// Adds a rule granting `access` beneath `path`; a path that does not exist (or cannot be
+/// opened) gets no rule. Files get only the rights a file can have.
+fn grant(
+    ruleset: RulesetCreated,
+    path: &Path,
+    access: BitFlags<AccessFs>,
+) -> io::Result<RulesetCreated> {
+    let Ok(fd) = PathFd::new(path) else {
+        return Ok(ruleset);
+    };
+    let access = if path.is_dir() {
+        access
+    } else {
+        access & AccessFs::from_file(TARGET)
+    };
+    if access.is_empty() {
+        return Ok(ruleset);
+    }
+    ruleset
+        .add_rule(PathBeneath::new(fd, access))
+        .map_err(|e| io::Error::other(e.to_string()))
+}
+
+/// Grants `read` on everything beneath `dir` except the denied paths: entries leading to a
+/// denied path are descended into (and may be listed); the others are granted whole.
+fn grant_reads(
+    mut ruleset: RulesetCreated,
+    dir: &Path,
+    deny: &[PathBuf],
+    read: BitFlags<AccessFs>,
+) -> io::Result<RulesetCreated> {
+    ruleset = grant(ruleset, dir, AccessFs::ReadDir.into())?;
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(ruleset);
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if deny.iter().any(|d| d == &path) {
+            continue;
+        }
+        ruleset = if deny.iter().any(|d| d.starts_with(&path)) {
+            grant_reads(ruleset, &path, deny, read)?
+        } else {
+            grant(ruleset, &path, read)?
+        };
+    }
+    Ok(ruleset)
+}
+
+/// Restricts the calling thread (and so every process it starts) to `sandbox`'s rules.
+fn restrict(sandbox: &Sandbox) -> io::Result<()> {
+    let err = |e: landlock::RulesetError| io::Error::other(e.to_string());
+    let write = AccessFs::from_write(TARGET);
+    let read = AccessFs::from_read(TARGET);
+    let deny = sandbox.deny_read();
+    let handled = if deny.is_empty() { write } else { write | read };
+    let mut ruleset = Ruleset::default()
+        .set_compatibility(CompatLevel::BestEffort)
+        .handle_access(handled)
+        .map_err(err)?;
+    if !sandbox.config().network {
+        ruleset = ruleset
+            .handle_access(AccessNet::BindTcp | AccessNet::ConnectTcp)
+            .map_err(err)?;
+    }
+    let mut created = ruleset
+        .scope(Scope::AbstractUnixSocket | Scope::Signal)
+        .map_err(err)?
+        .create()
+        .map_err(err)?;
+    for root in sandbox.writable() {
+        created = grant(created, root, write)?;
+    }
+    for device in DEVICES {
+        created = grant(created, Path::new(device), write)?;
+    }
+    if !deny.is_empty() {
+        created = grant_reads(created, Path::new("/"), deny, read)?;
+    }
+    created.restrict_self().map_err(err)?;
+    Ok(())
+}
+
+/// Drops `CAP_SYS_RESOURCE` from the calling thread's bounding set when it runs as root, so a
+/// command it starts cannot raise the limits it is given.
+fn drop_resource_capability() -> io::Result<()> {
+    if rustix::process::geteuid().is_root() {
+        rustix::thread::remove_capability_from_bounding_set(
+            rustix::thread::CapabilitySet::SYS_RESOURCE,
+        )?;
+    }
+    Ok(())
+}
+
+/// Spawns `cmd` from a fresh thread restricted to `sandbox` (the caller's thread stays free).
+pub(super) fn spawn_restricted(
+    sandbox: &Sandbox,
+    cmd: &mut tokio::process::Command,
+) -> io::Result<tokio::process::Child> {
+    let handle = tokio::runtime::Handle::current();
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            drop_resource_capability()?;
+            restrict(sandbox)?;
+            let _runtime = handle.enter();
+            cmd.spawn()
+        })
+        .join()
+        .unwrap_or_else(|_| Err(io::Error::other("the sandboxed spawn panicked")))
+    })
+}
