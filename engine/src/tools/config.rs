@@ -215,6 +215,11 @@ impl ToolEnv {
         }
     }
 
+    /// The session's `sandbox.deny_read` (absolute; empty without a sandbox).
+    pub fn denied_reads(&self) -> &[PathBuf] {
+        self.sandbox.as_ref().map_or(&[], |s| s.deny_read())
+    }
+
     /// `Err` naming the sandbox when `path` is on the session's `sandbox.deny_read`.
     pub fn sandbox_read_check(&self, path: &str) -> Result<(), String> {
         match &self.sandbox {

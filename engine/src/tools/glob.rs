@@ -61,6 +61,7 @@ pub(crate) fn run_glob(
     pattern: &str,
     limit: usize,
     cancel: CancellationToken,
+    denied: &[PathBuf],
 ) -> Result<String, String> {
     match fs.metadata(root) {
         Ok(m) if m.kind == FileKind::Dir => {}
@@ -97,6 +98,7 @@ pub(crate) fn run_glob(
         overrides: None,
         max_depth,
         cancel: cancel.clone(),
+        denied: denied.to_vec(),
     };
     let found: Mutex<Vec<(SystemTime, PathBuf)>> = Mutex::new(Vec::new());
     walk_files(fs, &spec, || -> Visitor<'_> {
@@ -180,7 +182,15 @@ impl Builtin for GlobTool {
             .limit
             .map(|l| l.max(1) as usize)
             .unwrap_or(env.limits().glob_default_limit);
-        run_glob(env.fs.as_ref(), &root, &args.pattern, limit, cancel.clone()).into()
+        run_glob(
+            env.fs.as_ref(),
+            &root,
+            &args.pattern,
+            limit,
+            cancel.clone(),
+            env.denied_reads(),
+        )
+        .into()
     }
 }
 

@@ -52,6 +52,8 @@ pub struct GrepQuery {
     pub case_insensitive: bool,
     /// Stop collecting after this many bytes of results.
     pub max_collect_bytes: usize,
+    /// Paths the search never reads (the sandbox's `deny_read`, absolute).
+    pub denied: Vec<std::path::PathBuf>,
 }
 
 /// Searches files; `Ok` is the output text, `Err` the error message.
@@ -128,6 +130,7 @@ fn search_tree(
         overrides: include_glob(&query.root, query.glob.as_deref())?,
         max_depth: None,
         cancel: cancel.clone(),
+        denied: query.denied.clone(),
     };
     walk_files(fs, &spec, || -> Visitor<'_> {
         let mut searcher = build_searcher(query);
@@ -377,6 +380,7 @@ impl Builtin for GrepTool {
             mode: args.output_mode.unwrap_or(GrepMode::FilesWithMatches),
             case_insensitive: args.case_insensitive,
             max_collect_bytes: env.limits().grep_max_collect_bytes,
+            denied: env.denied_reads().to_vec(),
         };
         run_grep(env.fs.as_ref(), &query, cancel.clone()).into()
     }

@@ -33,6 +33,8 @@ pub(crate) struct WalkSpec {
     pub max_depth: Option<usize>,
     /// Stops the walk.
     pub cancel: CancellationToken,
+    /// Paths never entered nor visited (the sandbox's `deny_read`, absolute).
+    pub denied: Vec<PathBuf>,
 }
 
 /// A per-thread visitor: called with each file's path; returns `false` to stop the walk.
@@ -55,14 +57,15 @@ where
     M: Fn() -> Visitor<'s> + Sync,
 {
     let mut builder = WalkBuilder::new(&spec.root);
+    let denied = spec.denied.clone();
     builder
         .hidden(false)
         .require_git(false)
         .follow_links(false)
         .max_depth(spec.max_depth)
-        .filter_entry(|e| {
+        .filter_entry(move |e| {
             let name = e.file_name();
-            !SKIPPED_DIRS.iter().any(|s| name == *s)
+            !SKIPPED_DIRS.iter().any(|s| name == *s) && !denied.iter().any(|d| e.path() == d)
         });
     if let Some(ov) = &spec.overrides {
         builder.overrides(ov.clone());
@@ -142,7 +145,7 @@ where
             }
             let path = dir.join(&entry.name);
             let is_dir = entry.kind == FileKind::Dir;
-            if ignored(&chain, &path, is_dir) {
+            if spec.denied.contains(&path) || ignored(&chain, &path, is_dir) {
                 continue;
             }
             if let Some(ov) = &spec.overrides {

@@ -7,6 +7,7 @@ mod config_unknown_keys;
 mod crash_safety;
 mod docs_snippets;
 mod ffi_abi12;
+mod ffi_contained;
 mod ffi_error_classes;
 mod ffi_hook_updated_input;
 mod ffi_host_provider;

@@ -17,13 +17,24 @@ const TARGET: ABI = ABI::V6;
 /// Files every command may write whatever the mode.
 const DEVICES: [&str; 4] = ["/dev/null", "/dev/zero", "/dev/full", "/dev/tty"];
 
-/// `(why Landlock cannot be used, why TCP cannot be restricted)` on this kernel, probed once.
-pub(super) fn support() -> (Option<String>, Option<String>) {
-    static SUPPORT: OnceLock<(Option<String>, Option<String>)> = OnceLock::new();
-    SUPPORT.get_or_init(probe).clone()
+/// What the kernel's Landlock cannot do, probed once: each field says why, `None` = it can.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Support {
+    /// Landlock cannot be used at all.
+    pub unusable: Option<String>,
+    /// TCP cannot be restricted (before ABI 4).
+    pub network: Option<String>,
+    /// Signals and abstract Unix sockets cannot be scoped (before ABI 6).
+    pub scoping: Option<String>,
 }
 
-fn probe() -> (Option<String>, Option<String>) {
+/// What this kernel's Landlock supports.
+pub(super) fn support() -> &'static Support {
+    static SUPPORT: OnceLock<Support> = OnceLock::new();
+    SUPPORT.get_or_init(probe)
+}
+
+fn probe() -> Support {
     // Restricting a throwaway thread is the one way to learn what the kernel enforces.
     let status = std::thread::spawn(|| {
         Ruleset::default()
@@ -35,19 +46,30 @@ fn probe() -> (Option<String>, Option<String>) {
             .map_err(|e| e.to_string())
     })
     .join();
+    let unusable = |why: String| Support {
+        unusable: Some(why),
+        ..Default::default()
+    };
     match status {
         Ok(Ok(LandlockStatus::Available { effective_abi, .. })) => {
-            let network = ((effective_abi as i32) < (ABI::V4 as i32)).then(|| {
-                "network rules need Landlock ABI 4 (Linux 6.7); TCP stays open".to_string()
-            });
-            (None, network)
+            let abi = effective_abi as i32;
+            Support {
+                unusable: None,
+                network: (abi < ABI::V4 as i32).then(|| {
+                    "network rules need Landlock ABI 4 (Linux 6.7); TCP stays open".to_string()
+                }),
+                scoping: (abi < ABI::V6 as i32).then(|| {
+                    "signals and abstract Unix sockets reach processes outside the sandbox \
+                     (scoped from Landlock ABI 6, Linux 6.12)"
+                        .to_string()
+                }),
+            }
         }
-        Ok(Ok(_)) => (
-            Some("Landlock is not available in this kernel (Linux 5.13 or newer with Landlock enabled is needed)".into()),
-            None,
+        Ok(Ok(_)) => unusable(
+            "Landlock is not available in this kernel (Linux 5.13 or newer with Landlock enabled is needed)".into(),
         ),
-        Ok(Err(e)) => (Some(format!("Landlock could not be set up: {e}")), None),
-        Err(_) => (Some("Landlock could not be probed".into()), None),
+        Ok(Err(e)) => unusable(format!("Landlock could not be set up: {e}")),
+        Err(_) => unusable("Landlock could not be probed".into()),
     }
 }
 
@@ -134,13 +156,14 @@ fn restrict(sandbox: &Sandbox) -> io::Result<()> {
     Ok(())
 }
 
-/// Drops `CAP_SYS_RESOURCE` from the calling thread's bounding set when it runs as root, so a
-/// command it starts cannot raise the limits it is given.
-fn drop_resource_capability() -> io::Result<()> {
+/// Drops `CAP_SYS_RESOURCE` and `CAP_SYS_PTRACE` from the calling thread's bounding set when
+/// it runs as root, so a command it starts can neither raise the limits it is given nor trace
+/// processes outside the sandbox on the strength of the capability.
+fn drop_root_capabilities() -> io::Result<()> {
     if rustix::process::geteuid().is_root() {
-        rustix::thread::remove_capability_from_bounding_set(
-            rustix::thread::CapabilitySet::SYS_RESOURCE,
-        )?;
+        use rustix::thread::{remove_capability_from_bounding_set, CapabilitySet};
+        remove_capability_from_bounding_set(CapabilitySet::SYS_RESOURCE)?;
+        remove_capability_from_bounding_set(CapabilitySet::SYS_PTRACE)?;
     }
     Ok(())
 }
@@ -153,7 +176,7 @@ pub(super) fn spawn_restricted(
     let handle = tokio::runtime::Handle::current();
     std::thread::scope(|s| {
         s.spawn(|| {
-            drop_resource_capability()?;
+            drop_root_capabilities()?;
             restrict(sandbox)?;
             let _runtime = handle.enter();
             cmd.spawn()

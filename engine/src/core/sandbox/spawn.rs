@@ -33,13 +33,14 @@ pub fn unavailable(config: &SandboxConfig) -> Option<String> {
     #[cfg(target_os = "linux")]
     {
         let mut missing = Vec::new();
-        let (landlock, network) = super::landlock_rules::support();
-        if let Some(why) = landlock {
-            missing.push(why);
-        } else if !config.network {
-            if let Some(why) = network {
-                missing.push(why);
+        let support = super::landlock_rules::support();
+        if let Some(why) = &support.unusable {
+            missing.push(why.clone());
+        } else {
+            if let (false, Some(why)) = (config.network, &support.network) {
+                missing.push(why.clone());
             }
+            missing.extend(support.scoping.clone());
         }
         if config.limits.processes > 0 {
             if let Some(why) = super::limits::process_cap_unavailable() {
@@ -179,8 +180,7 @@ pub fn spawn(
     std::fs::create_dir_all(sandbox.temp_dir())?;
     #[cfg(target_os = "linux")]
     {
-        let run_unrestricted =
-            sandbox.unavailable().is_some() && super::landlock_rules::support().0.is_some();
+        let run_unrestricted = super::landlock_rules::support().unusable.is_some();
         let child = if run_unrestricted {
             cmd.spawn()?
         } else {

@@ -98,7 +98,8 @@ impl InteractiveSession {
 
     /// Emits the problems found while assembling the session (settings files, `$ENV:`
     /// references, skills, agent definitions, MCP servers) as `WARNING` events `{"code", "message"}`
-    /// (`SETTINGS_INVALID`, `SKILL_INVALID`, `AGENT_INVALID`, `MCP_SERVER` or `PLUGIN_INVALID`), once.
+    /// (`SETTINGS_INVALID`, `SKILL_INVALID`, `AGENT_INVALID`, `MCP_SERVER`, `PLUGIN_INVALID` or
+    /// `SANDBOX_UNAVAILABLE`), once.
     pub fn emit_startup_warnings(&self) {
         let warnings = std::mem::take(
             &mut self
