@@ -32,6 +32,8 @@ w() { printf '%s' "$3" > "$work/$1/$2"; }
 # config_json: the first byte picks the parser (0 runtime, 1 session, 2 turn input, 3 scripted, 4 provider/tools).
 w config_json runtime $'\x00{"v":1,"providers":{"a":{"kind":"anthropic","api_key":"$ENV:K","timeout_ms":1000,"max_retries":2}},"worker_threads":2,"session_dir":"/tmp/x"}'
 w config_json session $'\x01{"v":1,"provider":"a","model":"m","system_prompt":"s","tools":["Read","Bash"],"permission_mode":"plan","delivery":"pull","max_turns":3,"allow":["Bash(ls *)"],"deny":["Write"]}'
+w config_json contained $'\x01{"v":1,"provider":"a","model":"m","tool_env":{"inherit":"core","exclude":["AWS_*"],"include_only":["*"],"set":{"A":"1"}},"sandbox":{"mode":"read-only","writable":["out","~/cache"],"deny_read":["~/.ssh"],"network":true,"fallback":"refuse","limits":{"cpu_seconds":5,"address_space_mb":0,"file_size_mb":1,"processes":8}}}'
+w config_json env_policy $'\x04{"inherit":"none","exclude":["*A*B*C*"],"set":{"K":"v"}}'
 w config_json input $'\x02{"text":"hi","display_input":"d","tool_choice":{"type":"tool","name":"Read"}}'
 w config_json scripted $'\x03{"kind":"scripted","turns":[{"deltas":["a","b"],"usage":{"input_tokens":1}},{"tool_calls":[{"name":"Read","arguments":"{"}]},{"error":{"kind":"provider","message":"x"}}],"fallback":"echo"}'
 w config_json tools $'\x04{"kind":"openai","base_url":"http://127.0.0.1:1/v1","headers":{"x":"y"},"web_search":true}'
@@ -46,6 +48,7 @@ w session_snapshot transcript $'\x02{"event":"turn_start","turn_id":1,"ts":"2026
 # ffi_strings: the first byte picks the entry point (see fuzz_targets/ffi_strings.rs).
 w ffi_strings runtime $'\x00{"providers":{"s":{"kind":"scripted"}},"worker_threads":1}'
 w ffi_strings session $'\x01{"provider":"s","delivery":"pull","tools":["Read"]}'
+w ffi_strings contained $'\x01{"provider":"s","delivery":"pull","tools":["Bash"],"tool_env":{"inherit":"core"},"sandbox":{"mode":"workspace-write","deny_read":["/etc/shadow"],"limits":{"processes":16}}}'
 w ffi_strings submit $'\x04{"text":"hello","tool_choice":"none"}'
 w ffi_strings command $'\x05{"name":"mode","args":"plan"}'
 w ffi_strings messages $'\x06{"view":"history"}'

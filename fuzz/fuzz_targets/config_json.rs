@@ -1,5 +1,5 @@
 //! JSON from hosts: runtime config, session config, turn input, provider entries (scripted
-//! included) and tool settings. `data[0]` picks the parser; errors are fine, panics are not.
+//! included), tool settings, `tool_env` and `sandbox`. `data[0]` picks the parser; errors are fine, panics are not.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use robota_engine::providers::scripted::ScriptedProvider;
@@ -33,6 +33,15 @@ fuzz_target!(|data: &[u8]| {
                     drop(HttpProviderConfig::parse("fuzz", kind, &v));
                 }
                 drop(robota_engine::tools::config::ToolsConfig::from_json(&v));
+                // The session's `tool_env` and `sandbox` documents, and the env globs.
+                if let Ok(p) = serde_json::from_value::<robota_engine::core::child_env::ChildEnvPolicy>(v.clone()) {
+                    if p.validate().is_ok() {
+                        for pattern in p.exclude.iter().chain(p.include_only.iter().flatten()) {
+                            robota_engine::core::child_env::name_matches(pattern, "OPENAI_API_KEY");
+                        }
+                    }
+                }
+                drop(serde_json::from_value::<robota_engine::core::sandbox::SandboxConfig>(v));
             }
         }
     }

@@ -28,7 +28,8 @@ static void make_workspace(char *dir) {
 }
 
 /* Runs one turn of `session_json` (with `%s` for the workspace) and returns the Bash call's
- * tool_end payload (caller frees) and, in *warning, the first warning's payload (or NULL). */
+ * tool_end payload (caller frees) and, in *warning, the SANDBOX_UNAVAILABLE warning's payload
+ * (or NULL), checked to come just before the Bash call's tool_start. */
 static char *bash_turn(const char *runtime_json, const char *session_fmt, const char *ws, char **warning) {
     robota_runtime *rt = make_runtime(runtime_json);
     recorder r;
@@ -43,8 +44,15 @@ static char *bash_turn(const char *runtime_json, const char *session_fmt, const 
         const char *p = rec_payload(&r, ROBOTA_EVENT_TOOL_END, 0);
         out = strdup(p ? p : "");
         if (warning) {
-            const char *w = rec_payload(&r, ROBOTA_EVENT_WARNING, 0);
-            *warning = w ? strdup(w) : NULL;
+            *warning = NULL;
+            pthread_mutex_lock(&r.mu);
+            for (int i = 0; i + 1 < r.count; i++)
+                if (r.events[i].kind == ROBOTA_EVENT_WARNING &&
+                    strstr(r.events[i].payload, "SANDBOX_UNAVAILABLE")) {
+                    CHECK_EQ_INT(r.events[i + 1].kind, ROBOTA_EVENT_TOOL_START);
+                    *warning = strdup(r.events[i].payload);
+                }
+            pthread_mutex_unlock(&r.mu);
         }
         robota_session_free(s);
     }

@@ -102,18 +102,29 @@ pub fn register_references(value: &serde_json::Value, lookup: &dyn Fn(&str) -> O
     }
 }
 
-/// True when `name` matches the glob `pattern` (`*` = any run), ignoring ASCII case.
+/// True when `name` matches the glob `pattern` (`*` = any run), ignoring ASCII case. Linear
+/// in practice: a mismatch goes back only to the last `*` (a pattern of many stars cannot make
+/// it exponential).
 pub fn name_matches(pattern: &str, name: &str) -> bool {
-    fn go(p: &[u8], n: &[u8]) -> bool {
-        match p.split_first() {
-            None => n.is_empty(),
-            Some((b'*', rest)) => (0..=n.len()).any(|i| go(rest, &n[i..])),
-            Some((c, rest)) => n
-                .split_first()
-                .is_some_and(|(d, tail)| c.eq_ignore_ascii_case(d) && go(rest, tail)),
+    let (p, n) = (pattern.as_bytes(), name.as_bytes());
+    let (mut i, mut j) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while j < n.len() {
+        if i < p.len() && p[i] == b'*' {
+            star = Some((i, j));
+            i += 1;
+        } else if i < p.len() && p[i].eq_ignore_ascii_case(&n[j]) {
+            i += 1;
+            j += 1;
+        } else if let Some((si, sj)) = star {
+            i = si + 1;
+            j = sj + 1;
+            star = Some((si, sj + 1));
+        } else {
+            return false;
         }
     }
-    go(pattern.as_bytes(), name.as_bytes())
+    p[i..].iter().all(|&c| c == b'*')
 }
 
 impl ChildEnvPolicy {
@@ -213,6 +224,13 @@ mod tests {
         assert!(!name_matches("*KEY*", "PATH"));
         assert!(name_matches("AWS_*", "AWS_REGION"));
         assert!(!name_matches("AWS_*", "MY_AWS_REGION"));
+        assert!(name_matches("*", ""));
+        assert!(!name_matches("", "A"));
+        assert!(name_matches("A*B*C", "AxxBxxC"));
+        assert!(!name_matches("A*B*C", "AxxCxxB"));
+        // Many stars against a long miss stays fast (the recursive form took minutes).
+        let long = "A".repeat(4096);
+        assert!(!name_matches(&format!("{}B", "*A".repeat(64)), &long));
     }
 
     #[test]

@@ -134,6 +134,8 @@ impl Phase {
 struct State {
     /// Open/running/closed (see [`Phase`]).
     phase: Phase,
+    /// The `SANDBOX_UNAVAILABLE` warning, emitted before the session's first Bash call starts.
+    sandbox_warning: Option<String>,
     current: Option<(u64, CancellationToken)>,
     queued: Option<(u64, TurnInput)>,
     next_turn: u64,

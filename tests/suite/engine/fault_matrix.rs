@@ -5,24 +5,66 @@
 //! number of requests, the text the host saw, the history (one tool call answered once, the
 //! answer or `Request failed: …` once), that the next turn works on that history (the fake
 //! server checks tool pairing on every request), and that no client connection stays open.
+//! The echo tool is a command run under the default sandbox and environment policy, so every
+//! cell also starts a confined process while the network fails around it.
 //! docs/reliability.md "Fault matrix" is this table.
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use robota_engine::core::agent::RunOptions;
+use robota_engine::core::agent::{Agent, AgentConfig, RunOptions};
 use robota_engine::core::message::Role;
+use robota_engine::core::provider::Provider;
+use robota_engine::core::sandbox::{Sandbox, SandboxConfig};
+use robota_engine::core::shell::{run_shell, ShellCommand};
 use robota_engine::providers::{create_provider, new_http_client};
-use serde_json::json;
+use robota_engine::tools::FunctionTool;
+use serde_json::{json, Value};
 
 use crate::support::fake_faults::{
     client_connections_closed, open_client_connections, port, refused_base_url,
 };
 use crate::support::fake_server::{FakeServer, Reply, Turn};
 use crate::support::fault_cells::{big_text, cells, Cell, Expect, DONE};
-use crate::support::provider_cases::agent;
 
 const KINDS: [&str; 3] = ["anthropic", "openai", "gemini"];
+
+/// An agent over `p` whose `echo` tool answers `echo:<text>` from a command run in `ws` under
+/// the default sandbox (the text reaches it as a variable, never as shell code).
+fn sandboxed_agent(p: Arc<dyn Provider>, ws: &std::path::Path) -> Agent {
+    let sandbox = Arc::new(
+        Sandbox::new(SandboxConfig::default(), ws)
+            .expect("the default sandbox resolves")
+            .expect("the default sandbox is on"),
+    );
+    let ws = ws.to_path_buf();
+    let echo = FunctionTool::new_async(
+        "echo",
+        "Echoes text",
+        json!({"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}),
+        move |args: Value, _ctx| {
+            let mut spec = ShellCommand::new("printf 'echo:%s' \"$ECHO_TEXT\"");
+            spec.cwd = Some(ws.clone());
+            spec.env = vec![(
+                "ECHO_TEXT".into(),
+                args["text"].as_str().unwrap_or("").into(),
+            )];
+            spec.sandbox = Some(sandbox.clone());
+            spec.timeout = Some(Duration::from_secs(30));
+            async move {
+                let out = run_shell(spec).await.map_err(|e| e.to_string())?;
+                Ok(Value::String(
+                    String::from_utf8_lossy(&out.stdout).into_owned(),
+                ))
+            }
+        },
+    )
+    .expect("a valid tool");
+    let mut cfg = AgentConfig::new(p, "test-model");
+    cfg.system_message = Some("You are a test.".into());
+    cfg.tools = vec![Arc::new(echo)];
+    Agent::new(cfg).expect("an agent")
+}
 
 /// Runs one cell for one provider kind; returns what went wrong.
 async fn run_cell(kind: &str, cell: &Cell) -> Result<(), String> {
@@ -44,7 +86,8 @@ async fn run_cell(kind: &str, cell: &Cell) -> Result<(), String> {
     }
     let client = new_http_client().map_err(|e| e.to_string())?;
     let provider = create_provider(kind, &cfg, &client).map_err(|e| e.to_string())?;
-    let a = agent(provider);
+    let ws = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let a = sandboxed_agent(provider, ws.path());
     let seen = Arc::new(Mutex::new(String::new()));
     let sink = seen.clone();
     let options = RunOptions {

@@ -24,7 +24,7 @@ pub struct Argv {
     pub program: String,
     /// Its arguments.
     pub args: Vec<String>,
-    /// The command waits for a gate line on stdin (write `\n` first, after [`confine`]).
+    /// The command waits for a gate line on stdin (write `\n` first, after [`spawn`] returned).
     pub gated: bool,
 }
 

@@ -77,7 +77,7 @@ fn open(
         .map_err(|e| warning(&dir.join(format!("{session_id}.jsonl")), &e))
 }
 
-/// Wraps `sink` so every event is logged first (into `store_lines` when given, see [`open`]).
+/// Wraps `sink` so every event is logged first (into `store_lines` when given, see `open`).
 /// Returns the sink and, when the transcript
 /// cannot be opened, the `WARNING` payload to emit once the session exists.
 pub fn attach(

@@ -133,8 +133,8 @@ impl InteractiveSession {
             &assembly::env_of(&shared),
         );
         let parent_cell: subagent::ParentCell = Default::default();
-        let sandbox = crate::sdk::project::contained::prepare(&shared, &mut cfg)?;
-        let tool_env = assembly::tool_env(&shared, &cfg, settings.as_ref(), sandbox);
+        let contained = crate::sdk::project::contained::prepare(&shared, &cfg)?;
+        let tool_env = assembly::tool_env(&shared, &cfg, settings.as_ref(), contained.sandbox);
         let session_id = cfg
             .session_id
             .clone()
@@ -171,6 +171,7 @@ impl InteractiveSession {
         }
         cfg.params.prompt = assembly::prompt_inputs(&cfg, settings.as_ref(), &tools).map(Arc::new);
         let core = new_core(&link, &cfg, &mut restore);
+        core.lock().sandbox_warning = contained.warning;
         let approval = Arc::new(HostApproval {
             link: link.clone(),
             enforcer: OnceLock::new(),

@@ -1,6 +1,6 @@
 //! The session observer of an [`InteractiveSession`](super::InteractiveSession): tool
 //! start/end entries in the UI timeline and the `tool_start`, `tool_end`, `context_update` and
-//! `warning` events.
+//! `warning` events (`SANDBOX_UNAVAILABLE` just before the first Bash call's `tool_start`).
 
 use serde_json::{json, Value};
 
@@ -21,6 +21,15 @@ fn outcome_of(result: ToolEndResult) -> ToolOutcome {
 
 impl SessionObserver for Core {
     fn on_tool_start(&self, call_id: &str, name: &str, args: &Value, schema: &Value) {
+        let warning = (name == "Bash")
+            .then(|| self.lock().sandbox_warning.take())
+            .flatten();
+        if let Some(message) = warning {
+            self.link.emit(
+                events::WARNING,
+                json!({"code": "SANDBOX_UNAVAILABLE", "message": message}),
+            );
+        }
         let st = {
             let mut s = self.lock();
             let st = std::sync::Arc::new(s.tools.start(name, args, schema));

@@ -98,8 +98,7 @@ impl InteractiveSession {
 
     /// Emits the problems found while assembling the session (settings files, `$ENV:`
     /// references, skills, agent definitions, MCP servers) as `WARNING` events `{"code", "message"}`
-    /// (`SETTINGS_INVALID`, `SKILL_INVALID`, `AGENT_INVALID`, `MCP_SERVER`, `PLUGIN_INVALID` or
-    /// `SANDBOX_UNAVAILABLE`), once.
+    /// (`SETTINGS_INVALID`, `SKILL_INVALID`, `AGENT_INVALID`, `MCP_SERVER` or `PLUGIN_INVALID`), once.
     pub fn emit_startup_warnings(&self) {
         let warnings = std::mem::take(
             &mut self
@@ -119,8 +118,6 @@ impl InteractiveSession {
                 "MCP_SERVER"
             } else if w.starts_with("plugin ") {
                 "PLUGIN_INVALID"
-            } else if w.starts_with("sandbox unavailable") {
-                "SANDBOX_UNAVAILABLE"
             } else {
                 "SETTINGS_INVALID"
             };

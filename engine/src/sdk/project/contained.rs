@@ -12,24 +12,36 @@ use crate::sdk::error::{SdkError, SdkResult};
 use crate::sdk::mcp::config::McpTransport;
 use crate::sdk::runtime::RuntimeShared;
 
-/// Registers the session's secrets and resolves its sandbox: `None` when it is off, runs
-/// through the host's I/O port, or is the default one (the runtime's shared built-ins carry
-/// that one).
-pub fn prepare(shared: &RuntimeShared, cfg: &mut SessionConfig) -> SdkResult<Option<Arc<Sandbox>>> {
+/// A session's containment, as [`prepare`] settled it.
+#[derive(Default)]
+pub struct Contained {
+    /// The resolved sandbox: `None` when it is off, runs through the host's I/O port, or is
+    /// the default one (the runtime's shared built-ins carry that one).
+    pub sandbox: Option<Arc<Sandbox>>,
+    /// The `SANDBOX_UNAVAILABLE` warning, for the session's first Bash call.
+    pub warning: Option<String>,
+}
+
+/// Registers the session's secrets and resolves its sandbox.
+pub fn prepare(shared: &RuntimeShared, cfg: &SessionConfig) -> SdkResult<Contained> {
     register_secrets(shared, cfg);
     if cfg.host_io || cfg.sandbox.mode == SandboxMode::Off {
-        return Ok(None);
+        return Ok(Contained::default());
     }
-    if let Some(warning) = sandbox::warning(&cfg.sandbox) {
-        cfg.params.warnings.push(warning);
-    }
+    let warning = sandbox::warning(&cfg.sandbox);
     if cfg.sandbox == Default::default() {
-        return Ok(None);
+        return Ok(Contained {
+            sandbox: None,
+            warning,
+        });
     }
     let cwd = super::context::absolute(Path::new(&cfg.cwd));
-    Sandbox::new(cfg.sandbox.clone(), &cwd)
-        .map(|s| s.map(Arc::new))
-        .map_err(|e| SdkError::config(format!("session config: field \"sandbox\": {e}")))
+    let sandbox = Sandbox::new(cfg.sandbox.clone(), &cwd)
+        .map_err(|e| SdkError::config(format!("session config: field \"sandbox\": {e}")))?;
+    Ok(Contained {
+        sandbox: sandbox.map(Arc::new),
+        warning,
+    })
 }
 
 /// Every `$ENV:NAME` of the hooks, MCP servers and web-search key, registered before anything
