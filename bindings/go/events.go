@@ -158,6 +158,10 @@ type PermissionRequest struct {
 	ToolName  string          `json:"tool_name"`
 	Arguments json.RawMessage `json:"arguments"`
 	Reason    string          `json:"reason"`
+	// Sandbox is, for a call of the Bash tool only, the sandbox mode its command runs in:
+	// "workspace-write" (the default), "read-only" or "off" (also "off" in a HostIO
+	// session). Empty for other tools.
+	Sandbox string `json:"sandbox,omitempty"`
 }
 
 // HookRequest asks the host to run a "host" hook. Input is the whole Robota hook input.

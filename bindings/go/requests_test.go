@@ -103,6 +103,50 @@ func TestPermissionAnsweredFromEventsAndDeniedWithoutHandler(t *testing.T) {
 	mustContain(t, conversation(t, s2), "Permission denied. The user did not approve this action.")
 }
 
+// A Bash call's permission request names the sandbox mode its command would run in (the
+// session's sandbox.mode, "workspace-write" by default); another tool's request names none.
+func TestPermissionRequestNamesBashSandbox(t *testing.T) {
+	ask := func(t *testing.T, call ScriptedToolCall, sandbox map[string]any) PermissionRequest {
+		t.Helper()
+		rt := newRuntime(t, scripted(ScriptedTurn{ToolCalls: []ScriptedToolCall{call}}, ScriptedTurn{Text: "done"}))
+		var mu sync.Mutex
+		var reqs []PermissionRequest
+		cfg := SessionConfig{Tools: []string{"Bash", "Write"}, Cwd: t.TempDir(),
+			OnPermission: func(ctx context.Context, req PermissionRequest) (PermissionDecision, error) {
+				mu.Lock()
+				reqs = append(reqs, req)
+				mu.Unlock()
+				return Deny, nil
+			}}
+		if sandbox != nil {
+			cfg.Extra = map[string]any{"sandbox": sandbox}
+		}
+		s := newSession(t, rt, cfg)
+		res, err := s.Run(testCtx(t), "go")
+		if err != nil || res.Response != "done" {
+			t.Fatalf("run = %#v, %v", res, err)
+		}
+		mustContain(t, conversation(t, s), "Permission denied. The user did not approve this action.")
+		mu.Lock()
+		defer mu.Unlock()
+		if len(reqs) != 1 || reqs[0].ToolName != call.Name {
+			t.Fatalf("requests = %#v, want one for %s", reqs, call.Name)
+		}
+		return reqs[0]
+	}
+	bash := ScriptedToolCall{ID: "c1", Name: "Bash", Arguments: map[string]any{"command": "true"}}
+	if got := ask(t, bash, nil).Sandbox; got != "workspace-write" {
+		t.Fatalf("default session: Sandbox = %q, want workspace-write", got)
+	}
+	if got := ask(t, bash, map[string]any{"mode": "read-only"}).Sandbox; got != "read-only" {
+		t.Fatalf("read-only session: Sandbox = %q, want read-only", got)
+	}
+	write := ScriptedToolCall{ID: "c1", Name: "Write", Arguments: map[string]any{"filePath": "a.txt", "content": "x"}}
+	if got := ask(t, write, nil).Sandbox; got != "" {
+		t.Fatalf("Write: Sandbox = %q, want empty", got)
+	}
+}
+
 func TestHostHookBlocksTool(t *testing.T) {
 	rt := newRuntime(t, scripted(toolTurn("secret"), ScriptedTurn{Deltas: []string{"Done."}}))
 	ran := make(chan struct{}, 1)

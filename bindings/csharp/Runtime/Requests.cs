@@ -75,6 +75,13 @@ namespace Robota
         /// <summary>Why approval is needed.</summary>
         public string Reason => Event.GetString("reason");
 
+        /// <summary>
+        /// For a call of the <c>Bash</c> tool only: the sandbox mode its command runs in,
+        /// <c>"workspace-write"</c> (the default), <c>"read-only"</c> or <c>"off"</c> (also for a
+        /// <see cref="SessionConfig.HostIo"/> session); null for other tools.
+        /// </summary>
+        public string Sandbox => Event.GetString("sandbox");
+
         /// <summary>The tool's arguments (JSON object as a dictionary).</summary>
         public Dictionary<string, object> Arguments
         {

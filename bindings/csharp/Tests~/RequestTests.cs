@@ -1,3 +1,6 @@
+using System;
+using System.Collections.Generic;
+using System.IO;
 using System.Threading;
 
 namespace Robota.Tests
@@ -77,6 +80,60 @@ namespace Robota.Tests
                     Expect.Equal(2, calls, "both calls ran");
                     Expect.Equal(1, asked, "remember approves the tool for the session");
                     Expect.Contains((string)s.Command("permissions")["message"], "Session-approved tools: lookup", "permissions command");
+                }
+            }
+        }
+
+        // A Bash call's permission request names the sandbox mode its command would run in (the
+        // session's sandbox.mode, "workspace-write" by default); another tool's request names none.
+        [Test]
+        private static void PermissionRequestOfBashNamesItsSandbox()
+        {
+            var dir = Path.Combine(Path.GetTempPath(), "robota-cs-sandbox-" + Guid.NewGuid().ToString("N"));
+            Directory.CreateDirectory(dir);
+            try
+            {
+                const string Bash = "{\"command\":\"true\"}";
+                Expect.Equal("workspace-write", AskedSandbox(dir, "Bash", Bash, null), "default session");
+                Expect.Equal("read-only", AskedSandbox(dir, "Bash", Bash, "{\"mode\":\"read-only\"}"), "read-only session");
+                Expect.Equal(null, AskedSandbox(dir, "Write", "{\"filePath\":\"a.txt\",\"content\":\"x\"}", null), "Write");
+                Expect.True(!File.Exists(Path.Combine(dir, "a.txt")), "denied Write wrote nothing");
+            }
+            finally
+            {
+                Directory.Delete(dir, true);
+            }
+        }
+
+        // Runs one call of tool in a session of Bash and Write (sandbox as given, or the default),
+        // denies its permission request and returns the request's Sandbox.
+        private static string AskedSandbox(string dir, string tool, string argsJson, string sandboxJson)
+        {
+            var turns = "[{\"tool_calls\":[{\"id\":\"c1\",\"name\":\"" + tool + "\",\"arguments\":" + argsJson + "}]},{\"text\":\"done\"}]";
+            using (var rt = Fixtures.Runtime(turns))
+            {
+                var cfg = Fixtures.Session(Delivery.Thread, "Bash", "Write");
+                cfg.Cwd = dir;
+                if (sandboxJson != null)
+                {
+                    cfg.Extra["sandbox"] = new JsonRaw(sandboxJson);
+                }
+                using (var s = rt.CreateSession(cfg))
+                {
+                    var asked = new List<PermissionRequest>();
+                    s.PermissionRequested += (sender, req) =>
+                    {
+                        lock (asked) asked.Add(req);
+                        Expect.True(req.Deny(), "deny accepted");
+                    };
+                    Expect.Equal("done", Expect.Await(s.RunAsync("go"), "RunAsync").Response, tool + " turn");
+                    Expect.Contains(s.MessagesJson(), "Permission denied. The user did not approve this action.", "history");
+                    lock (asked)
+                    {
+                        Expect.Equal(1, asked.Count, tool + " permission requests");
+                        Expect.Equal(tool, asked[0].ToolName, "tool name");
+                        return asked[0].Sandbox;
+                    }
                 }
             }
         }

@@ -59,10 +59,14 @@ public struct PermissionRequest: Codable, Sendable, Equatable {
     public let toolName: String
     public let arguments: JSONValue?
     public let reason: String?
+    /// For a call of the `Bash` tool only: the sandbox mode its command runs in,
+    /// `"workspace-write"` (the default), `"read-only"` or `"off"` (also for a `hostIO`
+    /// session); nil for other tools.
+    public let sandbox: String?
     enum CodingKeys: String, CodingKey {
         case requestID = "request_id"
         case toolName = "tool_name"
-        case arguments, reason
+        case arguments, reason, sandbox
     }
 }
 

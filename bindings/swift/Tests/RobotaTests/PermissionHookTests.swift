@@ -80,6 +80,46 @@ final class PermissionHookTests: XCTestCase {
         XCTAssertEqual(second.toolEnds.first?.result, "success")
     }
 
+    /// A Bash call's permission request names the sandbox mode its command would run in (the
+    /// session's `sandbox.mode`, "workspace-write" by default); another tool's request names none.
+    func testABashPermissionRequestNamesItsSandbox() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("robota-swift-sandbox-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        func asked(_ tool: String, _ arguments: JSONValue, sandbox: JSONValue? = nil) async throws -> PermissionRequest {
+            let rt = try Fixture.runtime([
+                ["tool_calls": [["id": "c1", "name": .string(tool), "arguments": arguments]]],
+                ["text": "done"],
+            ])
+            var config = Fixture.session
+            config.cwd = dir.path
+            config.tools = ["Bash", "Write"]
+            if let sandbox = sandbox { config.extra["sandbox"] = sandbox }
+            let requests = EventLog()
+            let s = try rt.session(config: config, onPermission: { request in
+                requests.append(TurnEvent(turnID: 0, event: .permissionRequest(request)))
+                return .deny
+            })
+            let events = try await collect(s.stream("go"))
+            XCTAssertEqual(events.toolEnds.first?.result, "denied")
+            XCTAssertEqual(events.completed?.response, "done")
+            XCTAssertEqual(requests.events.count, 1)
+            let request: PermissionRequest? = requests.events.first.flatMap {
+                if case .permissionRequest(let r) = $0 { return r } else { return nil }
+            }
+            XCTAssertEqual(request?.toolName, tool)
+            return try XCTUnwrap(request, "no permission request for \(tool)")
+        }
+        let bash: JSONValue = ["command": "true"]
+        let byDefault = try await asked("Bash", bash)
+        XCTAssertEqual(byDefault.sandbox, "workspace-write")
+        let readOnly = try await asked("Bash", bash, sandbox: ["mode": "read-only"])
+        XCTAssertEqual(readOnly.sandbox, "read-only")
+        let write = try await asked("Write", ["filePath": "a.txt", "content": "x"])
+        XCTAssertNil(write.sandbox)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.appendingPathComponent("a.txt").path))
+    }
+
     func testAHostHookBlocksTheTool() async throws {
         let rt = try Fixture.runtime(Fixture.toolTurns(key: "secret"))
         let calls = Counter()
