@@ -72,7 +72,8 @@ static char *read_file(const char *path) {
 }
 
 /* A `$ENV:` provider key, a `*_TOKEN` variable and a variable holding the key's value under an
- * innocent name reach neither Bash nor a command hook; a plain variable and `tool_env.set` do. */
+ * innocent name reach neither Bash, a command hook nor a stdio MCP server; a plain variable and
+ * `tool_env.set` do. */
 void test_contained_secrets_never_reach_children(void) {
     setenv("ROBOTA_CT_PROVIDER_SECRET", SECRET_VALUE, 1);
     setenv("ROBOTA_CT_TOKEN", "tok-ct-0123456789", 1);
@@ -88,7 +89,8 @@ void test_contained_secrets_never_reach_children(void) {
         "{\"v\":1,\"provider\":\"s\",\"model\":\"m\",\"cwd\":\"%s\",\"tools\":[\"Bash\"],"
         "\"permission_mode\":\"bypassPermissions\",\"tool_env\":{\"set\":{\"ROBOTA_CT_SET\":\"set-value\"}},"
         "\"hooks\":{\"PreToolUse\":[{\"matcher\":\"Bash\",\"hooks\":[{\"type\":\"command\","
-        "\"command\":\"env > hook_env.txt\"}]}]}}";
+        "\"command\":\"env > hook_env.txt\"}]}]},"
+        "\"mcp_servers\":{\"envcheck\":{\"command\":\"sh\",\"args\":[\"-c\",\"env > mcp_env.txt\"]}}}";
     char *out = bash_turn(runtime_json, session_fmt, ws, NULL);
     CHECK_CONTAINS(out, "\"result\":\"success\"");
     CHECK_CONTAINS(out, "ROBOTA_CT_PLAIN=plain-value");
@@ -105,6 +107,14 @@ void test_contained_secrets_never_reach_children(void) {
     CHECK(strstr(hook, "ROBOTA_CT_TOKEN") == NULL);
     CHECK(strstr(hook, SECRET_VALUE) == NULL);
     free(hook);
+    /* The stdio MCP server (it exits at once: the session goes on with a warning). */
+    snprintf(path, sizeof path, "%s/mcp_env.txt", ws);
+    char *mcp = read_file(path);
+    CHECK_CONTAINS(mcp, "ROBOTA_CT_PLAIN=plain-value");
+    CHECK_CONTAINS(mcp, "ROBOTA_CT_SET=set-value");
+    CHECK(strstr(mcp, "ROBOTA_CT_TOKEN") == NULL);
+    CHECK(strstr(mcp, SECRET_VALUE) == NULL);
+    free(mcp);
     free(out);
 
     /* inherit none: only `set` (and what sh itself adds). */
