@@ -16,6 +16,6 @@ triple=$(rustc -vV | sed -n 's/^host: //p')
 # --no-default-features: the system allocator, which the sanitizer intercepts (mimalloc, the
 # default, takes its memory straight from mmap and hides every heap block from it).
 RUSTFLAGS="-Zsanitizer=address -Cforce-frame-pointers=yes" \
-  cargo +nightly build --no-default-features --lib --target "$triple" --target-dir target/asan
+  cargo +nightly build --no-default-features --features sandbox --lib --target "$triple" --target-dir target/asan
 C_LIB_DIR="target/asan/$triple/debug" C_SANITIZER=address C_OUT=target/c_tests_rust_asan \
   ROBOTA_C_TEST_QUICKSTART_RUNS=${ROBOTA_C_TEST_QUICKSTART_RUNS:-50} bash .ci/c_asan.sh

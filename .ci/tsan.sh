@@ -15,7 +15,7 @@ triple=$(rustc -vV | sed -n 's/^host: //p')
 # --no-default-features: the system allocator, which the sanitizer intercepts (mimalloc, the
 # default, takes its memory straight from mmap and hides every heap block from it).
 RUSTFLAGS="-Zsanitizer=thread -Cforce-frame-pointers=yes" \
-  cargo +nightly build --no-default-features -Zbuild-std --lib --target "$triple" --target-dir target/tsan
+  cargo +nightly build --no-default-features --features sandbox -Zbuild-std --lib --target "$triple" --target-dir target/tsan
 # halt_on_error: the first race fails the step; suppressions name known false positives only.
 # rustc's LLVM emits __tsan_memset & co., which gcc 12's and clang 14's runtimes lack: the test
 # executable links rustc's own TSan runtime.

@@ -1,9 +1,11 @@
 //! The Landlock ruleset of a [`Sandbox`] and the restricted spawner thread.
 
 use std::io;
+#[cfg(feature = "sandbox")]
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+#[cfg(feature = "sandbox")]
 use landlock::{
     AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, LandlockStatus, PathBeneath, PathFd,
     Ruleset, RulesetAttr, RulesetCreated, RulesetCreatedAttr, Scope, ABI,
@@ -12,9 +14,11 @@ use landlock::{
 use super::Sandbox;
 
 /// The newest Landlock ABI the rules use (abstract Unix sockets and signals scoped: Linux 6.12).
+#[cfg(feature = "sandbox")]
 const TARGET: ABI = ABI::V6;
 
 /// Files every command may write whatever the mode.
+#[cfg(feature = "sandbox")]
 const DEVICES: [&str; 4] = ["/dev/null", "/dev/zero", "/dev/full", "/dev/tty"];
 
 /// What the kernel's Landlock cannot do, probed once: each field says why, `None` = it can.
@@ -34,6 +38,7 @@ pub(super) fn support() -> &'static Support {
     SUPPORT.get_or_init(probe)
 }
 
+#[cfg(feature = "sandbox")]
 fn probe() -> Support {
     // Restricting a throwaway thread is the one way to learn what the kernel enforces.
     let status = std::thread::spawn(|| {
@@ -43,7 +48,8 @@ fn probe() -> Support {
             .and_then(|r| r.create())
             .and_then(|r| r.restrict_self())
             .map(|s| s.landlock)
-            .map_err(|e| e.to_string())
+            // The crate's error texts are not linked (size): the status says enough.
+            .map_err(|_| ())
     })
     .join();
     let unusable = |why: String| Support {
@@ -68,13 +74,14 @@ fn probe() -> Support {
         Ok(Ok(_)) => unusable(
             "Landlock is not available in this kernel (Linux 5.13 or newer with Landlock enabled is needed)".into(),
         ),
-        Ok(Err(e)) => unusable(format!("Landlock could not be set up: {e}")),
+        Ok(Err(())) => unusable("Landlock refused a ruleset".into()),
         Err(_) => unusable("Landlock could not be probed".into()),
     }
 }
 
 /// Adds a rule granting `access` beneath `path`; a path that does not exist (or cannot be
 /// opened) gets no rule. Files get only the rights a file can have.
+#[cfg(feature = "sandbox")]
 fn grant(
     ruleset: RulesetCreated,
     path: &Path,
@@ -93,11 +100,12 @@ fn grant(
     }
     ruleset
         .add_rule(PathBeneath::new(fd, access))
-        .map_err(|e| io::Error::other(e.to_string()))
+        .map_err(|_| io::Error::other(format!("Landlock refused a rule for {}", path.display())))
 }
 
 /// Grants `read` on everything beneath `dir` except the denied paths: entries leading to a
 /// denied path are descended into (and may be listed); the others are granted whole.
+#[cfg(feature = "sandbox")]
 fn grant_reads(
     mut ruleset: RulesetCreated,
     dir: &Path,
@@ -123,8 +131,10 @@ fn grant_reads(
 }
 
 /// Restricts the calling thread (and so every process it starts) to `sandbox`'s rules.
+#[cfg(feature = "sandbox")]
 fn restrict(sandbox: &Sandbox) -> io::Result<()> {
-    let err = |e: landlock::RulesetError| io::Error::other(e.to_string());
+    let err =
+        |_: landlock::RulesetError| io::Error::other("Landlock refused the sandbox's ruleset");
     let write = AccessFs::from_write(TARGET);
     let read = AccessFs::from_read(TARGET);
     let deny = sandbox.deny_read();
@@ -156,9 +166,28 @@ fn restrict(sandbox: &Sandbox) -> io::Result<()> {
     Ok(())
 }
 
+/// Without the `sandbox` feature there is no Landlock: commands run without it.
+#[cfg(not(feature = "sandbox"))]
+fn probe() -> Support {
+    Support {
+        unusable: Some("this library was built without Landlock (the `sandbox` feature)".into()),
+        ..Default::default()
+    }
+}
+
+/// Without the `sandbox` feature: a plain spawn (never called: Landlock is unusable).
+#[cfg(not(feature = "sandbox"))]
+pub(super) fn spawn_restricted(
+    _sandbox: &Sandbox,
+    cmd: &mut tokio::process::Command,
+) -> io::Result<tokio::process::Child> {
+    cmd.spawn()
+}
+
 /// Drops `CAP_SYS_RESOURCE` and `CAP_SYS_PTRACE` from the calling thread's bounding set when
 /// it runs as root, so a command it starts can neither raise the limits it is given nor trace
 /// processes outside the sandbox on the strength of the capability.
+#[cfg(feature = "sandbox")]
 fn drop_root_capabilities() -> io::Result<()> {
     if rustix::process::geteuid().is_root() {
         use rustix::thread::{remove_capability_from_bounding_set, CapabilitySet};
@@ -169,6 +198,7 @@ fn drop_root_capabilities() -> io::Result<()> {
 }
 
 /// Spawns `cmd` from a fresh thread restricted to `sandbox` (the caller's thread stays free).
+#[cfg(feature = "sandbox")]
 pub(super) fn spawn_restricted(
     sandbox: &Sandbox,
     cmd: &mut tokio::process::Command,

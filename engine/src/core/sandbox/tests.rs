@@ -1,29 +1,6 @@
 //! The sandbox against the real kernel: what a command may and may not do.
 
-use std::sync::Arc;
-
 use super::*;
-use crate::core::shell::{run_shell, ShellCommand, ShellEnd, ShellOutput};
-
-fn sandbox(config: SandboxConfig, cwd: &Path) -> Arc<Sandbox> {
-    Arc::new(Sandbox::new(config, cwd).unwrap().expect("a sandbox"))
-}
-
-async fn run(sandbox: &Arc<Sandbox>, cwd: &Path, command: &str) -> ShellOutput {
-    let mut spec = ShellCommand::new(command);
-    spec.cwd = Some(cwd.to_path_buf());
-    spec.sandbox = Some(sandbox.clone());
-    spec.timeout = Some(std::time::Duration::from_secs(60));
-    run_shell(spec).await.expect("started")
-}
-
-fn text(out: &ShellOutput) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
 
 #[test]
 fn the_mode_and_fallback_names_and_defaults() {
@@ -68,9 +45,32 @@ fn the_file_tools_checks_follow_the_roots() {
     assert!(sb.check_read(&cwd.join("open.txt")).is_ok());
 }
 
-#[cfg(target_os = "linux")]
+#[cfg(all(target_os = "linux", feature = "sandbox"))]
 mod linux {
+    use std::sync::Arc;
+
     use super::*;
+    use crate::core::shell::{run_shell, ShellCommand, ShellEnd, ShellOutput};
+
+    fn sandbox(config: SandboxConfig, cwd: &Path) -> Arc<Sandbox> {
+        Arc::new(Sandbox::new(config, cwd).unwrap().expect("a sandbox"))
+    }
+
+    async fn run(sandbox: &Arc<Sandbox>, cwd: &Path, command: &str) -> ShellOutput {
+        let mut spec = ShellCommand::new(command);
+        spec.cwd = Some(cwd.to_path_buf());
+        spec.sandbox = Some(sandbox.clone());
+        spec.timeout = Some(std::time::Duration::from_secs(60));
+        run_shell(spec).await.expect("started")
+    }
+
+    fn text(out: &ShellOutput) -> String {
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    }
 
     /// These tests need what the sandbox needs; under CI a missing part fails them.
     fn enforced(config: &SandboxConfig) -> bool {
