@@ -28,9 +28,11 @@ static void make_workspace(char *dir) {
 }
 
 /* Runs one turn of `session_json` (with `%s` for the workspace) and returns the Bash call's
- * tool_end payload (caller frees) and, in *warning, the SANDBOX_UNAVAILABLE warning's payload
- * (or NULL), checked to come just before the Bash call's tool_start. */
-static char *bash_turn(const char *runtime_json, const char *session_fmt, const char *ws, char **warning) {
+ * tool_end payload (caller frees); in *warning the SANDBOX_UNAVAILABLE warning's payload (or
+ * NULL), checked to come just before the Bash call's tool_start; in *mcp_warning the first
+ * MCP_SERVER warning's payload (or NULL). */
+static char *bash_turn_warnings(const char *runtime_json, const char *session_fmt, const char *ws,
+                                char **warning, char **mcp_warning) {
     robota_runtime *rt = make_runtime(runtime_json);
     recorder r;
     rec_init(&r);
@@ -54,11 +56,22 @@ static char *bash_turn(const char *runtime_json, const char *session_fmt, const 
                 }
             pthread_mutex_unlock(&r.mu);
         }
+        if (mcp_warning) {
+            *mcp_warning = NULL;
+            for (int i = 0; rec_payload(&r, ROBOTA_EVENT_WARNING, i); i++) {
+                const char *w = rec_payload(&r, ROBOTA_EVENT_WARNING, i);
+                if (strstr(w, "\"code\":\"MCP_SERVER\"") && !*mcp_warning) *mcp_warning = strdup(w);
+            }
+        }
         robota_session_free(s);
     }
     robota_runtime_free(rt);
     rec_destroy(&r);
     return out ? out : strdup("");
+}
+
+static char *bash_turn(const char *runtime_json, const char *session_fmt, const char *ws, char **warning) {
+    return bash_turn_warnings(runtime_json, session_fmt, ws, warning, NULL);
 }
 
 static char *read_file(const char *path) {
@@ -91,7 +104,8 @@ void test_contained_secrets_never_reach_children(void) {
         "\"hooks\":{\"PreToolUse\":[{\"matcher\":\"Bash\",\"hooks\":[{\"type\":\"command\","
         "\"command\":\"env > hook_env.txt\"}]}]},"
         "\"mcp_servers\":{\"envcheck\":{\"command\":\"sh\",\"args\":[\"-c\",\"env > mcp_env.txt\"]}}}";
-    char *out = bash_turn(runtime_json, session_fmt, ws, NULL);
+    char *mcp_warning = NULL;
+    char *out = bash_turn_warnings(runtime_json, session_fmt, ws, NULL, &mcp_warning);
     CHECK_CONTAINS(out, "\"result\":\"success\"");
     CHECK_CONTAINS(out, "ROBOTA_CT_PLAIN=plain-value");
     CHECK_CONTAINS(out, "ROBOTA_CT_SET=set-value");
@@ -107,14 +121,21 @@ void test_contained_secrets_never_reach_children(void) {
     CHECK(strstr(hook, "ROBOTA_CT_TOKEN") == NULL);
     CHECK(strstr(hook, SECRET_VALUE) == NULL);
     free(hook);
-    /* The stdio MCP server (it exits at once: the session goes on with a warning). */
+    /* The stdio MCP server (it exits at once: the session goes on with a warning). A library
+     * built without the cargo feature "mcp" (the sanitizer builds) starts no server and says so. */
     snprintf(path, sizeof path, "%s/mcp_env.txt", ws);
-    char *mcp = read_file(path);
-    CHECK_CONTAINS(mcp, "ROBOTA_CT_PLAIN=plain-value");
-    CHECK_CONTAINS(mcp, "ROBOTA_CT_SET=set-value");
-    CHECK(strstr(mcp, "ROBOTA_CT_TOKEN") == NULL);
-    CHECK(strstr(mcp, SECRET_VALUE) == NULL);
-    free(mcp);
+    CHECK(mcp_warning != NULL);
+    if (mcp_warning && strstr(mcp_warning, "(cargo feature \\\"mcp\\\")")) {
+        CHECK(access(path, F_OK) != 0);
+    } else {
+        char *mcp = read_file(path);
+        CHECK_CONTAINS(mcp, "ROBOTA_CT_PLAIN=plain-value");
+        CHECK_CONTAINS(mcp, "ROBOTA_CT_SET=set-value");
+        CHECK(strstr(mcp, "ROBOTA_CT_TOKEN") == NULL);
+        CHECK(strstr(mcp, SECRET_VALUE) == NULL);
+        free(mcp);
+    }
+    free(mcp_warning);
     free(out);
 
     /* inherit none: only `set` (and what sh itself adds). */
