@@ -200,7 +200,13 @@ type SessionConfig struct {
 	// empty), "1h" or "off" (docs/prompt-caching.md).
 	PromptCache string `json:"prompt_cache,omitempty"`
 	// ToolConfig configures the built-in tools: {"limits":{…},"env":{…},"webSearch":{…}}.
-	ToolConfig       map[string]any `json:"tool_config,omitempty"`
+	ToolConfig map[string]any `json:"tool_config,omitempty"`
+	// ToolEnv sets what child processes inherit: {"inherit","exclude","include_only","set"}
+	// (docs/security.md).
+	ToolEnv map[string]any `json:"tool_env,omitempty"`
+	// Sandbox configures the Bash tool's OS sandbox:
+	// {"mode","writable","deny_read","network","fallback","limits"} (docs/security.md).
+	Sandbox          map[string]any `json:"sandbox,omitempty"`
 	SessionID        string         `json:"session_id,omitempty"`
 	Name             string         `json:"name,omitempty"`
 	Persist          bool           `json:"persist,omitempty"`

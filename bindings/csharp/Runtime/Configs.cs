@@ -265,6 +265,12 @@ namespace Robota
         /// <summary>Built-in tool configuration JSON: <c>{"limits":{…},"env":{…},"webSearch":{…}}</c>.</summary>
         public string ToolConfigJson { get; set; }
 
+        /// <summary>What child processes inherit, JSON: <c>{"inherit","exclude","include_only","set"}</c> (docs/security.md).</summary>
+        public string ToolEnvJson { get; set; }
+
+        /// <summary>The Bash tool's OS sandbox, JSON: <c>{"mode","writable","deny_read","network","fallback","limits"}</c> (docs/security.md).</summary>
+        public string SandboxJson { get; set; }
+
         /// <summary>MCP tool servers JSON, by name: <c>{"fs":{"command":"npx","args":[…]},"gh":{"type":"http","url":"…","headers":{…}}}</c>; their tools are offered as <c>mcp__NAME__TOOL</c> (docs/subagents-team-mcp.md "MCP tool servers").</summary>
         public string McpServersJson { get; set; }
 
@@ -375,6 +381,8 @@ namespace Robota
             if (NativeWebSearch.HasValue) d["native_web_search"] = NativeWebSearch.Value;
             if (PromptCache != null) d["prompt_cache"] = PromptCache;
             if (ToolConfigJson != null) d["tool_config"] = new JsonRaw(ToolConfigJson);
+            if (ToolEnvJson != null) d["tool_env"] = new JsonRaw(ToolEnvJson);
+            if (SandboxJson != null) d["sandbox"] = new JsonRaw(SandboxJson);
             if (McpServersJson != null) d["mcp_servers"] = new JsonRaw(McpServersJson);
             if (HostIo.HasValue) d["host_io"] = HostIo.Value;
             if (Record != null) d["record"] = Record;

@@ -50,7 +50,7 @@ namespace Robota.Tests
                 Allow = new List<string> { "Read" }, Deny = new List<string>(), HooksJson = "{}", MaxRounds = 1,
                 Delivery = Delivery.Pull, SessionId = "x", Persist = true, Settings = "none", SystemPromptMode = "append",
                 Language = "x", Temperature = 0.5, MaxTokens = 1, ThinkingBudgetTokens = 1, NativeWebSearch = true, PromptCache = "5m",
-                ToolConfigJson = "{}", McpServersJson = "{}", ContextWindow = 1, ToolChoice = ToolChoice.Auto, OutputSchemaJson = "{}",
+                ToolConfigJson = "{}", ToolEnvJson = "{}", SandboxJson = "{}", McpServersJson = "{}", ContextWindow = 1, ToolChoice = ToolChoice.Auto, OutputSchemaJson = "{}",
                 AutoCompactThreshold = 0.5, CompactInstructions = "x", Budget = new SessionBudget(), TranscriptDir = "x",
                 Commands = new List<HostCommand> { new HostCommand { Name = "x", Description = "x" } },
                 Agents = new Dictionary<string, AgentDefinition> { { "a", new AgentDefinition() } },

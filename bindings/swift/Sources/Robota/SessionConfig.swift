@@ -63,6 +63,11 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
     public var promptCache: String?
     /// Built-in tool configuration: `{"limits":{…},"env":{…},"webSearch":{…}}`.
     public var toolConfig: JSONValue?
+    /// What child processes inherit: `{"inherit","exclude","include_only","set"}` (docs/security.md).
+    public var toolEnv: JSONValue?
+    /// The Bash tool's OS sandbox: `{"mode","writable","deny_read","network","fallback","limits"}`
+    /// (docs/security.md).
+    public var sandbox: JSONValue?
     /// JSONL transcript: `true` (`<cwd>/.robota/logs`) or a directory path.
     public var transcript: JSONValue?
     /// Host commands: listed by `help`, run by `command` or `/name args` input; their requests
@@ -92,7 +97,7 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
         outputSchema: JSONValue? = nil, autoCompactThreshold: JSONValue? = nil, compactInstructions: String? = nil,
         temperature: Double? = nil, maxTokens: Int? = nil, thinking: Thinking? = nil, language: String? = nil,
         systemPromptMode: String? = nil, nativeWebSearch: Bool? = nil, promptCache: String? = nil,
-        toolConfig: JSONValue? = nil,
+        toolConfig: JSONValue? = nil, toolEnv: JSONValue? = nil, sandbox: JSONValue? = nil,
         transcript: JSONValue? = nil, commands: [HostCommand]? = nil, team: Bool? = nil,
         agents: [String: JSONValue]? = nil, mcpServers: [String: JSONValue]? = nil, requestTimeoutMs: Int? = nil,
         strict: Bool? = nil, extra: [String: JSONValue] = [:]
@@ -128,6 +133,8 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
         self.nativeWebSearch = nativeWebSearch
         self.promptCache = promptCache
         self.toolConfig = toolConfig
+        self.toolEnv = toolEnv
+        self.sandbox = sandbox
         self.transcript = transcript
         self.commands = commands
         self.team = team
@@ -143,7 +150,7 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
         "max_rounds", "delivery", "settings", "session_id", "name", "persist", "replay_events", "host_io", "budget",
         "record", "context_window", "tool_choice", "output_schema", "auto_compact_threshold", "compact_instructions",
         "temperature", "max_tokens", "thinking", "language", "system_prompt_mode", "native_web_search",
-        "prompt_cache", "tool_config", "transcript", "commands", "team", "agents", "mcp_servers", "request_timeout_ms", "strict",
+        "prompt_cache", "tool_config", "tool_env", "sandbox", "transcript", "commands", "team", "agents", "mcp_servers", "request_timeout_ms", "strict",
     ]
 
     func encodeKnown(to c: inout KeyedEncodingContainer<DynamicKey>) throws {
@@ -179,6 +186,8 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
         try c.put(nativeWebSearch, "native_web_search")
         try c.put(promptCache, "prompt_cache")
         try c.put(toolConfig, "tool_config")
+        try c.put(toolEnv, "tool_env")
+        try c.put(sandbox, "sandbox")
         try c.put(transcript, "transcript")
         try c.put(commands, "commands")
         try c.put(team, "team")
@@ -202,7 +211,8 @@ public struct SessionConfig: ExtensibleDocument, Sendable, Equatable {
             temperature: try c.get("temperature"), maxTokens: try c.get("max_tokens"),
             thinking: try c.get("thinking"), language: try c.get("language"),
             systemPromptMode: try c.get("system_prompt_mode"), nativeWebSearch: try c.get("native_web_search"),
-            promptCache: try c.get("prompt_cache"), toolConfig: try c.get("tool_config"), transcript: try c.get("transcript"),
+            promptCache: try c.get("prompt_cache"), toolConfig: try c.get("tool_config"),
+            toolEnv: try c.get("tool_env"), sandbox: try c.get("sandbox"), transcript: try c.get("transcript"),
             commands: try c.get("commands"), team: try c.get("team"), agents: try c.get("agents"),
             mcpServers: try c.get("mcp_servers"), requestTimeoutMs: try c.get("request_timeout_ms"),
             strict: try c.get("strict"))

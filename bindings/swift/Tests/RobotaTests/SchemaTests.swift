@@ -44,7 +44,7 @@ final class SchemaTests: XCTestCase {
             outputSchema: ["type": "object"],
             autoCompactThreshold: 0.5, compactInstructions: "x", temperature: 0.5, maxTokens: 1,
             thinking: Thinking(budgetTokens: 1), language: "x", systemPromptMode: "append",
-            nativeWebSearch: true, promptCache: "5m", toolConfig: [:], transcript: true,
+            nativeWebSearch: true, promptCache: "5m", toolConfig: [:], toolEnv: [:], sandbox: [:], transcript: true,
             commands: [HostCommand(name: "x", description: "x")], team: true,
             agents: ["a": ["description": "x", "prompt": "x"]], mcpServers: ["s": ["command": "x"]],
             requestTimeoutMs: 1, strict: false)
