@@ -94,7 +94,7 @@ final class PermissionHookTests: XCTestCase {
             var config = Fixture.session
             config.cwd = dir.path
             config.tools = ["Bash", "Write"]
-            if let sandbox = sandbox { config.extra["sandbox"] = sandbox }
+            config.sandbox = sandbox
             let requests = EventLog()
             let s = try rt.session(config: config, onPermission: { request in
                 requests.append(TurnEvent(turnID: 0, event: .permissionRequest(request)))
