@@ -9,36 +9,36 @@
 //! `--lib pgo|ship|release` (default `pgo`: the cdylib as it ships — profile `ship` with
 //! profile-guided optimisation, trained and built here as `.ci/size.sh` does, see `build.rs`;
 //! `ship`: the same profile without PGO; `release`: the one `cargo bench` just built, quicker to
-//! iterate on), `--delivery thread|inline|run|both|all` (default `all`, a library column
-//! each: the C host's sessions in the `thread` and `inline` delivery modes with submit + wait,
-//! and `run`: `inline` sessions whose turns the host's thread drives with `robota_session_run`
-//! instead — the 100 concurrent turns are submitted all the same; `both`: the first two),
-//! `--place
-//! free|same|split|all` (default `free`: where the fake server's thread and the measured
+//! iterate on), `--pattern P[,P…]|all` (default `all`: the C host's ways of running its
+//! sessions, a column each — `thread`, `inline`, `run` (one host thread per session in the 100
+//! concurrent scenarios), `submit` (one host thread submits all 100), `pump`, `pull` (one host
+//! thread serves all 100); see `host.c`), `--host NAME,C_PATTERN,PATTERN,COMMAND` (repeatable:
+//! a binding's host, run as `COMMAND MODE KIND URL PATTERN`, compared with the C host's
+//! `C_PATTERN`; `benches/bindings/build_*.sh` build them), `--place free|same|split|all`
+//! (default `free`: where the fake server's thread and the measured
 //! process run — `free` as the scheduler likes, `same` both on the first CPU, `split` the server
 //! on the first and the measured process on the second; `all`: a table for each). On this
 //! 2-vCPU KVM machine a wake-up across CPUs costs ~10× one on the same CPU (`cargo bench
 //! --bench handoff`), so under `free` each run lands in one of two modes.
-//! The C host's sessions use `"delivery"` `thread` (callbacks on a library callback thread, the
-//! default) or `inline` (callbacks on the async worker; the host answers its tool inside the
-//! callback, as the raw loop runs its tool inline).
+//! Every ratio to the raw loop is taken per run (the hosts of a run are interleaved) and printed
+//! as the median and min–max over the runs.
 //! `floor pgo` only builds the shipped (PGO) library and prints its path.
 //! For profiling, `floor serve KIND` runs only the fake server (prints its base URL, stops when
 //! stdin closes) and `floor raw MODE KIND URL` runs only the raw loop; the C host is
-//! `target/release/floor_host MODE KIND URL` (see docs/dev/perf.md).
+//! `target/release/floor_host MODE KIND URL [PATTERN]` (see docs/dev/perf.md).
 #![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)] // a harness: failing loudly is the point
 
 mod build;
 #[path = "../common/placement.rs"]
 mod placement;
 mod raw;
+mod raw_http;
 mod report;
 mod scenario;
 mod server;
 mod support;
 
 use std::io::Read;
-use std::path::Path;
 use std::process::{Command, Stdio};
 
 use serde_json::Value;
@@ -48,12 +48,40 @@ use placement::{allowed_cpus, pin_current_thread, Place};
 use report::{Figures, Sample};
 use scenario::{cpu_ns, mono_ns, rusage_cpu_ns, Kind, WARM_RUNS};
 
-/// Which program drives the scenario.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Host {
-    Raw,
-    /// The C host, its sessions in this `"delivery"` mode.
-    Abi(&'static str),
+/// A program that drives the scenario: the raw loop, the C host in one of its patterns, or a
+/// binding's host (`--host`).
+#[derive(Debug, Clone)]
+pub(crate) struct Host {
+    /// The column's name.
+    pub(crate) label: String,
+    /// The program and its leading arguments; `MODE KIND URL` and `pattern` follow.
+    program: Vec<String>,
+    /// The host's last argument (none for the raw loop).
+    pattern: Option<String>,
+    /// For a binding's host: the C host pattern its CPU per turn is compared with.
+    pub(crate) compare: Option<String>,
+}
+
+/// The C host's patterns (`host.c`), in the order the table shows them.
+const C_PATTERNS: [&str; 6] = ["thread", "inline", "run", "submit", "pump", "pull"];
+
+/// `NAME,C_PATTERN,PATTERN,COMMAND…`: a binding's host run as `COMMAND MODE KIND URL PATTERN`,
+/// compared with the C host's `C_PATTERN`.
+fn parse_host(spec: &str) -> Host {
+    let parts: Vec<&str> = spec.splitn(4, ',').collect();
+    let [label, compare, pattern, command] = parts[..] else {
+        panic!("--host NAME,C_PATTERN,PATTERN,COMMAND (got {spec})")
+    };
+    assert!(
+        C_PATTERNS.contains(&compare),
+        "--host {spec}: {compare} is not a C host pattern"
+    );
+    Host {
+        label: label.to_string(),
+        program: command.split_whitespace().map(str::to_string).collect(),
+        pattern: Some(pattern.to_string()),
+        compare: Some(compare.to_string()),
+    }
 }
 
 /// What a finished child reported.
@@ -64,10 +92,11 @@ struct ChildRun {
 }
 
 /// Runs one fresh child to completion; its stdout is one JSON line.
-fn run_child(program: &Path, args: &[&str]) -> ChildRun {
+fn run_child(program: &[String], args: &[&str]) -> ChildRun {
     let spawned_ns = mono_ns();
     #[allow(clippy::zombie_processes)] // reaped below by wait4, which also gives its rusage
-    let mut child = Command::new(program)
+    let mut child = Command::new(&program[0])
+        .args(&program[1..])
         .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
@@ -88,8 +117,7 @@ fn run_child(program: &Path, args: &[&str]) -> ChildRun {
     assert_eq!(pid, child.id() as libc::pid_t, "wait4");
     assert!(
         libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
-        "{} {args:?} failed (status {status})",
-        program.display()
+        "{program:?} {args:?} failed (status {status})"
     );
     let line = serde_json::from_str(out.trim()).expect("host prints one JSON line");
     ChildRun {
@@ -106,17 +134,21 @@ fn field(run: &ChildRun, name: &str) -> i64 {
 }
 
 /// One sample of every figure for one host: three fresh processes (single, warm, conc).
-fn sample(host: Host, kind: Kind, url: &str, c_host: &Path) -> Sample {
-    let exe = std::env::current_exe().expect("current exe");
-    let run = |mode: &str| match host {
-        Host::Raw => run_child(&exe, &["raw", mode, kind.as_str(), url]),
-        Host::Abi(delivery) => run_child(c_host, &[mode, kind.as_str(), url, delivery]),
+fn sample(host: &Host, kind: Kind, url: &str) -> Sample {
+    let run = |mode: &str| {
+        let mut args = vec![mode, kind.as_str(), url];
+        args.extend(host.pattern.as_deref());
+        run_child(&host.program, &args)
     };
     let single = run("single");
     let server_before = cpu_ns();
     let warm = run("warm");
     let server_warm_ns = cpu_ns() - server_before;
     let conc = run("conc");
+    let per_delta = |name: &str| {
+        let deltas = warm.line["deltas"].as_f64()?;
+        Some(warm.line[name].as_f64()? / deltas)
+    };
     Sample {
         cold_ns: field(&single, "first_delta_ns") - single.spawned_ns,
         one_ns: field(&single, "done_ns") - single.spawned_ns,
@@ -128,6 +160,8 @@ fn sample(host: Host, kind: Kind, url: &str, c_host: &Path) -> Sample {
         conc_wall_ns: field(&conc, "wall_ns"),
         conc_cpu_ns: field(&conc, "cpu_ns"),
         conc_rss_kb: field(&conc, "peak_rss_kb"),
+        allocs_per_delta: per_delta("allocs"),
+        alloc_bytes_per_delta: per_delta("alloc_bytes"),
     }
 }
 
@@ -156,7 +190,8 @@ fn main() {
     let mut runs = 5;
     let mut kinds = Kind::ALL.to_vec();
     let mut lib = Lib::Pgo;
-    let mut deliveries: Vec<&'static str> = vec!["thread", "inline", "run"];
+    let mut patterns: Vec<&'static str> = C_PATTERNS.to_vec();
+    let mut bindings: Vec<Host> = Vec::new();
     let mut places = vec![Place::Free];
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -169,16 +204,22 @@ fn main() {
                     .and_then(|l| Lib::parse(l))
                     .expect("--lib pgo|ship|release")
             }
-            "--delivery" => {
-                deliveries = match it.next().map(String::as_str) {
-                    Some("thread") => vec!["thread"],
-                    Some("inline") => vec!["inline"],
-                    Some("run") => vec!["run"],
-                    Some("both") => vec!["thread", "inline"],
-                    Some("all") => vec!["thread", "inline", "run"],
-                    _ => panic!("--delivery thread|inline|run|both|all"),
+            "--pattern" => {
+                let list = it.next().expect("--pattern P[,P…]|all");
+                patterns = if list == "all" {
+                    C_PATTERNS.to_vec()
+                } else {
+                    list.split(',')
+                        .map(|p| {
+                            *C_PATTERNS
+                                .iter()
+                                .find(|c| **c == p)
+                                .unwrap_or_else(|| panic!("--pattern: unknown {p}"))
+                        })
+                        .collect()
                 }
             }
+            "--host" => bindings.push(parse_host(it.next().expect("--host SPEC"))),
             "--place" => {
                 places = match it.next().map(String::as_str) {
                     Some("all") => Place::ALL.to_vec(),
@@ -188,6 +229,14 @@ fn main() {
                 }
             }
             _ => {} // `cargo bench` passes `--bench`
+        }
+    }
+    for b in &bindings {
+        let compare = b.compare.as_deref().unwrap_or_default();
+        if let Some(p) = C_PATTERNS.iter().find(|p| **p == compare) {
+            if !patterns.contains(p) {
+                patterns.push(p);
+            }
         }
     }
     let (c_host, lib_file) = build_c_host(lib);
@@ -201,6 +250,20 @@ fn main() {
         lib,
         std::fs::metadata(&lib_file).map_or(0, |m| m.len())
     );
+    let exe = std::env::current_exe().expect("current exe");
+    let mut hosts = vec![Host {
+        label: "raw loop".into(),
+        program: vec![exe.display().to_string(), "raw".into()],
+        pattern: None,
+        compare: None,
+    }];
+    hosts.extend(patterns.iter().map(|p| Host {
+        label: format!("C `{p}`"),
+        program: vec![c_host.display().to_string()],
+        pattern: Some(p.to_string()),
+        compare: None,
+    }));
+    hosts.extend(bindings);
     let all = allowed_cpus();
     for kind in kinds {
         for &place in &places {
@@ -212,15 +275,11 @@ fn main() {
             let url = server::base_url(server::start(kind, cpus.map(|c| c.0)), kind);
             // The hosts are this thread's children: they start with its affinity.
             pin_current_thread(cpus.map(|c| c.1), &all);
-            let mut figures = Figures {
-                abi: deliveries.iter().map(|d| (*d, Vec::new())).collect(),
-                ..Figures::default()
-            };
+            let mut figures: Figures = hosts.iter().map(|h| (h.clone(), Vec::new())).collect();
             for _ in 0..runs {
                 // Interleaved, so load changes hit every host alike.
-                figures.raw.push(sample(Host::Raw, kind, &url, &c_host));
-                for (delivery, samples) in &mut figures.abi {
-                    samples.push(sample(Host::Abi(delivery), kind, &url, &c_host));
+                for (host, samples) in &mut figures {
+                    samples.push(sample(host, kind, &url));
                 }
             }
             pin_current_thread(None, &all);

@@ -1,14 +1,17 @@
-//! The floor: a hand-written agent loop for the benchmark's scenario, no library code —
-//! reqwest on a current-thread Tokio runtime, hand SSE line splitting, borrowed serde structs
-//! for the events, the history as a `Vec<Value>`. It reports the same JSON lines as `host.c`.
+//! The floor: a hand-written agent loop for the benchmark's scenario, no library code and the
+//! least a loop can cost — hyper's HTTP/1.1 client connection on a plain socket (no TLS stack
+//! in this binary, `raw_http.rs`), a Tokio multi-thread runtime, SSE split into lines by hand,
+//! borrowed serde structs for the events, the history as a `Vec<Value>` sent whole each round.
+//! It does the library's work: parses every chunk, runs the tool, resends the history. It
+//! reports the same JSON lines as `host.c`.
 
 use std::borrow::Cow;
 use std::time::Instant;
 
-use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
+use crate::raw_http::Endpoint;
 use crate::scenario::{
     cpu_ns, mono_ns, peak_rss_kb, Kind, CONC_RUNS, DELTAS_PER_SCENARIO, PROMPT, WARM_RUNS,
 };
@@ -158,13 +161,13 @@ fn on_data(kind: Kind, data: &[u8], answer: &mut Answer, seen: &mut Seen) -> Res
 
 /// One model call: POST the history, stream and parse the answer.
 async fn call(
-    client: &reqwest::Client,
-    kind: Kind,
-    url: &str,
+    endpoint: &Endpoint,
+    conn: &mut hyper::client::conn::http1::SendRequest<http_body_util::Full<bytes::Bytes>>,
     tools: &Value,
     messages: &[Value],
     seen: &mut Seen,
 ) -> Result<Answer, String> {
+    let kind = endpoint.kind();
     let body = serde_json::to_vec(&Request {
         model: "m",
         max_tokens: (kind == Kind::Anthropic).then_some(4096),
@@ -173,39 +176,23 @@ async fn call(
         messages,
     })
     .map_err(|e| e.to_string())?;
-    let req = match kind {
-        Kind::Anthropic => client
-            .post(format!("{url}/v1/messages"))
-            .header("x-api-key", "floor-key")
-            .header("anthropic-version", "2023-06-01"),
-        Kind::OpenAi => client
-            .post(format!("{url}/chat/completions"))
-            .bearer_auth("floor-key"),
-    };
-    let resp = req
-        .header("content-type", "application/json")
-        .body(body)
-        .send()
-        .await
-        .map_err(|e| e.to_string())?;
-    if !resp.status().is_success() {
-        return Err(format!("HTTP {}", resp.status()));
-    }
-    let mut stream = resp.bytes_stream();
     let mut buf: Vec<u8> = Vec::new();
     let mut answer = Answer::default();
-    while let Some(chunk) = stream.next().await {
-        buf.extend_from_slice(&chunk.map_err(|e| e.to_string())?);
-        let mut start = 0;
-        while let Some(n) = memchr::memchr(b'\n', &buf[start..]) {
-            let line = &buf[start..start + n];
-            if let Some(data) = line.strip_prefix(b"data: ") {
-                on_data(kind, data, &mut answer, seen)?;
+    endpoint
+        .post(conn, body, |chunk| {
+            buf.extend_from_slice(chunk);
+            let mut start = 0;
+            while let Some(n) = memchr::memchr(b'\n', &buf[start..]) {
+                let line = &buf[start..start + n];
+                if let Some(data) = line.strip_prefix(b"data: ") {
+                    on_data(kind, data, &mut answer, seen)?;
+                }
+                start += n + 1;
             }
-            start += n + 1;
-        }
-        buf.drain(..start);
-    }
+            buf.drain(..start);
+            Ok(())
+        })
+        .await?;
     Ok(answer)
 }
 
@@ -243,17 +230,15 @@ fn push_tool_round(kind: Kind, messages: &mut Vec<Value>, answer: Answer, result
     }
 }
 
-/// One scenario: rounds until the model answers without a tool call.
-async fn scenario(
-    client: &reqwest::Client,
-    kind: Kind,
-    url: &str,
-    tools: &Value,
-) -> Result<Seen, String> {
+/// One scenario: rounds until the model answers without a tool call, on one keep-alive
+/// connection.
+async fn scenario(endpoint: &Endpoint, tools: &Value) -> Result<Seen, String> {
+    let kind = endpoint.kind();
+    let mut conn = endpoint.connection().await?;
     let mut seen = Seen::default();
     let mut messages = vec![json!({"role":"user","content":PROMPT})];
     loop {
-        let answer = call(client, kind, url, tools, &messages, &mut seen).await?;
+        let answer = call(endpoint, &mut conn, tools, &messages, &mut seen).await?;
         if answer.tool_id.is_empty() {
             messages.push(json!({"role":"assistant","content":answer.text}));
             break;
@@ -262,6 +247,7 @@ async fn scenario(
         let result = add(&answer.tool_args)?;
         push_tool_round(kind, &mut messages, answer, result);
     }
+    endpoint.release(conn);
     if seen.deltas != DELTAS_PER_SCENARIO || seen.tool_calls != 3 {
         return Err(format!(
             "{} text deltas and {} tool calls, expected {DELTAS_PER_SCENARIO} and 3",
@@ -272,11 +258,11 @@ async fn scenario(
 }
 
 async fn run(mode: &str, kind: Kind, url: &str) -> Result<String, String> {
-    let client = reqwest::Client::new();
-    let tools = tools(kind);
+    let endpoint: &'static Endpoint = Box::leak(Box::new(Endpoint::new(kind, url)?));
+    let tools: &'static Value = Box::leak(Box::new(tools(kind)));
     match mode {
         "single" => {
-            let seen = scenario(&client, kind, url, &tools).await?;
+            let seen = scenario(endpoint, tools).await?;
             Ok(format!(
                 "{{\"first_delta_ns\":{},\"done_ns\":{},\"peak_rss_kb\":{}}}",
                 seen.first_delta_ns,
@@ -285,10 +271,10 @@ async fn run(mode: &str, kind: Kind, url: &str) -> Result<String, String> {
             ))
         }
         "warm" => {
-            scenario(&client, kind, url, &tools).await?;
+            scenario(endpoint, tools).await?;
             let (t0, c0) = (Instant::now(), cpu_ns());
             for _ in 0..WARM_RUNS {
-                scenario(&client, kind, url, &tools).await?;
+                scenario(endpoint, tools).await?;
             }
             Ok(format!(
                 "{{\"wall_ns\":{},\"cpu_ns\":{},\"scenarios\":{WARM_RUNS},\"peak_rss_kb\":{}}}",
@@ -299,9 +285,11 @@ async fn run(mode: &str, kind: Kind, url: &str) -> Result<String, String> {
         }
         "conc" => {
             let (t0, c0) = (Instant::now(), cpu_ns());
-            let all = (0..CONC_RUNS).map(|_| scenario(&client, kind, url, &tools));
-            for r in futures_util::future::join_all(all).await {
-                r?;
+            let tasks: Vec<_> = (0..CONC_RUNS)
+                .map(|_| tokio::spawn(scenario(endpoint, tools)))
+                .collect();
+            for task in tasks {
+                task.await.map_err(|e| e.to_string())??;
             }
             Ok(format!(
                 "{{\"wall_ns\":{},\"cpu_ns\":{},\"scenarios\":{CONC_RUNS},\"peak_rss_kb\":{}}}",
@@ -324,8 +312,8 @@ pub(crate) fn main(args: &[String]) -> i32 {
         eprintln!("floor raw: unknown kind {kind}");
         return 64;
     };
-    let rt = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .enable_io()
         .build()
     {
         Ok(rt) => rt,

@@ -1,5 +1,9 @@
-//! The floor benchmark's table: medians over fresh processes, the min–max spread, the ratio
-//! library / raw loop and the goal for each figure.
+//! The floor benchmark's tables: the figures of every host (medians over fresh processes with
+//! the min–max spread), then each host's ratio to the raw loop — per run, as the runs are
+//! interleaved: median and min–max over the runs — against its goal, then the bindings' hosts
+//! beside the C host.
+
+use crate::Host;
 
 /// Every figure of one host from one round of fresh processes.
 #[derive(Debug, Clone, Copy)]
@@ -24,14 +28,14 @@ pub(crate) struct Sample {
     pub(crate) conc_cpu_ns: i64,
     /// … peak RSS of the process.
     pub(crate) conc_rss_kb: i64,
+    /// A binding's host: its own heap allocations per text delta in the warm run.
+    pub(crate) allocs_per_delta: Option<f64>,
+    /// … or, where its runtime counts bytes only, the bytes it allocated per text delta.
+    pub(crate) alloc_bytes_per_delta: Option<f64>,
 }
 
-/// The samples of the raw loop and of the C host per delivery mode.
-#[derive(Debug, Default)]
-pub(crate) struct Figures {
-    pub(crate) raw: Vec<Sample>,
-    pub(crate) abi: Vec<(&'static str, Vec<Sample>)>,
-}
+/// Every host's samples, the raw loop first.
+pub(crate) type Figures = Vec<(Host, Vec<Sample>)>;
 
 /// Reads one figure from a sample.
 type Getter = fn(&Sample) -> i64;
@@ -79,94 +83,148 @@ fn fmt(s: &Stat, unit: Unit) -> String {
     )
 }
 
-/// Prints the table for one wire format and placement.
+/// The figures, their goal (the ratio to the raw loop) and how they print.
+const ROWS: [(&str, Getter, Unit, f64); 9] = [
+    (
+        "cold: process start → first delta",
+        |s| s.cold_ns,
+        Unit::Ms,
+        1.3,
+    ),
+    ("one scenario end to end", |s| s.one_ns, Unit::Ms, 1.5),
+    (
+        "warm time per scenario (50 in a row)",
+        |s| s.warm_ns,
+        Unit::Ms,
+        1.2,
+    ),
+    ("CPU per scenario (warm)", |s| s.warm_cpu_ns, Unit::Ms, 1.3),
+    ("peak RSS, one scenario", |s| s.one_rss_kb, Unit::Mb, 1.5),
+    ("100 concurrent: wall", |s| s.conc_wall_ns, Unit::Ms, 1.5),
+    ("100 concurrent: CPU", |s| s.conc_cpu_ns, Unit::Ms, 1.5),
+    ("100 concurrent: peak RSS", |s| s.conc_rss_kb, Unit::Mb, 2.0),
+    (
+        "CPU of the one-scenario process",
+        |s| s.one_cpu_ns,
+        Unit::Ms,
+        f64::INFINITY,
+    ),
+];
+
+/// Per-run ratios of one figure, host / reference (runs are interleaved: run i with run i).
+fn ratios(host: &[Sample], reference: &[Sample], get: Getter) -> Stat {
+    let mut v: Vec<f64> = host
+        .iter()
+        .zip(reference)
+        .map(|(h, r)| get(h) as f64 / get(r).max(1) as f64)
+        .collect();
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    let median = if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    };
+    Stat {
+        median,
+        min: v[0],
+        max: v[n - 1],
+    }
+}
+
+fn fmt_ratio(r: &Stat) -> String {
+    format!("{:.2}× ({:.2}–{:.2})", r.median, r.min, r.max)
+}
+
+/// Prints the tables for one wire format and placement.
 pub(crate) fn print(kind: &str, place: &str, f: &Figures) {
-    let rows: [(&str, Getter, Unit, &str); 9] = [
-        (
-            "cold: process start → first delta",
-            |s| s.cold_ns,
-            Unit::Ms,
-            "≤ 1.5×",
-        ),
-        (
-            "one scenario end to end (process start → done)",
-            |s| s.one_ns,
-            Unit::Ms,
-            "≤ 1.5×",
-        ),
-        (
-            "warm time per scenario (50 in a row)",
-            |s| s.warm_ns,
-            Unit::Ms,
-            "≤ 1.3×",
-        ),
-        (
-            "CPU per scenario (warm)",
-            |s| s.warm_cpu_ns,
-            Unit::Ms,
-            "≤ 1.5×",
-        ),
-        ("peak RSS, one scenario", |s| s.one_rss_kb, Unit::Mb, "≤ 2×"),
-        (
-            "100 concurrent scenarios: wall",
-            |s| s.conc_wall_ns,
-            Unit::Ms,
-            "≤ 1.5×",
-        ),
-        (
-            "100 concurrent scenarios: CPU",
-            |s| s.conc_cpu_ns,
-            Unit::Ms,
-            "≤ 1.5×",
-        ),
-        (
-            "100 concurrent scenarios: peak RSS",
-            |s| s.conc_rss_kb,
-            Unit::Mb,
-            "≤ 2×",
-        ),
-        (
-            "CPU of the one-scenario process",
-            |s| s.one_cpu_ns,
-            Unit::Ms,
-            "—",
-        ),
-    ];
+    let Some((_, raw)) = f.first() else { return };
     println!();
     println!(
-        "## {kind} wire format, placement `{place}` — median (min–max) of {} fresh processes",
-        f.raw.len()
+        "## {kind} wire format, placement `{place}` — {} runs, each a fresh process per figure and host",
+        raw.len()
     );
-    let mut head = String::from("| figure | raw loop |");
-    let mut rule = String::from("|---|---|");
-    for (delivery, _) in &f.abi {
-        let how = match *delivery {
-            "run" => "`robota_session_run`, `inline` delivery".to_string(),
-            d => format!("`{d}` delivery"),
-        };
-        head.push_str(&format!(" library via C ABI, {how} | ratio |"));
-        rule.push_str("---|---|");
+    println!();
+    println!("Figures: median (min–max) over the runs.");
+    println!();
+    let head: Vec<&str> = f.iter().map(|(h, _)| h.label.as_str()).collect();
+    println!("| figure | {} |", head.join(" | "));
+    println!("|---|{}", "---|".repeat(f.len()));
+    for (name, get, unit, _) in ROWS {
+        let cells: Vec<String> = f.iter().map(|(_, s)| fmt(&stat(s, get), unit)).collect();
+        println!("| {name} | {} |", cells.join(" | "));
     }
-    println!("{head} goal |");
-    println!("{rule}---|");
-    for (name, get, unit, goal) in rows {
-        let r = stat(&f.raw, get);
-        let mut line = format!("| {name} | {} |", fmt(&r, unit));
-        for (_, samples) in &f.abi {
-            let a = stat(samples, get);
-            line.push_str(&format!(
-                " {} | {:.1}× |",
-                fmt(&a, unit),
-                a.median / r.median
-            ));
+    println!();
+    println!("Ratio to the raw loop: median (min–max) of the per-run ratios; ✗ where the median misses its goal.");
+    println!();
+    println!("| figure | goal | {} |", head[1..].join(" | "));
+    println!("|---|---|{}", "---|".repeat(f.len() - 1));
+    for (name, get, _, goal) in ROWS {
+        if !goal.is_finite() {
+            continue;
         }
-        println!("{line} {goal} |");
+        let cells: Vec<String> = f[1..]
+            .iter()
+            .map(|(_, s)| {
+                let r = ratios(s, raw, get);
+                let miss = if r.median > goal { " ✗" } else { "" };
+                format!("{}{miss}", fmt_ratio(&r))
+            })
+            .collect();
+        println!("| {name} | ≤ {goal}× | {} |", cells.join(" | "));
     }
-    let server = stat(&f.raw, |s| s.server_cpu_ns);
-    let raw_warm = stat(&f.raw, |s| s.warm_ns);
+    print_bindings(f);
+    let server = stat(raw, |s| s.server_cpu_ns);
+    let raw_warm = stat(raw, |s| s.warm_ns);
     println!(
-        "fake server CPU per scenario (during the raw loop's warm run): {} = {:.0}% of the raw loop's warm time",
+        "\nfake server CPU per scenario (during the raw loop's warm run): {} = {:.0}% of the raw loop's warm time",
         fmt(&server, Unit::Ms),
         100.0 * server.median / raw_warm.median
     );
+}
+
+/// The bindings' hosts beside the C host pattern each names: CPU per warm scenario (goal ≤
+/// 1.2×) and their own allocations per text delta (goal ≤ 1).
+fn print_bindings(f: &Figures) {
+    let bindings: Vec<_> = f.iter().filter(|(h, _)| h.compare.is_some()).collect();
+    if bindings.is_empty() {
+        return;
+    }
+    println!();
+    println!("Bindings beside the C host (per-run ratios, median (min–max)):");
+    println!();
+    println!("| host | compared with | CPU per warm scenario | ratio (goal ≤ 1.2×) | 100 concurrent CPU ratio | allocations per text delta (goal ≤ 1) |");
+    println!("|---|---|---|---|---|---|");
+    for (host, samples) in bindings {
+        let compare = host.compare.as_deref().unwrap_or_default();
+        let want = format!("C `{compare}`");
+        let Some((_, c)) = f.iter().find(|(h, _)| h.label == want) else {
+            continue;
+        };
+        let cpu = ratios(samples, c, |s| s.warm_cpu_ns);
+        let conc = ratios(samples, c, |s| s.conc_cpu_ns);
+        let allocs = median_of(samples, |s| s.allocs_per_delta)
+            .map(|a| format!("{a:.2}"))
+            .or_else(|| {
+                median_of(samples, |s| s.alloc_bytes_per_delta).map(|b| format!("{b:.0} B"))
+            })
+            .unwrap_or_else(|| "—".into());
+        println!(
+            "| {} | {want} | {} | {}{} | {} | {allocs} |",
+            host.label,
+            fmt(&stat(samples, |s| s.warm_cpu_ns), Unit::Ms),
+            fmt_ratio(&cpu),
+            if cpu.median > 1.2 { " ✗" } else { "" },
+            fmt_ratio(&conc),
+        );
+    }
+}
+
+fn median_of(samples: &[Sample], get: fn(&Sample) -> Option<f64>) -> Option<f64> {
+    let mut v: Vec<f64> = samples.iter().filter_map(get).collect();
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    Some(v[v.len() / 2])
 }
