@@ -118,6 +118,21 @@ fn host_triple() -> String {
 /// crates, not build scripts and proc macros, which run on the host. `wrapper` is a
 /// `RUSTC_WRAPPER` (the PGO `use` build's [`PGO_RUSTC`]).
 fn ship_dir(target_dir: &Path, rustflags: Option<&str>, wrapper: Option<&Path>) -> PathBuf {
+    ship_dir_with(target_dir, rustflags, wrapper, &[])
+}
+
+/// The `ship` cdylib in `target_dir`, its own crate compiled with `rustc_args` too (`floor
+/// order` keeps its symbols).
+pub(crate) fn ship_dir_with_rustc_args(target_dir: &Path, rustc_args: &[&str]) -> PathBuf {
+    ship_dir_with(target_dir, None, None, rustc_args)
+}
+
+fn ship_dir_with(
+    target_dir: &Path,
+    rustflags: Option<&str>,
+    wrapper: Option<&Path>,
+    rustc_args: &[&str],
+) -> PathBuf {
     let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     cmd.args([
         "rustc",
@@ -146,6 +161,9 @@ fn ship_dir(target_dir: &Path, rustflags: Option<&str>, wrapper: Option<&Path>) 
         Some(w) => cmd.env("RUSTC_WRAPPER", w),
         None => cmd.env_remove("RUSTC_WRAPPER"),
     };
+    if !rustc_args.is_empty() {
+        cmd.arg("--").args(rustc_args);
+    }
     let status = cmd.status().expect("run cargo");
     assert!(status.success(), "building the ship cdylib failed");
     out
@@ -220,7 +238,7 @@ fn train(host: &Path) {
 
 /// Compiles `host.c` against the header and the cdylib in `lib_dir` into `out`, and checks that
 /// the host, started from here, loads that cdylib.
-fn compile_host(lib_dir: &Path, out: &Path) -> PathBuf {
+pub(crate) fn compile_host(lib_dir: &Path, out: &Path) -> PathBuf {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let status = Command::new(std::env::var("CC").unwrap_or_else(|_| "cc".into()))
         .arg("-O2")

@@ -22,13 +22,15 @@
 //! --bench handoff`), so under `free` each run lands in one of two modes.
 //! Every ratio to the raw loop is taken per run (the hosts of a run are interleaved) and printed
 //! as the median and min–max over the runs.
-//! `floor pgo` only builds the shipped (PGO) library and prints its path.
+//! `floor pgo` only builds the shipped (PGO) library and prints its path; `floor order` writes
+//! the linker's ordering file of the code a turn runs (`order.rs`).
 //! For profiling, `floor serve KIND` runs only the fake server (prints its base URL, stops when
 //! stdin closes) and `floor raw MODE KIND URL` runs only the raw loop; the C host is
 //! `target/release/floor_host MODE KIND URL [PATTERN]` (see docs/dev/perf.md).
 #![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)] // a harness: failing loudly is the point
 
 mod build;
+mod order;
 #[path = "../common/placement.rs"]
 mod placement;
 mod raw;
@@ -181,6 +183,7 @@ fn main() {
     match args.first().map(String::as_str) {
         Some("raw") => std::process::exit(raw::main(&args[1..])),
         Some("serve") => std::process::exit(serve(&args[1..])),
+        Some("order") => std::process::exit(order::main()),
         Some("pgo") => {
             println!("{}", Lib::Pgo.dir().join("librobota.so").display());
             return;
