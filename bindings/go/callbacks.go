@@ -36,7 +36,28 @@ func robotaGoEvent(ud unsafe.Pointer, s *C.robota_session, kind C.uint32_t, turn
 	if h := callbackHook.Load(); h != nil {
 		(*h)(core, EventKind(kind))
 	}
+	if !routed(EventKind(kind)) && !core.listened(uint64(turn)) {
+		return // nothing acts on it and nobody reads it: not worth decoding
+	}
 	core.route(eventFromC(EventKind(kind), uint64(turn), p, n))
+}
+
+// routed reports whether route acts on events of kind (turns, handlers, cancellations);
+// the others only feed Events() and turn streams.
+func routed(kind EventKind) bool {
+	switch kind {
+	case KindTextDelta, KindThinkingDelta, KindMessage, KindToolStart, KindToolEnd, KindContextUpdate,
+		KindCompacted, KindExecution, KindWarning, KindSubagent, KindServerTool:
+		return false
+	}
+	return true
+}
+
+// listened reports whether Events() or the stream of turn reads the session's events.
+func (c *sessionCore) listened(turn uint64) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.stream != nil || c.queues[turn] != nil
 }
 
 //export robotaGoTool

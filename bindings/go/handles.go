@@ -36,10 +36,10 @@ type counter struct {
 func (c *counter) add(d int) {
 	c.mu.Lock()
 	c.n += d
-	if c.changed != nil {
+	if c.changed != nil { // someone waits (get): wake them; the next get makes a new channel
 		close(c.changed)
+		c.changed = nil
 	}
-	c.changed = make(chan struct{})
 	c.mu.Unlock()
 }
 

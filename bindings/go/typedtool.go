@@ -67,7 +67,7 @@ func decodeArgs(raw []byte, v any, schema map[string]any) error {
 	if err := json.Unmarshal(raw, &present); err != nil {
 		return fmt.Errorf("the arguments are not a JSON object: %v", err)
 	}
-	if err := checkRequired(raw, schema, ""); err != nil {
+	if err := checkRequiredIn(raw, present, schema, ""); err != nil {
 		return err
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
@@ -92,9 +92,18 @@ func decodeArgs(raw []byte, v any, schema map[string]any) error {
 // checkRequired reports the first required property missing in raw, a value of schema (the
 // decoder reports values of the wrong type).
 func checkRequired(raw json.RawMessage, schema map[string]any, path string) error {
+	var obj map[string]json.RawMessage
+	if _, ok := schema["properties"].(map[string]any); ok && json.Unmarshal(raw, &obj) != nil {
+		return nil
+	}
+	return checkRequiredIn(raw, obj, schema, path)
+}
+
+// checkRequiredIn is checkRequired where obj is raw decoded as an object (nil: it is not one),
+// which a schema with properties needs.
+func checkRequiredIn(raw json.RawMessage, obj map[string]json.RawMessage, schema map[string]any, path string) error {
 	if props, ok := schema["properties"].(map[string]any); ok {
-		var obj map[string]json.RawMessage
-		if json.Unmarshal(raw, &obj) != nil || obj == nil {
+		if obj == nil {
 			return nil
 		}
 		required, _ := schema["required"].([]string)
@@ -103,11 +112,20 @@ func checkRequired(raw json.RawMessage, schema map[string]any, path string) erro
 				return fmt.Errorf("missing required argument %q", path+name)
 			}
 		}
-		for _, name := range sortedKeys(obj) {
-			if sub, ok := props[name].(map[string]any); ok {
-				if err := checkRequired(obj[name], sub, path+name+"."); err != nil {
-					return err
-				}
+		// Only values whose schema can require something (objects, arrays, maps) are looked
+		// into, in name order so that the first missing one reported is always the same.
+		var nested []string
+		for name := range obj {
+			if sub, ok := props[name].(map[string]any); ok && canRequire(sub) {
+				nested = append(nested, name)
+			}
+		}
+		if len(nested) > 1 {
+			sort.Strings(nested)
+		}
+		for _, name := range nested {
+			if err := checkRequired(obj[name], props[name].(map[string]any), path+name+"."); err != nil {
+				return err
 			}
 		}
 		return nil
@@ -137,6 +155,16 @@ func checkRequired(raw json.RawMessage, schema map[string]any, path string) erro
 		}
 	}
 	return nil
+}
+
+// canRequire reports whether checkRequired can find something missing in a value of schema.
+func canRequire(schema map[string]any) bool {
+	for _, key := range [...]string{"properties", "items", "additionalProperties"} {
+		if _, ok := schema[key].(map[string]any); ok {
+			return true
+		}
+	}
+	return false
 }
 
 func sortedKeys(m map[string]json.RawMessage) []string {
