@@ -83,7 +83,7 @@ namespace Robota
             try
             {
                 var core = GCHandle.FromIntPtr(userData).Target as SessionCore;
-                core?.Deliver(kind, turnId, Utf8.Decode(payload, Utf8.Length(payloadLen)));
+                core?.Deliver(kind, turnId, payload, Utf8.Length(payloadLen));
             }
             catch (Exception e)
             {

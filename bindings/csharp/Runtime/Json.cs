@@ -169,6 +169,25 @@ namespace Robota
             if (v is decimal m) { sb.Append(m.ToString(CultureInfo.InvariantCulture)); return; }
             if (v is double d) { WriteDouble(sb, d); return; }
             if (v is float f) { WriteDouble(sb, f); return; }
+            if (v is Dictionary<string, object> obj)
+            {
+                // The common case, enumerated without boxing an entry per member.
+                sb.Append('{');
+                var first = true;
+                foreach (var kv in obj)
+                {
+                    if (!first)
+                    {
+                        sb.Append(',');
+                    }
+                    first = false;
+                    WriteString(sb, kv.Key);
+                    sb.Append(':');
+                    Write(sb, kv.Value, depth + 1);
+                }
+                sb.Append('}');
+                return;
+            }
             if (v is IDictionary dict)
             {
                 sb.Append('{');

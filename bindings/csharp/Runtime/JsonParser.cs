@@ -21,10 +21,19 @@ namespace Robota
 
         internal void SkipWs()
         {
-            while (Pos < s.Length && (s[Pos] == ' ' || s[Pos] == '\t' || s[Pos] == '\n' || s[Pos] == '\r'))
+            // Locals, not fields, in the scanning loops: Mono's JIT reloads fields on every access.
+            var str = s;
+            var i = Pos;
+            while (i < str.Length)
             {
-                Pos++;
+                var c = str[i];
+                if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
+                {
+                    break;
+                }
+                i++;
             }
+            Pos = i;
         }
 
         internal object Value(int depth)
@@ -136,10 +145,18 @@ namespace Robota
             Pos++;
             var start = Pos;
             // Fast path: no escapes.
-            while (Pos < s.Length && s[Pos] != '"' && s[Pos] != '\\' && s[Pos] >= 0x20)
+            var str = s;
+            var i = start;
+            while (i < str.Length)
             {
-                Pos++;
+                var c = str[i];
+                if (c == '"' || c == '\\' || c < 0x20)
+                {
+                    break;
+                }
+                i++;
             }
+            Pos = i;
             if (Pos < s.Length && s[Pos] == '"')
             {
                 Pos++;
@@ -256,6 +273,16 @@ namespace Robota
                 {
                     throw Error("expected a digit in the exponent");
                 }
+            }
+            if (isInt && Pos - intStart <= 18)
+            {
+                // Up to 18 digits fit a long: no substring, no culture-aware parse.
+                long v = 0;
+                for (var i = intStart; i < Pos; i++)
+                {
+                    v = v * 10 + (s[i] - '0');
+                }
+                return intStart > start ? -v : v;
             }
             var text = s.Substring(start, Pos - start);
             if (isInt)

@@ -123,7 +123,6 @@ namespace Robota
             object v;
             raw.TryGetValue("args", out v);
             Arguments = v;
-            ArgumentsJson = v is string s ? s : Json.Serialize(v);
         }
 
         /// <summary>The tool's name.</summary>
@@ -132,8 +131,20 @@ namespace Robota
         /// <summary>The arguments (a dictionary when they were a JSON object, else the text).</summary>
         public object Arguments { get; }
 
-        /// <summary>The arguments as JSON text (the model's text when it was not JSON).</summary>
-        public string ArgumentsJson { get; }
+        /// <summary>The arguments as JSON text (the model's text when it was not JSON); written on first use.</summary>
+        public string ArgumentsJson
+        {
+            get
+            {
+                if (argumentsJson == null)
+                {
+                    argumentsJson = Arguments is string s ? s : Json.Serialize(Arguments);
+                }
+                return argumentsJson;
+            }
+        }
+
+        private string argumentsJson;
 
         /// <summary>Every member as sent.</summary>
         public Dictionary<string, object> Raw { get; }

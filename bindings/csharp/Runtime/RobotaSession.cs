@@ -635,6 +635,13 @@ namespace Robota
             {
                 return NativeDispatch(maxEvents, timeoutMs);
             }
+            return DispatchWithProviders(maxEvents, timeoutMs);
+        }
+
+        // Apart from Dispatch: the lambda's closure is allocated on entry to the method that
+        // captures, and Dispatch runs every frame in Unity.
+        private int DispatchWithProviders(int maxEvents, int timeoutMs)
+        {
             var pump = Volatile.Read(ref providerPump);
             if (pump == null)
             {
@@ -838,7 +845,7 @@ namespace Robota
                 Volatile.Read(ref providerPump)?.Detach();
                 // Waiters fail first, so the aborted TURN_COMPLETED that close produces cannot
                 // complete them with a result instead.
-                Core.FailAll(new ObjectDisposedException(nameof(RobotaSession), "the session was disposed before the turn completed"));
+                Core.FailAll("the session was disposed before the turn completed");
                 try
                 {
                     // Close before the free: it wakes threads blocked in Wait/Dispatch/NextEvent

@@ -247,8 +247,64 @@ namespace Robota
             return added;
         }
 
-        /// <summary>An event from the native callback.</summary>
-        internal void Deliver(uint kind, ulong turnId, string payload) => Route(new RobotaEvent(kind, turnId, payload));
+        /// <summary>
+        /// An event from the native callback (its payload valid during the call only): decoded
+        /// and routed, unless <see cref="Observed"/> says nothing would see it.
+        /// </summary>
+        internal void Deliver(uint kind, ulong turnId, IntPtr payload, int length)
+        {
+            if (!Observed(kind, turnId))
+            {
+                return;
+            }
+            var text = kind == (uint)EventKind.TextDelta || kind == (uint)EventKind.ThinkingDelta
+                ? Utf8.DecodeDelta(payload, length)
+                : Utf8.Decode(payload, length);
+            Route(new RobotaEvent(kind, turnId, text));
+        }
+
+        /// <summary>
+        /// False for an event <see cref="Route"/> would only raise to nobody: a kind the binding does
+        /// not act on itself, with no handler of that kind, no <see cref="EventReceived"/> handler
+        /// and no sink on its turn (RunAsync with progress, Stream). Such events (message and
+        /// context documents are the largest payloads) are neither decoded nor allocated.
+        /// </summary>
+        private bool Observed(uint kind, ulong turnId)
+        {
+            if (EventReceived != null)
+            {
+                return true;
+            }
+            Delegate handler;
+            switch ((EventKind)kind)
+            {
+                case EventKind.TurnStarted: handler = TurnStarted; break;
+                case EventKind.TextDelta: handler = TextDelta; break;
+                case EventKind.ThinkingDelta: handler = ThinkingDelta; break;
+                case EventKind.Message: handler = MessageCommitted; break;
+                case EventKind.ToolStart: handler = ToolStarted; break;
+                case EventKind.ToolEnd: handler = ToolEnded; break;
+                case EventKind.ContextUpdate: handler = ContextUpdated; break;
+                case EventKind.Compacted: handler = Compacted; break;
+                case EventKind.Execution: handler = Execution; break;
+                case EventKind.Warning: handler = Warning; break;
+                case EventKind.SessionClosed: handler = SessionClosed; break;
+                default: return true; // requests, tool calls, errors, turn ends, host I/O, newer kinds
+            }
+            if (handler != null)
+            {
+                return true;
+            }
+            if (turnId == 0)
+            {
+                return false;
+            }
+            lock (gate)
+            {
+                TurnWaiter tw;
+                return turns.TryGetValue(turnId, out tw) && tw.Sink != null;
+            }
+        }
 
         /// <summary>Routes one event to handlers, tools and waiting turns. Never throws.</summary>
         internal void Route(RobotaEvent ev)
@@ -497,23 +553,32 @@ namespace Robota
             }
         }
 
-        /// <summary>Fails every waiting turn and cancels tracked tool calls (session disposed or gone).</summary>
-        internal void FailAll(Exception reason)
+        /// <summary>
+        /// Fails every waiting turn with an <see cref="ObjectDisposedException"/> saying
+        /// <paramref name="disposedMessage"/> and cancels tracked tool calls and requests (session
+        /// disposed or gone). Allocates nothing when nothing is tracked.
+        /// </summary>
+        internal void FailAll(string disposedMessage)
         {
             List<TurnWaiter> waiting;
             List<ToolCall> pending;
             List<HostRequest> asked;
             lock (gate)
             {
+                keepAlive = null;
+                Monitor.PulseAll(gate); // a Drive call waiting for its result looks again
+                if (turns.Count == 0 && calls.Count == 0 && requests.Count == 0)
+                {
+                    return;
+                }
                 waiting = new List<TurnWaiter>(turns.Values);
                 pending = new List<ToolCall>(calls.Values);
                 asked = new List<HostRequest>(requests.Values);
                 turns.Clear();
                 calls.Clear();
                 requests.Clear();
-                keepAlive = null;
-                Monitor.PulseAll(gate); // a Drive call waiting for its result looks again
             }
+            var reason = waiting.Count == 0 ? null : new ObjectDisposedException(nameof(RobotaSession), disposedMessage);
             foreach (var w in waiting)
             {
                 w.Registration.Dispose();
@@ -541,7 +606,7 @@ namespace Robota
             {
                 ((ICollection<KeyValuePair<IntPtr, SessionCore>>)Live).Remove(new KeyValuePair<IntPtr, SessionCore>(p, this));
             }
-            FailAll(new ObjectDisposedException("RobotaSession", "the session was freed before the turn completed"));
+            FailAll("the session was freed before the turn completed");
         }
 
         /// <summary>Runs the handlers; an exception goes to <see cref="RobotaLibrary.CallbackException"/>.</summary>

@@ -1,5 +1,6 @@
 using System;
 using System.Text;
+using System.Threading;
 
 namespace Robota
 {
@@ -32,6 +33,54 @@ namespace Robota
                 return null;
             }
             return len == 0 ? string.Empty : Utf8Enc.GetString((byte*)ptr, len);
+        }
+
+        private const int DeltaCacheMaxBytes = 32;
+
+        // Recently decoded short ASCII deltas, indexed by a hash of their bytes: a model streams
+        // the same tokens over and over, so most text deltas reuse a string instead of allocating
+        // one. A slot holds an immutable string, replaced whole (no lock needed).
+        private static readonly string[] DeltaCache = new string[1024];
+
+        /// <summary>
+        /// As <see cref="Decode"/> for a text or thinking delta: a short ASCII delta seen recently
+        /// returns the same string instance again.
+        /// </summary>
+        internal static unsafe string DecodeDelta(IntPtr ptr, int len)
+        {
+            if (ptr == IntPtr.Zero || len == 0 || len > DeltaCacheMaxBytes)
+            {
+                return Decode(ptr, len);
+            }
+            var p = (byte*)ptr;
+            var hash = 2166136261u; // FNV-1a
+            var ascii = 0;
+            for (var i = 0; i < len; i++)
+            {
+                ascii |= p[i];
+                hash = (hash ^ p[i]) * 16777619u;
+            }
+            if (ascii >= 0x80)
+            {
+                return Decode(ptr, len);
+            }
+            var slot = (int)(hash & (uint)(DeltaCache.Length - 1));
+            var cached = Volatile.Read(ref DeltaCache[slot]);
+            if (cached != null && cached.Length == len)
+            {
+                var same = true;
+                for (var i = 0; i < len && same; i++)
+                {
+                    same = cached[i] == p[i];
+                }
+                if (same)
+                {
+                    return cached;
+                }
+            }
+            var s = Decode(ptr, len);
+            Volatile.Write(ref DeltaCache[slot], s);
+            return s;
         }
 
         /// <summary>Decodes a NUL-terminated string (null for NULL).</summary>
