@@ -39,11 +39,13 @@ let package = Package(
     products: [
         .library(name: "Robota", targets: ["Robota"]),
         .executable(name: "robota-chat", targets: ["RobotaChat"]),
+        .executable(name: "robota-floor-host", targets: ["RobotaFloorHost"]),
     ],
     targets: [
         nativeTarget(),
         .target(name: "Robota", dependencies: ["CRobota"], path: "bindings/swift/Sources/Robota"),
         .executableTarget(name: "RobotaChat", dependencies: ["Robota"], path: "bindings/swift/Sources/RobotaChat"),
+        .executableTarget(name: "RobotaFloorHost", dependencies: ["Robota"], path: "bindings/swift/Sources/RobotaFloorHost"),
         .testTarget(name: "RobotaTests", dependencies: ["Robota", "CRobota"], path: "bindings/swift/Tests/RobotaTests"),
     ],
     swiftLanguageVersions: [.v5]

@@ -51,6 +51,12 @@ public enum Event: Sendable, Equatable, Codable {
         case ROBOTA_EVENT_TEXT_DELTA: self = .textDelta(text())
         case ROBOTA_EVENT_THINKING_DELTA: self = .thinkingDelta(text())
         default:
+            if Event.readsFast(kind), let members = FastJSON.members(payload),
+                let event = Event(fastKind: kind, fields: FastFields(members: members))
+            {
+                self = event
+                return
+            }
             let data = Data(payload)
             self = Event(kind: kind, data: data, decoder: decoder)
                 ?? .other(kind: kind, payload: (try? decoder.decode(JSONValue.self, from: data)) ?? .string(text()))
@@ -64,7 +70,8 @@ public enum Event: Sendable, Equatable, Codable {
         case ROBOTA_EVENT_TEXT_DELTA: self = .textDelta(doc["text"]?.stringValue ?? "")
         case ROBOTA_EVENT_THINKING_DELTA: self = .thinkingDelta(doc["text"]?.stringValue ?? "")
         default:
-            self = Event(kind: kind, data: Data(doc.jsonString().utf8), decoder: decoder) ?? .other(kind: kind, payload: doc)
+            self = FastFields(doc).flatMap { Event(fastKind: kind, fields: $0) }
+                ?? Event(kind: kind, data: Data(doc.jsonString().utf8), decoder: decoder) ?? .other(kind: kind, payload: doc)
         }
     }
 

@@ -19,7 +19,10 @@ final class EventRouter: CallbackBox, @unchecked Sendable {
     /// releases it when the session is released, so this is no cycle.
     let runtime: Runtime
     let handlers: SessionHandlers
-    private let decoder = JSONDecoder()
+    /// One decoder for every session: its options never change, so concurrent decodes are
+    /// safe, and a session costs no decoder of its own.
+    private static let decoder = JSONDecoder()
+    private var decoder: JSONDecoder { Self.decoder }
     private let lock = NSLock()
     private var streams: [UInt64: Continuation] = [:]
     private var closed = false
@@ -49,9 +52,38 @@ final class EventRouter: CallbackBox, @unchecked Sendable {
         return turnID
     }
 
-    /// An event from the C callback.
+    /// Submits with `submit` unless the session closed (`Session.run`: no stream, the turn's
+    /// completion resumes its waiter).
+    func submit(_ submit: () throws -> UInt64) throws -> UInt64 {
+        lock.lock()
+        defer { lock.unlock() }
+        if closed { throw RobotaError(code: .closed, message: "the session is closed") }
+        return try submit()
+    }
+
+    /// An event from the C callback. One that nothing here would look at — no `onEvent`
+    /// observer, no stream for its turn, a kind the router does not act on — is not decoded.
     func deliver(kind: UInt32, turnID: UInt64, payload: UnsafeRawBufferPointer, session: OpaquePointer?) {
+        if handlers.observer == nil, !Self.actsOn(kind) {
+            lock.lock()
+            let streamed = streams[turnID] != nil
+            lock.unlock()
+            if !streamed { return }
+        }
         route(TurnEvent(turnID: turnID, event: Event(kind: kind, payload: payload, decoder: decoder)), session: session)
+    }
+
+    /// The kinds `route` acts on without an observer or a stream: requests and their
+    /// cancellation, host I/O, and what ends turns and waits.
+    private static func actsOn(_ kind: UInt32) -> Bool {
+        switch Int32(kind) {
+        case ROBOTA_EVENT_TOOL_CALL, ROBOTA_EVENT_TOOL_CALL_CANCELLED, ROBOTA_EVENT_PERMISSION_REQUEST,
+            ROBOTA_EVENT_HOOK_REQUEST, ROBOTA_EVENT_COMMAND_REQUEST, ROBOTA_EVENT_REQUEST_CANCELLED, ROBOTA_EVENT_HOST_IO,
+            ROBOTA_EVENT_ERROR, ROBOTA_EVENT_TURN_COMPLETED, ROBOTA_EVENT_SESSION_CLOSED:
+            return true
+        default:
+            return false
+        }
     }
 
     /// A pull-mode event document.

@@ -84,6 +84,10 @@ public enum JSONValue: Sendable, Hashable, Codable {
 
     /// Parses JSON text.
     public init(parsing json: String) throws {
+        if let value = FastJSON.parse(json) {
+            self = value
+            return
+        }
         self = try JSONCoding.decoder().decode(JSONValue.self, from: Data(json.utf8))
     }
 }
@@ -116,6 +120,46 @@ enum JSONCoding {
     /// Compact JSON text of `value`.
     static func encode<T: Encodable>(_ value: T) throws -> String {
         String(decoding: try encoder().encode(value), as: UTF8.self)
+    }
+
+    /// JSON text of `value` for the library, which only parses it: strings, integers and
+    /// booleans are written directly, anything else as `encode` writes it.
+    static func encodeForLibrary<T: Encodable>(_ value: T) throws -> String {
+        switch value {
+        case let s as String: return quoted(s)
+        case let i as Int: return String(i)
+        case let i as Int64: return String(i)
+        case let i as Int32: return String(i)
+        case let i as UInt64: return String(i)
+        case let b as Bool: return b ? "true" : "false"
+        default: return try encode(value)
+        }
+    }
+
+    /// `text` as a JSON string literal (`"`, `\` and control characters escaped).
+    static func quoted(_ text: String) -> String {
+        guard text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
+            return "\"" + text + "\""
+        }
+        var out = "\""
+        out.reserveCapacity(text.utf8.count + 8)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20:
+                out += "\\u00"
+                out += String(scalar.value >> 4, radix: 16)
+                out += String(scalar.value & 0xF, radix: 16)
+            default:
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        out += "\""
+        return out
     }
 
     /// Decodes `T` from JSON text, throwing a `RobotaError` that names `what` on failure.

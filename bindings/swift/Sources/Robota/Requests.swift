@@ -36,6 +36,9 @@ public struct ToolCall: Codable, Sendable, Equatable {
     public let callID: UInt64
     public let toolName: String
     public let arguments: JSONValue
+    /// The arguments' JSON text as the library sent it (a host tool's call), so
+    /// `decodeArguments` decodes it without writing `arguments` out again. Not part of `==`.
+    var argumentsText: String?
 
     public init(callID: UInt64, toolName: String, arguments: JSONValue) {
         self.callID = callID
@@ -44,7 +47,14 @@ public struct ToolCall: Codable, Sendable, Equatable {
     }
 
     /// The arguments decoded as `T`.
-    public func decodeArguments<T: Decodable>(_ type: T.Type) throws -> T { try arguments.decode(T.self) }
+    public func decodeArguments<T: Decodable>(_ type: T.Type) throws -> T {
+        if let argumentsText { return try JSONCoding.decoder().decode(T.self, from: Data(argumentsText.utf8)) }
+        return try arguments.decode(T.self)
+    }
+
+    public static func == (a: ToolCall, b: ToolCall) -> Bool {
+        a.callID == b.callID && a.toolName == b.toolName && a.arguments == b.arguments
+    }
 
     enum CodingKeys: String, CodingKey {
         case callID = "call_id"

@@ -17,6 +17,8 @@ public final class Runtime: @unchecked Sendable {
     let hostIO = HostIOSlot()
     private let handlersLock = NSLock()
     private var toolHandlers: [String: ToolBox.Handler] = [:]
+    /// The last session config written out, and its text (hosts create sessions from one config).
+    private var lastSessionConfig: (config: SessionConfig, json: String)?
 
     /// Starts a runtime from its config (`robota_runtime_new`).
     public convenience init(config: RuntimeConfig) throws {
@@ -42,7 +44,7 @@ public final class Runtime: @unchecked Sendable {
     public func registerTool<Output: Encodable>(
         _ tool: ToolDefinition, handler: @escaping @Sendable (ToolCall) async throws -> Output
     ) throws {
-        try installTool(tool) { call in try JSONCoding.encode(try await handler(call)) }
+        try installTool(tool) { call in try JSONCoding.encodeForLibrary(try await handler(call)) }
     }
 
     /// Registers a host tool without a handler: its calls arrive as `Event.toolCall` and are
@@ -66,6 +68,19 @@ public final class Runtime: @unchecked Sendable {
         toolHandlers[tool.name] = handler
         handlersLock.unlock()
         return box
+    }
+
+    /// The session document of `config`, written once for a run of sessions with the same config.
+    func sessionJSON(_ config: SessionConfig) throws -> String {
+        handlersLock.lock()
+        let last = lastSessionConfig
+        handlersLock.unlock()
+        if let last, last.config == config { return last.json }
+        let json = try config.jsonText()
+        handlersLock.lock()
+        lastSessionConfig = (config, json)
+        handlersLock.unlock()
+        return json
     }
 
     /// The handler registered for tool `name` (used for pull sessions, which get tool calls as events).

@@ -11,18 +11,39 @@ public final class Session: @unchecked Sendable {
     /// `drive` needs `.thread` or `.inline`.
     public let delivery: Delivery
     /// The session id (kept by `resume`, new for `fork`).
-    public let id: String
+    public var id: String {
+        stateLock.lock()
+        defer { stateLock.unlock() }
+        if let sessionID { return sessionID }
+        let id = Self.state(handle)?["session_id"]?.stringValue ?? ""
+        sessionID = id
+        return id
+    }
     let handle: OpaquePointer
     let router: EventRouter
+    private let stateLock = NSLock()
+    /// `id`, read from the session's state when first asked for.
+    private var sessionID: String?
 
-    init(runtime: Runtime, handle: OpaquePointer, router: EventRouter) {
+    /// `delivery`: the one the session JSON asked for when known, else read from the state
+    /// (a session created from a `SessionConfig` reads no state until `id` is asked for).
+    init(runtime: Runtime, handle: OpaquePointer, router: EventRouter, delivery known: Delivery? = nil) {
         self.runtime = runtime
         self.handle = handle
         self.router = router
+        if let known {
+            delivery = known
+        } else {
+            let doc = Self.state(handle)
+            delivery = doc?["delivery"]?.stringValue.flatMap(Delivery.init(rawValue:)) ?? .thread
+            sessionID = doc?["session_id"]?.stringValue ?? ""
+        }
+    }
+
+    /// The session's state document (`robota_session_state`), nil when it cannot be read.
+    private static func state(_ handle: OpaquePointer) -> JSONValue? {
         let state = try? checkString { robota_session_state(handle, $0, $1) }
-        let doc = state.flatMap { try? JSONValue(parsing: $0) }
-        delivery = doc?["delivery"]?.stringValue.flatMap(Delivery.init(rawValue:)) ?? .thread
-        id = doc?["session_id"]?.stringValue ?? ""
+        return state.flatMap { try? JSONValue(parsing: $0) }
     }
 
     deinit {
@@ -67,21 +88,37 @@ public final class Session: @unchecked Sendable {
     /// was cancelled (the turn is aborted). An abort from elsewhere returns `.aborted`.
     ///
     /// The result is the library's result document of the turn (`robota_session_wait_result`),
-    /// read once the stream saw the turn's `.turnCompleted`.
+    /// read once the turn's `.turnCompleted` was delivered. The turn's events are not streamed
+    /// to the task (the session's `onEvent` observer sees them): it is resumed once, by the
+    /// completion.
     public func run(_ input: PromptInput) async throws -> TurnResult {
-        var completed: UInt64?
-        for try await event in stream(input) {
-            if case .turnCompleted(let r) = event { completed = r.turnID }
+        guard delivery != .pull else {
+            throw RobotaError(
+                code: .unsupported,
+                message: "stream() needs \"thread\", \"inline\" or \"pump\" delivery; a pull session reads events with nextEvent()")
         }
-        guard let completed else { throw RobotaError(code: .closed, message: "the session closed before the turn completed") }
-        return try resultDocument(turn: completed, milliseconds: -1)
+        try Task.checkCancellation()
+        let document = try input.libraryJSON()
+        let turnID = try router.submit { try submit(json: document) }
+        do {
+            try await withTaskCancellationHandler {
+                try await router.waiters.wait(turn: turnID, timeout: nil) { [self] in libraryOutcome(turn: turnID) }
+            } onCancel: { [self] in
+                _ = robota_session_abort(handle, turnID)
+            }
+        } catch let error as RobotaError where error.code == .aborted {
+            // Aborted from elsewhere: the aborted result, not a failure.
+        } catch let error as RobotaError where error.code == .closed {
+            throw RobotaError(code: .closed, message: "the session closed before the turn completed")
+        }
+        return try resultDocument(turn: turnID, milliseconds: -1)
     }
 
     /// Submits a prompt without a stream (`robota_session_submit`) and returns its turn id; its
     /// events reach the session's `onEvent` observer. Queued while a turn runs (one at most;
     /// a further one throws `.busy`).
     @discardableResult
-    public func submit(_ input: PromptInput) throws -> UInt64 { try submit(json: JSONCoding.encode(input)) }
+    public func submit(_ input: PromptInput) throws -> UInt64 { try submit(json: input.libraryJSON()) }
 
     /// Submits a raw input document.
     @discardableResult
@@ -127,7 +164,7 @@ public final class Session: @unchecked Sendable {
     /// `.invalidJSON`, …), and `.reentrant` inside a callback or on a thread that runs an
     /// async runtime of the library.
     @available(*, noasync, message: "drive blocks its thread until the turn ends; use run(_:) in async code")
-    public func drive(_ input: PromptInput) throws -> TurnResult { try drive(json: JSONCoding.encode(input)) }
+    public func drive(_ input: PromptInput) throws -> TurnResult { try drive(json: input.libraryJSON()) }
 
     /// Drives the turn of a plain-text prompt on the calling thread (blocking; see `drive(_:)`).
     @available(*, noasync, message: "drive blocks its thread until the turn ends; use run(_:) in async code")
@@ -148,7 +185,7 @@ public final class Session: @unchecked Sendable {
         guard status == ROBOTA_OK else { throw RobotaError(status: status, consuming: error) }
         robota_error_free(error)
         guard let document else { throw RobotaError(code: .internal, message: "turn \(turnID) has no result document") }
-        return try JSONCoding.decode(TurnResult.self, from: document, what: "turn \(turnID)'s result")
+        return try TurnResult.decode(document, what: "turn \(turnID)'s result")
     }
 
     /// Drives a turn like `drive(json:)` but returns only its id (`robota_session_run`, no
@@ -202,7 +239,14 @@ extension Runtime {
         config: SessionConfig, onPermission: PermissionHandler? = nil, onHook: HookHandler? = nil,
         onCommand: CommandHandler? = nil, onEvent: EventObserver? = nil
     ) throws -> Session {
-        try session(json: config.jsonText(), onPermission: onPermission, onHook: onHook, onCommand: onCommand, onEvent: onEvent)
+        let json = try sessionJSON(config)
+        // The library's default delivery is "thread".
+        return try openSession(
+            SessionHandlers(permission: onPermission, hook: onHook, command: onCommand, observer: onEvent),
+            delivery: config.delivery ?? .thread
+        ) { fn, userData, free, out, error in
+            json.withCString { robota_session_new(handle, $0, fn, userData, free, out, error) }
+        }
     }
 
     /// Creates a session from session JSON text.
@@ -254,7 +298,7 @@ extension Runtime {
 
     /// Runs one of the session constructors with a fresh router as `user_data`.
     func openSession(
-        _ handlers: SessionHandlers,
+        _ handlers: SessionHandlers, delivery: Delivery? = nil,
         _ create: (
             robota_event_fn, UnsafeMutableRawPointer, robota_free_fn, UnsafeMutablePointer<OpaquePointer?>,
             UnsafeMutablePointer<OpaquePointer?>
@@ -266,6 +310,6 @@ extension Runtime {
             try check { error in create(eventTrampoline, userData, releaseBox, &out, error) }
         }
         guard let out else { throw RobotaError(code: .internal, message: "the library returned no session") }
-        return Session(runtime: self, handle: out, router: router)
+        return Session(runtime: self, handle: out, router: router, delivery: delivery)
     }
 }

@@ -377,6 +377,16 @@ public struct PromptInput: Codable, Sendable, Equatable, ExpressibleByStringLite
     }
 }
 
+extension PromptInput {
+    /// The input document for the library: a plain prompt written directly, others by `JSONEncoder`.
+    func libraryJSON() throws -> String {
+        guard displayInput == nil, rawInput == nil, toolChoice == nil, outputSchema == nil, images.isEmpty else {
+            return try JSONCoding.encode(self)
+        }
+        return "{\"text\":" + JSONCoding.quoted(text) + "}"
+    }
+}
+
 /// One image of a prompt: PNG, JPEG, GIF or WebP, at most 20 per prompt, each at most 5 MiB.
 /// A bad image (a missing file, an unknown media type, bytes that are not the stated type,
 /// over 5 MiB) fails the submit with `RobotaError.Code.invalidConfig` naming it (`images[i]`).

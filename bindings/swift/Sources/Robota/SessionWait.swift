@@ -15,18 +15,21 @@ extension Session {
         guard turnID != 0, ms != 0, delivery == .thread || delivery == .inline else {
             return try await waitOnThread(turn: turnID, milliseconds: ms)
         }
-        try await router.waiters.wait(turn: turnID, timeout: timeout) { [self] in
-            // Turns the router has no record of: finished long ago, or never issued.
-            var error: OpaquePointer?
-            let status = robota_session_wait(handle, turnID, 0, &error)
-            if status == ROBOTA_E_TIMEOUT {
-                robota_error_free(error)
-                return nil
-            }
-            guard status == ROBOTA_OK else { return .failure(RobotaError(status: status, consuming: error)) }
+        try await router.waiters.wait(turn: turnID, timeout: timeout) { [self] in libraryOutcome(turn: turnID) }
+    }
+
+    /// For turns the router has no record of (finished long ago, or never issued): the
+    /// library's outcome of turn `turnID` without waiting, nil while it runs.
+    func libraryOutcome(turn turnID: UInt64) -> TurnOutcome? {
+        var error: OpaquePointer?
+        let status = robota_session_wait(handle, turnID, 0, &error)
+        if status == ROBOTA_E_TIMEOUT {
             robota_error_free(error)
-            return .success(())
+            return nil
         }
+        guard status == ROBOTA_OK else { return .failure(RobotaError(status: status, consuming: error)) }
+        robota_error_free(error)
+        return .success(())
     }
 
     /// `robota_session_wait` on a helper thread (a poll with timeout 0 runs on the caller's).
@@ -77,7 +80,7 @@ extension Session {
         guard status == ROBOTA_OK || status == ROBOTA_E_ABORTED else { throw RobotaError(status: status, consuming: error) }
         robota_error_free(error)
         guard let document else { throw RobotaError(code: .internal, message: "turn \(turnID) has no result document") }
-        return try JSONCoding.decode(TurnResult.self, from: document, what: "turn \(turnID)'s result")
+        return try TurnResult.decode(document, what: "turn \(turnID)'s result")
     }
 
     /// Runs one turn of a plain-text prompt.

@@ -21,9 +21,9 @@ final class ToolBox: CallbackBox, @unchecked Sendable {
 let toolTrampoline: robota_tool_fn = { userData, session, callID, name, input, length in
     guard let box = CallbackBox.from(userData, as: ToolBox.self), let runtime = box.runtime else { return }
     let text = input.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: length), as: UTF8.self) } ?? ""
-    let call = ToolCall(
-        callID: callID, toolName: name.map { String(cString: $0) } ?? "",
-        arguments: (try? JSONValue(parsing: text)) ?? .string(text))
+    let arguments = try? JSONValue(parsing: text)
+    var call = ToolCall(callID: callID, toolName: name.map { String(cString: $0) } ?? "", arguments: arguments ?? .string(text))
+    if arguments != nil { call.argumentsText = text }
     runtime.toolTasks.start(call, session: session, handler: box.handler, runtime: runtime)
 }
 

@@ -42,7 +42,7 @@ public struct TurnStream: AsyncSequence, Sendable {
                 try Task.checkCancellation()
                 let document: String
                 do {
-                    document = try JSONCoding.encode(input)
+                    document = try input.libraryJSON()
                 } catch {
                     done = true
                     throw error
