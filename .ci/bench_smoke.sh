@@ -20,4 +20,30 @@ cargo bench --bench cache
 cargo bench --bench host_io
 cargo bench --bench store_port -- 3
 cargo bench --bench search
-cargo bench --bench floor -- --runs 1 --lib release
+# The floor, with the Go and C# bindings' hosts beside the C host (benches/bindings/build_*.sh,
+# over the library .ci/prefix.sh installed for the bindings' steps), then the Swift host inside
+# the Swift root against the floor's model server.
+. .ci/prefix.sh
+go_host="$(bash benches/bindings/build_go.sh | tail -n 1)"
+cs_host="$(bash benches/bindings/build_csharp.sh | tail -n 1)"
+cargo bench --bench floor -- --runs 1 --lib release \
+  --host "Go Run,thread,run,$go_host" --host "Go Drive,run,drive,$go_host" \
+  --host "Go one goroutine,submit,one,$go_host" \
+  --host "C# RunAsync,thread,task,$cs_host" --host "C# Drive,run,drive,$cs_host" \
+  --host "C# pump thread,pump,one,$cs_host"
+floor="$(cargo bench --bench floor --no-run --message-format=json 2>/dev/null \
+  | sed -n 's/.*"executable":"\([^"]*floor-[^"]*\)".*/\1/p' | tail -n 1)"
+[[ -x "$floor" ]] || { echo "bench_smoke.sh: the floor bench binary was not found" >&2; exit 1; }
+fifo="$(mktemp -u)"; mkfifo "$fifo"
+"$floor" serve openai < "$fifo" > target/floor-serve.url &
+exec 3> "$fifo"
+for _ in $(seq 100); do [[ -s target/floor-serve.url ]] && break; sleep 0.1; done
+url="$(cat target/floor-serve.url)"
+../shared/tools/swift-run --dir "$PWD" -- env ROBOTA_PREFIX="$ROBOTA_PREFIX" bash -c '
+  set -euo pipefail
+  host="$(bash benches/bindings/build_swift.sh | tail -n 1)"
+  for pattern in task drive one; do
+    for mode in single warm conc; do $host "$mode" openai "$1" "$pattern"; done
+  done' _ "$url"
+exec 3>&-
+rm -f "$fifo"

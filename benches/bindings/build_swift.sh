@@ -2,7 +2,7 @@
 # Builds the Swift binding's floor host (bindings/swift/Sources/RobotaFloorHost, the product
 # robota-floor-host of the root Package.swift, release) over the installed library in
 # $ROBOTA_PREFIX (default target/prefix: packaging/install.sh), and the allocation counter
-# benches/bindings/malloc_count.c. Needs `swift` (6.0), pkg-config and gcc on PATH; CI runs it
+# benches/bindings/malloc_count.c. Needs `swift` (6.0), pkg-config and a C compiler (`$CC`, default `cc`) on PATH; CI runs it
 # inside its Swift root. The host gets an rpath to $ROBOTA_PREFIX/lib (pkg-config gives none).
 #
 # The last line of stdout is the command to run the host with:
@@ -17,7 +17,7 @@ export PKG_CONFIG_PATH="$prefix/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PAT
 out="$root/target/swift/floor"
 mkdir -p "$out"
 
-gcc -O2 -shared -fPIC -o "$out/malloc_count.so" benches/bindings/malloc_count.c -ldl >&2
+"${CC:-cc}" -O2 -shared -fPIC -o "$out/malloc_count.so" benches/bindings/malloc_count.c -ldl >&2
 swift build -c release --product robota-floor-host --scratch-path "$out/build" \
   -Xlinker -rpath -Xlinker "$prefix/lib" >&2
 bin="$(swift build -c release --product robota-floor-host --scratch-path "$out/build" --show-bin-path)/robota-floor-host"
