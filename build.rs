@@ -18,11 +18,14 @@ fn main() {
     if !lld_by_default || linker_chosen || var("ROBOTA_SYMBOL_ORDER") == "0" {
         return;
     }
-    let file = std::path::Path::new(&var("CARGO_MANIFEST_DIR")).join(ORDER);
-    if file.is_file() {
+    // The linker reads a copy in OUT_DIR: a target directory shared by two checkouts (CI's
+    // fresh clone) keeps this script's output, which must not name the other checkout's file.
+    let source = std::path::Path::new(&var("CARGO_MANIFEST_DIR")).join(ORDER);
+    let copy = std::path::Path::new(&var("OUT_DIR")).join("hot-symbols.txt");
+    if std::fs::copy(&source, &copy).is_ok() {
         println!(
             "cargo:rustc-cdylib-link-arg=-Wl,--symbol-ordering-file={}",
-            file.display()
+            copy.display()
         );
         println!("cargo:rustc-cdylib-link-arg=-Wl,--no-warn-symbol-ordering");
     }
