@@ -123,11 +123,49 @@ public enum Event: Sendable, Equatable, Codable {
 }
 
 /// An event with the turn it belongs to (0 for session-level events such as `.sessionClosed`).
+/// One the library delivered keeps its payload and decodes it when `event` is read (a text
+/// delta is its text: decoded at once), so an observer that only looks at `kind` decodes nothing.
 public struct TurnEvent: Sendable, Equatable {
     public let turnID: UInt64
-    public let event: Event
+    public let kind: EventKind
+    private let storage: Storage
+
+    private enum Storage: Sendable {
+        case decoded(Event)
+        /// The payload as the library delivered it (valid UTF-8 JSON).
+        case payload(String)
+    }
+
+    /// The event. Read from the payload each time it is read: keep the value to look twice.
+    public var event: Event {
+        switch storage {
+        case .decoded(let event):
+            return event
+        case .payload(var text):
+            return text.withUTF8 { Event(kind: kind.rawValue, payload: UnsafeRawBufferPointer($0), decoder: Self.decoder) }
+        }
+    }
+
+    /// One decoder for every event: its options never change, so concurrent decodes are safe.
+    private static let decoder = JSONDecoder()
+
     public init(turnID: UInt64, event: Event) {
         self.turnID = turnID
-        self.event = event
+        kind = event.kind
+        storage = .decoded(event)
     }
+
+    /// An event of the C callback, whose `payload` is borrowed for the callback: copied.
+    init(turnID: UInt64, kind: UInt32, payload: UnsafeRawBufferPointer) {
+        self.turnID = turnID
+        self.kind = EventKind(rawValue: kind)
+        switch self.kind {
+        case .textDelta, .thinkingDelta:
+            storage = .decoded(Event(kind: kind, payload: payload, decoder: Self.decoder))
+        default:
+            storage = .payload(String(decoding: payload, as: UTF8.self))
+        }
+    }
+
+    public static func == (a: TurnEvent, b: TurnEvent) -> Bool { a.turnID == b.turnID && a.event == b.event }
 }

@@ -62,24 +62,24 @@ final class EventRouter: CallbackBox, @unchecked Sendable {
     }
 
     /// An event from the C callback. One that nothing here would look at — no `onEvent`
-    /// observer, no stream for its turn, a kind the router does not act on — is not decoded.
+    /// observer, no stream for its turn, a kind the router does not act on — is not copied;
+    /// the observer gets the payload undecoded (`TurnEvent.event` decodes it).
     func deliver(kind: UInt32, turnID: UInt64, payload: UnsafeRawBufferPointer, session: OpaquePointer?) {
-        if handlers.observer == nil, !Self.actsOn(kind) {
+        if handlers.observer == nil, !Self.actsOn(EventKind(rawValue: kind)) {
             lock.lock()
             let streamed = streams[turnID] != nil
             lock.unlock()
             if !streamed { return }
         }
-        route(TurnEvent(turnID: turnID, event: Event(kind: kind, payload: payload, decoder: decoder)), session: session)
+        route(TurnEvent(turnID: turnID, kind: kind, payload: payload), session: session)
     }
 
-    /// The kinds `route` acts on without an observer or a stream: requests and their
-    /// cancellation, host I/O, and what ends turns and waits.
-    private static func actsOn(_ kind: UInt32) -> Bool {
-        switch Int32(kind) {
-        case ROBOTA_EVENT_TOOL_CALL, ROBOTA_EVENT_TOOL_CALL_CANCELLED, ROBOTA_EVENT_PERMISSION_REQUEST,
-            ROBOTA_EVENT_HOOK_REQUEST, ROBOTA_EVENT_COMMAND_REQUEST, ROBOTA_EVENT_REQUEST_CANCELLED, ROBOTA_EVENT_HOST_IO,
-            ROBOTA_EVENT_ERROR, ROBOTA_EVENT_TURN_COMPLETED, ROBOTA_EVENT_SESSION_CLOSED:
+    /// The kinds `route` decodes and acts on: requests and their cancellation, host I/O, and
+    /// what ends turns and waits.
+    private static func actsOn(_ kind: EventKind) -> Bool {
+        switch kind {
+        case .toolCall, .toolCallCancelled, .permissionRequest, .hookRequest, .commandRequest, .requestCancelled, .hostIO,
+            .error, .turnCompleted, .sessionClosed:
             return true
         default:
             return false
@@ -95,16 +95,19 @@ final class EventRouter: CallbackBox, @unchecked Sendable {
         return event
     }
 
+    /// Acts on the event (decoded only when its kind calls for it), shows it to the observer,
+    /// streams it, and resolves the waits it ends.
     private func route(_ item: TurnEvent, session: OpaquePointer?) {
-        act(on: item.event, session: session)
+        let acted = Self.actsOn(item.kind) ? item.event : nil
+        if let acted { act(on: acted, session: session) }
         handlers.observer?(item)
         lock.lock()
         let stream = streams[item.turnID]
         var ending: [Continuation] = []
-        switch item.event {
-        case .turnCompleted:
+        switch acted {
+        case .turnCompleted?:
             streams[item.turnID] = nil
-        case .sessionClosed:
+        case .sessionClosed?:
             closed = true
             ending = Array(streams.values)
             streams.removeAll()
@@ -112,14 +115,16 @@ final class EventRouter: CallbackBox, @unchecked Sendable {
             break
         }
         lock.unlock()
-        stream?.yield(item.event)
-        if case .turnCompleted = item.event { stream?.finish() }
+        if let stream {
+            stream.yield(acted ?? item.event)
+            if case .turnCompleted? = acted { stream.finish() }
+        }
         ending.forEach { $0.finish() }
         // Last: a resumed `wait` finds every event of its turn delivered.
-        switch item.event {
-        case .error(let error): waiters.noteError(error, turn: item.turnID)
-        case .turnCompleted(let result): waiters.complete(result, turn: item.turnID)
-        case .sessionClosed: waiters.close(RobotaError(code: .closed, message: "the session was closed"))
+        switch acted {
+        case .error(let error)?: waiters.noteError(error, turn: item.turnID)
+        case .turnCompleted(let result)?: waiters.complete(result, turn: item.turnID)
+        case .sessionClosed?: waiters.close(RobotaError(code: .closed, message: "the session was closed"))
         default: break
         }
     }
@@ -138,8 +143,8 @@ final class EventRouter: CallbackBox, @unchecked Sendable {
             }
         case .toolCall(let call):
             // Pull sessions get calls of handler-backed tools as events: run the handler here.
-            if let handler = runtime.toolHandler(named: call.toolName) {
-                runtime.toolTasks.start(call, session: session, handler: handler, runtime: runtime)
+            if let body = runtime.toolHandler(named: call.toolName) {
+                runtime.toolTasks.start(call, session: session, body: body, runtime: runtime)
             }
         case .permissionRequest(let request):
             if let handler = handlers.permission {

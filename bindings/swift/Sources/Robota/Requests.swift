@@ -39,6 +39,8 @@ public struct ToolCall: Codable, Sendable, Equatable {
     /// The arguments' JSON text as the library sent it (a host tool's call), so
     /// `decodeArguments` decodes it without writing `arguments` out again. Not part of `==`.
     var argumentsText: String?
+    /// Whether `FastJSON` read `arguments`, so `ValueDecoder` may decode them.
+    var argumentsReadFast = false
 
     public init(callID: UInt64, toolName: String, arguments: JSONValue) {
         self.callID = callID
@@ -46,8 +48,24 @@ public struct ToolCall: Codable, Sendable, Equatable {
         self.arguments = arguments
     }
 
+    /// A host tool's call with its arguments' JSON text as the library sent it (text that is
+    /// not JSON is taken as a string).
+    init(callID: UInt64, toolName: String, argumentsText text: String) {
+        if let fast = FastJSON.parse(text) {
+            self.init(callID: callID, toolName: toolName, arguments: fast)
+            argumentsText = text
+            argumentsReadFast = true
+        } else if let parsed = try? JSONCoding.decoder().decode(JSONValue.self, from: Data(text.utf8)) {
+            self.init(callID: callID, toolName: toolName, arguments: parsed)
+            argumentsText = text
+        } else {
+            self.init(callID: callID, toolName: toolName, arguments: .string(text))
+        }
+    }
+
     /// The arguments decoded as `T`.
     public func decodeArguments<T: Decodable>(_ type: T.Type) throws -> T {
+        if argumentsReadFast, let decoded = ValueDecoder.decode(T.self, from: arguments) { return decoded }
         if let argumentsText { return try JSONCoding.decoder().decode(T.self, from: Data(argumentsText.utf8)) }
         return try arguments.decode(T.self)
     }

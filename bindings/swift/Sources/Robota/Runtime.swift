@@ -16,7 +16,7 @@ public final class Runtime: @unchecked Sendable {
     let requestTasks = RequestTasks()
     let hostIO = HostIOSlot()
     private let handlersLock = NSLock()
-    private var toolHandlers: [String: ToolBox.Handler] = [:]
+    private var toolHandlers: [String: ToolBody] = [:]
     /// The last session config written out, and its text (hosts create sessions from one config).
     private var lastSessionConfig: (config: SessionConfig, json: String)?
 
@@ -47,6 +47,19 @@ public final class Runtime: @unchecked Sendable {
         try installTool(tool) { call in try JSONCoding.encodeForLibrary(try await handler(call)) }
     }
 
+    /// Registers a host tool whose handler runs inline: on the library thread that calls the
+    /// tool (with `.inline` delivery, the thread driving the turn), with no task and no thread
+    /// hop; its return value answers the call before that callback returns, an error it throws
+    /// becomes the tool's failure. For short, non-blocking work (a computation, a lookup in
+    /// memory): while it runs, that thread serves nothing else. It is not cancelled, and the
+    /// library's blocking calls throw `.reentrant` inside it. Otherwise as
+    /// `registerTool(_:handler:)`.
+    public func registerInlineTool<Output: Encodable>(
+        _ tool: ToolDefinition, handler: @escaping @Sendable (ToolCall) throws -> Output
+    ) throws {
+        try installTool(tool, body: .inline { call in try JSONCoding.encodeForLibrary(try handler(call)) })
+    }
+
     /// Registers a host tool without a handler: its calls arrive as `Event.toolCall` and are
     /// answered with `completeToolCall`, from any task, any time later.
     public func registerTool(_ tool: ToolDefinition) throws {
@@ -54,18 +67,25 @@ public final class Runtime: @unchecked Sendable {
         try check { error in doc.withCString { robota_runtime_register_tool(handle, $0, nil, nil, nil, error) } }
     }
 
-    /// Registers `tool` with `handler` in a box the library releases with the runtime.
+    /// Registers `tool` with `handler` (run in a task per call) in a box the library releases
+    /// with the runtime.
     @discardableResult
     func installTool(_ tool: ToolDefinition, handler: @escaping ToolBox.Handler) throws -> ToolBox {
+        try installTool(tool, body: .task(handler))
+    }
+
+    /// Registers `tool` with `body` in a box the library releases with the runtime.
+    @discardableResult
+    func installTool(_ tool: ToolDefinition, body: ToolBody) throws -> ToolBox {
         let doc = try JSONCoding.encode(tool)
-        let box = ToolBox(runtime: self, handler: handler)
+        let box = ToolBox(runtime: self, body: body)
         try box.register { userData in
             try check { error in
                 doc.withCString { robota_runtime_register_tool(handle, $0, toolTrampoline, userData, releaseBox, error) }
             }
         }
         handlersLock.lock()
-        toolHandlers[tool.name] = handler
+        toolHandlers[tool.name] = body
         handlersLock.unlock()
         return box
     }
@@ -84,7 +104,7 @@ public final class Runtime: @unchecked Sendable {
     }
 
     /// The handler registered for tool `name` (used for pull sessions, which get tool calls as events).
-    func toolHandler(named name: String) -> ToolBox.Handler? {
+    func toolHandler(named name: String) -> ToolBody? {
         handlersLock.lock()
         defer { handlersLock.unlock() }
         return toolHandlers[name]

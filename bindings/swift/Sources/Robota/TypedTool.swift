@@ -45,7 +45,7 @@ public struct ToolArgumentsError: Error, Sendable, Equatable, LocalizedError {
 }
 
 extension Runtime {
-    /// Registers a host tool whose arguments are `Args`, decoded with `JSONDecoder`, with
+    /// Registers a host tool whose arguments are `Args`, decoded as `JSONDecoder` decodes them, with
     /// `Args.schema` as its input schema. Arguments that do not decode answer the call with
     /// an error result naming the field (the handler does not run). Otherwise as
     /// `registerTool(_:handler:)`: each call runs in its own task, cancelled when the library
@@ -57,14 +57,29 @@ extension Runtime {
         let definition = ToolDefinition(
             name: name, description: description, inputSchema: Args.schema.value, readOnly: readOnly,
             timeoutMs: timeoutMs)
-        try registerTool(definition) { call -> Output in
-            let args: Args
-            do {
-                args = try call.decodeArguments(Args.self)
-            } catch {
-                throw ToolArgumentsError(tool: name, error)
-            }
-            return try await handler(args)
+        try registerTool(definition) { call -> Output in try await handler(Self.arguments(Args.self, of: call, tool: name)) }
+    }
+
+    /// Registers a host tool whose arguments are `Args`, as `tool(_:description:readOnly:timeoutMs:handler:)`,
+    /// with a handler that runs inline, as `registerInlineTool(_:handler:)` describes: on the
+    /// library thread that calls the tool, with no task and no thread hop. For short,
+    /// non-blocking work.
+    public func inlineTool<Args: ToolArguments, Output: Encodable>(
+        _ name: String, description: String, readOnly: Bool? = nil, timeoutMs: Int? = nil,
+        handler: @escaping @Sendable (Args) throws -> Output
+    ) throws {
+        let definition = ToolDefinition(
+            name: name, description: description, inputSchema: Args.schema.value, readOnly: readOnly,
+            timeoutMs: timeoutMs)
+        try registerInlineTool(definition) { call -> Output in try handler(Self.arguments(Args.self, of: call, tool: name)) }
+    }
+
+    /// The arguments of `call` decoded as `Args`, or the `ToolArgumentsError` the model sees.
+    private static func arguments<Args: ToolArguments>(_ type: Args.Type, of call: ToolCall, tool name: String) throws -> Args {
+        do {
+            return try call.decodeArguments(Args.self)
+        } catch {
+            throw ToolArgumentsError(tool: name, error)
         }
     }
 }

@@ -74,7 +74,8 @@ final class Counter: @unchecked Sendable {
 
 /// One scenario's session observer: counts the model's text deltas (not the "\n\n" the
 /// library streams between rounds), notes when the first arrived and when the turn completed.
-/// Lock-protected; allocates nothing per event.
+/// Lock-protected; allocates nothing per event, and decodes only the text deltas (it tests
+/// `kind` first, as host.c tests the kind).
 final class Scenario: @unchecked Sendable {
     private let lock = NSLock()
     private var deltaCount = 0
@@ -82,8 +83,9 @@ final class Scenario: @unchecked Sendable {
     private var done = false
 
     func observe(_ item: TurnEvent) {
-        switch item.event {
-        case .textDelta(let text) where text != "\n\n":
+        switch item.kind {
+        case .textDelta:
+            guard case .textDelta(let text) = item.event, text != "\n\n" else { return }
             lock.lock()
             if deltaCount == 0 { firstDelta = nowNs() }
             deltaCount += 1

@@ -17,8 +17,10 @@
 //                   one   — pump delivery: every turn submitted, then this one thread calls
 //                           `session.dispatch` over the live sessions until every turn completed
 //
-// Events are counted by each session's `onEvent` observer under a lock, with no allocation of
-// the host's per event. `allocs` counts the glibc malloc/calloc/realloc/posix_memalign/
+// The tool is an inline tool (`inlineTool`: answered on the library thread that calls it, as
+// host.c answers inside its callback). Events are counted by each session's `onEvent` observer
+// under a lock, with no allocation of the host's per event; it tests `TurnEvent.kind` first and
+// decodes only the text deltas. `allocs` counts the glibc malloc/calloc/realloc/posix_memalign/
 // aligned_alloc/memalign calls of the whole process over the 50 warm scenarios, read from
 // `floor_malloc_count` of benches/bindings/malloc_count.c when it is LD_PRELOADed (-1 when
 // not). librobota.so allocates through its own Rust allocator (mimalloc), so the count is the
@@ -49,7 +51,7 @@ do {
     runtime = try Runtime(config: RuntimeConfig(providers: [
         "p": ProviderConfig(kind: ProviderConfig.Kind(rawValue: kind), baseURL: baseURL, apiKey: "floor-key", maxRetries: 0),
     ]))
-    try runtime.tool("add", description: "Adds two integers.", readOnly: true) { (args: AddArgs) async throws -> Int in
+    try runtime.inlineTool("add", description: "Adds two integers.", readOnly: true) { (args: AddArgs) -> Int in
         toolCalls.add()
         return args.a + args.b
     }

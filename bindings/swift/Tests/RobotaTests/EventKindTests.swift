@@ -66,6 +66,15 @@ final class EventKindTests: XCTestCase {
             // The case's name: `textDelta("x")` → textDelta, `sessionClosed` → sessionClosed.
             let label = String(String(describing: event).prefix { $0 != "(" })
             XCTAssertEqual(label, Self.caseName(name), "ROBOTA_EVENT_\(name) (\(kind)) decodes to .\(label)")
+            XCTAssertEqual(event.kind, EventKind(rawValue: kind), ".\(label)'s kind")
+            // A delivered event keeps its payload and decodes it when read, as it would have been at once.
+            var payload = name.hasSuffix("_DELTA") ? "x" : (payloads[type] ?? "")
+            payload.withUTF8 { bytes in
+                let delivered = TurnEvent(turnID: 3, kind: kind, payload: UnsafeRawBufferPointer(bytes))
+                XCTAssertEqual(delivered.kind, event.kind)
+                XCTAssertEqual(delivered.event.kind, event.kind, "ROBOTA_EVENT_\(name) delivered")
+                XCTAssertEqual(delivered.event, Event(kind: kind, payload: UnsafeRawBufferPointer(bytes), decoder: JSONDecoder()))
+            }
             XCTAssertNil(seen.updateValue(kind, forKey: label), "two kinds decode to .\(label)")
         }
         XCTAssertEqual(Set(seen.values), Set(kinds.map(\.kind)), "one case per kind")

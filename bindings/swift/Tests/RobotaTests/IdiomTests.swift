@@ -211,6 +211,28 @@ final class TypedToolTests: XCTestCase {
         XCTAssertEqual(events.completed?.response, "Done.")
     }
 
+    func testAnInlineToolRunsOutsideAnyTaskAndADecodeErrorNamesTheField() async throws {
+        let rt = try Fixture.runtime([
+            ["text": "", "tool_calls": [["id": "call_0", "name": "add", "arguments": ["a": 2, "b": 3, "note": "sum"]]]],
+            ["text": "", "tool_calls": [["id": "call_1", "name": "add", "arguments": ["a": 2]]]],
+            ["deltas": ["Done."]],
+        ])
+        let notes = Mailbox<String>()
+        try rt.inlineTool("add", description: "Adds two integers", readOnly: true) { (args: AddArgs) -> String in
+            notes.put((args.note ?? "") + (withUnsafeCurrentTask { $0 == nil } ? " inline" : " in a task"))
+            return "\(args.a + args.b)"
+        }
+        let s = try rt.session(config: Fixture.session)
+        let events = try await collect(s.stream("add"))
+        let ends = events.toolEnds
+        XCTAssertEqual(ends.map(\.result), ["success", "error"])
+        XCTAssertEqual(ends.first?.output, "5")
+        XCTAssertTrue(
+            ends.last?.output?.contains(#"invalid arguments for add: missing field "b""#) == true, "\(ends)")
+        XCTAssertEqual(notes.peek, "sum inline")
+        XCTAssertEqual(events.completed?.response, "Done.")
+    }
+
     func testDecodeErrorsNameTheFieldAndTheExpectedType() {
         func message(_ json: JSONValue) -> String {
             do {

@@ -96,6 +96,22 @@ final class ToolTests: XCTestCase {
         XCTAssertEqual(try s.messages().first { $0.role == "tool" }?.content, "Error: no entry for k9")
     }
 
+    func testAnInlineHandlersResultAndErrorAnswerTheCall() async throws {
+        for (key, result, output) in [("k1", "success", "value of k1"), ("k9", "error", "Error: no entry for k9")] {
+            let rt = try Fixture.runtime(Fixture.toolTurns(key: key))
+            try rt.registerInlineTool(Fixture.lookup) { call -> String in
+                let key = try call.decodeArguments(LookupArgs.self).key
+                guard key == "k1" else { throw LookupError.missing(key) }
+                return "value of \(key)"
+            }
+            let s = try rt.session(config: Fixture.session)
+            let events = try await collect(s.stream("find \(key)"))
+            XCTAssertEqual(events.toolEnds.first?.result, result)
+            XCTAssertEqual(events.toolEnds.first?.output, output)
+            XCTAssertEqual(events.completed?.stopReason, .complete)
+        }
+    }
+
     func testRegistrationErrorsNameTheProblem() throws {
         let rt = try Fixture.runtime()
         try rt.registerTool(Fixture.lookup) { _ in "x" }
