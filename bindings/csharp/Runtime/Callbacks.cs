@@ -32,7 +32,7 @@ namespace Robota
         /// </summary>
         internal static void Register(object target, Registration call)
         {
-            var ud = GCHandle.ToIntPtr(GCHandle.Alloc(target));
+            var ud = UserData(target);
             int status;
             IntPtr err;
             try
@@ -44,9 +44,21 @@ namespace Robota
                 FreeUnregistered(ud);
                 throw;
             }
+            Registered(ud, status, err);
+        }
+
+        /// <summary><paramref name="target"/> as <c>user_data</c>: a new GCHandle (see <see cref="Register"/>).</summary>
+        internal static IntPtr UserData(object target) => GCHandle.ToIntPtr(GCHandle.Alloc(target));
+
+        /// <summary>
+        /// The end of a registration call given <paramref name="userData"/>: frees its error, or,
+        /// when it failed, the GCHandle (the library never calls free_fn then) and throws.
+        /// </summary>
+        internal static void Registered(IntPtr userData, int status, IntPtr err)
+        {
             if (status != 0)
             {
-                FreeUnregistered(ud);
+                FreeUnregistered(userData);
                 throw Errors.Take(status, err);
             }
             Errors.Free(err);
@@ -97,7 +109,7 @@ namespace Robota
             try
             {
                 var reg = GCHandle.FromIntPtr(userData).Target as ToolRegistration;
-                reg?.Invoke(session, callId, Utf8.DecodeZ(toolName), Utf8.Decode(inputJson, Utf8.Length(inputLen)));
+                reg?.Invoke(session, callId, toolName, Utf8.Decode(inputJson, Utf8.Length(inputLen)));
             }
             catch (Exception e)
             {

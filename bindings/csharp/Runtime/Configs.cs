@@ -349,9 +349,10 @@ namespace Robota
         /// <summary>The JSON document.</summary>
         public string ToJson()
         {
-            var d = new Dictionary<string, object>
+            // Sized for the usual members: no rehash while they are added.
+            var d = new Dictionary<string, object>(16)
             {
-                { "v", 1 },
+                { "v", One },
                 { "provider", Provider },
                 { "model", Model },
                 { "delivery", DeliveryName(Delivery) },
@@ -412,9 +413,14 @@ namespace Robota
                 foreach (var c in Commands) list.Add(c.ToDictionary());
                 d["commands"] = list;
             }
-            foreach (var kv in Extra) d[kv.Key] = kv.Value;
+            if (Extra.Count != 0)
+            {
+                foreach (var kv in Extra) d[kv.Key] = kv.Value;
+            }
             return Json.Serialize(d);
         }
+
+        private static readonly object One = 1;
     }
 
     /// <summary>A command the host runs (<see cref="SessionConfig.Commands"/>).</summary>

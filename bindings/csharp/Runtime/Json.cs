@@ -71,7 +71,13 @@ namespace Robota
         /// </summary>
         public static string Serialize(object value)
         {
-            var sb = new StringBuilder();
+            // The scalars a tool result often is, without a builder.
+            if (value == null) return "null";
+            if (value is long l) return l.ToString(CultureInfo.InvariantCulture);
+            if (value is int i) return i.ToString(CultureInfo.InvariantCulture);
+            if (value is bool b) return b ? "true" : "false";
+            if (value is string s && IsPlain(s)) return string.Concat("\"", s, "\"");
+            var sb = new StringBuilder(256);
             Write(sb, value, 0);
             return sb.ToString();
         }
@@ -104,6 +110,19 @@ namespace Robota
                 }
             }
             sb.Append('"');
+        }
+
+        /// <summary>True when <paramref name="s"/> is written in JSON as is, between quotes (nothing to escape).</summary>
+        internal static bool IsPlain(string s)
+        {
+            foreach (var c in s)
+            {
+                if (c == '"' || c == '\\' || c < 0x20)
+                {
+                    return false;
+                }
+            }
+            return true;
         }
 
         /// <summary>The JSON object in <paramref name="json"/>, or an empty dictionary when it is not one (or not JSON).</summary>
@@ -209,6 +228,21 @@ namespace Robota
                     Write(sb, e.Value, depth + 1);
                 }
                 sb.Append('}');
+                return;
+            }
+            if (v is IList items)
+            {
+                // Lists and arrays by index: no enumerator to allocate.
+                sb.Append('[');
+                for (var k = 0; k < items.Count; k++)
+                {
+                    if (k != 0)
+                    {
+                        sb.Append(',');
+                    }
+                    Write(sb, items[k], depth + 1);
+                }
+                sb.Append(']');
                 return;
             }
             if (v is IEnumerable list)

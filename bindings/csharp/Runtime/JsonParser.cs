@@ -2,19 +2,46 @@ using System;
 using System.Collections.Generic;
 using System.Globalization;
 using System.Text;
+using System.Threading;
 
 namespace Robota
 {
-    /// <summary>The recursive-descent reader behind <see cref="Json.Parse"/> (RFC 8259; depth-limited).</summary>
-    internal sealed class JsonParser
+    /// <summary>
+    /// The recursive-descent reader behind <see cref="Json.Parse"/> (RFC 8259; depth-limited). A
+    /// struct, so a parse allocates only the values it returns; short object keys and small
+    /// integers come from shared caches (strings and boxed numbers are immutable).
+    /// </summary>
+    internal struct JsonParser
     {
+        private const int MaxCachedKeyLength = 32;
+
+        // Recently read object keys, indexed by a hash of their chars: documents repeat their
+        // member names, so most keys reuse a string. A slot holds one string, replaced whole.
+        private static readonly string[] Keys = new string[512];
+
+        // The integers -128 to 1023, boxed once.
+        private static readonly object[] SmallIntegers = BoxSmallIntegers();
+
         private readonly string s;
         internal int Pos;
 
         internal JsonParser(string s)
         {
             this.s = s;
+            Pos = 0;
         }
+
+        private static object[] BoxSmallIntegers()
+        {
+            var boxes = new object[1024 + 128];
+            for (var i = 0; i < boxes.Length; i++)
+            {
+                boxes[i] = (long)(i - 128);
+            }
+            return boxes;
+        }
+
+        private static object Box(long v) => v >= -128 && v < 1024 ? SmallIntegers[v + 128] : v;
 
         internal FormatException Error(string what) =>
             new FormatException("invalid JSON at offset " + Pos + ": " + what);
@@ -90,7 +117,7 @@ namespace Robota
                 {
                     throw Error("expected a string key");
                 }
-                var key = String();
+                var key = Key();
                 SkipWs();
                 Expect(':');
                 SkipWs();
@@ -138,6 +165,40 @@ namespace Robota
                 throw Error("expected '" + c + "'");
             }
             Pos++;
+        }
+
+        /// <summary>An object key: as <see cref="String"/>, a short unescaped key from <see cref="Keys"/>.</summary>
+        private string Key()
+        {
+            var str = s;
+            var start = Pos + 1;
+            var i = start;
+            var hash = 2166136261u; // FNV-1a
+            while (i < str.Length)
+            {
+                var c = str[i];
+                if (c == '"' || c == '\\' || c < 0x20)
+                {
+                    break;
+                }
+                hash = (hash ^ c) * 16777619u;
+                i++;
+            }
+            var len = i - start;
+            if (i >= str.Length || str[i] != '"' || len > MaxCachedKeyLength)
+            {
+                return String();
+            }
+            Pos = i + 1;
+            var slot = (int)(hash & (uint)(Keys.Length - 1));
+            var cached = Volatile.Read(ref Keys[slot]);
+            if (cached != null && cached.Length == len && string.CompareOrdinal(cached, 0, str, start, len) == 0)
+            {
+                return cached;
+            }
+            var key = str.Substring(start, len);
+            Volatile.Write(ref Keys[slot], key);
+            return key;
         }
 
         private string String()
@@ -282,7 +343,7 @@ namespace Robota
                 {
                     v = v * 10 + (s[i] - '0');
                 }
-                return intStart > start ? -v : v;
+                return Box(intStart > start ? -v : v);
             }
             var text = s.Substring(start, Pos - start);
             if (isInt)

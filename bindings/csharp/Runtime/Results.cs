@@ -1,6 +1,7 @@
 using System;
 using System.Collections.Generic;
 using System.Globalization;
+using System.Threading;
 
 namespace Robota
 {
@@ -150,40 +151,45 @@ namespace Robota
         public Dictionary<string, object> Raw { get; }
     }
 
-    /// <summary>The end of a turn (the TURN_COMPLETED document).</summary>
+    /// <summary>
+    /// The end of a turn (the TURN_COMPLETED document). <see cref="StopReason"/> and
+    /// <see cref="TurnId"/> are read when it is made; the rest of the document is parsed on
+    /// first use of a member that needs it.
+    /// </summary>
     public sealed class TurnResult : EventArgs
     {
+        private readonly bool hasErrorDetails;
+        private TurnDocument document;
+
         internal TurnResult(RobotaEvent ev)
         {
             Event = ev;
-            var d = ev.Data;
-            Raw = d;
-            TurnId = Json.GetUInt64(d, "turn_id");
-            if (TurnId == 0)
+            string stopReason;
+            ulong turnId;
+            if (!TurnDocument.TryReadHead(ev.Payload, out stopReason, out turnId, out hasErrorDetails))
             {
-                TurnId = ev.TurnId;
+                var d = Document;
+                stopReason = Json.GetString(d.Raw, "stop_reason");
+                turnId = Json.GetUInt64(d.Raw, "turn_id");
+                hasErrorDetails = d.ErrorDetails != null;
             }
-            StopReason = Json.GetString(d, "stop_reason") ?? string.Empty;
-            Response = Json.GetString(d, "response") ?? string.Empty;
-            var usage = Members.Object(d, "usage");
-            Usage = usage == null ? null : new Usage(usage);
-            var context = Members.Object(d, "context_state");
-            Context = context == null ? null : new ContextState(context);
-            object v;
-            ToolSummaries = d.TryGetValue("tool_summaries", out v) && v is List<object> l ? l : new List<object>();
-            var calls = new List<ToolSummary>();
-            foreach (var item in ToolSummaries)
+            StopReason = stopReason ?? string.Empty;
+            TurnId = turnId != 0 ? turnId : ev.TurnId;
+        }
+
+        /// <summary>The whole document, parsed on first use (the event's <see cref="RobotaEvent.Data"/>).</summary>
+        private TurnDocument Document
+        {
+            get
             {
-                if (item is Dictionary<string, object> o)
+                var d = Volatile.Read(ref document);
+                if (d == null)
                 {
-                    calls.Add(new ToolSummary(o));
+                    d = new TurnDocument(Event.Data);
+                    d = Interlocked.CompareExchange(ref document, d, null) ?? d;
                 }
+                return d;
             }
-            ToolCalls = calls.AsReadOnly();
-            ErrorMessage = Json.GetString(d, "error");
-            ErrorDetails = Members.Object(d, "error_details");
-            Output = d.TryGetValue("output", out v) ? v : null;
-            Started = !(d.TryGetValue("started", out v) && v is bool b && !b);
         }
 
         /// <summary>The result of a TURN_COMPLETED document (<c>robota_session_wait_result</c>).</summary>
@@ -197,34 +203,34 @@ namespace Robota
         public string StopReason { get; }
 
         /// <summary>The assistant's final text for the turn.</summary>
-        public string Response { get; }
+        public string Response => Document.Response;
 
         /// <summary>The assistant's final text (the same as <see cref="Response"/>).</summary>
         public string Text => Response;
 
         /// <summary>Token usage (null when no model call reported any: a failed turn, a dropped prompt).</summary>
-        public Usage Usage { get; }
+        public Usage Usage => Document.Usage;
 
         /// <summary>Context figures after the turn (null when absent).</summary>
-        public ContextState Context { get; }
+        public ContextState Context => Document.Context;
 
         /// <summary>The tool calls of the turn's assistant messages, in order.</summary>
-        public IReadOnlyList<ToolSummary> ToolCalls { get; }
+        public IReadOnlyList<ToolSummary> ToolCalls => Document.ToolCalls;
 
         /// <summary>The tools the turn ran, untyped (<c>[{"name","args"}]</c>).</summary>
-        public List<object> ToolSummaries { get; }
+        public List<object> ToolSummaries => Document.ToolSummaries;
 
         /// <summary>The error text of a failed turn (null otherwise).</summary>
-        public string ErrorMessage { get; }
+        public string ErrorMessage => Document.ErrorMessage;
 
         /// <summary>A failed turn's <c>{"code","category","recoverable","message"}</c> (null otherwise).</summary>
-        public Dictionary<string, object> ErrorDetails { get; }
+        public Dictionary<string, object> ErrorDetails => hasErrorDetails ? Document.ErrorDetails : null;
 
         /// <summary>
         /// The answer validated against the turn's output schema, parsed (a dictionary, list,
         /// string, number or bool; null without a schema or when the turn did not complete).
         /// </summary>
-        public object Output { get; }
+        public object Output => Document.Output;
 
         /// <summary>The validated answer as JSON text (null without one).</summary>
         public string OutputJson => Output == null ? null : Json.Serialize(Output);
@@ -244,7 +250,7 @@ namespace Robota
         }
 
         /// <summary>False for a queued prompt dropped before it started.</summary>
-        public bool Started { get; }
+        public bool Started => Document.Started;
 
         /// <summary>True when the turn was aborted.</summary>
         public bool IsAborted => StopReason == "aborted";
@@ -253,7 +259,7 @@ namespace Robota
         public bool IsFailed => StopReason == "error" || StopReason == "budget" || StopReason == "schema_error";
 
         /// <summary>The whole document (members newer than this binding included).</summary>
-        public Dictionary<string, object> Raw { get; }
+        public Dictionary<string, object> Raw => Document.Raw;
 
         /// <summary>The TURN_COMPLETED event itself (raw payload in <see cref="RobotaEvent.Payload"/>).</summary>
         public RobotaEvent Event { get; }

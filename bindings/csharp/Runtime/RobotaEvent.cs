@@ -54,14 +54,22 @@ namespace Robota
         /// <summary>True for the two kinds whose payload is raw text.</summary>
         public bool IsText => Kind == EventKind.TextDelta || Kind == EventKind.ThinkingDelta;
 
-        /// <summary>The JSON payload as a dictionary (empty for text kinds or a payload that is not an object).</summary>
+        /// <summary>
+        /// The JSON payload as a dictionary, parsed once (empty for a payload that is not an
+        /// object; for text kinds a new empty dictionary on every read, as one text event may be
+        /// handed out more than once).
+        /// </summary>
         public Dictionary<string, object> Data
         {
             get
             {
+                if (IsText)
+                {
+                    return new Dictionary<string, object>();
+                }
                 if (data == null)
                 {
-                    data = IsText ? new Dictionary<string, object>() : Json.ObjectOrEmpty(Payload);
+                    data = Json.ObjectOrEmpty(Payload);
                 }
                 return data;
             }

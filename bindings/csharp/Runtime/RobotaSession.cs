@@ -20,6 +20,7 @@ namespace Robota
     {
         private readonly SessionHandle handle;
         private int disposed;
+        private int blockingCalls;
         private string deliveryName;
         private int pumpThread;
         private ProviderPump providerPump;
@@ -35,8 +36,20 @@ namespace Robota
         {
             runtime.ThrowIfDisposed();
             var core = new SessionCore(runtime);
-            var ptr = IntPtr.Zero;
-            Callbacks.Register(core, (IntPtr ud, out IntPtr err) => open(Callbacks.Event, ud, Callbacks.Free, out ptr, out err));
+            // Callbacks.Register's steps, without the closure it would take.
+            var ud = Callbacks.UserData(core);
+            IntPtr ptr, err;
+            int status;
+            try
+            {
+                status = open(Callbacks.Event, ud, Callbacks.Free, out ptr, out err);
+            }
+            catch
+            {
+                Callbacks.FreeUnregistered(ud);
+                throw;
+            }
+            Callbacks.Registered(ud, status, err);
             SessionHandle h;
             try
             {
@@ -316,13 +329,28 @@ namespace Robota
             ThrowIfDisposed();
             ulong turn;
             IntPtr err;
-            var status = NativeMethods.robota_session_submit(handle, Utf8.Encode(inputJson), out turn, out err);
+            int status;
+            var bytes = Utf8.Rent(inputJson);
+            try
+            {
+                status = NativeMethods.robota_session_submit(handle, bytes, out turn, out err);
+            }
+            finally
+            {
+                Utf8.Return(bytes);
+            }
             Errors.Check(status, err);
             return turn;
         }
 
-        private static string InputJson(string text) =>
-            Json.Serialize(new Dictionary<string, object> { { "text", text ?? throw new ArgumentNullException(nameof(text)) } });
+        private static string InputJson(string text)
+        {
+            if (text == null)
+            {
+                throw new ArgumentNullException(nameof(text));
+            }
+            return Json.IsPlain(text) ? string.Concat("{\"text\":\"", text, "\"}") : Json.Serialize(new Dictionary<string, object> { { "text", text } });
+        }
 
         private static string InputJson(string text, ToolChoice toolChoice) => Json.Serialize(new Dictionary<string, object>
         {
@@ -371,11 +399,12 @@ namespace Robota
             }
             ThrowIfDisposed();
             RefuseDriveOnPumpThread();
-            var input = Utf8.Encode(inputJson);
             // The turn id comes back with the call, after the turn's TURN_COMPLETED was routed
             // (thread/inline delivery): the core keeps untracked turns' results meanwhile. No
             // gate is held during the call, since a dispatcher thread routes under it.
+            EnterBlocking();
             Core.BeginDrive();
+            var input = Utf8.Rent(inputJson);
             try
             {
                 ulong turn;
@@ -403,7 +432,9 @@ namespace Robota
             }
             finally
             {
+                Utf8.Return(input);
                 Core.EndDrive();
+                ExitBlocking();
             }
         }
 
@@ -514,9 +545,17 @@ namespace Robota
         /// </summary>
         public RobotaStatus Wait(ulong turnId = 0, int timeoutMs = -1)
         {
-            ThrowIfDisposed();
             IntPtr err;
-            var status = NativeMethods.robota_session_wait(handle, turnId, timeoutMs, out err);
+            int status;
+            EnterBlocking();
+            try
+            {
+                status = NativeMethods.robota_session_wait(handle, turnId, timeoutMs, out err);
+            }
+            finally
+            {
+                ExitBlocking();
+            }
             switch ((RobotaStatus)status)
             {
                 case RobotaStatus.Ok:
@@ -541,9 +580,17 @@ namespace Robota
         /// </summary>
         public TurnResult WaitResult(ulong turnId, int timeoutMs = -1)
         {
-            ThrowIfDisposed();
             IntPtr json, err;
-            var status = NativeMethods.robota_session_wait_result(handle, turnId, timeoutMs, out json, out err);
+            int status;
+            EnterBlocking();
+            try
+            {
+                status = NativeMethods.robota_session_wait_result(handle, turnId, timeoutMs, out json, out err);
+            }
+            finally
+            {
+                ExitBlocking();
+            }
             return ResultOf(status, turnId, json, err);
         }
 
@@ -654,7 +701,16 @@ namespace Robota
 
         private int NativeDispatch(int maxEvents, int timeoutMs)
         {
-            var n = NativeMethods.robota_session_dispatch(handle, maxEvents, timeoutMs);
+            int n;
+            EnterBlocking();
+            try
+            {
+                n = NativeMethods.robota_session_dispatch(handle, maxEvents, timeoutMs);
+            }
+            finally
+            {
+                ExitBlocking();
+            }
             if (n < 0)
             {
                 throw RobotaException.Create((RobotaStatus)n, DispatchError((RobotaStatus)n));
@@ -681,9 +737,17 @@ namespace Robota
         /// </summary>
         public RobotaEvent NextEvent(int timeoutMs = -1)
         {
-            ThrowIfDisposed();
             IntPtr json, err;
-            var status = NativeMethods.robota_session_next_event(handle, timeoutMs, out json, out err);
+            int status;
+            EnterBlocking();
+            try
+            {
+                status = NativeMethods.robota_session_next_event(handle, timeoutMs, out json, out err);
+            }
+            finally
+            {
+                ExitBlocking();
+            }
             if (status == (int)RobotaStatus.Timeout)
             {
                 Errors.Free(err);
@@ -834,6 +898,24 @@ namespace Robota
         }
 
         /// <summary>
+        /// Counts a native call that may wait on this session (run, wait, dispatch, next_event)
+        /// until <see cref="ExitBlocking"/>; throws when the session is disposed. Counted before
+        /// the disposed check, and Dispose sets the flag before it reads the count, so either the
+        /// call sees the session disposed or Dispose sees the call and closes the session to wake it.
+        /// </summary>
+        private void EnterBlocking()
+        {
+            Interlocked.Increment(ref blockingCalls);
+            if (IsDisposed)
+            {
+                Interlocked.Decrement(ref blockingCalls);
+                throw new ObjectDisposedException(nameof(RobotaSession));
+            }
+        }
+
+        private void ExitBlocking() => Interlocked.Decrement(ref blockingCalls);
+
+        /// <summary>
         /// Frees the session without blocking: aborts a running turn, cancels pending tool calls;
         /// no callback starts afterwards. Waiting <see cref="RunAsync(string, CancellationToken)"/> tasks fail with
         /// <see cref="ObjectDisposedException"/>. Safe inside the session's own handlers.
@@ -846,16 +928,20 @@ namespace Robota
                 // Waiters fail first, so the aborted TURN_COMPLETED that close produces cannot
                 // complete them with a result instead.
                 Core.FailAll("the session was disposed before the turn completed");
-                try
+                // The free alone aborts the turn and cancels what is pending (robota_session_free).
+                // A thread blocked in Drive/Wait/Dispatch/NextEvent on this session holds the
+                // SafeHandle, deferring the free until its call returns: only then close first,
+                // which wakes it (closing always would wake a library thread per session).
+                if (Volatile.Read(ref blockingCalls) != 0)
                 {
-                    // Close before the free: it wakes threads blocked in Wait/Dispatch/NextEvent
-                    // on this session, whose in-flight calls would otherwise hold the SafeHandle
-                    // (and so defer the native free) until their timeouts.
-                    NativeMethods.robota_session_close(handle);
-                }
-                catch (ObjectDisposedException)
-                {
-                    // Released concurrently (finalizer race): nothing to close.
+                    try
+                    {
+                        NativeMethods.robota_session_close(handle);
+                    }
+                    catch (ObjectDisposedException)
+                    {
+                        // Released concurrently (finalizer race): nothing to close.
+                    }
                 }
             }
             handle.Dispose();

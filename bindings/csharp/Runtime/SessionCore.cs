@@ -35,11 +35,13 @@ namespace Robota
     {
         private static readonly ConcurrentDictionary<IntPtr, SessionCore> Live = new ConcurrentDictionary<IntPtr, SessionCore>();
 
-        private readonly object gate = new object();
-        private readonly Dictionary<ulong, TurnWaiter> turns = new Dictionary<ulong, TurnWaiter>();
-        private readonly Dictionary<ulong, ToolCall> calls = new Dictionary<ulong, ToolCall>();
-        private readonly Dictionary<ulong, HostRequest> requests = new Dictionary<ulong, HostRequest>();
-        private readonly Dictionary<ulong, TurnResult> driven = new Dictionary<ulong, TurnResult>();
+        // The core itself (internal: no user code can lock it), one object less per session.
+        private readonly object gate;
+        // Mutable structs, under the gate (never readonly: a readonly field would be copied per call).
+        private IdMap<TurnWaiter> turns;
+        private IdMap<ToolCall> calls;
+        private IdMap<HostRequest> requests;
+        private IdMap<TurnResult> driven;
         private int drives;
         private WeakReference<RobotaSession> session;
         private WeakReference<SessionHandle> sessionHandle;
@@ -51,6 +53,7 @@ namespace Robota
 
         internal SessionCore(RobotaRuntime owner)
         {
+            gate = this;
             Owner = owner;
             Runtime = owner.Handle;
             runtimePtr = owner.Handle.DangerousGetHandle();
@@ -107,7 +110,7 @@ namespace Robota
             {
                 w.Tcs = new TaskCompletionSource<TurnResult>(TaskCreationOptions.RunContinuationsAsynchronously);
             }
-            turns[turnId] = w;
+            turns.Set(turnId, w);
             keepAlive = owner;
             return w;
         }
@@ -163,7 +166,7 @@ namespace Robota
         {
             lock (gate)
             {
-                calls[call.CallId] = call;
+                calls.Set(call.CallId, call);
             }
         }
 
@@ -257,10 +260,9 @@ namespace Robota
             {
                 return;
             }
-            var text = kind == (uint)EventKind.TextDelta || kind == (uint)EventKind.ThinkingDelta
-                ? Utf8.DecodeDelta(payload, length)
-                : Utf8.Decode(payload, length);
-            Route(new RobotaEvent(kind, turnId, text));
+            Route(kind == (uint)EventKind.TextDelta || kind == (uint)EventKind.ThinkingDelta
+                ? DeltaEvents.Take(kind, turnId, payload, length)
+                : new RobotaEvent(kind, turnId, Utf8.Decode(payload, length)));
         }
 
         /// <summary>
@@ -478,7 +480,7 @@ namespace Robota
         {
             lock (gate)
             {
-                requests[req.RequestId] = req;
+                requests.Set(req.RequestId, req);
             }
         }
 
@@ -508,7 +510,7 @@ namespace Robota
                 {
                     // Possibly a driven turn: kept before any handler runs, so the result is
                     // there once robota_session_run returns (thread/inline delivery).
-                    driven[result.TurnId] = result;
+                    driven.Set(result.TurnId, result);
                     Monitor.PulseAll(gate);
                 }
                 if (turns.Count == 0)
@@ -571,12 +573,12 @@ namespace Robota
                 {
                     return;
                 }
-                waiting = new List<TurnWaiter>(turns.Values);
-                pending = new List<ToolCall>(calls.Values);
-                asked = new List<HostRequest>(requests.Values);
-                turns.Clear();
-                calls.Clear();
-                requests.Clear();
+                waiting = new List<TurnWaiter>();
+                pending = new List<ToolCall>();
+                asked = new List<HostRequest>();
+                turns.DrainTo(waiting);
+                calls.DrainTo(pending);
+                requests.DrainTo(asked);
             }
             var reason = waiting.Count == 0 ? null : new ObjectDisposedException(nameof(RobotaSession), disposedMessage);
             foreach (var w in waiting)

@@ -12,8 +12,9 @@ namespace Robota
     public sealed class ToolCall : EventArgs
     {
         private readonly RuntimeHandle runtime;
-        private readonly CancellationTokenSource cancel = new CancellationTokenSource();
         private readonly SessionCore core;
+        private CancellationTokenSource cancel; // made when the token is first asked for
+        private int cancelled;
         private Dictionary<string, object> arguments;
         private int completed;
 
@@ -52,7 +53,28 @@ namespace Robota
         public RobotaSession Session => core?.Session;
 
         /// <summary>Cancelled when the library cancels the call (TOOL_CALL_CANCELLED).</summary>
-        public CancellationToken CancellationToken => cancel.Token;
+        public CancellationToken CancellationToken
+        {
+            get
+            {
+                var source = Volatile.Read(ref cancel);
+                if (source == null)
+                {
+                    var made = new CancellationTokenSource();
+                    if (Volatile.Read(ref cancelled) != 0)
+                    {
+                        made.Cancel(); // nothing registered on it yet: no callback runs here
+                    }
+                    source = Interlocked.CompareExchange(ref cancel, made, null) ?? made;
+                    // Cancel() ran between the check and the publication: it saw no source.
+                    if (source == made && !made.IsCancellationRequested && Volatile.Read(ref cancelled) != 0)
+                    {
+                        CancelLater(made);
+                    }
+                }
+                return source.Token;
+            }
+        }
 
         /// <summary>True once this object sent an answer (or the library refused one as stale).</summary>
         public bool IsCompleted => Volatile.Read(ref completed) != 0;
@@ -69,7 +91,15 @@ namespace Robota
 
         internal void Track() => core?.Track(this);
 
-        internal void Cancel() => CancelLater(cancel);
+        internal void Cancel()
+        {
+            Interlocked.Exchange(ref cancelled, 1);
+            var source = Volatile.Read(ref cancel);
+            if (source != null)
+            {
+                CancelLater(source);
+            }
+        }
 
         /// <summary>
         /// Cancels <paramref name="source"/> off the native callback thread: token callbacks and
@@ -148,17 +178,20 @@ namespace Robota
         {
             IntPtr err;
             int status;
-            if (core != null)
-            {
-                status = core.CompleteToolCall(CallId, Utf8.Encode(json), isError ? 1 : 0, out err);
-            }
-            else if (runtime != null)
-            {
-                status = NativeMethods.robota_tool_call_complete(runtime, CallId, Utf8.Encode(json), isError ? 1 : 0, out err);
-            }
-            else
+            if (core == null && runtime == null)
             {
                 throw new ObjectDisposedException("RobotaRuntime", "the runtime of this tool call is gone");
+            }
+            var bytes = Utf8.Rent(json);
+            try
+            {
+                status = core != null
+                    ? core.CompleteToolCall(CallId, bytes, isError ? 1 : 0, out err)
+                    : NativeMethods.robota_tool_call_complete(runtime, CallId, bytes, isError ? 1 : 0, out err);
+            }
+            finally
+            {
+                Utf8.Return(bytes);
             }
             Interlocked.Exchange(ref completed, 1);
             core?.Untrack(CallId);

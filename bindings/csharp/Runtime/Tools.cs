@@ -69,7 +69,7 @@ namespace Robota
         internal bool HasHandler => sync != null || async != null;
 
         /// <summary>Runs the handler for one call; never throws (a handler's exception fails the call).</summary>
-        internal void Invoke(IntPtr sessionPtr, ulong callId, string toolName, string input)
+        internal void Invoke(IntPtr sessionPtr, ulong callId, IntPtr toolName, string input)
         {
             var core = SessionCore.Find(sessionPtr);
             RuntimeHandle rt = core?.Runtime;
@@ -77,7 +77,8 @@ namespace Robota
             {
                 runtime.TryGetTarget(out rt);
             }
-            Run(new ToolCall(rt, core, callId, toolName, input));
+            var name = Utf8.IsAscii(toolName, Name) ? Name : Utf8.DecodeZ(toolName);
+            Run(new ToolCall(rt, core, callId, name, input));
         }
 
         /// <summary>Runs the handler for a call built by the caller (pull delivery routes calls here too).</summary>

@@ -1,6 +1,5 @@
 using System;
 using System.Text;
-using System.Threading;
 
 namespace Robota
 {
@@ -25,6 +24,61 @@ namespace Robota
             return bytes;
         }
 
+        // A thread's buffer for strings passed in for the duration of one native call.
+        [ThreadStatic] private static byte[] scratch;
+
+        private const int ScratchKeptBytes = 4096;
+
+        /// <summary>
+        /// As <see cref="Encode"/>, into this thread's scratch buffer when it is free and large
+        /// enough (the bytes after the NUL are garbage); give it back with <see cref="Return"/>
+        /// once the native call returned. A call made meanwhile on this thread (a callback inside
+        /// the native call) finds the buffer taken and gets its own.
+        /// </summary>
+        internal static byte[] Rent(string s)
+        {
+            if (s == null)
+            {
+                return null;
+            }
+            var b = scratch;
+            scratch = null;
+            var n = Utf8Enc.GetByteCount(s) + 1;
+            if (b == null || b.Length < n)
+            {
+                b = new byte[Math.Max(n, 256)];
+            }
+            b[Utf8Enc.GetBytes(s, 0, s.Length, b, 0)] = 0;
+            return b;
+        }
+
+        /// <summary>Gives a <see cref="Rent"/> buffer back to this thread (a large one is dropped).</summary>
+        internal static void Return(byte[] b)
+        {
+            if (b != null && b.Length <= ScratchKeptBytes)
+            {
+                scratch = b;
+            }
+        }
+
+        /// <summary>True when the NUL-terminated string at <paramref name="ptr"/> is the ASCII string <paramref name="s"/>.</summary>
+        internal static unsafe bool IsAscii(IntPtr ptr, string s)
+        {
+            if (ptr == IntPtr.Zero)
+            {
+                return false;
+            }
+            var p = (byte*)ptr;
+            for (var i = 0; i < s.Length; i++)
+            {
+                if (s[i] >= 0x80 || p[i] != s[i])
+                {
+                    return false;
+                }
+            }
+            return p[s.Length] == 0;
+        }
+
         /// <summary>Decodes <paramref name="len"/> bytes at <paramref name="ptr"/> (null for NULL).</summary>
         internal static unsafe string Decode(IntPtr ptr, int len)
         {
@@ -33,54 +87,6 @@ namespace Robota
                 return null;
             }
             return len == 0 ? string.Empty : Utf8Enc.GetString((byte*)ptr, len);
-        }
-
-        private const int DeltaCacheMaxBytes = 32;
-
-        // Recently decoded short ASCII deltas, indexed by a hash of their bytes: a model streams
-        // the same tokens over and over, so most text deltas reuse a string instead of allocating
-        // one. A slot holds an immutable string, replaced whole (no lock needed).
-        private static readonly string[] DeltaCache = new string[1024];
-
-        /// <summary>
-        /// As <see cref="Decode"/> for a text or thinking delta: a short ASCII delta seen recently
-        /// returns the same string instance again.
-        /// </summary>
-        internal static unsafe string DecodeDelta(IntPtr ptr, int len)
-        {
-            if (ptr == IntPtr.Zero || len == 0 || len > DeltaCacheMaxBytes)
-            {
-                return Decode(ptr, len);
-            }
-            var p = (byte*)ptr;
-            var hash = 2166136261u; // FNV-1a
-            var ascii = 0;
-            for (var i = 0; i < len; i++)
-            {
-                ascii |= p[i];
-                hash = (hash ^ p[i]) * 16777619u;
-            }
-            if (ascii >= 0x80)
-            {
-                return Decode(ptr, len);
-            }
-            var slot = (int)(hash & (uint)(DeltaCache.Length - 1));
-            var cached = Volatile.Read(ref DeltaCache[slot]);
-            if (cached != null && cached.Length == len)
-            {
-                var same = true;
-                for (var i = 0; i < len && same; i++)
-                {
-                    same = cached[i] == p[i];
-                }
-                if (same)
-                {
-                    return cached;
-                }
-            }
-            var s = Decode(ptr, len);
-            Volatile.Write(ref DeltaCache[slot], s);
-            return s;
         }
 
         /// <summary>Decodes a NUL-terminated string (null for NULL).</summary>
