@@ -39,7 +39,7 @@ func robotaGoEvent(ud unsafe.Pointer, s *C.robota_session, kind C.uint32_t, turn
 	if !routed(EventKind(kind)) && !core.listened(uint64(turn)) {
 		return // nothing acts on it and nobody reads it: not worth decoding
 	}
-	core.route(eventFromC(EventKind(kind), uint64(turn), p, n))
+	core.route(core.eventFromC(EventKind(kind), uint64(turn), unsafe.Pointer(p), int(n)))
 }
 
 // routed reports whether route acts on events of kind (turns, handlers, cancellations);
@@ -82,15 +82,24 @@ func robotaGoLog(ud unsafe.Pointer, level C.int32_t, target *C.char, msg *C.char
 	}
 }
 
-// eventFromC decodes a callback payload: deltas are raw text, the rest JSON.
-func eventFromC(kind EventKind, turn uint64, p *C.char, n C.size_t) Event {
+// eventFromC decodes a callback payload: deltas are raw text, the rest JSON. The payload is
+// copied into the session's arena, which no decoded value can change.
+func (c *sessionCore) eventFromC(kind EventKind, turn uint64, p unsafe.Pointer, n int) Event {
+	data := c.arena.copy(p, n)
 	switch kind {
 	case KindTextDelta:
-		return TextDelta{turnRef{turn}, C.GoStringN(p, C.int(n))}
+		return c.arena.deltaEvent(TextDelta{turnRef{turn}, bytesString(data)})
 	case KindThinkingDelta:
-		return ThinkingDelta{turnRef{turn}, C.GoStringN(p, C.int(n))}
+		return ThinkingDelta{turnRef{turn}, bytesString(data)}
 	}
-	return decodeJSONEvent(kind, turn, C.GoBytes(unsafe.Pointer(p), C.int(n)))
+	if ev, ok := fastEvent(kind, turn, data); ok {
+		return ev
+	}
+	// encoding/json hands out parts of the document (HookRequest.Input, …) as mutable
+	// json.RawMessage: it gets a copy of its own.
+	own := make([]byte, len(data))
+	copy(own, data)
+	return decodeWithReflection(kind, turn, own)
 }
 
 // route acts on one event, then queues it for Events().

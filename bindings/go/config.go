@@ -382,8 +382,25 @@ func (d Delivery) callsBack() bool {
 	return d == DeliveryThread || d == DeliveryInline
 }
 
+// sessionDocument is a SessionConfig without Extra keys as the library's JSON, encoded in one
+// pass: its own fields win over the embedded ones of the same name.
+type sessionDocument struct {
+	V int `json:"v"`
+	SessionConfig
+	Delivery Delivery  `json:"delivery"`
+	Tools    *[]string `json:"tools,omitempty"` // nil: omitted; an empty list: []
+}
+
 // json always states the delivery: the binding must know how events arrive.
 func (c SessionConfig) json() (string, error) {
+	if len(c.Extra) == 0 {
+		d := sessionDocument{V: 1, SessionConfig: c, Delivery: deliveryOr(c.Delivery)}
+		if c.Tools != nil {
+			d.Tools = &c.Tools
+		}
+		out, err := json.Marshal(&d)
+		return string(out), err
+	}
 	forced := map[string]any{"delivery": deliveryOr(c.Delivery)}
 	if c.Tools != nil {
 		forced["tools"] = c.Tools

@@ -29,7 +29,7 @@ func TestConfigDocuments(t *testing.T) {
 	}
 	doc, _ = SessionConfig{Provider: "s", Model: "m", Transcript: true, Budget: &Budget{MaxCostUSD: 1.5},
 		Commands: []HostCommand{{Name: "deploy", Description: "Ship it"}}}.json()
-	if want := `"commands":[{"description":"Ship it","name":"deploy"}]`; !contains(doc, want) {
+	if want := `"commands":[{"name":"deploy","description":"Ship it"}]`; !contains(doc, want) {
 		t.Fatalf("commands: %s", doc)
 	}
 	if !contains(doc, `"budget":{"max_cost_usd":1.5}`) {

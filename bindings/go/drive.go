@@ -1,6 +1,7 @@
 package robota
 
 // #include <stdlib.h>
+// #include <string.h>
 // #include "robota.h"
 import "C"
 
@@ -78,7 +79,7 @@ func (s *Session) DriveInput(ctx context.Context, in Input) (Result, error) {
 		st := C.robota_session_run_result(p, cdoc, &cid, &out, &cerr)
 		id, runErr = uint64(cid), takeError(op, st, cerr)
 		if out != nil {
-			resultDoc = []byte(C.GoString(out))
+			resultDoc = C.GoBytes(unsafe.Pointer(out), C.int(C.strlen(out)))
 			C.robota_string_free(out)
 		}
 		// Still holding the pointer: the session cannot be released before a pump or pull

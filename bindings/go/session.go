@@ -38,6 +38,7 @@ type sessionCore struct {
 	pending     map[requestKey]context.CancelFunc // the contexts of running request handlers
 	queues      map[uint64]*turnQueue             // by turn id: the streamed turns not completed yet
 	stream      *eventStream
+	arena       payloadArena // the copies of event payloads (callbacks.go)
 	closing     bool
 	gone        bool // the library released the session
 	closeOnce   sync.Once

@@ -3,17 +3,19 @@ package robota
 import "sync"
 
 // eventStream feeds Session.Events(). The library's thread appends without ever blocking (a
-// slow reader must not stall the session or its handlers); one goroutine forwards to the
-// channel in order and closes it after the last event.
+// slow reader must not stall the session or its handlers). While the reader keeps up, push
+// hands each event straight to the channel's buffer; otherwise one goroutine forwards the
+// backlog in order, and closes the channel after the last event.
 type eventStream struct {
-	mu      sync.Mutex
-	items   []Event
-	spare   []Event
-	closed  bool
-	wake    chan struct{}
-	gone    chan struct{}
-	goneOne sync.Once
-	out     chan Event
+	mu         sync.Mutex
+	items      []Event
+	spare      []Event
+	forwarding bool // the forwarding goroutine holds a batch: push must queue behind it
+	closed     bool
+	wake       chan struct{}
+	gone       chan struct{}
+	goneOne    sync.Once
+	out        chan Event
 }
 
 func newEventStream() *eventStream {
@@ -31,6 +33,14 @@ func (q *eventStream) push(ev Event) {
 	if q.closed {
 		q.mu.Unlock()
 		return
+	}
+	if !q.forwarding && len(q.items) == 0 {
+		select {
+		case q.out <- ev: // nothing queued before it: in order, and no goroutine to wake
+			q.mu.Unlock()
+			return
+		default:
+		}
 	}
 	q.items = append(q.items, ev)
 	q.mu.Unlock()
@@ -56,11 +66,17 @@ func (q *eventStream) signal() {
 }
 
 func (q *eventStream) forward() {
-	defer close(q.out)
+	defer func() {
+		q.mu.Lock()
+		q.closed = true // push sends to out under mu: none can follow the close
+		q.mu.Unlock()
+		close(q.out)
+	}()
 	for {
 		q.mu.Lock()
 		batch := q.items
 		q.items = q.spare[:0]
+		q.forwarding = len(batch) > 0
 		closed := q.closed
 		q.mu.Unlock()
 		for i, ev := range batch {

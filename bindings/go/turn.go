@@ -1,6 +1,7 @@
 package robota
 
 // #include <stdlib.h>
+// #include <string.h>
 // #include "robota.h"
 import "C"
 
@@ -78,7 +79,7 @@ func (t *turnState) askLibrary() {
 		st := C.robota_session_wait_result(p, C.uint64_t(t.id), 10000, &out, &cerr)
 		lib = takeError("Wait", st, cerr)
 		if out != nil {
-			doc = []byte(C.GoString(out))
+			doc = C.GoBytes(unsafe.Pointer(out), C.int(C.strlen(out)))
 			C.robota_string_free(out)
 		}
 		return nil
@@ -91,13 +92,20 @@ func (t *turnState) askLibrary() {
 	t.adopt(lib)
 }
 
-// resultDocument decodes a turn's result document (its TURN_COMPLETED event JSON).
+// resultDocument decodes a turn's result document (its TURN_COMPLETED event JSON), which
+// must never change afterwards.
 func resultDocument(doc []byte, id uint64) (Result, bool) {
 	if doc == nil {
 		return Result{}, false
 	}
 	r := Result{TurnID: id}
-	if json.Unmarshal(doc, &r) != nil || r.TurnID != id {
+	if !readResult(doc, &r) {
+		r = Result{TurnID: id}
+		if json.Unmarshal(doc, &r) != nil {
+			return Result{}, false
+		}
+	}
+	if r.TurnID != id {
 		return Result{}, false
 	}
 	return r, true
