@@ -349,14 +349,23 @@ namespace Robota
         /// <summary>The JSON document.</summary>
         public string ToJson()
         {
-            // Sized for the usual members: no rehash while they are added.
-            var d = new Dictionary<string, object>(16)
+            var d = ThreadScratch.TakeMembers();
+            try
             {
-                { "v", One },
-                { "provider", Provider },
-                { "model", Model },
-                { "delivery", DeliveryName(Delivery) },
-            };
+                return ToJson(d);
+            }
+            finally
+            {
+                ThreadScratch.Return(d);
+            }
+        }
+
+        private string ToJson(Dictionary<string, object> d)
+        {
+            d["v"] = One;
+            d["provider"] = Provider;
+            d["model"] = Model;
+            d["delivery"] = DeliveryName(Delivery);
             if (SystemPrompt != null) d["system_prompt"] = SystemPrompt;
             if (Cwd != null) d["cwd"] = Cwd;
             if (Tools != null) d["tools"] = Tools;

@@ -77,9 +77,16 @@ namespace Robota
             if (value is int i) return i.ToString(CultureInfo.InvariantCulture);
             if (value is bool b) return b ? "true" : "false";
             if (value is string s && IsPlain(s)) return string.Concat("\"", s, "\"");
-            var sb = new StringBuilder(256);
-            Write(sb, value, 0);
-            return sb.ToString();
+            var sb = ThreadScratch.TakeBuilder();
+            try
+            {
+                Write(sb, value, 0);
+                return sb.ToString();
+            }
+            finally
+            {
+                ThreadScratch.Return(sb);
+            }
         }
 
         /// <summary>Appends <paramref name="s"/> as a quoted JSON string.</summary>
@@ -179,8 +186,8 @@ namespace Robota
             if (v is string s) { WriteString(sb, s); return; }
             if (v is bool b) { sb.Append(b ? "true" : "false"); return; }
             if (v is JsonRaw r) { sb.Append(r.Text); return; }
-            if (v is int i) { sb.Append(i.ToString(CultureInfo.InvariantCulture)); return; }
-            if (v is long l) { sb.Append(l.ToString(CultureInfo.InvariantCulture)); return; }
+            if (v is int i) { AppendInteger(sb, i); return; }
+            if (v is long l) { AppendInteger(sb, l); return; }
             if (v is uint ui) { sb.Append(ui.ToString(CultureInfo.InvariantCulture)); return; }
             if (v is ulong ul) { sb.Append(ul.ToString(CultureInfo.InvariantCulture)); return; }
             if (v is short sh) { sb.Append(sh.ToString(CultureInfo.InvariantCulture)); return; }
@@ -262,6 +269,34 @@ namespace Robota
                 return;
             }
             throw new ArgumentException("cannot write a value of type " + v.GetType().FullName + " as JSON (use a dictionary, list, string, number, bool or JsonRaw)");
+        }
+
+        /// <summary>Appends <paramref name="v"/>'s decimal digits (no string made on the way).</summary>
+        private static void AppendInteger(StringBuilder sb, long v)
+        {
+            if (v == long.MinValue)
+            {
+                sb.Append("-9223372036854775808");
+                return;
+            }
+            if (v < 0)
+            {
+                sb.Append('-');
+                v = -v;
+            }
+            var start = sb.Length;
+            do
+            {
+                sb.Append((char)('0' + (int)(v % 10)));
+                v /= 10;
+            }
+            while (v != 0);
+            for (int a = start, b = sb.Length - 1; a < b; a++, b--)
+            {
+                var c = sb[a];
+                sb[a] = sb[b];
+                sb[b] = c;
+            }
         }
 
         private static void WriteDouble(StringBuilder sb, double d)

@@ -1,5 +1,6 @@
 using System;
 using System.Collections.Generic;
+using System.Runtime.InteropServices;
 using System.Threading;
 using System.Threading.Tasks;
 
@@ -264,9 +265,9 @@ namespace Robota
         public RobotaSession CreateSession(string sessionJson)
         {
             ThrowIfDisposed();
-            var doc = Utf8.Encode(sessionJson ?? throw new ArgumentNullException(nameof(sessionJson)));
-            return RobotaSession.Open(this, (EventFn fn, IntPtr ud, FreeFn free, out IntPtr s, out IntPtr err) =>
-                NativeMethods.robota_session_new(Handle, doc, fn, ud, free, out s, out err));
+            return RobotaSession.Open(this, (SafeHandle from, byte[] doc, EventFn fn, IntPtr ud, FreeFn free, out IntPtr s, out IntPtr err) =>
+                NativeMethods.robota_session_new((RuntimeHandle)from, doc, fn, ud, free, out s, out err),
+                Handle, sessionJson ?? throw new ArgumentNullException(nameof(sessionJson)));
         }
 
         /// <summary>
@@ -302,9 +303,9 @@ namespace Robota
         public RobotaSession ResumeSessionFromJson(string resumeJson)
         {
             ThrowIfDisposed();
-            var doc = Utf8.Encode(resumeJson ?? throw new ArgumentNullException(nameof(resumeJson)));
-            return RobotaSession.Open(this, (EventFn fn, IntPtr ud, FreeFn free, out IntPtr s, out IntPtr err) =>
-                NativeMethods.robota_session_resume(Handle, doc, fn, ud, free, out s, out err));
+            return RobotaSession.Open(this, (SafeHandle from, byte[] doc, EventFn fn, IntPtr ud, FreeFn free, out IntPtr s, out IntPtr err) =>
+                NativeMethods.robota_session_resume((RuntimeHandle)from, doc, fn, ud, free, out s, out err),
+                Handle, resumeJson ?? throw new ArgumentNullException(nameof(resumeJson)));
         }
 
         /// <summary>

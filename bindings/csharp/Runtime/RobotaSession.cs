@@ -1,12 +1,17 @@
 using System;
 using System.Collections.Generic;
+using System.Runtime.InteropServices;
 using System.Threading;
 using System.Threading.Tasks;
 
 namespace Robota
 {
-    /// <summary>Opens a native session with the binding's callback and GCHandle.</summary>
-    internal delegate int SessionOpener(EventFn fn, IntPtr userData, FreeFn freeFn, out IntPtr session, out IntPtr error);
+    /// <summary>
+    /// Opens a native session from <paramref name="from"/> (a runtime or session handle) and a
+    /// document, with the binding's callback and GCHandle. The openers capture nothing, so the
+    /// compiler makes each delegate once.
+    /// </summary>
+    internal delegate int SessionOpener(SafeHandle from, byte[] doc, EventFn fn, IntPtr userData, FreeFn freeFn, out IntPtr session, out IntPtr error);
 
     /// <summary>
     /// A conversation with the agent. All methods are thread-safe. Events arrive as C# events:
@@ -32,7 +37,7 @@ namespace Robota
             Core = core;
         }
 
-        internal static RobotaSession Open(RobotaRuntime runtime, SessionOpener open)
+        internal static RobotaSession Open(RobotaRuntime runtime, SessionOpener open, SafeHandle from, string docJson)
         {
             runtime.ThrowIfDisposed();
             var core = new SessionCore(runtime);
@@ -40,14 +45,19 @@ namespace Robota
             var ud = Callbacks.UserData(core);
             IntPtr ptr, err;
             int status;
+            var doc = Utf8.Rent(docJson);
             try
             {
-                status = open(Callbacks.Event, ud, Callbacks.Free, out ptr, out err);
+                status = open(from, doc, Callbacks.Event, ud, Callbacks.Free, out ptr, out err);
             }
             catch
             {
                 Callbacks.FreeUnregistered(ud);
                 throw;
+            }
+            finally
+            {
+                Utf8.Return(doc);
             }
             Callbacks.Registered(ud, status, err);
             SessionHandle h;
@@ -873,9 +883,8 @@ namespace Robota
         public RobotaSession Fork(string overridesJson = null)
         {
             ThrowIfDisposed();
-            var doc = Utf8.Encode(overridesJson);
-            return Open(Runtime, (EventFn fn, IntPtr ud, FreeFn free, out IntPtr s, out IntPtr err) =>
-                NativeMethods.robota_session_fork(handle, doc, fn, ud, free, out s, out err));
+            return Open(Runtime, (SafeHandle from, byte[] doc, EventFn fn, IntPtr ud, FreeFn free, out IntPtr s, out IntPtr err) =>
+                NativeMethods.robota_session_fork((SessionHandle)from, doc, fn, ud, free, out s, out err), handle, overridesJson);
         }
 
         /// <summary>A fork delivering events in <paramref name="delivery"/> mode.</summary>
