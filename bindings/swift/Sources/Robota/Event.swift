@@ -133,7 +133,7 @@ public struct TurnEvent: Sendable, Equatable {
     private enum Storage: Sendable {
         case decoded(Event)
         /// The payload as the library delivered it (valid UTF-8 JSON).
-        case payload(String)
+        case payload(PayloadBuffer)
     }
 
     /// The event. Read from the payload each time it is read: keep the value to look twice.
@@ -141,8 +141,8 @@ public struct TurnEvent: Sendable, Equatable {
         switch storage {
         case .decoded(let event):
             return event
-        case .payload(var text):
-            return text.withUTF8 { Event(kind: kind.rawValue, payload: UnsafeRawBufferPointer($0), decoder: Self.decoder) }
+        case .payload(let buffer):
+            return buffer.withBytes { Event(kind: kind.rawValue, payload: $0, decoder: Self.decoder) }
         }
     }
 
@@ -155,15 +155,17 @@ public struct TurnEvent: Sendable, Equatable {
         storage = .decoded(event)
     }
 
-    /// An event of the C callback, whose `payload` is borrowed for the callback: copied.
-    init(turnID: UInt64, kind: UInt32, payload: UnsafeRawBufferPointer) {
+    /// An event of the C callback, whose `payload` is borrowed for the callback: a text delta
+    /// is decoded at once, any other kind keeps a copy of the payload in a buffer of `reuse`
+    /// (`PayloadBuffer.copy` when nil).
+    init(turnID: UInt64, kind: UInt32, payload: UnsafeRawBufferPointer, reuse: (UnsafeRawBufferPointer) -> PayloadBuffer = PayloadBuffer.copy) {
         self.turnID = turnID
         self.kind = EventKind(rawValue: kind)
         switch self.kind {
         case .textDelta, .thinkingDelta:
             storage = .decoded(Event(kind: kind, payload: payload, decoder: Self.decoder))
         default:
-            storage = .payload(String(decoding: payload, as: UTF8.self))
+            storage = .payload(reuse(payload))
         }
     }
 

@@ -26,6 +26,8 @@ final class EventRouter: CallbackBox, @unchecked Sendable {
     private let lock = NSLock()
     private var streams: [UInt64: Continuation] = [:]
     private var closed = false
+    /// The last event's payload buffer, reused when no `TurnEvent` kept it.
+    private var spare: PayloadBuffer?
     /// The async `Session.wait` calls, resumed from the turns' completion events.
     let waiters = TurnWaiters()
 
@@ -71,7 +73,25 @@ final class EventRouter: CallbackBox, @unchecked Sendable {
             lock.unlock()
             if !streamed { return }
         }
-        route(TurnEvent(turnID: turnID, kind: kind, payload: payload), session: session)
+        route(TurnEvent(turnID: turnID, kind: kind, payload: payload, reuse: buffer), session: session)
+    }
+
+    /// A buffer holding a copy of `payload`: the spare one when nothing else refers to it any
+    /// more and it is large enough, else a new one (kept as the spare unless it is large).
+    private func buffer(_ payload: UnsafeRawBufferPointer) -> PayloadBuffer {
+        lock.lock()
+        defer { lock.unlock() }
+        if var buffer = spare {
+            spare = nil  // `buffer` is the router's only reference now
+            if isKnownUniquelyReferenced(&buffer), buffer.capacity >= payload.count {
+                buffer.write(payload)
+                spare = buffer
+                return buffer
+            }
+        }
+        let buffer = PayloadBuffer.copy(payload)
+        if buffer.capacity <= PayloadBuffer.maximumKept { spare = buffer }
+        return buffer
     }
 
     /// The kinds `route` decodes and acts on: requests and their cancellation, host I/O, and

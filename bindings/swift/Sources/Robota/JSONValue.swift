@@ -138,11 +138,23 @@ enum JSONCoding {
 
     /// `text` as a JSON string literal (`"`, `\` and control characters escaped).
     static func quoted(_ text: String) -> String {
+        var out = ""
+        appendQuoted(text, to: &out)
+        return out
+    }
+
+    /// Appends `text` as a JSON string literal to `out` (one allocation at most when `out` has
+    /// room for `text` and its quotes).
+    static func appendQuoted(_ text: String, to out: inout String) {
         guard text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
-            return "\"" + text + "\""
+            out.reserveCapacity(out.utf8.count + text.utf8.count + 2)
+            out += "\""
+            out += text
+            out += "\""
+            return
         }
-        var out = "\""
-        out.reserveCapacity(text.utf8.count + 8)
+        out.reserveCapacity(out.utf8.count + text.utf8.count + 8)
+        out += "\""
         for scalar in text.unicodeScalars {
             switch scalar {
             case "\"": out += "\\\""
@@ -159,7 +171,6 @@ enum JSONCoding {
             }
         }
         out += "\""
-        return out
     }
 
     /// Decodes `T` from JSON text, throwing a `RobotaError` that names `what` on failure.

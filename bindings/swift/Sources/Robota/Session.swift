@@ -111,7 +111,7 @@ public final class Session: @unchecked Sendable {
         } catch let error as RobotaError where error.code == .closed {
             throw RobotaError(code: .closed, message: "the session closed before the turn completed")
         }
-        return try resultDocument(turn: turnID, milliseconds: -1)
+        return try deliveredResult(turn: turnID)
     }
 
     /// Submits a prompt without a stream (`robota_session_submit`) and returns its turn id; its
@@ -178,14 +178,13 @@ public final class Session: @unchecked Sendable {
         var out: UnsafeMutablePointer<CChar>?
         var error: OpaquePointer?
         let status = json.withCString { robota_session_run_result(handle, $0, &turnID, &out, &error) }
-        let document = out.map { text in
-            defer { robota_string_free(text) }
-            return String(cString: text)
-        }
+        defer { robota_string_free(out) }
         guard status == ROBOTA_OK else { throw RobotaError(status: status, consuming: error) }
         robota_error_free(error)
-        guard let document else { throw RobotaError(code: .internal, message: "turn \(turnID) has no result document") }
-        return try TurnResult.decode(document, what: "turn \(turnID)'s result")
+        // The turn's `.turnCompleted` was delivered before the call returned: its result is the document.
+        if let result = router.waiters.result(turn: turnID) { return result }
+        guard let out else { throw RobotaError(code: .internal, message: "turn \(turnID) has no result document") }
+        return try TurnResult.decode(String(cString: out), what: "turn \(turnID)'s result")
     }
 
     /// Drives a turn like `drive(json:)` but returns only its id (`robota_session_run`, no

@@ -383,7 +383,11 @@ extension PromptInput {
         guard displayInput == nil, rawInput == nil, toolChoice == nil, outputSchema == nil, images.isEmpty else {
             return try JSONCoding.encode(self)
         }
-        return "{\"text\":" + JSONCoding.quoted(text) + "}"
+        var json = "{\"text\":"
+        json.reserveCapacity(text.utf8.count + 11)
+        JSONCoding.appendQuoted(text, to: &json)
+        json += "}"
+        return json
     }
 }
 

@@ -64,7 +64,19 @@ extension Session {
         do {
             try await wait(turn: turnID, timeout: timeout)
         } catch let error as RobotaError where error.code == .aborted {}
-        return try resultDocument(turn: turnID, milliseconds: -1)
+        return try deliveredResult(turn: turnID)
+    }
+
+    /// `resultDocument(turn:milliseconds: -1)` without copying the document when the turn's
+    /// `.turnCompleted` (the same document) was delivered here: `robota_session_wait` still
+    /// gives the turn's status and returns once the completion's callback returned.
+    func deliveredResult(turn turnID: UInt64) throws -> TurnResult {
+        guard let result = router.waiters.result(turn: turnID) else { return try resultDocument(turn: turnID, milliseconds: -1) }
+        var error: OpaquePointer?
+        let status = robota_session_wait(handle, turnID, -1, &error)
+        guard status == ROBOTA_OK || status == ROBOTA_E_ABORTED else { throw RobotaError(status: status, consuming: error) }
+        robota_error_free(error)
+        return result
     }
 
     /// `robota_session_wait_result` for a turn known to be finished (it returns once the turn's

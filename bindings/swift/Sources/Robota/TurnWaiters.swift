@@ -6,16 +6,18 @@ typealias TurnOutcome = Result<Void, RobotaError>
 
 /// The async `Session.wait` calls of one session: each is a continuation resumed by the
 /// router when its turn's `TURN_COMPLETED` has been delivered (no thread waits). The outcomes
-/// of the most recent `kept` turns are remembered, so a wait that starts after its turn ended
-/// resolves at once; an older turn is asked of the library without blocking.
+/// and results of the most recent `kept` turns are remembered, so a wait that starts after its
+/// turn ended resolves at once and `run` returns the delivered result; an older turn is asked
+/// of the library without blocking.
 final class TurnWaiters: @unchecked Sendable {
     typealias Waiter = CheckedContinuation<Void, Error>
     static let kept = 64
 
     private let lock = NSLock()
-    private var waiting: [UInt64: [Int: Waiter]] = [:]
-    private var finished: [UInt64: TurnOutcome] = [:]
-    private var finishedOrder: [UInt64] = []
+    /// Few at a time (usually one): a list, searched.
+    private var waiting: [(turn: UInt64, id: Int, waiter: Waiter)] = []
+    /// Oldest first, at most `kept`.
+    private var finished: [(turn: UInt64, outcome: TurnOutcome, result: TurnResult)] = []
     private var failures: [UInt64: ErrorEvent] = [:]
     private var closedError: RobotaError?
     private var nextID = 0
@@ -24,7 +26,7 @@ final class TurnWaiters: @unchecked Sendable {
     var count: Int {
         lock.lock()
         defer { lock.unlock() }
-        return waiting.values.reduce(0) { $0 + $1.count }
+        return waiting.count
     }
 
     /// Suspends until turn `turnID` finished; throws its failure, `.timeout` after `timeout`
@@ -45,7 +47,7 @@ final class TurnWaiters: @unchecked Sendable {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: Waiter) in
                 lock.lock()
-                if let outcome = finished[turnID] {
+                if let outcome = finishedEntry(turnID)?.outcome {
                     lock.unlock()
                     continuation.resume(with: outcome)
                     return
@@ -56,7 +58,7 @@ final class TurnWaiters: @unchecked Sendable {
                     continuation.resume(with: ask() ?? .failure(closedError))
                     return
                 }
-                waiting[turnID, default: [:]][id] = continuation
+                waiting.append((turnID, id, continuation))
                 lock.unlock()
                 if Task.isCancelled {
                     resume(turnID, id, .cancelled)
@@ -84,8 +86,7 @@ final class TurnWaiters: @unchecked Sendable {
     /// Resumes waiter `id` of `turnID` if it still waits (whoever removes it resumes it).
     private func resume(_ turnID: UInt64, _ id: Int, _ resolution: Resolution) {
         lock.lock()
-        let waiter = waiting[turnID]?.removeValue(forKey: id)
-        if waiting[turnID]?.isEmpty == true { waiting[turnID] = nil }
+        let waiter = waiting.firstIndex { $0.turn == turnID && $0.id == id }.map { waiting.remove(at: $0).waiter }
         lock.unlock()
         switch resolution {
         case .outcome(let outcome): waiter?.resume(with: outcome)
@@ -104,19 +105,34 @@ final class TurnWaiters: @unchecked Sendable {
     func complete(_ result: TurnResult, turn turnID: UInt64) {
         lock.lock()
         let outcome = Self.outcome(of: result, failure: failures.removeValue(forKey: turnID))
-        finished[turnID] = outcome
-        finishedOrder.append(turnID)
-        if finishedOrder.count > Self.kept { finished[finishedOrder.removeFirst()] = nil }
-        let resumed = waiting.removeValue(forKey: turnID) ?? [:]
+        if finished.count == Self.kept { finished.removeFirst() }
+        finished.append((turnID, outcome, result))
+        // Usually one wait: taken without building a list.
+        let first = waiting.firstIndex { $0.turn == turnID }.map { waiting.remove(at: $0).waiter }
+        var others: [Waiter] = []
+        while let i = waiting.firstIndex(where: { $0.turn == turnID }) { others.append(waiting.remove(at: i).waiter) }
         lock.unlock()
-        resumed.values.forEach { $0.resume(with: outcome) }
+        first?.resume(with: outcome)
+        others.forEach { $0.resume(with: outcome) }
+    }
+
+    /// The delivered result of turn `turnID`, when it is one of the `kept` most recent.
+    func result(turn turnID: UInt64) -> TurnResult? {
+        lock.lock()
+        defer { lock.unlock() }
+        return finishedEntry(turnID)?.result
+    }
+
+    /// The record of finished turn `turnID` (under the lock).
+    private func finishedEntry(_ turnID: UInt64) -> (turn: UInt64, outcome: TurnOutcome, result: TurnResult)? {
+        finished.last { $0.turn == turnID }
     }
 
     /// The session closed or was released: every wait still suspended throws `error`.
     func close(_ error: RobotaError) {
         lock.lock()
         closedError = closedError ?? error
-        let all = waiting.values.flatMap(\.values)
+        let all = waiting.map(\.waiter)
         waiting.removeAll()
         lock.unlock()
         all.forEach { $0.resume(throwing: error) }
