@@ -1,6 +1,7 @@
 package robota
 
 import (
+	"encoding/json"
 	"math/rand"
 	"reflect"
 	"testing"
@@ -78,5 +79,33 @@ func checkFastEvent(t *testing.T, kind EventKind, doc []byte) {
 	want := decodeWithReflection(kind, 9, doc)
 	if _, unknown := want.(UnknownEvent); unknown || !reflect.DeepEqual(got, want) {
 		t.Fatalf("%s\nfast: %#v\njson: %#v", doc, got, want)
+	}
+}
+
+// TestReadMembersMatchesEncodingJSON: a tool call's arguments read by readMembers are what
+// encoding/json reads into a map[string]json.RawMessage, for the documents above and every
+// one with a byte changed.
+func TestReadMembersMatchesEncodingJSON(t *testing.T) {
+	rng := rand.New(rand.NewSource(2))
+	alphabet := []byte(`{}[]":,\ 0123456789.eE+-tfnulrsaxV` + "\x00\xc3\xff")
+	docs := []string{`{"a":1,"b":2}`, `{"a":{"b":[1,"x\"y"]},"a":null,"c\u00e9":true}`, ` {} `, `[1]`, `null`}
+	for _, c := range fastEventDocs {
+		docs = append(docs, c.doc)
+	}
+	for _, doc := range docs {
+		for i := 0; i < 300; i++ {
+			b := []byte(doc)
+			if i > 0 {
+				b[rng.Intn(len(b))] = alphabet[rng.Intn(len(alphabet))]
+			}
+			got, ok := readMembers(b)
+			if !ok {
+				continue
+			}
+			var want map[string]json.RawMessage
+			if err := json.Unmarshal(b, &want); err != nil || !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s\nreadMembers: %q\njson: %q (%v)", b, got, want, err)
+			}
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package robota
 
 import (
+	"encoding/json"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -425,4 +426,18 @@ func bytesString(b []byte) string {
 		return ""
 	}
 	return *(*string)(unsafe.Pointer(&b))
+}
+
+// readMembers reads a JSON object's members as encoding/json reads it into a
+// map[string]json.RawMessage; false when encoding/json must. The keys and values share doc's
+// bytes: use them only while doc does not change.
+func readMembers(doc []byte) (map[string]json.RawMessage, bool) {
+	r := &jsonReader{b: doc}
+	members := map[string]json.RawMessage{}
+	r.object(func(key string) bool {
+		members[key] = r.raw()
+		return true
+	}, nil)
+	r.end()
+	return members, !r.failed
 }

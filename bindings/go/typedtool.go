@@ -63,9 +63,11 @@ func (rt *Runtime) AddTool(t Tool) error {
 // decodeArgs decodes a JSON object into v, rejecting unknown names and missing required ones
 // (at any depth, as schema says) with a message naming the argument.
 func decodeArgs(raw []byte, v any, schema map[string]any) error {
-	var present map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &present); err != nil {
-		return fmt.Errorf("the arguments are not a JSON object: %v", err)
+	present, ok := readMembers(raw)
+	if !ok {
+		if err := json.Unmarshal(raw, &present); err != nil {
+			return fmt.Errorf("the arguments are not a JSON object: %v", err)
+		}
 	}
 	if err := checkRequiredIn(raw, present, schema, ""); err != nil {
 		return err
