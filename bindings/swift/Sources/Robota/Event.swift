@@ -130,8 +130,12 @@ public struct TurnEvent: Sendable, Equatable {
     public let kind: EventKind
     private let storage: Storage
 
+    /// Small (a `TurnEvent` is passed around per event; an `Event` is large): an event built
+    /// whole is boxed.
     private enum Storage: Sendable {
-        case decoded(Event)
+        indirect case decoded(Event)
+        /// The text of a text or thinking delta.
+        case text(String)
         /// The payload as the library delivered it (valid UTF-8 JSON).
         case payload(PayloadBuffer)
     }
@@ -141,6 +145,8 @@ public struct TurnEvent: Sendable, Equatable {
         switch storage {
         case .decoded(let event):
             return event
+        case .text(let text):
+            return kind == .thinkingDelta ? .thinkingDelta(text) : .textDelta(text)
         case .payload(let buffer):
             return buffer.withBytes { Event(kind: kind.rawValue, payload: $0, decoder: Self.decoder) }
         }
@@ -163,7 +169,7 @@ public struct TurnEvent: Sendable, Equatable {
         self.kind = EventKind(rawValue: kind)
         switch self.kind {
         case .textDelta, .thinkingDelta:
-            storage = .decoded(Event(kind: kind, payload: payload, decoder: Self.decoder))
+            storage = .text(String(decoding: payload, as: UTF8.self))
         default:
             storage = .payload(reuse(payload))
         }

@@ -122,7 +122,7 @@ final class EventRouter: CallbackBox, @unchecked Sendable {
         if let acted { act(on: acted, session: session) }
         handlers.observer?(item)
         lock.lock()
-        let stream = streams[item.turnID]
+        let stream = streams.isEmpty ? nil : streams[item.turnID]
         var ending: [Continuation] = []
         switch acted {
         case .turnCompleted?:
