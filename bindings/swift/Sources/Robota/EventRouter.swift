@@ -23,17 +23,20 @@ final class EventRouter: CallbackBox, @unchecked Sendable {
     /// safe, and a session costs no decoder of its own.
     private static let decoder = JSONDecoder()
     private var decoder: JSONDecoder { Self.decoder }
-    private let lock = NSLock()
+    /// Guards the router's state, the waiters' and the session's `id` (one lock per session);
+    /// never held while calling out.
+    let lock = NSLock()
     private var streams: [UInt64: Continuation] = [:]
     private var closed = false
     /// The last event's payload buffer, reused when no `TurnEvent` kept it.
     private var spare: PayloadBuffer?
     /// The async `Session.wait` calls, resumed from the turns' completion events.
-    let waiters = TurnWaiters()
+    let waiters: TurnWaiters
 
     init(runtime: Runtime, handlers: SessionHandlers) {
         self.runtime = runtime
         self.handlers = handlers
+        waiters = TurnWaiters(lock: lock)
     }
 
     deinit {

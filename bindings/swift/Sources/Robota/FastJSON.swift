@@ -31,6 +31,7 @@ enum FastJSON {
     static func members(_ bytes: UnsafeRawBufferPointer) -> [(key: String, value: JSONValue)]? {
         var reader = Reader(bytes)
         reader.skipSpace()
+        reader.stack.reserveCapacity(64)  // one allocation for a payload's members, nested ones included
         guard reader.at < bytes.count, bytes[reader.at] == UInt8(ascii: "{"), reader.members(depth: 0) else { return nil }
         reader.skipSpace()
         return reader.at == bytes.count ? reader.stack : nil
@@ -51,7 +52,6 @@ enum FastJSON {
 
         init(_ bytes: UnsafeRawBufferPointer) {
             self.bytes = bytes
-            stack.reserveCapacity(64)  // one allocation for a payload's members, nested ones included
         }
 
         mutating func skipSpace() {
@@ -82,6 +82,7 @@ enum FastJSON {
 
         /// An object's members, pushed on `stack`: the dictionary is built once, at its size.
         mutating func object(depth: Int) -> JSONValue? {
+            if stack.capacity == 0 { stack.reserveCapacity(16) }  // the first object: one allocation for the members of all
             let base = stack.count
             guard members(depth: depth) else { return nil }
             var object = [String: JSONValue](minimumCapacity: stack.count - base)

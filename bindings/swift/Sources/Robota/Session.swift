@@ -12,17 +12,19 @@ public final class Session: @unchecked Sendable {
     public let delivery: Delivery
     /// The session id (kept by `resume`, new for `fork`).
     public var id: String {
-        stateLock.lock()
-        defer { stateLock.unlock() }
-        if let sessionID { return sessionID }
+        router.lock.lock()
+        let known = sessionID
+        router.lock.unlock()
+        if let known { return known }
         let id = Self.state(handle)?["session_id"]?.stringValue ?? ""
+        router.lock.lock()
         sessionID = id
+        router.lock.unlock()
         return id
     }
     let handle: OpaquePointer
     let router: EventRouter
-    private let stateLock = NSLock()
-    /// `id`, read from the session's state when first asked for.
+    /// `id`, read from the session's state when first asked for (under `router.lock`).
     private var sessionID: String?
 
     /// `delivery`: the one the session JSON asked for when known, else read from the state

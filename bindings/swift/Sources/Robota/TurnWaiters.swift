@@ -10,10 +10,13 @@ typealias TurnOutcome = Result<Void, RobotaError>
 /// turn ended resolves at once and `run` returns the delivered result; an older turn is asked
 /// of the library without blocking.
 final class TurnWaiters: @unchecked Sendable {
-    typealias Waiter = CheckedContinuation<Void, Error>
+    /// Unchecked (no allocation per wait): a waiter is resumed exactly once, by whoever removes
+    /// it from `waiting` (or at once, when it never entered it).
+    typealias Waiter = UnsafeContinuation<Void, Error>
     static let kept = 64
 
-    private let lock = NSLock()
+    /// The router's lock (one lock per session): never held while calling out.
+    private let lock: NSLock
     /// Few at a time (usually one): a list, searched.
     private var waiting: [(turn: UInt64, id: Int, waiter: Waiter)] = []
     /// Oldest first, at most `kept`.
@@ -21,6 +24,8 @@ final class TurnWaiters: @unchecked Sendable {
     private var failures: [UInt64: ErrorEvent] = [:]
     private var closedError: RobotaError?
     private var nextID = 0
+
+    init(lock: NSLock) { self.lock = lock }
 
     /// How many waits are suspended (tests).
     var count: Int {
@@ -45,7 +50,7 @@ final class TurnWaiters: @unchecked Sendable {
         }
         defer { timer?.cancel() }
         try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: Waiter) in
+            try await withUnsafeThrowingContinuation { (continuation: Waiter) in
                 lock.lock()
                 if let outcome = finishedEntry(turnID)?.outcome {
                     lock.unlock()

@@ -10,14 +10,39 @@ import Foundation
 /// `JSONDecoder` would.
 enum ValueDecoder {
     static func decode<T: Decodable>(_ type: T.Type, from value: JSONValue) -> T? {
-        let state = State()
-        guard let decoded = try? state.decode(T.self, from: value, path: []), !state.declined else { return nil }
+        let state = State(value)
+        guard let decoded = try? state.decodeWhole(T.self), !state.declined else { return nil }
         return decoded
     }
 
-    /// What every container of one decode shares: whether any of them threw.
-    final class State {
+    /// The `Decoder` of the whole value, and what every container of one decode shares:
+    /// whether any of them threw.
+    final class State: Decoder {
+        let value: JSONValue
         var declined = false
+        var codingPath: [CodingKey] { [] }
+        var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+        init(_ value: JSONValue) { self.value = value }
+
+        func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+            try whole.container(keyedBy: type)
+        }
+
+        func unkeyedContainer() throws -> UnkeyedDecodingContainer { try whole.unkeyedContainer() }
+        func singleValueContainer() throws -> SingleValueDecodingContainer { whole }
+
+        private var whole: Reader { Reader(value: value, path: [], key: nil, state: self) }
+
+        /// The whole value as `T` (this object is its decoder: no reader to box).
+        func decodeWhole<T: Decodable>(_ type: T.Type) throws -> T {
+            if T.self == JSONValue.self || Self.special(T.self) { return try decode(T.self, from: value, path: []) }
+            return try T(from: self)
+        }
+
+        private static func special<T>(_ type: T.Type) -> Bool {
+            T.self == Data.self || T.self == Date.self || T.self == URL.self || T.self == Decimal.self
+        }
 
         /// Marks the decode declined and returns the error to throw.
         func decline() -> Error {
@@ -27,7 +52,7 @@ enum ValueDecoder {
 
         func decode<T: Decodable>(_ type: T.Type, from value: JSONValue, path: [CodingKey]) throws -> T {
             if T.self == JSONValue.self { return value as! T }  // FastJSON reads a JSONValue as JSONDecoder does
-            if T.self == Data.self || T.self == Date.self || T.self == URL.self || T.self == Decimal.self { throw decline() }
+            if Self.special(T.self) { throw decline() }
             return try T(from: Reader(value: value, path: path, key: nil, state: self))
         }
     }
