@@ -118,19 +118,32 @@ final class EventRouter: CallbackBox, @unchecked Sendable {
         return event
     }
 
-    /// Acts on the event (decoded only when its kind calls for it), shows it to the observer,
-    /// streams it, and resolves the waits it ends.
+    /// Shows the event to the observer and streams it; an event of a kind the router acts on
+    /// goes to `act(on:item:session:)`. Only what is streamed or acted on is decoded here.
     private func route(_ item: TurnEvent, session: OpaquePointer?) {
-        let acted = Self.actsOn(item.kind) ? item.event : nil
-        if let acted { act(on: acted, session: session) }
+        guard Self.actsOn(item.kind) else {
+            handlers.observer?(item)
+            lock.lock()
+            let stream = streams.isEmpty ? nil : streams[item.turnID]
+            lock.unlock()
+            stream?.yield(item.event)
+            return
+        }
+        act(on: item.event, item: item, session: session)
+    }
+
+    /// Runs what `event` asks of the host, shows it to the observer, streams it, and resolves
+    /// the waits it ends.
+    private func act(on event: Event, item: TurnEvent, session: OpaquePointer?) {
+        act(on: event, session: session)
         handlers.observer?(item)
         lock.lock()
         let stream = streams.isEmpty ? nil : streams[item.turnID]
         var ending: [Continuation] = []
-        switch acted {
-        case .turnCompleted?:
+        switch event {
+        case .turnCompleted:
             streams[item.turnID] = nil
-        case .sessionClosed?:
+        case .sessionClosed:
             closed = true
             ending = Array(streams.values)
             streams.removeAll()
@@ -139,15 +152,15 @@ final class EventRouter: CallbackBox, @unchecked Sendable {
         }
         lock.unlock()
         if let stream {
-            stream.yield(acted ?? item.event)
-            if case .turnCompleted? = acted { stream.finish() }
+            stream.yield(event)
+            if case .turnCompleted = event { stream.finish() }
         }
         ending.forEach { $0.finish() }
         // Last: a resumed `wait` finds every event of its turn delivered.
-        switch acted {
-        case .error(let error)?: waiters.noteError(error, turn: item.turnID)
-        case .turnCompleted(let result)?: waiters.complete(result, turn: item.turnID)
-        case .sessionClosed?: waiters.close(RobotaError(code: .closed, message: "the session was closed"))
+        switch event {
+        case .error(let error): waiters.noteError(error, turn: item.turnID)
+        case .turnCompleted(let result): waiters.complete(result, turn: item.turnID)
+        case .sessionClosed: waiters.close(RobotaError(code: .closed, message: "the session was closed"))
         default: break
         }
     }

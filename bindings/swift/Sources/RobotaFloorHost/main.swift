@@ -13,7 +13,9 @@
 //     PATTERN     : task  — a Task per session awaiting `session.run` (default delivery, thread);
 //                           conc: 100 child tasks of a task group
 //                   drive — a thread per session blocked in `session.drive` (inline delivery);
-//                           warm: a DispatchQueue.global() work item per session, conc: a Thread each
+//                           single and warm: the main thread (as host.c's `run`; the library
+//                           keeps the reactor it lends a thread, with its connections, for that
+//                           thread's next turn), conc: a Thread each
 //                   one   — pump delivery: every turn submitted, then this one thread calls
 //                           `session.dispatch` over the live sessions until every turn completed
 //
@@ -123,15 +125,16 @@ func runAll(_ scenarios: [Scenario]) {
             }
         }
         done.wait()
+    case "drive" where scenarios.count == 1:
+        do { try runDrive(scenarios[0]) } catch { errors.note(error) }
     case "drive":
         let group = DispatchGroup()
         for scenario in scenarios {
-            let body: @Sendable () -> Void = {
+            group.enter()
+            Thread {
                 do { try runDrive(scenario) } catch { errors.note(error) }
                 group.leave()
-            }
-            group.enter()
-            if scenarios.count == 1 { DispatchQueue.global().async(execute: body) } else { Thread(block: body).start() }
+            }.start()
         }
         group.wait()
     default:
