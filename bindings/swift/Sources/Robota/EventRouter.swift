@@ -57,6 +57,13 @@ final class EventRouter: CallbackBox, @unchecked Sendable {
         return turnID
     }
 
+    /// Routes no more events of turn `turnID` to its stream (its consumer was cancelled).
+    func dropStream(turn turnID: UInt64) {
+        lock.lock()
+        streams[turnID] = nil
+        lock.unlock()
+    }
+
     /// Submits with `submit` unless the session closed (`Session.run`: no stream, the turn's
     /// completion resumes its waiter).
     func submit(_ submit: () throws -> UInt64) throws -> UInt64 {

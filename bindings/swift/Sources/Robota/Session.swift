@@ -77,7 +77,11 @@ public final class Session: @unchecked Sendable {
             do {
                 let turnID = try router.open(continuation) { try submit(json: document) }
                 continuation.onTermination = { [self] termination in
-                    if case .cancelled = termination { _ = robota_session_abort(handle, turnID) }
+                    guard case .cancelled = termination else { return }
+                    // First: the stream ends only after this handler, and the turn's last
+                    // events (its aborted completion) must not reach the cancelled consumer.
+                    router.dropStream(turn: turnID)
+                    _ = robota_session_abort(handle, turnID)
                 }
             } catch {
                 continuation.finish(throwing: error)
