@@ -131,12 +131,20 @@ final class EventRouter: CallbackBox, @unchecked Sendable {
         guard Self.actsOn(item.kind) else {
             handlers.observer?(item)
             lock.lock()
-            let stream = streams.isEmpty ? nil : streams[item.turnID]
+            let streamed = !streams.isEmpty
             lock.unlock()
-            stream?.yield(item.event)
+            if streamed { stream(item) }
             return
         }
         act(on: item.event, item: item, session: session)
+    }
+
+    /// Yields `item` to the stream of its turn, if it has one.
+    private func stream(_ item: TurnEvent) {
+        lock.lock()
+        let stream = streams[item.turnID]
+        lock.unlock()
+        stream?.yield(item.event)
     }
 
     /// Runs what `event` asks of the host, shows it to the observer, streams it, and resolves
@@ -217,7 +225,9 @@ final class EventRouter: CallbackBox, @unchecked Sendable {
 
 /// `robota_event_fn` of every session.
 let eventTrampoline: robota_event_fn = { userData, session, kind, turnID, payload, length in
-    guard let router = CallbackBox.from(userData, as: EventRouter.self) else { return }
+    // Only sessions register this function, each with its router (no checked cast per event).
+    guard let userData else { return }
+    let router = Unmanaged<EventRouter>.fromOpaque(userData).takeUnretainedValue()
     router.deliver(
         kind: kind, turnID: turnID, payload: UnsafeRawBufferPointer(start: payload, count: payload == nil ? 0 : length),
         session: session)
