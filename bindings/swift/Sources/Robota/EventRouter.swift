@@ -9,9 +9,10 @@ struct SessionHandlers: Sendable {
     var observer: EventObserver?
 }
 
-/// The `user_data` of a session: decodes each event, runs the handlers it calls for, and
-/// routes it to the stream of its turn. The decoder's options never change after init, so
-/// concurrent decodes (pull hosts reading from several threads) are safe.
+/// The `user_data` of a session: hands each event to the observer, runs the handlers it calls
+/// for, and routes it to the stream of its turn, decoding it only for what acts on it or
+/// streams it. The decoder's options never change after init, so concurrent decodes (pull
+/// hosts reading from several threads) are safe.
 final class EventRouter: CallbackBox, @unchecked Sendable {
     typealias Continuation = AsyncThrowingStream<Event, Error>.Continuation
 
