@@ -11,7 +11,8 @@
 //     MODE conc   : 100 scenarios at once; prints {"wall_ns","cpu_ns","scenarios","peak_rss_kb"}
 //     KIND        : anthropic | openai
 //     PATTERN     : task  — a Task per session awaiting `session.run` (default delivery, thread);
-//                           conc: 100 child tasks of a task group
+//                           warm: one task runs the 50 scenarios in a row (as host.c's thread
+//                           does), conc: 100 child tasks of a task group
 //                   drive — a thread per session blocked in `session.drive` (inline delivery);
 //                           single and warm: the main thread (as host.c's `run`; the library
 //                           keeps the reactor it lends a thread, with its connections, for that
@@ -70,7 +71,7 @@ let sessionConfig = SessionConfig(
 }
 
 /// task: the turn awaited with `run`; the session is released when it returns.
-func runTask(_ scenario: Scenario) async throws {
+@Sendable func runTask(_ scenario: Scenario) async throws {
     let session = try openSession(scenario)
     _ = try await session.run(prompt)
 }
@@ -101,30 +102,36 @@ func runPumped(_ scenarios: [Scenario]) throws {
     }
 }
 
+/// A task's result, handed to the thread that waited for it.
+final class ResultBox<T>: @unchecked Sendable { var value: T? }
+
+/// Runs `body` in a task and blocks this thread until it returns.
+func blockOn<T: Sendable>(_ body: @escaping @Sendable () async -> T) -> T {
+    let (box, done) = (ResultBox<T>(), DispatchSemaphore(value: 0))
+    Task {
+        box.value = await body()
+        done.signal()
+    }
+    done.wait()
+    return box.value!
+}
+
 /// Runs `scenarios` at once with the pattern and checks their deltas.
 func runAll(_ scenarios: [Scenario]) {
     switch pattern {
+    case "task" where scenarios.count == 1:
+        let scenario = scenarios[0]
+        blockOn { do { try await runTask(scenario) } catch { errors.note(error) } }
     case "task":
-        let done = DispatchSemaphore(value: 0)
-        if scenarios.count == 1 {
-            let scenario = scenarios[0]
-            Task {
-                do { try await runTask(scenario) } catch { errors.note(error) }
-                done.signal()
-            }
-        } else {
-            Task {
-                await withTaskGroup(of: Void.self) { group in
-                    for scenario in scenarios {
-                        group.addTask {
-                            do { try await runTask(scenario) } catch { errors.note(error) }
-                        }
+        blockOn {
+            await withTaskGroup(of: Void.self) { group in
+                for scenario in scenarios {
+                    group.addTask {
+                        do { try await runTask(scenario) } catch { errors.note(error) }
                     }
                 }
-                done.signal()
             }
         }
-        done.wait()
     case "drive" where scenarios.count == 1:
         do { try runDrive(scenarios[0]) } catch { errors.note(error) }
     case "drive":
@@ -162,10 +169,24 @@ case "warm":
     runAll([scenario])
     var deltas = 0
     let (t0, c0, a0) = (nowNs(), cpuNs(), mallocCount?() ?? 0)
-    for _ in 0..<warmRuns {
-        scenario.reset()
-        runAll([scenario])
-        deltas += scenario.deltas
+    if pattern == "task" {
+        deltas = blockOn {
+            var deltas = 0
+            for _ in 0..<warmRuns {
+                scenario.reset()
+                do { try await runTask(scenario) } catch { errors.note(error) }
+                errors.exitIfSet()
+                scenario.check()
+                deltas += scenario.deltas
+            }
+            return deltas
+        }
+    } else {
+        for _ in 0..<warmRuns {
+            scenario.reset()
+            runAll([scenario])
+            deltas += scenario.deltas
+        }
     }
     let (wall, cpu, a1) = (nowNs() - t0, cpuNs() - c0, mallocCount?() ?? 0)
     checkTools(warmRuns + 1)
