@@ -170,6 +170,7 @@ impl CompiledSchema {
         std::thread::Builder::new()
             .name("robota-schema".into())
             .spawn(move || {
+                crate::sdk::runtime::thread_role::mark_library_thread();
                 let _ = me.validator();
             })
             .ok()

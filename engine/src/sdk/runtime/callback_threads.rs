@@ -51,6 +51,7 @@ impl CallbackThreads {
         std::thread::Builder::new()
             .name("robota-dispatch".into())
             .spawn(move || {
+                crate::sdk::runtime::thread_role::mark_library_thread();
                 job();
                 me.serve();
             })

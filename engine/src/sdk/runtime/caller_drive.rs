@@ -62,6 +62,8 @@ impl CallerReactors {
             }
         };
         let _counted = work.count_task();
+        // The turn allocates as the workers would (the library's heap): it is library work.
+        let _library = crate::sdk::runtime::thread_role::LibraryThreadScope::enter();
         crate::sdk::runtime::signals::with_sigpipe_blocked(|| {
             crate::providers::with_caller_client(&reactor.http, || {
                 reactor.tokio.block_on(async {

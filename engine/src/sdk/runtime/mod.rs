@@ -3,12 +3,14 @@
 
 //!
 //! The folder holds the runtime and what runs on it: the worker threads, the library's own
-//! work, callback threads, caller-driven reactors, wake batching and signal handling.
+//! work, callback threads, caller-driven reactors, wake batching, signal handling and which
+//! threads are the library's own.
 
 mod callback_threads;
 pub mod caller_drive;
 pub mod library_work;
 mod signals;
+pub mod thread_role;
 pub mod wake_batch;
 pub mod workers;
 

@@ -53,7 +53,10 @@ impl Workers {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(self.threads)
             .thread_name("robota-worker")
-            .on_thread_start(crate::sdk::runtime::signals::block_sigpipe_on_this_thread)
+            .on_thread_start(|| {
+                crate::sdk::runtime::signals::block_sigpipe_on_this_thread();
+                crate::sdk::runtime::thread_role::mark_library_thread();
+            })
             .enable_all()
             .build()
             .map_err(|e| {

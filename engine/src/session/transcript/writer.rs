@@ -275,7 +275,10 @@ impl Target {
             drop(q);
             let started = std::thread::Builder::new()
                 .name("robota-transcript".into())
-                .spawn(|| serve(true));
+                .spawn(|| {
+                    crate::sdk::runtime::thread_role::mark_library_thread();
+                    serve(true)
+                });
             if started.is_err() {
                 serve(false);
             }
