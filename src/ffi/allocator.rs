@@ -238,10 +238,10 @@ mod tests {
         assert_eq!(own.len(), 10_050);
         {
             let _driving = LibraryThreadScope::enter();
-            let turn = vec![1u8; 32];
+            let turn = std::hint::black_box(Box::new([1u8; 32]));
             assert!(from_mimalloc(turn.as_ptr().cast_mut()));
         }
-        let after = vec![1u8; 32];
+        let after = std::hint::black_box(Box::new([1u8; 32]));
         assert!(!from_mimalloc(after.as_ptr().cast_mut()));
     }
 }
