@@ -1,7 +1,8 @@
 /* malloc_count: an LD_PRELOAD interposer that counts the process's glibc heap allocations, for
- * the bindings' floor hosts (benches/bindings/). librobota.so allocates through its own Rust
- * allocator (mimalloc), so what this counts is the host's side: the binding, its language
- * runtime and libc.
+ * the bindings' floor hosts (benches/bindings/): the host's side — the binding, its language
+ * runtime and libc. librobota.so's own calls are not counted (its allocator takes a host thread's
+ * blocks from malloc, src/ffi/allocator.rs): a call whose return address lies in librobota's
+ * code, found once at load with dl_iterate_phdr, is skipped.
  *
  *   gcc -O2 -shared -fPIC -o malloc_count.so malloc_count.c -ldl
  *   LD_PRELOAD=$PWD/malloc_count.so HOST ...
@@ -12,11 +13,11 @@
  * buffer, which free ignores. The host reads the count with
  *   uint64_t floor_malloc_count(void)   (looked up with dlsym(RTLD_DEFAULT, ...): absent = not preloaded)
  * With FLOOR_MALLOC_REPORT set, the process's total is also printed to stderr at exit (for a host
- * that does not read it, e.g. benches/floor/host.c, to check that the library's side allocates
- * nothing per delta).
+ * that does not read it, e.g. benches/floor/host.c).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <link.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -63,7 +64,31 @@ static void resolve(void) {
     real_malloc = m; /* last: it marks the table complete */
 }
 
-__attribute__((constructor)) static void init(void) { resolve(); }
+/* librobota.so's executable segments (an empty range until found). */
+static uintptr_t library_lo, library_hi;
+
+static int find_library(struct dl_phdr_info *info, size_t size, void *data) {
+    (void)size;
+    (void)data;
+    if (!info->dlpi_name || !strstr(info->dlpi_name, "librobota")) return 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X)) continue;
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+        if (!library_lo || lo < library_lo) library_lo = lo;
+        if (hi > library_hi) library_hi = hi;
+    }
+    return 1;
+}
+
+static int from_library(const void *caller) {
+    return (uintptr_t)caller >= library_lo && (uintptr_t)caller < library_hi;
+}
+
+__attribute__((constructor)) static void init(void) {
+    resolve();
+    dl_iterate_phdr(find_library, NULL);
+}
 
 __attribute__((destructor)) static void report(void) {
     if (getenv("FLOOR_MALLOC_REPORT"))
@@ -72,7 +97,12 @@ __attribute__((destructor)) static void report(void) {
 
 uint64_t floor_malloc_count(void) { return atomic_load_explicit(&count, memory_order_relaxed); }
 
-#define COUNT() atomic_fetch_add_explicit(&count, 1, memory_order_relaxed)
+/* Counts the calling function's allocation unless librobota.so made it. */
+#define COUNT()                                                              \
+    do {                                                                     \
+        if (!from_library(__builtin_return_address(0)))                      \
+            atomic_fetch_add_explicit(&count, 1, memory_order_relaxed);      \
+    } while (0)
 
 void *malloc(size_t n) {
     if (!real_malloc) {
