@@ -93,8 +93,16 @@ namespace Robota
         public static void WriteString(StringBuilder sb, string s)
         {
             sb.Append('"');
-            foreach (var c in s)
+            var run = 0; // the start of the chars not appended yet: copied in runs, not one by one
+            for (var i = 0; i < s.Length; i++)
             {
+                var c = s[i];
+                if (c >= 0x20 && c != '"' && c != '\\')
+                {
+                    continue;
+                }
+                sb.Append(s, run, i - run);
+                run = i + 1;
                 switch (c)
                 {
                     case '"': sb.Append("\\\""); break;
@@ -105,17 +113,11 @@ namespace Robota
                     case '\b': sb.Append("\\b"); break;
                     case '\f': sb.Append("\\f"); break;
                     default:
-                        if (c < 0x20)
-                        {
-                            sb.Append("\\u").Append(((int)c).ToString("x4", CultureInfo.InvariantCulture));
-                        }
-                        else
-                        {
-                            sb.Append(c);
-                        }
+                        sb.Append("\\u").Append(((int)c).ToString("x4", CultureInfo.InvariantCulture));
                         break;
                 }
             }
+            sb.Append(s, run, s.Length - run);
             sb.Append('"');
         }
 

@@ -3,14 +3,15 @@ namespace Robota
     /// <summary>
     /// Walks a JSON document in place without building it (no allocation): skips values and
     /// compares keys where they stand, so a reader takes the few members it needs and leaves the
-    /// rest to <see cref="Json.Parse"/> if anything asks for them. Every method takes the
-    /// document and a position, and returns false on text <see cref="Json.Parse"/> would reject.
+    /// rest to <see cref="Json.Parse"/> if anything asks for them. Every method takes the pinned
+    /// document's chars, its length and a position (pointers: no bounds check per char), and
+    /// returns false on text <see cref="Json.Parse"/> would reject.
     /// </summary>
-    internal static class JsonScan
+    internal static unsafe class JsonScan
     {
-        internal static void Ws(string s, ref int i)
+        internal static void Ws(char* s, int n, ref int i)
         {
-            while (i < s.Length)
+            while (i < n)
             {
                 var c = s[i];
                 if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
@@ -22,68 +23,79 @@ namespace Robota
         }
 
         /// <summary>True when the string at <paramref name="i"/> (its opening quote) is exactly <paramref name="key"/>, unescaped.</summary>
-        internal static bool KeyIs(string s, int i, string key)
+        internal static bool KeyIs(char* s, int n, int i, string key)
         {
             var end = i + 1 + key.Length;
-            return end < s.Length && s[end] == '"' && string.CompareOrdinal(s, i + 1, key, 0, key.Length) == 0;
+            if (end >= n || s[end] != '"')
+            {
+                return false;
+            }
+            for (var k = 0; k < key.Length; k++)
+            {
+                if (s[i + 1 + k] != key[k])
+                {
+                    return false;
+                }
+            }
+            return true;
         }
 
         /// <summary>Moves <paramref name="i"/> past the value that starts there.</summary>
-        internal static bool SkipValue(string s, ref int i, int depth)
+        internal static bool SkipValue(char* s, int n, ref int i, int depth)
         {
-            if (i >= s.Length || depth > Json.MaxDepth)
+            if (i >= n || depth > Json.MaxDepth)
             {
                 return false;
             }
             switch (s[i])
             {
-                case '{': return SkipContainer(s, ref i, depth, '}', true);
-                case '[': return SkipContainer(s, ref i, depth, ']', false);
-                case '"': return SkipString(s, ref i);
-                case 't': return SkipWord(s, ref i, "true");
-                case 'f': return SkipWord(s, ref i, "false");
-                case 'n': return SkipWord(s, ref i, "null");
-                default: return SkipNumber(s, ref i);
+                case '{': return SkipContainer(s, n, ref i, depth, '}', true);
+                case '[': return SkipContainer(s, n, ref i, depth, ']', false);
+                case '"': return SkipString(s, n, ref i);
+                case 't': return SkipWord(s, n, ref i, "true");
+                case 'f': return SkipWord(s, n, ref i, "false");
+                case 'n': return SkipWord(s, n, ref i, "null");
+                default: return SkipNumber(s, n, ref i);
             }
         }
 
-        private static bool SkipContainer(string s, ref int i, int depth, char close, bool members)
+        private static bool SkipContainer(char* s, int n, ref int i, int depth, char close, bool members)
         {
             i++;
-            Ws(s, ref i);
-            if (i < s.Length && s[i] == close)
+            Ws(s, n, ref i);
+            if (i < n && s[i] == close)
             {
                 i++;
                 return true;
             }
             while (true)
             {
-                Ws(s, ref i);
+                Ws(s, n, ref i);
                 if (members)
                 {
-                    if (i >= s.Length || s[i] != '"' || !SkipString(s, ref i))
+                    if (i >= n || s[i] != '"' || !SkipString(s, n, ref i))
                     {
                         return false;
                     }
-                    Ws(s, ref i);
-                    if (i >= s.Length || s[i] != ':')
+                    Ws(s, n, ref i);
+                    if (i >= n || s[i] != ':')
                     {
                         return false;
                     }
                     i++;
-                    Ws(s, ref i);
+                    Ws(s, n, ref i);
                 }
-                if (!SkipValue(s, ref i, depth + 1))
+                if (!SkipValue(s, n, ref i, depth + 1))
                 {
                     return false;
                 }
-                Ws(s, ref i);
-                if (i < s.Length && s[i] == ',')
+                Ws(s, n, ref i);
+                if (i < n && s[i] == ',')
                 {
                     i++;
                     continue;
                 }
-                if (i < s.Length && s[i] == close)
+                if (i < n && s[i] == close)
                 {
                     i++;
                     return true;
@@ -93,10 +105,10 @@ namespace Robota
         }
 
         /// <summary>Moves past the string whose opening quote is at <paramref name="i"/>.</summary>
-        internal static bool SkipString(string s, ref int i)
+        internal static bool SkipString(char* s, int n, ref int i)
         {
             var j = i + 1;
-            while (j < s.Length)
+            while (j < n)
             {
                 var c = s[j++];
                 if (c == '"')
@@ -110,14 +122,14 @@ namespace Robota
                 }
                 if (c == '\\')
                 {
-                    if (j >= s.Length)
+                    if (j >= n)
                     {
                         return false;
                     }
                     var e = s[j++];
                     if (e == 'u')
                     {
-                        if (j + 4 > s.Length || !Hex(s[j]) || !Hex(s[j + 1]) || !Hex(s[j + 2]) || !Hex(s[j + 3]))
+                        if (j + 4 > n || !Hex(s[j]) || !Hex(s[j + 1]) || !Hex(s[j + 2]) || !Hex(s[j + 3]))
                         {
                             return false;
                         }
@@ -134,17 +146,24 @@ namespace Robota
 
         private static bool Hex(char c) => (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 
-        private static bool SkipWord(string s, ref int i, string word)
+        private static bool SkipWord(char* s, int n, ref int i, string word)
         {
-            if (string.CompareOrdinal(s, i, word, 0, word.Length) != 0)
+            if (i + word.Length > n)
             {
                 return false;
+            }
+            for (var k = 0; k < word.Length; k++)
+            {
+                if (s[i + k] != word[k])
+                {
+                    return false;
+                }
             }
             i += word.Length;
             return true;
         }
 
-        private static bool SkipNumber(string s, ref int i)
+        private static bool SkipNumber(char* s, int n, ref int i)
         {
             var j = i;
             if (s[j] == '-')
@@ -152,7 +171,7 @@ namespace Robota
                 j++;
             }
             var digits = j;
-            while (j < s.Length && s[j] >= '0' && s[j] <= '9')
+            while (j < n && s[j] >= '0' && s[j] <= '9')
             {
                 j++;
             }
@@ -160,10 +179,10 @@ namespace Robota
             {
                 return false;
             }
-            if (j < s.Length && s[j] == '.')
+            if (j < n && s[j] == '.')
             {
                 var frac = ++j;
-                while (j < s.Length && s[j] >= '0' && s[j] <= '9')
+                while (j < n && s[j] >= '0' && s[j] <= '9')
                 {
                     j++;
                 }
@@ -172,15 +191,15 @@ namespace Robota
                     return false;
                 }
             }
-            if (j < s.Length && (s[j] == 'e' || s[j] == 'E'))
+            if (j < n && (s[j] == 'e' || s[j] == 'E'))
             {
                 j++;
-                if (j < s.Length && (s[j] == '+' || s[j] == '-'))
+                if (j < n && (s[j] == '+' || s[j] == '-'))
                 {
                     j++;
                 }
                 var exp = j;
-                while (j < s.Length && s[j] >= '0' && s[j] <= '9')
+                while (j < n && s[j] >= '0' && s[j] <= '9')
                 {
                     j++;
                 }

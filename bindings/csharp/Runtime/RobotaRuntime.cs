@@ -180,7 +180,13 @@ namespace Robota
             var reg = new StoreRegistration(Handle, store);
             Callbacks.Register(reg, (IntPtr ud, out IntPtr err) =>
                 NativeMethods.robota_runtime_set_store(Handle, Callbacks.Store, ud, Callbacks.Free, out err));
+            hadStore = true;
         }
+
+        private volatile bool hadStore;
+
+        /// <summary>True once a host store was set (it stays true: sessions opened meanwhile may still use it).</summary>
+        internal bool HadStore => hadStore;
 
         /// <summary>
         /// Answers store request <paramref name="requestId"/> with a JSON object (robota_store_complete;

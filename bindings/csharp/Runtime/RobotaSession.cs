@@ -275,13 +275,25 @@ namespace Robota
                 // Submit and register under the gate: the turn's events (routed under the same
                 // gate) cannot be handled before its waiter, sink and cancellation hook exist.
                 ulong turn;
+                if (sink != null)
+                {
+                    Core.AddSinkTurn();
+                }
                 try
                 {
                     turn = SubmitRaw(inputJson);
                 }
-                catch (Exception e) when (faultTask && e is RobotaException)
+                catch (Exception e)
                 {
-                    return Task.FromException<TurnResult>(e);
+                    if (sink != null)
+                    {
+                        Core.RemoveSinkTurn();
+                    }
+                    if (faultTask && e is RobotaException)
+                    {
+                        return Task.FromException<TurnResult>(e);
+                    }
+                    throw;
                 }
                 turnId = turn;
                 w = Core.Track(turn, this, true);
@@ -413,7 +425,7 @@ namespace Robota
             // (thread/inline delivery): the core keeps untracked turns' results meanwhile. No
             // gate is held during the call, since a dispatcher thread routes under it.
             EnterBlocking();
-            Core.BeginDrive();
+            Core.BeginDrive(this);
             var input = Utf8.Rent(inputJson);
             try
             {
@@ -938,10 +950,12 @@ namespace Robota
                 // complete them with a result instead.
                 Core.FailAll("the session was disposed before the turn completed");
                 // The free alone aborts the turn and cancels what is pending (robota_session_free).
-                // A thread blocked in Drive/Wait/Dispatch/NextEvent on this session holds the
-                // SafeHandle, deferring the free until its call returns: only then close first,
-                // which wakes it (closing always would wake a library thread per session).
-                if (Volatile.Read(ref blockingCalls) != 0)
+                // Close first only when needed (it wakes a library thread per session): a thread
+                // blocked in Drive/Wait/Dispatch/NextEvent on this session holds the SafeHandle,
+                // deferring the free until its call returns, and close wakes it; with a host store
+                // the session's last writes (transcript lines) go through it, and a free alone
+                // was seen to lose them or hang the runtime's Dispose (StoreTests).
+                if (Volatile.Read(ref blockingCalls) != 0 || Runtime.HadStore)
                 {
                     try
                     {

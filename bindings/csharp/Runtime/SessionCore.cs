@@ -43,12 +43,12 @@ namespace Robota
         private IdMap<HostRequest> requests;
         private IdMap<TurnResult> driven;
         private int drives;
+        private int sinkTurns; // turns tracked (or being submitted) with a sink: while 0, routing skips the lookup
         private WeakReference<RobotaSession> session;
         private WeakReference<SessionHandle> sessionHandle;
         private readonly IntPtr runtimePtr;
-#pragma warning disable 414 // never read: it only keeps the session reachable while a turn runs
+        // Keeps the session reachable while a turn runs; the sender of the events routed meanwhile.
         private RobotaSession keepAlive;
-#pragma warning restore 414
         private IntPtr ptr;
 
         internal SessionCore(RobotaRuntime owner)
@@ -120,11 +120,12 @@ namespace Robota
         /// matching <see cref="EndDrive"/>, the results of turns nobody tracks (a driven turn's id
         /// is known only when the call returns) are kept for <see cref="TakeDriven"/>.
         /// </summary>
-        internal void BeginDrive()
+        internal void BeginDrive(RobotaSession owner)
         {
             lock (gate)
             {
                 drives++;
+                keepAlive = owner;
             }
         }
 
@@ -136,9 +137,22 @@ namespace Robota
                 if (--drives == 0)
                 {
                     driven.Clear();
+                    if (turns.Count == 0)
+                    {
+                        keepAlive = null;
+                    }
                 }
             }
         }
+
+        /// <summary>
+        /// Counts a turn whose events go to a sink, from before its submit (with <see cref="Gate"/>
+        /// held): an event routed meanwhile then looks for the sink and waits for the gate.
+        /// </summary>
+        internal void AddSinkTurn() => Interlocked.Increment(ref sinkTurns);
+
+        /// <summary>Undoes <see cref="AddSinkTurn"/> (the submit failed, or the turn ended).</summary>
+        internal void RemoveSinkTurn() => Interlocked.Decrement(ref sinkTurns);
 
         /// <summary>
         /// Takes the kept result of turn <paramref name="turnId"/>, waiting up to
@@ -297,7 +311,7 @@ namespace Robota
             {
                 return true;
             }
-            if (turnId == 0)
+            if (turnId == 0 || Volatile.Read(ref sinkTurns) == 0)
             {
                 return false;
             }
@@ -311,9 +325,10 @@ namespace Robota
         /// <summary>Routes one event to handlers, tools and waiting turns. Never throws.</summary>
         internal void Route(RobotaEvent ev)
         {
-            var sender = Session;
+            // While a turn is in flight the session is held strongly: no weak reference to read.
+            var sender = Volatile.Read(ref keepAlive) ?? Session;
             Raise(EventReceived, sender, ev);
-            if (ev.TurnId != 0)
+            if (ev.TurnId != 0 && Volatile.Read(ref sinkTurns) != 0)
             {
                 Action<RobotaEvent> sink = null;
                 lock (gate)
@@ -505,6 +520,10 @@ namespace Robota
                 if (turns.TryGetValue(result.TurnId, out w))
                 {
                     turns.Remove(result.TurnId);
+                    if (w.Sink != null)
+                    {
+                        RemoveSinkTurn();
+                    }
                 }
                 else if (drives > 0)
                 {
@@ -573,6 +592,7 @@ namespace Robota
                 {
                     return;
                 }
+                Volatile.Write(ref sinkTurns, 0);
                 waiting = new List<TurnWaiter>();
                 pending = new List<ToolCall>();
                 asked = new List<HostRequest>();

@@ -68,47 +68,55 @@ namespace Robota
         /// when <paramref name="json"/> is not a valid object or a member is written in a way this
         /// pass does not read (an escaped stop reason): the caller parses the whole document.
         /// </summary>
-        internal static bool TryReadHead(string json, out string stopReason, out ulong turnId, out bool hasErrorDetails)
+        internal static unsafe bool TryReadHead(string json, out string stopReason, out ulong turnId, out bool hasErrorDetails)
+        {
+            fixed (char* p = json)
+            {
+                return ReadHead(json, p, json.Length, out stopReason, out turnId, out hasErrorDetails);
+            }
+        }
+
+        private static unsafe bool ReadHead(string json, char* s, int n, out string stopReason, out ulong turnId, out bool hasErrorDetails)
         {
             stopReason = null;
             turnId = 0;
             hasErrorDetails = false;
             var i = 0;
-            JsonScan.Ws(json, ref i);
-            if (i >= json.Length || json[i] != '{')
+            JsonScan.Ws(s, n, ref i);
+            if (i >= n || s[i] != '{')
             {
                 return false;
             }
             i++;
-            JsonScan.Ws(json, ref i);
-            var empty = i < json.Length && json[i] == '}';
+            JsonScan.Ws(s, n, ref i);
+            var empty = i < n && s[i] == '}';
             if (empty)
             {
                 i++;
             }
             while (!empty)
             {
-                JsonScan.Ws(json, ref i);
+                JsonScan.Ws(s, n, ref i);
                 var key = i;
-                if (i >= json.Length || json[i] != '"' || !JsonScan.SkipString(json, ref i))
+                if (i >= n || s[i] != '"' || !JsonScan.SkipString(s, n, ref i))
                 {
                     return false;
                 }
-                JsonScan.Ws(json, ref i);
-                if (i >= json.Length || json[i] != ':')
+                JsonScan.Ws(s, n, ref i);
+                if (i >= n || s[i] != ':')
                 {
                     return false;
                 }
                 i++;
-                JsonScan.Ws(json, ref i);
+                JsonScan.Ws(s, n, ref i);
                 var value = i;
-                if (!JsonScan.SkipValue(json, ref i, 1))
+                if (!JsonScan.SkipValue(s, n, ref i, 1))
                 {
                     return false;
                 }
-                if (JsonScan.KeyIs(json, key, "stop_reason"))
+                if (JsonScan.KeyIs(s, n, key, "stop_reason"))
                 {
-                    if (json[value] != '"')
+                    if (s[value] != '"')
                     {
                         stopReason = null;
                     }
@@ -117,29 +125,29 @@ namespace Robota
                         return false;
                     }
                 }
-                else if (JsonScan.KeyIs(json, key, "turn_id"))
+                else if (JsonScan.KeyIs(s, n, key, "turn_id"))
                 {
-                    turnId = UInt64At(json, value, i);
+                    turnId = UInt64At(s, value, i);
                 }
-                else if (JsonScan.KeyIs(json, key, "error_details"))
+                else if (JsonScan.KeyIs(s, n, key, "error_details"))
                 {
-                    hasErrorDetails = json[value] == '{';
+                    hasErrorDetails = s[value] == '{';
                 }
-                JsonScan.Ws(json, ref i);
-                if (i < json.Length && json[i] == ',')
+                JsonScan.Ws(s, n, ref i);
+                if (i < n && s[i] == ',')
                 {
                     i++;
                     continue;
                 }
-                if (i >= json.Length || json[i] != '}')
+                if (i >= n || s[i] != '}')
                 {
                     return false;
                 }
                 i++;
                 break;
             }
-            JsonScan.Ws(json, ref i);
-            return i == json.Length;
+            JsonScan.Ws(s, n, ref i);
+            return i == n;
         }
 
         /// <summary>The unescaped string of <paramref name="length"/> chars at <paramref name="start"/>; null when it has an escape.</summary>
@@ -160,12 +168,12 @@ namespace Robota
         }
 
         /// <summary>The non-negative integer in [<paramref name="start"/>, <paramref name="end"/>), else 0 (as <see cref="Json.GetUInt64"/>).</summary>
-        private static ulong UInt64At(string json, int start, int end)
+        private static unsafe ulong UInt64At(char* s, int start, int end)
         {
             ulong v = 0;
             for (var i = start; i < end; i++)
             {
-                var c = json[i];
+                var c = s[i];
                 if (c < '0' || c > '9' || v > (ulong.MaxValue - 9) / 10)
                 {
                     return 0;
