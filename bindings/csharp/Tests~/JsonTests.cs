@@ -30,6 +30,23 @@ namespace Robota.Tests
         }
 
         [Test]
+        private static void SharedKeysAndSmallIntegersReadAsBefore()
+        {
+            var d = Json.ParseObject("{\"k\":-129,\"k\":-128,\"n\":[0,1023,1024,-1],\"esc\\u0061\":\"x\"}");
+            Expect.Equal(-128L, (long)d["k"], "the last of duplicate members wins");
+            var n = (List<object>)d["n"];
+            Expect.Equal(1023L, (long)n[1], "cached integer");
+            Expect.Equal(1024L, (long)n[2], "integer past the cache");
+            Expect.Equal(-1L, (long)n[3], "negative cached integer");
+            Expect.True(d.ContainsKey("esca"), "an escaped key is unescaped");
+            var again = Json.ParseObject("{\"k\":1}");
+            Expect.Equal(1L, (long)again["k"], "a reused key reads its own value");
+            Expect.Equal("\"a\\\"b\\nc\\u0001\"", Json.Serialize("a\"b\nc\u0001"), "escapes between runs");
+            Expect.Equal("-9223372036854775808", Json.Serialize(new List<object> { long.MinValue }).Trim('[', ']'), "long.MinValue");
+            Expect.Equal("[-42,0,7]", Json.Serialize(new List<object> { -42, 0L, 7 }), "integers in a list");
+        }
+
+        [Test]
         private static void BadInputNamesTheOffset()
         {
             var cases = new Dictionary<string, string>
