@@ -13,7 +13,8 @@
 //! `malloc`, because mimalloc gives every thread that allocates a heap of its own (~150–180 KB
 //! resident: a page per size class it used), which a host running a hundred sessions from a
 //! hundred threads of its own paid a hundred times over. A block is freed by the allocator that
-//! owns it (`mi_is_in_heap_region`), on whatever thread.
+//! owns it, on whatever thread: mimalloc's when it lies in the arena reserved at the first
+//! allocation (one comparison) or `mi_is_in_heap_region` says so, else the system's.
 //!
 //! One setting differs from mimalloc's defaults: arenas are committed on demand
 //! (`arena_eager_commit` = 0). Eagerly committed arenas are backed by transparent huge pages
