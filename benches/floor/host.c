@@ -19,6 +19,9 @@
  *               submits, then reads robota_session_next_event and answers the tool calls
  *     pump and pull serve every session from one thread: a pass over the sessions without
  *     waiting, and when a pass found nothing, a wait of up to 1 ms on the oldest running one.
+ *     FLOOR_HOST_MEET=1 (conc, run only): the 100 host threads meet in their first tool call,
+ *     so that all 100 turns are under way at once (peak memory of 100 driving threads, not
+ *     of however many the scheduler happened to overlap).
  *
  * A scenario: a new session with one host tool add(a,b); the model calls it in 3 rounds, then
  * streams a 50-delta answer. The host checks every scenario saw 53 model text deltas (one per
@@ -46,6 +49,9 @@ static robota_runtime *rt;
 static atomic_long tool_calls;
 static char session_json[256];
 static enum pattern pattern;
+static int meet; /* FLOOR_HOST_MEET: conc run threads wait for each other in their first call */
+static pthread_barrier_t all_under_way;
+static _Thread_local int met;
 
 struct scenario {
     robota_session *session;
@@ -118,6 +124,10 @@ static void answer_add(uint64_t call_id, const char *input) {
 static void on_tool(void *ud, robota_session *s, uint64_t call_id, const char *name,
                     const char *input, size_t n) {
     (void)ud, (void)s, (void)name, (void)n;
+    if (meet && !met) {
+        met = 1;
+        pthread_barrier_wait(&all_under_way);
+    }
     answer_add(call_id, input);
 }
 
@@ -228,6 +238,9 @@ static void check_tools(long scenarios) {
 static void conc(struct scenario *sc) {
     if (pattern == THREAD || pattern == INLINE || pattern == RUN) {
         static pthread_t threads[CONC_RUNS];
+        meet = pattern == RUN && getenv("FLOOR_HOST_MEET") != NULL;
+        if (meet && pthread_barrier_init(&all_under_way, NULL, CONC_RUNS) != 0)
+            die("pthread_barrier_init", NULL);
         for (int i = 0; i < CONC_RUNS; i++)
             if (pthread_create(&threads[i], NULL, scenario_thread, &sc[i]) != 0) die("pthread_create", NULL);
         for (int i = 0; i < CONC_RUNS; i++) pthread_join(threads[i], NULL);

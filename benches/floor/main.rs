@@ -20,6 +20,9 @@
 //! on the first and the measured process on the second; `all`: a table for each). On this
 //! 2-vCPU KVM machine a wake-up across CPUs costs ~10× one on the same CPU (`cargo bench
 //! --bench handoff`), so under `free` each run lands in one of two modes.
+//! The raw loop runs twice: its 100 concurrent scenarios as 100 tasks (the floor) and with a
+//! thread per scenario (what a host that gives each session a thread can least pay; the C
+//! host's `thread`, `inline` and `run` are compared with it too).
 //! Every ratio to the raw loop is taken per run (the hosts of a run are interleaved) and printed
 //! as the median and min–max over the runs.
 //! `floor pgo` only builds the shipped (PGO) library and prints its path; `floor order` writes
@@ -254,12 +257,20 @@ fn main() {
         std::fs::metadata(&lib_file).map_or(0, |m| m.len())
     );
     let exe = std::env::current_exe().expect("current exe");
-    let mut hosts = vec![Host {
-        label: "raw loop".into(),
-        program: vec![exe.display().to_string(), "raw".into()],
-        pattern: None,
-        compare: None,
-    }];
+    let mut hosts = vec![
+        Host {
+            label: "raw loop".into(),
+            program: vec![exe.display().to_string(), "raw".into()],
+            pattern: None,
+            compare: None,
+        },
+        Host {
+            label: report::RAW_THREADS.into(),
+            program: vec![exe.display().to_string(), "raw".into()],
+            pattern: Some("threads".into()),
+            compare: None,
+        },
+    ];
     hosts.extend(patterns.iter().map(|p| Host {
         label: format!("C `{p}`"),
         program: vec![c_host.display().to_string()],

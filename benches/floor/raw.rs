@@ -257,7 +257,39 @@ async fn scenario(endpoint: &Endpoint, tools: &Value) -> Result<Seen, String> {
     Ok(seen)
 }
 
-async fn run(mode: &str, kind: Kind, url: &str) -> Result<String, String> {
+/// How the raw loop runs its 100 concurrent scenarios.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pattern {
+    /// 100 tasks on the two-worker runtime (the floor).
+    Tasks,
+    /// A thread per scenario, each with its own single-threaded runtime and connection: the
+    /// least a host that gives every session a thread of its own can pay.
+    Threads,
+}
+
+/// 100 scenarios, each on a thread of its own driving its own reactor and connection.
+fn conc_threads(kind: Kind, url: &str, tools: &'static Value) -> Result<(), String> {
+    let threads: Vec<_> = (0..CONC_RUNS)
+        .map(|_| {
+            let url = url.to_string();
+            std::thread::spawn(move || -> Result<(), String> {
+                let rt = tokio::runtime::Builder::new_current_thread()
+                    .enable_io()
+                    .build()
+                    .map_err(|e| e.to_string())?;
+                let endpoint = Endpoint::new(kind, &url)?;
+                rt.block_on(scenario(&endpoint, tools)).map(drop)
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join()
+            .map_err(|_| "a scenario thread panicked".to_string())??;
+    }
+    Ok(())
+}
+
+async fn run(mode: &str, kind: Kind, url: &str, pattern: Pattern) -> Result<String, String> {
     let endpoint: &'static Endpoint = Box::leak(Box::new(Endpoint::new(kind, url)?));
     let tools: &'static Value = Box::leak(Box::new(tools(kind)));
     match mode {
@@ -285,11 +317,18 @@ async fn run(mode: &str, kind: Kind, url: &str) -> Result<String, String> {
         }
         "conc" => {
             let (t0, c0) = (Instant::now(), cpu_ns());
-            let tasks: Vec<_> = (0..CONC_RUNS)
-                .map(|_| tokio::spawn(scenario(endpoint, tools)))
-                .collect();
-            for task in tasks {
-                task.await.map_err(|e| e.to_string())??;
+            if pattern == Pattern::Threads {
+                let url = url.to_string();
+                tokio::task::spawn_blocking(move || conc_threads(kind, &url, tools))
+                    .await
+                    .map_err(|e| e.to_string())??;
+            } else {
+                let tasks: Vec<_> = (0..CONC_RUNS)
+                    .map(|_| tokio::spawn(scenario(endpoint, tools)))
+                    .collect();
+                for task in tasks {
+                    task.await.map_err(|e| e.to_string())??;
+                }
             }
             Ok(format!(
                 "{{\"wall_ns\":{},\"cpu_ns\":{},\"scenarios\":{CONC_RUNS},\"peak_rss_kb\":{}}}",
@@ -302,11 +341,19 @@ async fn run(mode: &str, kind: Kind, url: &str) -> Result<String, String> {
     }
 }
 
-/// `floor raw MODE KIND BASE_URL`: runs the raw loop and prints its JSON line.
+/// `floor raw MODE KIND BASE_URL [tasks|threads]`: runs the raw loop and prints its JSON line
+/// (the pattern changes only how the 100 concurrent scenarios run).
 pub(crate) fn main(args: &[String]) -> i32 {
-    let [mode, kind, url] = args else {
-        eprintln!("usage: floor raw single|warm|conc anthropic|openai BASE_URL");
-        return 64;
+    let (mode, kind, url, pattern) = match args {
+        [mode, kind, url] => (mode, kind, url, Pattern::Tasks),
+        [mode, kind, url, p] if p == "tasks" => (mode, kind, url, Pattern::Tasks),
+        [mode, kind, url, p] if p == "threads" => (mode, kind, url, Pattern::Threads),
+        _ => {
+            eprintln!(
+                "usage: floor raw single|warm|conc anthropic|openai BASE_URL [tasks|threads]"
+            );
+            return 64;
+        }
     };
     let Some(kind) = Kind::parse(kind) else {
         eprintln!("floor raw: unknown kind {kind}");
@@ -322,7 +369,7 @@ pub(crate) fn main(args: &[String]) -> i32 {
             return 2;
         }
     };
-    match rt.block_on(run(mode, kind, url)) {
+    match rt.block_on(run(mode, kind, url, pattern)) {
         Ok(line) => {
             println!("{line}");
             0

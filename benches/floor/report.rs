@@ -34,6 +34,17 @@ pub(crate) struct Sample {
     pub(crate) alloc_bytes_per_delta: Option<f64>,
 }
 
+/// The raw loop's column whose 100 concurrent scenarios run a thread each (`raw.rs`).
+pub(crate) const RAW_THREADS: &str = "raw loop, a thread per scenario";
+/// The C host's columns whose 100 concurrent sessions run a host thread each.
+const THREAD_PER_SESSION: [&str; 3] = ["C `thread`", "C `inline`", "C `run`"];
+/// The 100-concurrent figures and their goals.
+const CONC_ROWS: [(&str, Getter, f64); 3] = [
+    ("wall", |s| s.conc_wall_ns, 1.5),
+    ("CPU", |s| s.conc_cpu_ns, 1.5),
+    ("peak RSS", |s| s.conc_rss_kb, 2.0),
+];
+
 /// Every host's samples, the raw loop first.
 pub(crate) type Figures = Vec<(Host, Vec<Sample>)>;
 
@@ -173,6 +184,7 @@ pub(crate) fn print(kind: &str, place: &str, f: &Figures) {
             .collect();
         println!("| {name} | ≤ {goal}× | {} |", cells.join(" | "));
     }
+    print_thread_per_session(f);
     print_bindings(f);
     let server = stat(raw, |s| s.server_cpu_ns);
     let raw_warm = stat(raw, |s| s.warm_ns);
@@ -181,6 +193,41 @@ pub(crate) fn print(kind: &str, place: &str, f: &Figures) {
         fmt(&server, Unit::Ms),
         100.0 * server.median / raw_warm.median
     );
+}
+
+/// The patterns with a host thread per session beside the raw loop with a thread per scenario:
+/// what the library adds to what the host's threads themselves cost.
+fn print_thread_per_session(f: &Figures) {
+    let Some((_, reference)) = f.iter().find(|(h, _)| h.label == RAW_THREADS) else {
+        return;
+    };
+    let hosts: Vec<_> = f
+        .iter()
+        .filter(|(h, _)| THREAD_PER_SESSION.contains(&h.label.as_str()))
+        .collect();
+    if hosts.is_empty() {
+        return;
+    }
+    println!();
+    println!("100 concurrent sessions with a host thread each, against the raw loop with a thread per scenario (per-run ratios, median (min–max)):");
+    println!();
+    let head: Vec<String> = CONC_ROWS
+        .iter()
+        .map(|(name, _, goal)| format!("{name} (≤ {goal}×)"))
+        .collect();
+    println!("| host | {} |", head.join(" | "));
+    println!("|---|{}", "---|".repeat(CONC_ROWS.len()));
+    for (host, samples) in hosts {
+        let cells: Vec<String> = CONC_ROWS
+            .iter()
+            .map(|&(_, get, goal)| {
+                let r = ratios(samples, reference, get);
+                let miss = if r.median > goal { " ✗" } else { "" };
+                format!("{}{miss}", fmt_ratio(&r))
+            })
+            .collect();
+        println!("| {} | {} |", host.label, cells.join(" | "));
+    }
 }
 
 /// The bindings' hosts beside the C host pattern each names: CPU per warm scenario (goal ≤

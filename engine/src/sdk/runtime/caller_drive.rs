@@ -22,6 +22,10 @@ use crate::sdk::runtime::library_work::LibraryWork;
 
 /// Scheduler rounds given to the reactor's other tasks after a turn.
 const SETTLE_YIELDS: usize = 2;
+/// I/O events a reactor takes from the kernel per poll. It serves one turn — a connection or
+/// two, a child's pipes — and events beyond these wait for the next poll; tokio's default
+/// (1,024) costs each reactor a 12 KB buffer, paid once per thread that drives turns.
+const EVENTS_PER_POLL: usize = 64;
 
 /// One reactor and the HTTP client whose connections it drives.
 struct Reactor {
@@ -62,8 +66,9 @@ impl CallerReactors {
             }
         };
         let _counted = work.count_task();
-        // The turn allocates as the workers would (the library's heap): it is library work.
-        let _library = crate::sdk::runtime::thread_role::LibraryThreadScope::enter();
+        // From the thread's second turn on, the turn allocates as the workers would (the
+        // library's heap): a thread that drives one turn and ends keeps to `malloc`.
+        let _library = crate::sdk::runtime::thread_role::LibraryThreadScope::enter_for_turn();
         crate::sdk::runtime::signals::with_sigpipe_blocked(|| {
             crate::providers::with_caller_client(&reactor.http, || {
                 reactor.tokio.block_on(async {
@@ -93,6 +98,7 @@ impl Reactor {
     fn start() -> SdkResult<Reactor> {
         let tokio = tokio::runtime::Builder::new_current_thread()
             .enable_all()
+            .max_io_events_per_tick(EVENTS_PER_POLL)
             .build()
             .map_err(|e| SdkError::new(ErrorCode::Io, format!("cannot start a reactor: {e}")))?;
         let http = crate::providers::new_http_client().map_err(|e| {
