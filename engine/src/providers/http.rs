@@ -54,7 +54,7 @@ pub fn new_http_client() -> Result<reqwest::Client, RobotaError> {
         .pool_idle_timeout(Duration::from_secs(90))
         .tcp_nodelay(true)
         .user_agent(concat!("robota-native/", env!("CARGO_PKG_VERSION")))
-        .use_preconfigured_tls(tls::shared_tls_config())
+        .use_preconfigured_tls(tls::shared_tls_config()?)
         .build()
         .map_err(|e| RobotaError::Configuration(format!("cannot create the HTTP client: {e}")))
 }

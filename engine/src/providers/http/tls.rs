@@ -10,13 +10,20 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
+use crate::core::errors::RobotaError;
+
 /// How many times this process built the settings (once; read by the tests).
 static BUILT: AtomicUsize = AtomicUsize::new(0);
 
 /// The process's TLS client settings: a clone is cheap and shares roots and session cache.
-pub(super) fn shared_tls_config() -> rustls::ClientConfig {
-    static CONFIG: OnceLock<rustls::ClientConfig> = OnceLock::new();
-    CONFIG.get_or_init(build).clone()
+/// Fails only when the process installed a crypto provider that offers no TLS version this
+/// build speaks.
+pub(super) fn shared_tls_config() -> Result<rustls::ClientConfig, RobotaError> {
+    static CONFIG: OnceLock<Result<rustls::ClientConfig, String>> = OnceLock::new();
+    CONFIG
+        .get_or_init(build)
+        .clone()
+        .map_err(RobotaError::Configuration)
 }
 
 fn root_store() -> rustls::RootCertStore {
@@ -25,23 +32,18 @@ fn root_store() -> rustls::RootCertStore {
     roots
 }
 
-fn build() -> rustls::ClientConfig {
+fn build() -> Result<rustls::ClientConfig, String> {
     BUILT.fetch_add(1, Ordering::Relaxed);
     let provider = rustls::crypto::CryptoProvider::get_default()
         .cloned()
         .unwrap_or_else(|| Arc::new(rustls::crypto::ring::default_provider()));
-    let roots = root_store();
-    let mut config = match rustls::ClientConfig::builder_with_provider(provider)
+    let mut config = rustls::ClientConfig::builder_with_provider(provider)
         .with_protocol_versions(rustls::ALL_VERSIONS)
-    {
-        Ok(builder) => builder.with_root_certificates(roots).with_no_client_auth(),
-        // A provider without any of the protocol versions: rustls's own safe defaults.
-        Err(_) => rustls::ClientConfig::builder()
-            .with_root_certificates(roots)
-            .with_no_client_auth(),
-    };
+        .map_err(|e| format!("cannot set up TLS: {e}"))?
+        .with_root_certificates(root_store())
+        .with_no_client_auth();
     config.alpn_protocols = vec![b"http/1.1".to_vec()];
-    config
+    Ok(config)
 }
 
 #[cfg(test)]
