@@ -21,7 +21,9 @@ missing_tools() {
   command -v nuget >/dev/null 2>&1 || echo nuget
   # The SQLite session store (bindings/csharp/Stores~/Sqlite): Mono.Data.Sqlite over libsqlite3.so.0.
   [ -f /usr/lib/mono/4.5/Mono.Data.Sqlite.dll ] || echo libmono-sqlite4.0-cil
-  ldconfig -p 2>/dev/null | grep -q 'libsqlite3\.so\.0 ' || echo libsqlite3-0
+  # Read whole, not piped into `grep -q`: under pipefail, grep leaving at its match makes
+  # ldconfig's long listing die of SIGPIPE and the library look missing.
+  case "$(ldconfig -p 2>/dev/null)" in *'libsqlite3.so.0 '*) ;; *) echo libsqlite3-0 ;; esac
 }
 if [ -n "$(missing_tools)" ]; then
   # shellcheck disable=SC2046 # one package name per word
