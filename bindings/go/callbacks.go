@@ -2,9 +2,9 @@ package robota
 
 // The C callbacks. They run on library threads (a dispatcher thread in thread mode, the async
 // worker that produced the events in inline mode, inside Dispatch in pump mode) and never
-// run user code or block: they copy the payload, route it (turn results, cancellations,
-// handler goroutines) and queue it for Events(). A Go panic must not unwind into Rust frames,
-// so each one recovers.
+// block: they copy the payload, show it to the session's OnEvent (the only user code they
+// run), route it (turn results, cancellations, handler goroutines) and queue it for Events().
+// A Go panic must not unwind into Rust frames, so each one recovers.
 
 // #include <stdint.h>
 // #include <stddef.h>
@@ -36,7 +36,7 @@ func robotaGoEvent(ud unsafe.Pointer, s *C.robota_session, kind C.uint32_t, turn
 	if h := callbackHook.Load(); h != nil {
 		(*h)(core, EventKind(kind))
 	}
-	if !routed(EventKind(kind)) && !core.listened(uint64(turn)) {
+	if core.onEvent == nil && !routed(EventKind(kind)) && !core.listened(uint64(turn)) {
 		return // nothing acts on it and nobody reads it: not worth decoding
 	}
 	core.route(core.eventFromC(EventKind(kind), uint64(turn), unsafe.Pointer(p), int(n)))
@@ -102,8 +102,9 @@ func (c *sessionCore) eventFromC(kind EventKind, turn uint64, p unsafe.Pointer, 
 	return decodeWithReflection(kind, turn, own)
 }
 
-// route acts on one event, then queues it for Events().
+// route shows one event to OnEvent, acts on it, then queues it for Events().
 func (c *sessionCore) route(ev Event) {
+	c.callOnEvent(ev)
 	c.mu.Lock()
 	q := c.queues[ev.Turn()]
 	c.mu.Unlock()

@@ -119,8 +119,8 @@ const (
 // Delivery is how events reach the binding. The default, DeliveryThread, needs nothing from
 // the host. DeliveryInline needs nothing either and is faster: the library calls the binding
 // on its async worker that produced the events instead of handing them to a dispatcher thread
-// (the binding's callbacks never run user code and never block, so it is safe with any
-// handlers; handlers still run on their own goroutines). DeliveryPump runs events and handlers
+// (the binding's callbacks run no user code but SessionConfig.OnEvent and never block, so it
+// is safe with any handlers; handlers still run on their own goroutines). DeliveryPump runs events and handlers
 // only inside Session.Dispatch (a UI or game loop); DeliveryPull only inside Session.NextEvent.
 type Delivery string
 
@@ -262,6 +262,9 @@ type SessionConfig struct {
 	// OnCommand runs the host Commands. Nil: the host answers CommandRequest events with
 	// Session.RespondCommand.
 	OnCommand CommandHandler `json:"-"`
+	// OnEvent sees every event of the session, in order, on the thread that delivers it,
+	// before Events() and the turn streams do (EventHandler has the rules).
+	OnEvent EventHandler `json:"-"`
 }
 
 // HostCommand is a command the host runs (SessionConfig.Commands).
@@ -306,11 +309,12 @@ type Overrides struct {
 	Delivery       Delivery       `json:"delivery,omitempty"`
 	Name           string         `json:"name,omitempty"`
 	Extra          map[string]any `json:"-"`
-	// OnPermission, OnHook and OnCommand of the new session (a fork inherits its parent's
-	// when nil).
+	// OnPermission, OnHook, OnCommand and OnEvent of the new session (a fork inherits its
+	// parent's when nil).
 	OnPermission PermissionHandler `json:"-"`
 	OnHook       HookHandler       `json:"-"`
 	OnCommand    CommandHandler    `json:"-"`
+	OnEvent      EventHandler      `json:"-"`
 }
 
 // ResumeConfig opens a saved session: from Snapshot, or by SessionID from the runtime's

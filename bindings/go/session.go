@@ -65,6 +65,7 @@ type handlers struct {
 	onPermission PermissionHandler
 	onHook       HookHandler
 	onCommand    CommandHandler
+	onEvent      EventHandler
 }
 
 func newSessionCore(rt *runtimeCore, delivery Delivery, h handlers) *sessionCore {
@@ -102,7 +103,7 @@ func open(op string, core *sessionCore, make func(ud unsafe.Pointer, out **C.rob
 // NewSession creates a session.
 func (rt *Runtime) NewSession(cfg SessionConfig) (*Session, error) {
 	doc, err := cfg.json()
-	return rt.openDoc("NewSession", doc, err, cfg.Delivery, handlers{cfg.OnPermission, cfg.OnHook, cfg.OnCommand},
+	return rt.openDoc("NewSession", doc, err, cfg.Delivery, handlers{cfg.OnPermission, cfg.OnHook, cfg.OnCommand, cfg.OnEvent},
 		func(rp *C.robota_runtime, d *C.char, ud unsafe.Pointer, out **C.robota_session, cerr **C.robota_error) C.robota_status {
 			return C.robota_session_new(rp, d, eventFn, ud, freeFn, out, cerr)
 		})
@@ -118,7 +119,7 @@ func (rt *Runtime) Resume(cfg ResumeConfig) (*Session, error) {
 		base["session_id"] = cfg.SessionID
 	}
 	doc, err := cfg.Overrides.json(base, cfg.Delivery)
-	return rt.openDoc("Resume", doc, err, cfg.Delivery, handlers{cfg.OnPermission, cfg.OnHook, cfg.OnCommand},
+	return rt.openDoc("Resume", doc, err, cfg.Delivery, handlers{cfg.OnPermission, cfg.OnHook, cfg.OnCommand, cfg.OnEvent},
 		func(rp *C.robota_runtime, d *C.char, ud unsafe.Pointer, out **C.robota_session, cerr **C.robota_error) C.robota_status {
 			return C.robota_session_resume(rp, d, eventFn, ud, freeFn, out, cerr)
 		})
@@ -151,7 +152,7 @@ func (s *Session) Fork(o Overrides) (*Session, error) {
 	if !c.rt.acquire() {
 		return nil, newError(op, StatusClosed, "runtime is closed")
 	}
-	h, delivery := handlers{o.OnPermission, o.OnHook, o.OnCommand}, o.Delivery
+	h, delivery := handlers{o.OnPermission, o.OnHook, o.OnCommand, o.OnEvent}, o.Delivery
 	if h.onPermission == nil {
 		h.onPermission = c.onPermission
 	}
@@ -160,6 +161,9 @@ func (s *Session) Fork(o Overrides) (*Session, error) {
 	}
 	if h.onCommand == nil {
 		h.onCommand = c.onCommand
+	}
+	if h.onEvent == nil {
+		h.onEvent = c.onEvent
 	}
 	if delivery == "" {
 		delivery = c.delivery

@@ -22,6 +22,12 @@ type ToolDef struct {
 	ReadOnly bool `json:"read_only,omitempty"`
 	// TimeoutMS fails the call when the handler has not answered in time.
 	TimeoutMS int `json:"timeout_ms,omitempty"`
+	// Inline runs the handler on the library thread that delivers the call, as a C host's
+	// tool callback runs, instead of on a goroutine of its own: for handlers that return at
+	// once and never block (arithmetic, a lookup in memory), which then cost no goroutine
+	// and no thread hand-off. Its ctx is the session's (cancelled when the session closes);
+	// the call cannot be withdrawn while it runs.
+	Inline bool `json:"-"`
 }
 
 // ToolCall is one call of a host tool.
@@ -37,8 +43,8 @@ type ToolCall struct {
 // Decode unmarshals the arguments into v.
 func (c ToolCall) Decode(v any) error { return json.Unmarshal(c.Arguments, v) }
 
-// ToolHandler runs a host tool. It runs on its own goroutine, so it may block (network,
-// disk, waiting for another goroutine); its ctx is cancelled when the call is withdrawn
+// ToolHandler runs a host tool. It runs on its own goroutine (unless ToolDef.Inline), so it
+// may block (network, disk, waiting for another goroutine); its ctx is cancelled when the call is withdrawn
 // (turn aborted, context cancelled, session closed). The returned value is JSON-encoded for
 // the model (a string stays a string; json.RawMessage passes as is); an error, or a panic,
 // is reported to the model as the tool's failure.
@@ -48,6 +54,7 @@ type ToolHandler func(ctx context.Context, call ToolCall) (any, error)
 type toolEntry struct {
 	name    string
 	handler ToolHandler
+	inline  bool // ToolDef.Inline
 	rt      *runtimeCore
 }
 
@@ -72,7 +79,7 @@ func (rt *Runtime) RegisterTool(def ToolDef, handler ToolHandler) error {
 	if err != nil {
 		return newError(op, encodeStatus(err), "tool %q: cannot encode the definition: %v", def.Name, err)
 	}
-	entry := &toolEntry{name: def.Name, handler: handler, rt: core}
+	entry := &toolEntry{name: def.Name, handler: handler, inline: def.Inline, rt: core}
 	h, ud := newHandle(entry)
 	cdoc := C.CString(string(doc))
 	defer C.free(unsafe.Pointer(cdoc))
@@ -95,11 +102,21 @@ func (c *runtimeCore) tool(name string) *toolEntry {
 	return c.tools[name]
 }
 
-// start runs the handler of call callID on a new goroutine and answers the call with its
-// outcome. Called on a library thread: it must not block.
+// start runs the handler of call callID on a new goroutine (inline: on this thread) and
+// answers the call with its outcome. Called on a library thread: it must not block.
 func (t *toolEntry) start(s *sessionCore, callID uint64, args []byte) {
 	if !t.rt.acquire() {
 		return // the runtime is gone: nobody could receive the answer
+	}
+	if t.inline {
+		defer t.rt.release()
+		ctx := context.Background()
+		if s != nil {
+			ctx = s.ctx
+		}
+		out, isErr := t.invoke(ctx, ToolCall{ID: callID, Name: t.name, Arguments: args})
+		_ = t.rt.completeCall(callID, out, isErr)
+		return
 	}
 	ctx, done := context.WithCancel(context.Background())
 	if s != nil {

@@ -14,10 +14,13 @@
 //	  PATTERN  run:   a goroutine per session calling Session.Run (default thread delivery)
 //	           drive: a goroutine per session calling Session.Drive (inline delivery)
 //	           one:   one goroutine submits every turn (Session.Submit), then waits for each
+//	           each with the suffix -events (run-events, …): the deltas are read from Events()
 //
-// Text deltas are counted as a Go user sees them: each session's Events() channel, read by one
-// goroutine per session, into an atomic counter (the "\n\n" the library streams between rounds
-// is not a model delta). The host exits 3 unless every scenario saw 53 deltas and 3 tool calls.
+// Text deltas are counted as a Go user sees them, into an atomic counter (the "\n\n" the
+// library streams between rounds is not a model delta): by the session's OnEvent handler, on
+// the thread that delivers them, as the C host counts them in its callback; or, with -events,
+// from each session's Events() channel, read by a goroutine per session. The host exits 3
+// unless every scenario saw 53 deltas and 3 tool calls.
 //
 // allocs is the runtime.MemStats.Mallocs delta over the 50 warm scenarios: everything Go's heap
 // allocated, the binding's side (the host's per-delta path allocates nothing; its own share is
@@ -85,11 +88,12 @@ type host struct {
 	rt      *robota.Runtime
 	cfg     robota.SessionConfig
 	pattern string
+	events  bool // the deltas are read from Events() (else OnEvent counts them)
 }
 
 func main() {
 	if len(os.Args) != 5 {
-		fmt.Fprintln(os.Stderr, "usage: floorhost single|warm|conc anthropic|openai BASE_URL run|drive|one")
+		fmt.Fprintln(os.Stderr, "usage: floorhost single|warm|conc anthropic|openai BASE_URL run|drive|one[-events]")
 		os.Exit(64)
 	}
 	mode, kind, url, pattern := os.Args[1], os.Args[2], os.Args[3], os.Args[4]
@@ -97,10 +101,11 @@ func main() {
 		fmt.Fprintf(os.Stderr, "floorhost: unknown mode %s\n", mode)
 		os.Exit(64)
 	}
-	h := &host{pattern: pattern, cfg: robota.SessionConfig{
+	h := &host{cfg: robota.SessionConfig{
 		Provider: "p", Model: "m", Tools: []string{"add"}, PermissionMode: robota.ModeBypassPermissions,
 	}}
-	switch pattern {
+	h.pattern, h.events = strings.TrimSuffix(pattern, "-events"), strings.HasSuffix(pattern, "-events")
+	switch h.pattern {
 	case "run", "one":
 	case "drive":
 		h.cfg.Delivery = robota.DeliveryInline // Drive's calling thread then runs the callbacks too
@@ -120,6 +125,7 @@ func main() {
 		return args.A + args.B, nil // the result is the JSON number
 	})
 	add.Def.ReadOnly = true
+	add.Def.Inline = true                            // it returns at once: run on the delivering thread, as host.c's callback does
 	add.Def.InputSchema = json.RawMessage(addSchema) // host.c's schema, byte for byte
 	check("AddTool", rt.AddTool(add))
 
@@ -217,14 +223,20 @@ func (h *host) drive(sc *scenario) {
 
 // open creates the scenario's session and starts reading its events.
 func (h *host) open(sc *scenario) {
-	s, err := h.rt.NewSession(h.cfg)
-	check("NewSession", err)
-	sc.s = s
 	sc.deltas.Store(0)
 	sc.firstNS.Store(0)
-	events := s.Events() // before the turn: it sees the whole turn
-	sc.reader.Add(1)
-	go sc.count(events)
+	cfg := h.cfg
+	if !h.events {
+		cfg.OnEvent = sc.see
+	}
+	s, err := h.rt.NewSession(cfg)
+	check("NewSession", err)
+	sc.s = s
+	if h.events {
+		events := s.Events() // before the turn: it sees the whole turn
+		sc.reader.Add(1)
+		go sc.count(events)
+	}
 }
 
 func (h *host) submit(sc *scenario) {
@@ -251,16 +263,21 @@ func (h *host) close(sc *scenario) {
 	}
 }
 
-// count reads a session's events until the channel closes, counting the model's text deltas.
+// count reads a session's events until the channel closes.
 func (sc *scenario) count(events <-chan robota.Event) {
 	defer sc.reader.Done()
 	for ev := range events {
-		if d, ok := ev.(robota.TextDelta); ok && d.Text != "\n\n" {
-			if sc.firstNS.Load() == 0 {
-				sc.firstNS.CompareAndSwap(0, nowNS())
-			}
-			sc.deltas.Add(1)
+		sc.see(ev)
+	}
+}
+
+// see counts the model's text deltas.
+func (sc *scenario) see(ev robota.Event) {
+	if d, ok := ev.(robota.TextDelta); ok && d.Text != "\n\n" {
+		if sc.firstNS.Load() == 0 {
+			sc.firstNS.CompareAndSwap(0, nowNS())
 		}
+		sc.deltas.Add(1)
 	}
 }
 
