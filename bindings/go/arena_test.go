@@ -1,6 +1,7 @@
 package robota
 
 import (
+	"reflect"
 	"runtime"
 	"strconv"
 	"testing"
@@ -26,6 +27,39 @@ func TestArenaDeltasSurviveCollection(t *testing.T) {
 		}
 		if ev != Event(TextDelta{turnRef{uint64(i)}, d.Text}) {
 			t.Fatalf("event %d does not compare equal to its value", i)
+		}
+	}
+}
+
+// TestArenaEventsSurviveCollection: every kind fastEvent boxes in the arena decodes to what
+// ordinary boxing gives — the same dynamic type and value — and keeps it after the arena
+// moved on to new blocks and the heap was collected.
+func TestArenaEventsSurviveCollection(t *testing.T) {
+	var a payloadArena
+	var boxed, plain []Event
+	for round := 0; round < 3*arenaEventsBlock; round++ {
+		for _, c := range fastEventDocs {
+			doc := []byte(c.doc)
+			ev, ok := fastEvent(&a, c.kind, uint64(round), doc)
+			if !ok {
+				continue
+			}
+			want, _ := fastEvent(nil, c.kind, uint64(round), []byte(c.doc))
+			boxed, plain = append(boxed, ev), append(plain, want)
+		}
+	}
+	if len(boxed) != 3*arenaEventsBlock*17 {
+		t.Fatalf("%d events boxed", len(boxed))
+	}
+	runtime.GC()
+	for i := range boxed {
+		if boxed[i].Kind() != plain[i].Kind() || !reflect.DeepEqual(boxed[i], plain[i]) {
+			t.Fatalf("event %d: %#v, want %#v", i, boxed[i], plain[i])
+		}
+	}
+	for _, blocks := range []int{len(a.turnsStarted), len(a.messages), len(a.toolStarts), len(a.toolEnds), len(a.contextUpdates), len(a.turnsCompleted)} {
+		if blocks >= arenaEventsBlock {
+			t.Fatalf("a block tail of %d: the arena was not used", blocks)
 		}
 	}
 }

@@ -71,7 +71,13 @@ func robotaGoTool(ud unsafe.Pointer, s *C.robota_session, callID C.uint64_t, nam
 	if h := callbackHook.Load(); h != nil {
 		(*h)(core, KindToolCall)
 	}
-	t.start(core, uint64(callID), C.GoBytes(unsafe.Pointer(input), C.int(n)))
+	var args []byte
+	if core != nil {
+		args = core.arena.copy(unsafe.Pointer(input), int(n)) // bytes of its own: no other value shares them
+	} else {
+		args = C.GoBytes(unsafe.Pointer(input), C.int(n))
+	}
+	t.start(core, uint64(callID), args)
 }
 
 //export robotaGoLog
@@ -92,7 +98,7 @@ func (c *sessionCore) eventFromC(kind EventKind, turn uint64, p unsafe.Pointer, 
 	case KindThinkingDelta:
 		return ThinkingDelta{turnRef{turn}, bytesString(data)}
 	}
-	if ev, ok := fastEvent(kind, turn, data); ok {
+	if ev, ok := fastEvent(&c.arena, kind, turn, data); ok {
 		return ev
 	}
 	// encoding/json hands out parts of the document (HookRequest.Input, …) as mutable
@@ -155,7 +161,7 @@ func (c *sessionCore) route(ev Event) {
 func (c *sessionCore) endQueues() {
 	c.mu.Lock()
 	queues := c.queues
-	c.queues = map[uint64]*turnQueue{}
+	c.queues = nil
 	c.mu.Unlock()
 	for _, q := range queues {
 		q.end()

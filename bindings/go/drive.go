@@ -3,6 +3,15 @@ package robota
 // #include <stdlib.h>
 // #include <string.h>
 // #include "robota.h"
+//
+// // robota_go_ran is what robota_session_run_result writes, as one value, so that no Go
+// // variable's address goes to C (each would move to the heap on every turn).
+// typedef struct { robota_status status; uint64_t turn_id; char *result; robota_error *error; } robota_go_ran;
+// static robota_go_ran robota_go_session_run_result(robota_session *s, const char *input) {
+// 	robota_go_ran r = { ROBOTA_OK, 0, NULL, NULL };
+// 	r.status = robota_session_run_result(s, input, &r.turn_id, &r.result, &r.error);
+// 	return r;
+// }
 import "C"
 
 import (
@@ -73,14 +82,11 @@ func (s *Session) DriveInput(ctx context.Context, in Input) (Result, error) {
 	var resultDoc []byte // the turn's result document
 	var t *turnState
 	err = c.use(op, func(p *C.robota_session) error {
-		var cid C.uint64_t
-		var out *C.char
-		var cerr *C.robota_error
-		st := C.robota_session_run_result(p, cdoc, &cid, &out, &cerr)
-		id, runErr = uint64(cid), takeError(op, st, cerr)
-		if out != nil {
-			resultDoc = C.GoBytes(unsafe.Pointer(out), C.int(C.strlen(out)))
-			C.robota_string_free(out)
+		ran := C.robota_go_session_run_result(p, cdoc)
+		id, runErr = uint64(ran.turn_id), takeError(op, ran.status, ran.error)
+		if ran.result != nil {
+			resultDoc = C.GoBytes(unsafe.Pointer(ran.result), C.int(C.strlen(ran.result)))
+			C.robota_string_free(ran.result)
 		}
 		// Still holding the pointer: the session cannot be released before a pump or pull
 		// turn is registered, so its release completes it at the latest.

@@ -264,7 +264,7 @@ func (u UnknownEvent) Kind() EventKind { return u.KindValue }
 // decodeJSONEvent builds the typed event of a JSON payload. A payload that does not decode
 // (a library bug) becomes an UnknownEvent rather than being lost.
 func decodeJSONEvent(kind EventKind, turn uint64, data []byte) Event {
-	if ev, ok := fastEvent(kind, turn, data); ok {
+	if ev, ok := fastEvent(nil, kind, turn, data); ok {
 		return ev
 	}
 	return decodeWithReflection(kind, turn, data)

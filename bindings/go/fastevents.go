@@ -8,7 +8,8 @@ import (
 // fastEvent decodes the payload of the event kinds every turn carries with jsonReader; false
 // when it cannot (another kind, or a document it does not read exactly as encoding/json
 // would), and decodeJSONEvent then uses encoding/json. data must never change afterwards.
-func fastEvent(kind EventKind, turn uint64, data []byte) (Event, bool) {
+// The values of the commonest kinds live in blocks of a (nil: each its own allocation).
+func fastEvent(a *payloadArena, kind EventKind, turn uint64, data []byte) (Event, bool) {
 	r := &jsonReader{b: data}
 	t := turnRef{TurnID: turn}
 	var ev Event
@@ -22,11 +23,11 @@ func fastEvent(kind EventKind, turn uint64, data []byte) (Event, bool) {
 			}
 			return false
 		}, fieldNames.turnStarted)
-		ev = e
+		ev = boxEvent(a, turnsStartedTail, e, turnStartedEvent)
 	case KindMessage:
 		e := MessageEvent{turnRef: t}
 		r.message(&e.Message)
-		ev = e
+		ev = boxEvent(a, messagesTail, e, messageEvent)
 	case KindToolStart:
 		e := ToolStart{turnRef: t}
 		r.object(func(k string) bool {
@@ -44,7 +45,7 @@ func fastEvent(kind EventKind, turn uint64, data []byte) (Event, bool) {
 			}
 			return true
 		}, fieldNames.toolStart)
-		ev = e
+		ev = boxEvent(a, toolStartsTail, e, toolStartEvent)
 	case KindToolEnd:
 		e := ToolEnd{turnRef: t}
 		r.object(func(k string) bool {
@@ -64,7 +65,7 @@ func fastEvent(kind EventKind, turn uint64, data []byte) (Event, bool) {
 			}
 			return true
 		}, fieldNames.toolEnd)
-		ev = e
+		ev = boxEvent(a, toolEndsTail, e, toolEndEvent)
 	case KindToolCall:
 		e := ToolCallRequest{turnRef: t}
 		r.object(func(k string) bool {
@@ -84,7 +85,7 @@ func fastEvent(kind EventKind, turn uint64, data []byte) (Event, bool) {
 	case KindContextUpdate:
 		e := ContextUpdate{turnRef: t}
 		r.contextState(&e.ContextState)
-		ev = e
+		ev = boxEvent(a, contextUpdatesTail, e, contextUpdateEvent)
 	case KindError:
 		e := ErrorEvent{turnRef: t}
 		r.object(func(k string) bool {
@@ -118,7 +119,7 @@ func fastEvent(kind EventKind, turn uint64, data []byte) (Event, bool) {
 	case KindTurnCompleted:
 		e := TurnCompleted{Result: Result{TurnID: turn}}
 		r.result(&e.Result)
-		ev = e
+		ev = boxEvent(a, turnsCompletedTail, e, turnCompletedEvent)
 	default:
 		return nil, false
 	}

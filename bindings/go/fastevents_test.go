@@ -55,7 +55,7 @@ func TestFastEventsMatchEncodingJSON(t *testing.T) {
 	alphabet := []byte(`{}[]":,\ 0123456789.eE+-tfnulrsaxV` + "\x00\xc3\xff")
 	fast := 0
 	for _, c := range fastEventDocs {
-		if _, ok := fastEvent(c.kind, 9, []byte(c.doc)); ok {
+		if _, ok := fastEvent(nil, c.kind, 9, []byte(c.doc)); ok {
 			fast++
 		}
 		checkFastEvent(t, c.kind, []byte(c.doc))
@@ -72,7 +72,7 @@ func TestFastEventsMatchEncodingJSON(t *testing.T) {
 
 func checkFastEvent(t *testing.T, kind EventKind, doc []byte) {
 	t.Helper()
-	got, ok := fastEvent(kind, 9, doc)
+	got, ok := fastEvent(nil, kind, 9, doc)
 	if !ok {
 		return
 	}

@@ -1,6 +1,6 @@
 package robota
 
-// Registrations hand the library a cgo.Handle as user_data; the library calls the free
+// Registrations hand the library a handle as user_data; the library calls the free
 // trampoline exactly once after the last callback of that registration, which deletes it.
 // The count of live handles lets tests prove that nothing leaks after Close.
 
@@ -18,7 +18,6 @@ package robota
 import "C"
 
 import (
-	"runtime/cgo"
 	"sync"
 	"unsafe"
 )
@@ -53,19 +52,59 @@ func (c *counter) get() (int, <-chan struct{}) {
 	return c.n, c.changed
 }
 
-// handles counts the cgo.Handles the library holds; workers counts the binding's goroutines.
+// handles counts the handles the library holds; workers counts the binding's goroutines.
 var handles, workers counter
 
+// handle is a registration's user_data: a slot of handleTable (never 0). Unlike a
+// cgo.Handle, whose every NewHandle allocates in a sync.Map, a slot is reused once deleted,
+// so a session's registration costs no allocation once the table has grown.
+type handle uintptr
+
+// handleTable holds the published values by slot (slot h is vals[h-1]) and the free slots.
+var handleTable struct {
+	sync.RWMutex
+	vals []any
+	free []handle
+}
+
 // newHandle publishes v for one registration and returns the user_data to pass.
-func newHandle(v any) (cgo.Handle, unsafe.Pointer) {
-	h := cgo.NewHandle(v)
+func newHandle(v any) (handle, unsafe.Pointer) {
+	handleTable.Lock()
+	var h handle
+	if n := len(handleTable.free); n > 0 {
+		h = handleTable.free[n-1]
+		handleTable.free = handleTable.free[:n-1]
+		handleTable.vals[h-1] = v
+	} else {
+		handleTable.vals = append(handleTable.vals, v)
+		h = handle(len(handleTable.vals))
+	}
+	handleTable.Unlock()
 	handles.add(1)
 	return h, C.robota_go_ptr(C.uintptr_t(h))
 }
 
+// value is the value h publishes; it panics for a handle that is not published, as
+// cgo.Handle does (every callback recovers).
+func (h handle) value() any {
+	handleTable.RLock()
+	defer handleTable.RUnlock()
+	if h == 0 || int(h) > len(handleTable.vals) || handleTable.vals[h-1] == nil {
+		panic("robota: misuse of an invalid handle")
+	}
+	return handleTable.vals[h-1]
+}
+
 // dropHandle deletes a handle the library never took (the registration failed) or released.
-func dropHandle(h cgo.Handle) {
-	h.Delete()
+func dropHandle(h handle) {
+	handleTable.Lock()
+	if h == 0 || int(h) > len(handleTable.vals) || handleTable.vals[h-1] == nil {
+		handleTable.Unlock()
+		panic("robota: misuse of an invalid handle")
+	}
+	handleTable.vals[h-1] = nil
+	handleTable.free = append(handleTable.free, h)
+	handleTable.Unlock()
 	handles.add(-1)
 }
 
@@ -80,7 +119,7 @@ func goTracked(f func()) {
 
 // handleValue recovers the value behind user_data.
 func handleValue(ud unsafe.Pointer) any {
-	return cgo.Handle(uintptr(ud)).Value()
+	return handle(uintptr(ud)).value()
 }
 
 // Trampolines: C function pointers to the exported Go callbacks.
@@ -93,8 +132,8 @@ var (
 
 // releaseHandle is the free_fn: the library released the registration behind ud.
 func releaseHandle(ud unsafe.Pointer) {
-	h := cgo.Handle(uintptr(ud))
-	if f, ok := h.Value().(freer); ok {
+	h := handle(uintptr(ud))
+	if f, ok := h.value().(freer); ok {
 		f.released()
 	}
 	dropHandle(h)

@@ -84,7 +84,7 @@ type HostIOEvent struct {
 // Kind implements Event.
 func (HostIOEvent) Kind() EventKind { return KindHostIO }
 
-// hostIOEntry is the registration behind the host I/O callback's cgo.Handle.
+// hostIOEntry is the registration behind the host I/O callback's handle.
 type hostIOEntry struct {
 	handler HostIOHandler
 	rt      *runtimeCore

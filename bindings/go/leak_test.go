@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// After Close (sessions and runtime) the library has released every cgo.Handle (sessions,
+// After Close (sessions and runtime) the library has released every handle (sessions,
 // tools) and the binding's goroutines (handlers, context watchers, event forwarders) are gone.
 func TestNoHandleOrGoroutineLeaksAfterClose(t *testing.T) {
 	// Earlier tests' runtimes are released asynchronously (the last reference may be dropped

@@ -73,7 +73,7 @@ func CancelReason(ctx context.Context) string {
 	return ""
 }
 
-// providerEntry is the registration behind a provider's cgo.Handle.
+// providerEntry is the registration behind a provider's handle.
 type providerEntry struct {
 	name     string
 	provider Provider

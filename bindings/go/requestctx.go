@@ -39,6 +39,9 @@ func (c *sessionCore) requestCtx(kind string, id uint64) (ctx context.Context, d
 	ctx, cancel := context.WithCancel(c.ctx)
 	key := requestKey{kind, id}
 	c.mu.Lock()
+	if c.pending == nil {
+		c.pending = map[requestKey]context.CancelFunc{}
+	}
 	c.pending[key] = cancel
 	c.mu.Unlock()
 	return ctx, func() {

@@ -2,6 +2,15 @@ package robota
 
 // #include <stdlib.h>
 // #include "robota.h"
+//
+// // robota_go_completed is robota_tool_call_complete's status and error as one value, so that
+// // no Go variable's address goes to C (it would move to the heap on every call).
+// typedef struct { robota_status status; robota_error *error; } robota_go_completed;
+// static robota_go_completed robota_go_tool_call_complete(robota_runtime *rt, uint64_t id, const char *result, int32_t is_error) {
+// 	robota_go_completed r = { ROBOTA_OK, NULL };
+// 	r.status = robota_tool_call_complete(rt, id, result, is_error, &r.error);
+// 	return r;
+// }
 import "C"
 
 import (
@@ -128,14 +137,13 @@ func (rt *Runtime) live(op string) (*runtimeCore, error) {
 // completeCall answers a host tool call.
 func (c *runtimeCore) completeCall(callID uint64, result string, isError bool) error {
 	cres := C.CString(result)
-	defer C.free(unsafe.Pointer(cres))
 	flag := C.int32_t(0)
 	if isError {
 		flag = 1
 	}
-	var cerr *C.robota_error
-	st := C.robota_tool_call_complete(c.ptr, C.uint64_t(callID), cres, flag, &cerr)
-	return takeError("CompleteToolCall", st, cerr)
+	r := C.robota_go_tool_call_complete(c.ptr, C.uint64_t(callID), cres, flag)
+	C.free(unsafe.Pointer(cres))
+	return takeError("CompleteToolCall", r.status, r.error)
 }
 
 // respond answers a permission or hook request.

@@ -18,7 +18,7 @@ type Session struct {
 	core *sessionCore
 }
 
-// sessionCore is what the library's callbacks reach through the session's cgo.Handle. The
+// sessionCore is what the library's callbacks reach through the session's handle. The
 // public *Session is not reachable from it, so a forgotten Session can be finalized.
 type sessionCore struct {
 	rt       *runtimeCore
@@ -74,7 +74,7 @@ func newSessionCore(rt *runtimeCore, delivery Delivery, h handlers) *sessionCore
 	return &sessionCore{
 		rt: rt, delivery: delivery, handlers: h,
 		ctx: ctx, cancel: cancel,
-		turns: map[uint64]*turnState{}, pending: map[requestKey]context.CancelFunc{}, queues: map[uint64]*turnQueue{},
+		turns:      map[uint64]*turnState{}, // pending and queues are made at their first entry
 		closedSeen: make(chan struct{}), freed: make(chan struct{}),
 	}
 }

@@ -13,7 +13,7 @@ import (
 	"unsafe"
 )
 
-// storeEntry is the registration behind the store callback's cgo.Handle: the host's Store and
+// storeEntry is the registration behind the store callback's handle: the host's Store and
 // the context of its calls, cancelled when the library releases the registration.
 type storeEntry struct {
 	store  Store

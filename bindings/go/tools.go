@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"unsafe"
 )
 
@@ -50,7 +51,7 @@ func (c ToolCall) Decode(v any) error { return json.Unmarshal(c.Arguments, v) }
 // is reported to the model as the tool's failure.
 type ToolHandler func(ctx context.Context, call ToolCall) (any, error)
 
-// toolEntry is the registration behind a tool's cgo.Handle.
+// toolEntry is the registration behind a tool's handle.
 type toolEntry struct {
 	name    string
 	handler ToolHandler
@@ -143,11 +144,30 @@ func (t *toolEntry) invoke(ctx context.Context, call ToolCall) (out string, isEr
 	if err != nil {
 		return jsonText(err.Error()), true
 	}
-	b, err := json.Marshal(v)
+	out, err = resultJSON(v)
 	if err != nil {
 		return jsonText(fmt.Sprintf("tool %q returned a value that cannot be encoded as JSON: %v", t.name, err)), true
 	}
-	return string(b), false
+	return out, false
+}
+
+// resultJSON is v encoded as encoding/json encodes it; integers and bools, the commonest
+// answers, without its encoder.
+func resultJSON(v any) (string, error) {
+	switch x := v.(type) {
+	case int:
+		return strconv.Itoa(x), nil
+	case int64:
+		return strconv.FormatInt(x, 10), nil
+	case int32:
+		return strconv.FormatInt(int64(x), 10), nil
+	case uint64:
+		return strconv.FormatUint(x, 10), nil
+	case bool:
+		return strconv.FormatBool(x), nil
+	}
+	b, err := json.Marshal(v)
+	return string(b), err
 }
 
 // jsonText encodes s as a JSON string.

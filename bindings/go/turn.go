@@ -183,6 +183,9 @@ func (s *Session) submit(ctx context.Context, op string, in Input, stream bool) 
 		c.turns[t.id] = t.turnState
 		if stream {
 			t.queue = newTurnQueue()
+			if c.queues == nil {
+				c.queues = map[uint64]*turnQueue{}
+			}
 			c.queues[t.id] = t.queue
 		}
 		return nil

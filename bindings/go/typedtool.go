@@ -63,6 +63,9 @@ func (rt *Runtime) AddTool(t Tool) error {
 // decodeArgs decodes a JSON object into v, rejecting unknown names and missing required ones
 // (at any depth, as schema says) with a message naming the argument.
 func decodeArgs(raw []byte, v any, schema map[string]any) error {
+	if decodeFlatArgs(raw, v, schema) {
+		return nil
+	}
 	present, ok := readMembers(raw)
 	if !ok {
 		if err := json.Unmarshal(raw, &present); err != nil {
