@@ -41,7 +41,7 @@ func TestEveryHeaderFunctionIsWrapped(t *testing.T) {
 		if by, ok := superseded[name]; ok {
 			name = by
 		}
-		// Called from Go, or from a C helper of a cgo preamble ("r.status = robota_…(").
+		// Called from Go, or by a C helper of a cgo preamble ("r.status = robota_…(").
 		inPreamble := regexp.MustCompile(`(?m)^//\s.*=\s*` + name + `\(`)
 		if !strings.Contains(src.String(), "C."+name+"(") && !inPreamble.MatchString(src.String()) {
 			t.Errorf("%s is not wrapped by the Go binding", d[1])

@@ -46,6 +46,14 @@ func (a *payloadArena) copy(p unsafe.Pointer, n int) []byte {
 	return b
 }
 
+// keep copies b (Go memory) into the arena, as copy does C memory.
+func (a *payloadArena) keep(b []byte) []byte {
+	if len(b) == 0 {
+		return nil
+	}
+	return a.copy(unsafe.Pointer(&b[0]), len(b))
+}
+
 // deltaEvent is d as an Event whose value lives in a block of the arena instead of an
 // allocation of its own (what converting d to Event would make).
 func (a *payloadArena) deltaEvent(d TextDelta) Event {

@@ -403,7 +403,7 @@ func (c SessionConfig) json() (string, error) {
 			d.Tools = &c.Tools
 		}
 		out, err := json.Marshal(&d)
-		return string(out), err
+		return bytesString(out), err // out is the string's alone: never changed
 	}
 	forced := map[string]any{"delivery": deliveryOr(c.Delivery)}
 	if c.Tools != nil {

@@ -79,13 +79,17 @@ func (s *Session) DriveInput(ctx context.Context, in Input) (Result, error) {
 	defer C.free(unsafe.Pointer(cdoc))
 	var id uint64
 	var runErr error
-	var resultDoc []byte // the turn's result document
+	var resultDoc []byte // the turn's result document, when it can say more than its routed TurnCompleted
 	var t *turnState
 	err = c.use(op, func(p *C.robota_session) error {
 		ran := C.robota_go_session_run_result(p, cdoc)
 		id, runErr = uint64(ran.turn_id), takeError(op, ran.status, ran.error)
 		if ran.result != nil {
-			resultDoc = C.GoBytes(unsafe.Pointer(ran.result), C.int(C.strlen(ran.result)))
+			// On ROBOTA_OK the document is the TurnCompleted event routed to t; a failed
+			// status can come with another one (a session store's conflict after the turn).
+			if runErr != nil {
+				resultDoc = C.GoBytes(unsafe.Pointer(ran.result), C.int(C.strlen(ran.result)))
+			}
 			C.robota_string_free(ran.result)
 		}
 		// Still holding the pointer: the session cannot be released before a pump or pull
@@ -149,10 +153,45 @@ func relabel(err error, op string) error {
 // the driven turn's (the one Drive per session) — are collected here for the Drive to claim
 // by id. Guarded by sessionCore.mu.
 type driveState struct {
-	turns     map[uint64]*turnState // by turn id: completed by their ERROR and TurnCompleted
-	completed map[uint64]bool       // those whose TurnCompleted was routed
-	started   uint64                // the turn whose TurnStarted was routed
-	cancelled bool                  // the Drive's context ended: abort its turn once known
+	turns     drivenTurns // by turn id: completed by their ERROR and TurnCompleted
+	started   uint64      // the turn whose TurnStarted was routed
+	cancelled bool        // the Drive's context ended: abort its turn once known
+}
+
+// drivenTurn is a turn a Drive collects, and whether its TurnCompleted was routed.
+type drivenTurn struct {
+	state     *turnState
+	completed bool
+}
+
+// drivenTurns are a Drive's turns by id: the first (usually the only one) in place, any
+// others in a map made when the second arrives.
+type drivenTurns struct {
+	firstID uint64
+	first   drivenTurn
+	more    map[uint64]*drivenTurn
+}
+
+// get is turn id's entry, or nil.
+func (s *drivenTurns) get(id uint64) *drivenTurn {
+	if id != 0 && id == s.firstID {
+		return &s.first
+	}
+	return s.more[id]
+}
+
+// add makes turn id's entry (id has none).
+func (s *drivenTurns) add(id uint64, t *turnState) *drivenTurn {
+	if s.firstID == 0 {
+		s.firstID, s.first = id, drivenTurn{state: t}
+		return &s.first
+	}
+	if s.more == nil {
+		s.more = map[uint64]*drivenTurn{}
+	}
+	e := &drivenTurn{state: t}
+	s.more[id] = e
+	return e
 }
 
 // beginDrive makes a new Drive the session's driving one; nil (no error) when another Drive
@@ -166,7 +205,7 @@ func (c *sessionCore) beginDrive(op string) (*driveState, error) {
 	if c.drive != nil {
 		return nil, nil
 	}
-	c.drive = &driveState{turns: map[uint64]*turnState{}, completed: map[uint64]bool{}}
+	c.drive = &driveState{}
 	return c.drive, nil
 }
 
@@ -184,9 +223,12 @@ func (c *sessionCore) endDrive(d *driveState, id uint64) *turnState {
 	if id == 0 {
 		return nil
 	}
-	t := d.turns[id]
-	if t != nil && d.completed[id] {
-		return t
+	var t *turnState
+	if e := d.turns.get(id); e != nil {
+		if e.completed {
+			return e.state
+		}
+		t = e.state
 	}
 	if c.delivery.callsBack() {
 		return nil
@@ -206,15 +248,14 @@ func (c *sessionCore) drivenLocked(id uint64, completing bool) *turnState {
 	if d == nil || id == 0 {
 		return nil
 	}
-	t := d.turns[id]
-	if t == nil {
-		t = &turnState{id: id, core: c, done: make(chan struct{})}
-		d.turns[id] = t
+	e := d.turns.get(id)
+	if e == nil {
+		e = d.turns.add(id, &turnState{id: id, core: c, done: make(chan struct{})})
 	}
 	if completing {
-		d.completed[id] = true
+		e.completed = true
 	}
-	return t
+	return e.state
 }
 
 // turnStarted notes the start of a turn no Submit registered while a Drive is in

@@ -10,7 +10,7 @@ import (
 // would), and decodeJSONEvent then uses encoding/json. data must never change afterwards.
 // The values of the commonest kinds live in blocks of a (nil: each its own allocation).
 func fastEvent(a *payloadArena, kind EventKind, turn uint64, data []byte) (Event, bool) {
-	r := &jsonReader{b: data}
+	r := &jsonReader{b: data, arena: a}
 	t := turnRef{TurnID: turn}
 	var ev Event
 	switch kind {
@@ -181,7 +181,7 @@ func (r *jsonReader) message(m *Message) {
 		case "toolCalls":
 			m.ToolCalls = nil
 			if r.array(func() {
-				m.ToolCalls = append(m.ToolCalls, MessageCall{})
+				m.ToolCalls = appendZero(m.ToolCalls)
 				r.messageCall(&m.ToolCalls[len(m.ToolCalls)-1])
 			}) && m.ToolCalls == nil {
 				m.ToolCalls = []MessageCall{}
@@ -243,7 +243,7 @@ func (r *jsonReader) result(res *Result) {
 		case "tool_summaries":
 			res.ToolSummaries = nil
 			if r.array(func() {
-				res.ToolSummaries = append(res.ToolSummaries, ToolSummary{})
+				res.ToolSummaries = appendZero(res.ToolSummaries)
 				r.toolSummary(&res.ToolSummaries[len(res.ToolSummaries)-1])
 			}) && res.ToolSummaries == nil {
 				res.ToolSummaries = []ToolSummary{}

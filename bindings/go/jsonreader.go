@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
@@ -19,7 +20,23 @@ type jsonReader struct {
 	b      []byte
 	i      int
 	failed bool
+	arena  *payloadArena // when set, unescaped strings are kept in its blocks
 }
+
+// appendZero is s with one more zero element; it grows s to at least 4 elements at once, the
+// usual count of a turn's tool calls (append would grow it 1, 2, 4: three allocations).
+func appendZero[T any](s []T) []T {
+	if len(s) == cap(s) {
+		grown := make([]T, len(s), 2*cap(s)+4)
+		copy(grown, s)
+		s = grown
+	}
+	var zero T
+	return append(s, zero)
+}
+
+// unescapeBufs are the buffers escaped unescapes into before the result is kept.
+var unescapeBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 func (r *jsonReader) fail() { r.failed = true }
 
@@ -179,21 +196,33 @@ func (r *jsonReader) str() string {
 
 // escaped finishes a string that has escapes, from its first byte at start.
 func (r *jsonReader) escaped(start int) string {
-	out := make([]byte, 0, r.i-start+16)
+	buf := unescapeBufs.Get().(*[]byte)
+	defer unescapeBufs.Put(buf)
+	s, out := r.unescape(start, (*buf)[:0])
+	*buf = out[:0]
+	return s
+}
+
+// unescape is escaped's work, in out: the string, kept in the arena or an allocation of its
+// own, and out (grown) to reuse.
+func (r *jsonReader) unescape(start int, out []byte) (string, []byte) {
 	out = append(out, r.b[start:r.i]...)
 	for r.i < len(r.b) {
 		c := r.b[r.i]
 		switch {
 		case c == '"':
 			r.i++
-			return bytesString(out)
+			if r.arena != nil {
+				return bytesString(r.arena.keep(out)), out
+			}
+			return string(out), out
 		case c < 0x20:
 			r.fail()
-			return ""
+			return "", out
 		case c == '\\':
 			if r.i+1 >= len(r.b) {
 				r.fail()
-				return ""
+				return "", out
 			}
 			r.i += 2
 			switch e := r.b[r.i-1]; e {
@@ -226,13 +255,13 @@ func (r *jsonReader) escaped(start int) string {
 				r.fail()
 			}
 			if r.failed {
-				return ""
+				return "", out
 			}
 		case c >= utf8.RuneSelf:
 			ch, size := utf8.DecodeRune(r.b[r.i:])
 			if ch == utf8.RuneError && size == 1 {
 				r.fail()
-				return ""
+				return "", out
 			}
 			out = append(out, r.b[r.i:r.i+size]...)
 			r.i += size
@@ -242,7 +271,7 @@ func (r *jsonReader) escaped(start int) string {
 		}
 	}
 	r.fail()
-	return ""
+	return "", out
 }
 
 func (r *jsonReader) hex4() rune {

@@ -3,6 +3,21 @@ package robota
 // #include <stdlib.h>
 // #include <string.h>
 // #include "robota.h"
+//
+// // What robota_session_submit and robota_session_wait_result write, as one value each, so
+// // that no Go variable's address goes to C (each would move to the heap on every turn).
+// typedef struct { robota_status status; uint64_t turn_id; robota_error *error; } robota_go_submitted;
+// static robota_go_submitted robota_go_session_submit(robota_session *s, const char *input) {
+// 	robota_go_submitted r = { ROBOTA_OK, 0, NULL };
+// 	r.status = robota_session_submit(s, input, &r.turn_id, &r.error);
+// 	return r;
+// }
+// typedef struct { robota_status status; char *result; robota_error *error; } robota_go_waited;
+// static robota_go_waited robota_go_session_wait_result(robota_session *s, uint64_t turn_id, int32_t timeout_ms) {
+// 	robota_go_waited r = { ROBOTA_OK, NULL, NULL };
+// 	r.status = robota_session_wait_result(s, turn_id, timeout_ms, &r.result, &r.error);
+// 	return r;
+// }
 import "C"
 
 import (
@@ -73,14 +88,16 @@ func (t *turnState) askLibrary() {
 	var doc []byte
 	var lib error
 	_ = t.core.use("Wait", func(p *C.robota_session) error {
-		var out *C.char
-		var cerr *C.robota_error
 		// The turn has completed: this returns at once (10 s only bounds a library bug).
-		st := C.robota_session_wait_result(p, C.uint64_t(t.id), 10000, &out, &cerr)
-		lib = takeError("Wait", st, cerr)
-		if out != nil {
-			doc = C.GoBytes(unsafe.Pointer(out), C.int(C.strlen(out)))
-			C.robota_string_free(out)
+		w := C.robota_go_session_wait_result(p, C.uint64_t(t.id), 10000)
+		lib = takeError("Wait", w.status, w.error)
+		if w.result != nil {
+			// On ROBOTA_OK the document is the routed TurnCompleted: only a failure's can
+			// say more.
+			if lib != nil {
+				doc = C.GoBytes(unsafe.Pointer(w.result), C.int(C.strlen(w.result)))
+			}
+			C.robota_string_free(w.result)
 		}
 		return nil
 	})
@@ -174,12 +191,11 @@ func (s *Session) submit(ctx context.Context, op string, in Input, stream bool) 
 		if c.closing {
 			return newError(op, StatusClosed, "session is closed")
 		}
-		var id C.uint64_t
-		var cerr *C.robota_error
-		if st := C.robota_session_submit(p, cdoc, &id, &cerr); st != C.ROBOTA_OK {
-			return takeError(op, st, cerr)
+		sub := C.robota_go_session_submit(p, cdoc)
+		if sub.status != C.ROBOTA_OK {
+			return takeError(op, sub.status, sub.error)
 		}
-		t = &Turn{turnState: &turnState{id: uint64(id), core: c, done: make(chan struct{})}, session: s}
+		t = &Turn{turnState: &turnState{id: uint64(sub.turn_id), core: c, done: make(chan struct{})}, session: s}
 		c.turns[t.id] = t.turnState
 		if stream {
 			t.queue = newTurnQueue()

@@ -82,6 +82,8 @@ type scenario struct {
 	deltas  atomic.Int64
 	firstNS atomic.Int64
 	reader  sync.WaitGroup
+	driven  sync.WaitGroup      // the goroutine running the scenario (run, drive)
+	onEvent robota.EventHandler // sc.see, made once: warm runs reuse the scenario
 }
 
 type host struct {
@@ -172,13 +174,14 @@ func (h *host) run(sc *scenario) {
 		h.finish(sc)
 		return
 	}
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		h.drive(sc)
-	}()
-	wg.Wait()
+	sc.driven.Add(1)
+	go h.driveDone(sc)
+	sc.driven.Wait()
+}
+
+func (h *host) driveDone(sc *scenario) {
+	defer sc.driven.Done()
+	h.drive(sc)
 }
 
 // conc runs 100 scenarios at once: a goroutine each (run, drive), or all from this goroutine
@@ -227,7 +230,10 @@ func (h *host) open(sc *scenario) {
 	sc.firstNS.Store(0)
 	cfg := h.cfg
 	if !h.events {
-		cfg.OnEvent = sc.see
+		if sc.onEvent == nil {
+			sc.onEvent = sc.see
+		}
+		cfg.OnEvent = sc.onEvent
 	}
 	s, err := h.rt.NewSession(cfg)
 	check("NewSession", err)
@@ -336,6 +342,7 @@ func startProfiles() func() {
 	if path := os.Getenv("FLOORHOST_MEMPROFILE"); path != "" {
 		runtime.MemProfileRate = 1
 		stops = append(stops, func() {
+			runtime.GC() // the profile is as of the last collection: take in every allocation
 			f, err := os.Create(path)
 			check("FLOORHOST_MEMPROFILE", err)
 			check("WriteHeapProfile", pprof.Lookup("allocs").WriteTo(f, 0))
