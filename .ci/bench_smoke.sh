@@ -28,7 +28,7 @@ go_host="$(bash benches/bindings/build_go.sh | tail -n 1)"
 cs_host="$(bash benches/bindings/build_csharp.sh | tail -n 1)"
 cargo bench --bench floor -- --runs 1 --lib release \
   --host "Go Run,thread,run,$go_host" --host "Go Drive,run,drive,$go_host" \
-  --host "Go one goroutine,submit,one,$go_host" \
+  --host "Go one goroutine,submit,one,$go_host" --host "Go Drive Events(),run,drive-events,$go_host" \
   --host "C# RunAsync,thread,task,$cs_host" --host "C# Drive,run,drive,$cs_host" \
   --host "C# pump thread,pump,one,$cs_host"
 floor="$(cargo bench --bench floor --no-run --message-format=json 2>/dev/null \
