@@ -35,15 +35,22 @@ floor="$(cargo bench --bench floor --no-run --message-format=json 2>/dev/null \
   | sed -n 's/.*"executable":"\([^"]*floor-[^"]*\)".*/\1/p' | tail -n 1)"
 [[ -x "$floor" ]] || { echo "bench_smoke.sh: the floor bench binary was not found" >&2; exit 1; }
 fifo="$(mktemp -u)"; mkfifo "$fifo"
+rm -f target/floor-serve.url target/floor-serve-anthropic.url
 "$floor" serve openai < "$fifo" > target/floor-serve.url &
+"$floor" serve anthropic < "$fifo" > target/floor-serve-anthropic.url &
 exec 3> "$fifo"
-for _ in $(seq 100); do [[ -s target/floor-serve.url ]] && break; sleep 0.1; done
+for _ in $(seq 100); do
+  [[ -s target/floor-serve.url && -s target/floor-serve-anthropic.url ]] && break; sleep 0.1
+done
 url="$(cat target/floor-serve.url)"
+url_anthropic="$(cat target/floor-serve-anthropic.url)"
 ../shared/tools/swift-run --dir "$PWD" -- env ROBOTA_PREFIX="$ROBOTA_PREFIX" bash -c '
   set -euo pipefail
   host="$(bash benches/bindings/build_swift.sh | tail -n 1)"
   for pattern in task drive one; do
     for mode in single warm conc; do $host "$mode" openai "$1" "$pattern"; done
-  done' _ "$url"
+  done
+  bash benches/bindings/compare_swift.sh "$2" "$1" 1' _ "$url" "$url_anthropic"
+bash benches/bindings/compare_swift.sh --summary
 exec 3>&-
 rm -f "$fifo"
