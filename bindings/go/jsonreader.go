@@ -199,7 +199,9 @@ func (r *jsonReader) escaped(start int) string {
 	buf := unescapeBufs.Get().(*[]byte)
 	defer unescapeBufs.Put(buf)
 	s, out := r.unescape(start, (*buf)[:0])
-	*buf = out[:0]
+	if cap(out) <= 64<<10 { // a rare huge string's buffer is not kept
+		*buf = out[:0]
+	}
 	return s
 }
 
