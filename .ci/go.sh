@@ -117,8 +117,12 @@ echo "go snippets: $n compiled and vetted"
 # Go 1.23, which the performance figures quote too. Installed only when missing.
 go123=/usr/lib/go-1.23/bin/go
 if [ ! -x "$go123" ]; then
-  echo "deb http://deb.debian.org/debian bookworm-backports main" > /etc/apt/sources.list.d/robota-backports.list
-  apt-get update -qq -o DPkg::Lock::Timeout=600 >/dev/null \
+  backports=/etc/apt/sources.list.d/robota-backports.list
+  echo "deb http://deb.debian.org/debian bookworm-backports main" > "$backports"
+  # Only that source is fetched (the others' lists are kept): a mirror of another one that is
+  # down cannot fail this.
+  apt-get update -qq -o DPkg::Lock::Timeout=600 -o Dir::Etc::sourcelist="$backports" \
+      -o Dir::Etc::sourceparts=- -o APT::Get::List-Cleanup=0 >/dev/null \
     && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=600 \
       -t bookworm-backports golang-1.23-go >/dev/null || true
 fi
