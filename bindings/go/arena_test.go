@@ -63,3 +63,27 @@ func TestArenaEventsSurviveCollection(t *testing.T) {
 		}
 	}
 }
+
+// TestSessionEventsUseTheArena: a session's events (eventFromC) are boxed, and their
+// unescaped strings kept, in the session's arena: a message with an escaped content costs
+// well under the two allocations of its own it would otherwise have (the boxed value, the
+// unescaped string), and decodes to the same event.
+func TestSessionEventsUseTheArena(t *testing.T) {
+	c := newSessionCore(nil, DeliveryThread, handlers{})
+	defer c.cancel()
+	doc := []byte(`{"v":1,"type":"message","role":"tool","content":"{\"sum\":3}","state":"complete","toolCallId":"call_0","name":"add"}`)
+	want, ok := fastEvent(nil, KindMessage, 1, doc)
+	if !ok {
+		t.Fatal("the message is not read by fastEvent")
+	}
+	var got Event
+	n := testing.AllocsPerRun(200, func() {
+		got = c.eventFromC(KindMessage, 1, unsafe.Pointer(&doc[0]), len(doc))
+	})
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("eventFromC = %#v, want %#v", got, want)
+	}
+	if n >= 0.5 {
+		t.Fatalf("%v allocations per event: the arena was not used", n)
+	}
+}

@@ -116,42 +116,35 @@ func setFlat(r *jsonReader, field reflect.Value) {
 	switch field.Kind() {
 	case reflect.String:
 		field.SetString(r.str())
+		return
 	case reflect.Bool:
 		field.SetBool(r.bool())
+		return
+	}
+	n := r.number() // the plan holds no other kinds: the rest are numbers
+	if r.failed {
+		return
+	}
+	text := bytesString(n)
+	set := false
+	switch field.Kind() {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		n := r.number()
-		if r.failed {
-			return
+		i, err := strconv.ParseInt(text, 10, 64)
+		if set = err == nil && !field.OverflowInt(i); set {
+			field.SetInt(i)
 		}
-		i, err := strconv.ParseInt(bytesString(n), 10, 64)
-		if err != nil || field.OverflowInt(i) {
-			r.fail()
-			return
-		}
-		field.SetInt(i)
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		n := r.number()
-		if r.failed {
-			return
+		u, err := strconv.ParseUint(text, 10, 64)
+		if set = err == nil && !field.OverflowUint(u); set {
+			field.SetUint(u)
 		}
-		u, err := strconv.ParseUint(bytesString(n), 10, 64)
-		if err != nil || field.OverflowUint(u) {
-			r.fail()
-			return
-		}
-		field.SetUint(u)
 	case reflect.Float32, reflect.Float64:
-		n := r.number()
-		if r.failed {
-			return
+		f, err := strconv.ParseFloat(text, field.Type().Bits())
+		if set = err == nil && !field.OverflowFloat(f); set {
+			field.SetFloat(f)
 		}
-		f, err := strconv.ParseFloat(bytesString(n), field.Type().Bits())
-		if err != nil || field.OverflowFloat(f) {
-			r.fail()
-			return
-		}
-		field.SetFloat(f)
-	default:
+	}
+	if !set {
 		r.fail()
 	}
 }
