@@ -104,3 +104,20 @@ func TestDecodeFlatArgsAllocations(t *testing.T) {
 		t.Fatalf("decoded %+v", a)
 	}
 }
+
+// resultJSON encodes what encoding/json encodes, integers and bools included.
+func TestResultJSONMatchesEncodingJSON(t *testing.T) {
+	for _, v := range []any{0, -7, 1 << 40, int64(-1 << 62), int32(-5), uint64(1<<64 - 1), true, false,
+		"a<b", 1.5, nil, map[string]int{"x": 1}, json.RawMessage(` {"y": 2} `)} {
+		want, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := resultJSON(v); err != nil || got != string(want) {
+			t.Fatalf("resultJSON(%#v) = %q, %v; encoding/json: %s", v, got, err, want)
+		}
+	}
+	if _, err := resultJSON(make(chan int)); err == nil {
+		t.Fatal("a channel was encoded")
+	}
+}
