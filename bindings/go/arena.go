@@ -57,34 +57,24 @@ func (a *payloadArena) keep(b []byte) []byte {
 // deltaEvent is d as an Event whose value lives in a block of the arena instead of an
 // allocation of its own (what converting d to Event would make).
 func (a *payloadArena) deltaEvent(d TextDelta) Event {
-	a.mu.Lock()
-	if len(a.deltas) == 0 {
-		a.deltas = make([]TextDelta, arenaDeltasBlock)
-	}
-	p := &a.deltas[0]
-	a.deltas = a.deltas[1:]
-	a.mu.Unlock()
-	*p = d
-	ev := textDeltaEvent
-	(*ifaceWords)(unsafe.Pointer(&ev)).data = unsafe.Pointer(p)
-	return ev
+	return boxEvent(a, deltasTail, arenaDeltasBlock, d, textDeltaEvent)
 }
 
 // textDeltaEvent is a TextDelta converted to Event: deltaEvent copies its type word.
 var textDeltaEvent Event = TextDelta{}
 
 // boxEvent is v as an Event whose value lives in a block of a's (tail(a): the unused part of
-// that type's current block) instead of an allocation of its own; like is a T converted to
-// Event, whose type word it copies. A nil arena, or a T stored in the interface word itself
-// (pointer-sized), boxes v as Go does.
-func boxEvent[T Event](a *payloadArena, tail func(*payloadArena) *[]T, v T, like Event) Event {
+// that type's current block; a new one holds block values) instead of an allocation of its
+// own; like is a T converted to Event, whose type word it copies. A nil arena, or a T stored
+// in the interface word itself (pointer-sized), boxes v as Go does.
+func boxEvent[T Event](a *payloadArena, tail func(*payloadArena) *[]T, block int, v T, like Event) Event {
 	if a == nil || unsafe.Sizeof(v) <= unsafe.Sizeof(uintptr(0)) {
 		return v
 	}
 	a.mu.Lock()
 	blocks := tail(a)
 	if len(*blocks) == 0 {
-		*blocks = make([]T, arenaEventsBlock)
+		*blocks = make([]T, block)
 	}
 	p := &(*blocks)[0]
 	*blocks = (*blocks)[1:]
@@ -96,6 +86,7 @@ func boxEvent[T Event](a *payloadArena, tail func(*payloadArena) *[]T, v T, like
 }
 
 // The tails boxEvent takes its blocks from.
+func deltasTail(a *payloadArena) *[]TextDelta             { return &a.deltas }
 func turnsStartedTail(a *payloadArena) *[]TurnStarted     { return &a.turnsStarted }
 func messagesTail(a *payloadArena) *[]MessageEvent        { return &a.messages }
 func toolStartsTail(a *payloadArena) *[]ToolStart         { return &a.toolStarts }

@@ -23,11 +23,11 @@ func fastEvent(a *payloadArena, kind EventKind, turn uint64, data []byte) (Event
 			}
 			return false
 		}, fieldNames.turnStarted)
-		ev = boxEvent(a, turnsStartedTail, e, turnStartedEvent)
+		ev = boxEvent(a, turnsStartedTail, arenaEventsBlock, e, turnStartedEvent)
 	case KindMessage:
 		e := MessageEvent{turnRef: t}
 		r.message(&e.Message)
-		ev = boxEvent(a, messagesTail, e, messageEvent)
+		ev = boxEvent(a, messagesTail, arenaEventsBlock, e, messageEvent)
 	case KindToolStart:
 		e := ToolStart{turnRef: t}
 		r.object(func(k string) bool {
@@ -45,7 +45,7 @@ func fastEvent(a *payloadArena, kind EventKind, turn uint64, data []byte) (Event
 			}
 			return true
 		}, fieldNames.toolStart)
-		ev = boxEvent(a, toolStartsTail, e, toolStartEvent)
+		ev = boxEvent(a, toolStartsTail, arenaEventsBlock, e, toolStartEvent)
 	case KindToolEnd:
 		e := ToolEnd{turnRef: t}
 		r.object(func(k string) bool {
@@ -65,7 +65,7 @@ func fastEvent(a *payloadArena, kind EventKind, turn uint64, data []byte) (Event
 			}
 			return true
 		}, fieldNames.toolEnd)
-		ev = boxEvent(a, toolEndsTail, e, toolEndEvent)
+		ev = boxEvent(a, toolEndsTail, arenaEventsBlock, e, toolEndEvent)
 	case KindToolCall:
 		e := ToolCallRequest{turnRef: t}
 		r.object(func(k string) bool {
@@ -85,7 +85,7 @@ func fastEvent(a *payloadArena, kind EventKind, turn uint64, data []byte) (Event
 	case KindContextUpdate:
 		e := ContextUpdate{turnRef: t}
 		r.contextState(&e.ContextState)
-		ev = boxEvent(a, contextUpdatesTail, e, contextUpdateEvent)
+		ev = boxEvent(a, contextUpdatesTail, arenaEventsBlock, e, contextUpdateEvent)
 	case KindError:
 		e := ErrorEvent{turnRef: t}
 		r.object(func(k string) bool {
@@ -119,7 +119,7 @@ func fastEvent(a *payloadArena, kind EventKind, turn uint64, data []byte) (Event
 	case KindTurnCompleted:
 		e := TurnCompleted{Result: Result{TurnID: turn}}
 		r.result(&e.Result)
-		ev = boxEvent(a, turnsCompletedTail, e, turnCompletedEvent)
+		ev = boxEvent(a, turnsCompletedTail, arenaEventsBlock, e, turnCompletedEvent)
 	default:
 		return nil, false
 	}
