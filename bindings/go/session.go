@@ -42,10 +42,8 @@ type sessionCore struct {
 	closing     bool
 	gone        bool // the library released the session
 	closeOnce   sync.Once
-	closedSeen  chan struct{} // closed when session_closed was routed
-	seenOnce    sync.Once
-	freed       chan struct{} // closed when the library released the registration
 	releaseOnce sync.Once
+	latch       closeLatch // session_closed routed, registration released (closelatch.go)
 }
 
 // sessions maps live C session pointers to their cores (tool callbacks receive the pointer).
@@ -74,8 +72,8 @@ func newSessionCore(rt *runtimeCore, delivery Delivery, h handlers) *sessionCore
 	return &sessionCore{
 		rt: rt, delivery: delivery, handlers: h,
 		ctx: ctx, cancel: cancel,
-		turns:      map[uint64]*turnState{}, // pending and queues are made at their first entry
-		closedSeen: make(chan struct{}), freed: make(chan struct{}),
+		turns: map[uint64]*turnState{}, // pending and queues are made at their first entry
+		latch: newCloseLatch(),
 	}
 }
 
@@ -87,6 +85,7 @@ func open(op string, core *sessionCore, make func(ud unsafe.Pointer, out **C.rob
 	var cerr *C.robota_error
 	if st := make(ud, &ptr, &cerr); st != C.ROBOTA_OK {
 		dropHandle(h)
+		core.discardLatch()
 		core.cancel()
 		core.rt.release()
 		return nil, takeError(op, st, cerr)
@@ -243,7 +242,7 @@ func (c *sessionCore) shutdown(graceful bool) {
 			return nil
 		})
 		if graceful && ok && c.delivery.callsBack() {
-			<-c.closedSeen // close always ends with session_closed; routing never blocks
+			c.waitClosed() // close always ends with session_closed; routing never blocks
 		}
 		c.ptrMu.Lock()
 		p := c.ptr
@@ -256,10 +255,11 @@ func (c *sessionCore) shutdown(graceful bool) {
 		}
 		sessions.Unlock()
 		if graceful {
-			<-c.freed // free_fn follows the last callback, which never blocks
+			c.waitFreed() // free_fn follows the last callback, which never blocks
 		} else {
 			c.abandon()
 		}
+		c.dropLatch()
 		c.rt.release()
 	})
 }
@@ -281,7 +281,7 @@ func (c *sessionCore) released() {
 		if stream != nil {
 			stream.close()
 		}
-		close(c.freed)
+		c.latchFreed()
 	})
 }
 
