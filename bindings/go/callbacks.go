@@ -153,7 +153,7 @@ func (c *sessionCore) route(ev Event) {
 	}
 	if _, ok := ev.(SessionClosed); ok {
 		c.abortLeftTurns()
-		c.latchClosed()
+		c.seenOnce.Do(func() { close(c.closedSeen) })
 	}
 }
 

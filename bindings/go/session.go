@@ -42,8 +42,10 @@ type sessionCore struct {
 	closing     bool
 	gone        bool // the library released the session
 	closeOnce   sync.Once
+	closedSeen  chan struct{} // closed when session_closed was routed
+	seenOnce    sync.Once
+	freed       chan struct{} // closed when the library released the registration
 	releaseOnce sync.Once
-	latch       closeLatch // session_closed routed, registration released (closelatch.go)
 }
 
 // sessions maps live C session pointers to their cores (tool callbacks receive the pointer).
@@ -72,8 +74,8 @@ func newSessionCore(rt *runtimeCore, delivery Delivery, h handlers) *sessionCore
 	return &sessionCore{
 		rt: rt, delivery: delivery, handlers: h,
 		ctx: ctx, cancel: cancel,
-		turns: map[uint64]*turnState{}, // pending and queues are made at their first entry
-		latch: newCloseLatch(),
+		turns:      map[uint64]*turnState{}, // pending and queues are made at their first entry
+		closedSeen: make(chan struct{}), freed: make(chan struct{}),
 	}
 }
 
@@ -85,7 +87,6 @@ func open(op string, core *sessionCore, make func(ud unsafe.Pointer, out **C.rob
 	var cerr *C.robota_error
 	if st := make(ud, &ptr, &cerr); st != C.ROBOTA_OK {
 		dropHandle(h)
-		core.discardLatch()
 		core.cancel()
 		core.rt.release()
 		return nil, takeError(op, st, cerr)
@@ -242,7 +243,7 @@ func (c *sessionCore) shutdown(graceful bool) {
 			return nil
 		})
 		if graceful && ok && c.delivery.callsBack() {
-			c.waitClosed() // close always ends with session_closed; routing never blocks
+			<-c.closedSeen // close always ends with session_closed; routing never blocks
 		}
 		c.ptrMu.Lock()
 		p := c.ptr
@@ -255,11 +256,10 @@ func (c *sessionCore) shutdown(graceful bool) {
 		}
 		sessions.Unlock()
 		if graceful {
-			c.waitFreed() // free_fn follows the last callback, which never blocks
+			<-c.freed // free_fn follows the last callback, which never blocks
 		} else {
 			c.abandon()
 		}
-		c.dropLatch()
 		c.rt.release()
 	})
 }
@@ -281,7 +281,7 @@ func (c *sessionCore) released() {
 		if stream != nil {
 			stream.close()
 		}
-		c.latchFreed()
+		close(c.freed)
 	})
 }
 

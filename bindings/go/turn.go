@@ -60,9 +60,6 @@ func (t *Turn) Done() <-chan struct{} { return t.done }
 // for a completed turn, matches ErrAborted for an aborted one, and is an *Error naming the
 // failure (Status StatusProvider, taxonomy Code/Category/Recoverable) for a failed one.
 func (t *Turn) Wait(ctx context.Context) (Result, error) {
-	if ctx.Done() == nil {
-		t.waitInLibrary()
-	}
 	select {
 	case <-t.done:
 	case <-ctx.Done():
@@ -72,27 +69,6 @@ func (t *Turn) Wait(ctx context.Context) (Result, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.result, t.err
-}
-
-// waitInLibrary blocks in robota_session_wait until the library delivered the turn's
-// TurnCompleted (then done is closed, or closes as its callback returns), when the library
-// calls back on its own threads: a goroutine parked on done would leave the Go scheduler idle,
-// and every callback would then wake its monitor thread, which polls every 20 µs for a
-// millisecond after each wake-up. Any status (the turn failed, the session closed, a callback
-// calls Wait) leaves the wait to done.
-func (t *turnState) waitInLibrary() {
-	if !t.core.delivery.callsBack() {
-		return
-	}
-	select {
-	case <-t.done:
-		return
-	default:
-	}
-	_ = t.core.use("Wait", func(p *C.robota_session) error {
-		C.robota_session_wait(p, C.uint64_t(t.id), -1, nil)
-		return nil
-	})
 }
 
 // normal reports whether a turn that stopped for r completed (it has no error to report).
