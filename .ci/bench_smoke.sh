@@ -20,17 +20,24 @@ cargo bench --bench cache
 cargo bench --bench host_io
 cargo bench --bench store_port -- 3
 cargo bench --bench search
-# The floor, with the Go and C# bindings' hosts beside the C host (benches/bindings/build_*.sh,
-# over the library .ci/prefix.sh installed for the bindings' steps), then the Swift host inside
-# the Swift root against the floor's model server.
+# The floor, with the Go and C# bindings' hosts, the Go cgo floor and the C# P/Invoke floor
+# beside the C host (benches/bindings/build_*.sh, over the library .ci/prefix.sh installed for
+# the bindings' steps), then the Swift host inside the Swift root against the floor's model
+# server.
 . .ci/prefix.sh
 go_host="$(bash benches/bindings/build_go.sh | tail -n 1)"
+cgo_floor="$(bash benches/bindings/build_go.sh cgofloor | tail -n 1)"
 cs_host="$(bash benches/bindings/build_csharp.sh | tail -n 1)"
+pinvoke_floor="$(bash benches/bindings/build_csharp.sh pinvokefloor | tail -n 1)"
 cargo bench --bench floor -- --runs 1 --lib release \
   --host "Go Run,thread,run,$go_host" --host "Go Drive,run,drive,$go_host" \
   --host "Go one goroutine,submit,one,$go_host" --host "Go Drive Events(),run,drive-events,$go_host" \
+  --host "Go cgo floor thread,thread,thread,$cgo_floor" --host "Go cgo floor run,run,run,$cgo_floor" \
+  --host "Go cgo floor submit,submit,submit,$cgo_floor" \
   --host "C# RunAsync,thread,task,$cs_host" --host "C# Drive,run,drive,$cs_host" \
-  --host "C# pump thread,pump,one,$cs_host"
+  --host "C# pump thread,pump,one,$cs_host" \
+  --host "C# P/Invoke floor thread,thread,thread,$pinvoke_floor" \
+  --host "C# P/Invoke floor run,run,run,$pinvoke_floor" --host "C# P/Invoke floor pump,pump,pump,$pinvoke_floor"
 floor="$(cargo bench --bench floor --no-run --message-format=json 2>/dev/null \
   | sed -n 's/.*"executable":"\([^"]*floor-[^"]*\)".*/\1/p' | tail -n 1)"
 [[ -x "$floor" ]] || { echo "bench_smoke.sh: the floor bench binary was not found" >&2; exit 1; }

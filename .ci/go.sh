@@ -41,7 +41,8 @@ needs_librobota() { # needs_librobota BINARY: true when it loads librobota.so.$m
 }
 
 cd bindings/go
-test -z "$(gofmt -l . ../../tests/install/go)" || { echo "gofmt needed:"; gofmt -l . ../../tests/install/go; exit 1; }
+test -z "$(gofmt -l . ../../tests/install/go ../../benches/bindings/cgofloor)" \
+  || { echo "gofmt needed:"; gofmt -l . ../../tests/install/go ../../benches/bindings/cgofloor; exit 1; }
 go vet ./...
 go test -race -count=1 ./...
 # The PostgreSQL session store (package sqlstore) against a real server: .ci/postgres.sh starts a

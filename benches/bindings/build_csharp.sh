@@ -8,6 +8,11 @@
 # the last line of stdout is the command prefix that runs the host.
 #
 #   bash benches/bindings/build_csharp.sh    then: PREFIX... MODE KIND BASE_URL task|drive|one
+#
+# With the argument pinvokefloor it builds the P/Invoke floor instead (PInvokeFloor.exe over
+# libfloorforward.so: host.c inside a Mono program, each callback also entering an empty managed
+# delegate, the floor of a C# binding's cost under Mono; then: PREFIX... MODE KIND BASE_URL
+# thread|run|submit|…, host.c's patterns). It needs a C compiler as well.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root="$PWD"
@@ -23,6 +28,14 @@ done
 out="$root/target/floor-bindings/csharp"
 mkdir -p "$out"
 MCS=(mcs -langversion:7.2 -nologo -warnaserror+ -optimize+)
+if [[ "${1:-}" = pinvokefloor ]]; then
+  "${CC:-cc}" -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -DFLOOR_HOST_FORWARD -Dmain=floor_host_main \
+    -shared -fPIC -I include benches/floor/host.c benches/bindings/csharp/forward.c \
+    -o "$out/libfloorforward.so" -L"$prefix/lib" -Wl,-rpath,"$prefix/lib" -lrobota -lpthread >&2
+  "${MCS[@]}" -out:"$out/PInvokeFloor.exe" benches/bindings/csharp/PInvokeFloor.cs >&2
+  echo "env LD_LIBRARY_PATH=$out:$prefix/lib mono $out/PInvokeFloor.exe"
+  exit 0
+fi
 "${MCS[@]}" -target:library -unsafe -out:"$out/Robota.dll" -recurse:"bindings/csharp/Runtime/*.cs" >&2
 "${MCS[@]}" -out:"$out/FloorHost.exe" -r:"$out/Robota.dll" benches/bindings/csharp/FloorHost.cs >&2
 echo "env LD_LIBRARY_PATH=$prefix/lib mono $out/FloorHost.exe"

@@ -8,6 +8,10 @@
 # last line of stdout is its absolute path.
 #
 #   bash benches/bindings/build_go.sh        then: HOST MODE KIND BASE_URL run|drive|one
+#
+# With the argument cgofloor it builds benches/bindings/cgofloor instead (go_cgo_floor-<go>):
+# host.c inside a Go program, each callback also entering an empty Go function, the floor of
+# any Go binding's cost (then: HOST MODE KIND BASE_URL thread|run|submit|…, host.c's patterns).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root="$PWD"
@@ -27,6 +31,11 @@ export GOTOOLCHAIN=local
 
 out="$root/target/floor-bindings"
 mkdir -p "$out"
-host="$out/go_floor_host-$("$go" env GOVERSION)"
-(cd bindings/go && "$go" build -o "$host" ./examples/floorhost) >&2
+if [[ "${1:-}" = cgofloor ]]; then
+  host="$out/go_cgo_floor-$("$go" env GOVERSION)"
+  (cd benches/bindings/cgofloor && "$go" vet . && "$go" build -o "$host" .) >&2
+else
+  host="$out/go_floor_host-$("$go" env GOVERSION)"
+  (cd bindings/go && "$go" build -o "$host" ./examples/floorhost) >&2
+fi
 echo "$host"

@@ -23,6 +23,10 @@
  *     so that all 100 turns are under way at once (peak memory of 100 driving threads, not
  *     of however many the scheduler happened to overlap).
  *
+ * Built with -DFLOOR_HOST_FORWARD (benches/bindings/cgofloor), it also hands every event and
+ * tool call to floor_forward(kind), a function of the embedding language (an empty Go function
+ * through cgo): the least any binding of that language pays per callback.
+ *
  * A scenario: a new session with one host tool add(a,b); the model calls it in 3 rounds, then
  * streams a 50-delta answer. The host checks every scenario saw 53 model text deltas (one per
  * tool round plus 50) and 3 tool calls, and exits non-zero otherwise.
@@ -42,6 +46,13 @@
 #define CONC_RUNS 100
 #define DELTAS_PER_SCENARIO 53
 #define TOOL_CALLS_PER_SCENARIO 3
+
+#ifdef FLOOR_HOST_FORWARD
+void floor_forward(uint32_t kind);
+#define FORWARD(kind) floor_forward(kind)
+#else
+#define FORWARD(kind) ((void)0)
+#endif
 
 enum pattern { THREAD, INLINE, RUN, SUBMIT, PUMP, PULL };
 
@@ -103,6 +114,7 @@ static void on_event(void *ud, robota_session *s, uint32_t kind, uint64_t turn, 
                      size_t n) {
     (void)s, (void)turn;
     struct scenario *sc = ud;
+    FORWARD(kind);
     if (kind == ROBOTA_EVENT_TEXT_DELTA) count_delta(sc, p, n);
     else if (kind == ROBOTA_EVENT_TURN_COMPLETED) atomic_store(&sc->done, 1);
 }
@@ -124,6 +136,7 @@ static void answer_add(uint64_t call_id, const char *input) {
 static void on_tool(void *ud, robota_session *s, uint64_t call_id, const char *name,
                     const char *input, size_t n) {
     (void)ud, (void)s, (void)name, (void)n;
+    FORWARD(0);
     if (meet && !met) {
         met = 1;
         pthread_barrier_wait(&all_under_way);

@@ -1,0 +1,3 @@
+module robota.floor/cgofloor
+
+go 1.19
