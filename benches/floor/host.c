@@ -23,9 +23,11 @@
  *     so that all 100 turns are under way at once (peak memory of 100 driving threads, not
  *     of however many the scheduler happened to overlap).
  *
- * Built with -DFLOOR_HOST_FORWARD (benches/bindings/cgofloor), it also hands every event and
- * tool call to floor_forward(kind), a function of the embedding language (an empty Go function
- * through cgo): the least any binding of that language pays per callback.
+ * Built with -DFLOOR_HOST_FORWARD (benches/bindings/cgofloor, benches/bindings/csharp's
+ * PInvokeFloor), it also hands every event callback's kind, and 0 for a tool call, to
+ * floor_forward, a function of the embedding language (an empty Go function through cgo, a
+ * managed delegate): the least any binding of that language pays per callback. Not in pull,
+ * which has no callbacks.
  *
  * A scenario: a new session with one host tool add(a,b); the model calls it in 3 rounds, then
  * streams a 50-delta answer. The host checks every scenario saw 53 model text deltas (one per
