@@ -2,8 +2,8 @@
 // (forward.c makes it a shared library), where each of its callbacks (every event and tool
 // call) also enters managed code through a reverse P/Invoke and leaves it. Beside the C host,
 // in the same run, it measures what Mono itself charges a C library that calls back: the
-// native-to-managed transitions, and on library threads the attaching of each thread to the
-// runtime. A C# binding under Mono can cost no less. Built by
+// native-to-managed transitions, and on library threads their attaching to the runtime at
+// their first callback. A C# binding under Mono can cost no less. Built by
 // benches/bindings/build_csharp.sh pinvokefloor.
 //
 //   PInvokeFloor.exe MODE KIND BASE_URL PATTERN   (as floor_host: thread|run|submit|…)
