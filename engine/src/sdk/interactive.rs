@@ -134,8 +134,9 @@ impl Phase {
 struct State {
     /// Open/running/closed (see [`Phase`]).
     phase: Phase,
-    /// The `SANDBOX_UNAVAILABLE` warning, emitted before the session's first Bash call starts.
-    sandbox_warning: Option<String>,
+    /// The sandbox whose `SANDBOX_UNAVAILABLE` warning is checked, and emitted when this
+    /// system cannot enforce it, before the session's first Bash call starts.
+    sandbox_to_check: Option<crate::core::sandbox::SandboxConfig>,
     current: Option<(u64, CancellationToken)>,
     queued: Option<(u64, TurnInput)>,
     next_turn: u64,

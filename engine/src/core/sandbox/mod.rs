@@ -18,6 +18,7 @@ pub mod seatbelt;
 pub mod spawn;
 
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -116,7 +117,9 @@ pub struct Sandbox {
     writable: Vec<PathBuf>,
     deny_read: Vec<PathBuf>,
     temp_dir: PathBuf,
-    unavailable: Option<String>,
+    /// What this system cannot enforce, probed at the first question (the probes start a
+    /// thread and create a cgroup: a session that runs no command never pays them).
+    unavailable: OnceLock<Option<String>>,
     #[cfg(target_os = "linux")]
     cgroups: std::sync::Mutex<Vec<PathBuf>>,
 }
@@ -214,13 +217,12 @@ impl Sandbox {
             writable.push(canonical_prefix(cwd));
             writable.extend(listed);
         }
-        let unavailable = spawn::unavailable(&config);
         Ok(Some(Sandbox {
             config,
             writable,
             deny_read,
             temp_dir,
-            unavailable,
+            unavailable: OnceLock::new(),
             #[cfg(target_os = "linux")]
             cgroups: std::sync::Mutex::new(Vec::new()),
         }))
@@ -253,19 +255,20 @@ impl Sandbox {
 
     /// What this system cannot enforce of the configuration (`None` = all of it).
     pub fn unavailable(&self) -> Option<&str> {
-        self.unavailable.as_deref()
+        self.unavailable
+            .get_or_init(|| spawn::unavailable(&self.config))
+            .as_deref()
     }
 
     /// The `SANDBOX_UNAVAILABLE` warning's text, when something is missing.
     pub fn warning(&self) -> Option<String> {
-        self.unavailable
-            .as_deref()
+        self.unavailable()
             .map(|missing| warning_text(missing, self.config.fallback))
     }
 
     /// `Err` (the tool error) when commands must be refused on this system.
     pub fn refusal(&self) -> Result<(), String> {
-        match (&self.unavailable, self.config.fallback) {
+        match (self.unavailable(), self.config.fallback) {
             (Some(missing), Fallback::Refuse) => Err(format!(
                 "The sandbox cannot run this command: {missing} (sandbox.fallback is \"refuse\")"
             )),

@@ -45,6 +45,23 @@ fn the_file_tools_checks_follow_the_roots() {
     assert!(sb.check_read(&cwd.join("open.txt")).is_ok());
 }
 
+#[test]
+fn what_the_system_cannot_enforce_is_probed_at_the_first_question() {
+    let ws = tempfile::tempdir().unwrap();
+    let sb = Sandbox::new(SandboxConfig::default(), ws.path())
+        .unwrap()
+        .unwrap();
+    // A session that never runs a command never starts the probes (a thread, a cgroup).
+    assert!(sb.unavailable.get().is_none());
+    let missing = sb.unavailable().map(str::to_string);
+    assert_eq!(sb.unavailable.get(), Some(&missing));
+    assert_eq!(missing, spawn::unavailable(sb.config()));
+    assert_eq!(
+        sb.warning(),
+        missing.map(|m| warning_text(&m, Fallback::Unsandboxed))
+    );
+}
+
 #[cfg(all(target_os = "linux", feature = "sandbox"))]
 mod linux {
     use std::sync::Arc;

@@ -57,8 +57,10 @@ pub enum TimeoutDecision {
 pub struct RuntimeConfig {
     /// Provider profiles by name: `(kind, the whole profile object)`.
     pub providers: BTreeMap<String, (ProviderKind, Value)>,
-    /// Tokio worker threads.
-    pub worker_threads: usize,
+    /// Tokio worker threads; `None` = [`default_worker_threads`], counted when the workers
+    /// start (reading the process's CPU quota is a dozen system calls a host that never
+    /// starts them need not pay).
+    pub worker_threads: Option<usize>,
     /// Where `persist: true` sessions are written.
     pub session_dir: Option<String>,
     /// Default wait for permission/hook answers (`0` = forever).
@@ -226,7 +228,7 @@ pub fn parse_runtime_config(text: &str) -> SdkResult<RuntimeConfig> {
         providers.insert(name, (kind, raw));
     }
     let worker_threads = match doc.worker_threads {
-        None => default_worker_threads(),
+        None => None,
         Some(0) => {
             return Err(SdkError::config(format!(
                 "{W}: field \"worker_threads\" must be at least 1"
@@ -237,7 +239,7 @@ pub fn parse_runtime_config(text: &str) -> SdkResult<RuntimeConfig> {
                 "{W}: field \"worker_threads\" must be at most 64, got {n}"
             )))
         }
-        Some(n) => usize::try_from(n).unwrap_or(64),
+        Some(n) => Some(usize::try_from(n).unwrap_or(64)),
     };
     let mut plugin_dirs = Vec::new();
     for d in doc.plugin_dirs.unwrap_or_default() {

@@ -171,7 +171,7 @@ impl InteractiveSession {
         }
         cfg.params.prompt = assembly::prompt_inputs(&cfg, settings.as_ref(), &tools).map(Arc::new);
         let core = new_core(&link, &cfg, &mut restore);
-        core.lock().sandbox_warning = contained.warning;
+        core.lock().sandbox_to_check = contained.to_check;
         let approval = Arc::new(HostApproval {
             link: link.clone(),
             enforcer: OnceLock::new(),

@@ -22,8 +22,9 @@ fn outcome_of(result: ToolEndResult) -> ToolOutcome {
 impl SessionObserver for Core {
     fn on_tool_start(&self, call_id: &str, name: &str, args: &Value, schema: &Value) {
         let warning = (name == "Bash")
-            .then(|| self.lock().sandbox_warning.take())
-            .flatten();
+            .then(|| self.lock().sandbox_to_check.take())
+            .flatten()
+            .and_then(|config| crate::core::sandbox::warning(&config));
         if let Some(message) = warning {
             self.link.emit(
                 events::WARNING,

@@ -1,12 +1,13 @@
 //! What keeps a session's child processes contained, settled when the session is built: the
 //! `$ENV:` secrets of its configuration registered (so no child inherits them) and its
-//! sandbox resolved, with the `SANDBOX_UNAVAILABLE` warning when this system cannot enforce it.
+//! sandbox resolved, and the configuration whose `SANDBOX_UNAVAILABLE` warning the first Bash
+//! call checks (the probes of what this system can enforce wait until a command runs).
 
 use std::path::Path;
 use std::sync::Arc;
 
 use crate::core::child_env::register_references;
-use crate::core::sandbox::{self, Sandbox, SandboxMode};
+use crate::core::sandbox::{Sandbox, SandboxConfig, SandboxMode};
 use crate::sdk::config::SessionConfig;
 use crate::sdk::error::{SdkError, SdkResult};
 use crate::sdk::mcp::config::McpTransport;
@@ -18,8 +19,10 @@ pub struct Contained {
     /// The resolved sandbox: `None` when it is off, runs through the host's I/O port, or is
     /// the default one (the runtime's shared built-ins carry that one).
     pub sandbox: Option<Arc<Sandbox>>,
-    /// The `SANDBOX_UNAVAILABLE` warning, for the session's first Bash call.
-    pub warning: Option<String>,
+    /// The sandbox configuration whose `SANDBOX_UNAVAILABLE` warning
+    /// ([`crate::core::sandbox::warning`]) the session's first Bash call emits; `None` when
+    /// the sandbox is off.
+    pub to_check: Option<SandboxConfig>,
 }
 
 /// Registers the session's secrets and resolves its sandbox.
@@ -28,11 +31,11 @@ pub fn prepare(shared: &RuntimeShared, cfg: &SessionConfig) -> SdkResult<Contain
     if cfg.host_io || cfg.sandbox.mode == SandboxMode::Off {
         return Ok(Contained::default());
     }
-    let warning = sandbox::warning(&cfg.sandbox);
+    let to_check = Some(cfg.sandbox.clone());
     if cfg.sandbox == Default::default() {
         return Ok(Contained {
             sandbox: None,
-            warning,
+            to_check,
         });
     }
     let cwd = super::context::absolute(Path::new(&cfg.cwd));
@@ -40,7 +43,7 @@ pub fn prepare(shared: &RuntimeShared, cfg: &SessionConfig) -> SdkResult<Contain
         .map_err(|e| SdkError::config(format!("session config: field \"sandbox\": {e}")))?;
     Ok(Contained {
         sandbox: sandbox.map(Arc::new),
-        warning,
+        to_check,
     })
 }
 

@@ -404,9 +404,12 @@ impl Runtime {
         crate::log_at!(
             crate::core::log::INFO,
             "robota::runtime",
-            "runtime started: {} provider(s), {} worker thread(s)",
+            "runtime started: {} provider(s), {}",
             shared.config.providers.len(),
-            shared.config.worker_threads
+            match shared.config.worker_threads {
+                Some(n) => format!("{n} worker thread(s)"),
+                None => "a worker thread per two cores".to_string(),
+            }
         );
         Ok(Runtime { shared })
     }

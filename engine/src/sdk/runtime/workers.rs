@@ -6,11 +6,13 @@
 
 use std::sync::{Mutex, OnceLock};
 
+use crate::sdk::config::default_worker_threads;
 use crate::sdk::error::{ErrorCode, SdkError, SdkResult};
 
 /// The workers of one runtime: not started, running, or stopped for good.
 pub struct Workers {
-    threads: usize,
+    /// `None` = [`default_worker_threads`], counted when they start.
+    threads: Option<usize>,
     /// Set once, when the workers start; kept after they stop (spawning on it then does
     /// nothing, as on any stopped tokio runtime).
     handle: OnceLock<tokio::runtime::Handle>,
@@ -25,8 +27,8 @@ struct State {
 }
 
 impl Workers {
-    /// Workers of `threads` threads, not started.
-    pub fn new(threads: usize) -> Self {
+    /// Workers of `threads` threads (`None`: the default), not started.
+    pub fn new(threads: Option<usize>) -> Self {
         Workers {
             threads,
             handle: OnceLock::new(),
@@ -51,7 +53,7 @@ impl Workers {
             ));
         }
         let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(self.threads)
+            .worker_threads(self.threads.unwrap_or_else(default_worker_threads))
             .thread_name("robota-worker")
             .on_thread_start(|| {
                 crate::sdk::runtime::signals::block_sigpipe_on_this_thread();
