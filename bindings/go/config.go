@@ -9,7 +9,7 @@ import (
 type RuntimeConfig struct {
 	// Providers by profile name; sessions pick one with SessionConfig.Provider.
 	Providers map[string]ProviderConfig `json:"providers"`
-	// WorkerThreads of the runtime's async pool (default: one per two cores, at least 1). The
+	// WorkerThreads of the runtime's async pool (default: one per core, at least 1). The
 	// threads start when a session first needs them: a host that only uses Session.Drive starts none.
 	WorkerThreads int `json:"worker_threads,omitempty"`
 	// SessionDir is where persisted sessions live.

@@ -12,10 +12,10 @@ use robota_engine::sdk::runtime::Runtime;
 
 /// Creates a runtime from its config JSON
 /// (`{"v":1,"providers":{"NAME":{"kind":…,"base_url"?,"api_key"?,…}},"worker_threads"?,
-/// "session_dir"?,"request_timeout_ms"?,"request_timeout_decision"?}`): one tokio runtime
-/// (`worker_threads`, default one per two cores, at least 1; its threads start when a session
-/// first needs them, so a host that only runs turns with `robota_session_run` starts none) and
-/// one HTTP pool shared by all its sessions.
+/// "session_dir"?,"request_timeout_ms"?,"request_timeout_decision"?}`): its async workers
+/// (`worker_threads`, default one per core, at least 1: shards of one worker thread each,
+/// with HTTP connections of their own, started when a session first needs them, so a host
+/// that only runs turns with `robota_session_run` starts none) shared by all its sessions.
 /// Errors: `ROBOTA_E_INVALID_JSON`, `ROBOTA_E_INVALID_CONFIG` (missing/wrong field, unknown
 /// provider kind), `ROBOTA_E_INVALID_UTF8`, `ROBOTA_E_VERSION_MISMATCH`.
 #[no_mangle]

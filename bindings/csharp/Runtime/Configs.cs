@@ -92,7 +92,7 @@ namespace Robota
         /// <summary>Named provider profiles; sessions pick one by name.</summary>
         public IDictionary<string, ProviderConfig> Providers { get; } = new Dictionary<string, ProviderConfig>();
 
-        /// <summary>Async worker threads (library default: one per two cores, at least 1), started when a
+        /// <summary>Async worker threads (library default: one per core, at least 1), started when a
         /// session first needs them: a host that only uses <c>RobotaSession.Drive</c> starts none.</summary>
         public int? WorkerThreads { get; set; }
 

@@ -20,7 +20,7 @@ mod caller_client;
 mod finish;
 mod tls;
 
-pub use caller_client::with_caller_client;
+pub use caller_client::{set_thread_client, with_caller_client};
 
 use super::config::{HttpProviderConfig, MAX_RETRY_DELAY};
 use super::errors::{redact, scrub, who};

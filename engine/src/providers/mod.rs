@@ -41,7 +41,7 @@ pub use anthropic::AnthropicProvider;
 pub use config::{HttpProviderConfig, ProviderKind};
 pub use context_window::ContextWindows;
 pub use gemini::GeminiProvider;
-pub use http::{new_http_client, with_caller_client};
+pub use http::{new_http_client, set_thread_client, with_caller_client};
 pub use openai::OpenAiProvider;
 pub use scripted::ScriptedProvider;
 

@@ -5,7 +5,7 @@ import Foundation
 public struct RuntimeConfig: ExtensibleDocument, Sendable, Equatable {
     /// Providers by the name sessions refer to.
     public var providers: [String: ProviderConfig]
-    /// Async worker threads (library default: one per two cores, at least 1), started when a
+    /// Async worker threads (library default: one per core, at least 1), started when a
     /// session first needs them: a host that only uses `Session.drive` starts none.
     public var workerThreads: Int?
     /// Where sessions with `persist` are stored.

@@ -1,6 +1,7 @@
 //! The HTTP client of a thread that drives a turn itself (`robota_session_run`): its
 //! connections live on that thread's own reactor, so a request and its streamed answer never
-//! cross threads. Set only while the thread drives; every other thread uses the shared pool.
+//! cross threads. Set while the thread drives, and for good on the threads of a worker shard
+//! (its own pool); every other thread uses the shared pool.
 
 use std::cell::RefCell;
 
@@ -24,6 +25,12 @@ pub fn with_caller_client<R>(client: &reqwest::Client, f: impl FnOnce() -> R) ->
         .flatten();
     let _restore = Restore(previous);
     f()
+}
+
+/// Makes `client` this thread's HTTP client for as long as the thread lives (a worker
+/// shard's threads: their connections live on the shard's reactor).
+pub fn set_thread_client(client: &reqwest::Client) {
+    let _ = CALLER.try_with(|c| *c.borrow_mut() = Some(client.clone()));
 }
 
 /// Calls `f` with this thread's driving client, or with `shared` when the thread drives none.

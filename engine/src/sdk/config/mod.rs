@@ -27,16 +27,14 @@ use crate::providers::ProviderKind;
 use document::{DeliveryName, PermissionModeName, SettingsName, TimeoutDecisionName};
 use fields::Fields;
 
-/// Default tokio worker threads per runtime: one per two cores the process may use, at least
-/// one ([`default_worker_threads`]). The async workers only move bytes and JSON (tools run on
-/// the blocking pool, callbacks on the callback threads), and with a second worker on a
-/// 2-core machine tokio wakes the idle worker for every task scheduled from outside (a host's
-/// tool answer, a submit): docs/performance.md has the figures.
+/// Default worker threads per runtime: one per core the process may use (each a shard of its
+/// own, whose worker wakes only for its own tasks, so a single session's turns keep to one
+/// thread), at least one.
 pub fn default_worker_threads() -> usize {
     static N: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     *N.get_or_init(|| {
         std::thread::available_parallelism()
-            .map_or(1, |n| n.get() / 2)
+            .map_or(1, |n| n.get())
             .clamp(1, 64)
     })
 }

@@ -36,7 +36,7 @@ fn runtime_config_errors_name_the_problem() {
     let ok = parse_runtime_config(r#"{"v":1,"providers":{"s":{"kind":"scripted"}}}"#).unwrap();
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     assert_eq!(ok.worker_threads, None);
-    assert_eq!(super::default_worker_threads(), (cores / 2).max(1));
+    assert_eq!(super::default_worker_threads(), cores.min(64));
     let two = parse_runtime_config(r#"{"v":1,"providers":{},"worker_threads":2}"#).unwrap();
     assert_eq!(two.worker_threads, Some(2));
     assert_eq!(ok.providers["s"].0, ProviderKind::Scripted);

@@ -84,8 +84,11 @@ impl RuntimeShared {
     where
         F: std::future::Future<Output = ()> + Send + 'static,
     {
-        let handle = self.workers.handle()?;
-        self.work.spawn(handle, task);
+        let (handle, placed) = self.workers.place()?;
+        self.work.spawn(handle, async move {
+            let _placed = placed;
+            task.await;
+        });
         Ok(())
     }
 
@@ -408,7 +411,7 @@ impl Runtime {
             shared.config.providers.len(),
             match shared.config.worker_threads {
                 Some(n) => format!("{n} worker thread(s)"),
-                None => "a worker thread per two cores".to_string(),
+                None => "a worker thread per core".to_string(),
             }
         );
         Ok(Runtime { shared })
@@ -467,8 +470,9 @@ impl Drop for Runtime {
         drop(self.shared.store.register(None));
         // The last transcript lines of the sessions it ran (freeing a session does not wait).
         crate::session::transcript::settle_all();
-        if let Some(rt) = self.shared.workers.stop() {
-            if tokio::runtime::Handle::try_current().is_ok() {
+        let on_worker = tokio::runtime::Handle::try_current().is_ok();
+        for rt in self.shared.workers.stop() {
+            if on_worker {
                 rt.shutdown_background();
             } else {
                 rt.shutdown_timeout(Duration::from_secs(5));

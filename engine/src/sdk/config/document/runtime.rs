@@ -20,7 +20,7 @@ pub struct RuntimeDocument {
     pub strict: Option<bool>,
     /// Provider profiles by name (required; may be empty).
     pub providers: BTreeMap<String, ProviderProfile>,
-    /// Tokio worker threads (1 to 64; default one per two cores).
+    /// Tokio worker threads (1 to 64; default one per core).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1, max = 64))]
     pub worker_threads: Option<u64>,
