@@ -9,8 +9,8 @@
 //! tasks, and to have a thief ready it wakes an idle worker for every task scheduled from
 //! outside (a host's tool answer, a submit) — on a 2-core machine that cost a session's turns
 //! 40 % more CPU. A shard's worker only wakes for its own tasks. New work goes to the first
-//! shard running fewer than [`SHARED_BELOW`] tasks, else to the least busy: one session at a
-//! time stays on the first shard and its warm connections; many at once spread over every core
+//! shard running fewer than two tasks, else to the least busy: one session at a time stays on
+//! the first shard and its warm connections; many at once spread over every core
 //! (docs/dev/perf.md §36). Each shard's threads make their HTTP requests through a connection
 //! pool of the shard's own, so a connection and the task reading it share a thread.
 
@@ -168,6 +168,15 @@ mod tests {
             .expect("the task ran")
     }
 
+    /// How many tasks each shard runs.
+    fn loads(w: &Workers) -> Vec<usize> {
+        let shards = w.shards.get().expect("shards made");
+        shards
+            .iter()
+            .map(|s| s.load.load(Ordering::Relaxed))
+            .collect()
+    }
+
     #[test]
     fn work_one_task_at_a_time_stays_on_the_first_shard_and_starts_no_other() {
         let w = Workers::new(Some(2));
@@ -202,23 +211,9 @@ mod tests {
                 .len(),
             2
         );
-        let loads: Vec<usize> = w
-            .shards
-            .get()
-            .unwrap()
-            .iter()
-            .map(|s| s.load.load(Ordering::Relaxed))
-            .collect();
-        assert_eq!(loads, vec![5, 5]);
+        assert_eq!(loads(&w), vec![5, 5]);
         drop(placed);
-        let loads: Vec<usize> = w
-            .shards
-            .get()
-            .unwrap()
-            .iter()
-            .map(|s| s.load.load(Ordering::Relaxed))
-            .collect();
-        assert_eq!(loads, vec![0, 0], "a place is given back when dropped");
+        assert_eq!(loads(&w), vec![0, 0], "a place is given back when dropped");
         assert_eq!(w.stop().len(), 2);
     }
 
