@@ -3,10 +3,12 @@
 //! all of it when it goes away, so a finishing turn still reports and persists.
 
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 
 use crate::sdk::runtime::callback_threads::{CallbackThreads, Job};
+use crate::sdk::runtime::workers::Placed;
 
 /// Tasks and threads the runtime waits for before it stops its workers.
 #[derive(Default)]
@@ -45,18 +47,23 @@ impl Drop for TaskGuard {
 }
 
 impl LibraryWork {
-    /// Spawns `task` on the workers of `handle`, counted until it ends.
-    pub fn spawn<F>(&self, handle: &tokio::runtime::Handle, task: F)
-    where
-        F: Future<Output = ()> + Send + 'static,
-    {
+    /// Spawns `task` on the workers of `handle` (the shard `placed` counts it on), counted
+    /// until it ends.
+    pub fn spawn(
+        &self,
+        handle: &tokio::runtime::Handle,
+        placed: Placed,
+        task: Pin<Box<dyn Future<Output = ()> + Send + 'static>>,
+    ) {
         let guard = self.count_task();
-        // Boxed: a turn's future is ~10 KB, which tokio would otherwise copy into the task and
-        // again when the task's stage changes.
+        // Boxed (by the caller): a turn's future is ~10 KB, which tokio would otherwise copy
+        // into the task and again when the task's stage changes; and as one type, tokio's task
+        // code is compiled once for every kind of work rather than once per kind.
         // Batched: the events one poll emits reach the host with one wake-up (`wake_batch`).
-        let task = crate::sdk::runtime::wake_batch::Batched(Box::pin(task));
+        let task = crate::sdk::runtime::wake_batch::Batched(task);
         handle.spawn(async move {
             let _counted = guard;
+            let _placed = placed;
             task.await;
         });
     }

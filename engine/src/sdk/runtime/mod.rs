@@ -85,10 +85,7 @@ impl RuntimeShared {
         F: std::future::Future<Output = ()> + Send + 'static,
     {
         let (handle, placed) = self.workers.place()?;
-        self.work.spawn(handle, async move {
-            let _placed = placed;
-            task.await;
-        });
+        self.work.spawn(handle, placed, Box::pin(task));
         Ok(())
     }
 
