@@ -73,6 +73,10 @@ impl Workers {
     /// with the task). Starts that shard at its first use. Fails when it cannot start (no
     /// thread could be made) or the runtime has gone away.
     pub fn place(&self) -> SdkResult<(&tokio::runtime::Handle, Placed)> {
+        if self.state.lock().unwrap_or_else(|p| p.into_inner()).stopped {
+            // Every shard alike: a started one would take the task and drop it unrun.
+            return Err(stopped());
+        }
         let shards = self.shards.get_or_init(|| {
             let n = self.threads.unwrap_or_else(default_worker_threads).max(1);
             (0..n).map(|_| Shard::default()).collect()
@@ -104,10 +108,7 @@ impl Workers {
             return Ok(h);
         }
         if st.stopped {
-            return Err(SdkError::new(
-                ErrorCode::Closed,
-                "the runtime has been freed: its workers cannot start",
-            ));
+            return Err(stopped());
         }
         let http = crate::providers::new_http_client().map_err(|e| {
             SdkError::new(
@@ -152,6 +153,14 @@ impl Workers {
         st.stopped = true;
         std::mem::take(&mut st.runtimes)
     }
+}
+
+/// The error of work asked for once the workers have stopped.
+fn stopped() -> SdkError {
+    SdkError::new(
+        ErrorCode::Closed,
+        "the runtime has been freed: its workers cannot start",
+    )
 }
 
 #[cfg(test)]
@@ -218,14 +227,21 @@ mod tests {
     }
 
     #[test]
-    fn once_stopped_a_shard_that_never_started_cannot_start() {
-        let w = Workers::new(Some(1));
-        assert!(w.stop().is_empty());
-        let e = w.place().err().expect("refused");
-        assert_eq!(e.code, ErrorCode::Closed);
-        assert_eq!(
-            e.message,
-            "the runtime has been freed: its workers cannot start"
-        );
+    fn once_stopped_no_shard_takes_work_started_or_not() {
+        let never = Workers::new(Some(1));
+        assert!(never.stop().is_empty());
+        let started = Workers::new(Some(2));
+        drop(started.place().unwrap());
+        for runtime in started.stop() {
+            runtime.shutdown_background();
+        }
+        for w in [&never, &started] {
+            let e = w.place().err().expect("refused");
+            assert_eq!(e.code, ErrorCode::Closed);
+            assert_eq!(
+                e.message,
+                "the runtime has been freed: its workers cannot start"
+            );
+        }
     }
 }
