@@ -109,7 +109,7 @@ impl Hasher for AddressHasher {
     }
 }
 
-/// Live handle addresses -> the magic of their type.
+/// The live-handle table, hashed by [`AddressHasher`].
 type LiveTable = HashMap<usize, u64, BuildHasherDefault<AddressHasher>>;
 
 /// Live handle address -> the magic of its type.
