@@ -38,9 +38,13 @@ pub(crate) fn opt_str_arg<'a>(p: *const c_char, what: &str) -> Result<Option<&'a
 /// An owned C string for the caller (freed with `robota_string_free`); NUL bytes inside are
 /// escaped as `\u0000`.
 pub(crate) fn string_out(s: String) -> *mut c_char {
-    CString::new(s.replace('\0', "\\u0000"))
-        .unwrap_or_default()
-        .into_raw()
+    // Copied only when there is a NUL to escape (JSON text never has one).
+    let s = if s.as_bytes().contains(&0) {
+        s.replace('\0', "\\u0000")
+    } else {
+        s
+    };
+    CString::new(s).unwrap_or_default().into_raw()
 }
 
 /// A checked output pointer: [`Out::required`] refuses NULL before the export does any work,
@@ -99,4 +103,22 @@ pub(crate) fn take_string(p: *mut c_char) -> Option<CString> {
     // SAFETY: non-NULL strings handed out by this library come from `CString::into_raw`
     // ([`string_out`]), and the caller passes each back exactly once.
     Some(unsafe { CString::from_raw(p) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Takes back what `string_out` gave the caller.
+    fn taken(p: *mut c_char) -> String {
+        // SAFETY: `p` came from `string_out` (`CString::into_raw`) and is taken back once.
+        unsafe { CString::from_raw(p) }.into_string().unwrap()
+    }
+
+    #[test]
+    fn string_out_escapes_nul_and_keeps_everything_else() {
+        assert_eq!(taken(string_out("a\0b\0".into())), "a\\u0000b\\u0000");
+        assert_eq!(taken(string_out(r#"{"t":"é"}"#.into())), r#"{"t":"é"}"#);
+        assert_eq!(taken(string_out(String::new())), "");
+    }
 }

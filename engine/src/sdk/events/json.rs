@@ -118,6 +118,28 @@ impl JsonDoc {
     }
 }
 
+/// The pull-mode document of a text event (a text delta):
+/// `{"v":1,"kind":N,"type":"…","turn_id":N,"text":"…"}`, written straight, without the map
+/// and the copies of [`crate::sdk::events::Event::to_pull_json`] (a pull host takes one per
+/// delta).
+pub fn text_pull_text(kind: u32, turn_id: u64, text: &str) -> String {
+    let name = kind_name(kind);
+    // Room for the escapes of a short delta and the NUL the C string adds.
+    let mut out = Vec::with_capacity(text.len() + name.len() + 72);
+    out.extend_from_slice(b"{\"v\":1,\"kind\":");
+    out.extend_from_slice(kind.to_string().as_bytes());
+    out.extend_from_slice(b",\"type\":\"");
+    out.extend_from_slice(name.as_bytes());
+    out.extend_from_slice(b"\",\"turn_id\":");
+    out.extend_from_slice(turn_id.to_string().as_bytes());
+    out.extend_from_slice(b",\"text\":");
+    // Writing a string to a Vec cannot fail.
+    let _ = serde_json::to_writer(&mut out, text);
+    out.push(b'}');
+    // serde_json writes UTF-8 only, and the rest is ASCII.
+    String::from_utf8(out).unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -169,6 +191,39 @@ mod tests {
         assert_eq!(
             e.pull_text(CONTEXT_UPDATE, 0),
             r#"{"v":1,"kind":11,"type":"context_update","turn_id":0}"#
+        );
+    }
+
+    #[test]
+    fn a_text_event_pull_text_is_its_pull_json() {
+        use crate::sdk::events::{Event, Payload, TEXT_DELTA};
+        for text in [
+            "",
+            "plain",
+            "quote \" back \\ nl \n tab \t",
+            "nul \0 ctl \u{1}",
+            "é 𝄞 ✓",
+        ] {
+            let ev = Event {
+                kind: TEXT_DELTA,
+                turn_id: 42,
+                payload: Payload::Text(text.to_string()),
+            };
+            let direct = ev.to_pull_text();
+            assert_eq!(direct, ev.to_pull_json().to_string(), "for {text:?}");
+            assert_eq!(
+                serde_json::from_str::<Value>(&direct).unwrap()["text"],
+                Value::from(text)
+            );
+        }
+        let ev = Event {
+            kind: TEXT_DELTA,
+            turn_id: 3,
+            payload: Payload::Text("a\"b".into()),
+        };
+        assert_eq!(
+            ev.to_pull_text(),
+            r#"{"v":1,"kind":2,"type":"text_delta","turn_id":3,"text":"a\"b"}"#
         );
     }
 }

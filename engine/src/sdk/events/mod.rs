@@ -230,6 +230,7 @@ impl Event {
     pub fn to_pull_text(&self) -> String {
         match &self.payload {
             Payload::JsonText(d) => d.pull_text(self.kind, self.turn_id),
+            Payload::Text(t) => json::text_pull_text(self.kind, self.turn_id, t),
             _ => self.to_pull_json().to_string(),
         }
     }
