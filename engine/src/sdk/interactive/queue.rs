@@ -38,8 +38,8 @@ impl InteractiveSession {
         }
         let (id, start) = self.accept(input)?;
         if let Some((input, cancel)) = start {
-            let turn = self.clone().run_turn(id, input, cancel);
-            if let Err(turn) = shared.drive_on_caller(assert_send(turn)) {
+            let turn = self.turn_future(id, input, cancel);
+            if let Err(turn) = shared.drive_on_caller(turn) {
                 self.start_on_workers(id, turn);
             }
         }
@@ -91,8 +91,22 @@ impl InteractiveSession {
 
     /// Starts the turn as a task on the runtime's workers (no thread per turn).
     pub(super) fn spawn_turn(&self, id: u64, input: TurnInput, cancel: CancellationToken) {
-        let turn = self.clone().run_turn(id, input, cancel);
-        self.start_on_workers(id, assert_send(turn));
+        let turn = self.turn_future(id, input, cancel);
+        self.start_on_workers(id, turn);
+    }
+
+    /// Turn `id` as a future that stays small until its first poll: the turn itself (~10 KB)
+    /// is made and boxed by the thread that first polls it (a worker, or the thread that
+    /// drives it), not on the host's thread that submits it, whose stack it would otherwise
+    /// take 16 KB deep (four fresh pages on every new host thread).
+    fn turn_future(
+        &self,
+        id: u64,
+        input: TurnInput,
+        cancel: CancellationToken,
+    ) -> impl std::future::Future<Output = ()> + Send + 'static {
+        let me = self.clone();
+        assert_send(async move { Box::pin(assert_send(me.run_turn(id, input, cancel))).await })
     }
 
     /// Spawns turn `id`'s future on the workers, starting them if needed; when they cannot
@@ -331,4 +345,31 @@ pub(super) fn push_outcome(st: &mut State, id: u64, o: TurnOutcome) {
 /// workers and never needs a thread of its own.
 fn assert_send<F: std::future::Future + Send>(f: F) -> F {
     f
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The size of what `f` returns, without calling it.
+    fn returned_size<A, B, C, R>(
+        _f: impl FnOnce(&'static InteractiveSession, A, B, C) -> R,
+    ) -> usize {
+        std::mem::size_of::<R>()
+    }
+
+    #[test]
+    fn a_submitted_turn_is_small_until_its_first_poll() {
+        let submitted = returned_size(InteractiveSession::turn_future);
+        let whole = returned_size(|s: &'static InteractiveSession, id, input, cancel| {
+            s.clone().run_turn(id, input, cancel)
+        });
+        // What the host's thread makes (and moves) when it submits: the turn's inputs, not
+        // the turn, which is made by the thread that first polls it.
+        assert!(
+            submitted <= std::mem::size_of::<TurnInput>() + 128,
+            "{submitted} B"
+        );
+        assert!(whole > 4 * submitted, "{whole} B against {submitted} B");
+    }
 }
