@@ -31,19 +31,27 @@ pub struct ModelDefinition {
     pub price: Option<ModelPrice>,
 }
 
-/// Every model of the table, keyed by exact id.
-pub fn models() -> &'static HashMap<&'static str, ModelDefinition> {
-    static TABLE: OnceLock<HashMap<&'static str, ModelDefinition>> = OnceLock::new();
-    TABLE.get_or_init(|| parse_table(MODELS_TSV))
+/// Every model of the table, in its order.
+pub fn models() -> impl Iterator<Item = ModelDefinition> {
+    rows(MODELS_TSV).filter_map(parse_row)
 }
 
-/// Parses the table; a malformed row is left out (the generator writes none, a test checks it).
-fn parse_table(text: &'static str) -> HashMap<&'static str, ModelDefinition> {
+/// The table's rows by id, each left as text until it is looked up: a process that looks up
+/// its session's model parses one row, not all of them (parsing every row took ~40 µs of a
+/// process's first session).
+fn rows_by_id() -> &'static HashMap<&'static str, &'static str> {
+    static INDEX: OnceLock<HashMap<&'static str, &'static str>> = OnceLock::new();
+    INDEX.get_or_init(|| {
+        rows(MODELS_TSV)
+            .map(|row| (row.split('\t').next().unwrap_or(row), row))
+            .collect()
+    })
+}
+
+/// The data rows of the generated text (no header comment, no column names).
+fn rows(text: &'static str) -> impl Iterator<Item = &'static str> {
     text.lines()
         .filter(|l| !l.starts_with('#') && !l.starts_with("id\t") && !l.is_empty())
-        .filter_map(parse_row)
-        .map(|m| (m.id, m))
-        .collect()
 }
 
 fn parse_row(line: &'static str) -> Option<ModelDefinition> {
@@ -82,9 +90,9 @@ fn parse_row(line: &'static str) -> Option<ModelDefinition> {
     })
 }
 
-/// Looks a model up by exact id.
-pub fn find_model(id: &str) -> Option<&'static ModelDefinition> {
-    models().get(id)
+/// Looks a model up by exact id (a malformed row is left out).
+pub fn find_model(id: &str) -> Option<ModelDefinition> {
+    rows_by_id().get(id).copied().and_then(parse_row)
 }
 
 /// List prices of a model id (`None` when the table does not price it).
@@ -134,7 +142,22 @@ mod tests {
             .lines()
             .filter(|l| !l.starts_with('#') && !l.starts_with("id\t"))
             .count();
-        assert_eq!(models().len(), rows);
+        assert_eq!(models().count(), rows);
         assert!(rows > 100, "{rows}");
+    }
+
+    #[test]
+    fn every_model_is_found_by_its_id_and_nothing_else_is() {
+        let all: Vec<ModelDefinition> = models().collect();
+        for m in &all {
+            assert_eq!(find_model(m.id), Some(*m), "{}", m.id);
+        }
+        let ids: std::collections::HashSet<&str> = all.iter().map(|m| m.id).collect();
+        assert_eq!(ids.len(), all.len(), "an id is in the table twice");
+        for unknown in ["", "id", "no-such-model", "#", "claude"] {
+            assert_eq!(find_model(unknown), None, "{unknown}");
+        }
+        let known = find_model("gpt-4o").expect("gpt-4o is in the table");
+        assert_eq!((known.provider, known.context_window), ("openai", 128_000));
     }
 }

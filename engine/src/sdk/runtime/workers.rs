@@ -27,10 +27,14 @@ const SHARED_BELOW: usize = 2;
 
 /// The workers of one runtime: not started, running (some shards or all), or stopped for good.
 pub struct Workers {
-    /// Shards (one worker thread each); `None` = [`default_worker_threads`], counted when the
-    /// first starts.
+    /// Shards (one worker thread each); `None` = [`default_worker_threads`], counted when work
+    /// first overflows the first shard (the count reads the cgroup's CPU quota: files a
+    /// process that runs one session at a time never needs to open).
     threads: Option<usize>,
-    shards: OnceLock<Box<[Shard]>>,
+    /// The shard new work goes to first.
+    first: Shard,
+    /// The other shards, made when the first is busy.
+    others: OnceLock<Box<[Shard]>>,
     state: Mutex<State>,
 }
 
@@ -64,7 +68,8 @@ impl Workers {
     pub fn new(threads: Option<usize>) -> Self {
         Workers {
             threads,
-            shards: OnceLock::new(),
+            first: Shard::default(),
+            others: OnceLock::new(),
             state: Mutex::new(State::default()),
         }
     }
@@ -77,15 +82,21 @@ impl Workers {
             // Every shard alike: a started one would take the task and drop it unrun.
             return Err(stopped());
         }
-        let shards = self.shards.get_or_init(|| {
-            let n = self.threads.unwrap_or_else(default_worker_threads).max(1);
-            (0..n).map(|_| Shard::default()).collect()
-        });
         let load = |s: &&Shard| s.load.load(Ordering::Relaxed);
-        let shard = match shards.iter().find(|s| load(s) < SHARED_BELOW) {
-            Some(s) => s,
-            // At least one shard (`max(1)`), so `min` is the least busy of them.
-            None => shards.iter().min_by_key(load).unwrap_or(&shards[0]),
+        let shard = if load(&&self.first) < SHARED_BELOW {
+            &self.first
+        } else {
+            let others = self.others.get_or_init(|| {
+                let n = self.threads.unwrap_or_else(default_worker_threads).max(1);
+                (1..n).map(|_| Shard::default()).collect()
+            });
+            match others.iter().find(|s| load(s) < SHARED_BELOW) {
+                Some(s) => s,
+                None => std::iter::once(&self.first)
+                    .chain(others.iter())
+                    .min_by_key(load)
+                    .unwrap_or(&self.first),
+            }
         };
         shard.load.fetch_add(1, Ordering::Relaxed);
         let placed = Placed {
@@ -179,9 +190,8 @@ mod tests {
 
     /// How many tasks each shard runs.
     fn loads(w: &Workers) -> Vec<usize> {
-        let shards = w.shards.get().expect("shards made");
-        shards
-            .iter()
+        std::iter::once(&w.first)
+            .chain(w.others.get().into_iter().flat_map(|o| o.iter()))
             .map(|s| s.load.load(Ordering::Relaxed))
             .collect()
     }
@@ -203,6 +213,10 @@ mod tests {
         let (h, next) = w.place().unwrap();
         assert_eq!(thread_of(h), first);
         drop((ending, next));
+        assert!(
+            w.others.get().is_none(),
+            "the other shards were never made (nor the default count read)"
+        );
         assert_eq!(w.stop().len(), 1, "the second shard never started");
     }
 
