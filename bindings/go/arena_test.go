@@ -83,7 +83,14 @@ func TestSessionEventsUseTheArena(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("eventFromC = %#v, want %#v", got, want)
 	}
-	if n >= 0.5 {
+	// Without the arena an event costs at least 2. The race detector's instrumentation adds
+	// its own, 0.9–1.0 per event here and varying (testing.AllocsPerRun rounds down): under
+	// it the bound only tells the arena from its absence.
+	limit := 0.5
+	if raceDetector {
+		limit = 1.5
+	}
+	if n >= limit {
 		t.Fatalf("%v allocations per event: the arena was not used", n)
 	}
 }
