@@ -39,12 +39,11 @@ pub(crate) fn opt_str_arg<'a>(p: *const c_char, what: &str) -> Result<Option<&'a
 /// escaped as `\u0000`.
 pub(crate) fn string_out(s: String) -> *mut c_char {
     // Copied only when there is a NUL to escape (JSON text never has one).
-    let s = if s.as_bytes().contains(&0) {
-        s.replace('\0', "\\u0000")
-    } else {
-        s
-    };
-    CString::new(s).unwrap_or_default().into_raw()
+    let c = CString::new(s).unwrap_or_else(|nul| {
+        let text = String::from_utf8_lossy(&nul.into_vec()).replace('\0', "\\u0000");
+        CString::new(text).unwrap_or_default()
+    });
+    c.into_raw()
 }
 
 /// A checked output pointer: [`Out::required`] refuses NULL before the export does any work,

@@ -123,17 +123,15 @@ impl JsonDoc {
 /// and the copies of [`crate::sdk::events::Event::to_pull_json`] (a pull host takes one per
 /// delta).
 pub fn text_pull_text(kind: u32, turn_id: u64, text: &str) -> String {
+    use std::io::Write as _;
     let name = kind_name(kind);
     // Room for the escapes of a short delta and the NUL the C string adds.
     let mut out = Vec::with_capacity(text.len() + name.len() + 72);
-    out.extend_from_slice(b"{\"v\":1,\"kind\":");
-    out.extend_from_slice(kind.to_string().as_bytes());
-    out.extend_from_slice(b",\"type\":\"");
-    out.extend_from_slice(name.as_bytes());
-    out.extend_from_slice(b"\",\"turn_id\":");
-    out.extend_from_slice(turn_id.to_string().as_bytes());
-    out.extend_from_slice(b",\"text\":");
-    // Writing a string to a Vec cannot fail.
+    // Writing to a Vec cannot fail.
+    let _ = write!(
+        out,
+        "{{\"v\":1,\"kind\":{kind},\"type\":\"{name}\",\"turn_id\":{turn_id},\"text\":"
+    );
     let _ = serde_json::to_writer(&mut out, text);
     out.push(b'}');
     // serde_json writes UTF-8 only, and the rest is ASCII.
