@@ -11,7 +11,7 @@ use super::handles::{self, robota_runtime, robota_session};
 use super::session_obj::open_session;
 use super::status::{err, robota_error, robota_status, ROBOTA_OK};
 use robota_engine::sdk::commands::builtin;
-use robota_engine::sdk::config::parse_session_config;
+use robota_engine::sdk::config::parse_session_config_boxed;
 use robota_engine::sdk::error::ErrorCode;
 use robota_engine::sdk::interactive::TurnInput;
 use robota_engine::sdk::persistence::snapshot;
@@ -55,7 +55,7 @@ pub extern "C" fn robota_session_new(
     boundary(out_error, || {
         let out = Out::required(out, "out")?;
         let runtime = handles::runtime(rt)?;
-        let cfg = parse_session_config(str_arg(session_json, "session_json")?)?;
+        let cfg = parse_session_config_boxed(str_arg(session_json, "session_json")?)?;
         let reg = EventReg::new(fn_, user_data, free_fn);
         out.put(open_session(runtime, cfg, None, reg)?);
         Ok(ROBOTA_OK)
@@ -81,7 +81,7 @@ pub extern "C" fn robota_session_resume(
         let text = str_arg(resume_json, "resume_json")?;
         let (cfg, restore) = snapshot::parse_resume(runtime.shared(), text)?;
         let reg = EventReg::new(fn_, user_data, free_fn);
-        out.put(open_session(runtime, cfg, Some(restore), reg)?);
+        out.put(open_session(runtime, Box::new(cfg), Some(restore), reg)?);
         Ok(ROBOTA_OK)
     })
 }
@@ -105,7 +105,12 @@ pub extern "C" fn robota_session_fork(
         let text = opt_str_arg(fork_json, "fork_json")?;
         let (cfg, restore) = snapshot::parse_fork(&src.session, text)?;
         let reg = EventReg::new(fn_, user_data, free_fn);
-        out.put(open_session(src.runtime.clone(), cfg, Some(restore), reg)?);
+        out.put(open_session(
+            src.runtime.clone(),
+            Box::new(cfg),
+            Some(restore),
+            reg,
+        )?);
         Ok(ROBOTA_OK)
     })
 }

@@ -20,7 +20,7 @@ use robota_engine::sdk::runtime::Runtime;
 /// only on success: on failure `free_fn` is not called and the caller keeps `user_data`.
 pub(crate) fn open_session(
     runtime: Arc<Runtime>,
-    cfg: SessionConfig,
+    cfg: Box<SessionConfig>,
     restore: Option<Restore>,
     reg: EventReg,
 ) -> Result<*mut robota_session, SdkError> {
@@ -28,7 +28,7 @@ pub(crate) fn open_session(
     let can_answer = mode == Delivery::Pull || reg.f.is_some();
     let reg = Arc::new(reg);
     let queue = Queue::new(mode, Some(reg.clone()), runtime.shared().clone());
-    let made = InteractiveSession::new(
+    let made = InteractiveSession::new_boxed(
         runtime.shared().clone(),
         cfg,
         queue.sink(),

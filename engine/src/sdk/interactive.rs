@@ -234,7 +234,7 @@ impl Core {
 struct Inner {
     core: Arc<Core>,
     session: Session,
-    cfg: Mutex<SessionConfig>,
+    cfg: Mutex<Box<SessionConfig>>,
     session_id: String,
     created_at: String,
     /// The session's budget (`"budget"`).

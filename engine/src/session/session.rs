@@ -137,7 +137,13 @@ fn hook_registry(opts: &SessionOptions) -> Result<HookExecutorRegistry, RobotaEr
 impl Session {
     /// Builds a session. Spawns nothing and needs no async runtime (safe on any thread); the
     /// `SessionStart` hook fires at the beginning of the first run.
-    pub fn new(mut opts: SessionOptions) -> Result<Session, RobotaError> {
+    pub fn new(opts: SessionOptions) -> Result<Session, RobotaError> {
+        Self::new_boxed(Box::new(opts))
+    }
+
+    /// [`Session::new`] with the options already on the heap: the caller's frame holds no copy
+    /// of them (760 B).
+    pub fn new_boxed(mut opts: Box<SessionOptions>) -> Result<Session, RobotaError> {
         let cwd = resolve_cwd(&opts.cwd, opts.virtual_cwd, opts.cwd_is_canonical)?;
         if let Some(n) = opts.max_turns {
             if n < 0 {

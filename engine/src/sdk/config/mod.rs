@@ -284,6 +284,12 @@ fn mode_of(name: PermissionModeName) -> PermissionMode {
 
 /// Parses a session document already decoded to an object.
 pub fn parse_session_map(map: &Map<String, Value>) -> SdkResult<SessionConfig> {
+    parse_session_map_boxed(map).map(|cfg| *cfg)
+}
+
+/// [`parse_session_map`] onto the heap: the caller's frame holds a pointer, not the
+/// configuration (832 B).
+fn parse_session_map_boxed(map: &Map<String, Value>) -> SdkResult<Box<SessionConfig>> {
     const W: &str = "session config";
     check_strict(W, map, session_keys())?;
     let mut doc = read::session_document(W, map)?;
@@ -300,7 +306,7 @@ pub fn parse_session_map(map: &Map<String, Value>) -> SdkResult<SessionConfig> {
     };
     let params = params::SessionParams::parse(W, &doc, map)?;
     let budget = session_budget::parse_budget(doc.budget.as_ref(), &model)?;
-    let mut cfg = session_config(doc, provider, model, cwd, params);
+    let mut cfg = Box::new(session_config(doc, provider, model, cwd, params));
     cfg.cwd_is_canonical = cwd_is_canonical;
     cfg.settings = settings.into();
     cfg.mcp_servers = mcp_servers;
@@ -407,6 +413,12 @@ fn session_config(
 /// Parses the session JSON text.
 pub fn parse_session_config(text: &str) -> SdkResult<SessionConfig> {
     parse_session_map(&parse_object("session_json", text)?)
+}
+
+/// [`parse_session_config`] onto the heap, for a session built from it on a host's thread: no
+/// frame on the way holds the configuration.
+pub fn parse_session_config_boxed(text: &str) -> SdkResult<Box<SessionConfig>> {
+    parse_session_map_boxed(&parse_object("session_json", text)?)
 }
 
 #[cfg(test)]

@@ -40,6 +40,9 @@ fn check_config(shared: &RuntimeShared, cfg: &SessionConfig) -> SdkResult<()> {
 /// exactly the ones `cfg.tools` names (host tools win a name clash; `Skill` is skipped when
 /// the session has no model-invocable skill); an unknown name is [`ErrorCode::NotFound`]
 /// listing the available ones.
+// Never inlined: a frame of its own, left before the session underneath is built
+// (`InteractiveSession::new_boxed`).
+#[inline(never)]
 fn session_tools(
     shared: &RuntimeShared,
     cfg: &SessionConfig,
@@ -119,124 +122,184 @@ impl InteractiveSession {
         can_answer: bool,
         restore: Option<Restore>,
     ) -> SdkResult<Self> {
-        check_config(&shared, &cfg)?;
-        let mut cfg = cfg;
-        let settings = assembly::apply_settings(&mut cfg, &assembly::env_of(&shared))?;
-        subagent::assemble(&mut cfg, &assembly::env_of(&shared));
-        crate::sdk::plugins::apply(
-            &mut cfg,
-            shared.plugin_dirs(),
-            settings
-                .as_ref()
-                .map(|s| s.enabled_plugins.clone())
-                .unwrap_or_default(),
-            &assembly::env_of(&shared),
-        );
-        let parent_cell: subagent::ParentCell = Default::default();
-        let contained = crate::sdk::project::contained::prepare(&shared, &cfg)?;
-        let tool_env = assembly::tool_env(&shared, &cfg, settings.as_ref(), contained.sandbox);
-        let session_id = cfg
-            .session_id
-            .clone()
-            .unwrap_or_else(|| prefixed_id("session"));
-        let link_cell: Arc<OnceLock<std::sync::Weak<SessionLink>>> = Default::default();
-        let provider = session_provider(&shared, &cfg, settings.as_ref(), &session_id, &link_cell)?;
-        let mut restore = restore.unwrap_or_default();
-        let budget = crate::sdk::config::session_budget::session_budget(&cfg, restore.budget_spent);
-        let (link, transcript_warning) =
-            open_link(&shared, &cfg, sink, can_answer, &session_id, budget.clone());
-        let _ = link_cell.set(Arc::downgrade(&link));
-        let agent_tool = subagent::offers_agent_tool(&cfg).then(|| {
-            Arc::new(subagent::tool::AgentTool::new(
-                cfg.params.agents.all.clone(),
-                parent_cell.clone(),
-            )) as Arc<dyn Tool>
-        });
-        let skill = skill_tool::offers_skill_tool(&cfg).then(|| {
-            Arc::new(skill_tool::SkillTool::new(
-                cfg.params.skills.clone(),
-                parent_cell.clone(),
-            )) as Arc<dyn Tool>
-        });
-        let mut tools = session_tools(&shared, &cfg, &link, tool_env.as_ref(), agent_tool, skill)?;
-        let mcp = crate::sdk::mcp::start_for_session(&shared, &mut cfg);
-        tools.extend(mcp.tools(&mut cfg.params.warnings));
-        if cfg.params.team {
-            tools.extend(crate::sdk::team::tools(
-                &shared,
-                &link,
-                &parent_cell,
-                &cfg.cwd,
-            ));
-        }
-        cfg.params.prompt = assembly::prompt_inputs(&cfg, settings.as_ref(), &tools).map(Arc::new);
-        let core = new_core(&link, &cfg, &mut restore);
-        core.lock().sandbox_to_check = contained.to_check;
-        let approval = Arc::new(HostApproval {
-            link: link.clone(),
-            enforcer: OnceLock::new(),
-            sandbox_mode: if cfg.host_io {
-                "off"
-            } else {
-                cfg.sandbox.mode.as_str()
-            },
-        });
-        let host_hooks: Arc<dyn HookExecutor> = Arc::new(HostHookExecutor { link: link.clone() });
-        let mut so = SessionOptions::in_dir(provider, cfg.model.clone(), PathBuf::from(&cfg.cwd));
-        apply_config(&mut so, &cfg);
-        if let Some(st) = &settings {
-            so.hook_env = st.env.clone();
-        }
-        so.child_env = cfg.tool_env.clone();
-        so.tools = tools;
-        so.hooks = cfg.hooks.clone().unwrap_or_default();
-        let agent_hooks = Arc::new(subagent::hook::AgentHookExecutor::new(
-            cfg.params.agents.all.clone(),
-            parent_cell.clone(),
-        ));
-        so.extra_hook_executors = vec![host_hooks, agent_hooks];
-        so.http_client = Some(shared.http().clone());
-        so.approval_handler = Some(approval.clone() as Arc<dyn ApprovalHandler>);
-        so.observer = Some(core.clone() as Arc<dyn SessionObserver>);
-        // A host provider times its calls out itself (its `timeout_ms`, with the cancel
-        // document to the host).
-        so.provider_timeout_ms =
-            (!shared.is_host_provider(&cfg.provider)).then_some(PROVIDER_IDLE_TIMEOUT_MS);
-        so.session_id = Some(session_id.clone());
-        so.history = Some(ConversationStore::from_entries(std::mem::take(
-            &mut restore.conversation,
-        )));
-        so.budget = budget.clone();
-        so.conversation_id = Some(session_id.clone());
-        let session = start_session(so, &approval, &restore.session_allowed, &core)?;
-        if let Some(w) = transcript_warning {
-            link.emit(crate::sdk::events::WARNING, w);
+        Self::new_boxed(shared, Box::new(cfg), sink, can_answer, restore)
+    }
+
+    /// [`InteractiveSession::new`] with the configuration already on the heap. What opens a
+    /// session on a host's thread is kept shallow there (each 4 KB deeper is a page more of
+    /// every such thread's stack): no frame on the way holds a copy of the configuration
+    /// (832 B) or of the options (760 B), and the assembly's frame is left before the
+    /// session underneath is built.
+    pub fn new_boxed(
+        shared: Arc<RuntimeShared>,
+        cfg: Box<SessionConfig>,
+        sink: EventSink,
+        can_answer: bool,
+        restore: Option<Restore>,
+    ) -> SdkResult<Self> {
+        let a = assemble(shared, cfg, sink, can_answer, restore)?;
+        let session = start_session(a.options, &a.approval, &a.session_allowed, &a.core)?;
+        if let Some(w) = a.transcript_warning {
+            a.core.link.emit(crate::sdk::events::WARNING, w);
         }
         // Formatted only when a sink takes debug messages.
         crate::log_at!(
             crate::core::log::DEBUG,
             "robota::session",
-            "session {session_id} created ({})",
-            cfg.delivery.as_str()
+            "session {} created ({})",
+            a.session_id,
+            a.cfg.delivery.as_str()
         );
         let inner = Arc::new(Inner {
-            core,
+            core: a.core,
             session,
-            cfg: Mutex::new(cfg),
-            session_id,
-            created_at: restore.created_at.unwrap_or_else(now_iso),
-            budget,
-            mcp,
+            cfg: Mutex::new(a.cfg),
+            session_id: a.session_id,
+            created_at: a.created_at.unwrap_or_else(now_iso),
+            budget: a.budget,
+            mcp: a.mcp,
         });
         let weak: std::sync::Weak<dyn subagent::Parent> = Arc::downgrade(&inner) as _;
-        let _ = parent_cell.set(weak);
+        let _ = a.parent_cell.set(weak);
         Ok(InteractiveSession { inner })
     }
+}
+
+/// What a session is made of before the session underneath is built.
+struct Assembled {
+    cfg: Box<SessionConfig>,
+    options: Box<SessionOptions>,
+    approval: Arc<HostApproval>,
+    core: Arc<Core>,
+    transcript_warning: Option<serde_json::Value>,
+    session_id: String,
+    session_allowed: Vec<String>,
+    created_at: Option<String>,
+    budget: Option<Arc<crate::core::budget::Budget>>,
+    mcp: crate::sdk::mcp::SessionMcp,
+    parent_cell: subagent::ParentCell,
+}
+
+/// Assembles a session: settings, plugins and subagents applied to `cfg`, its provider, link,
+/// tools, state and options. Never inlined (see [`InteractiveSession::new_boxed`]).
+#[inline(never)]
+fn assemble(
+    shared: Arc<RuntimeShared>,
+    cfg: Box<SessionConfig>,
+    sink: EventSink,
+    can_answer: bool,
+    restore: Option<Restore>,
+) -> SdkResult<Assembled> {
+    check_config(&shared, &cfg)?;
+    let mut cfg = cfg;
+    let settings = assembly::apply_settings(&mut cfg, &assembly::env_of(&shared))?;
+    subagent::assemble(&mut cfg, &assembly::env_of(&shared));
+    crate::sdk::plugins::apply(
+        &mut cfg,
+        shared.plugin_dirs(),
+        settings
+            .as_ref()
+            .map(|s| s.enabled_plugins.clone())
+            .unwrap_or_default(),
+        &assembly::env_of(&shared),
+    );
+    let parent_cell: subagent::ParentCell = Default::default();
+    let contained = crate::sdk::project::contained::prepare(&shared, &cfg)?;
+    let tool_env = assembly::tool_env(&shared, &cfg, settings.as_ref(), contained.sandbox);
+    let session_id = cfg
+        .session_id
+        .clone()
+        .unwrap_or_else(|| prefixed_id("session"));
+    let link_cell: Arc<OnceLock<std::sync::Weak<SessionLink>>> = Default::default();
+    let provider = session_provider(&shared, &cfg, settings.as_ref(), &session_id, &link_cell)?;
+    let mut restore = restore.unwrap_or_default();
+    let budget = crate::sdk::config::session_budget::session_budget(&cfg, restore.budget_spent);
+    let (link, transcript_warning) =
+        open_link(&shared, &cfg, sink, can_answer, &session_id, budget.clone());
+    let _ = link_cell.set(Arc::downgrade(&link));
+    let agent_tool = subagent::offers_agent_tool(&cfg).then(|| {
+        Arc::new(subagent::tool::AgentTool::new(
+            cfg.params.agents.all.clone(),
+            parent_cell.clone(),
+        )) as Arc<dyn Tool>
+    });
+    let skill = skill_tool::offers_skill_tool(&cfg).then(|| {
+        Arc::new(skill_tool::SkillTool::new(
+            cfg.params.skills.clone(),
+            parent_cell.clone(),
+        )) as Arc<dyn Tool>
+    });
+    let mut tools = session_tools(&shared, &cfg, &link, tool_env.as_ref(), agent_tool, skill)?;
+    let mcp = crate::sdk::mcp::start_for_session(&shared, &mut cfg);
+    tools.extend(mcp.tools(&mut cfg.params.warnings));
+    if cfg.params.team {
+        tools.extend(crate::sdk::team::tools(
+            &shared,
+            &link,
+            &parent_cell,
+            &cfg.cwd,
+        ));
+    }
+    cfg.params.prompt = assembly::prompt_inputs(&cfg, settings.as_ref(), &tools).map(Arc::new);
+    let core = new_core(&link, &cfg, &mut restore);
+    core.lock().sandbox_to_check = contained.to_check;
+    let approval = Arc::new(HostApproval {
+        link: link.clone(),
+        enforcer: OnceLock::new(),
+        sandbox_mode: if cfg.host_io {
+            "off"
+        } else {
+            cfg.sandbox.mode.as_str()
+        },
+    });
+    let host_hooks: Arc<dyn HookExecutor> = Arc::new(HostHookExecutor { link: link.clone() });
+    let mut so = boxed_options(provider, cfg.model.clone(), PathBuf::from(&cfg.cwd));
+    apply_config(&mut so, &cfg);
+    if let Some(st) = &settings {
+        so.hook_env = st.env.clone();
+    }
+    so.child_env = cfg.tool_env.clone();
+    so.tools = tools;
+    so.hooks = cfg.hooks.clone().unwrap_or_default();
+    let agent_hooks = Arc::new(subagent::hook::AgentHookExecutor::new(
+        cfg.params.agents.all.clone(),
+        parent_cell.clone(),
+    ));
+    so.extra_hook_executors = vec![host_hooks, agent_hooks];
+    so.http_client = Some(shared.http().clone());
+    so.approval_handler = Some(approval.clone() as Arc<dyn ApprovalHandler>);
+    so.observer = Some(core.clone() as Arc<dyn SessionObserver>);
+    // A host provider times its calls out itself (its `timeout_ms`, with the cancel
+    // document to the host).
+    so.provider_timeout_ms =
+        (!shared.is_host_provider(&cfg.provider)).then_some(PROVIDER_IDLE_TIMEOUT_MS);
+    so.session_id = Some(session_id.clone());
+    so.history = Some(ConversationStore::from_entries(std::mem::take(
+        &mut restore.conversation,
+    )));
+    so.budget = budget.clone();
+    so.conversation_id = Some(session_id.clone());
+    Ok(Assembled {
+        cfg,
+        options: so,
+        approval,
+        core,
+        transcript_warning,
+        session_id,
+        session_allowed: restore.session_allowed,
+        created_at: restore.created_at,
+        budget,
+        mcp,
+        parent_cell,
+    })
 }
 
 /// The session's link to the runtime and the host (with the session's budget), with the
 /// transcript tap on its event sink (and the warning to emit when the transcript could not be
 /// opened).
+// Never inlined: a frame of its own, left before the session underneath is built
+// (`InteractiveSession::new_boxed`).
+#[inline(never)]
 fn open_link(
     shared: &Arc<RuntimeShared>,
     cfg: &SessionConfig,
@@ -272,6 +335,9 @@ fn open_link(
 }
 
 /// The session's own state, starting from what a resumed session restores.
+// Never inlined: a frame of its own, left before the session underneath is built
+// (`InteractiveSession::new_boxed`).
+#[inline(never)]
 fn new_core(link: &Arc<SessionLink>, cfg: &SessionConfig, restore: &mut Restore) -> Arc<Core> {
     Arc::new(Core {
         link: link.clone(),
@@ -287,15 +353,27 @@ fn new_core(link: &Arc<SessionLink>, cfg: &SessionConfig, restore: &mut Restore)
     })
 }
 
+/// The session's options, made on the heap in a frame of their own (see
+/// [`InteractiveSession::new_boxed`]).
+#[inline(never)]
+fn boxed_options(
+    provider: Arc<dyn crate::core::provider::Provider>,
+    model: String,
+    cwd: PathBuf,
+) -> Box<SessionOptions> {
+    Box::new(SessionOptions::in_dir(provider, model, cwd))
+}
+
 /// The generic session underneath, with the host approval bound to its enforcer, the restored
 /// session-wide allowances, and the messages it starts with counted as flushed.
 fn start_session(
-    so: SessionOptions,
+    so: Box<SessionOptions>,
     approval: &HostApproval,
     session_allowed: &[String],
     core: &Core,
 ) -> SdkResult<Session> {
-    let session = Session::new(so).map_err(|e| SdkError::robota(ErrorCode::InvalidConfig, &e))?;
+    let session =
+        Session::new_boxed(so).map_err(|e| SdkError::robota(ErrorCode::InvalidConfig, &e))?;
     let _ = approval.enforcer.set(Arc::downgrade(session.enforcer()));
     for t in session_allowed {
         session.enforcer().allow_for_session(t);

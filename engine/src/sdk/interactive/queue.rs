@@ -106,7 +106,21 @@ impl InteractiveSession {
         cancel: CancellationToken,
     ) -> impl std::future::Future<Output = ()> + Send + 'static {
         let me = self.clone();
-        assert_send(async move { Box::pin(assert_send(me.run_turn(id, input, cancel))).await })
+        assert_send(async move { me.boxed_turn(id, input, cancel).await })
+    }
+
+    /// The turn, made and boxed in a frame of its own that only its first poll enters. Behind
+    /// `dyn`, its polls are not inlined into the future above: that future's frame, under
+    /// every poll of a turn a host thread drives, stays small (it was 8 KB, two pages of every
+    /// such thread's stack).
+    #[inline(never)]
+    fn boxed_turn(
+        self,
+        id: u64,
+        input: TurnInput,
+        cancel: CancellationToken,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>> {
+        Box::pin(assert_send(self.run_turn(id, input, cancel)))
     }
 
     /// Spawns turn `id`'s future on the workers, starting them if needed; when they cannot

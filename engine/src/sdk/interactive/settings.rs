@@ -13,7 +13,7 @@ use crate::sdk::runtime::RuntimeShared;
 impl super::Inner {
     /// The config with the model, permission mode and lists in force.
     pub(super) fn config_in_force(&self) -> SessionConfig {
-        let mut c = self.cfg.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        let mut c = SessionConfig::clone(&self.cfg.lock().unwrap_or_else(|p| p.into_inner()));
         c.model = self.session.agent().config().model.clone();
         c.permission_mode = self.session.permission_mode();
         c.permissions = self.session.enforcer().lists().clone();

@@ -267,6 +267,9 @@ impl SessionMcp {
 
 /// The session's servers: `cfg.mcp_servers`, plus the project's `.mcp.json` under
 /// `"settings":"project"` (the session's entries win); connected now.
+// Never inlined: a frame of its own, left before the session underneath is built
+// (`InteractiveSession::new_boxed`).
+#[inline(never)]
 pub fn start_for_session(
     shared: &crate::sdk::runtime::RuntimeShared,
     cfg: &mut crate::sdk::config::SessionConfig,

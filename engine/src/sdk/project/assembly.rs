@@ -37,6 +37,9 @@ fn push_unique(list: &mut Vec<String>, items: impl IntoIterator<Item = String>) 
 /// `cfg.params.warnings`. Session JSON fields win: `provider` (else the settings' profile, see
 /// [`crate::sdk::settings::provider`]), `model`, `permission_mode`, `hooks`, `language`,
 /// `auto_compact_threshold`; allow/deny lists are the defaults, then the settings', then the session's.
+// Never inlined: a frame of its own, left before the session underneath is built
+// (`InteractiveSession::new_boxed`).
+#[inline(never)]
 pub fn apply_settings(cfg: &mut SessionConfig, env: &EnvVars) -> SdkResult<Option<Settings>> {
     let scope = SettingsScope::parse(&cfg.settings).unwrap_or(SettingsScope::None);
     if scope == SettingsScope::None {
@@ -106,6 +109,9 @@ fn configures_web_search(cfg: &SessionConfig) -> bool {
 /// under it (the session's own `env` keys win), and a Brave web-search backend when the runtime's
 /// environment has `BRAVE_API_KEY` (a configured Brave backend without `apiKey` takes that key).
 /// `None` = the runtime's shared defaults.
+// Never inlined: a frame of its own, left before the session underneath is built
+// (`InteractiveSession::new_boxed`).
+#[inline(never)]
 pub fn tool_env(
     shared: &RuntimeShared,
     cfg: &SessionConfig,
@@ -175,6 +181,9 @@ pub fn builtin(
 
 /// Assembles the system prompt inputs of a settings-enabled session (`None` otherwise: the
 /// host's `system_prompt` is used verbatim).
+// Never inlined: a frame of its own, left before the session underneath is built
+// (`InteractiveSession::new_boxed`).
+#[inline(never)]
 pub fn prompt_inputs(
     cfg: &SessionConfig,
     s: Option<&Settings>,

@@ -26,6 +26,9 @@ pub struct Contained {
 }
 
 /// Registers the session's secrets and resolves its sandbox.
+// Never inlined: a frame of its own, left before the session underneath is built
+// (`InteractiveSession::new_boxed`).
+#[inline(never)]
 pub fn prepare(shared: &RuntimeShared, cfg: &SessionConfig) -> SdkResult<Contained> {
     register_secrets(shared, cfg);
     if cfg.host_io || cfg.sandbox.mode == SandboxMode::Off {

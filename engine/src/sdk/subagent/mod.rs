@@ -52,6 +52,9 @@ pub fn offers_agent_tool(cfg: &SessionConfig) -> bool {
 }
 
 /// Collects the definitions of a session (see [`defs`]); problems become warnings.
+// Never inlined: a frame of its own, left before the session underneath is built
+// (`InteractiveSession::new_boxed`).
+#[inline(never)]
 pub fn assemble(cfg: &mut SessionConfig, env: &crate::core::env_ref::EnvVars) {
     if cfg.params.agents.depth > 0 || !cfg.params.agents.all.is_empty() {
         return;
