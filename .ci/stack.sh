@@ -3,7 +3,7 @@
 # ships (profile ship, the prefix .ci/prefix.sh installs) takes a host's own thread, from the
 # thread function's start, on a thread's scenario after the process's first
 # (benches/floor/stack.c, against the floor's fake server, both wire formats):
-#   - robota_session_new + submit + wait + free <= 10 KiB (7.7 KiB on 2026-12-05, 12.8 KiB before);
+#   - robota_session_new + submit + wait + free <= 10 KiB (6.9 KiB on 2026-12-05, 12.8 KiB before);
 #   - robota_session_new + robota_session_run + free <= 40 KiB (36.3-36.4 KiB; 42.4-43.2 before).
 # Every 4 KiB deeper is one more page that each host thread keeps for its life.
 set -euo pipefail

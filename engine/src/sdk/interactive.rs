@@ -138,7 +138,9 @@ struct State {
     /// system cannot enforce it, before the session's first Bash call starts.
     sandbox_to_check: Option<crate::core::sandbox::SandboxConfig>,
     current: Option<(u64, CancellationToken)>,
-    queued: Option<(u64, TurnInput)>,
+    /// The prompt submitted while a turn runs. Boxed: a turn's input is 424 B, which every
+    /// session's state (and the frame that makes it) would otherwise carry while none waits.
+    queued: Option<(u64, Box<TurnInput>)>,
     next_turn: u64,
     outcomes: VecDeque<(u64, TurnOutcome)>,
     /// The result documents of the most recent finished turns (see [`results`]).
@@ -200,7 +202,7 @@ impl State {
         let cancel = CancellationToken::new();
         self.start_executing();
         self.current = Some((id, cancel.clone()));
-        Some((id, input, cancel))
+        Some((id, *input, cancel))
     }
 
     /// Whether turn `turn_id` is running or queued.

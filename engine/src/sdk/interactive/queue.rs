@@ -78,7 +78,7 @@ impl InteractiveSession {
             st.next_turn += 1;
             let id = st.next_turn;
             if st.phase.executing() {
-                st.queued = Some((id, input));
+                st.queued = Some((id, Box::new(input)));
                 return Ok((id, None));
             }
             let cancel = CancellationToken::new();

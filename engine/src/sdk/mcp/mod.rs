@@ -267,10 +267,21 @@ impl SessionMcp {
 
 /// The session's servers: `cfg.mcp_servers`, plus the project's `.mcp.json` under
 /// `"settings":"project"` (the session's entries win); connected now.
-// Never inlined: a frame of its own, left before the session underneath is built
-// (`InteractiveSession::new_boxed`).
-#[inline(never)]
 pub fn start_for_session(
+    shared: &crate::sdk::runtime::RuntimeShared,
+    cfg: &mut crate::sdk::config::SessionConfig,
+) -> SessionMcp {
+    if cfg.mcp_servers.is_empty() && cfg.settings != "project" {
+        return SessionMcp::default();
+    }
+    connect_for_session(shared, cfg)
+}
+
+/// [`start_for_session`] when there may be servers. Never inlined: a frame of its own, left
+/// before the session underneath is built (`InteractiveSession::new_boxed`), and not entered
+/// by a session without servers.
+#[inline(never)]
+fn connect_for_session(
     shared: &crate::sdk::runtime::RuntimeShared,
     cfg: &mut crate::sdk::config::SessionConfig,
 ) -> SessionMcp {
